@@ -1,0 +1,29 @@
+# Two entry points (see README): `make run` opens the app on the bundled sample project,
+# `make test` runs the whole test suite. Both create .venv and install the project on first use.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test install bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip 2>&1 | grep -v 'is ignored' || true
+	$(BIN)/python -m pip install --quiet -e '.[test]' 2>&1 | grep -v 'is ignored' || true
+	$(BIN)/python -c "import torch, PySide6, pyqtgraph, ipapy, epitran, sqlite_utils, pytestqt, hypothesis, engine"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/decipher-gui
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+bench: $(STAMP)
+	$(BIN)/decipher bench
+
+clean:
+	rm -rf $(VENV) build *.egg-info

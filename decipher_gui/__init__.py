@@ -1,0 +1,1 @@
+"""PySide6 desktop front end of the decipherment workbench."""

@@ -1,0 +1,1 @@
+"""Importers and exporters of corpora, vocabularies, gold annotations, pins and reports."""

@@ -1,0 +1,20 @@
+"""Test set-up shared by all tests: headless Qt, and where the full corpora live."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(__file__).resolve().parent / "data"
+SHARED_DATA = ROOT.parent / "shared" / "data"
+
+
+def shared_path(*parts: str) -> Path:
+    """A file of ../shared/data, or skip the test with a reason when it is absent."""
+    path = SHARED_DATA.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"needs the full corpus {path} (absent on this checkout)")
+    return path
