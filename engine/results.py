@@ -1,0 +1,114 @@
+"""Immutable results a run hands out: decoded matches, the character mapping, training events.
+
+These are what crosses from the training thread to the GUI, the CLI and the project file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """One known stem proposed for a span, with its rank (1 = best) and score.
+
+    ``score`` is log P(span | stem) divided by the length the config names (stem or span).
+    """
+
+    rank: int
+    form: str
+    ipa: str
+    score: float
+    gloss: str = ""
+    log_prob: float = 0.0
+    """Un-normalised log P(span | stem)."""
+
+
+@dataclass(frozen=True)
+class Match:
+    """A matched span of an inscription (offsets in units, end exclusive) and its ranked stems."""
+
+    inscription_id: str
+    start: int
+    end: int
+    span: str
+    alternatives: tuple[Alternative, ...]
+    confidence: float = 0.0
+    """Per-character confidence: exp(best log P(span | stem) / |span|)."""
+
+    @property
+    def best(self) -> Alternative:
+        return self.alternatives[0]
+
+
+@dataclass(frozen=True)
+class CharMapping:
+    """A snapshot of P(lost | known): ``probs[k, l]`` for known unit k and lost letter l.
+
+    Index 0 of both axes is the deletion pseudo-character ``<DEL>``.
+    """
+
+    lost: tuple[str, ...]
+    known: tuple[str, ...]
+    probs: np.ndarray
+
+    def best_known_for(self, lost: str, k: int = 3) -> list[tuple[str, float]]:
+        """The known units that most often surface as this lost letter."""
+        j = self.lost.index(lost)
+        col = self.probs[:, j]
+        order = np.argsort(-col)[:k]
+        return [(self.known[i], float(col[i])) for i in order]
+
+
+@dataclass(frozen=True)
+class StepEvent:
+    """After each training step."""
+
+    step: int
+    total_steps: int
+    losses: Mapping[str, float]
+    coverage: float
+    """Expected share of this batch's characters inside matched spans."""
+    insertion_cost: float
+    coverage_target: float
+    elapsed: float
+    batch_matches: tuple[Match, ...] = ()
+    """Viterbi decoding of the inscriptions in this batch (for live highlights)."""
+
+
+@dataclass(frozen=True)
+class EvalEvent:
+    """After a full-corpus evaluation (every ``eval_interval`` steps and at the end)."""
+
+    step: int
+    matches: tuple[Match, ...]
+    coverage: float
+    """Share of the corpus's characters inside decoded matched spans."""
+    closeness: tuple[tuple[float, float], ...]
+    """The closeness curve: (confidence threshold, coverage of spans at least that confident)."""
+    metrics: Mapping[str, float] = field(default_factory=dict)
+    mapping: CharMapping | None = None
+
+
+@dataclass(frozen=True)
+class FinishedEvent:
+    """The last event of a run."""
+
+    step: int
+    reason: str
+    """"completed" or "stopped"."""
+    elapsed: float
+    checkpoint: str | None = None
+
+
+Event = StepEvent | EvalEvent | FinishedEvent
+
+
+@dataclass(frozen=True)
+class UpdatePins:
+    """Sent into a running trainer (``generator.send``) to replace its pinned values."""
+
+    pins: tuple
