@@ -1,0 +1,87 @@
+"""One batch's training objective: quality, the coverage hinge, Omega_loss and pinned values.
+
+Scaling follows the authors' code (reference digest §5): quality, coverage and Omega_loss are
+divided by the batch's letter count; the pinned-value term is not.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+
+from .lattice import forward_sums
+from .model import CharMapping
+from .prepared import Prepared
+from .scoring import SpanBatch, place_emissions, span_given_match, span_scores
+
+
+@dataclass
+class BatchResult:
+    loss: torch.Tensor
+    parts: dict[str, float]
+    coverage_ratio: float
+    scores: torch.Tensor          # (V, S, nslot) detached span scores, for live decoding
+
+
+def pin_pairs(prep: Prepared, pins) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Index tensors (known k, lost l, weight) for the pins that name letters of the corpus."""
+    lidx, kidx = prep.lost_index(), prep.known_index()
+    ks, ls, ws = [], [], []
+    for p in pins:
+        if p.lost in lidx and p.known_ipa in kidx:
+            ks.append(kidx[p.known_ipa])
+            ls.append(lidx[p.lost])
+            ws.append(float(p.weight))
+    return (torch.tensor(ks, dtype=torch.long), torch.tensor(ls, dtype=torch.long),
+            torch.tensor(ws, dtype=torch.float32))
+
+
+def lattice_log_o(prep: Prepared) -> float:
+    """log(Pr(O) * p0), p0 = 1 / |C^L| with the deletion pseudo-letter counted (as the code does)."""
+    return math.log(prep.config.unmatched_prior) - math.log(len(prep.lost_letters))
+
+
+def log_match_prior(prep: Prepared) -> float:
+    """log Pr(E_n): the matched tags share 1 - Pr(O) uniformly."""
+    cfg = prep.config
+    return math.log(1.0 - cfg.unmatched_prior) - math.log(cfg.max_span - cfg.min_span + 1)
+
+
+def batch_objective(model: CharMapping, prep: Prepared, batch: SpanBatch, step: int, pins,
+                    stem_units: torch.Tensor, stem_len: torch.Tensor) -> BatchResult:
+    cfg = prep.config
+    gamma = cfg.insertion_cost(step)
+    log_p = model.log_probs(dropout=True)
+    scores = span_scores(log_p, prep, batch, gamma, stem_units, stem_len)
+    log_e = span_given_match(scores, prep.n_stems)                          # (S, nslot)
+    emit = place_emissions(log_e + log_match_prior(prep), batch)
+    # reward r = scale * P(span | E)^(1/|span|)
+    log_r = math.log(cfg.reward_scale) + log_e / batch.span_len.to(log_e.dtype)
+    reward = place_emissions(log_r, batch)
+    sums = forward_sums(emit, reward, batch.chunk_len.to(emit.device), batch.lattice_lengths, lattice_log_o(prep))
+    n_chars = float(batch.chunk_len.sum())
+    quality = sums.quality.sum() / n_chars
+    cov_ratio = sums.coverage.sum() / n_chars
+    coverage_loss = torch.clamp(cfg.coverage_target(step) - cov_ratio, min=0.0)
+    # Omega_loss and the pins use a second dropout sample, as the authors' code does.
+    probs = model.log_probs(dropout=True).exp()
+    sound = model.sound_loss(probs) / n_chars
+    k, l, w = pins
+    pin_term = (w.to(probs.device) * -torch.log(probs[k.to(probs.device), l.to(probs.device)] + 1e-8)).sum() \
+        if k.numel() else probs.new_zeros(())
+    likelihood = -sums.log_px.sum() / n_chars
+    loss = (-cfg.quality_weight * quality + cfg.coverage_weight * coverage_loss
+            + cfg.sound_loss_weight * sound + cfg.pin_weight * pin_term)
+    if cfg.likelihood_weight:
+        loss = loss + cfg.likelihood_weight * likelihood
+    parts = {
+        "total": float(loss.detach()),
+        "quality": float(quality.detach()),
+        "coverage": float(coverage_loss.detach()),
+        "sound_loss": float(sound.detach()),
+        "pins": float(pin_term.detach()),
+        "log_likelihood": float(-likelihood.detach()),
+    }
+    return BatchResult(loss, parts, float(cov_ratio.detach()), scores.detach())

@@ -1,0 +1,124 @@
+"""From a batch of chunks to span scores and lattice emissions.
+
+A batch lists its candidate span starts; each start has ``nslot`` length slots. Unsegmented
+text: every start, every length min_span..max_span that fits. Segmented (whole words): one start
+per chunk and a single slot, the whole chunk.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+
+from .alignment import NEG, span_log_probs
+from .prepared import Prepared
+
+
+@dataclass
+class SpanBatch:
+    chunk_indices: list[int]          # which chunks of prepared.chunks, in batch order
+    chunk_len: torch.Tensor           # (B,)
+    start_chunk: torch.Tensor         # (S,) batch row of each start
+    start_offset: torch.Tensor        # (S,) position of the start inside its chunk
+    windows: torch.Tensor             # (S, max_span) letter ids after each start (0-padded)
+    span_len: torch.Tensor            # (S, nslot) length of each slot's span
+    valid: torch.Tensor               # (S, nslot) whether that span exists
+    lattice_lengths: list[int]        # span lengths the lattice knows, min_span..max_span
+
+    @property
+    def n_starts(self) -> int:
+        return self.start_chunk.shape[0]
+
+    def to(self, device) -> "SpanBatch":
+        return SpanBatch(self.chunk_indices, self.chunk_len.to(device), self.start_chunk.to(device),
+                         self.start_offset.to(device), self.windows.to(device), self.span_len.to(device),
+                         self.valid.to(device), self.lattice_lengths)
+
+
+def make_batch(prep: Prepared, chunk_indices: list[int]) -> SpanBatch:
+    cfg = prep.config
+    lidx = prep.lost_index()
+    N = cfg.max_span
+    lat = list(range(cfg.min_span, cfg.max_span + 1))
+    starts, offsets, wins, slen, valid = [], [], [], [], []
+    for b, ci in enumerate(chunk_indices):
+        ids = [lidx[c] for c in prep.chunks[ci].letters]
+        L = len(ids)
+        if cfg.segmented:
+            if cfg.min_span <= L <= cfg.max_span:
+                starts.append(b)
+                offsets.append(0)
+                wins.append(ids + [0] * (N - L))
+                slen.append([L])
+                valid.append([True])
+            continue
+        for s in range(0, L - cfg.min_span + 1):
+            w = ids[s: s + N]
+            starts.append(b)
+            offsets.append(s)
+            wins.append(w + [0] * (N - len(w)))
+            slen.append(lat)
+            valid.append([s + n <= L for n in lat])
+    nslot = 1 if cfg.segmented else len(lat)
+    as_long = lambda x, shape: torch.tensor(x, dtype=torch.long).reshape(shape)  # noqa: E731
+    return SpanBatch(
+        chunk_indices=list(chunk_indices),
+        chunk_len=torch.tensor([len(prep.chunks[ci]) for ci in chunk_indices], dtype=torch.long),
+        start_chunk=as_long(starts, (-1,)),
+        start_offset=as_long(offsets, (-1,)),
+        windows=as_long(wins, (-1, N)),
+        span_len=as_long(slen, (-1, nslot)),
+        valid=torch.tensor(valid, dtype=torch.bool).reshape(-1, nslot),
+        lattice_lengths=lat,
+    )
+
+
+def span_scores(log_p: torch.Tensor, prep: Prepared, batch: SpanBatch, gamma: float,
+                stem_units: torch.Tensor, stem_len: torch.Tensor) -> torch.Tensor:
+    """(V, S, nslot) log P(span | stem), NEG where the span or the pair is impossible."""
+    cfg = prep.config
+    S = batch.n_starts
+    V = stem_units.shape[0]
+    if S == 0:
+        return log_p.new_full((V, 0, batch.span_len.shape[1]), NEG)
+    if not cfg.segmented:
+        out = span_log_probs(log_p, stem_units, stem_len, batch.windows, batch.lattice_lengths, gamma,
+                             band=cfg.band, mode=cfg.edit_mode)
+        return torch.where(batch.valid.unsqueeze(0), out, out.new_tensor(NEG))
+    # Whole words: group the words by length and score each group only against the stems whose
+    # length is within the band; every other pair is impossible anyway.
+    out = log_p.new_full((V, S, 1), NEG)
+    lengths = batch.span_len[:, 0]
+    for L in sorted(set(lengths.tolist())):
+        s_idx = (lengths == L).nonzero().squeeze(1)
+        v_idx = ((stem_len - L).abs() <= cfg.band).nonzero().squeeze(1)
+        if v_idx.numel() == 0:
+            continue
+        res = span_log_probs(log_p, stem_units[v_idx], stem_len[v_idx], batch.windows[s_idx, :L], [L], gamma,
+                             band=cfg.band, mode=cfg.edit_mode)
+        out = out.index_put((v_idx.view(-1, 1), s_idx.view(1, -1), torch.zeros_like(s_idx).view(1, -1)),
+                            res[:, :, 0])
+    return out
+
+
+def span_given_match(scores: torch.Tensor, n_stems: int) -> torch.Tensor:
+    """(S, nslot) log P(span | E_n) = logsumexp over stems of log P(span | stem) - log |V|."""
+    return torch.logsumexp(scores, dim=0) - math.log(n_stems)
+
+
+def place_emissions(values: torch.Tensor, batch: SpanBatch, fill: float = NEG) -> torch.Tensor:
+    """Scatter per-(start, slot) values into the lattice layout (B, Lmax + 1, n_lattice_lengths)."""
+    B = batch.chunk_len.shape[0]
+    Lmax = int(batch.chunk_len.max()) if B else 0
+    nlat = len(batch.lattice_lengths)
+    lo = batch.lattice_lengths[0]
+    end = batch.start_offset.unsqueeze(1) + batch.span_len                    # (S, nslot)
+    ok = batch.valid & (end <= Lmax)
+    flat = (batch.start_chunk.unsqueeze(1) * (Lmax + 1) + end.clamp(max=Lmax)) * nlat + (batch.span_len - lo)
+    dump = B * (Lmax + 1) * nlat
+    flat = torch.where(ok, flat, torch.full_like(flat, dump))
+    base = values.new_full((dump + 1,), fill)
+    placed = base.scatter(0, flat.reshape(-1), torch.where(ok, values, values.new_tensor(fill)).reshape(-1))
+    return placed[:dump].view(B, Lmax + 1, nlat)

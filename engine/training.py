@@ -1,0 +1,228 @@
+"""Training as a generator of events that the caller drives step by step.
+
+    trainer = Trainer(corpus, vocabulary, config, gold=gold, pins=pins)
+    for event in trainer.run():          # StepEvent ..., EvalEvent, ..., FinishedEvent
+        ...
+    gen.send(UpdatePins(pins))           # new pinned values, used from the next step on
+
+The caller may stop pulling at any step (and resume later), call ``request_stop()`` from another
+thread (the run evaluates once more and finishes), or close the generator.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from pathlib import Path
+from typing import Generator, Iterable, Sequence
+
+import numpy as np
+import torch
+
+from . import __version__
+from .config import Config
+from .data import Corpus, GoldAnnotation, PinnedValue, Stem, Vocabulary
+from .decoding import decode_batch
+from .errors import InputError
+from .evaluation import Evaluation, evaluate
+from .model import CharMapping
+from .objective import batch_objective, pin_pairs
+from .prepared import Prepared, ngram_weights, prepare
+from .results import CharMapping as MappingSnapshot
+from .results import EvalEvent, Event, FinishedEvent, StepEvent, UpdatePins
+from .scoring import make_batch
+
+
+def resolve_device(name: str) -> torch.device:
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name.startswith("cuda") and not torch.cuda.is_available():
+        raise InputError("--device cuda was asked for, but torch sees no CUDA device")
+    return torch.device(name)
+
+
+class BatchSampler:
+    """Packs chunks into batches of at most chars_per_batch padded letters."""
+
+    def __init__(self, prep: Prepared, rng: random.Random):
+        self.prep = prep
+        self.rng = rng
+        self.pool = prep.trainable_chunks()
+        if not self.pool:
+            cfg = prep.config
+            raise InputError(f"no inscription has a run of at least {cfg.min_span} letters between dividers"
+                             + (f" (and at most {cfg.max_span}, whole words)" if cfg.segmented else ""))
+        self.mode = prep.config.resolved_sampling
+        if self.mode == "ngram":
+            self.weights = ngram_weights(prep.chunks, self.pool, prep.config.min_span, prep.config.max_span)
+        self.order: list[int] = []
+
+    def _next_chunk(self) -> int:
+        if self.mode == "ngram":
+            return self.rng.choices(self.pool, weights=self.weights)[0]
+        if not self.order:
+            self.order = list(self.pool)
+            self.rng.shuffle(self.order)
+        return self.order.pop()
+
+    def next_batch(self) -> list[int]:
+        limit = self.prep.config.chars_per_batch
+        batch: list[int] = []
+        longest = 0
+        while True:
+            ci = self._next_chunk()
+            L = len(self.prep.chunks[ci])
+            if batch and max(longest, L) * (len(batch) + 1) > limit:
+                # keep the chunk for the next batch in sequential mode
+                if self.mode == "sequential":
+                    self.order.append(ci)
+                return batch
+            batch.append(ci)
+            longest = max(longest, L)
+            if longest * len(batch) >= limit:
+                return batch
+
+
+class Trainer:
+    def __init__(self, corpus: Corpus, vocabulary: Vocabulary | Sequence[Stem], config: Config | None = None, *,
+                 gold: Sequence[GoldAnnotation] = (), pins: Iterable[PinnedValue] = (),
+                 state: dict | None = None):
+        self.config = config or Config()
+        self.corpus = corpus
+        self.gold = list(gold)
+        self.pins = list(pins)
+        self.device = resolve_device(self.config.device)
+        torch.manual_seed(self.config.seed)
+        np.random.seed(self.config.seed % (2**32))
+        self.rng = random.Random(self.config.seed)
+        self.prep = prepare(corpus, vocabulary, self.config, self.pins)
+        self.model = CharMapping(self.prep.lost_letters, self.prep.known_units, self.config).to(self.device)
+        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=self.config.lr)
+        self.step = 0
+        self.elapsed = 0.0
+        if state is not None:
+            self._load_state(state)
+        self._pin_index = pin_pairs(self.prep, self.pins)
+        self._stop = threading.Event()
+        self.sampler = BatchSampler(self.prep, self.rng)
+        self._units = self.prep.stem_units.to(self.device)
+        self._lens = self.prep.stem_len.to(self.device)
+        self.last_evaluation: Evaluation | None = None
+
+    # ---- control ----
+    def request_stop(self) -> None:
+        """Ask the run to finish after the current step (safe to call from any thread)."""
+        self._stop.set()
+
+    def set_pins(self, pins: Iterable[PinnedValue]) -> None:
+        """Replace the pinned values; pins naming new IPA units are kept but only letters and units
+        already in the model's inventories take effect in a running model."""
+        self.pins = list(pins)
+        self._pin_index = pin_pairs(self.prep, self.pins)
+
+    # ---- the loop ----
+    def run(self, steps: int | None = None) -> Generator[Event, UpdatePins | None, None]:
+        total = self.config.steps if steps is None else steps
+        cfg = self.config
+        self.model.train()
+        t_start = time.perf_counter() - self.elapsed
+        reason = "completed"
+        while self.step < total:
+            if self._stop.is_set():
+                reason = "stopped"
+                break
+            batch = make_batch(self.prep, self.sampler.next_batch())
+            result = batch_objective(self.model, self.prep, batch.to(self.device), self.step, self._pin_index,
+                                     self._units, self._lens)
+            self.optimizer.zero_grad(set_to_none=True)
+            result.loss.backward()
+            if cfg.clip_norm > 0:
+                torch.nn.utils.clip_grad_norm_(self.model.parameters(), cfg.clip_norm)
+            if not torch.isfinite(result.loss):
+                raise FloatingPointError(f"the loss became {float(result.loss)} at step {self.step}")
+            self.optimizer.step()
+            self.step += 1
+            self.elapsed = time.perf_counter() - t_start
+            live = tuple(decode_batch(self.prep, batch, result.scores, top_k=3))
+            event = StepEvent(self.step, total, result.parts, result.coverage_ratio,
+                              cfg.insertion_cost(self.step), cfg.coverage_target(self.step), self.elapsed, live)
+            sent = yield event
+            self._receive(sent)
+            if cfg.eval_interval > 0 and self.step % cfg.eval_interval == 0 and self.step < total:
+                sent = yield self._eval_event()
+                self._receive(sent)
+        if self.step > 0 or reason == "completed":
+            sent = yield self._eval_event()
+            self._receive(sent)
+        self.elapsed = time.perf_counter() - t_start
+        yield FinishedEvent(self.step, reason, self.elapsed)
+
+    def _receive(self, sent) -> None:
+        if isinstance(sent, UpdatePins):
+            self.set_pins(sent.pins)
+
+    def evaluate(self) -> Evaluation:
+        self.last_evaluation = evaluate(self.model, self.prep, self.gold, step=self.step, device=self.device)
+        return self.last_evaluation
+
+    def _eval_event(self) -> EvalEvent:
+        ev = self.evaluate()
+        return EvalEvent(self.step, tuple(ev.matches), ev.coverage, tuple(ev.closeness), dict(ev.metrics),
+                         self.mapping())
+
+    def mapping(self) -> MappingSnapshot:
+        with torch.no_grad():
+            probs = self.model.log_probs(dropout=False).exp().cpu().numpy()
+        return MappingSnapshot(tuple(self.prep.lost_letters), tuple(self.prep.known_units), probs)
+
+    # ---- checkpoints ----
+    def state(self) -> dict:
+        return {
+            "format": "decipher-checkpoint/1",
+            "engine_version": __version__,
+            "config": self.config.to_dict(),
+            "lost_letters": self.prep.lost_letters,
+            "known_units": self.prep.known_units,
+            "model": {k: v.detach().cpu() for k, v in self.model.state_dict().items()},
+            "optimizer": self.optimizer.state_dict(),
+            "step": self.step,
+            "elapsed": self.elapsed,
+            "pins": [p.__dict__ for p in self.pins],
+            "rng": self.rng.getstate(),
+            "torch_rng": torch.get_rng_state(),
+        }
+
+    def save_checkpoint(self, path: str | Path) -> Path:
+        path = Path(path)
+        tmp = path.with_name(path.name + ".part")
+        torch.save(self.state(), tmp)
+        tmp.replace(path)
+        return path
+
+    def _load_state(self, state: dict) -> None:
+        if state.get("lost_letters") != self.prep.lost_letters or state.get("known_units") != self.prep.known_units:
+            raise InputError("the checkpoint was trained on other letters or IPA units than this corpus and "
+                             "vocabulary give; resume it with the same data")
+        self.model.load_state_dict(state["model"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.step = int(state["step"])
+        self.elapsed = float(state.get("elapsed", 0.0))
+        if "rng" in state:
+            rng = state["rng"]
+            self.rng.setstate((rng[0], tuple(rng[1]), rng[2]))
+        if "torch_rng" in state:
+            torch.set_rng_state(state["torch_rng"])
+
+    @classmethod
+    def from_checkpoint(cls, path: str | Path, corpus: Corpus, vocabulary, *, gold=(), pins=None,
+                        config_overrides: dict | None = None) -> "Trainer":
+        try:
+            state = torch.load(path, map_location="cpu", weights_only=False)
+        except FileNotFoundError:
+            raise InputError("checkpoint not found", path=path) from None
+        except Exception as e:  # a truncated or foreign file
+            raise InputError(f"not a readable checkpoint ({e})", path=path) from None
+        config = Config.from_dict({**state["config"], **(config_overrides or {})})
+        pins = [PinnedValue(**p) for p in state.get("pins", [])] if pins is None else pins
+        return cls(corpus, vocabulary, config, gold=gold, pins=pins, state=state)
