@@ -14,6 +14,11 @@ import torch
 
 from .alignment import NEG, span_log_probs
 from .prepared import Prepared
+from .trie_alignment import StemTrie, trie_span_log_probs
+
+#: "trie" shares DP rows across stem prefixes and has a hand-written backward (the default);
+#: "plain" is the straightforward autograd formulation, kept as the reference it is tested against.
+DP_IMPLEMENTATIONS = ("trie", "plain")
 
 
 @dataclass
@@ -75,8 +80,25 @@ def make_batch(prep: Prepared, chunk_indices: list[int]) -> SpanBatch:
     )
 
 
+def _trie(prep: Prepared, key, stem_units: torch.Tensor, stem_len: torch.Tensor) -> StemTrie:
+    """Build a stem trie once per (subset, device) and keep it on the prepared problem."""
+    cache = prep.__dict__.setdefault("_tries", {})
+    full_key = (key, str(stem_units.device))
+    if full_key not in cache:
+        cache[full_key] = StemTrie.build(stem_units.cpu(), stem_len.cpu()).to(stem_units.device)
+    return cache[full_key]
+
+
+def _dp(log_p, prep, key, units, lens, windows, lengths, gamma, impl):
+    cfg = prep.config
+    if impl == "plain":
+        return span_log_probs(log_p, units, lens, windows, lengths, gamma, band=cfg.band, mode=cfg.edit_mode)
+    trie = _trie(prep, key, units, lens)
+    return trie_span_log_probs(log_p, trie, windows, lengths, gamma, band=cfg.band, mode=cfg.edit_mode)
+
+
 def span_scores(log_p: torch.Tensor, prep: Prepared, batch: SpanBatch, gamma: float,
-                stem_units: torch.Tensor, stem_len: torch.Tensor) -> torch.Tensor:
+                stem_units: torch.Tensor, stem_len: torch.Tensor, impl: str = "trie") -> torch.Tensor:
     """(V, S, nslot) log P(span | stem), NEG where the span or the pair is impossible."""
     cfg = prep.config
     S = batch.n_starts
@@ -84,8 +106,7 @@ def span_scores(log_p: torch.Tensor, prep: Prepared, batch: SpanBatch, gamma: fl
     if S == 0:
         return log_p.new_full((V, 0, batch.span_len.shape[1]), NEG)
     if not cfg.segmented:
-        out = span_log_probs(log_p, stem_units, stem_len, batch.windows, batch.lattice_lengths, gamma,
-                             band=cfg.band, mode=cfg.edit_mode)
+        out = _dp(log_p, prep, "all", stem_units, stem_len, batch.windows, batch.lattice_lengths, gamma, impl)
         return torch.where(batch.valid.unsqueeze(0), out, out.new_tensor(NEG))
     # Whole words: group the words by length and score each group only against the stems whose
     # length is within the band; every other pair is impossible anyway.
@@ -96,8 +117,8 @@ def span_scores(log_p: torch.Tensor, prep: Prepared, batch: SpanBatch, gamma: fl
         v_idx = ((stem_len - L).abs() <= cfg.band).nonzero().squeeze(1)
         if v_idx.numel() == 0:
             continue
-        res = span_log_probs(log_p, stem_units[v_idx], stem_len[v_idx], batch.windows[s_idx, :L], [L], gamma,
-                             band=cfg.band, mode=cfg.edit_mode)
+        res = _dp(log_p, prep, ("len", L), stem_units[v_idx], stem_len[v_idx], batch.windows[s_idx, :L], [L],
+                  gamma, impl)
         out = out.index_put((v_idx.view(-1, 1), s_idx.view(1, -1), torch.zeros_like(s_idx).view(1, -1)),
                             res[:, :, 0])
     return out

@@ -1,0 +1,267 @@
+"""The headless command line: ``decipher run``, ``decipher import-cog``, ``decipher project …``,
+``decipher bench``. Errors print one line naming file, line and problem, and exit with status 2."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import resource
+import sys
+import time
+from pathlib import Path
+from typing import Sequence
+
+from . import __version__
+from .config import PRESETS, Config
+from .errors import DecipherError
+
+EXIT_INPUT = 2
+
+
+def _add_run_parser(sub) -> None:
+    p = sub.add_parser("run", help="train the model on a corpus and a known vocabulary",
+                       description="Train the decipherment model and write metrics.json, matches.csv and a "
+                                   "checkpoint to --out (or store the run in --project).")
+    src = p.add_argument_group("input files (or --project)")
+    src.add_argument("--lost", type=Path, help="LOST.csv: id,text")
+    src.add_argument("--known", type=Path, help="KNOWN.csv: form,ipa[,gloss]")
+    src.add_argument("--gold", type=Path, help="GOLD.csv: inscription_id,start,word_end,known")
+    src.add_argument("--prior", type=Path, help="PRIOR.csv: lost,known_ipa[,weight]: pinned values")
+    proj = p.add_argument_group("project file")
+    proj.add_argument("--project", type=Path, help="a .decipher project: read data from it and store the run")
+    proj.add_argument("--corpus", help="corpus name in the project (default: the only one)")
+    proj.add_argument("--language", help="known language in the project (default: the only one)")
+    cfg = p.add_argument_group("settings")
+    cfg.add_argument("--config", type=Path, help="a TOML file of settings (see engine/config.py)")
+    cfg.add_argument("--preset", choices=sorted(PRESETS), help="settings of a paper experiment")
+    cfg.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                     help="override one setting, e.g. --set edit_mode=max (repeatable)")
+    cfg.add_argument("--steps", type=int)
+    cfg.add_argument("--seed", type=int)
+    cfg.add_argument("--device", choices=["auto", "cpu", "cuda"])
+    cfg.add_argument("--segmented", action="store_true", default=None,
+                     help="whole-word spans only (each written word is one candidate span)")
+    cfg.add_argument("--resume", type=Path, help="continue from a checkpoint")
+    p.add_argument("--out", type=Path, help="output folder (required without --project)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _add_import_cog_parser(sub) -> None:
+    p = sub.add_parser("import-cog", help="turn a .cog cognate file into LOST/KNOWN/GOLD CSVs")
+    p.add_argument("cog", type=Path)
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--system", default="semitic", help="transcription of the known column (default: semitic)")
+    p.add_argument("--lost-column", type=int, default=0)
+    p.add_argument("--known-column", type=int, default=1)
+    p.add_argument("--skip-unknown", action="store_true",
+                   help="skip known forms with characters the transcription does not know (listed on stderr)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="decipher", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"decipher {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    _add_run_parser(sub)
+    _add_import_cog_parser(sub)
+    try:
+        from .project.cli import add_project_parser
+        add_project_parser(sub)
+    except ImportError:  # the project store is optional for the file-based commands
+        pass
+    try:
+        from .bench import add_bench_parser
+        add_bench_parser(sub)
+    except ImportError:
+        pass
+    return parser
+
+
+def parse_settings(pairs: Sequence[str]) -> dict:
+    """``KEY=VALUE`` strings -> typed settings, using the types of Config's fields."""
+    import dataclasses
+    types = {f.name: f.type for f in dataclasses.fields(Config)}
+    out = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise DecipherError(f"--set needs KEY=VALUE, got {pair!r}")
+        key, value = pair.split("=", 1)
+        key = key.strip()
+        if key not in types:
+            raise DecipherError(f"unknown setting {key!r} in --set")
+        t = str(types[key])
+        try:
+            if t == "bool":
+                if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
+                    raise ValueError
+                out[key] = value.lower() in ("true", "1", "yes")
+            elif t == "int":
+                out[key] = int(value)
+            elif t == "float":
+                out[key] = float(value)
+            else:
+                out[key] = value
+        except ValueError:
+            raise DecipherError(f"--set {key}: {value!r} is not a {t}") from None
+    return out
+
+
+def make_config(args) -> Config:
+    base: dict = dict(PRESETS.get(args.preset or "paper", {}))
+    if args.config:
+        base.update(Config.from_toml(args.config).to_dict())
+        base.update(PRESETS.get(args.preset, {}) if args.preset else {})
+    base.update(parse_settings(args.set))
+    for name in ("steps", "seed", "device", "segmented"):
+        value = getattr(args, name)
+        if value is not None:
+            base[name] = value
+    return Config.from_dict(base, path=args.config)
+
+
+def peak_memory_mb() -> float:
+    """Peak resident memory of this process (Linux reports KiB, macOS bytes)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1024 * 1024) if platform.system() == "Darwin" else peak / 1024
+
+
+def cmd_run(args) -> int:
+    from .io.tables import read_gold, read_known, read_lost, read_prior
+    from .data import Corpus, Vocabulary
+    from .training import Trainer
+
+    config = make_config(args)
+    if args.project is not None:
+        from .project.runner import run_in_project
+        return run_in_project(args, config)
+    if args.out is None or args.lost is None or args.known is None:
+        raise DecipherError("decipher run needs --lost, --known and --out (or --project)")
+    inscriptions = read_lost(args.lost)
+    stems = read_known(args.known)
+    gold = read_gold(args.gold, inscriptions=inscriptions) if args.gold else []
+    pins = read_prior(args.prior) if args.prior else []
+    corpus = Corpus(args.lost.stem, tuple(inscriptions))
+    vocab = Vocabulary(args.known.stem, tuple(stems))
+    args.out.mkdir(parents=True, exist_ok=True)
+    if args.resume:
+        trainer = Trainer.from_checkpoint(args.resume, corpus, vocab, gold=gold, pins=pins or None,
+                                          config_overrides={"steps": config.steps})
+    else:
+        trainer = Trainer(corpus, vocab, config, gold=gold, pins=pins)
+    report_preparation(trainer)
+    result = drive(trainer, quiet=args.quiet)
+    trainer.save_checkpoint(args.out / "checkpoint.pt")
+    write_outputs(args.out, trainer, result)
+    ev = trainer.last_evaluation
+    summary = ", ".join(f"{k}={ev.metrics[k]:.3f}" for k in ("p_at_1", "p_at_10", "coverage") if k in ev.metrics)
+    print(f"{trainer.step} steps in {result['wall_time_s']:.1f} s on {trainer.device}: {summary}; "
+          f"results in {args.out}", file=sys.stderr)
+    return 0
+
+
+def report_preparation(trainer) -> None:
+    prep = trainer.prep
+    if prep.excluded_stems:
+        print(f"note: {len(prep.excluded_stems)} stems are outside the span lengths "
+              f"{prep.config.min_span}..{prep.config.max_span} and are not used", file=sys.stderr)
+    for pin, why in prep.unused_pins:
+        print(f"note: pin {pin.lost} -> /{pin.known_ipa}/: {why}", file=sys.stderr)
+
+
+def drive(trainer, *, quiet: bool = False, on_event=None) -> dict:
+    """Run the trainer to the end with a progress bar on stderr; return timing facts."""
+    from tqdm import tqdm
+
+    from .results import EvalEvent, StepEvent
+
+    history: list[dict] = []
+    t0 = time.perf_counter()
+    first_step = trainer.step
+    bar = tqdm(total=trainer.config.steps, initial=trainer.step, disable=quiet, file=sys.stderr,
+               unit="step", dynamic_ncols=True)
+    try:
+        for event in trainer.run():
+            if isinstance(event, StepEvent):
+                bar.update(1)
+                if event.step % 10 == 0 or event.step == event.total_steps:
+                    bar.set_postfix(loss=f"{event.losses['total']:.3f}", cov=f"{event.coverage:.2f}")
+                history.append({"step": event.step, **event.losses, "batch_coverage": event.coverage})
+            elif isinstance(event, EvalEvent) and not quiet:
+                shown = {k: round(v, 3) for k, v in event.metrics.items() if k.startswith(("p_at", "coverage"))}
+                bar.write(f"step {event.step}: {shown}")
+            if on_event is not None:
+                on_event(event)
+    finally:
+        bar.close()
+    wall = time.perf_counter() - t0
+    steps = trainer.step - first_step
+    return {"wall_time_s": wall, "steps_run": steps, "steps_per_s": steps / wall if wall > 0 else 0.0,
+            "history": history}
+
+
+def write_outputs(out: Path, trainer, result: dict) -> None:
+    from .io.reports import write_matches_csv
+
+    ev = trainer.last_evaluation
+    metrics = {
+        **{k: v for k, v in ev.metrics.items()},
+        "steps": trainer.step,
+        "wall_time_s": round(result["wall_time_s"], 3),
+        "steps_per_s": round(result["steps_per_s"], 3),
+        "peak_memory_mb": round(peak_memory_mb(), 1),
+        "device": str(trainer.device),
+        "seed": trainer.config.seed,
+        "n_inscriptions": len(trainer.corpus.inscriptions),
+        "n_stems": trainer.prep.n_stems,
+        "n_lost_letters": len(trainer.prep.lost_letters) - 1,
+        "n_known_units": len(trainer.prep.known_units) - 1,
+        "closeness": ev.closeness,
+        "config": trainer.config.to_dict(),
+        "engine_version": __version__,
+    }
+    tmp = out / "metrics.json.part"
+    tmp.write_text(json.dumps(metrics, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.replace(out / "metrics.json")
+    write_matches_csv(out / "matches.csv", ev.matches)
+    from .io.tables import write_csv
+    hist = result["history"]
+    if hist:
+        keys = list(hist[0])
+        write_csv(out / "steps.csv", keys, ([h[k] for k in keys] for h in hist))
+
+
+def cmd_import_cog(args) -> int:
+    from .io.cog import read_cog
+    from .io.tables import write_gold, write_known, write_lost
+
+    result = read_cog(args.cog, system=args.system, lost_column=args.lost_column,
+                      known_column=args.known_column, on_unknown="skip" if args.skip_unknown else "error")
+    args.out.mkdir(parents=True, exist_ok=True)
+    write_lost(args.out / "lost.csv", result.inscriptions)
+    write_known(args.out / "known.csv", result.stems)
+    write_gold(args.out / "gold.csv", result.gold)
+    for line, form, problem in result.skipped:
+        print(f"{args.cog}, line {line}: skipped {form!r}: {problem}", file=sys.stderr)
+    print(f"{len(result.inscriptions)} lost words, {len(result.stems)} known stems, {len(result.gold)} gold rows "
+          f"-> {args.out}", file=sys.stderr)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handlers = {"run": cmd_run, "import-cog": cmd_import_cog}
+    try:
+        if args.command in handlers:
+            return handlers[args.command](args)
+        return args.handler(args)
+    except DecipherError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,23 @@
+"""The file-based match report of ``decipher run``: one row per decoded span and alternative."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+from ..results import Match
+from .tables import write_csv
+
+MATCH_COLUMNS = ("inscription_id", "start", "end", "span", "rank", "stem_form", "stem_ipa", "gloss",
+                 "score", "log_prob", "confidence")
+
+
+def match_rows(matches: Iterable[Match]):
+    for m in matches:
+        for a in m.alternatives:
+            yield (m.inscription_id, m.start, m.end, m.span, a.rank, a.form, a.ipa, a.gloss,
+                   f"{a.score:.6f}", f"{a.log_prob:.6f}", f"{m.confidence:.6f}")
+
+
+def write_matches_csv(path: str | Path, matches: Iterable[Match], **kw) -> None:
+    write_csv(path, MATCH_COLUMNS, match_rows(matches), **kw)
