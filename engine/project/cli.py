@@ -1,0 +1,328 @@
+"""``decipher project …``: make, fill, inspect and export project files from the command line.
+
+Hook into the main entry point with::
+
+    sub = parser.add_subparsers(dest="command")
+    add_project_parser(sub)          # adds "project" with func=handle (also as args.handler)
+    args = parser.parse_args(argv); return args.func(args)
+
+or call :func:`main` with the words after ``project`` (``main(["info", "my.decipher"])``).
+Every failure prints one line to stderr and returns a non-zero exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Sequence, TextIO
+
+from ..errors import DecipherError, InputError
+from . import exporting, importing
+from .store import Project
+
+IMPORT_KINDS = ("lost", "known", "gold", "prior", "text", "cog", "hesperia", "cldf", "wordlist", "matches")
+EXPORT_KINDS = ("matches", "prior", "lost", "known", "gold")
+
+#: Metric names shown as P@1 / P@10 by ``decipher project runs`` (compared case-insensitively).
+P_AT_1 = ("p@1", "precision@1", "p_at_1")
+P_AT_10 = ("p@10", "precision@10", "p_at_10")
+
+_DELIMITERS = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|"}
+
+
+def _columns(text: str) -> dict[str, str]:
+    out = {}
+    for part in text.split(","):
+        ours, sep, theirs = part.partition("=")
+        if not sep or not ours.strip() or not theirs.strip():
+            raise argparse.ArgumentTypeError(f"expected OURS=THEIRS pairs like id=REF,text=TEXTO, "
+                                             f"not {part!r}")
+        out[ours.strip()] = theirs.strip()
+    return out
+
+
+def _delimiter(text: str) -> str:
+    value = _DELIMITERS.get(text.lower(), text)
+    if len(value) != 1:
+        raise argparse.ArgumentTypeError(f"a delimiter is one character or TAB, not {text!r}")
+    return value
+
+
+def _add_verbs(parser: argparse.ArgumentParser) -> None:
+    verbs = parser.add_subparsers(dest="verb", metavar="VERB")
+
+    p = verbs.add_parser("new", help="make a new, empty project file")
+    p.add_argument("file", type=Path)
+    p.add_argument("--force", action="store_true", help="replace an existing file")
+
+    p = verbs.add_parser("import", help="import data into a project (all or nothing)")
+    p.add_argument("file", type=Path, help="the project file")
+    kind = p.add_mutually_exclusive_group(required=True)
+    for k, what in (("lost", "LOST.csv/.tsv: a lost-language corpus"),
+                    ("known", "KNOWN.csv/.tsv: a known language's stems"),
+                    ("gold", "GOLD.csv/.tsv: gold annotations of a corpus (--corpus)"),
+                    ("prior", "PRIOR.csv/.tsv: pinned sound values (merged; --replace to replace)"),
+                    ("text", "plain text, one inscription per line"),
+                    ("cog", "a .cog file: corpus, known language and gold"),
+                    ("hesperia", "a Hesperia export (Iberian)"),
+                    ("cldf", "a CLDF Wordlist (metadata JSON or folder)"),
+                    ("wordlist", "a word list to transcribe to IPA (--system)"),
+                    ("matches", "a match report exported earlier (--run to re-import into a run)")):
+        kind.add_argument(f"--{k}", metavar="PATH", type=Path, help=what)
+    p.add_argument("--name", help="name of the new corpus or known language (default: file name)")
+    p.add_argument("--language", help="known language: its name for --known/--cog/--wordlist; "
+                                      "which one to take from --cldf; the run's language for --matches")
+    p.add_argument("--corpus", help="corpus the --gold (or --matches) file belongs to")
+    p.add_argument("--system", help="transcription system for --wordlist, --cog (default semitic) "
+                                    "and CLDF forms without Segments")
+    p.add_argument("--skip-unknown", action="store_true",
+                   help="--wordlist/--cog: leave out words that cannot be transcribed instead of failing")
+    p.add_argument("--columns", type=_columns, metavar="OURS=THEIRS,…",
+                   help="map our column names to the file's, e.g. id=REF,text=TEXTO")
+    p.add_argument("--delimiter", type=_delimiter, metavar="CHAR",
+                   help="field delimiter: TAB, or one character (default: tab for .tsv, else comma)")
+    p.add_argument("--replace", action="store_true", help="--prior: the file's pins replace all pins")
+    p.add_argument("--run", type=int, metavar="ID", help="--matches: re-import into this run")
+    p.add_argument("--unguard", action="store_true",
+                   help="--matches: drop the apostrophes --guard-formulas added")
+
+    p = verbs.add_parser("export", help="export a match report, pins, a corpus, a vocabulary or gold")
+    p.add_argument("file", type=Path, help="the project file")
+    kind = p.add_mutually_exclusive_group(required=True)
+    for k, what in (("matches", "the match report of a run (default: the newest with matches)"),
+                    ("prior", "the pinned values as PRIOR.csv"),
+                    ("lost", "a corpus as LOST.csv (--corpus)"),
+                    ("known", "a known language as KNOWN.csv (--language)"),
+                    ("gold", "a corpus's gold as GOLD.csv (--corpus)")):
+        kind.add_argument(f"--{k}", metavar="OUT", type=Path, help=what)
+    p.add_argument("--run", type=int, metavar="ID", help="--matches: which run")
+    p.add_argument("--corpus", help="--lost/--gold: which corpus (by name)")
+    p.add_argument("--language", help="--known: which known language (by name)")
+    p.add_argument("--tsv", action="store_true", help="tab-separated (also chosen by a .tsv name)")
+    p.add_argument("--bom", action="store_true", help="start with a UTF-8 BOM (for Excel)")
+    p.add_argument("--guard-formulas", action="store_true",
+                   help="prefix ' to cells a spreadsheet would run as formulas (=, +, -, @)")
+
+    p = verbs.add_parser("runs", help="list the runs of a project")
+    p.add_argument("file", type=Path)
+
+    p = verbs.add_parser("info", help="what a project holds")
+    p.add_argument("file", type=Path)
+
+
+def add_project_parser(subparsers) -> argparse.ArgumentParser:
+    """Add the ``project`` command (with its verbs) to an argparse subparsers object."""
+    parser = subparsers.add_parser("project", help="project files: new, import, export, runs, info",
+                                   description="Make, fill, inspect and export project files.")
+    _add_verbs(parser)
+    parser.set_defaults(func=handle, handler=handle, _project_parser=parser)
+    return parser
+
+
+def handle(args: argparse.Namespace, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Run a parsed ``project`` command; returns the exit code (0 ok, 1 failed, 2 usage)."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    verb = getattr(args, "verb", None)
+    if verb is None:
+        parser = getattr(args, "_project_parser", None)
+        if parser is not None:
+            parser.print_usage(err)
+        print("decipher project: error: say what to do: new, import, export, runs or info", file=err)
+        return 2
+    try:
+        return _VERBS[verb](args, out)
+    except DecipherError as e:
+        print(f"decipher project {verb}: error: {e}", file=err)
+        return 1
+    except OSError as e:
+        where = f"{e.filename}: " if getattr(e, "filename", None) else ""
+        print(f"decipher project {verb}: error: {where}{e.strerror or e}", file=err)
+        return 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``decipher project`` as a function: the words after ``project``; returns the exit code."""
+    parser = argparse.ArgumentParser(prog="decipher project",
+                                     description="Make, fill, inspect and export project files.")
+    _add_verbs(parser)
+    parser.set_defaults(_project_parser=parser)
+    try:
+        args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    except SystemExit as e:
+        return int(e.code or 0)
+    return handle(args)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _new(args, out: TextIO) -> int:
+    Project.create(args.file, overwrite=args.force).close()
+    print(f"created {args.file}", file=out)
+    return 0
+
+
+def _import(args, out: TextIO) -> int:
+    kind = next(k for k in IMPORT_KINDS if getattr(args, k) is not None)
+    source: Path = getattr(args, kind)
+    csv_options = {"columns": args.columns, "delimiter": args.delimiter}
+    with Project.open(args.file) as project:
+        if kind == "lost":
+            cid = importing.import_lost(project, source, name=args.name, **csv_options)
+            message = _corpus_message(project, cid)
+        elif kind == "text":
+            cid = importing.import_text(project, source, name=args.name)
+            message = _corpus_message(project, cid)
+        elif kind == "hesperia":
+            cid = importing.import_hesperia(project, source, name=args.name)
+            message = _corpus_message(project, cid)
+        elif kind == "known":
+            lid = importing.import_known(project, source, name=args.name or args.language, **csv_options)
+            message = _language_message(project, lid)
+        elif kind == "cldf":
+            lid = importing.import_cldf(project, source, name=args.name, language=args.language,
+                                        system=args.system)
+            message = _language_message(project, lid)
+        elif kind == "wordlist":
+            if not args.system:
+                raise InputError("--wordlist needs --system TRANSCRIPTION (the transcription system)")
+            lid = importing.import_wordlist(project, source, args.system, name=args.name,
+                                            language=args.language,
+                                            on_unknown="skip" if args.skip_unknown else "error",
+                                            **csv_options)
+            message = _language_message(project, lid)
+        elif kind == "gold":
+            n = importing.import_gold(project, source, corpus=args.corpus or args.name, **csv_options)
+            message = f"{n} gold annotations"
+        elif kind == "prior":
+            n = importing.import_prior(project, source, replace=args.replace, **csv_options)
+            message = f"{n} pinned values ({'replacing' if args.replace else 'merged with'} the project's)"
+        elif kind == "cog":
+            cid, lid = importing.import_cog(project, source, name=args.name, language=args.language,
+                                            system=args.system or "semitic",
+                                            on_unknown="skip" if args.skip_unknown else "error")
+            message = f"{_corpus_message(project, cid)} and {_language_message(project, lid)}"
+        else:  # matches
+            rid = importing.import_matches(project, source, run_id=args.run, corpus=args.corpus,
+                                           language=args.language, unguard=args.unguard, **csv_options)
+            message = f"{len(project.match_records(rid))} matches into run {rid}"
+    print(f"imported {message} from {source} into {args.file}", file=out)
+    return 0
+
+
+def _corpus_message(project: Project, corpus_id: int) -> str:
+    info = next(c for c in project.corpora() if c.id == corpus_id)
+    return f"corpus {info.name!r} ({info.inscriptions} inscriptions)"
+
+
+def _language_message(project: Project, language_id: int) -> str:
+    info = next(x for x in project.languages() if x.id == language_id)
+    return f"known language {info.name!r} ({info.stems} stems)"
+
+
+def _export(args, out: TextIO) -> int:
+    kind = next(k for k in EXPORT_KINDS if getattr(args, k) is not None)
+    target: Path = getattr(args, kind)
+    options = {"delimiter": "\t" if args.tsv else None, "bom": args.bom,
+               "guard_formulas": args.guard_formulas}
+    with Project.open(args.file) as project:
+        if kind == "matches":
+            n = exporting.export_matches(project, target, run_id=args.run, **options)
+            what = "report rows"
+        elif kind == "prior":
+            n = exporting.export_prior(project, target, **options)
+            what = "pinned values"
+        elif kind == "lost":
+            n = exporting.export_lost(project, target, args.corpus, **options)
+            what = "inscriptions"
+        elif kind == "known":
+            n = exporting.export_known(project, target, args.language, **options)
+            what = "stems"
+        else:
+            n = exporting.export_gold(project, target, args.corpus, **options)
+            what = "gold annotations"
+    print(f"wrote {n} {what} to {target}", file=out)
+    return 0
+
+
+def _pick(metrics: dict[str, float], names: Sequence[str]) -> str:
+    for key, value in metrics.items():
+        if key.lower() in names:
+            return "-" if math.isnan(value) else f"{value:.3f}"
+    return ""
+
+
+def _time(value: str | None) -> str:
+    if not value:
+        return ""
+    try:
+        return datetime.fromisoformat(value).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+    except ValueError:
+        return value
+
+
+def run_table(project: Project) -> list[list[str]]:
+    """The rows ``decipher project runs`` prints (header first)."""
+    languages = {x.id: x.name for x in project.languages()}
+    rows = [["id", "status", "language", "steps", "P@1", "P@10", "started", "ended"]]
+    for run in project.runs():
+        metrics = project.latest_metrics(run.id)
+        steps = run.last_step
+        if steps is None:
+            found = [s for s, _, _ in project.metrics(run.id)]
+            steps = max(found) if found else None
+        rows.append([str(run.id), run.status, languages.get(run.language_id, ""),
+                     "" if steps is None else str(steps), _pick(metrics, P_AT_1),
+                     _pick(metrics, P_AT_10), _time(run.started_at), _time(run.ended_at)])
+    return rows
+
+
+def _print_table(rows: list[list[str]], out: TextIO) -> None:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for r in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip(), file=out)
+
+
+def _runs(args, out: TextIO) -> int:
+    with Project.open(args.file) as project:
+        rows = run_table(project)
+        for run_id in project.interrupted:
+            print(f"note: run {run_id} was left running by a process that is gone; marked "
+                  "interrupted", file=out)
+    if len(rows) == 1:
+        print(f"{args.file}: no runs yet", file=out)
+    else:
+        _print_table(rows, out)
+    return 0
+
+
+def _info(args, out: TextIO) -> int:
+    with Project.open(args.file) as project:
+        s = project.summary()
+        print(f"{s['path']}: project file, schema v{s['schema_version']} (application_id "
+              f"{s['application_id']})", file=out)
+        if project.migrated_from is not None:
+            print(f"  upgraded from schema v{project.migrated_from}; backup: {project.backup}", file=out)
+        if s["created_with"]:
+            print(f"  created with: {s['created_with']}", file=out)
+        print(f"  corpora: {len(s['corpora'])}", file=out)
+        for c in s["corpora"]:
+            print(f"    {c.id}: {c.name} ({c.inscriptions} inscriptions, {c.gold} gold; {c.format} "
+                  f"from {c.source or '-'})", file=out)
+        print(f"  known languages: {len(s['languages'])}", file=out)
+        for x in s["languages"]:
+            print(f"    {x.id}: {x.name} ({x.stems} stems; {x.format} from {x.source or '-'})", file=out)
+        print(f"  pinned values: {s['pins']}", file=out)
+        runs = ", ".join(f"{n} {st}" for st, n in sorted(s["runs"].items())) or "none"
+        print(f"  runs: {runs}", file=out)
+        for run_id in project.interrupted:
+            print(f"  note: run {run_id} was left running by a process that is gone; marked "
+                  "interrupted", file=out)
+    return 0
+
+
+_VERBS = {"new": _new, "import": _import, "export": _export, "runs": _runs, "info": _info}

@@ -1,0 +1,200 @@
+"""Exports from a project: the match report (CSV/TSV), pinned values as PRIOR.csv, and corpora,
+vocabularies and gold back to LOST/KNOWN/GOLD CSV. Columns are described in docs/formats.md.
+
+Every export is UTF-8 (``bom=True`` adds a BOM for Excel), written atomically, with ``.`` as
+decimal point. ``guard_formulas=True`` prefixes an apostrophe to text cells a spreadsheet would
+run as formulas (``=``, ``+``, ``-``, ``@``…); it is off by default so the data stay unchanged.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from pathlib import Path
+from typing import Iterable, Iterator, Sequence
+
+from ..errors import ProjectError
+from ..io.tables import sniff_delimiter
+from .store import Project, RunRecord
+
+#: The match report's columns, in order (one row per match and alternative).
+MATCH_COLUMNS = (
+    "run_id", "match_id", "inscription_id", "inscription_ref", "span_start", "span_end",
+    "lost_span", "confidence", "known_language", "rank", "stem", "stem_ipa", "gloss", "score",
+    "log_prob", "decision", "settings",
+)
+
+#: How an undecided (match, alternative) shows in the report's ``decision`` column.
+OPEN = "open"
+
+
+def number(value: float) -> float:
+    """Numbers go to the writer as floats (written as the shortest text that reads back the same,
+    ``repr``), never as text, so formula guarding never touches a negative score."""
+    return float(value)
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def guard_formula(value: object) -> object:
+    """A text cell a spreadsheet would run as a formula, with an apostrophe in front."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def write_csv(path: str | Path, header: Sequence[str], rows: Iterable[Sequence], *,
+              delimiter: str = ",", bom: bool = False, guard_formulas: bool = False) -> None:
+    """Write a UTF-8 CSV/TSV atomically (a ``.part`` file renamed into place).
+
+    Lines end in CRLF as RFC 4180 says: with that terminator Python's csv writer quotes every cell
+    holding a CR or an LF, so any text (a lone CR included) reads back unchanged.
+    """
+    path = Path(path)
+    tmp = path.with_name(path.name + ".part")
+    try:
+        with open(tmp, "w", encoding="utf-8-sig" if bom else "utf-8", newline="") as f:
+            writer = csv.writer(f, delimiter=delimiter, lineterminator="\r\n")
+            writer.writerow(header)
+            for row in rows:
+                writer.writerow([guard_formula(v) for v in row] if guard_formulas else row)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise
+
+
+def _delimiter(path: Path, delimiter: str | None) -> str:
+    return sniff_delimiter(path, delimiter)
+
+
+def _corpus_id(project: Project, corpus: int | str | None) -> int:
+    if isinstance(corpus, int):
+        project.corpus(corpus)
+        return corpus
+    if corpus is not None:
+        return project.corpus_id(corpus)
+    corpora = project.corpora()
+    if len(corpora) == 1:
+        return corpora[0].id
+    names = ", ".join(repr(c.name) for c in corpora) or "none"
+    raise ProjectError(f"say which corpus (corpora: {names})")
+
+
+def _language_id(project: Project, language: int | str | None) -> int:
+    if isinstance(language, int):
+        project.vocabulary(language)
+        return language
+    if language is not None:
+        return project.language_id(language)
+    languages = project.languages()
+    if len(languages) == 1:
+        return languages[0].id
+    names = ", ".join(repr(x.name) for x in languages) or "none"
+    raise ProjectError(f"say which known language (languages: {names})")
+
+
+def default_run(project: Project) -> RunRecord:
+    """The newest run that has matches (the report's default)."""
+    row = project.conn.execute("SELECT max(run_id) FROM run_match").fetchone()
+    if row is None or row[0] is None:
+        raise ProjectError(f"{project.path.name} has no run with matches yet")
+    return project.run(int(row[0]))
+
+
+def inscription_ref(meta, inscription_id: str) -> str:
+    """The reference shown for an inscription: meta "reference", else "ref", else its id."""
+    return (meta or {}).get("reference") or (meta or {}).get("ref") or inscription_id
+
+
+def match_report_rows(project: Project, run_id: int) -> Iterator[list]:
+    """The report's rows for one run (see :data:`MATCH_COLUMNS`)."""
+    run = project.run(run_id)
+    settings = run.summary()
+    language = ""
+    if run.language_id is not None:
+        language = project.vocabulary(run.language_id).language
+    refs: dict[str, str] = {}
+    if run.corpus_id is not None:
+        refs = {i.id: inscription_ref(i.meta, i.id) for i in project.inscriptions(run.corpus_id)}
+    decisions = project.decisions(run_id)
+    for record in project.match_records(run_id):
+        m = record.match
+        head = [run_id, record.id, m.inscription_id, refs.get(m.inscription_id, m.inscription_id),
+                m.start, m.end, m.span, number(m.confidence), language]
+        if not m.alternatives:
+            yield head + ["", "", "", "", "", "", OPEN, settings]
+        for a in m.alternatives:
+            decision = decisions.get((m.inscription_id, m.start, m.end, a.form), OPEN)
+            yield head + [a.rank, a.form, a.ipa, a.gloss, number(a.score), number(a.log_prob),
+                          decision, settings]
+
+
+def export_matches(project: Project, path: str | Path, *, run_id: int | None = None,
+                   delimiter: str | None = None, bom: bool = False,
+                   guard_formulas: bool = False) -> int:
+    """Write the match report of a run (default: the newest run with matches); returns the row count.
+
+    ``delimiter`` defaults to a tab for ``.tsv``/``.tab`` files and a comma otherwise.
+    """
+    path = Path(path)
+    if run_id is None:
+        run_id = default_run(project).id
+    rows = list(match_report_rows(project, run_id))
+    write_csv(path, MATCH_COLUMNS, rows, delimiter=_delimiter(path, delimiter), bom=bom,
+              guard_formulas=guard_formulas)
+    return len(rows)
+
+
+def export_prior(project: Project, path: str | Path, *, delimiter: str | None = None,
+                 bom: bool = False, guard_formulas: bool = False) -> int:
+    """Write the project's pinned values as PRIOR.csv; returns how many."""
+    path = Path(path)
+    pins = project.pins()
+    write_csv(path, ("lost", "known_ipa", "weight", "locked", "note"),
+              ((p.lost, p.known_ipa, number(p.weight), int(p.locked), p.note) for p in pins),
+              delimiter=_delimiter(path, delimiter), bom=bom, guard_formulas=guard_formulas)
+    return len(pins)
+
+
+def export_lost(project: Project, path: str | Path, corpus: int | str | None = None, *,
+                delimiter: str | None = None, bom: bool = False, guard_formulas: bool = False) -> int:
+    """Write a corpus as LOST.csv: ``id,text``, then ``raw`` when any text was imported in another
+    form, then every metadata key. Re-importing it gives the same inscriptions."""
+    path = Path(path)
+    inscriptions = project.inscriptions(_corpus_id(project, corpus))
+    keys: dict[str, None] = {}
+    for ins in inscriptions:
+        keys.update(dict.fromkeys(k for k in ins.meta if k not in ("id", "text", "raw")))
+    with_raw = any(ins.raw is not None and ins.raw != ins.text for ins in inscriptions)
+    header = ["id", "text"] + (["raw"] if with_raw else []) + list(keys)
+    rows = ([ins.id, ins.text] + ([ins.raw if ins.raw is not None else ins.text] if with_raw else [])
+            + [ins.meta.get(k, "") for k in keys] for ins in inscriptions)
+    write_csv(path, header, rows, delimiter=_delimiter(path, delimiter), bom=bom,
+              guard_formulas=guard_formulas)
+    return len(inscriptions)
+
+
+def export_known(project: Project, path: str | Path, language: int | str | None = None, *,
+                 delimiter: str | None = None, bom: bool = False, guard_formulas: bool = False) -> int:
+    """Write a known language's stems as KNOWN.csv: ``form,ipa,gloss,source``."""
+    path = Path(path)
+    stems = project.stems(_language_id(project, language))
+    write_csv(path, ("form", "ipa", "gloss", "source"), ((s.form, s.ipa, s.gloss, s.source) for s in stems),
+              delimiter=_delimiter(path, delimiter), bom=bom, guard_formulas=guard_formulas)
+    return len(stems)
+
+
+def export_gold(project: Project, path: str | Path, corpus: int | str | None = None, *,
+                delimiter: str | None = None, bom: bool = False, guard_formulas: bool = False) -> int:
+    """Write a corpus's gold annotations as GOLD.csv: ``inscription_id,start,word_end,known``."""
+    path = Path(path)
+    gold = project.gold(_corpus_id(project, corpus))
+    write_csv(path, ("inscription_id", "start", "word_end", "known"),
+              ((g.inscription_id, g.start, g.word_end, "|".join(g.known)) for g in gold),
+              delimiter=_delimiter(path, delimiter), bom=bom, guard_formulas=guard_formulas)
+    return len(gold)

@@ -1,0 +1,324 @@
+"""The layout of a project file and the forward-only migrations between its versions.
+
+A project file is one SQLite database. Its header carries two numbers that say what it is:
+``PRAGMA application_id`` = :data:`APPLICATION_ID` (the bytes ``DCPH``) marks it as ours, and
+``PRAGMA user_version`` = the schema version. ``MIGRATIONS[v]`` turns version ``v`` into
+``v + 1``; a new file is made by running every migration from version 0.
+
+Rules for whoever adds a version: append a function to :data:`MIGRATIONS` (never edit an old one),
+only add tables/columns or rebuild tables inside the function, and describe the change in
+docs/formats.md ("Project file").
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from ..errors import ProjectError
+
+#: ``PRAGMA application_id`` of every project file: the ASCII bytes "DCPH" (0x44435048).
+APPLICATION_ID = 0x44435048
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+RUN_STATUSES = ("running", "completed", "stopped", "failed", "interrupted", "imported")
+DECISIONS = ("accepted", "rejected")
+
+# ---------------------------------------------------------------------------------------------
+# version 0 -> 1: the base layout
+
+_V1 = [
+    """CREATE TABLE corpus (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        source TEXT NOT NULL DEFAULT '',
+        format TEXT NOT NULL DEFAULT '',
+        imported_at TEXT NOT NULL
+    )""",
+    """CREATE TABLE inscription (
+        id INTEGER PRIMARY KEY,
+        corpus_id INTEGER NOT NULL REFERENCES corpus(id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        inscription_id TEXT NOT NULL,
+        raw TEXT,
+        text TEXT NOT NULL,
+        meta TEXT NOT NULL DEFAULT '{}',
+        UNIQUE (corpus_id, inscription_id),
+        UNIQUE (corpus_id, position)
+    )""",
+    """CREATE TABLE language (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        source TEXT NOT NULL DEFAULT '',
+        format TEXT NOT NULL DEFAULT '',
+        imported_at TEXT NOT NULL
+    )""",
+    """CREATE TABLE stem (
+        id INTEGER PRIMARY KEY,
+        language_id INTEGER NOT NULL REFERENCES language(id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        form TEXT NOT NULL,
+        ipa TEXT NOT NULL,
+        gloss TEXT NOT NULL DEFAULT '',
+        source TEXT NOT NULL DEFAULT '',
+        UNIQUE (language_id, position)
+    )""",
+    "CREATE INDEX stem_form ON stem(language_id, form)",
+    """CREATE TABLE gold (
+        id INTEGER PRIMARY KEY,
+        corpus_id INTEGER NOT NULL,
+        position INTEGER NOT NULL,
+        inscription_id TEXT NOT NULL,
+        start INTEGER NOT NULL CHECK (start >= 0),
+        word_end INTEGER NOT NULL CHECK (word_end > start),
+        known TEXT NOT NULL,
+        FOREIGN KEY (corpus_id, inscription_id)
+            REFERENCES inscription(corpus_id, inscription_id) ON DELETE CASCADE
+    )""",
+    "CREATE INDEX gold_corpus ON gold(corpus_id, position)",
+    """CREATE TABLE pin (
+        lost TEXT NOT NULL,
+        known_ipa TEXT NOT NULL,
+        weight REAL NOT NULL DEFAULT 1.0 CHECK (weight > 0),
+        locked INTEGER NOT NULL DEFAULT 1 CHECK (locked IN (0, 1)),
+        note TEXT NOT NULL DEFAULT '',
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (lost, known_ipa)
+    )""",
+    f"""CREATE TABLE run (
+        id INTEGER PRIMARY KEY,
+        status TEXT NOT NULL CHECK (status IN ({", ".join(repr(s) for s in RUN_STATUSES)})),
+        config TEXT NOT NULL DEFAULT '{{}}',
+        seed INTEGER,
+        code_version TEXT NOT NULL DEFAULT '',
+        device TEXT NOT NULL DEFAULT '',
+        corpus_id INTEGER REFERENCES corpus(id) ON DELETE SET NULL,
+        language_id INTEGER REFERENCES language(id) ON DELETE SET NULL,
+        pins TEXT NOT NULL DEFAULT '[]',
+        started_at TEXT NOT NULL,
+        ended_at TEXT,
+        host TEXT NOT NULL DEFAULT '',
+        pid INTEGER,
+        heartbeat_at TEXT,
+        last_step INTEGER,
+        checkpoint TEXT,
+        error TEXT
+    )""",
+    "CREATE INDEX run_status ON run(status)",
+    """CREATE TABLE run_metric (
+        run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        step INTEGER NOT NULL,
+        value REAL,
+        PRIMARY KEY (run_id, name, step)
+    )""",
+    """CREATE TABLE run_match (
+        id INTEGER PRIMARY KEY,
+        run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        inscription_id TEXT NOT NULL,
+        span_start INTEGER NOT NULL CHECK (span_start >= 0),
+        span_end INTEGER NOT NULL CHECK (span_end >= span_start),
+        span TEXT NOT NULL,
+        confidence REAL,
+        UNIQUE (run_id, inscription_id, span_start, span_end)
+    )""",
+    "CREATE INDEX run_match_order ON run_match(run_id, position)",
+    """CREATE TABLE run_alternative (
+        match_id INTEGER NOT NULL REFERENCES run_match(id) ON DELETE CASCADE,
+        rank INTEGER NOT NULL CHECK (rank >= 1),
+        form TEXT NOT NULL,
+        ipa TEXT NOT NULL,
+        gloss TEXT NOT NULL DEFAULT '',
+        score REAL,
+        log_prob REAL,
+        PRIMARY KEY (match_id, rank)
+    )""",
+    f"""CREATE TABLE decision (
+        run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+        inscription_id TEXT NOT NULL,
+        span_start INTEGER NOT NULL,
+        span_end INTEGER NOT NULL,
+        form TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ({", ".join(repr(s) for s in DECISIONS)})),
+        note TEXT NOT NULL DEFAULT '',
+        decided_at TEXT NOT NULL,
+        PRIMARY KEY (run_id, inscription_id, span_start, span_end, form)
+    )""",
+]
+
+# version 1 -> 2: runs remember which run they resume; a key/value table of project settings
+
+_V2 = [
+    "ALTER TABLE run ADD COLUMN resumed_from INTEGER REFERENCES run(id) ON DELETE SET NULL",
+    """CREATE TABLE setting (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    )""",
+]
+
+
+def _statements(sql: list[str]) -> Callable[[sqlite3.Connection], None]:
+    def apply(conn: sqlite3.Connection) -> None:
+        for statement in sql:
+            conn.execute(statement)
+    return apply
+
+
+#: ``MIGRATIONS[v]`` upgrades a file of version ``v`` to ``v + 1`` (inside the caller's transaction).
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_statements(_V1), _statements(_V2)]
+
+
+def schema_version() -> int:
+    """The version this code writes (and the newest it can read)."""
+    return len(MIGRATIONS)
+
+
+SCHEMA_VERSION = schema_version()
+
+
+def migrate(conn: sqlite3.Connection, target: int | None = None) -> tuple[int, int]:
+    """Bring the open file up to ``target`` (default: the newest) in one transaction.
+
+    Foreign-key enforcement is off during the migration (so future migrations may rebuild
+    tables) and the whole file is checked with ``PRAGMA foreign_key_check`` before COMMIT.
+    Returns (version before, version after). The connection must be in autocommit mode.
+    """
+    target = len(MIGRATIONS) if target is None else target
+    conn.execute("PRAGMA foreign_keys=OFF")
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        before = conn.execute("PRAGMA user_version").fetchone()[0]
+        for version in range(before, target):
+            MIGRATIONS[version](conn)
+        if before < target:
+            conn.execute(f"PRAGMA user_version={int(target)}")
+            problems = conn.execute("PRAGMA foreign_key_check").fetchall()
+            if problems:
+                raise ProjectError(f"the upgraded file breaks {len(problems)} foreign key(s), "
+                                   f"first in table {problems[0][0]!r}")
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    finally:
+        conn.execute("PRAGMA foreign_keys=ON")
+    return before, max(before, target)
+
+
+# ---------------------------------------------------------------------------------------------
+# looking at a file without changing it
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    """What the header (and a read-only look) of a project file says."""
+
+    path: Path
+    size: int
+    application_id: int
+    version: int
+    wal: bool
+    """True when the file is in WAL mode (the header's read/write versions are 2)."""
+
+
+def read_header(path: Path) -> FileInfo:
+    """Check a file's first 100 bytes: SQLite, our application id, a version we can read.
+
+    Nothing but plain reads touch the file; every refusal is a ProjectError that says why.
+    """
+    if not path.exists():
+        raise ProjectError(f"{path}: no such file")
+    if not path.is_file():
+        raise ProjectError(f"{path}: not a file")
+    try:
+        with open(path, "rb") as f:
+            head = f.read(100)
+        size = path.stat().st_size
+    except OSError as e:
+        raise ProjectError(f"{path}: cannot read the file ({e.strerror or e})") from None
+    if size == 0:
+        raise ProjectError(f"{path}: the file is empty, not a project file")
+    if len(head) < 100 or not head.startswith(SQLITE_MAGIC):
+        raise ProjectError(f"{path}: not a project file (it is not an SQLite database)")
+    app_id = int.from_bytes(head[68:72], "big", signed=True)
+    version = int.from_bytes(head[60:64], "big", signed=True)
+    if app_id != APPLICATION_ID:
+        if app_id == 0:
+            raise ProjectError(f"{path}: an SQLite database, but not a project file "
+                               "(it has no application id; was it made by another program?)")
+        raise ProjectError(f"{path}: an SQLite database of another application "
+                           f"(application_id 0x{app_id & 0xFFFFFFFF:08X}), not a project file")
+    _check_version(path, version)
+    return FileInfo(path, size, app_id, version, wal=head[18] == 2 and head[19] == 2)
+
+
+def _check_version(path: Path, version: int) -> None:
+    if version > SCHEMA_VERSION:
+        raise ProjectError(f"{path}: written by a newer version of this program (file schema "
+                           f"v{version}, this program reads up to v{SCHEMA_VERSION}); update the "
+                           "program to open it")
+    if version < 0:
+        raise ProjectError(f"{path}: damaged header (schema version {version})")
+
+
+def _sidecars(path: Path) -> tuple[Path, Path]:
+    return path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")
+
+
+def inspect_file(path: str | Path, *, check: bool = True) -> FileInfo:
+    """Read-only checks before a file is opened for writing.
+
+    After :func:`read_header`, the file is opened read-only: ``immutable=1`` when no ``-wal``
+    file lies beside it (nothing at all is created), else ``mode=ro`` so committed data still in
+    the WAL (left by a killed process) is seen. ``PRAGMA quick_check`` then finds damage.
+    """
+    path = Path(path)
+    info = read_header(path)
+    if not check:
+        return info
+    wal, shm = _sidecars(path)
+    had_wal, had_shm = wal.exists(), shm.exists()
+    uri = path.absolute().as_uri() + ("?mode=ro" if had_wal else "?immutable=1")
+    conn = None
+    try:
+        conn = sqlite3.connect(uri, uri=True)
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        result = [r[0] for r in conn.execute("PRAGMA quick_check(5)").fetchall()]
+    except sqlite3.DatabaseError as e:
+        raise ProjectError(f"{path}: the file is damaged ({e}); restore it from a backup "
+                           "or an earlier copy") from None
+    finally:
+        if conn is not None:
+            conn.close()
+        for side, had in ((shm, had_shm), (wal, had_wal)):
+            try:
+                if not had and side.exists() and (side is shm or side.stat().st_size == 0):
+                    side.unlink()
+            except OSError:
+                pass
+    if result != ["ok"]:
+        first = result[0].splitlines()
+        detail = first[1] if len(first) > 1 and first[0].startswith("***") else first[0]
+        raise ProjectError(f"{path}: the file is damaged ({detail.strip()}); restore it from a "
+                           "backup or an earlier copy")
+    if app_id != APPLICATION_ID:
+        raise ProjectError(f"{path}: not a project file (application_id 0x{app_id & 0xFFFFFFFF:08X})")
+    _check_version(path, version)
+    return FileInfo(path, info.size, app_id, version, info.wal)
+
+
+def backup_path(path: Path, version: int) -> Path:
+    """``<file>.v<N>.bak``; if that name is taken, ``<file>.v<N>-2.bak``, ``-3`` …"""
+    candidate = path.with_name(f"{path.name}.v{version}.bak")
+    k = 2
+    while candidate.exists():
+        candidate = path.with_name(f"{path.name}.v{version}-{k}.bak")
+        k += 1
+    return candidate

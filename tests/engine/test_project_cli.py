@@ -1,0 +1,120 @@
+"""``decipher project …`` verbs, called through engine.project.cli.main(argv)."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from engine.project import Project
+from engine.project.cli import add_project_parser, main
+
+from .test_project_helpers import DATA, filled_project, sha
+
+
+def test_new_import_export_runs_info(tmp_path, capsys):
+    f = str(tmp_path / "p.decipher")
+    assert main(["new", f]) == 0
+    assert main(["import", f, "--lost", str(DATA / "lost.csv"), "--name", "iberian"]) == 0
+    assert "corpus 'iberian' (4 inscriptions)" in capsys.readouterr().out
+    assert main(["import", f, "--lost", str(DATA / "lost_mapped.tsv"), "--columns", "id=REF,text=TEXTO",
+                 "--delimiter", "TAB"]) == 0
+    assert main(["import", f, "--known", str(DATA / "known.csv"), "--language", "basque"]) == 0
+    assert main(["import", f, "--gold", str(DATA / "gold.csv"), "--corpus", "iberian"]) == 0
+    assert main(["import", f, "--prior", str(DATA / "prior.csv")]) == 0
+    assert main(["import", f, "--text", str(DATA / "plain.txt")]) == 0
+    out = capsys.readouterr().out
+    assert "3 gold annotations" in out and "3 pinned values" in out
+    assert main(["export", f, "--prior", str(tmp_path / "prior.csv")]) == 0
+    assert main(["export", f, "--lost", str(tmp_path / "lost.csv"), "--corpus", "iberian", "--bom"]) == 0
+    assert main(["export", f, "--known", str(tmp_path / "known.tsv")]) == 0
+    assert main(["export", f, "--gold", str(tmp_path / "gold.csv"), "--corpus", "iberian"]) == 0
+    assert (tmp_path / "known.tsv").read_text(encoding="utf-8").startswith("form\tipa\tgloss\tsource\n")
+    assert main(["info", f]) == 0
+    info = capsys.readouterr().out
+    assert "schema v2" in info and "iberian (4 inscriptions, 3 gold" in info
+    assert "basque (4 stems" in info and "pinned values: 3" in info
+    assert main(["runs", f]) == 0
+    assert "no runs yet" in capsys.readouterr().out
+
+
+def test_runs_table_and_match_export(tmp_path, capsys):
+    path = tmp_path / "p.decipher"
+    project, ids = filled_project(path)
+    project.close()
+    assert main(["runs", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["id", "status", "language", "steps", "P@1", "P@10", "started", "ended"]
+    assert lines[1].split()[:6] == [str(ids["run"]), "completed", "basque", "10", "0.500", "0.750"]
+    out = tmp_path / "m.tsv"
+    assert main(["export", str(path), "--matches", str(out), "--run", str(ids["run"]),
+                 "--guard-formulas"]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert text.startswith("run_id\tmatch_id\t") and "\t'-ke\t" in text
+    assert main(["import", str(path), "--matches", str(out), "--unguard"]) == 0
+    assert "5 matches" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["import", "{f}", "--lost", str(DATA / "bad_duplicate_ids.csv")], "line 4: duplicate id 'A'"),
+    (["import", "{f}", "--known", str(DATA / "bad_ipa_known.csv")], "unknown IPA symbol '1'"),
+    (["import", "{f}", "--lost", str(DATA / "bad_latin1.csv")], "not valid UTF-8"),
+    (["import", "{f}", "--lost", str(DATA / "lost.csv"), "--name", "iberian"], "already exists"),
+    (["import", "{f}", "--gold", str(DATA / "gold.csv"), "--corpus", "nope"], "no corpus named 'nope'"),
+    (["import", "{f}", "--lost", str(DATA / "missing.csv")], "missing.csv: file not found"),
+    (["export", "{f}", "--matches", "/nonexistent-dir/x.csv"], "No such file or directory"),
+    (["export", "{f}", "--matches", "{tmp}/x.csv", "--run", "99"], "no run 99"),
+    (["new", "{f}"], "already exists"),
+])
+def test_errors_are_one_line_and_leave_the_file(tmp_path, capsys, argv, message):
+    path = tmp_path / "p.decipher"
+    filled_project(path)[0].close()
+    before = sha(path)
+    code = main([a.format(f=path, tmp=tmp_path) for a in argv])
+    captured = capsys.readouterr()
+    assert code == 1
+    assert len(captured.err.strip().splitlines()) == 1 and message in captured.err
+    assert sha(path) == before
+
+
+def test_not_a_project_and_usage_errors(tmp_path, capsys):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("hello", encoding="utf-8")
+    assert main(["info", str(notes)]) == 1
+    assert "not a project file" in capsys.readouterr().err
+    assert main(["import", str(notes)]) == 2  # no kind given: argparse usage error
+    assert main([]) == 2
+    assert main(["import", str(notes), "--lost", "x", "--columns", "id"]) == 2
+    assert "OURS=THEIRS" in capsys.readouterr().err
+
+
+def test_hooks_into_a_main_parser(tmp_path, capsys):
+    parser = argparse.ArgumentParser(prog="decipher")
+    add_project_parser(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["project", "new", str(tmp_path / "x.decipher")])
+    assert args.func(args) == 0
+    with Project.open(tmp_path / "x.decipher") as project:
+        assert project.corpora() == []
+    args = parser.parse_args(["project"])
+    assert args.func(args) == 2
+
+
+def test_reader_verbs(tmp_path, capsys):
+    pytest.importorskip("engine.io.wordlist")
+    pytest.importorskip("engine.io.cldf")
+    pytest.importorskip("engine.io.cog")
+    pytest.importorskip("engine.io.hesperia")
+    words = DATA.parent / "wordlists"
+    f = str(tmp_path / "p.decipher")
+    assert main(["new", f]) == 0
+    assert main(["import", f, "--wordlist", str(words / "latin_words.txt"), "--system", "latin",
+                 "--language", "latin"]) == 0
+    assert main(["import", f, "--cldf", str(words / "cldf"), "--language", "spanish"]) == 0
+    out = capsys.readouterr().out
+    assert "known language 'latin'" in out and "known language 'spanish' (9 stems)" in out
+    assert main(["import", f, "--cog", str(DATA / "sample.cog"), "--language", "hebrew"]) == 0
+    assert "corpus 'sample' (4 inscriptions) and known language 'hebrew' (4 stems)" in capsys.readouterr().out
+    assert main(["import", f, "--hesperia", str(DATA.parent / "hesperia" / "sample.csv"), "--name", "h"]) == 0
+    assert "(16 inscriptions)" in capsys.readouterr().out
+    assert main(["import", f, "--wordlist", str(words / "latin_words.txt")]) == 1
+    assert "needs --system" in capsys.readouterr().err
