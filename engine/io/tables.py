@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from ..data import GoldAnnotation, Inscription, PinnedValue, Stem, normalise_text, split_units
-from ..errors import InputError, PhonologyError
+from ..errors import InputError
 from ..phonology import ipa_units
 
 LOST_COLUMNS = ("id", "text")
@@ -154,11 +154,10 @@ def read_known(path: str | Path, *, columns: Mapping[str, str] | None = None,
                                optional=("gloss", "source")):
         form = _need(row, "form", path, line)
         ipa = _need(row, "ipa", path, line)
-        try:
-            ipa_units(ipa, source=f"form {form!r}", path=path, line=line)
-        except PhonologyError:
-            raise
-        out.append(Stem(form, ipa, (row.get("gloss") or "").strip(), (row.get("source") or src).strip()))
+        if not ipa_units(ipa, source=f"form {form!r}", path=path, line=line):
+            raise InputError(f"IPA {ipa!r} of {form!r} holds no sound (only length, stress or break marks)",
+                             path=path, line=line)
+        out.append(Stem(form, ipa, (row.get("gloss") or "").strip(), (row.get("source") or "").strip() or src))
     return _nonempty(out, "stems", path)
 
 
@@ -172,6 +171,8 @@ def read_gold(path: str | Path, *, columns: Mapping[str, str] | None = None,
         start = _int(row, "start", path, line)
         end = _int(row, "word_end", path, line)
         known = tuple(k.strip() for k in _need(row, "known", path, line).split("|") if k.strip())
+        if not known:
+            raise InputError("'known' lists no form (only '|' separators)", path=path, line=line)
         if start < 0 or end <= start:
             raise InputError(f"need 0 <= start < word_end, got start={start}, word_end={end}", path=path, line=line)
         if lengths is not None:
@@ -227,7 +228,8 @@ def write_csv(path: str | Path, header: Sequence[str], rows: Iterable[Sequence],
     tmp = path.with_name(path.name + ".part")
     fix: Callable[[object], object] = _guard if guard_formulas else (lambda v: v)
     with open(tmp, "w", encoding="utf-8-sig" if bom else "utf-8", newline="") as f:
-        w = csv.writer(f, delimiter=delimiter, lineterminator="\n")
+        # RFC 4180 line ends: with "\n" alone the csv module would not quote a cell holding a lone CR
+        w = csv.writer(f, delimiter=delimiter, lineterminator="\r\n")
         w.writerow(header)
         for r in rows:
             w.writerow([fix(v) for v in r])
@@ -245,7 +247,7 @@ def write_lost(path, inscriptions: Iterable[Inscription], **kw) -> None:
 
 
 def write_known(path, stems: Iterable[Stem], **kw) -> None:
-    write_csv(path, ("form", "ipa", "gloss"), ((s.form, s.ipa, s.gloss) for s in stems), **kw)
+    write_csv(path, ("form", "ipa", "gloss", "source"), ((s.form, s.ipa, s.gloss, s.source) for s in stems), **kw)
 
 
 def write_gold(path, gold: Iterable[GoldAnnotation], **kw) -> None:
@@ -254,4 +256,4 @@ def write_gold(path, gold: Iterable[GoldAnnotation], **kw) -> None:
 
 def write_prior(path, pins: Iterable[PinnedValue], **kw) -> None:
     write_csv(path, ("lost", "known_ipa", "weight", "locked", "note"),
-              ((p.lost, p.known_ipa, f"{p.weight:g}", int(p.locked), p.note) for p in pins), **kw)
+              ((p.lost, p.known_ipa, repr(float(p.weight)), int(p.locked), p.note) for p in pins), **kw)

@@ -1,0 +1,1 @@
+"""Builders of lost-language datasets from public corpora (docs/datasets.md): ``gothic``."""
