@@ -16,8 +16,10 @@ from dataclasses import dataclass
 
 import math
 
+import numpy as np
 import torch
 
+from . import kernels
 from .alignment import NEG
 
 
@@ -29,13 +31,22 @@ class LatticeSums:
 
 
 def forward_sums(emit: torch.Tensor, log_reward: torch.Tensor, lengths: torch.Tensor,
-                 span_lengths: list[int], log_o: float) -> LatticeSums:
+                 span_lengths: list[int], log_o: float, *, compiled: bool | None = None) -> LatticeSums:
     """Sum-product pass with the two expectation accumulators.
+
+    On the CPU with numba this runs compiled inside and outside passes with an analytic backward
+    (``compiled=None`` picks that automatically); otherwise a loop of torch operations.
 
     emit:       (B, Lmax + 1, nlen) e[l, n] for spans ending at l (NEG where impossible)
     log_reward: (B, Lmax + 1, nlen) log r(span) for the same spans
     lengths:    (B,) chunk lengths (<= Lmax)
     """
+    if compiled is None:
+        compiled = kernels.HAVE_NUMBA and emit.device.type == "cpu"
+    if compiled:
+        log_px, quality, coverage = _CompiledLattice.apply(emit, log_reward, lengths, tuple(span_lengths),
+                                                           float(log_o))
+        return LatticeSums(log_px, quality, coverage)
     B, Lp1, _ = emit.shape
     Lmax = Lp1 - 1
     log_n = [math.log(n) for n in span_lengths]
@@ -67,6 +78,28 @@ def forward_sums(emit: torch.Tensor, log_reward: torch.Tensor, lengths: torch.Te
     f_end = torch.stack(phi).gather(0, idx).squeeze(0)
     s_end = torch.stack(psi).gather(0, idx).squeeze(0)
     return LatticeSums(a_end, torch.exp(f_end - a_end), torch.exp(s_end - a_end))
+
+
+class _CompiledLattice(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, emit, log_reward, lengths, span_lengths, log_o):
+        e = np.ascontiguousarray(emit.detach().cpu().numpy().astype(np.float64))
+        r = np.ascontiguousarray(log_reward.detach().cpu().numpy().astype(np.float64))
+        lens = lengths.cpu().numpy().astype(np.int64)
+        sl = np.asarray(span_lengths, dtype=np.int64)
+        A, F, G = kernels.lattice_forward(e, r, lens, sl, log_o)
+        idx = np.arange(len(lens))
+        logz, f, g = A[idx, lens], F[idx, lens], G[idx, lens]
+        ctx.saved = (e, r, lens, sl, log_o, A, F, G)
+        to = lambda x: torch.from_numpy(x).to(emit.dtype)  # noqa: E731
+        return to(logz), to(np.exp(f - logz)), to(np.exp(g - logz))
+
+    @staticmethod
+    def backward(ctx, g_logz, g_q, g_c):
+        e, r, lens, sl, log_o, A, F, G = ctx.saved
+        as_np = lambda t: np.ascontiguousarray(t.detach().cpu().numpy().astype(np.float64))  # noqa: E731
+        ge, gr = kernels.lattice_backward(e, r, lens, sl, log_o, A, F, G, as_np(g_logz), as_np(g_q), as_np(g_c))
+        return torch.from_numpy(ge).to(g_q.dtype), torch.from_numpy(gr).to(g_q.dtype), None, None, None
 
 
 def viterbi(emit: torch.Tensor, lengths: torch.Tensor, span_lengths: list[int], log_o: float

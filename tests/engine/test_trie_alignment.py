@@ -53,3 +53,4 @@ def test_trie_dp_gradcheck():
         return torch.where(out > -1e8, out, torch.zeros_like(out))
 
     assert torch.autograd.gradcheck(f, (logits.clone().requires_grad_(True),), eps=1e-6, atol=1e-6)
+
