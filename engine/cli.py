@@ -69,12 +69,21 @@ def build_parser() -> argparse.ArgumentParser:
         add_project_parser(sub)
     except ImportError:  # the project store is optional for the file-based commands
         pass
+    d = sub.add_parser("dataset", help="build a lost-language dataset from the shared corpora",
+                       description="Build LOST/KNOWN/GOLD CSVs; `decipher dataset gothic --help` for options.")
+    d.add_argument("name", choices=["gothic"])
+    d.add_argument("args", nargs=argparse.REMAINDER)
     try:
         from .bench import add_bench_parser
         add_bench_parser(sub)
     except ImportError:
         pass
     return parser
+
+
+def cmd_dataset(args) -> int:
+    from .datasets.gothic import main as gothic_main
+    return gothic_main(args.args)
 
 
 def parse_settings(pairs: Sequence[str]) -> dict:
@@ -250,7 +259,7 @@ def cmd_import_cog(args) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    handlers = {"run": cmd_run, "import-cog": cmd_import_cog}
+    handlers = {"run": cmd_run, "import-cog": cmd_import_cog, "dataset": cmd_dataset}
     try:
         if args.command in handlers:
             return handlers[args.command](args)
