@@ -73,12 +73,32 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Build LOST/KNOWN/GOLD CSVs; `decipher dataset gothic --help` for options.")
     d.add_argument("name", choices=["gothic"])
     d.add_argument("args", nargs=argparse.REMAINDER)
-    try:
-        from .bench import add_bench_parser
-        add_bench_parser(sub)
-    except ImportError:
-        pass
+    b = sub.add_parser("bench", help="time training steps on the benchmark workloads (needs the source tree)",
+                       description="Training speed on fixed workloads; see benchmarks/speed.py.")
+    _bench_module_arguments(b)
     return parser
+
+
+def _bench_module():
+    """benchmarks/ lives beside engine/ in the source tree (it is not part of an installed wheel)."""
+    root = Path(__file__).resolve().parent.parent
+    if not (root / "benchmarks" / "speed.py").exists():
+        raise DecipherError("decipher bench needs the source tree (benchmarks/speed.py is not installed)")
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    import benchmarks.speed as speed
+    return speed
+
+
+def _bench_module_arguments(parser) -> None:
+    try:
+        _bench_module().add_arguments(parser)
+    except DecipherError:
+        pass
+
+
+def cmd_bench(args) -> int:
+    return _bench_module().run(args)
 
 
 def cmd_dataset(args) -> int:
@@ -259,7 +279,7 @@ def cmd_import_cog(args) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    handlers = {"run": cmd_run, "import-cog": cmd_import_cog, "dataset": cmd_dataset}
+    handlers = {"run": cmd_run, "import-cog": cmd_import_cog, "dataset": cmd_dataset, "bench": cmd_bench}
     try:
         if args.command in handlers:
             return handlers[args.command](args)

@@ -6,6 +6,7 @@ divided by the batch's letter count; the pinned-value term is not.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from dataclasses import dataclass
 
@@ -23,6 +24,8 @@ class BatchResult:
     parts: dict[str, float]
     coverage_ratio: float
     scores: torch.Tensor          # (V, S, nslot) detached span scores, for live decoding
+    lattice_inputs: tuple[torch.Tensor, torch.Tensor] | None = None
+    """(emissions, log rewards) fed to the lattice: lets a profiler split the backward pass."""
 
 
 def pin_pairs(prep: Prepared, pins) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -49,18 +52,29 @@ def log_match_prior(prep: Prepared) -> float:
     return math.log(1.0 - cfg.unmatched_prior) - math.log(cfg.max_span - cfg.min_span + 1)
 
 
+def _no_timer(name: str):
+    return contextlib.nullcontext()
+
+
 def batch_objective(model: CharMapping, prep: Prepared, batch: SpanBatch, step: int, pins,
-                    stem_units: torch.Tensor, stem_len: torch.Tensor) -> BatchResult:
+                    stem_units: torch.Tensor, stem_len: torch.Tensor, *, timer=_no_timer,
+                    dp_impl: str = "trie", lattice_compiled: bool | None = None) -> BatchResult:
+    """The loss of one batch. ``timer(name)`` is a context manager a profiler may pass to time
+    the phases; ``dp_impl`` and ``lattice_compiled`` pick implementations (for benchmarks)."""
     cfg = prep.config
     gamma = cfg.insertion_cost(step)
-    log_p = model.log_probs(dropout=True)
-    scores = span_scores(log_p, prep, batch, gamma, stem_units, stem_len)
-    log_e = span_given_match(scores, prep.n_stems)                          # (S, nslot)
-    emit = place_emissions(log_e + log_match_prior(prep), batch)
-    # reward r = scale * P(span | E)^(1/|span|)
-    log_r = math.log(cfg.reward_scale) + log_e / batch.span_len.to(log_e.dtype)
-    reward = place_emissions(log_r, batch)
-    sums = forward_sums(emit, reward, batch.chunk_len.to(emit.device), batch.lattice_lengths, lattice_log_o(prep))
+    with timer("char_distribution"):
+        log_p = model.log_probs(dropout=True)
+    with timer("edit_dp"):
+        scores = span_scores(log_p, prep, batch, gamma, stem_units, stem_len, impl=dp_impl)
+    with timer("word_dp"):
+        log_e = span_given_match(scores, prep.n_stems)                          # (S, nslot)
+        emit = place_emissions(log_e + log_match_prior(prep), batch)
+        # reward r = scale * P(span | E)^(1/|span|)
+        log_r = math.log(cfg.reward_scale) + log_e / batch.span_len.to(log_e.dtype)
+        reward = place_emissions(log_r, batch)
+        sums = forward_sums(emit, reward, batch.chunk_len.to(emit.device), batch.lattice_lengths,
+                            lattice_log_o(prep), compiled=lattice_compiled)
     n_chars = float(batch.chunk_len.sum())
     quality = sums.quality.sum() / n_chars
     cov_ratio = sums.coverage.sum() / n_chars
@@ -84,4 +98,4 @@ def batch_objective(model: CharMapping, prep: Prepared, batch: SpanBatch, step: 
         "pins": float(pin_term.detach()),
         "log_likelihood": float(-likelihood.detach()),
     }
-    return BatchResult(loss, parts, float(cov_ratio.detach()), scores.detach())
+    return BatchResult(loss, parts, float(cov_ratio.detach()), scores.detach(), (emit, reward))

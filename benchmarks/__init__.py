@@ -1,0 +1,1 @@
+"""Benchmark workloads and the baseline formulation our speed is measured against."""

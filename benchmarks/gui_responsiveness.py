@@ -1,0 +1,212 @@
+"""GUI responsiveness: launch-to-shown time, and the longest event-loop gap while a run trains.
+
+    .venv/bin/python benchmarks/gui_responsiveness.py [--repeat 3] [--steps 60] [--interval 5]
+
+Each repetition is a fresh process (so the first-run torch import is included). A QTimer on the
+GUI thread ticks every ``--interval`` ms; the gaps between its ticks say how long the event loop
+was blocked. The run trains on the bundled sample project with its own settings (except steps,
+eval_interval). Prints one line per repetition and the medians; ``--json`` writes them too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def _env(tmp: Path) -> dict:
+    env = dict(os.environ)
+    env.setdefault("QT_QPA_PLATFORM", "offscreen")
+    env.update(XDG_CONFIG_HOME=str(tmp / "config"), DECIPHER_GUI_DATA_DIR=str(tmp / "appdata"),
+               PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""))
+    return env
+
+
+def launch_time(project: Path, tmp: Path) -> float:
+    """Seconds from starting the process to the window shown (the app prints SHOWN <epoch>)."""
+    t0 = time.time()
+    out = subprocess.run([sys.executable, "-m", "decipher_gui", "--exit-when-shown", str(project)],
+                         cwd=ROOT, env=_env(tmp), capture_output=True, text=True, timeout=300)
+    line = next((x for x in out.stdout.splitlines() if x.startswith("SHOWN")), None)
+    if line is None:
+        raise RuntimeError(out.stderr[-2000:])
+    return float(line.split()[1]) - t0
+
+
+def _cause(start: float, end: float, spans) -> str:
+    """What overlapped most of a gap: a GUI handler, a garbage collection, or neither (painting,
+    or the worker holding the GIL)."""
+    best, what = 0.0, "paint/GIL"
+    for a, b, name in spans:
+        overlap = min(end, b) - max(start, a)
+        if overlap > best:
+            best, what = overlap, name
+    return what if best > 0.3 * (end - start) else "paint/GIL"
+
+
+def child(args) -> None:
+    """One repetition inside this process: open the project, run, probe the event loop."""
+    from PySide6.QtCore import QCoreApplication
+
+    from decipher_gui import settings
+    from decipher_gui.app import dispose, make_application
+    from decipher_gui.mainwindow import MainWindow, process_until
+    from decipher_gui.probe import EventLoopProbe
+    from engine.config import Config
+    from engine.sample import RUN_CONFIG_KEY
+
+    settings.SETTINGS_PATH = Path(args.tmp) / "settings.ini"
+    if os.environ.get("PROBE_SWITCH_INTERVAL"):
+        sys.setswitchinterval(float(os.environ["PROBE_SWITCH_INTERVAL"]))
+    app = make_application()
+    handler_times: dict[str, list[float]] = {"steps": [], "eval": []}
+    spans: list[tuple[float, float, str]] = []  # (start, end, what) of GUI-thread work and GC pauses
+    for name, key in (("_on_steps", "steps"), ("_on_eval", "eval")):
+        original = getattr(MainWindow, name)
+
+        def timed(self, payload, _original=original, _key=key):
+            t = time.perf_counter()
+            _original(self, payload)
+            handler_times[_key].append(time.perf_counter() - t)
+            spans.append((t, time.perf_counter(), f"{_key} handler"))
+
+        setattr(MainWindow, name, timed)
+    gc_start: list[float] = []
+
+    def on_gc(phase, info):
+        if phase == "start":
+            gc_start[:] = [time.perf_counter()]
+        elif gc_start:
+            spans.append((gc_start[0], time.perf_counter(), f"gc gen{info['generation']}"))
+
+    gc.callbacks.append(on_gc)
+    window = MainWindow(restore_state=False)
+    window.resize(1600, 1000)
+    window.open_project(args.project)
+    window.show()
+    for _ in range(5):
+        app.processEvents()
+    probe = EventLoopProbe(args.interval)
+    # idle baseline
+    probe.start()
+    process_until(lambda: False, 1500)
+    idle = probe.report()
+    probe.stop()
+
+    marks: dict[str, float] = {}
+    updates: list[float] = []
+    window.controller.started.connect(lambda _: marks.setdefault("started", time.perf_counter()))
+    window.controller.stepsArrived.connect(lambda _: updates.append(time.perf_counter()))
+    window.controller.evaluated.connect(lambda _: marks.setdefault("first_eval", time.perf_counter()))
+    ended: list[str] = []
+    window.runEnded.connect(ended.append)
+    base = Config.from_dict(dict(window.project.setting(RUN_CONFIG_KEY)))
+    config = base.replace(steps=args.steps, eval_interval=max(1, args.steps // 3), device="cpu")
+    probe.start()
+    marks["click"] = time.perf_counter()
+    window.start_run(config)
+    process_until(lambda: bool(ended), 1_800_000)
+    marks["end"] = time.perf_counter()
+    probe.stop()
+    rep = probe.report()
+    t0 = probe.t0
+
+    def rel(name):
+        return marks.get(name, marks["end"]) - t0
+
+    first_step = (updates[0] - t0) if updates else rel("end")
+    training = rel("end") - first_step
+    result = {
+        "status": ended[-1] if ended else "timeout",
+        "idle_longest_gap_ms": idle.longest * 1000,
+        "longest_gap_ms": rep.longest * 1000,
+        "p99_gap_ms": rep.percentile(0.99) * 1000,
+        "gaps_over_50ms": rep.over(0.05),
+        "startup_longest_gap_ms": rep.longest_between(0, first_step) * 1000,
+        "training_longest_gap_ms": rep.longest_between(first_step, rel("end")) * 1000,
+        "start_to_first_step_s": first_step,
+        "training_s": training,
+        "screen_updates_per_s": (len(updates) / training) if training > 0 else 0.0,
+        "step_handler_max_ms": max(handler_times["steps"], default=0) * 1000,
+        "step_handler_median_ms": statistics.median(handler_times["steps"]) * 1000 if handler_times["steps"] else 0,
+        "eval_handler_max_ms": max(handler_times["eval"], default=0) * 1000,
+        "worst_gaps": [(round(t, 3), round(g * 1000, 1), _cause(t0 + t, t0 + t + g, spans))
+                       for t, g in sorted(rep.gaps, key=lambda x: -x[1])[:5]],
+        "phases_s": {k: round(v - t0, 3) for k, v in marks.items()},
+    }
+    window.close()
+    dispose(window)
+    QCoreApplication.processEvents()
+    print("RESULT " + json.dumps(result), flush=True)
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--steps", type=int, default=60)
+    p.add_argument("--interval", type=int, default=5, help="probe timer interval, ms")
+    p.add_argument("--json", type=Path)
+    p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--project", type=Path, help=argparse.SUPPRESS)
+    p.add_argument("--tmp", help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if args.child:
+        child(args)
+        return 0
+    from engine.sample import create_sample_project
+
+    tmp = Path(tempfile.mkdtemp(prefix="gui-bench-"))
+    master = tmp / "sample.decipher"
+    create_sample_project(master).close()
+    launches, runs = [], []
+    for i in range(args.repeat):
+        copy = tmp / f"launch{i}.decipher"
+        shutil.copy(master, copy)
+        launches.append(launch_time(copy, tmp))
+        print(f"launch {i + 1}: {launches[-1]:.2f} s to a shown window", flush=True)
+    for i in range(args.repeat):
+        copy = tmp / f"run{i}.decipher"
+        shutil.copy(master, copy)
+        out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", "--project", str(copy),
+                              "--steps", str(args.steps), "--interval", str(args.interval), "--tmp", str(tmp)],
+                             cwd=ROOT, env=_env(tmp), capture_output=True, text=True, timeout=3600)
+        line = next((x for x in out.stdout.splitlines() if x.startswith("RESULT ")), None)
+        if line is None:
+            print(out.stderr[-3000:], file=sys.stderr)
+            return 1
+        r = json.loads(line[7:])
+        runs.append(r)
+        print(f"run {i + 1}: {r['status']}, longest gap {r['longest_gap_ms']:.0f} ms (start-up "
+              f"{r['startup_longest_gap_ms']:.0f}, training {r['training_longest_gap_ms']:.0f}), p99 "
+              f"{r['p99_gap_ms']:.0f} ms, >50 ms: {r['gaps_over_50ms']}, idle {r['idle_longest_gap_ms']:.0f} ms, "
+              f"{r['screen_updates_per_s']:.1f} updates/s, step handler max {r['step_handler_max_ms']:.0f} ms, "
+              f"eval handler max {r['eval_handler_max_ms']:.0f} ms; worst gaps (t s, ms) {r['worst_gaps']}",
+              flush=True)
+    med = {
+        "launch_to_shown_s": statistics.median(launches),
+        **{k: statistics.median(r[k] for r in runs) for k in (
+            "longest_gap_ms", "startup_longest_gap_ms", "training_longest_gap_ms", "p99_gap_ms",
+            "gaps_over_50ms", "idle_longest_gap_ms", "screen_updates_per_s", "step_handler_max_ms",
+            "eval_handler_max_ms", "start_to_first_step_s", "training_s")},
+    }
+    print("medians: " + ", ".join(f"{k}={v:.3g}" for k, v in med.items()))
+    if args.json:
+        args.json.write_text(json.dumps({"medians": med, "launches": launches, "runs": runs}, indent=2) + "\n")
+    shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
