@@ -5,7 +5,8 @@ and interpreter overhead dominated a training step on the CPU (65 of 115 ms on G
 kernels run the same recurrences as engine/lattice.py in compiled loops, with an analytic
 backward, and are checked against the torch version in tests/engine/test_lattice.py. They are
 used on the CPU when numba imports; the torch version remains the reference and the GPU path.
-Set DECIPHER_KERNELS=torch to switch them off.
+Set DECIPHER_KERNELS=torch to switch them off. They run serially on purpose: a second thread
+pool beside torch's OpenMP threads made steps 10-100x slower whenever the cores were busy.
 
 (The edit DP stays in torch: a compiled version was measured no faster than the vectorised,
 prefix-shared torch DP, because its cost is dominated by scalar exponentials.)
@@ -19,7 +20,7 @@ import os
 import numpy as np
 
 try:  # numba is a dependency, but keep the engine importable without it
-    from numba import njit, prange
+    from numba import njit
     HAVE_NUMBA = os.environ.get("DECIPHER_KERNELS", "numba") != "torch"
 except ImportError:  # pragma: no cover - exercised only where numba is missing
     HAVE_NUMBA = False
@@ -37,14 +38,14 @@ if HAVE_NUMBA:
             return a
         return a + math.log1p(math.exp(b - a))
 
-    @njit(cache=True, parallel=True)
+    @njit(cache=True)
     def lattice_forward(emit, logr, lengths, span_lengths, log_o):
         """Inside pass: log alpha, log(alpha * Phi), log(alpha * Psi) for every prefix (B, L + 1)."""
         B, Lp1, nL = emit.shape
         A = np.full((B, Lp1), -INF)
         F = np.full((B, Lp1), -INF)
         G = np.full((B, Lp1), -INF)
-        for b in prange(B):
+        for b in range(B):
             A[b, 0] = 0.0
             for l in range(1, lengths[b] + 1):
                 a = A[b, l - 1] + log_o
@@ -64,13 +65,13 @@ if HAVE_NUMBA:
                 G[b, l] = g
         return A, F, G
 
-    @njit(cache=True, parallel=True)
+    @njit(cache=True)
     def lattice_backward(emit, logr, lengths, span_lengths, log_o, A, F, G, g_logz, g_q, g_c):
         """Outside pass and the gradients of (log P(X), Q, cov) with respect to emit and log r."""
         B, Lp1, nL = emit.shape
         grad_e = np.zeros((B, Lp1, nL))
         grad_r = np.zeros((B, Lp1, nL))
-        for b in prange(B):
+        for b in range(B):
             L = lengths[b]
             Bo = np.full(L + 1, -INF)    # log beta: all suffixes from l
             FB = np.full(L + 1, -INF)    # log(beta * Phi) over suffixes
