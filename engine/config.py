@@ -82,9 +82,9 @@ class Config:
 
     # --- evaluation and reports ---
     top_k: int = 10
-    score_normalisation: str = "stem"
-    """Length used to normalise log P(span|stem) when ranking for P@K: "stem" (the authors'
-    dumps) or "span" (the paper's phi)."""
+    score_normalisation: str = "span"
+    """Length that divides log P(span|stem) when ranking stems (P@K, alternatives): "span" (the
+    paper's phi = P(x|y)^(1/|x|)) or "stem" (the authors' offline dumps divided by |y|)."""
 
     def __post_init__(self) -> None:
         problems = []

@@ -2,8 +2,8 @@
 
 P@K (docs/benchmarks.md states it the same way): for each gold row, take every candidate
 (span, stem) whose span starts at ``start`` and ends at or before ``word_end``; score it by
-log P(span | stem) divided by the stem's length (``score_normalisation = "stem"``, as in the
-authors' dumps) or the span's (``"span"``); keep each stem's best span; rank stems by score; a hit
+log P(span | stem) divided by the span's length (``score_normalisation = "span"``, the paper's
+phi) or the stem's (``"stem"``, as in the authors' offline dumps); keep each stem's best span; rank stems by score; a hit
 is a gold form (or a form with the same IPA units) among the top K. P@K = hits / gold rows.
 Gold rows the model cannot score at all (e.g. a word shorter than the shortest span) count as misses.
 """

@@ -1,0 +1,102 @@
+"""Ugaritic–Hebrew decipherment quality (the paper's Table 3 comparison), over several seeds.
+
+    python -m benchmarks.ugaritic --data small --variant base --seeds 0 1 2 3 4 --out benchmarks/results
+    python -m benchmarks.ugaritic --data full --variant base --seeds 0
+
+Data: ../shared/data/ugaritic_hebrew (Snyder et al. 2010, via NeuroDecipher). ``small`` is the
+subset NeuroCipher was trained and scored on (735 Ugaritic words, 4,103 Hebrew forms, 221 with
+cognates), which the paper's Ugaritic config also names (``uga.real.small``); ``full`` is every
+word (7,235 Ugaritic, 39,451 Hebrew forms, 2,182 with cognates). Settings: the paper's Ugaritic
+ones (engine.config.UGARITIC: whole words, spans 3–10, feature size 35, gamma 10 -> 3.5), 3,000
+steps. ``base`` pins nothing; ``full`` pins every Ugaritic letter to the Hebrew sound it regularly
+corresponds to (benchmarks/ugaritic_full_prior.csv).
+
+P@K counts every gold row (a Ugaritic word with Hebrew cognates); words shorter than 3 letters,
+which no span can cover, count as misses. Both score normalisations are reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared" / "data" / "ugaritic_hebrew"
+FILES = {"small": "uga-heb.small.no_spe.cog", "full": "uga-heb.no_spe.cog"}
+FULL_PRIOR = Path(__file__).with_name("ugaritic_full_prior.csv")
+
+
+def run_seed(data: str, variant: str, seed: int, steps: int, device: str, out: Path) -> dict:
+    from engine.cli import peak_memory_mb
+    from engine.config import UGARITIC, Config
+    from engine.data import Corpus, Vocabulary
+    from engine.evaluation import evaluate
+    from engine.io.cog import read_cog
+    from engine.io.tables import read_prior
+    from engine.training import Trainer
+
+    cog = read_cog(SHARED / FILES[data])
+    pins = read_prior(FULL_PRIOR) if variant == "full" else []
+    config = Config(**UGARITIC, steps=steps, seed=seed, device=device, eval_interval=0)
+    trainer = Trainer(Corpus("ugaritic", tuple(cog.inscriptions)), Vocabulary("hebrew", tuple(cog.stems)), config,
+                      gold=cog.gold, pins=pins)
+    t0 = time.perf_counter()
+    for _ in trainer.run():
+        pass
+    wall = time.perf_counter() - t0
+    result = {"data": data, "variant": variant, "seed": seed, "steps": trainer.step, "wall_time_s": round(wall, 1),
+              "steps_per_s": round(trainer.step / wall, 2), "device": str(trainer.device),
+              "n_gold": len(cog.gold), "n_stems": trainer.prep.n_stems, "n_words": len(cog.inscriptions)}
+    evaluable = [i for i, g in enumerate(cog.gold) if config.min_span <= g.word_end <= config.max_span]
+    for norm in ("span", "stem"):
+        trainer.prep.config = trainer.prep.config.replace(score_normalisation=norm)
+        ev = evaluate(trainer.model, trainer.prep, cog.gold, step=trainer.step, device=trainer.device)
+        for k in (1, 3, 5, 10):
+            result[f"p_at_{k}_{norm}"] = round(ev.metrics[f"p_at_{k}"], 4)
+        result[f"p_at_1_{norm}_evaluable"] = round(
+            sum(1 for i in evaluable if ev.gold_ranks[i] == 1) / len(evaluable), 4)
+    result["n_evaluable"] = len(evaluable)
+    result["peak_memory_mb"] = round(peak_memory_mb(), 1)
+    out.mkdir(parents=True, exist_ok=True)
+    trainer.save_checkpoint(out / f"ugaritic-{data}-{variant}-seed{seed}.pt")
+    return result
+
+
+def summarise(results: list[dict]) -> dict:
+    p1 = [r["p_at_1_span"] for r in results]
+    return {"runs": len(p1), "best_p_at_1": max(p1), "mean_p_at_1": round(statistics.mean(p1), 4),
+            "stdev_p_at_1": round(statistics.stdev(p1), 4) if len(p1) > 1 else 0.0,
+            "min_p_at_1": min(p1), "median_wall_time_s": statistics.median(r["wall_time_s"] for r in results)}
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--data", choices=sorted(FILES), default="small")
+    p.add_argument("--variant", choices=["base", "full"], default="base")
+    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
+    p.add_argument("--steps", type=int, default=3000)
+    p.add_argument("--device", default="auto")
+    p.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results")
+    args = p.parse_args(argv)
+    if not (SHARED / FILES[args.data]).exists():
+        print(f"needs {SHARED / FILES[args.data]}", file=sys.stderr)
+        return 2
+    results = []
+    log = args.out / f"ugaritic-{args.data}-{args.variant}.jsonl"
+    args.out.mkdir(parents=True, exist_ok=True)
+    for seed in args.seeds:
+        r = run_seed(args.data, args.variant, seed, args.steps, args.device, args.out)
+        results.append(r)
+        with open(log, "a", encoding="utf-8") as f:
+            f.write(json.dumps(r) + "\n")
+        print(json.dumps(r), flush=True)
+    print(json.dumps({"summary": summarise(results)}), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
