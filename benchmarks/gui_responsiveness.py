@@ -171,6 +171,8 @@ def main() -> int:
     master = tmp / "sample.decipher"
     create_sample_project(master).close()
     launches, runs = [], []
+    load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {load_before:.2f}", flush=True)
     for i in range(args.repeat):
         copy = tmp / f"launch{i}.decipher"
         shutil.copy(master, copy)
@@ -201,6 +203,8 @@ def main() -> int:
             "gaps_over_50ms", "idle_longest_gap_ms", "screen_updates_per_s", "step_handler_max_ms",
             "eval_handler_max_ms", "start_to_first_step_s", "training_s")},
     }
+    med["load_average_before"] = load_before
+    med["load_average_after"] = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print("medians: " + ", ".join(f"{k}={v:.3g}" for k, v in med.items()))
     if args.json:
         args.json.write_text(json.dumps({"medians": med, "launches": launches, "runs": runs}, indent=2) + "\n")

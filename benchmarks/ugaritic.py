@@ -43,7 +43,7 @@ def run_seed(data: str, variant: str, seed: int, steps: int, device: str, out: P
     pins = read_prior(FULL_PRIOR) if variant == "full" else []
     config = Config(**UGARITIC, steps=steps, seed=seed, device=device, eval_interval=0)
     trainer = Trainer(Corpus("ugaritic", tuple(cog.inscriptions)), Vocabulary("hebrew", tuple(cog.stems)), config,
-                      gold=cog.gold, pins=pins)
+                      gold=cog.gold, pins=pins, live_interval=None)
     t0 = time.perf_counter()
     for _ in trainer.run():
         pass

@@ -174,9 +174,9 @@ def cmd_run(args) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     if args.resume:
         trainer = Trainer.from_checkpoint(args.resume, corpus, vocab, gold=gold, pins=pins or None,
-                                          config_overrides={"steps": config.steps})
+                                          config_overrides={"steps": config.steps}, live_interval=None)
     else:
-        trainer = Trainer(corpus, vocab, config, gold=gold, pins=pins)
+        trainer = Trainer(corpus, vocab, config, gold=gold, pins=pins, live_interval=None)
     report_preparation(trainer)
     result = drive(trainer, quiet=args.quiet)
     trainer.save_checkpoint(args.out / "checkpoint.pt")

@@ -34,15 +34,17 @@ def forward_sums(emit: torch.Tensor, log_reward: torch.Tensor, lengths: torch.Te
                  span_lengths: list[int], log_o: float, *, compiled: bool | None = None) -> LatticeSums:
     """Sum-product pass with the two expectation accumulators.
 
-    On the CPU with numba this runs compiled inside and outside passes with an analytic backward
-    (``compiled=None`` picks that automatically); otherwise a loop of torch operations.
+    With numba this runs compiled inside and outside passes with an analytic backward
+    (``compiled=None`` picks that automatically); otherwise a loop of torch operations. On a GPU
+    the compiled passes still win: the lattice's tensors are tiny (chunks x 101 x 7), so moving
+    them to the CPU and back costs far less than ~10^4 kernel launches.
 
     emit:       (B, Lmax + 1, nlen) e[l, n] for spans ending at l (NEG where impossible)
     log_reward: (B, Lmax + 1, nlen) log r(span) for the same spans
     lengths:    (B,) chunk lengths (<= Lmax)
     """
     if compiled is None:
-        compiled = kernels.HAVE_NUMBA and emit.device.type == "cpu"
+        compiled = kernels.HAVE_NUMBA
     if compiled:
         log_px, quality, coverage = _CompiledLattice.apply(emit, log_reward, lengths, tuple(span_lengths),
                                                            float(log_o))
@@ -91,7 +93,7 @@ class _CompiledLattice(torch.autograd.Function):
         idx = np.arange(len(lens))
         logz, f, g = A[idx, lens], F[idx, lens], G[idx, lens]
         ctx.saved = (e, r, lens, sl, log_o, A, F, G)
-        to = lambda x: torch.from_numpy(x).to(emit.dtype)  # noqa: E731
+        to = lambda x: torch.from_numpy(x).to(device=emit.device, dtype=emit.dtype)  # noqa: E731
         return to(logz), to(np.exp(f - logz)), to(np.exp(g - logz))
 
     @staticmethod
@@ -99,7 +101,8 @@ class _CompiledLattice(torch.autograd.Function):
         e, r, lens, sl, log_o, A, F, G = ctx.saved
         as_np = lambda t: np.ascontiguousarray(t.detach().cpu().numpy().astype(np.float64))  # noqa: E731
         ge, gr = kernels.lattice_backward(e, r, lens, sl, log_o, A, F, G, as_np(g_logz), as_np(g_q), as_np(g_c))
-        return torch.from_numpy(ge).to(g_q.dtype), torch.from_numpy(gr).to(g_q.dtype), None, None, None
+        to = lambda x: torch.from_numpy(x).to(device=g_q.device, dtype=g_q.dtype)  # noqa: E731
+        return to(ge), to(gr), None, None, None
 
 
 def viterbi(emit: torch.Tensor, lengths: torch.Tensor, span_lengths: list[int], log_o: float

@@ -87,7 +87,9 @@ class BatchSampler:
 class Trainer:
     def __init__(self, corpus: Corpus, vocabulary: Vocabulary | Sequence[Stem], config: Config | None = None, *,
                  gold: Sequence[GoldAnnotation] = (), pins: Iterable[PinnedValue] = (),
-                 state: dict | None = None):
+                 state: dict | None = None, live_interval: float | None = 0.25):
+        """``live_interval``: seconds between live decodings of the current batch (StepEvent
+        .batch_matches); 0 decodes every step, None never (headless runs)."""
         self.config = config or Config()
         self.corpus = corpus
         self.gold = list(gold)
@@ -109,6 +111,8 @@ class Trainer:
         self._units = self.prep.stem_units.to(self.device)
         self._lens = self.prep.stem_len.to(self.device)
         self.last_evaluation: Evaluation | None = None
+        self.live_interval = live_interval
+        self._last_live = -float("inf")
 
     # ---- control ----
     def request_stop(self) -> None:
@@ -144,7 +148,10 @@ class Trainer:
             self.optimizer.step()
             self.step += 1
             self.elapsed = time.perf_counter() - t_start
-            live = tuple(decode_batch(self.prep, batch, result.scores, top_k=3))
+            live: tuple = ()
+            if self.live_interval is not None and self.elapsed - self._last_live >= self.live_interval:
+                live = tuple(decode_batch(self.prep, batch, result.scores, top_k=3))
+                self._last_live = self.elapsed
             event = StepEvent(self.step, total, result.parts, result.coverage_ratio,
                               cfg.insertion_cost(self.step), cfg.coverage_target(self.step), self.elapsed, live)
             sent = yield event
@@ -216,7 +223,7 @@ class Trainer:
 
     @classmethod
     def from_checkpoint(cls, path: str | Path, corpus: Corpus, vocabulary, *, gold=(), pins=None,
-                        config_overrides: dict | None = None) -> "Trainer":
+                        config_overrides: dict | None = None, **kwargs) -> "Trainer":
         try:
             state = torch.load(path, map_location="cpu", weights_only=False)
         except FileNotFoundError:
@@ -225,4 +232,4 @@ class Trainer:
             raise InputError(f"not a readable checkpoint ({e})", path=path) from None
         config = Config.from_dict({**state["config"], **(config_overrides or {})})
         pins = [PinnedValue(**p) for p in state.get("pins", [])] if pins is None else pins
-        return cls(corpus, vocabulary, config, gold=gold, pins=pins, state=state)
+        return cls(corpus, vocabulary, config, gold=gold, pins=pins, state=state, **kwargs)

@@ -70,10 +70,10 @@ def run_in_project(args, config) -> int:
         resumed_from = None
         if resume:
             trainer = Trainer.from_checkpoint(resume, corpus, vocabulary, gold=gold, pins=pins,
-                                              config_overrides={"steps": config.steps})
+                                              config_overrides={"steps": config.steps}, live_interval=None)
             resumed_from = _resumed_run(project, Path(resume))
         else:
-            trainer = Trainer(corpus, vocabulary, config, gold=gold, pins=pins)
+            trainer = Trainer(corpus, vocabulary, config, gold=gold, pins=pins, live_interval=None)
         report_preparation(trainer)
         run_id = project.start_run(trainer.config, corpus_id, language_id, device=str(trainer.device),
                                    seed=trainer.config.seed, pins=pins, resumed_from=resumed_from)

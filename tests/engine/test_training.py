@@ -80,7 +80,8 @@ def test_short_run_solves_a_synthetic_cipher(cipher):
 
 
 def test_events_stream_in_order_with_live_matches(cipher):
-    trainer = Trainer(cipher.corpus, cipher.vocabulary, Config(**{**SMALL, "steps": 12, "eval_interval": 5}))
+    trainer = Trainer(cipher.corpus, cipher.vocabulary, Config(**{**SMALL, "steps": 12, "eval_interval": 5}),
+                      live_interval=0)
     events = list(trainer.run())
     steps = [e.step for e in events if isinstance(e, StepEvent)]
     assert steps == list(range(1, 13))
@@ -142,3 +143,8 @@ def test_evaluation_counts_unscorable_gold_rows_as_misses(cipher):
     ev = evaluate(trainer.model, trainer.prep, gold, step=0)
     assert ev.gold_ranks[-1] is None
     assert ev.metrics["n_gold"] == len(gold)
+
+
+def test_live_decoding_can_be_switched_off(cipher):
+    trainer = Trainer(cipher.corpus, cipher.vocabulary, Config(**{**SMALL, "steps": 5}), live_interval=None)
+    assert all(not e.batch_matches for e in trainer.run() if isinstance(e, StepEvent))
