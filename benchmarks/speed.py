@@ -32,7 +32,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared" / "data"
+SHARED = Path(os.environ.get("DECIPHER_SHARED_DATA", ROOT.parent / "shared" / "data"))
 CACHE = ROOT / "benchmarks" / ".cache"
 WORKLOADS = ("gothic-pg", "ugaritic-full", "scaling")
 

@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared" / "data" / "ugaritic_hebrew"
+SHARED = Path(os.environ.get("DECIPHER_SHARED_DATA", ROOT.parent / "shared" / "data")) / "ugaritic_hebrew"
 FILES = {"small": "uga-heb.small.no_spe.cog", "full": "uga-heb.no_spe.cog"}
 FULL_PRIOR = Path(__file__).with_name("ugaritic_full_prior.csv")
 

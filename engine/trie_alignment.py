@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .alignment import NEG
+from .alignment import IMPOSSIBLE, NEG
 
 
 @dataclass
@@ -64,49 +64,66 @@ class StemTrie:
                         {m: (a.to(device), b.to(device)) for m, (a, b) in self.by_len.items()}, self.n_stems)
 
 
-def _cells(i: int, band: int, N: int) -> range:
-    return range(max(0, i - band), min(N, i + band) + 1)
+def _shift_down(x: torch.Tensor, fill: float) -> torch.Tensor:
+    """y[k] = x[k + 1] along dim 0 (the last slot gets ``fill``)."""
+    return torch.cat([x[1:], x.new_full((1, *x.shape[1:]), fill)])
 
 
-def _candidates(i: int, j: int, prev: dict, d_i, g) -> list[tuple[str, torch.Tensor]]:
-    """The incoming edit costs of cell (i, j): deletion, substitution, pair insertion."""
-    out = []
-    if j in prev:
-        out.append(("del", prev[j] + d_i))
-    if j >= 1 and (j - 1) in prev:
-        out.append(("sub", prev[j - 1] + g(j)))
-    if j >= 2 and (j - 2) in prev:
-        out.append(("ins", prev[j - 2] + g(j - 1) + g(j)))
-    return out
+def _shift_up(x: torch.Tensor, fill: float) -> torch.Tensor:
+    """y[k] = x[k - 1] along dim 0 (the first slot gets ``fill``)."""
+    return torch.cat([x.new_full((1, *x.shape[1:]), fill), x[:-1]])
 
 
-def _combine(costs: list[torch.Tensor], mode: str) -> torch.Tensor:
-    if len(costs) == 1:
-        return costs[0]
-    c = torch.stack(costs)
-    if mode == "max":
-        return c.amin(0)
+class _Row:
+    """Everything cell row i needs, for its W = 2 * band + 1 cells j = i - band + jj at once."""
+
+    def __init__(self, i: int, cost, trie: StemTrie, win_cols, band: int, N: int, gamma: float):
+        W = 2 * band + 1
+        self.u, self.par = trie.units[i], trie.parent[i]
+        self.sub = cost.index_select(0, self.u)                                 # (P, C)
+        j = torch.arange(i - band, i + band + 1, device=cost.device)            # (W,)
+        self.j = j
+        letter = win_cols.index_select(0, (j - 1).clamp(0, N - 1))              # (W, S) letter x_j
+        self.letter = letter
+        P, S = self.sub.shape[0], win_cols.shape[1]
+        self.g = self.sub.index_select(1, letter.reshape(-1)).view(P, W, S).transpose(0, 1)   # (W, P, S)
+        self.exists = ((j >= 0) & (j <= N)).view(W, 1, 1)
+        self.can_sub = (j >= 1).view(W, 1, 1)
+        self.can_ins = (j >= 2).view(W, 1, 1)
+        self.gamma = gamma
+
+    def candidates(self, prev: torch.Tensor) -> torch.Tensor:
+        """(3, W, P, S) costs of deletion, substitution and pair insertion into each cell."""
+        big = IMPOSSIBLE
+        c_del = _shift_down(prev, big) + self.sub[:, :1]
+        c_sub = torch.where(self.can_sub, prev + self.g, prev.new_tensor(big))
+        c_ins = torch.where(self.can_ins, _shift_up(prev, big) + _shift_up(self.g, 0.0) + self.g + self.gamma,
+                            prev.new_tensor(big))
+        c = torch.stack([c_del, c_sub, c_ins])
+        return torch.where(self.exists, c, c.new_tensor(big)).clamp(max=big)
+
+
+def _combine(c: torch.Tensor, mode: str) -> torch.Tensor:
     m = c.amin(0)
-    e = torch.exp(m - c)
-    z = e.sum(0)
-    if mode == "sum":
-        return m - torch.log(z)
-    return (e * c).sum(0) / z
-
-
-def _local_grads(costs: list[torch.Tensor], value: torch.Tensor, mode: str) -> list[torch.Tensor]:
-    """d cell / d candidate cost, for each candidate."""
-    if len(costs) == 1:
-        return [torch.ones_like(value)]
-    c = torch.stack(costs)
     if mode == "max":
-        arg = c.argmin(0, keepdim=True)
-        w = torch.zeros_like(c).scatter_(0, arg, 1.0)
-        return list(w.unbind(0))
-    w = torch.softmax(c.neg(), dim=0)
-    if mode == "sum":
-        return list(w.unbind(0))
-    return list((w * (1.0 + value - c)).unbind(0))
+        out = m
+    else:
+        e = torch.exp(m - c)
+        z = e.sum(0)
+        out = m - torch.log(z) if mode == "sum" else (e * c).sum(0) / z
+    return torch.where(m >= IMPOSSIBLE / 2, m.new_tensor(IMPOSSIBLE), out)
+
+
+def _local_grads(c: torch.Tensor, value: torch.Tensor, mode: str) -> torch.Tensor:
+    """d cell / d candidate cost, (3, W, P, S); zero for absent candidates."""
+    present = c < IMPOSSIBLE / 2
+    if mode == "max":
+        w = torch.zeros_like(c).scatter_(0, c.argmin(0, keepdim=True), 1.0)
+    else:
+        w = torch.softmax(-c, dim=0)
+        if mode == "softmin":
+            w = w * (1.0 + value - c)
+    return torch.where(present, w, torch.zeros_like(w))
 
 
 class _TrieEditDP(torch.autograd.Function):
@@ -114,36 +131,23 @@ class _TrieEditDP(torch.autograd.Function):
     def forward(ctx, cost, trie: StemTrie, windows, lengths: tuple[int, ...], gamma: float, band: int, mode: str):
         N = max(lengths)
         M = min(trie.depth, N + band)
+        W = 2 * band + 1
         win_cols = windows[:, :N].t().contiguous()                 # (N, S)
         S = windows.shape[0]
-        rows: list[dict[int, torch.Tensor]] = [{0: cost.new_zeros((1, S))}]
+        root = cost.new_full((W, 1, S), IMPOSSIBLE)
+        root[band] = 0.0                                           # D(0, 0) = 0
+        rows = [root]
         for i in range(1, M + 1):
-            u, par = trie.units[i], trie.parent[i]
-            sub_i = cost.index_select(0, u)                          # (P, C)
-            d_i = sub_i[:, :1]
-            gathered: dict[int, torch.Tensor] = {}
-
-            def g(j, sub_i=sub_i, gathered=gathered):
-                if j not in gathered:
-                    gathered[j] = sub_i.index_select(1, win_cols[j - 1])
-                return gathered[j]
-
-            prev = {j: t.index_select(0, par) for j, t in rows[i - 1].items()}
-            row: dict[int, torch.Tensor] = {}
-            for j in _cells(i, band, N):
-                cands = _candidates(i, j, prev, d_i, g)
-                if not cands:
-                    continue
-                costs = [c + gamma if kind == "ins" else c for kind, c in cands]
-                row[j] = _combine(costs, mode)
-            rows.append(row)
+            row = _Row(i, cost, trie, win_cols, band, N, gamma)
+            rows.append(_combine(row.candidates(rows[i - 1].index_select(1, row.par)), mode))
         out = cost.new_full((trie.n_stems, S, len(lengths)), NEG)
         for k, n in enumerate(lengths):
             for m in range(max(1, n - band), min(M, n + band) + 1):
-                if m not in trie.by_len or n not in rows[m]:
+                if m not in trie.by_len:
                     continue
                 stems, nodes = trie.by_len[m]
-                out[stems, :, k] = -rows[m][n].index_select(0, nodes)
+                d = rows[m][n - m + band].index_select(0, nodes)
+                out[stems, :, k] = torch.where(d < IMPOSSIBLE / 2, -d, d.new_tensor(NEG))
         ctx.trie, ctx.rows, ctx.lengths, ctx.gamma, ctx.band, ctx.mode = trie, rows, lengths, gamma, band, mode
         ctx.save_for_backward(cost, win_cols)
         return out
@@ -155,62 +159,30 @@ class _TrieEditDP(torch.autograd.Function):
         M = len(rows) - 1
         N = max(lengths)
         grad_cost = torch.zeros_like(cost)
-        delta: list[dict[int, torch.Tensor]] = [dict() for _ in range(M + 1)]
+        delta = [torch.zeros_like(r) for r in rows]
         for k, n in enumerate(lengths):
             for m in range(max(1, n - band), min(M, n + band) + 1):
-                if m not in trie.by_len or n not in rows[m]:
+                if m not in trie.by_len:
                     continue
                 stems, nodes = trie.by_len[m]
-                d = delta[m].setdefault(n, torch.zeros_like(rows[m][n]))
-                d.index_add_(0, nodes, -grad_out[stems, :, k])
+                live = rows[m][n - m + band].index_select(0, nodes) < IMPOSSIBLE / 2
+                g = torch.where(live, -grad_out[stems, :, k], grad_out.new_zeros(()))
+                delta[m][n - m + band].index_add_(0, nodes, g)
         for i in range(M, 0, -1):
-            if not delta[i]:
-                continue
-            u, par = trie.units[i], trie.parent[i]
-            sub_i = cost.index_select(0, u)
-            d_i = sub_i[:, :1]
-            gathered: dict[int, torch.Tensor] = {}
-
-            def g(j, sub_i=sub_i, gathered=gathered):
-                if j not in gathered:
-                    gathered[j] = sub_i.index_select(1, win_cols[j - 1])
-                return gathered[j]
-
-            prev = {j: t.index_select(0, par) for j, t in rows[i - 1].items()}
-            to_parent: dict[int, torch.Tensor] = {}
-            grad_g: dict[int, torch.Tensor] = {}
-            grad_del = torch.zeros_like(d_i)
-
-            def acc(store, key, value):
-                if key in store:
-                    store[key] = store[key] + value
-                else:
-                    store[key] = value
-
-            for j, dj in delta[i].items():
-                cands = _candidates(i, j, prev, d_i, g)
-                costs = [c + gamma if kind == "ins" else c for kind, c in cands]
-                local = _local_grads(costs, rows[i][j], mode)
-                for (kind, _), w in zip(cands, local):
-                    dc = dj * w
-                    if kind == "del":
-                        acc(to_parent, j, dc)
-                        grad_del += dc.sum(1, keepdim=True)
-                    elif kind == "sub":
-                        acc(to_parent, j - 1, dc)
-                        acc(grad_g, j, dc)
-                    else:
-                        acc(to_parent, j - 2, dc)
-                        acc(grad_g, j - 1, dc)
-                        acc(grad_g, j, dc)
-            grad_sub = torch.zeros_like(sub_i)
-            grad_sub[:, :1] += grad_del
-            for j, gg in grad_g.items():
-                grad_sub.index_add_(1, win_cols[j - 1], gg)
-            grad_cost.index_add_(0, u, grad_sub)
-            for j, dc in to_parent.items():
-                tgt = delta[i - 1].setdefault(j, torch.zeros_like(rows[i - 1][j]))
-                tgt.index_add_(0, par, dc)
+            row = _Row(i, cost, trie, win_cols, band, N, gamma)
+            c = row.candidates(rows[i - 1].index_select(1, row.par))
+            dc = delta[i].unsqueeze(0) * _local_grads(c, rows[i], mode)          # (3, W, P, S)
+            d_del, d_sub, d_ins = dc.unbind(0)
+            # to the parent row: deletion came from cell jj + 1, substitution from jj, insertion from jj - 1
+            d_prev = _shift_up(d_del, 0.0) + d_sub + _shift_down(d_ins, 0.0)
+            delta[i - 1].index_add_(1, row.par, d_prev)
+            # to the costs: x_j of every substitution and insertion, x_{j-1} of every insertion
+            d_g = d_sub + d_ins + _shift_down(d_ins, 0.0)                          # (W, P, S)
+            P = row.sub.shape[0]
+            grad_sub = torch.zeros_like(row.sub)
+            grad_sub.index_add_(1, row.letter.reshape(-1), d_g.transpose(0, 1).reshape(P, -1))
+            grad_sub[:, 0] += d_del.sum(dim=(0, 2))
+            grad_cost.index_add_(0, row.u, grad_sub)
         return grad_cost, None, None, None, None, None, None
 
 
