@@ -68,9 +68,9 @@ def child(args) -> None:
     from engine.sample import RUN_CONFIG_KEY
 
     settings.SETTINGS_PATH = Path(args.tmp) / "settings.ini"
-    if os.environ.get("PROBE_SWITCH_INTERVAL"):
-        sys.setswitchinterval(float(os.environ["PROBE_SWITCH_INTERVAL"]))
     app = make_application()
+    if os.environ.get("PROBE_SWITCH_INTERVAL"):  # compare: the app itself sets 0.002
+        sys.setswitchinterval(float(os.environ["PROBE_SWITCH_INTERVAL"]))
     handler_times: dict[str, list[float]] = {"steps": [], "eval": []}
     spans: list[tuple[float, float, str]] = []  # (start, end, what) of GUI-thread work and GC pauses
     for name, key in (("_on_steps", "steps"), ("_on_eval", "eval")):

@@ -1,0 +1,50 @@
+"""The bundled IPA-capable font (Noto Sans, OFL) and the fallback list for inscription text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtGui import QFont, QFontDatabase, QFontMetrics
+
+FONT_DIR = Path(__file__).resolve().parent.parent / "resources" / "fonts"
+FONT_FILES = ("NotoSans-Regular.ttf", "NotoSans-Bold.ttf")
+
+#: Tried in order for every character: the bundled font first, then IPA fonts a scholar may have.
+TEXT_FAMILIES = ["Noto Sans", "Charis SIL", "Gentium Plus", "Doulos SIL", "DejaVu Sans"]
+
+#: Characters the inscription and IPA views must show (tested in tests/gui).
+IPA_SAMPLE = "ʔħʕθðʃɣχɬˤśŕḿŋɡəɛɔː·"
+
+_loaded: list[str] = []
+
+
+def register_fonts() -> list[str]:
+    """Add the bundled fonts to the application (once); returns the families loaded."""
+    if _loaded:
+        return list(_loaded)
+    for name in FONT_FILES:
+        path = FONT_DIR / name
+        if not path.exists():
+            continue
+        font_id = QFontDatabase.addApplicationFont(str(path))
+        if font_id >= 0:
+            for family in QFontDatabase.applicationFontFamilies(font_id):
+                if family not in _loaded:
+                    _loaded.append(family)
+    return list(_loaded)
+
+
+def text_font(point_size: float | None = None, bold: bool = False) -> QFont:
+    """The font for lost-language text and IPA, with the fallback family list."""
+    font = QFont()
+    font.setFamilies(TEXT_FAMILIES)
+    if point_size:
+        font.setPointSizeF(point_size)
+    font.setBold(bold)
+    return font
+
+
+def missing_glyphs(font: QFont, text: str = IPA_SAMPLE) -> list[str]:
+    """Characters of ``text`` that the font's first family cannot draw."""
+    metrics = QFontMetrics(font)
+    return [ch for ch in text if not ch.isspace() and not metrics.inFontUcs4(ord(ch))]

@@ -1,0 +1,1 @@
+"""The dockable panels of the main window, one module each."""

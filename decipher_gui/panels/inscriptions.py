@@ -1,0 +1,597 @@
+"""The inscription view: every inscription of a corpus with its matched spans highlighted, and a
+side panel explaining the selected span (ranked stems, IPA, character alignment).
+
+A span's state shows as colour *and* line: open = single underline, accepted = double underline
+and ✓, rejected = dashed underline and ✗, live (newest batch) = dotted underline. Written word
+dividers show as a grey middle dot; gold annotations as a thin bracket above the letters.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+from PySide6.QtCore import (QAbstractListModel, QEvent, QModelIndex, QPointF,
+                            QRectF, QSize, Qt, Signal)
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
+                               QListView, QPushButton, QSizePolicy, QSplitter, QStyle, QStyledItemDelegate,
+                               QStyleOptionViewItem, QTableWidget, QTableWidgetItem, QToolTip,
+                               QVBoxLayout, QWidget)
+
+from engine.data import DIVIDER, GoldAnnotation, Inscription
+from engine.explain import best_alignment
+from engine.project.exporting import inscription_ref
+from engine.results import CharMapping, Match
+
+from ..analysis import SpanMark
+from ..fonts import TEXT_FAMILIES, text_font
+from ..palette import DIVIDER_COLOUR, GOLD_COLOUR, SELECTION_COLOUR, SPAN_STYLES
+
+LABEL_WIDTH = 150
+PAD = 6
+DIVIDER_MARK = "·"
+
+InscriptionRole = Qt.ItemDataRole.UserRole + 1
+
+
+class InscriptionListModel(QAbstractListModel):
+    """The inscriptions of one corpus; the view's delegate reads spans from ``marks``."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.inscriptions: list[Inscription] = []
+        self.row_of: dict[str, int] = {}
+        self.marks: dict[str, list[SpanMark]] = {}
+        self.gold: dict[str, list[GoldAnnotation]] = {}
+        self.filter_text = ""
+
+    def set_inscriptions(self, inscriptions: Sequence[Inscription], gold: Sequence[GoldAnnotation] = ()) -> None:
+        self.beginResetModel()
+        self.inscriptions = list(inscriptions)
+        self.row_of = {ins.id: i for i, ins in enumerate(self.inscriptions)}
+        self.gold = {}
+        for g in gold:
+            self.gold.setdefault(g.inscription_id, []).append(g)
+        self.endResetModel()
+
+    def set_marks(self, marks: dict[str, list[SpanMark]]) -> None:
+        self.marks = marks
+        if self.inscriptions:
+            self.dataChanged.emit(self.index(0), self.index(len(self.inscriptions) - 1))
+
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.inscriptions)
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        ins = self.inscriptions[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return ins.text
+        if role == InscriptionRole:
+            return ins
+        if role == Qt.ItemDataRole.AccessibleTextRole:
+            marks = self.marks.get(ins.id, [])
+            spans = "; ".join(f"{m.match.span} = {m.match.best.form}"
+                              + (f" ({m.decision})" if m.decision else "") for m in marks if not m.live)
+            return f"{inscription_ref(ins.meta, ins.id)}: {ins.text}" + (f". Matches: {spans}" if spans else "")
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return None
+        return None
+
+
+@dataclass
+class _Layout:
+    width: int
+    boxes: list[QRectF]          # one per unit, in item coordinates (origin = item top-left)
+    height: float
+
+
+class InscriptionDelegate(QStyledItemDelegate):
+    """Paints one inscription: reference on the left, units flowing and wrapping on the right."""
+
+    def __init__(self, view: "InscriptionView"):
+        super().__init__(view)
+        self.view = view
+        self._cache: dict[tuple[str, int, int], _Layout] = {}
+
+    def fonts_changed(self) -> None:
+        self._cache.clear()
+
+    def layout(self, ins: Inscription, width: int) -> _Layout:
+        key = (ins.id, width, id(self.view.text_font))
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        fm = QFontMetricsF(self.view.text_font)
+        line_h = fm.height() * 1.5
+        x0 = LABEL_WIDTH + PAD
+        right = max(width - PAD, x0 + fm.horizontalAdvance("M") * 4)
+        x, y = x0, PAD + 3
+        units = ins.units
+        gap = fm.horizontalAdvance(" ") * 0.6
+        widths = [fm.horizontalAdvance(DIVIDER_MARK) + 2 * gap if u == DIVIDER else fm.horizontalAdvance(u)
+                  for u in units]
+        boxes: list[QRectF] = []
+        i = 0
+        while i < len(units):
+            # wrap between written words when the next word does not fit; a word longer than a
+            # line (unsegmented text) breaks wherever the line ends
+            if units[i] != DIVIDER:
+                j = i
+                while j < len(units) and units[j] != DIVIDER:
+                    j += 1
+                word = sum(widths[i:j]) + 0.5 * (j - i)
+                if x > x0 and x + word > right and word <= right - x0:
+                    x = x0
+                    y += line_h
+            w = widths[i]
+            # a divider stays at the end of its line (it may reach into the margin)
+            if x + w > right and x > x0 and units[i] != DIVIDER:
+                x = x0
+                y += line_h
+            boxes.append(QRectF(x, y, w, fm.height()))
+            x += w + 0.5
+            i += 1
+        layout = _Layout(width, boxes, y + fm.height() + PAD + 8)
+        self._cache[key] = layout
+        if len(self._cache) > 20000:
+            self._cache.clear()
+        return layout
+
+    def sizeHint(self, option, index) -> QSize:
+        ins: Inscription = index.data(InscriptionRole)
+        width = self.view.viewport().width()
+        return QSize(width, math.ceil(self.layout(ins, width).height))
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index) -> None:
+        ins: Inscription = index.data(InscriptionRole)
+        rect = option.rect
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        pal = option.palette
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        if selected:
+            bg = QColor(pal.highlight().color())
+            bg.setAlpha(40)
+            painter.fillRect(rect, bg)
+            painter.fillRect(QRectF(rect.left(), rect.top(), 4, rect.height()), pal.highlight())
+        painter.setPen(QPen(pal.mid().color(), 1))
+        painter.drawLine(rect.bottomLeft(), rect.bottomRight())
+        painter.translate(rect.topLeft())
+        layout = self.layout(ins, rect.width())
+        # reference label
+        painter.setFont(self.view.label_font)
+        painter.setPen(pal.text().color() if selected else pal.placeholderText().color())
+        label = inscription_ref(ins.meta, ins.id)
+        fm_label = QFontMetricsF(self.view.label_font)
+        label = fm_label.elidedText(label, Qt.TextElideMode.ElideMiddle, LABEL_WIDTH - PAD)
+        painter.drawText(QRectF(PAD, layout.boxes[0].top() if layout.boxes else PAD, LABEL_WIDTH - PAD,
+                                fm_label.height() * 1.4), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                         label)
+        marks = self.view.model().marks.get(ins.id, []) if self.view.model() else []
+        # span fills
+        for mark in marks:
+            style = SPAN_STYLES["live" if mark.live else (mark.decision or "open")]
+            for r in self._span_rects(layout, mark.match.start, mark.match.end):
+                painter.fillRect(r.adjusted(-1, -1, 1, 1), style.fill)
+        # letters and dividers
+        painter.setFont(self.view.text_font)
+        text_colour = pal.text().color()
+        for i, u in enumerate(ins.units):
+            if i >= len(layout.boxes):
+                break
+            box = layout.boxes[i]
+            if u == DIVIDER:
+                painter.setPen(DIVIDER_COLOUR)
+                painter.drawText(box, Qt.AlignmentFlag.AlignCenter, DIVIDER_MARK)
+            else:
+                painter.setPen(text_colour)
+                painter.drawText(box, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, u)
+        # underlines and badges: the colour-independent cue
+        fm = QFontMetricsF(self.view.text_font)
+        for mark in marks:
+            style = SPAN_STYLES["live" if mark.live else (mark.decision or "open")]
+            pen = QPen(style.line, style.width, style.pen_style)
+            pen.setCapStyle(Qt.PenCapStyle.FlatCap)
+            painter.setPen(pen)
+            rects = self._span_rects(layout, mark.match.start, mark.match.end)
+            for r in rects:
+                y = r.bottom() + 3
+                painter.drawLine(QPointF(r.left(), y), QPointF(r.right(), y))
+                if style.double:
+                    painter.drawLine(QPointF(r.left(), y + 3.5), QPointF(r.right(), y + 3.5))
+            if style.badge and rects:
+                last = rects[-1]
+                painter.setFont(self.view.label_font)
+                painter.setPen(style.line)
+                painter.drawText(QPointF(last.right() + 1, last.top() + fm.ascent() * 0.55), style.badge)
+                painter.setFont(self.view.text_font)
+        # gold annotations: a thin bracket above the letters
+        for g in self.view.model().gold.get(ins.id, []) if self.view.show_gold else []:
+            painter.setPen(QPen(GOLD_COLOUR, 1, Qt.PenStyle.SolidLine))
+            for r in self._span_rects(layout, g.start, g.word_end):
+                y = r.top() - 3
+                painter.drawLine(QPointF(r.left() + 1, y), QPointF(r.right() - 1, y))
+                painter.drawLine(QPointF(r.left() + 1, y), QPointF(r.left() + 1, y + 3))
+                painter.drawLine(QPointF(r.right() - 1, y), QPointF(r.right() - 1, y + 3))
+        # the selected span
+        sel = self.view.selected_span
+        if sel is not None and sel[0] == ins.id:
+            pen = QPen(SELECTION_COLOUR, 2.2)
+            painter.setPen(pen)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            for r in self._span_rects(layout, sel[1], sel[2]):
+                painter.drawRoundedRect(r.adjusted(-3, -3, 3, 8), 3, 3)
+        painter.restore()
+
+    @staticmethod
+    def _span_rects(layout: _Layout, start: int, end: int) -> list[QRectF]:
+        """One rectangle per line the span [start, end) occupies."""
+        out: list[QRectF] = []
+        for i in range(start, min(end, len(layout.boxes))):
+            b = layout.boxes[i]
+            if out and abs(out[-1].top() - b.top()) < 1:
+                out[-1] = out[-1].united(b)
+            else:
+                out.append(QRectF(b))
+        return out
+
+
+class InscriptionView(QListView):
+    """The list of inscriptions. Click a span to select it; hover for its top stems."""
+
+    spanSelected = Signal(object)           # SpanMark or None
+    inscriptionSelected = Signal(str)       # inscription id
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.text_font = text_font(15)
+        self.label_font = QFont(self.font())
+        self.show_gold = True
+        self.selected_span: tuple[str, int, int] | None = None
+        self.explainer = None  # callable(SpanMark) -> HTML, set by the owner
+        self.setModel(InscriptionListModel(self))
+        self._delegate = InscriptionDelegate(self)
+        self.setItemDelegate(self._delegate)
+        self.setMouseTracking(True)
+        self.setResizeMode(QListView.ResizeMode.Adjust)
+        self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setUniformItemSizes(False)
+        self.setAccessibleName("Inscriptions")
+        self.setAccessibleDescription(
+            "Inscriptions of the corpus with matched spans. Up and Down move between inscriptions, "
+            "Left and Right between the matched spans of one; hover or select a span for its stems.")
+        self.setToolTip("")
+
+    def model(self) -> InscriptionListModel:  # type: ignore[override]
+        return super().model()  # type: ignore[return-value]
+
+    def set_point_size(self, size: float) -> None:
+        self.text_font = text_font(size)
+        self._delegate.fonts_changed()
+        self.model().layoutChanged.emit()
+
+    def resizeEvent(self, e) -> None:
+        super().resizeEvent(e)
+        self._delegate.fonts_changed()
+        self.scheduleDelayedItemsLayout()
+
+    # ---- hit testing --------------------------------------------------------------------------
+
+    def unit_at(self, pos) -> tuple[Inscription, int] | None:
+        index = self.indexAt(pos)
+        if not index.isValid():
+            return None
+        ins: Inscription = index.data(InscriptionRole)
+        rect = self.visualRect(index)
+        layout = self._delegate.layout(ins, rect.width())
+        local = QPointF(pos) - QPointF(rect.topLeft())
+        for i, box in enumerate(layout.boxes):
+            if box.adjusted(-1, -3, 1, 6).contains(local):
+                return ins, i
+        return None
+
+    def mark_at(self, pos) -> SpanMark | None:
+        hit = self.unit_at(pos)
+        if hit is None:
+            return None
+        ins, i = hit
+        found = [m for m in self.model().marks.get(ins.id, []) if m.match.start <= i < m.match.end]
+        found.sort(key=lambda m: m.live)  # evaluated spans before live ones
+        return found[0] if found else None
+
+    def marks_of(self, inscription_id: str) -> list[SpanMark]:
+        return self.model().marks.get(inscription_id, [])
+
+    # ---- selection ------------------------------------------------------------------------------
+
+    def select_span(self, inscription_id: str, start: int, end: int, *, scroll: bool = True) -> SpanMark | None:
+        row = self.model().row_of.get(inscription_id)
+        if row is None:
+            return None
+        index = self.model().index(row)
+        self.setCurrentIndex(index)
+        if scroll:
+            self.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
+        self.selected_span = (inscription_id, start, end)
+        mark = next((m for m in self.marks_of(inscription_id)
+                     if (m.match.start, m.match.end) == (start, end)), None)
+        self.viewport().update()
+        self.spanSelected.emit(mark)
+        return mark
+
+    def clear_span(self) -> None:
+        self.selected_span = None
+        self.viewport().update()
+        self.spanSelected.emit(None)
+
+    def current_mark(self) -> SpanMark | None:
+        if self.selected_span is None:
+            return None
+        ins, s, e = self.selected_span
+        return next((m for m in self.marks_of(ins) if (m.match.start, m.match.end) == (s, e)), None)
+
+    def mousePressEvent(self, e) -> None:
+        super().mousePressEvent(e)
+        mark = self.mark_at(e.position().toPoint())
+        if mark is not None:
+            self.select_span(mark.match.inscription_id, mark.match.start, mark.match.end, scroll=False)
+        else:
+            index = self.indexAt(e.position().toPoint())
+            if index.isValid():
+                self.inscriptionSelected.emit(index.data(InscriptionRole).id)
+            self.clear_span()
+
+    def keyPressEvent(self, e) -> None:
+        if e.key() in (Qt.Key.Key_Left, Qt.Key.Key_Right) and self.currentIndex().isValid():
+            ins: Inscription = self.currentIndex().data(InscriptionRole)
+            marks = [m for m in self.marks_of(ins.id) if not m.live] or self.marks_of(ins.id)
+            if marks:
+                starts = [m.match.start for m in marks]
+                cur = self.selected_span[1] if self.selected_span and self.selected_span[0] == ins.id else None
+                if cur is None:
+                    k = 0 if e.key() == Qt.Key.Key_Right else len(marks) - 1
+                else:
+                    k = starts.index(cur) if cur in starts else 0
+                    k = max(0, min(len(marks) - 1, k + (1 if e.key() == Qt.Key.Key_Right else -1)))
+                m = marks[k].match
+                self.select_span(m.inscription_id, m.start, m.end, scroll=False)
+            return
+        if e.key() == Qt.Key.Key_Escape:
+            self.clear_span()
+            return
+        super().keyPressEvent(e)
+
+    def currentChanged(self, current, previous) -> None:
+        super().currentChanged(current, previous)
+        if current.isValid():
+            ins = current.data(InscriptionRole)
+            if self.selected_span is not None and self.selected_span[0] != ins.id:
+                self.clear_span()
+
+    def viewportEvent(self, e) -> bool:
+        if e.type() == QEvent.Type.ToolTip:
+            mark = self.mark_at(e.pos())
+            if mark is not None and self.explainer is not None:
+                QToolTip.showText(e.globalPos(), self.explainer(mark, brief=True), self.viewport())
+            else:
+                hit = self.unit_at(e.pos())
+                if hit is not None and hit[0].units[hit[1]] == DIVIDER:
+                    QToolTip.showText(e.globalPos(), "written word divider", self.viewport())
+                else:
+                    QToolTip.hideText()
+            return True
+        return super().viewportEvent(e)
+
+
+# ------------------------------------------------------------------------------------------------
+# explanations
+
+
+def alignment_rows(mapping: CharMapping | None, match: Match, ipa: str, gamma: float, band: int):
+    """[(known IPA unit, lost letters, probability)] or None when the mapping cannot say."""
+    if mapping is None:
+        return None
+    steps, logp = best_alignment(mapping, match.span, ipa, gamma=gamma, band=band)
+    if not steps:
+        return None
+    return [(s.known, s.lost, math.exp(s.log_prob)) for s in steps], logp
+
+
+def _font_css() -> str:
+    return ", ".join(f"'{f}'" for f in TEXT_FAMILIES)
+
+
+def explain_html(mark: SpanMark, mapping: CharMapping | None, gamma: float, band: int, *, ref: str = "",
+                 k: int = 5, brief: bool = False) -> str:
+    """Rich text for the hover popup: the span, its top-k stems and the best alignment."""
+    m = mark.match
+    state = "live (newest batch)" if mark.live else (mark.decision or "open")
+    esc = html.escape
+    head = (f"<div style=\"font-family:{_font_css()}\"><b style='font-size:large'>{esc(m.span)}</b>"
+            f" &nbsp; {esc(ref or m.inscription_id)} · letters {m.start}–{m.end} · "
+            f"confidence {m.confidence:.2f} · {esc(state)}")
+    if mark.decided_form:
+        head += f" ({esc(mark.decided_form)})"
+    rows = "".join(
+        f"<tr><td align=right>{a.rank}</td><td><b>{esc(a.form)}</b></td><td>/{esc(a.ipa)}/</td>"
+        f"<td>{esc(a.gloss)}</td><td align=right>{a.score:.2f}</td></tr>" for a in m.alternatives[:k])
+    table = ("<table cellspacing=0 cellpadding=2><tr><th>#</th><th>stem</th><th>IPA</th><th>gloss</th>"
+             f"<th>score</th></tr>{rows}</table>")
+    body = head + "<br>" + table
+    if m.alternatives:
+        found = alignment_rows(mapping, m, m.best.ipa, gamma, band)
+        if found is None:
+            body += "<i>alignment: needs this run's character mapping</i>"
+        else:
+            pairs, _ = found
+            cells_k = "".join(f"<td align=center>/{esc(kk)}/</td>" for kk, _, _ in pairs)
+            cells_l = "".join(f"<td align=center><b>{esc(ll) or '∅'}</b></td>" for _, ll, _ in pairs)
+            cells_p = "".join(f"<td align=center><small>{p:.2f}</small></td>" for _, _, p in pairs)
+            body += (f"alignment with <b>{esc(m.best.form)}</b>:<table cellspacing=0 cellpadding=3>"
+                     f"<tr><td><small>IPA</small></td>{cells_k}</tr><tr><td><small>letters</small></td>{cells_l}</tr>"
+                     f"<tr><td><small>P</small></td>{cells_p}</tr></table>")
+    if brief:
+        body += "<small>click the span for details; A accept, R reject</small>"
+    return body + "</div>"
+
+
+class SpanDetails(QWidget):
+    """The selected span: ranked stems (pick one to decide on), and the character alignment."""
+
+    decide = Signal(str)  # "accepted", "rejected" or "open"
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.mark: SpanMark | None = None
+        self.mapping: CharMapping | None = None
+        self.gamma = 3.5
+        self.band = 2
+        self.decisions: dict = {}
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        self.title = QLabel("Select a highlighted span")
+        self.title.setWordWrap(True)
+        self.title.setFont(text_font(13))
+        self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        lay.addWidget(self.title)
+        self.table = QTableWidget(0, 6)
+        self.table.setHorizontalHeaderLabels(["#", "stem", "IPA", "gloss", "score", "decision"])
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setFont(text_font(11))
+        self.table.setAccessibleName("Ranked stems of the selected span")
+        self.table.itemSelectionChanged.connect(self._show_alignment)
+        lay.addWidget(self.table, 2)
+        buttons = QHBoxLayout()
+        self.accept_button = QPushButton("✓ Accept (A)")
+        self.reject_button = QPushButton("✗ Reject (R)")
+        self.open_button = QPushButton("Reopen")
+        for b, status in ((self.accept_button, "accepted"), (self.reject_button, "rejected"),
+                          (self.open_button, "open")):
+            b.clicked.connect(lambda _=False, s=status: self.decide.emit(s))
+            b.setEnabled(False)
+            buttons.addWidget(b)
+        lay.addLayout(buttons)
+        self.alignment = QLabel()
+        self.alignment.setWordWrap(True)
+        self.alignment.setTextFormat(Qt.TextFormat.RichText)
+        self.alignment.setFont(text_font(13))
+        self.alignment.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        lay.addWidget(self.alignment, 1)
+
+    def selected_form(self) -> str | None:
+        if self.mark is None or not self.mark.match.alternatives:
+            return None
+        row = self.table.currentRow()
+        alts = self.mark.match.alternatives
+        return alts[row].form if 0 <= row < len(alts) else alts[0].form
+
+    def set_mark(self, mark: SpanMark | None, decisions: dict | None = None, ref: str = "") -> None:
+        keep = self.selected_form() if (mark is not None and self.mark is not None
+                                        and mark.match == self.mark.match) else None
+        self.mark = mark
+        self.decisions = decisions or {}
+        for b in (self.accept_button, self.reject_button, self.open_button):
+            b.setEnabled(mark is not None and not mark.live and bool(mark.match.alternatives))
+        self.table.setRowCount(0)
+        if mark is None:
+            self.title.setText("Select a highlighted span (click it, or Left/Right in the inscription list)")
+            self.alignment.setText("")
+            return
+        m = mark.match
+        state = "live: from the newest training batch, not yet evaluated" if mark.live else ""
+        self.title.setText(f"<b style='font-size:x-large'>{html.escape(m.span)}</b> &nbsp; "
+                           f"{html.escape(ref or m.inscription_id)}, letters {m.start}–{m.end}, "
+                           f"confidence {m.confidence:.2f} {html.escape(state)}")
+        self.table.setRowCount(len(m.alternatives))
+        select = 0
+        for r, a in enumerate(m.alternatives):
+            decision = self.decisions.get((m.inscription_id, m.start, m.end, a.form), "")
+            mark_text = {"accepted": "✓ accepted", "rejected": "✗ rejected"}.get(decision, "")
+            for c, value in enumerate((str(a.rank), a.form, f"/{a.ipa}/", a.gloss, f"{a.score:.3f}", mark_text)):
+                item = QTableWidgetItem(value)
+                if c in (0, 4):
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.table.setItem(r, c, item)
+            if a.form == keep:
+                select = r
+        if m.alternatives:
+            self.table.selectRow(select)
+        self._show_alignment()
+
+    def _show_alignment(self) -> None:
+        if self.mark is None or not self.mark.match.alternatives:
+            self.alignment.setText("")
+            return
+        m = self.mark.match
+        row = max(0, self.table.currentRow())
+        alt = m.alternatives[min(row, len(m.alternatives) - 1)]
+        found = alignment_rows(self.mapping, m, alt.ipa, self.gamma, self.band)
+        if found is None:
+            self.alignment.setText("<i>The character alignment needs the run's character mapping "
+                                   "(runs made in this app keep theirs).</i>")
+            return
+        pairs, logp = found
+        esc = html.escape
+        cells_k = "".join(f"<td align=center>/{esc(k)}/</td>" for k, _, _ in pairs)
+        cells_l = "".join(f"<td align=center><b>{esc(l) or '∅'}</b></td>" for _, l, _ in pairs)
+        cells_p = "".join(f"<td align=center><small>{p:.2f}</small></td>" for _, _, p in pairs)
+        self.alignment.setText(
+            f"Best character alignment with <b>{esc(alt.form)}</b> /{esc(alt.ipa)}/ "
+            f"(log P = {logp:.2f}; ∅ = deleted):"
+            f"<table cellspacing=0 cellpadding=4 border=1><tr><td>IPA</td>{cells_k}</tr>"
+            f"<tr><td>letters</td>{cells_l}</tr><tr><td>P</td>{cells_p}</tr></table>")
+
+
+class InscriptionPanel(QWidget):
+    """Filter box + inscription list + span details, side by side."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        top = QHBoxLayout()
+        self.caption = QLabel("No corpus")
+        top.addWidget(self.caption, 1)
+        self.filter = QLineEdit()
+        self.filter.setPlaceholderText("Find inscription (id or text)…")
+        self.filter.setClearButtonEnabled(True)
+        self.filter.setMaximumWidth(260)
+        self.filter.textChanged.connect(self._apply_filter)
+        top.addWidget(self.filter)
+        self.legend = QLabel("Spans — " + " · ".join(s.description for s in SPAN_STYLES.values())
+                             + " · gold annotation: bracket above · written divider: ·")
+        self.legend.setWordWrap(True)
+        self.legend.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.legend.setStyleSheet("color: palette(placeholder-text);")
+        lay.addLayout(top)
+        lay.addWidget(self.legend)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.view = InscriptionView()
+        self.details = SpanDetails()
+        self.splitter.addWidget(self.view)
+        self.splitter.addWidget(self.details)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        lay.addWidget(self.splitter, 1)
+
+    def _apply_filter(self, text: str) -> None:
+        text = text.strip().lower()
+        model = self.view.model()
+        for row, ins in enumerate(model.inscriptions):
+            hide = bool(text) and text not in ins.id.lower() and text not in ins.text.lower() \
+                and text not in inscription_ref(ins.meta, ins.id).lower()
+            self.view.setRowHidden(row, hide)
+
+
+__all__ = ["InscriptionPanel", "InscriptionView", "SpanDetails", "explain_html"]

@@ -1,0 +1,498 @@
+"""The pinned-values editor: a grid of lost letters × known IPA units shaded by the learned
+P(lost | known), where a cell is pinned or unpinned by double-click, Space or Enter; the list of
+pins with weight, lock and note; and an IPA picker by phonological features."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QAction, QColor, QPainter, QPainterPath, QPen
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog, QDialogButtonBox,
+                               QDoubleSpinBox, QFormLayout, QGridLayout, QHBoxLayout, QHeaderView,
+                               QLabel, QLineEdit, QListWidget, QListWidgetItem, QMenu, QPushButton, QSizePolicy,
+                               QSplitter, QStyle, QStyledItemDelegate, QTableView, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout, QWidget)
+
+from engine.data import PinnedValue
+from engine.errors import DecipherError
+from engine.phonology import FEATURE_GROUPS, NONE, ipa_units, known_segments, unit_features
+from engine.results import CharMapping
+
+from ..analysis import pin_axes
+from ..fonts import text_font
+from ..palette import shade, text_on
+
+PinnedRole = Qt.ItemDataRole.UserRole + 10
+ProbRole = Qt.ItemDataRole.UserRole + 11
+
+
+class PinGridModel(QAbstractTableModel):
+    """Rows: lost letters. Columns: known IPA units. Cell: P(lost | known) and the pin on it."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.rows: list[str] = []
+        self.cols: list[str] = []
+        self.probs: np.ndarray | None = None  # (rows, cols), NaN where the mapping has no value
+        self.pins: dict[tuple[str, str], PinnedValue] = {}
+        self.step: int | None = None
+
+    def set_axes(self, lost: Sequence[str], known: Sequence[str], pins: Sequence[PinnedValue]) -> None:
+        rows, cols = pin_axes(lost, known, pins)
+        self.beginResetModel()
+        self.rows, self.cols = rows, cols
+        self.pins = {(p.lost, p.known_ipa): p for p in pins}
+        self.probs = None
+        self.endResetModel()
+
+    def set_pins(self, pins: Sequence[PinnedValue]) -> None:
+        rows, cols = pin_axes(self.rows, self.cols, pins)
+        if rows != self.rows or cols != self.cols:
+            mapping = getattr(self, "_mapping", None)
+            self.set_axes(rows, cols, pins)
+            if mapping is not None:
+                self.set_mapping(mapping, self.step)
+            return
+        self.pins = {(p.lost, p.known_ipa): p for p in pins}
+        if self.rows and self.cols:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, len(self.cols) - 1))
+
+    def set_mapping(self, mapping: CharMapping | None, step: int | None = None) -> None:
+        """Shade the grid with a mapping snapshot; letters/units it lacks stay blank."""
+        self._mapping = mapping
+        self.step = step
+        if mapping is None:
+            self.probs = None
+        else:
+            li = {c: i for i, c in enumerate(mapping.lost)}
+            ki = {u: i for i, u in enumerate(mapping.known)}
+            probs = np.full((len(self.rows), len(self.cols)), np.nan)
+            r_idx = [li.get(r) for r in self.rows]
+            c_idx = [ki.get(c) for c in self.cols]
+            for r, lr in enumerate(r_idx):
+                if lr is None:
+                    continue
+                for c, kc in enumerate(c_idx):
+                    if kc is not None:
+                        probs[r, c] = mapping.probs[kc, lr]
+            self.probs = probs
+        if self.rows and self.cols:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, len(self.cols) - 1))
+
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.cols)
+
+    def prob(self, row: int, col: int) -> float | None:
+        if self.probs is None:
+            return None
+        v = self.probs[row, col]
+        return None if np.isnan(v) else float(v)
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        lost, known = self.rows[index.row()], self.cols[index.column()]
+        p = self.prob(index.row(), index.column())
+        pin = self.pins.get((lost, known))
+        if role == Qt.ItemDataRole.DisplayRole:
+            return "" if p is None or p < 0.05 else f"{round(p * 100)}"
+        if role == ProbRole:
+            return p
+        if role == PinnedRole:
+            return pin
+        if role in (Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.AccessibleTextRole):
+            text = f"{lost} ← /{known}/: P = " + ("not learned yet" if p is None else f"{p:.3f}")
+            if pin is not None:
+                text += f"; pinned ({'locked' if pin.locked else 'soft'}, weight {pin.weight:g})"
+                if pin.note:
+                    text += f": {pin.note}"
+            return text + ". Double-click, Space or Enter to " + ("unpin" if pin else "pin") + "."
+        return None
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if role == Qt.ItemDataRole.DisplayRole:
+            if orientation == Qt.Orientation.Horizontal:
+                return f"/{self.cols[section]}/" if section < len(self.cols) else None
+            return self.rows[section] if section < len(self.rows) else None
+        if role == Qt.ItemDataRole.ToolTipRole and orientation == Qt.Orientation.Horizontal:
+            try:
+                return f"/{self.cols[section]}/: {unit_features(self.cols[section]).describe()}"
+            except (DecipherError, IndexError):
+                return None
+        if role == Qt.ItemDataRole.FontRole:
+            return text_font(12)
+        return None
+
+
+def draw_padlock(painter: QPainter, rect: QRectF, colour: QColor) -> None:
+    """A small padlock in the top-right corner of ``rect`` (the lock cue besides the border)."""
+    s = min(rect.width(), rect.height()) * 0.42
+    x = rect.right() - s - 2
+    y = rect.top() + 2
+    body = QRectF(x, y + s * 0.45, s, s * 0.55)
+    path = QPainterPath()
+    path.addRoundedRect(body, 1.5, 1.5)
+    painter.save()
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(colour)
+    painter.drawPath(path)
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    painter.setPen(QPen(colour, max(1.2, s * 0.14)))
+    painter.drawArc(QRectF(x + s * 0.2, y, s * 0.6, s * 0.9), 0, 180 * 16)
+    painter.restore()
+
+
+class PinCellDelegate(QStyledItemDelegate):
+    def paint(self, painter: QPainter, option, index) -> None:
+        painter.save()
+        rect = QRectF(option.rect)
+        p = index.data(ProbRole)
+        pin: PinnedValue | None = index.data(PinnedRole)
+        fill = shade(p) if p is not None else option.palette.base().color()
+        painter.fillRect(rect, fill)
+        text = index.data(Qt.ItemDataRole.DisplayRole)
+        if text:
+            painter.setPen(text_on(fill))
+            f = painter.font()
+            f.setPointSizeF(max(7.0, f.pointSizeF() * 0.85))
+            painter.setFont(f)
+            painter.drawText(rect.adjusted(2, 0, -2, 0), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom, text)
+        if pin is not None:
+            ink = QColor("#000000") if fill.lightnessF() > 0.45 else QColor("#FFFFFF")
+            style = Qt.PenStyle.SolidLine if pin.locked else Qt.PenStyle.DashLine
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            # a black outer frame and a white inner one: visible on light and dark shading alike
+            painter.setPen(QPen(QColor("#000000"), 3, style))
+            painter.drawRect(rect.adjusted(1.5, 1.5, -1.5, -1.5))
+            painter.setPen(QPen(QColor("#FFFFFF"), 1, style))
+            painter.drawRect(rect.adjusted(3.5, 3.5, -3.5, -3.5))
+            if pin.locked:
+                draw_padlock(painter, rect.adjusted(0, 2, -3, 0), ink)
+            else:
+                painter.setPen(ink)
+                painter.drawText(rect.adjusted(0, 1, -3, 0), Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop, "~")
+        if option.state & QStyle.StateFlag.State_HasFocus:
+            painter.setPen(QPen(option.palette.highlight().color(), 2, Qt.PenStyle.DotLine))
+            painter.drawRect(rect.adjusted(3, 3, -3, -3))
+        painter.restore()
+
+    def sizeHint(self, option, index) -> QSize:
+        return QSize(40, 28)
+
+
+class PinGrid(QTableView):
+    toggleRequested = Signal(str, str)   # lost, known IPA
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setModel(PinGridModel(self))
+        self.setItemDelegate(PinCellDelegate(self))
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.horizontalHeader().setDefaultSectionSize(40)
+        self.horizontalHeader().setMinimumSectionSize(28)
+        self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        self.verticalHeader().setDefaultSectionSize(28)
+        self.setFont(text_font(11))
+        self.setAccessibleName("Pinned-values grid")
+        self.setAccessibleDescription("Rows are lost letters, columns known IPA units; shading is "
+                                      "the learned probability. A framed cell with a padlock is pinned.")
+        self.doubleClicked.connect(self._toggle_index)
+
+    def model(self) -> PinGridModel:  # type: ignore[override]
+        return super().model()  # type: ignore[return-value]
+
+    def _toggle_index(self, index) -> None:
+        if index.isValid():
+            m = self.model()
+            self.toggleRequested.emit(m.rows[index.row()], m.cols[index.column()])
+
+    def keyPressEvent(self, e) -> None:
+        if e.key() in (Qt.Key.Key_Space, Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.currentIndex().isValid():
+            self._toggle_index(self.currentIndex())
+            return
+        super().keyPressEvent(e)
+
+    def cell(self, lost: str, known: str):
+        m = self.model()
+        if lost in m.rows and known in m.cols:
+            return m.index(m.rows.index(lost), m.cols.index(known))
+        return QModelIndex()
+
+
+class IpaPicker(QDialog):
+    """Choose an IPA unit by its phonological features (or type it) and a lost letter to pin."""
+
+    def __init__(self, letters: Sequence[str], parent=None, lost: str | None = None):
+        super().__init__(parent)
+        self.setWindowTitle("Pin a sound value: pick an IPA unit by its features")
+        self.segments = known_segments()
+        lay = QVBoxLayout(self)
+        form = QFormLayout()
+        self.letter = QComboBox()
+        self.letter.addItems(list(letters))
+        self.letter.setEditable(True)
+        self.letter.setFont(text_font(13))
+        if lost is not None:
+            self.letter.setCurrentText(lost)
+        form.addRow("Lost letter:", self.letter)
+        self.filters: dict[str, QComboBox] = {}
+        grid = QGridLayout()
+        for i, (group, values) in enumerate(FEATURE_GROUPS):
+            combo = QComboBox()
+            combo.addItem("any", None)
+            for v in values:
+                if v != NONE:
+                    combo.addItem(v.replace("-", " "), v)
+            combo.currentIndexChanged.connect(self._refilter)
+            self.filters[group] = combo
+            grid.addWidget(QLabel(group.replace("_", " ").replace("c ", "consonant ").replace("v ", "vowel ")
+                                  .replace("ptype", "type")), i // 4 * 2, i % 4)
+            grid.addWidget(combo, i // 4 * 2 + 1, i % 4)
+        lay.addLayout(form)
+        lay.addLayout(grid)
+        self.listing = QListWidget()
+        self.listing.setViewMode(QListWidget.ViewMode.IconMode)
+        self.listing.setGridSize(QSize(46, 40))
+        self.listing.setFont(text_font(16))
+        self.listing.setResizeMode(QListWidget.ResizeMode.Adjust)
+        self.listing.setMinimumHeight(150)
+        self.listing.currentItemChanged.connect(self._picked)
+        self.listing.itemDoubleClicked.connect(lambda _: self.accept())
+        lay.addWidget(self.listing, 1)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("IPA unit:"))
+        self.ipa = QLineEdit()
+        self.ipa.setFont(text_font(14))
+        self.ipa.setPlaceholderText("pick above or type, e.g. tʃ, sˤ, kʷ")
+        self.ipa.textChanged.connect(self._check)
+        row.addWidget(self.ipa, 1)
+        lay.addLayout(row)
+        self.describe = QLabel()
+        lay.addWidget(self.describe)
+        opts = QHBoxLayout()
+        self.weight = QDoubleSpinBox()
+        self.weight.setRange(0.01, 1000)
+        self.weight.setValue(1.0)
+        self.locked = QCheckBox("locked (kept as it is across runs)")
+        self.locked.setChecked(True)
+        opts.addWidget(QLabel("weight"))
+        opts.addWidget(self.weight)
+        opts.addWidget(self.locked)
+        opts.addStretch(1)
+        lay.addLayout(opts)
+        self.note = QLineEdit()
+        self.note.setPlaceholderText("note (why this value? a source, a bilingual…)")
+        lay.addWidget(self.note)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Pin")
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        lay.addWidget(self.buttons)
+        self._refilter()
+        self._check(self.ipa.text())
+        self.resize(640, 560)
+
+    def _refilter(self) -> None:
+        wanted = {g: c.currentData() for g, c in self.filters.items() if c.currentData() is not None}
+        self.listing.clear()
+        for sym, feats in self.segments:
+            if all(getattr(feats, g) == v for g, v in wanted.items()):
+                item = QListWidgetItem(sym)
+                item.setToolTip(f"/{sym}/: {feats.describe()}")
+                item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+                self.listing.addItem(item)
+
+    def _picked(self, item) -> None:
+        if item is not None:
+            self.ipa.setText(item.text())
+
+    def _check(self, text: str) -> bool:
+        ok = False
+        try:
+            units = ipa_units(text.strip()) if text.strip() else ()
+            ok = len(units) == 1
+            self.describe.setText(f"/{units[0]}/: {unit_features(units[0]).describe()}" if ok else
+                                  ("one IPA unit, please" if units else ""))
+        except DecipherError as e:
+            self.describe.setText(str(e))
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(ok and bool(self.letter.currentText().strip()))
+        return ok
+
+    def value(self) -> PinnedValue | None:
+        if not self._check(self.ipa.text()):
+            return None
+        unit = ipa_units(self.ipa.text().strip())[0]
+        return PinnedValue(self.letter.currentText().strip(), unit, float(self.weight.value()),
+                           self.locked.isChecked(), self.note.text().strip())
+
+
+class PinsPanel(QWidget):
+    """Grid + pin list + actions. The owner connects the request signals to undoable commands."""
+
+    toggleRequested = Signal(str, str)
+    pinRequested = Signal(object)          # PinnedValue (add or change)
+    unpinRequested = Signal(object)        # PinnedValue
+    clearRequested = Signal()
+    sendRequested = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        self.caption = QLabel("P(lost letter | known IPA unit)")
+        self.caption.setWordWrap(True)
+        self.caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        lay.addWidget(self.caption)
+        bar = QHBoxLayout()
+        self.pick_button = QPushButton("Pin by features…")
+        self.pick_button.setToolTip("Choose an IPA unit by its phonological features, for values not in the grid")
+        self.pick_button.clicked.connect(lambda: self.open_picker())
+        self.unpin_button = QPushButton("Unpin")
+        self.unpin_button.clicked.connect(self._unpin_selected)
+        self.clear_button = QPushButton("Clear all")
+        self.clear_button.clicked.connect(self.clearRequested)
+        self.send_button = QPushButton("Send pins to paused run")
+        self.send_button.setToolTip("Hand the current pins to the paused run; it continues with them when resumed")
+        self.send_button.setEnabled(False)
+        self.send_button.clicked.connect(self.sendRequested)
+        for b in (self.pick_button, self.unpin_button, self.clear_button, self.send_button):
+            bar.addWidget(b)
+        bar.addStretch(1)
+        lay.addLayout(bar)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        self.grid = PinGrid()
+        self.grid.toggleRequested.connect(self.toggleRequested)
+        self.grid.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.grid.customContextMenuRequested.connect(self._grid_menu)
+        split.addWidget(self.grid)
+        self.table = QTableWidget(0, 5)
+        self.table.setHorizontalHeaderLabels(["letter", "IPA", "weight", "locked", "note"])
+        self.table.verticalHeader().hide()
+        self.table.setFont(text_font(11))
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setAccessibleName("Pinned values")
+        self.table.itemChanged.connect(self._edited)
+        split.addWidget(self.table)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        lay.addWidget(split, 1)
+        self.legend = QLabel("Shading and numbers: learned P(letter | IPA) in %. Framed with a padlock = "
+                             "locked pin; dashed frame with ~ = soft pin. Double-click, Space or Enter pins/unpins.")
+        self.legend.setWordWrap(True)
+        self.legend.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        lay.addWidget(self.legend)
+        self._pins: list[PinnedValue] = []
+        self._filling = False
+
+    # ---- contents ----------------------------------------------------------------------------
+
+    def set_inventory(self, lost: Sequence[str], known: Sequence[str], pins: Sequence[PinnedValue]) -> None:
+        self.grid.model().set_axes(lost, known, pins)
+        self._fill_table(pins)
+
+    def set_pins(self, pins: Sequence[PinnedValue]) -> None:
+        self.grid.model().set_pins(pins)
+        self._fill_table(pins)
+
+    def set_mapping(self, mapping: CharMapping | None, step: int | None, source: str = "") -> None:
+        model = self.grid.model()
+        if mapping is not None and (not model.rows or set(mapping.known[1:]) - set(model.cols)):
+            model.set_axes(mapping.lost, mapping.known, self._pins)
+        model.set_mapping(mapping, step)
+        if mapping is None:
+            self.caption.setText("P(lost letter | known IPA unit): no mapping yet — start a run to see it learned")
+        else:
+            self.caption.setText(f"P(lost letter | known IPA unit) {source}" + (f" at step {step}" if step else ""))
+
+    def _fill_table(self, pins: Sequence[PinnedValue]) -> None:
+        self._pins = list(pins)
+        self._filling = True
+        try:
+            self.table.setRowCount(len(pins))
+            for r, p in enumerate(pins):
+                for c, v in enumerate((p.lost, f"/{p.known_ipa}/", f"{p.weight:g}", "", p.note)):
+                    item = QTableWidgetItem(v)
+                    if c in (0, 1):
+                        item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
+                    if c == 3:
+                        item.setFlags((item.flags() | Qt.ItemFlag.ItemIsUserCheckable) & ~Qt.ItemFlag.ItemIsEditable)
+                        item.setCheckState(Qt.CheckState.Checked if p.locked else Qt.CheckState.Unchecked)
+                        item.setText("locked" if p.locked else "soft")
+                    self.table.setItem(r, c, item)
+            self.table.resizeColumnsToContents()
+        finally:
+            self._filling = False
+
+    def _edited(self, item: QTableWidgetItem) -> None:
+        if self._filling or not 0 <= item.row() < len(self._pins):
+            return
+        old = self._pins[item.row()]
+        weight, locked, note = old.weight, old.locked, old.note
+        if item.column() == 2:
+            try:
+                weight = float(item.text())
+                if weight <= 0:
+                    raise ValueError
+            except ValueError:
+                self._fill_table(self._pins)
+                return
+        elif item.column() == 3:
+            locked = item.checkState() == Qt.CheckState.Checked
+        elif item.column() == 4:
+            note = item.text()
+        new = PinnedValue(old.lost, old.known_ipa, weight, locked, note)
+        if new != old:
+            self.pinRequested.emit(new)
+
+    # ---- actions -----------------------------------------------------------------------------
+
+    def open_picker(self, lost: str | None = None) -> None:
+        if lost is None and self.grid.currentIndex().isValid():
+            lost = self.grid.model().rows[self.grid.currentIndex().row()]
+        dialog = IpaPicker(self.grid.model().rows, self, lost)
+        if dialog.exec() == QDialog.DialogCode.Accepted:
+            value = dialog.value()
+            if value is not None:
+                self.pinRequested.emit(value)
+
+    def _unpin_selected(self) -> None:
+        rows = sorted({i.row() for i in self.table.selectedIndexes()})
+        if rows:
+            for r in rows:
+                if 0 <= r < len(self._pins):
+                    self.unpinRequested.emit(self._pins[r])
+            return
+        index = self.grid.currentIndex()
+        if index.isValid():
+            pin = index.data(PinnedRole)
+            if pin is not None:
+                self.unpinRequested.emit(pin)
+
+    def _grid_menu(self, pos) -> None:
+        index = self.grid.indexAt(pos)
+        if not index.isValid():
+            return
+        m = self.grid.model()
+        lost, known = m.rows[index.row()], m.cols[index.column()]
+        pin = index.data(PinnedRole)
+        menu = QMenu(self)
+        act = QAction(("Unpin " if pin else "Pin ") + f"{lost} → /{known}/", menu)
+        act.triggered.connect(lambda: self.toggleRequested.emit(lost, known))
+        menu.addAction(act)
+        if pin is not None:
+            soft = QAction("Make soft (a suggestion)" if pin.locked else "Lock", menu)
+            soft.triggered.connect(lambda: self.pinRequested.emit(
+                PinnedValue(pin.lost, pin.known_ipa, pin.weight, not pin.locked, pin.note)))
+            menu.addAction(soft)
+        other = QAction(f"Pin {lost} to another IPA unit…", menu)
+        other.triggered.connect(lambda: self.open_picker(lost))
+        menu.addAction(other)
+        menu.exec(self.grid.viewport().mapToGlobal(pos))

@@ -1,0 +1,84 @@
+"""``--screenshot``: train a few steps on the open project, then render the window to PNG."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication, QEventLoop
+
+from engine.config import Config
+from engine.errors import DecipherError
+from engine.sample import RUN_CONFIG_KEY
+
+
+def _settle(rounds: int = 5) -> None:
+    for _ in range(rounds):
+        QCoreApplication.sendPostedEvents()
+        QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 30)
+
+
+def _run_config(window, steps: int) -> Config:
+    data = window.project.setting(RUN_CONFIG_KEY) or {}
+    try:
+        base = Config.from_dict(dict(data))
+    except DecipherError:
+        base = Config()
+    return base.replace(steps=steps, eval_interval=max(5, steps // 3),
+                        anneal_steps=min(base.anneal_steps, max(1, steps)))
+
+
+def take_screenshots(window, out: Path, *, steps: int = 30, panels: bool = False, size: str = "1600x1000",
+                     timeout_s: float = 900.0) -> int:
+    from .mainwindow import process_until
+
+    try:
+        w, h = (int(x) for x in size.lower().split("x"))
+    except ValueError:
+        w, h = 1600, 1000
+    window.resize(w, h)
+    window.show()
+    _settle()
+    if window.project is None:
+        print("decipher-gui: no project could be opened", file=sys.stderr)
+        return 1
+    ended: list[str] = []
+    window.runEnded.connect(ended.append)
+    if steps > 0:
+        window.runs.form.set_config(_run_config(window, steps))
+        if not window.start_run():
+            print(f"decipher-gui: the run did not start: {window.last_error}", file=sys.stderr)
+            return 1
+        if not process_until(lambda: bool(ended), int(timeout_s * 1000)):
+            window.stop_run()
+            process_until(lambda: bool(ended), 120_000)
+    _settle()
+    show_best_span(window)
+    _settle()
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    ok = window.grab().save(str(out))
+    if panels:
+        window.pins_dock.raise_()
+        _settle()
+        ok &= window.pins.grab().save(str(out.with_name(out.stem + "-pins.png")))
+        window.matches_dock.raise_()
+        plots = window.plots
+        for i, name in ((0, "losses"), (3, "closeness")):
+            plots.tabs.setCurrentIndex(i)
+            _settle()
+            ok &= plots.grab().save(str(out.with_name(out.stem + f"-{name}.png")))
+        plots.tabs.setCurrentIndex(0)
+    if ended and ended[-1] == "failed":
+        print(f"decipher-gui: the run failed: {window.last_error}", file=sys.stderr)
+    print(f"decipher-gui: wrote {out}", file=sys.stderr)
+    return 0 if ok else 1
+
+
+def show_best_span(window) -> None:
+    """Select the most confident match so the picture shows a span explained."""
+    matches = sorted(window.shown_matches, key=lambda m: -m.confidence)
+    if matches:
+        m = matches[0]
+        window.matches.select_match(m.inscription_id, m.start, m.end)
+        window.jump_to_match(m)

@@ -1,0 +1,204 @@
+"""A training run on a worker thread, and its controller on the GUI thread.
+
+The worker (a QObject moved to a QThread) drives the trainer generator through a RunDriver; its
+events reach the controller by queued signals, so every slot, every widget and every write to
+the project file runs on the GUI thread. torch is imported on the worker thread, when the first
+run starts.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
+
+from engine.config import Config
+from engine.data import PinnedValue
+from engine.project.store import Project
+
+from .driver import RunDriver, RunFailure, StepBatch, describe_failure
+from .trainer_factory import describe_device, make_trainer_factory
+from .recorder import RunRecorder
+
+IDLE, STARTING, RUNNING, PAUSED, STOPPING = "idle", "starting", "running", "paused", "stopping"
+
+
+class RunWorker(QObject):
+    """Lives on the worker thread; ``run`` blocks there until the run ends."""
+
+    event = Signal(str, object)
+    done = Signal()
+
+    def __init__(self, driver: RunDriver):
+        super().__init__()
+        self.driver = driver
+
+    @Slot()
+    def run(self) -> None:
+        try:
+            self.driver.run(self.event.emit)
+        finally:
+            self.done.emit()
+
+
+class RunController(QObject):
+    """Starts, pauses, stops one run at a time and records it in the project."""
+
+    stateChanged = Signal(str)
+    started = Signal(str)               # device, e.g. "cpu" or "cuda:0"
+    runRecorded = Signal(int)           # the run's id in the project
+    stepsArrived = Signal(object)       # StepBatch
+    evaluated = Signal(object)          # EvalEvent (after its matches are stored)
+    pinsApplied = Signal(int)
+    finished = Signal(object)           # FinishedEvent (after the run is closed in the project)
+    errored = Signal(object)            # RunFailure
+    ended = Signal(str)                 # the final status: completed, stopped or failed
+    message = Signal(str)               # a line for the status bar
+
+    def __init__(self, parent: QObject | None = None, *, min_interval: float = 0.25):
+        super().__init__(parent)
+        self.min_interval = min_interval
+        self.state = IDLE
+        self.device = ""
+        self.run_id: int | None = None
+        self.driver: RunDriver | None = None
+        self._thread: QThread | None = None
+        self._worker: RunWorker | None = None
+        self.last_step = 0
+        self.total_steps = 0
+
+    # ---- state -----------------------------------------------------------------------------
+
+    @property
+    def active(self) -> bool:
+        return self.state != IDLE
+
+    def _set_state(self, state: str) -> None:
+        if state != self.state:
+            self.state = state
+            self.stateChanged.emit(state)
+
+    # ---- commands from the GUI -------------------------------------------------------------
+
+    def start(self, project: Project, corpus_id: int, language_id: int, config: Config,
+              pins: Sequence[PinnedValue] | None = None) -> None:
+        if self.active:
+            raise RuntimeError("a run is already active")
+        pins = list(project.pins() if pins is None else pins)
+        corpus = project.corpus(corpus_id)
+        vocabulary = project.vocabulary(language_id)
+        gold = project.gold(corpus_id)
+        # the worker records the run through its own connection to the project file
+        recorder = RunRecorder(project.path, config, corpus_id, language_id, pins)
+        self.run_id = None
+        self.driver = RunDriver(make_trainer_factory(corpus, vocabulary, config, gold, pins),
+                                min_interval=self.min_interval, recorder=recorder,
+                                describe_device=describe_device)
+        self.last_step, self.total_steps = 0, config.steps
+        self.device = ""
+        thread = QThread(self)
+        thread.setObjectName("decipher-run")
+        worker = RunWorker(self.driver)
+        worker.moveToThread(thread)
+        thread.started.connect(worker.run)
+        worker.event.connect(self._on_event)
+        # direct: quit() is thread-safe, and the GUI thread may be blocked in wait() (closing)
+        worker.done.connect(thread.quit, Qt.ConnectionType.DirectConnection)
+        thread.finished.connect(self._on_thread_finished)
+        self._thread, self._worker = thread, worker
+        self._set_state(STARTING)
+        self.message.emit("Starting the run (loading the model)…")
+        thread.start()
+
+    def pause(self) -> None:
+        if self.driver is not None and self.state in (RUNNING, STARTING):
+            self.driver.pause()
+            self.message.emit("Pausing after the current step…")
+
+    def resume(self) -> None:
+        if self.driver is not None and self.state == PAUSED:
+            self.driver.resume()
+
+    def stop(self) -> None:
+        if self.driver is not None and self.state in (STARTING, RUNNING, PAUSED):
+            self.driver.stop()
+            self._set_state(STOPPING)
+            self.message.emit("Stopping: one last evaluation, then the run ends…")
+
+    def abort(self) -> None:
+        """Stop without the final evaluation (the window is closing)."""
+        if self.driver is not None and self.active:
+            self.driver.abort()
+            self._set_state(STOPPING)
+
+    def send_pins(self, pins: Sequence[PinnedValue]) -> bool:
+        if self.driver is None or self.state not in (RUNNING, PAUSED, STARTING):
+            return False
+        self.driver.send_pins(pins)
+        return True
+
+    def wait(self, msecs: int = 30_000) -> bool:
+        """Block until the worker thread has ended (for closing the window)."""
+        if self._thread is None:
+            return True
+        return self._thread.wait(msecs)
+
+    # ---- events from the worker (GUI thread) --------------------------------------------------
+
+    @Slot(str, object)
+    def _on_event(self, kind: str, payload: Any) -> None:
+        self._handle(kind, payload)
+
+    def _handle(self, kind: str, payload: Any) -> None:
+        if kind == "started":
+            self.device, self.run_id = payload
+            if self.run_id is not None:
+                self.runRecorded.emit(self.run_id)
+            if self.state == STARTING:
+                self._set_state(RUNNING)
+            self.started.emit(self.device)
+            self.message.emit(f"Training on {self.device}" + (f" (run {self.run_id})" if self.run_id else
+                                                               " (the project did not record the run)"))
+        elif kind == "steps":
+            batch: StepBatch = payload
+            self.last_step = batch.last.step
+            self.total_steps = batch.total_steps
+            self.stepsArrived.emit(batch)
+        elif kind == "eval":
+            self.evaluated.emit(payload)
+        elif kind == "paused":
+            if self.state != STOPPING:
+                self._set_state(PAUSED)
+            self.message.emit(f"Paused at step {payload}: pin values, then Resume")
+        elif kind == "resumed":
+            if self.state == PAUSED:
+                self._set_state(RUNNING)
+        elif kind == "pins_applied":
+            self.pinsApplied.emit(int(payload))
+            self.message.emit(f"{payload} pinned values handed to the run")
+        elif kind == "finished":
+            self._final = "stopped" if payload.reason == "stopped" else "completed"
+            self.finished.emit(payload)
+        elif kind == "error":
+            failure: RunFailure = payload
+            self._final = "failed"
+            self.errored.emit(failure)
+        elif kind == "message":
+            self.message.emit(str(payload))
+
+    @Slot()
+    def _on_thread_finished(self) -> None:
+        final = getattr(self, "_final", "failed")
+        self._final = "failed"
+        if self._worker is not None:
+            self._worker.deleteLater()
+        if self._thread is not None:
+            self._thread.deleteLater()
+        self._thread, self._worker = None, None
+        self.driver = None
+        self._set_state(IDLE)
+        self.ended.emit(final)
+
+
+__all__ = ["RunController", "RunWorker", "describe_failure", "IDLE", "STARTING", "RUNNING", "PAUSED",
+           "STOPPING"]
