@@ -49,11 +49,16 @@ def main() -> int:
     trie = StemTrie.build(units, lens)
     res = []
     for d in (torch.device("cpu"), dev):
-        x = logits.to(d).requires_grad_(True)
+        x = logits.detach().clone().to(d).requires_grad_(True)
         sc = trie_span_log_probs(torch.log_softmax(x, 1), trie.to(d), windows.to(d), range(4, 11), 1.5)
         w = torch.where(sc > NEG / 2, torch.ones_like(sc), torch.zeros_like(sc))
         (sc * w).sum().backward()
         res.append((sc.detach().cpu(), x.grad.cpu()))
+    x = logits.detach().clone().to(dev).requires_grad_(True)    # the eager path on the same device
+    sc = trie_span_log_probs(torch.log_softmax(x, 1), trie.to(dev), windows.to(dev), range(4, 11), 1.5, static=False)
+    (sc * torch.where(sc > NEG / 2, 1.0, 0.0)).sum().backward()
+    out["graphs_vs_eager_max_abs_diff"] = float((sc.detach().cpu() - res[1][0]).abs().max())
+    out["graphs_vs_eager_grad_max_abs_diff"] = float((x.grad.cpu() - res[1][1]).abs().max())
     out["edit_dp_max_abs_diff"] = float((res[0][0] - res[1][0]).abs().max())
     out["edit_dp_grad_max_abs_diff"] = float((res[0][1] - res[1][1]).abs().max())
 

@@ -49,6 +49,7 @@ def forward_sums(emit: torch.Tensor, log_reward: torch.Tensor, lengths: torch.Te
         log_px, quality, coverage = _CompiledLattice.apply(emit, log_reward, lengths, tuple(span_lengths),
                                                            float(log_o))
         return LatticeSums(log_px, quality, coverage)
+    lengths = lengths.to(emit.device)
     B, Lp1, _ = emit.shape
     Lmax = Lp1 - 1
     log_n = [math.log(n) for n in span_lengths]

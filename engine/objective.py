@@ -73,7 +73,7 @@ def batch_objective(model: CharMapping, prep: Prepared, batch: SpanBatch, step: 
         # reward r = scale * P(span | E)^(1/|span|)
         log_r = math.log(cfg.reward_scale) + log_e / batch.span_len.to(log_e.dtype)
         reward = place_emissions(log_r, batch)
-        sums = forward_sums(emit, reward, batch.chunk_len.to(emit.device), batch.lattice_lengths,
+        sums = forward_sums(emit, reward, batch.chunk_len, batch.lattice_lengths,
                             lattice_log_o(prep), compiled=lattice_compiled)
     n_chars = float(batch.chunk_len.sum())
     quality = sums.quality.sum() / n_chars

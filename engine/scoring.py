@@ -37,7 +37,8 @@ class SpanBatch:
         return self.start_chunk.shape[0]
 
     def to(self, device) -> "SpanBatch":
-        return SpanBatch(self.chunk_indices, self.chunk_len.to(device), self.start_chunk.to(device),
+        # chunk_len stays on the CPU: it sizes tensors, and reading it from a GPU would synchronise
+        return SpanBatch(self.chunk_indices, self.chunk_len, self.start_chunk.to(device),
                          self.start_offset.to(device), self.windows.to(device), self.span_len.to(device),
                          self.valid.to(device), self.lattice_lengths)
 

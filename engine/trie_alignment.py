@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import os
+
 import torch
 
 from .alignment import IMPOSSIBLE, NEG
@@ -96,11 +98,12 @@ class _Row:
         """(3, W, P, S) costs of deletion, substitution and pair insertion into each cell."""
         big = IMPOSSIBLE
         c_del = _shift_down(prev, big) + self.sub[:, :1]
-        c_sub = torch.where(self.can_sub, prev + self.g, prev.new_tensor(big))
-        c_ins = torch.where(self.can_ins, _shift_up(prev, big) + _shift_up(self.g, 0.0) + self.g + self.gamma,
-                            prev.new_tensor(big))
+        # (Python scalars, not new tensors, as fill values: nothing here may copy from the host,
+        # so that the whole DP can be captured as a CUDA graph)
+        c_sub = torch.where(self.can_sub, prev + self.g, big)
+        c_ins = torch.where(self.can_ins, _shift_up(prev, big) + _shift_up(self.g, 0.0) + self.g + self.gamma, big)
         c = torch.stack([c_del, c_sub, c_ins])
-        return torch.where(self.exists, c, c.new_tensor(big)).clamp(max=big)
+        return torch.where(self.exists, c, big).clamp(max=big)
 
 
 def _combine(c: torch.Tensor, mode: str) -> torch.Tensor:
@@ -111,7 +114,7 @@ def _combine(c: torch.Tensor, mode: str) -> torch.Tensor:
         e = torch.exp(m - c)
         z = e.sum(0)
         out = m - torch.log(z) if mode == "sum" else (e * c).sum(0) / z
-    return torch.where(m >= IMPOSSIBLE / 2, m.new_tensor(IMPOSSIBLE), out)
+    return torch.where(m >= IMPOSSIBLE / 2, IMPOSSIBLE, out)
 
 
 def _local_grads(c: torch.Tensor, value: torch.Tensor, mode: str) -> torch.Tensor:
@@ -123,70 +126,179 @@ def _local_grads(c: torch.Tensor, value: torch.Tensor, mode: str) -> torch.Tenso
         w = torch.softmax(-c, dim=0)
         if mode == "softmin":
             w = w * (1.0 + value - c)
-    return torch.where(present, w, torch.zeros_like(w))
+    return torch.where(present, w, 0.0)
+
+
+def _dp_forward(cost, trie: StemTrie, windows, lengths: tuple[int, ...], gamma, band: int, mode: str):
+    """The DP rows (each (W, P_i, S)) and the read-out log-probabilities (V, S, len(lengths))."""
+    N = max(lengths)
+    M = min(trie.depth, N + band)
+    W = 2 * band + 1
+    win_cols = windows[:, :N].t().contiguous()                 # (N, S)
+    S = windows.shape[0]
+    root = cost.new_full((W, 1, S), IMPOSSIBLE)
+    root[band] = 0.0                                           # D(0, 0) = 0
+    rows = [root]
+    for i in range(1, M + 1):
+        row = _Row(i, cost, trie, win_cols, band, N, gamma)
+        rows.append(_combine(row.candidates(rows[i - 1].index_select(1, row.par)), mode))
+    out = cost.new_full((trie.n_stems, S, len(lengths)), NEG)
+    for k, n in enumerate(lengths):
+        for m in range(max(1, n - band), min(M, n + band) + 1):
+            if m not in trie.by_len:
+                continue
+            stems, nodes = trie.by_len[m]
+            d = rows[m][n - m + band].index_select(0, nodes)
+            out[stems, :, k] = torch.where(d < IMPOSSIBLE / 2, -d, NEG)
+    return rows, out
+
+
+def _dp_backward(grad_out, cost, trie: StemTrie, windows, rows, lengths: tuple[int, ...], gamma, band: int,
+                 mode: str):
+    """d loss / d cost from d loss / d out, walking the rows in reverse."""
+    M = len(rows) - 1
+    N = max(lengths)
+    win_cols = windows[:, :N].t().contiguous()
+    grad_cost = torch.zeros_like(cost)
+    delta = [torch.zeros_like(r) for r in rows]
+    for k, n in enumerate(lengths):
+        for m in range(max(1, n - band), min(M, n + band) + 1):
+            if m not in trie.by_len:
+                continue
+            stems, nodes = trie.by_len[m]
+            live = rows[m][n - m + band].index_select(0, nodes) < IMPOSSIBLE / 2
+            delta[m][n - m + band].index_add_(0, nodes, torch.where(live, -grad_out[stems, :, k], 0.0))
+    for i in range(M, 0, -1):
+        row = _Row(i, cost, trie, win_cols, band, N, gamma)
+        c = row.candidates(rows[i - 1].index_select(1, row.par))
+        dc = delta[i].unsqueeze(0) * _local_grads(c, rows[i], mode)          # (3, W, P, S)
+        d_del, d_sub, d_ins = dc.unbind(0)
+        # to the parent row: deletion came from cell jj + 1, substitution from jj, insertion from jj - 1
+        d_prev = _shift_up(d_del, 0.0) + d_sub + _shift_down(d_ins, 0.0)
+        delta[i - 1].index_add_(1, row.par, d_prev)
+        # to the costs: x_j of every substitution and insertion, x_{j-1} of every insertion
+        d_g = d_sub + d_ins + _shift_down(d_ins, 0.0)                          # (W, P, S)
+        P = row.sub.shape[0]
+        grad_sub = torch.zeros_like(row.sub)
+        grad_sub.index_add_(1, row.letter.reshape(-1), d_g.transpose(0, 1).reshape(P, -1))
+        grad_sub[:, 0] += d_del.sum(dim=(0, 2))
+        grad_cost.index_add_(0, row.u, grad_sub)
+    return grad_cost
+
+
+class StaticDP:
+    """The DP for one (trie, padded start count) with fixed input and output buffers.
+
+    On CUDA the forward and backward passes are captured once as CUDA graphs and replayed: a
+    step then costs two graph launches instead of ~1,000 kernel launches from Python (which is
+    what bounded the GPU's speed). Start counts are padded up to a multiple of ``PAD`` so a few
+    graphs serve every batch; padded starts read letter 0 and receive no gradient. Off CUDA the
+    same buffers are used eagerly, which is what the CPU tests exercise.
+    """
+
+    PAD = 64
+
+    def __init__(self, trie: StemTrie, K: int, C: int, S_pad: int, N: int, lengths, band: int, mode: str,
+                 dtype, device):
+        self.trie, self.lengths, self.band, self.mode = trie, tuple(lengths), band, mode
+        self.cost = torch.zeros((K, C), dtype=dtype, device=device)
+        self.windows = torch.zeros((S_pad, N), dtype=torch.long, device=device)
+        self.gamma = torch.zeros((), dtype=dtype, device=device)
+        self.grad_out = torch.zeros((trie.n_stems, S_pad, len(self.lengths)), dtype=dtype, device=device)
+        self.graphs = device.type == "cuda"
+        if self.graphs:
+            self._capture()
+
+    def _forward(self):
+        self.rows, self.out = _dp_forward(self.cost, self.trie, self.windows, self.lengths, self.gamma,
+                                          self.band, self.mode)
+
+    def _backward(self):
+        self.grad_cost = _dp_backward(self.grad_out, self.cost, self.trie, self.windows, self.rows, self.lengths,
+                                      self.gamma, self.band, self.mode)
+
+    def _capture(self):
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):          # warm-up outside the graph, as CUDA graphs require
+            self._forward()
+            self._backward()
+        torch.cuda.current_stream().wait_stream(stream)
+        self.fwd_graph, self.bwd_graph = torch.cuda.CUDAGraph(), torch.cuda.CUDAGraph()
+        with torch.cuda.graph(self.fwd_graph):
+            self._forward()
+        with torch.cuda.graph(self.bwd_graph, pool=self.fwd_graph.pool()):
+            self._backward()
+
+    def forward(self, cost, windows, gamma) -> torch.Tensor:
+        S = windows.shape[0]
+        self.cost.copy_(cost)
+        self.windows.zero_()
+        self.windows[:S].copy_(windows[:, : self.windows.shape[1]])
+        self.gamma.fill_(gamma)
+        if self.graphs:
+            self.fwd_graph.replay()
+        else:
+            self._forward()
+        return self.out[:, :S].clone()
+
+    def backward(self, grad_out) -> torch.Tensor:
+        S = grad_out.shape[1]
+        self.grad_out.zero_()
+        self.grad_out[:, :S].copy_(grad_out)
+        if self.graphs:
+            self.bwd_graph.replay()
+        else:
+            self._backward()
+        return self.grad_cost.clone()
+
+
+def static_dp(trie: StemTrie, cost: torch.Tensor, windows: torch.Tensor, lengths, band: int, mode: str) -> StaticDP:
+    """The cached StaticDP for this trie and batch shape (kept on the trie)."""
+    S_pad = -(-windows.shape[0] // StaticDP.PAD) * StaticDP.PAD
+    N = max(lengths)
+    key = (S_pad, N, tuple(lengths), band, mode, cost.dtype, str(cost.device), tuple(cost.shape))
+    cache = trie.__dict__.setdefault("_static", {})
+    if key not in cache:
+        cache[key] = StaticDP(trie, cost.shape[0], cost.shape[1], S_pad, N, lengths, band, mode, cost.dtype,
+                              cost.device)
+    return cache[key]
+
+
+def use_graphs(device: torch.device) -> bool:
+    return device.type == "cuda" and os.environ.get("DECIPHER_CUDA_GRAPHS", "1") != "0"
 
 
 class _TrieEditDP(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, cost, trie: StemTrie, windows, lengths: tuple[int, ...], gamma: float, band: int, mode: str):
-        N = max(lengths)
-        M = min(trie.depth, N + band)
-        W = 2 * band + 1
-        win_cols = windows[:, :N].t().contiguous()                 # (N, S)
-        S = windows.shape[0]
-        root = cost.new_full((W, 1, S), IMPOSSIBLE)
-        root[band] = 0.0                                           # D(0, 0) = 0
-        rows = [root]
-        for i in range(1, M + 1):
-            row = _Row(i, cost, trie, win_cols, band, N, gamma)
-            rows.append(_combine(row.candidates(rows[i - 1].index_select(1, row.par)), mode))
-        out = cost.new_full((trie.n_stems, S, len(lengths)), NEG)
-        for k, n in enumerate(lengths):
-            for m in range(max(1, n - band), min(M, n + band) + 1):
-                if m not in trie.by_len:
-                    continue
-                stems, nodes = trie.by_len[m]
-                d = rows[m][n - m + band].index_select(0, nodes)
-                out[stems, :, k] = torch.where(d < IMPOSSIBLE / 2, -d, d.new_tensor(NEG))
-        ctx.trie, ctx.rows, ctx.lengths, ctx.gamma, ctx.band, ctx.mode = trie, rows, lengths, gamma, band, mode
-        ctx.save_for_backward(cost, win_cols)
+    def forward(ctx, cost, trie: StemTrie, windows, lengths: tuple[int, ...], gamma: float, band: int, mode: str,
+                static: bool):
+        ctx.trie, ctx.lengths, ctx.gamma, ctx.band, ctx.mode = trie, lengths, gamma, band, mode
+        if static:
+            ctx.static = static_dp(trie, cost, windows, lengths, band, mode)
+            return ctx.static.forward(cost, windows, gamma)
+        ctx.static = None
+        ctx.rows, out = _dp_forward(cost, trie, windows, lengths, gamma, band, mode)
+        ctx.save_for_backward(cost, windows)
         return out
 
     @staticmethod
     def backward(ctx, grad_out):
-        cost, win_cols = ctx.saved_tensors
-        trie, rows, lengths, gamma, band, mode = ctx.trie, ctx.rows, ctx.lengths, ctx.gamma, ctx.band, ctx.mode
-        M = len(rows) - 1
-        N = max(lengths)
-        grad_cost = torch.zeros_like(cost)
-        delta = [torch.zeros_like(r) for r in rows]
-        for k, n in enumerate(lengths):
-            for m in range(max(1, n - band), min(M, n + band) + 1):
-                if m not in trie.by_len:
-                    continue
-                stems, nodes = trie.by_len[m]
-                live = rows[m][n - m + band].index_select(0, nodes) < IMPOSSIBLE / 2
-                g = torch.where(live, -grad_out[stems, :, k], grad_out.new_zeros(()))
-                delta[m][n - m + band].index_add_(0, nodes, g)
-        for i in range(M, 0, -1):
-            row = _Row(i, cost, trie, win_cols, band, N, gamma)
-            c = row.candidates(rows[i - 1].index_select(1, row.par))
-            dc = delta[i].unsqueeze(0) * _local_grads(c, rows[i], mode)          # (3, W, P, S)
-            d_del, d_sub, d_ins = dc.unbind(0)
-            # to the parent row: deletion came from cell jj + 1, substitution from jj, insertion from jj - 1
-            d_prev = _shift_up(d_del, 0.0) + d_sub + _shift_down(d_ins, 0.0)
-            delta[i - 1].index_add_(1, row.par, d_prev)
-            # to the costs: x_j of every substitution and insertion, x_{j-1} of every insertion
-            d_g = d_sub + d_ins + _shift_down(d_ins, 0.0)                          # (W, P, S)
-            P = row.sub.shape[0]
-            grad_sub = torch.zeros_like(row.sub)
-            grad_sub.index_add_(1, row.letter.reshape(-1), d_g.transpose(0, 1).reshape(P, -1))
-            grad_sub[:, 0] += d_del.sum(dim=(0, 2))
-            grad_cost.index_add_(0, row.u, grad_sub)
-        return grad_cost, None, None, None, None, None, None
+        if ctx.static is not None:
+            grad = ctx.static.backward(grad_out)
+        else:
+            cost, windows = ctx.saved_tensors
+            grad = _dp_backward(grad_out, cost, ctx.trie, windows, ctx.rows, ctx.lengths, ctx.gamma, ctx.band,
+                                ctx.mode)
+        return grad, None, None, None, None, None, None, None
 
 
 def trie_span_log_probs(log_p: torch.Tensor, trie: StemTrie, windows: torch.Tensor, lengths, gamma: float,
-                        *, band: int = 2, mode: str = "softmin") -> torch.Tensor:
-    """Same contract as alignment.span_log_probs, with the stems given as a trie."""
-    return _TrieEditDP.apply(-log_p, trie, windows, tuple(lengths), float(gamma), band, mode)
+                        *, band: int = 2, mode: str = "softmin", static: bool | None = None) -> torch.Tensor:
+    """Same contract as alignment.span_log_probs, with the stems given as a trie.
+
+    ``static`` runs through StaticDP (CUDA graphs on a GPU); by default only on CUDA.
+    """
+    if static is None:
+        static = use_graphs(log_p.device)
+    return _TrieEditDP.apply(-log_p, trie, windows, tuple(lengths), float(gamma), band, mode, static)

@@ -54,3 +54,22 @@ def test_trie_dp_gradcheck():
 
     assert torch.autograd.gradcheck(f, (logits.clone().requires_grad_(True),), eps=1e-6, atol=1e-6)
 
+
+
+def test_static_buffers_with_padding_give_the_same_values_and_gradients():
+    """The StaticDP path (CUDA graphs on a GPU) pads the starts; on the CPU it runs eagerly."""
+    logits, units, lens, windows = problem(5, V=25, S=11)
+    trie = StemTrie.build(units, lens)
+    lengths = [3, 4, 5, 6]
+    results = []
+    for static in (False, True, True):          # the second static call reuses the cached buffers
+        x = logits.clone().requires_grad_(True)
+        out = trie_span_log_probs(torch.log_softmax(x, 1), trie, windows, lengths, 0.9, static=static)
+        w = torch.where(out > -1e8, torch.ones_like(out), torch.zeros_like(out))
+        (out * w * torch.arange(out.shape[1], dtype=out.dtype).view(1, -1, 1)).sum().backward()
+        results.append((out.detach(), x.grad))
+    for out, grad in results[1:]:
+        assert out.shape == results[0][0].shape
+        assert torch.allclose(out, results[0][0], atol=1e-12)
+        assert torch.allclose(grad, results[0][1], atol=1e-12)
+    assert len(trie._static) == 1
