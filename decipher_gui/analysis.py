@@ -3,10 +3,10 @@ closeness curves of stored runs, and which match covers which letter of an inscr
 
 from __future__ import annotations
 
-import bisect
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+from engine.closeness import closeness_curve
 from engine.data import DIVIDER, Inscription, Stem
 from engine.errors import DecipherError
 from engine.phonology import DELETE, ipa_units
@@ -33,24 +33,6 @@ def known_inventory(stems: Iterable[Stem]) -> list[str]:
         except DecipherError:
             continue
     return sorted(units)
-
-
-def closeness_curve(matches: Iterable[Match], total_letters: int, points: int = 41) -> list[tuple[float, float]]:
-    """(confidence threshold c, share of letters inside spans at least c confident), c from 1 to 0.
-
-    The same definition as the engine's evaluation, so stored runs and live ones compare.
-    """
-    spans = sorted((m.confidence, m.end - m.start) for m in matches)
-    confs = [c for c, _ in spans]
-    suffix = [0] * (len(spans) + 1)
-    for i in range(len(spans) - 1, -1, -1):
-        suffix[i] = suffix[i + 1] + spans[i][1]
-    out = []
-    for p in range(points):
-        c = 1.0 - p / (points - 1)
-        i = bisect.bisect_left(confs, c)
-        out.append((c, suffix[i] / total_letters if total_letters else 0.0))
-    return out
 
 
 def run_label(project: Project, run: RunRecord) -> str:

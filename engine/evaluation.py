@@ -10,7 +10,6 @@ Gold rows the model cannot score at all (e.g. a word shorter than the shortest s
 
 from __future__ import annotations
 
-import bisect
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
@@ -20,6 +19,7 @@ from .alignment import NEG
 from .data import GoldAnnotation
 from .decoding import decode_batch, normaliser, score_chunks, start_lookup
 from .prepared import Prepared
+from .closeness import closeness_curve
 from .results import Match
 
 DEFAULT_KS = (1, 3, 5, 10)
@@ -56,24 +56,6 @@ def gold_targets(prep: Prepared, gold: Sequence[GoldAnnotation]) -> list[set[int
     """For each gold row, the stem-table entries it accepts."""
     by_form = prep.entries_by_form()
     return [{v for form in g.known for v in by_form.get(form, [])} for g in gold]
-
-
-def closeness_curve(matches: Iterable[Match], total_chars: int, points: int = 41) -> list[tuple[float, float]]:
-    """Coverage of the spans at least as confident as c, for thresholds c from 1 down to 0.
-
-    Confidence is the span's best per-letter probability exp(log P(span | stem) / |span|).
-    """
-    spans = sorted(((m.confidence, m.end - m.start) for m in matches), key=lambda t: t[0])
-    confs = [c for c, _ in spans]
-    suffix = [0] * (len(spans) + 1)
-    for i in range(len(spans) - 1, -1, -1):
-        suffix[i] = suffix[i + 1] + spans[i][1]
-    curve = []
-    for p in range(points):
-        c = 1.0 - p / (points - 1)
-        i = bisect.bisect_left(confs, c)
-        curve.append((c, suffix[i] / total_chars if total_chars else 0.0))
-    return curve
 
 
 def evaluate(model, prep: Prepared, gold: Sequence[GoldAnnotation] = (), *, step: int, device="cpu",

@@ -72,7 +72,8 @@ def _delimiter(path: Path, delimiter: str | None) -> str:
     return sniff_delimiter(path, delimiter)
 
 
-def _corpus_id(project: Project, corpus: int | str | None) -> int:
+def resolve_corpus(project: Project, corpus: int | str | None) -> int:
+    """A corpus id from an id, a name, or None when the project holds exactly one corpus."""
     if isinstance(corpus, int):
         project.corpus(corpus)
         return corpus
@@ -81,11 +82,12 @@ def _corpus_id(project: Project, corpus: int | str | None) -> int:
     corpora = project.corpora()
     if len(corpora) == 1:
         return corpora[0].id
-    names = ", ".join(repr(c.name) for c in corpora) or "none"
+    names = ", ".join(repr(c.name) for c in corpora) or "none yet"
     raise ProjectError(f"say which corpus (corpora: {names})")
 
 
-def _language_id(project: Project, language: int | str | None) -> int:
+def resolve_language(project: Project, language: int | str | None) -> int:
+    """A known-language id from an id, a name, or None when the project holds exactly one."""
     if isinstance(language, int):
         project.vocabulary(language)
         return language
@@ -166,7 +168,7 @@ def export_lost(project: Project, path: str | Path, corpus: int | str | None = N
     """Write a corpus as LOST.csv: ``id,text``, then ``raw`` when any text was imported in another
     form, then every metadata key. Re-importing it gives the same inscriptions."""
     path = Path(path)
-    inscriptions = project.inscriptions(_corpus_id(project, corpus))
+    inscriptions = project.inscriptions(resolve_corpus(project, corpus))
     keys: dict[str, None] = {}
     for ins in inscriptions:
         keys.update(dict.fromkeys(k for k in ins.meta if k not in ("id", "text", "raw")))
@@ -183,7 +185,7 @@ def export_known(project: Project, path: str | Path, language: int | str | None 
                  delimiter: str | None = None, bom: bool = False, guard_formulas: bool = False) -> int:
     """Write a known language's stems as KNOWN.csv: ``form,ipa,gloss,source``."""
     path = Path(path)
-    stems = project.stems(_language_id(project, language))
+    stems = project.stems(resolve_language(project, language))
     write_csv(path, ("form", "ipa", "gloss", "source"), ((s.form, s.ipa, s.gloss, s.source) for s in stems),
               delimiter=_delimiter(path, delimiter), bom=bom, guard_formulas=guard_formulas)
     return len(stems)
@@ -193,7 +195,7 @@ def export_gold(project: Project, path: str | Path, corpus: int | str | None = N
                 delimiter: str | None = None, bom: bool = False, guard_formulas: bool = False) -> int:
     """Write a corpus's gold annotations as GOLD.csv: ``inscription_id,start,word_end,known``."""
     path = Path(path)
-    gold = project.gold(_corpus_id(project, corpus))
+    gold = project.gold(resolve_corpus(project, corpus))
     write_csv(path, ("inscription_id", "start", "word_end", "known"),
               ((g.inscription_id, g.start, g.word_end, "|".join(g.known)) for g in gold),
               delimiter=_delimiter(path, delimiter), bom=bom, guard_formulas=guard_formulas)

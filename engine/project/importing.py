@@ -21,7 +21,7 @@ from ..errors import InputError, ProjectError
 from ..io import tables
 from ..phonology import ipa_units
 from ..results import Alternative, Match
-from .exporting import MATCH_COLUMNS, OPEN
+from .exporting import MATCH_COLUMNS, OPEN, resolve_corpus
 from .schema import DECISIONS
 from .store import Project
 
@@ -42,20 +42,6 @@ def _split_raw(inscriptions: list[Inscription]) -> list[Inscription]:
             ins = Inscription(ins.id, ins.text, raw=ins.meta["raw"], meta=meta)
         out.append(ins)
     return out
-
-
-def resolve_corpus(project: Project, corpus: int | str | None) -> int:
-    """A corpus id from an id, a name, or None when the project holds exactly one corpus."""
-    if isinstance(corpus, int):
-        project.corpus(corpus)
-        return corpus
-    if corpus is not None:
-        return project.corpus_id(corpus)
-    corpora = project.corpora()
-    if len(corpora) == 1:
-        return corpora[0].id
-    names = ", ".join(repr(c.name) for c in corpora) or "none yet"
-    raise ProjectError(f"say which corpus the gold belongs to (corpora: {names})")
 
 
 # ---------------------------------------------------------------------------------------------

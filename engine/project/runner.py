@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..errors import ProjectError
 from ..results import EvalEvent, FinishedEvent, StepEvent
-from .exporting import _corpus_id, _language_id
+from .exporting import resolve_corpus, resolve_language
 from .recording import RunRecorder
 from .store import Project
 
@@ -60,8 +60,8 @@ def run_in_project(args, config) -> int:
         for run_id in project.interrupted:
             print(f"note: run {run_id} was left running by a process that is gone; marked interrupted",
                   file=sys.stderr)
-        corpus_id = _corpus_id(project, getattr(args, "corpus", None))
-        language_id = _language_id(project, getattr(args, "language", None))
+        corpus_id = resolve_corpus(project, getattr(args, "corpus", None))
+        language_id = resolve_language(project, getattr(args, "language", None))
         corpus = project.corpus(corpus_id)
         vocabulary = project.vocabulary(language_id)
         gold = project.gold(corpus_id)

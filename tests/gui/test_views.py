@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtCore import QPoint
 
-from decipher_gui.analysis import closeness_curve, marks_by_inscription
+from decipher_gui.analysis import marks_by_inscription
+from engine.closeness import closeness_curve
 from decipher_gui.panels.inscriptions import InscriptionPanel, explain_html
 from engine.data import DIVIDER, GoldAnnotation, Inscription
 from engine.results import Alternative, CharMapping, Match
@@ -66,5 +67,5 @@ def test_hovering_a_span_finds_it_and_explains_it(qtbot):
 
 def test_closeness_curve_counts_letters_of_confident_spans():
     ms = [Match("a", 0, 4, "abcd", (), confidence=0.9), Match("b", 0, 2, "ab", (), confidence=0.3)]
-    curve = dict(closeness_curve(ms, total_letters=10, points=11))
+    curve = dict(closeness_curve(ms, 10, points=11))
     assert curve[1.0] == 0 and abs(curve[0.5] - 0.4) < 1e-9 and abs(curve[0.0] - 0.6) < 1e-9
