@@ -31,7 +31,7 @@ FILES = {"small": "uga-heb.small.no_spe.cog", "full": "uga-heb.no_spe.cog"}
 FULL_PRIOR = Path(__file__).with_name("ugaritic_full_prior.csv")
 
 
-def run_seed(data: str, variant: str, seed: int, steps: int, device: str, out: Path) -> dict:
+def run_seed(data: str, variant: str, seed: int, steps: int, device: str, out: Path, checkpoint: bool = True) -> dict:
     from engine.cli import peak_memory_mb
     from engine.config import UGARITIC, Config
     from engine.data import Corpus, Vocabulary
@@ -63,7 +63,8 @@ def run_seed(data: str, variant: str, seed: int, steps: int, device: str, out: P
     result["n_evaluable"] = len(evaluable)
     result["peak_memory_mb"] = round(peak_memory_mb(), 1)
     out.mkdir(parents=True, exist_ok=True)
-    trainer.save_checkpoint(out / f"ugaritic-{data}-{variant}-seed{seed}.pt")
+    if checkpoint:
+        trainer.save_checkpoint(out / f"ugaritic-{data}-{variant}-seed{seed}.pt")
     return result
 
 
@@ -82,6 +83,7 @@ def main(argv=None) -> int:
     p.add_argument("--steps", type=int, default=3000)
     p.add_argument("--device", default="auto")
     p.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results")
+    p.add_argument("--no-checkpoint", action="store_true", help="do not keep the trained models")
     args = p.parse_args(argv)
     if not (SHARED / FILES[args.data]).exists():
         print(f"needs {SHARED / FILES[args.data]}", file=sys.stderr)
@@ -90,7 +92,7 @@ def main(argv=None) -> int:
     log = args.out / f"ugaritic-{args.data}-{args.variant}.jsonl"
     args.out.mkdir(parents=True, exist_ok=True)
     for seed in args.seeds:
-        r = run_seed(args.data, args.variant, seed, args.steps, args.device, args.out)
+        r = run_seed(args.data, args.variant, seed, args.steps, args.device, args.out, not args.no_checkpoint)
         results.append(r)
         with open(log, "a", encoding="utf-8") as f:
             f.write(json.dumps(r) + "\n")
