@@ -1,9 +1,9 @@
 """A training run on a worker thread, and its controller on the GUI thread.
 
-The worker (a QObject moved to a QThread) drives the trainer generator through a RunDriver; its
-events reach the controller by queued signals, so every slot, every widget and every write to
-the project file runs on the GUI thread. torch is imported on the worker thread, when the first
-run starts.
+The worker (a QObject moved to a QThread) drives the trainer generator through a RunDriver and
+records the run in the project through its own connection (recorder.py); its events reach the
+controller by queued signals, so every slot and every widget runs on the GUI thread. torch is
+imported on the worker thread, when the first run starts.
 """
 
 from __future__ import annotations
