@@ -66,67 +66,69 @@ class StemTrie:
                         {m: (a.to(device), b.to(device)) for m, (a, b) in self.by_len.items()}, self.n_stems)
 
 
-def _shift_down(x: torch.Tensor, fill: float) -> torch.Tensor:
-    """y[k] = x[k + 1] along dim 0 (the last slot gets ``fill``)."""
-    return torch.cat([x[1:], x.new_full((1, *x.shape[1:]), fill)])
-
-
-def _shift_up(x: torch.Tensor, fill: float) -> torch.Tensor:
-    """y[k] = x[k - 1] along dim 0 (the first slot gets ``fill``)."""
-    return torch.cat([x.new_full((1, *x.shape[1:]), fill), x[:-1]])
-
-
 class _Row:
-    """Everything cell row i needs, for its W = 2 * band + 1 cells j = i - band + jj at once."""
+    """Everything cell row i needs, for its W = 2 * band + 1 cells j = i - band + jj at once.
 
-    def __init__(self, i: int, cost, trie: StemTrie, win_cols, band: int, N: int, gamma: float):
+    Which slots exist (0 <= j <= N) and which can take a substitution (j >= 1) or an insertion
+    (j >= 2) depends only on i, so it is known in Python: the candidate tensor is filled by
+    slices, without masks (and without copying from the host, so a CUDA graph can capture it).
+    """
+
+    def __init__(self, i: int, cost, trie: StemTrie, win_cols, band: int, N: int, gamma):
         W = 2 * band + 1
         self.u, self.par = trie.units[i], trie.parent[i]
         self.sub = cost.index_select(0, self.u)                                 # (P, C)
         j = torch.arange(i - band, i + band + 1, device=cost.device)            # (W,)
-        self.j = j
         letter = win_cols.index_select(0, (j - 1).clamp(0, N - 1))              # (W, S) letter x_j
         self.letter = letter
         P, S = self.sub.shape[0], win_cols.shape[1]
-        self.g = self.sub.index_select(1, letter.reshape(-1)).view(P, W, S).transpose(0, 1)   # (W, P, S)
-        self.exists = ((j >= 0) & (j <= N)).view(W, 1, 1)
-        self.can_sub = (j >= 1).view(W, 1, 1)
-        self.can_ins = (j >= 2).view(W, 1, 1)
+        self.g = self.sub.index_select(1, letter.reshape(-1)).view(P, W, S).transpose(0, 1).contiguous()
+        self.W = W
+        self.first = max(0, band - i)                  # first slot with j >= 0
+        self.end = min(W, N - i + band + 1)            # one past the last slot with j <= N
+        self.first_sub = max(0, band - i + 1)          # j >= 1
+        self.first_ins = max(1, band - i + 2)          # j >= 2 (and a slot to its left)
         self.gamma = gamma
 
     def candidates(self, prev: torch.Tensor) -> torch.Tensor:
-        """(3, W, P, S) costs of deletion, substitution and pair insertion into each cell."""
-        big = IMPOSSIBLE
-        c_del = _shift_down(prev, big) + self.sub[:, :1]
-        # (Python scalars, not new tensors, as fill values: nothing here may copy from the host,
-        # so that the whole DP can be captured as a CUDA graph)
-        c_sub = torch.where(self.can_sub, prev + self.g, big)
-        c_ins = torch.where(self.can_ins, _shift_up(prev, big) + _shift_up(self.g, 0.0) + self.g + self.gamma, big)
-        c = torch.stack([c_del, c_sub, c_ins])
-        return torch.where(self.exists, c, big).clamp(max=big)
+        """(3, W, P, S) costs of deletion (from slot jj + 1 of the parent), substitution (jj) and
+        pair insertion (jj - 1) into each cell; IMPOSSIBLE where there is no such move."""
+        W, g = self.W, self.g
+        c = prev.new_full((3, *prev.shape), IMPOSSIBLE)
+        torch.add(prev[1:], self.sub[:, :1], out=c[0, : W - 1])
+        a = self.first_sub
+        torch.add(prev[a:], g[a:], out=c[1, a:])
+        k = self.first_ins
+        if k < W:
+            ins = c[2, k:]
+            torch.add(prev[k - 1: W - 1], g[k - 1: W - 1], out=ins)
+            ins += g[k:]
+            ins += self.gamma
+        c[:, : self.first] = IMPOSSIBLE
+        c[:, self.end:] = IMPOSSIBLE
+        return c
 
 
 def _combine(c: torch.Tensor, mode: str) -> torch.Tensor:
+    """Combine the three candidates of each cell. A cell without a finite candidate stays at
+    (about) IMPOSSIBLE: every mode returns at least the smallest candidate, less log 3."""
     m = c.amin(0)
     if mode == "max":
-        out = m
-    else:
-        e = torch.exp(m - c)
-        z = e.sum(0)
-        out = m - torch.log(z) if mode == "sum" else (e * c).sum(0) / z
-    return torch.where(m >= IMPOSSIBLE / 2, IMPOSSIBLE, out)
+        return m
+    e = torch.exp(m - c)
+    z = e.sum(0)
+    return m - torch.log(z) if mode == "sum" else (e * c).sum(0) / z
 
 
 def _local_grads(c: torch.Tensor, value: torch.Tensor, mode: str) -> torch.Tensor:
-    """d cell / d candidate cost, (3, W, P, S); zero for absent candidates."""
-    present = c < IMPOSSIBLE / 2
+    """d cell / d candidate cost, (3, W, P, S). An IMPOSSIBLE candidate beside a finite one gets
+    weight exp(-1e9) = 0; cells without a finite candidate never receive a gradient."""
     if mode == "max":
-        w = torch.zeros_like(c).scatter_(0, c.argmin(0, keepdim=True), 1.0)
-    else:
-        w = torch.softmax(-c, dim=0)
-        if mode == "softmin":
-            w = w * (1.0 + value - c)
-    return torch.where(present, w, 0.0)
+        return torch.zeros_like(c).scatter_(0, c.argmin(0, keepdim=True), 1.0)
+    w = torch.softmax(-c, dim=0)
+    if mode == "softmin":
+        w *= (value + 1.0) - c
+    return w
 
 
 def _dp_forward(cost, trie: StemTrie, windows, lengths: tuple[int, ...], gamma, band: int, mode: str):
@@ -173,11 +175,14 @@ def _dp_backward(grad_out, cost, trie: StemTrie, windows, rows, lengths: tuple[i
         c = row.candidates(rows[i - 1].index_select(1, row.par))
         dc = delta[i].unsqueeze(0) * _local_grads(c, rows[i], mode)          # (3, W, P, S)
         d_del, d_sub, d_ins = dc.unbind(0)
-        # to the parent row: deletion came from cell jj + 1, substitution from jj, insertion from jj - 1
-        d_prev = _shift_up(d_del, 0.0) + d_sub + _shift_down(d_ins, 0.0)
+        # to the parent row: deletion came from slot jj + 1, substitution from jj, insertion from jj - 1
+        d_prev = d_sub.clone()
+        d_prev[1:] += d_del[:-1]
+        d_prev[:-1] += d_ins[1:]
         delta[i - 1].index_add_(1, row.par, d_prev)
         # to the costs: x_j of every substitution and insertion, x_{j-1} of every insertion
-        d_g = d_sub + d_ins + _shift_down(d_ins, 0.0)                          # (W, P, S)
+        d_g = d_sub + d_ins
+        d_g[:-1] += d_ins[1:]                                                   # (W, P, S)
         P = row.sub.shape[0]
         grad_sub = torch.zeros_like(row.sub)
         grad_sub.index_add_(1, row.letter.reshape(-1), d_g.transpose(0, 1).reshape(P, -1))
