@@ -131,8 +131,32 @@ def _local_grads(c: torch.Tensor, value: torch.Tensor, mode: str) -> torch.Tenso
     return w
 
 
-def _dp_forward(cost, trie: StemTrie, windows, lengths: tuple[int, ...], gamma, band: int, mode: str):
-    """The DP rows (each (W, P_i, S)) and the read-out log-probabilities (V, S, len(lengths))."""
+KEEP_LOCAL_LIMIT = 64 * 2**20
+"""Keep each cell's local gradients from the forward pass (3 values per cell) when the whole DP has
+at most this many of them; larger DPs (e.g. every Hebrew stem) recompute them in the backward."""
+
+
+def _combine_keep(c: torch.Tensor, mode: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """_combine, and d cell / d candidate from the same exponentials (saves the backward pass
+    recomputing the candidates and their softmax)."""
+    if mode == "max":
+        m = c.amin(0)
+        return m, torch.zeros_like(c).scatter_(0, c.argmin(0, keepdim=True), 1.0)
+    m = c.amin(0)
+    w = torch.exp(m - c)
+    z = w.sum(0)
+    w /= z
+    if mode == "sum":
+        return m - torch.log(z), w
+    value = (w * c).sum(0)
+    w *= (value + 1.0) - c
+    return value, w
+
+
+def _dp_forward(cost, trie: StemTrie, windows, lengths: tuple[int, ...], gamma, band: int, mode: str,
+                keep_local: bool | None = None):
+    """The DP rows (each (W, P_i, S)), the read-out log-probabilities (V, S, len(lengths)) and,
+    when kept, each row's local gradients (else None)."""
     N = max(lengths)
     M = min(trie.depth, N + band)
     W = 2 * band + 1
@@ -141,9 +165,18 @@ def _dp_forward(cost, trie: StemTrie, windows, lengths: tuple[int, ...], gamma, 
     root = cost.new_full((W, 1, S), IMPOSSIBLE)
     root[band] = 0.0                                           # D(0, 0) = 0
     rows = [root]
+    if keep_local is None:
+        keep_local = 3 * W * S * sum(len(u) for u in trie.units[1: M + 1]) <= KEEP_LOCAL_LIMIT
+    local: list[torch.Tensor] | None = [root] if keep_local else None
     for i in range(1, M + 1):
         row = _Row(i, cost, trie, win_cols, band, N, gamma)
-        rows.append(_combine(row.candidates(rows[i - 1].index_select(1, row.par)), mode))
+        c = row.candidates(rows[i - 1].index_select(1, row.par))
+        if local is None:
+            rows.append(_combine(c, mode))
+        else:
+            value, w = _combine_keep(c, mode)
+            rows.append(value)
+            local.append(w)
     out = cost.new_full((trie.n_stems, S, len(lengths)), NEG)
     for k, n in enumerate(lengths):
         for m in range(max(1, n - band), min(M, n + band) + 1):
@@ -152,11 +185,11 @@ def _dp_forward(cost, trie: StemTrie, windows, lengths: tuple[int, ...], gamma, 
             stems, nodes = trie.by_len[m]
             d = rows[m][n - m + band].index_select(0, nodes)
             out[stems, :, k] = torch.where(d < IMPOSSIBLE / 2, -d, NEG)
-    return rows, out
+    return rows, out, local
 
 
 def _dp_backward(grad_out, cost, trie: StemTrie, windows, rows, lengths: tuple[int, ...], gamma, band: int,
-                 mode: str):
+                 mode: str, local: list[torch.Tensor] | None = None):
     """d loss / d cost from d loss / d out, walking the rows in reverse."""
     M = len(rows) - 1
     N = max(lengths)
@@ -172,8 +205,11 @@ def _dp_backward(grad_out, cost, trie: StemTrie, windows, rows, lengths: tuple[i
             delta[m][n - m + band].index_add_(0, nodes, torch.where(live, -grad_out[stems, :, k], 0.0))
     for i in range(M, 0, -1):
         row = _Row(i, cost, trie, win_cols, band, N, gamma)
-        c = row.candidates(rows[i - 1].index_select(1, row.par))
-        dc = delta[i].unsqueeze(0) * _local_grads(c, rows[i], mode)          # (3, W, P, S)
+        if local is not None:
+            w = local[i]
+        else:
+            w = _local_grads(row.candidates(rows[i - 1].index_select(1, row.par)), rows[i], mode)
+        dc = delta[i].unsqueeze(0) * w                                         # (3, W, P, S)
         d_del, d_sub, d_ins = dc.unbind(0)
         # to the parent row: deletion came from slot jj + 1, substitution from jj, insertion from jj - 1
         d_prev = d_sub.clone()
@@ -215,12 +251,12 @@ class StaticDP:
             self._capture()
 
     def _forward(self):
-        self.rows, self.out = _dp_forward(self.cost, self.trie, self.windows, self.lengths, self.gamma,
-                                          self.band, self.mode)
+        self.rows, self.out, self.local = _dp_forward(self.cost, self.trie, self.windows, self.lengths,
+                                                      self.gamma, self.band, self.mode)
 
     def _backward(self):
         self.grad_cost = _dp_backward(self.grad_out, self.cost, self.trie, self.windows, self.rows, self.lengths,
-                                      self.gamma, self.band, self.mode)
+                                      self.gamma, self.band, self.mode, self.local)
 
     def _capture(self):
         stream = torch.cuda.Stream()
@@ -283,7 +319,8 @@ class _TrieEditDP(torch.autograd.Function):
             ctx.static = static_dp(trie, cost, windows, lengths, band, mode)
             return ctx.static.forward(cost, windows, gamma)
         ctx.static = None
-        ctx.rows, out = _dp_forward(cost, trie, windows, lengths, gamma, band, mode)
+        ctx.rows, out, ctx.local = _dp_forward(cost, trie, windows, lengths, gamma, band, mode,
+                                               keep_local=None if ctx.needs_input_grad[0] else False)
         ctx.save_for_backward(cost, windows)
         return out
 
@@ -294,7 +331,7 @@ class _TrieEditDP(torch.autograd.Function):
         else:
             cost, windows = ctx.saved_tensors
             grad = _dp_backward(grad_out, cost, ctx.trie, windows, ctx.rows, ctx.lengths, ctx.gamma, ctx.band,
-                                ctx.mode)
+                                ctx.mode, ctx.local)
         return grad, None, None, None, None, None, None, None
 
 

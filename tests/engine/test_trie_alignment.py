@@ -73,3 +73,19 @@ def test_static_buffers_with_padding_give_the_same_values_and_gradients():
         assert torch.allclose(out, results[0][0], atol=1e-12)
         assert torch.allclose(grad, results[0][1], atol=1e-12)
     assert len(trie._static) == 1
+
+
+@pytest.mark.parametrize("mode", ["softmin", "max", "sum"])
+def test_kept_and_recomputed_local_gradients_agree(mode, monkeypatch):
+    import engine.trie_alignment as ta
+    logits, units, lens, windows = problem(7, V=30, S=8)
+    trie = StemTrie.build(units, lens)
+    grads = []
+    for limit in (0, 10**9):            # 0: recompute in the backward pass; large: keep from the forward
+        monkeypatch.setattr(ta, "KEEP_LOCAL_LIMIT", limit)
+        x = logits.clone().requires_grad_(True)
+        out = trie_span_log_probs(torch.log_softmax(x, 1), trie, windows, [3, 4, 5, 6], 0.7, mode=mode)
+        (out * (out > -1e8)).sum().backward()
+        grads.append((out.detach(), x.grad))
+    assert torch.allclose(grads[0][0], grads[1][0], atol=1e-12)
+    assert torch.allclose(grads[0][1], grads[1][1], atol=1e-10)
