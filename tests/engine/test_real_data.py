@@ -23,3 +23,16 @@ def test_ugaritic_small_learns_the_sound_correspondences():
     for lost, known in (("b", "b"), ("l", "l"), ("m", "m"), ("r", "r")):
         best = mapping.best_known_for(lost, k=1)[0][0]
         assert best == known, (lost, mapping.best_known_for(lost))
+
+
+def test_ugaritic_benchmark_rescores_a_saved_model_to_the_same_numbers(tmp_path):
+    from benchmarks import ugaritic
+
+    shared_path("ugaritic_hebrew", ugaritic.FILES["small"])          # skips without the corpus
+    trained = ugaritic.run_seed("small", "base", 0, 30, "cpu", tmp_path)
+    rescored = ugaritic.score_checkpoint(tmp_path / "ugaritic-small-base-seed0.pt", "small", "cpu")
+    assert rescored["steps"] == 30
+    keys = [k for k in trained if k.startswith("p_at_")]
+    assert len(keys) == 10
+    assert {k: rescored[k] for k in keys} == {k: trained[k] for k in keys}
+    assert trained["n_evaluable"] == rescored["n_evaluable"] == 205
