@@ -4,7 +4,8 @@ Written as torch operations the lattice runs ~100 positions x 7 span lengths of 
 and interpreter overhead dominated a training step on the CPU (65 of 115 ms on Gothic–PG). These
 kernels run the same recurrences as engine/lattice.py in compiled loops, with an analytic
 backward, and are checked against the torch version in tests/engine/test_lattice.py. They are
-used on the CPU when numba imports; the torch version remains the reference and the GPU path.
+used whenever numba imports, also for CUDA runs (the tensors are tiny; see lattice.py); the torch
+version remains the reference.
 Set DECIPHER_KERNELS=torch to switch them off. They run serially on purpose: a second thread
 pool beside torch's OpenMP threads made steps 10-100x slower whenever the cores were busy.
 
