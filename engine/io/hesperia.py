@@ -33,6 +33,7 @@ from typing import Iterable, Mapping, Sequence
 
 from ..data import DIVIDER, Corpus, Inscription, make_corpus, normalise_text
 from ..errors import InputError
+from .tables import read_text
 
 __all__ = [
     "IBERIAN_LETTERS", "CleanedText", "UnknownSymbol", "SkippedRow", "RenamedId", "HesperiaReport",
@@ -534,18 +535,7 @@ class HesperiaImport:
 
 
 def _decode(path: Path) -> str:
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError("file not found", path=path) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, not a file", path=path) from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
-        raise InputError(f"not valid UTF-8 (byte 0x{data[e.start]:02x} at offset {e.start}); "
-                         "save the export as UTF-8", path=path, line=line) from None
+    return read_text(path, what="export")
 
 
 def _column_key(name: str) -> str:

@@ -21,8 +21,9 @@ GOLD_COLUMNS = ("inscription_id", "start", "word_end", "known")
 PRIOR_COLUMNS = ("lost", "known_ipa")
 
 
-def read_text(path: str | Path) -> str:
-    """The file's text as UTF-8 (a BOM is allowed); a decoding error names the line."""
+def read_text(path: str | Path, what: str = "file") -> str:
+    """The file's text as UTF-8 (a BOM is allowed); a decoding error names the line and asks to
+    save the ``what`` (e.g. "export") as UTF-8."""
     path = Path(path)
     try:
         data = path.read_bytes()
@@ -36,7 +37,7 @@ def read_text(path: str | Path) -> str:
         line = data[: e.start].count(b"\n") + 1
         raise InputError(
             f"not valid UTF-8 (byte 0x{data[e.start]:02x} at offset {e.start}); "
-            "save the file as UTF-8", path=path, line=line) from None
+            f"save the {what} as UTF-8", path=path, line=line) from None
 
 
 def sniff_delimiter(path: str | Path, delimiter: str | None) -> str:

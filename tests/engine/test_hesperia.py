@@ -169,7 +169,7 @@ def test_missing_column():
 def test_not_utf8():
     with pytest.raises(InputError) as e:
         read_hesperia(FIXTURES / "latin1.csv")
-    assert e.value.line == 4 and "UTF-8" in str(e.value)
+    assert e.value.line == 4 and "save the export as UTF-8" in str(e.value)
     assert e.value.path.endswith("latin1.csv")
 
 
