@@ -72,32 +72,28 @@ def _delimiter(path: Path, delimiter: str | None) -> str:
     return sniff_delimiter(path, delimiter)
 
 
+def _resolve(value: int | str | None, check, by_name, listing, what: str) -> int:
+    """An id from an id (checked), a name, or None when the project holds exactly one."""
+    if isinstance(value, int):
+        check(value)
+        return value
+    if value is not None:
+        return by_name(value)
+    items = listing()
+    if len(items) == 1:
+        return items[0].id
+    names = ", ".join(repr(x.name) for x in items) or "none yet"
+    raise ProjectError(f"say which {what} (the project has: {names})")
+
+
 def resolve_corpus(project: Project, corpus: int | str | None) -> int:
     """A corpus id from an id, a name, or None when the project holds exactly one corpus."""
-    if isinstance(corpus, int):
-        project.corpus(corpus)
-        return corpus
-    if corpus is not None:
-        return project.corpus_id(corpus)
-    corpora = project.corpora()
-    if len(corpora) == 1:
-        return corpora[0].id
-    names = ", ".join(repr(c.name) for c in corpora) or "none yet"
-    raise ProjectError(f"say which corpus (corpora: {names})")
+    return _resolve(corpus, project.corpus, project.corpus_id, project.corpora, "corpus")
 
 
 def resolve_language(project: Project, language: int | str | None) -> int:
     """A known-language id from an id, a name, or None when the project holds exactly one."""
-    if isinstance(language, int):
-        project.vocabulary(language)
-        return language
-    if language is not None:
-        return project.language_id(language)
-    languages = project.languages()
-    if len(languages) == 1:
-        return languages[0].id
-    names = ", ".join(repr(x.name) for x in languages) or "none"
-    raise ProjectError(f"say which known language (languages: {names})")
+    return _resolve(language, project.vocabulary, project.language_id, project.languages, "known language")
 
 
 def default_run(project: Project) -> RunRecord:

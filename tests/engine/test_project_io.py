@@ -305,3 +305,20 @@ def test_real_cog_and_hesperia_readers(tmp_path):
             import_cog(project, DATA / "sample.cog", name="new")  # language "heb" is taken
         assert len(project.corpora()) == 2
     assert sha(path) == before
+
+
+def test_corpus_and_language_are_resolved_by_id_name_or_uniqueness(tmp_path):
+    from engine.project.exporting import resolve_corpus, resolve_language
+
+    project, ids = filled_project(tmp_path / "p.decipher")
+    assert resolve_corpus(project, None) == resolve_corpus(project, "iberian") == ids["corpus"]
+    assert resolve_language(project, None) == resolve_language(project, ids["language"]) == ids["language"]
+    second = import_lost(project, DATA / "lost.csv", name="iberian-2")
+    assert resolve_corpus(project, "iberian-2") == second
+    with pytest.raises(ProjectError, match=r"say which corpus \(the project has: 'iberian', 'iberian-2'\)"):
+        resolve_corpus(project, None)
+    with pytest.raises(ProjectError, match="no corpus named 'latin'"):
+        resolve_corpus(project, "latin")
+    with pytest.raises(ProjectError):
+        resolve_language(project, ids["language"] + 99)
+    project.close()
