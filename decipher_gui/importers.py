@@ -60,25 +60,20 @@ def run_import(project: Project, kind: str, path: str | Path, *, name: str | Non
     path = Path(path)
     name = (name or "").strip() or None
     language = (language or "").strip() or None
-    if kind == "lost":
-        cid = importing.import_lost(project, path, name=name)
+    corpus_importers = {"lost": importing.import_lost, "text": importing.import_text,
+                        "hesperia": importing.import_hesperia}
+    if kind in corpus_importers:
+        cid = corpus_importers[kind](project, path, name=name)
         return f"Imported corpus {project.corpus(cid).name!r} ({len(project.inscriptions(cid))} inscriptions)"
-    if kind == "text":
-        cid = importing.import_text(project, path, name=name)
-        return f"Imported corpus {project.corpus(cid).name!r} ({len(project.inscriptions(cid))} inscriptions)"
-    if kind == "hesperia":
-        cid = importing.import_hesperia(project, path, name=name)
-        return f"Imported corpus {project.corpus(cid).name!r} ({len(project.inscriptions(cid))} inscriptions)"
-    if kind == "known":
-        lid = importing.import_known(project, path, name=name)
-        return f"Imported known language {project.vocabulary(lid).language!r} ({len(project.stems(lid))} stems)"
-    if kind == "wordlist":
-        if not system:
+    if kind in ("known", "wordlist", "cldf"):
+        if kind == "known":
+            lid = importing.import_known(project, path, name=name)
+        elif kind == "cldf":
+            lid = importing.import_cldf(project, path, name=name, language=language)
+        elif not system:
             raise ValueError("a word list needs a transcription system")
-        lid = importing.import_wordlist(project, path, system, name=name, language=language)
-        return f"Imported known language {project.vocabulary(lid).language!r} ({len(project.stems(lid))} stems)"
-    if kind == "cldf":
-        lid = importing.import_cldf(project, path, name=name, language=language)
+        else:
+            lid = importing.import_wordlist(project, path, system, name=name, language=language)
         return f"Imported known language {project.vocabulary(lid).language!r} ({len(project.stems(lid))} stems)"
     if kind == "cog":
         cid, lid = importing.import_cog(project, path, name=name)

@@ -11,7 +11,7 @@ Gold rows the model cannot score at all (e.g. a word shorter than the shortest s
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Sequence
 
 import torch
 

@@ -17,7 +17,7 @@ from PySide6.QtCore import (QAbstractListModel, QEvent, QModelIndex, QPointF,
                             QRectF, QSize, Qt, Signal)
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
-                               QListView, QPushButton, QSizePolicy, QSplitter, QStyle, QStyledItemDelegate,
+                               QListView, QPushButton, QSplitter, QStyle, QStyledItemDelegate,
                                QStyleOptionViewItem, QTableWidget, QTableWidgetItem, QToolTip,
                                QVBoxLayout, QWidget)
 
@@ -27,6 +27,7 @@ from engine.project.exporting import inscription_ref
 from engine.results import CharMapping, Match
 
 from ..analysis import SpanMark
+from . import wrapping_label
 from ..fonts import TEXT_FAMILIES, text_font
 from ..palette import DIVIDER_COLOUR, GOLD_COLOUR, SELECTION_COLOUR, SPAN_STYLES
 
@@ -569,10 +570,8 @@ class InscriptionPanel(QWidget):
         self.filter.setMaximumWidth(260)
         self.filter.textChanged.connect(self._apply_filter)
         top.addWidget(self.filter)
-        self.legend = QLabel("Spans — " + " · ".join(s.description for s in SPAN_STYLES.values())
-                             + " · gold annotation: bracket above · written divider: ·")
-        self.legend.setWordWrap(True)
-        self.legend.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.legend = wrapping_label("Spans — " + " · ".join(s.description for s in SPAN_STYLES.values())
+                                     + " · gold annotation: bracket above · written divider: ·")
         self.legend.setStyleSheet("color: palette(placeholder-text);")
         lay.addLayout(top)
         lay.addWidget(self.legend)

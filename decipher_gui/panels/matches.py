@@ -8,11 +8,12 @@ from typing import Sequence
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel,
-                               QLineEdit, QPushButton, QSizePolicy, QSplitter, QTableView, QTableWidget,
+                               QLineEdit, QPushButton, QSplitter, QTableView, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
 from engine.results import Match
 
+from . import wrapping_label
 from ..fonts import text_font
 
 COLUMNS = ("inscription", "span", "stem", "IPA", "decision", "score", "confidence", "gloss", "letters")
@@ -164,9 +165,7 @@ class MatchesPanel(QWidget):
         super().__init__(parent)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
-        self.caption = QLabel("No run shown")
-        self.caption.setWordWrap(True)
-        self.caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.caption = wrapping_label("No run shown")
         lay.addWidget(self.caption)
         bar = QHBoxLayout()
         self.search = QLineEdit()

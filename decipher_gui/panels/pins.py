@@ -11,7 +11,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRectF, QSize, Qt, 
 from PySide6.QtGui import QAction, QColor, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog, QDialogButtonBox,
                                QDoubleSpinBox, QFormLayout, QGridLayout, QHBoxLayout, QHeaderView,
-                               QLabel, QLineEdit, QListWidget, QListWidgetItem, QMenu, QPushButton, QSizePolicy,
+                               QLabel, QLineEdit, QListWidget, QListWidgetItem, QMenu, QPushButton, 
                                QSplitter, QStyle, QStyledItemDelegate, QTableView, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
@@ -21,6 +21,7 @@ from engine.phonology import FEATURE_GROUPS, NONE, ipa_units, known_segments, un
 from engine.results import CharMapping
 
 from ..analysis import pin_axes
+from . import wrapping_label
 from ..fonts import text_font
 from ..palette import shade, text_on
 
@@ -346,9 +347,7 @@ class PinsPanel(QWidget):
         super().__init__(parent)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
-        self.caption = QLabel("P(lost letter | known IPA unit)")
-        self.caption.setWordWrap(True)
-        self.caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.caption = wrapping_label("P(lost letter | known IPA unit)")
         lay.addWidget(self.caption)
         bar = QHBoxLayout()
         self.pick_button = QPushButton("Pin by features…")
@@ -384,10 +383,8 @@ class PinsPanel(QWidget):
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 1)
         lay.addWidget(split, 1)
-        self.legend = QLabel("Shading and numbers: learned P(letter | IPA) in %. Framed with a padlock = "
-                             "locked pin; dashed frame with ~ = soft pin. Double-click, Space or Enter pins/unpins.")
-        self.legend.setWordWrap(True)
-        self.legend.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.legend = wrapping_label("Shading and numbers: learned P(letter | IPA) in %. Framed with a padlock = "
+                                     "locked pin; dashed frame with ~ = soft pin. Double-click, Space or Enter pins/unpins.")
         lay.addWidget(self.legend)
         self._pins: list[PinnedValue] = []
         self._filling = False

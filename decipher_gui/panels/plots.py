@@ -12,9 +12,10 @@ from typing import Sequence
 import pyqtgraph as pg
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QStackedWidget,
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QPushButton, QStackedWidget,
                                QTableView, QTabWidget, QVBoxLayout, QWidget)
 
+from . import wrapping_label
 from ..driver import StepRecord
 from ..palette import SERIES
 
@@ -93,9 +94,7 @@ class PlotWithTable(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
         bar = QHBoxLayout()
-        self.caption = QLabel(f"<b>{title}</b>")
-        self.caption.setWordWrap(True)
-        self.caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.caption = wrapping_label(f"<b>{title}</b>")
         bar.addWidget(self.caption, 1)
         self.table_button = QPushButton("Table")
         self.table_button.setCheckable(True)

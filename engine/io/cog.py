@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..data import GoldAnnotation, Inscription, Stem, normalise_text, split_units
 from ..errors import InputError
-from .tables import iter_rows, read_text
+from .tables import read_text
 
 MISSING = "_"
 

@@ -17,7 +17,7 @@ from typing import Any, Mapping, Sequence
 
 from ..config import Config
 from ..data import Inscription, Stem
-from ..errors import InputError, ProjectError
+from ..errors import InputError
 from ..io import tables
 from ..phonology import ipa_units
 from ..results import Alternative, Match

@@ -1,6 +1,5 @@
 """The word-boundary DP against brute-force enumeration of every segmentation."""
 
-import itertools
 import math
 
 import pytest
