@@ -56,6 +56,8 @@ def _add_import_cog_parser(sub) -> None:
     p.add_argument("--known-column", type=int, default=1)
     p.add_argument("--skip-unknown", action="store_true",
                    help="skip known forms with characters the transcription does not know (listed on stderr)")
+    p.add_argument("--encoding", metavar="NAME",
+                   help="the file's encoding, e.g. latin-1 (default: UTF-8, or UTF-16 by its BOM)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -168,6 +170,9 @@ def cmd_run(args) -> int:
     inscriptions = read_lost(args.lost)
     stems = read_known(args.known)
     gold = read_gold(args.gold, inscriptions=inscriptions) if args.gold else []
+    from .io.goldcheck import check_gold
+    for warning in check_gold(gold, (s.form for s in stems), path=args.gold, vocabulary=str(args.known)):
+        print(f"warning: {warning}", file=sys.stderr)
     pins = read_prior(args.prior) if args.prior else []
     corpus = Corpus(args.lost.stem, tuple(inscriptions))
     vocab = Vocabulary(args.known.stem, tuple(stems))
@@ -263,7 +268,7 @@ def cmd_import_cog(args) -> int:
     from .io.cog import read_cog
     from .io.tables import write_gold, write_known, write_lost
 
-    result = read_cog(args.cog, system=args.system, lost_column=args.lost_column,
+    result = read_cog(args.cog, system=args.system, lost_column=args.lost_column, encoding=args.encoding,
                       known_column=args.known_column, on_unknown="skip" if args.skip_unknown else "error")
     args.out.mkdir(parents=True, exist_ok=True)
     write_lost(args.out / "lost.csv", result.inscriptions)
