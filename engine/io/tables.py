@@ -119,7 +119,7 @@ def table_delimiter(path: str | Path, text: str, required: Sequence[str],
         return delimiter
     default = sniff_delimiter(path, None)
     header = _first_line(text)
-    if detect_delimiter(header, required, columns) in (None, default):
+    if detect_delimiter(header, required, columns, candidates=(default,)) == default:
         return default
     return detect_delimiter(header, required, columns) or default
 

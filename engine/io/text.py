@@ -137,7 +137,10 @@ def decode_bytes(data: bytes, encoding: str | None = None, *, path=None, what: s
                  allowed_controls: str = ALLOWED_CONTROLS) -> DecodedText:
     """Decode, check and NFC-normalise a file's bytes. ``encoding`` ``None``/"auto" detects
     (BOM, else UTF-8); a UTF-8 BOM is dropped whatever the encoding says."""
-    chosen = encoding_name(encoding)
+    try:
+        chosen = encoding_name(encoding)
+    except InputError as e:
+        raise InputError(e.problem, path=path) from None
     if chosen is None:
         chosen = detect_encoding(data)
     elif chosen == "utf-8":
@@ -172,13 +175,13 @@ def read_text(path: str | Path, what: str = "file", *, encoding: str | None = No
     return load_text(path, what, encoding=encoding, allowed_controls=allowed_controls).text
 
 
-def detect_delimiter(header: str, required: Sequence[str],
-                     columns: Mapping[str, str] | None = None) -> str | None:
-    """The delimiter (comma, semicolon, tab or pipe) that splits ``header`` into cells naming
-    every required column (after ``columns`` mapping), or None."""
+def detect_delimiter(header: str, required: Sequence[str], columns: Mapping[str, str] | None = None,
+                     *, candidates: Sequence[str] = tuple(DELIMITERS)) -> str | None:
+    """The first of ``candidates`` (comma, semicolon, tab, pipe) that splits ``header`` into cells
+    naming every required column (after ``columns`` mapping), or None."""
     mapping = dict(columns or {})
     wanted = [mapping.get(n, n) for n in required]
-    for delim in DELIMITERS:
+    for delim in candidates:
         try:
             cells = [c.strip() for c in next(csv.reader([header], delimiter=delim))]
         except (csv.Error, StopIteration):

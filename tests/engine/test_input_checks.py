@@ -251,8 +251,10 @@ def test_utf16_and_bom_files_are_detected(tmp_path):
 
 
 def test_unknown_encoding_is_an_input_error(tmp_path):
-    with pytest.raises(InputError, match="unknown encoding 'klingon'"):
-        tables.read_lost(write(tmp_path / "l.csv", "id,text\nA,b\n"), encoding="klingon")
+    src = write(tmp_path / "l.csv", "id,text\nA,b\n")
+    with pytest.raises(InputError, match="unknown encoding 'klingon'") as e:
+        tables.read_lost(src, encoding="klingon")
+    assert e.value.path == str(src)
 
 
 def test_every_unknown_ipa_symbol_is_listed_with_its_line(tmp_path):
