@@ -551,3 +551,42 @@ PRESET_INFO: dict[str, Preset] = {p.name: p for p in (
 )}
 
 PRESETS = {name: dict(p.settings) for name, p in PRESET_INFO.items()}
+
+
+def settings_markdown() -> str:
+    """docs/settings.md: every setting with its default, allowed values, source and help, by section,
+    then the presets (``python -m engine.config > docs/settings.md``)."""
+    lines = ["# Run settings", "",
+             "Generated from the field metadata of `engine/config.py` by `python -m engine.config`; "
+             "`--set KEY=VALUE`, `--config FILE.toml` and the app's run form all accept exactly these "
+             "values. Source: where the default comes from (the paper, the authors' code, or ours).", ""]
+    for section in SECTIONS:
+        lines += [f"## {section}", "", "| setting | default | allowed | source | meaning |",
+                  "|---|---|---|---|---|"]
+        for info in settings_info():
+            if info.section == section:
+                cells = [f"`{info.name}`", f"`{info.default!r}`" if info.kind == "str" else f"`{info.default}`",
+                         info.allowed, info.source, info.help]
+                lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+        lines.append("")
+    lines += ["## Ranges and stored settings", "",
+              "* Numbers must be finite. Upper bounds are generous multiples of the paper's values, set "
+              "where a larger value cannot train: `lr` <= 10 (50 x the paper's 0.2; with gradients clipped "
+              "to norm 1 one step then moves the parameters 200 x their initial range), `temperature` >= 0.01 "
+              "(below it the softmax is one-hot from the first step). A value inside a range that still makes "
+              "the loss or the parameters non-finite is stopped by the training loop.",
+              "* `min_span <= max_span <= max_chunk`, and `chars_per_batch >= max_span`.",
+              "* Seeds are 0 to 2**32 - 1 (what numpy, torch and Python's random all accept).",
+              "* Settings stored in a project or a checkpoint are checked when they are loaded; one that "
+              "holds a value these ranges refuse is kept as stored, listed with a note naming the key, and "
+              "cannot be resumed until the value is changed (`Config.from_stored` gives the app the usable "
+              "rest, with a note per value that fell back to its default).", ""]
+    lines += ["## Presets (`--preset NAME`)", "", "| preset | settings | description |", "|---|---|---|"]
+    for p in PRESET_INFO.values():
+        settings = ", ".join(f"`{k}={v}`" for k, v in p.settings.items()) or "(the defaults)"
+        lines.append(f"| `{p.name}` ({p.title}) | {settings} | {p.description} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(settings_markdown(), end="")

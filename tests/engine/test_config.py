@@ -310,3 +310,11 @@ def test_old_stored_config_with_a_now_refused_value(tmp_path):
             run.settings()
     finally:
         project.close()
+
+
+def test_docs_settings_md_is_generated_from_the_metadata():
+    from pathlib import Path
+
+    doc = Path(__file__).resolve().parents[2] / "docs" / "settings.md"
+    assert doc.read_text(encoding="utf-8") == config_module.settings_markdown(), \
+        "regenerate with: python -m engine.config > docs/settings.md"
