@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Sequence
 
 from . import __version__
-from .config import PRESETS, Config
+from .config import PRESETS, Config, parse_assignments
 from .errors import DecipherError
 
 EXIT_INPUT = 2
@@ -109,35 +109,13 @@ def cmd_dataset(args) -> int:
 
 
 def parse_settings(pairs: Sequence[str]) -> dict:
-    """``KEY=VALUE`` strings -> typed settings, using the types of Config's fields."""
-    import dataclasses
-    types = {f.name: f.type for f in dataclasses.fields(Config)}
-    out = {}
-    for pair in pairs:
-        if "=" not in pair:
-            raise DecipherError(f"--set needs KEY=VALUE, got {pair!r}")
-        key, value = pair.split("=", 1)
-        key = key.strip()
-        if key not in types:
-            raise DecipherError(f"unknown setting {key!r} in --set")
-        t = str(types[key])
-        try:
-            if t == "bool":
-                if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
-                    raise ValueError
-                out[key] = value.lower() in ("true", "1", "yes")
-            elif t == "int":
-                out[key] = int(value)
-            elif t == "float":
-                out[key] = float(value)
-            else:
-                out[key] = value
-        except ValueError:
-            raise DecipherError(f"--set {key}: {value!r} is not a {t}") from None
-    return out
+    """``KEY=VALUE`` strings -> typed, range-checked settings (engine.config.parse_assignments)."""
+    return parse_assignments(pairs, what="--set")
 
 
 def make_config(args) -> Config:
+    """Preset, then the --config file (the preset wins over it), then --set, then the flags;
+    every value is checked by the config module, errors name the key (and the file)."""
     base: dict = dict(PRESETS.get(args.preset or "paper", {}))
     if args.config:
         base.update(Config.from_toml(args.config).to_dict())
@@ -147,7 +125,7 @@ def make_config(args) -> Config:
         value = getattr(args, name)
         if value is not None:
             base[name] = value
-    return Config.from_dict(base, path=args.config)
+    return Config.from_dict(base)
 
 
 def peak_memory_mb() -> float:

@@ -17,7 +17,7 @@ import math
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ..config import Config
+from ..config import Config, parse_value, settings_info
 from ..data import GoldAnnotation, Inscription, Stem
 from ..errors import InputError
 from ..io import tables
@@ -233,23 +233,13 @@ def parse_settings(text: str) -> dict[str, Any]:
     text = text.strip()
     if not text or text == "paper defaults":
         return {}
-    types = {f.name: str(f.type) for f in dataclasses.fields(Config)}
+    names = {info.name for info in settings_info()}
     out: dict[str, Any] = {}
     for part in text.split(", "):
         key, sep, value = part.partition("=")
-        if not sep or key not in types:
+        if not sep or key not in names:
             raise ValueError(f"cannot read setting {part!r}")
-        kind = types[key]
-        if kind == "bool":
-            if value not in ("True", "False"):
-                raise ValueError(f"setting {key!r} must be True or False, not {value!r}")
-            out[key] = value == "True"
-        elif kind == "int":
-            out[key] = int(value)
-        elif kind == "float":
-            out[key] = float(value)
-        else:
-            out[key] = value
+        out[key] = parse_value(key, value)  # the config's one parser and range check
     Config.from_dict(out)
     return out
 
