@@ -182,3 +182,26 @@ def test_no_loss_ablation_drops_omega_loss_from_the_objective(cipher):
         assert p["sound_loss"] > 0
         totals[ablation] = (cfg.sound_loss_weight, p)
     assert totals["no_loss"][0] == 0.0 and totals["none"][0] == 100.0
+
+
+# --------------------------------------------------------------------------------------------
+# the Gothic sample project
+
+
+def test_gothic_sample_project_holds_chunks_stems_gold_and_the_partial_prior(tmp_path):
+    from engine.datasets.gothic_sample import GOTHIC_SAMPLE_DIR, create_gothic_sample_project
+
+    assert (GOTHIC_SAMPLE_DIR / "ATTRIBUTION.md").read_text(encoding="utf-8").count("CC BY-NC-SA") >= 1
+    project = create_gothic_sample_project(tmp_path / "gothic.decipher")
+    try:
+        (corpus,) = project.corpora()
+        (language,) = project.languages()
+        assert len(project.inscriptions(corpus.id)) == 300
+        assert len(project.stems(language.id)) == 300
+        gold = project.gold(corpus.id)
+        forms = {s.form for s in project.stems(language.id)}
+        assert len(gold) > 300 and all(set(g.known) <= forms for g in gold)
+        assert sorted(p.lost for p in project.pins()) == list("klmnpst")
+        assert project.setting("run_config")["steps"] == 600
+    finally:
+        project.close()
