@@ -147,6 +147,16 @@ def cell_settings(cell: Cell, steps: int = STEPS) -> dict:
 # one run
 
 
+def usable_pins(pins, stems):
+    """The pins whose IPA unit some known stem has. The authors' code skips the others silently;
+    the engine would add their units to the inventory, where Omega_loss would then pull mass
+    away from the pinned letter, so the grid leaves them out (the prior tables list alternative
+    notations for each letter, e.g. h as /h/ and /x/, and only the known side's one applies)."""
+    from engine.phonology import ipa_units
+    inventory = {u for st in stems for u in ipa_units(st.ipa)}
+    return [p for p in pins if p.known_ipa in inventory]
+
+
 def train_and_evaluate(lost: str, known: str, gold: str, prior: str | None, settings: dict):
     """Train and evaluate once, the way ``decipher run`` does (engine/cli.py cmd_run); returns the
     trainer. The one place to repoint when the engine's run session changes."""
@@ -158,7 +168,7 @@ def train_and_evaluate(lost: str, known: str, gold: str, prior: str | None, sett
     inscriptions = read_lost(lost)
     stems = read_known(known)
     gold_rows = read_gold(gold, inscriptions=inscriptions)
-    pins = read_prior(prior) if prior else []
+    pins = usable_pins(read_prior(prior), stems) if prior else []
     config = Config.from_dict(settings)
     trainer = Trainer(Corpus(Path(lost).parent.name, tuple(inscriptions)),
                       Vocabulary(Path(known).parent.name, tuple(stems)), config, gold=gold_rows, pins=pins,

@@ -205,3 +205,15 @@ def test_gothic_sample_project_holds_chunks_stems_gold_and_the_partial_prior(tmp
         assert project.setting("run_config")["steps"] == 600
     finally:
         project.close()
+
+
+def test_grid_uses_only_pins_whose_unit_the_known_side_has():
+    from engine.io.tables import read_known
+
+    stems = read_known(DATA / "gothic" / "known.csv")  # Proto-Germanic: x, not h; ɑ, not a
+    pins = grid.usable_pins(read_prior(PRIORS / "gothic-full.csv"), stems)
+    values = {(p.lost, p.known_ipa) for p in pins}
+    assert ("h", "x") in values and ("h", "h") not in values
+    assert ("a", "ɑ") in values and ("a", "a") not in values
+    inventory = {u for s in stems for u in ipa_units(s.ipa)}
+    assert all(p.known_ipa in inventory for p in pins)
