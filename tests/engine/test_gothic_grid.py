@@ -191,7 +191,8 @@ def test_no_loss_ablation_drops_omega_loss_from_the_objective(cipher):
 def test_gothic_sample_project_holds_chunks_stems_gold_and_the_partial_prior(tmp_path):
     from engine.datasets.gothic_sample import GOTHIC_SAMPLE_DIR, create_gothic_sample_project
 
-    assert (GOTHIC_SAMPLE_DIR / "ATTRIBUTION.md").read_text(encoding="utf-8").count("CC BY-NC-SA") >= 1
+    assert "NonCommercial-ShareAlike" in (GOTHIC_SAMPLE_DIR / "ATTRIBUTION.md").read_text(encoding="utf-8")
+    assert "CC BY-NC-SA" in (GOTHIC_SAMPLE_DIR / "NOTICE.md").read_text(encoding="utf-8")
     project = create_gothic_sample_project(tmp_path / "gothic.decipher")
     try:
         (corpus,) = project.corpora()
