@@ -438,8 +438,10 @@ def test_run_recorder_feeds_events(tmp_path):
 
     project, ids = filled_project(tmp_path / "p.decipher")
     run_id = project.start_run(Config(steps=3), ids["corpus"], ids["language"], device="cpu")
-    recorder = RunRecorder(project, run_id, step_every=3600)
+    now = [5.0]  # a clock that reads 5 s: as on a machine booted 5 s ago (monotonic counts from boot)
+    recorder = RunRecorder(project, run_id, step_every=3600, clock=lambda: now[0])
     recorder(StepEvent(1, 3, {"quality": 1.5}, 0.25, 0.0, 1.0, 0.1))  # written: the first one
+    now[0] += 3599.0
     recorder(StepEvent(2, 3, {"quality": 1.25}, 0.5, 0.1, 0.9, 0.2))  # throttled
     recorder(StepEvent(3, 3, {"quality": 1.0}, 0.5, 0.2, 0.8, 0.3))  # the last step: written
     recorder(EvalEvent(3, tuple(sample_matches()), 0.4, ((0.0, 0.4),), {"P@1": 0.25}))
@@ -456,6 +458,23 @@ def test_run_recorder_feeds_events(tmp_path):
     assert project.run(other).status == "failed" and project.run(other).error == "ValueError: bad batch"
     project.close()
 
+
+
+def test_run_recorder_throttles_by_its_clock_from_the_first_step(tmp_path):
+    """The throttle starts at minus infinity: the first step is written whatever the clock reads
+    (0.0 included: a machine just booted), then one step per step_every seconds of that clock."""
+    from engine.project import RunRecorder
+    from engine.results import StepEvent
+
+    project, ids = filled_project(tmp_path / "p.decipher")
+    run_id = project.start_run(Config(steps=100), ids["corpus"], ids["language"], device="cpu")
+    now = [0.0]
+    recorder = RunRecorder(project, run_id, step_every=2.0, clock=lambda: now[0])
+    for step, t in ((1, 0.0), (2, 1.9), (3, 2.0), (4, 3.0), (5, 4.5)):
+        now[0] = t
+        recorder.step(StepEvent(step, 100, {"quality": 1.0}, 0.5, 0.0, 1.0, 0.1))
+    assert [s for s, n, _ in project.metrics(run_id, "loss/quality")] == [1, 3, 5]
+    project.close()
 
 def test_two_connections_share_the_file(tmp_path):
     path = tmp_path / "p.decipher"
