@@ -172,9 +172,13 @@ def test_migration_writes_backup_first(tmp_path):
         project.set_setting("x", [1, 2])
         assert project.setting("x") == [1, 2]
     assert sha(tmp_path / "old.decipher.v1.bak") == original
-    # a second old file at the same name gets its own backup name
+    # a second, different old file at the same name gets its own backup name
     path.unlink()
     _v1_file(path)
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE corpus SET name = 'other'")
+    conn.commit()
+    conn.close()
     Project.open(path).close()
     assert (tmp_path / "old.decipher.v1-2.bak").exists()
 
