@@ -253,3 +253,42 @@ def test_cli_user_errors_exit_2_in_one_line(tmp_path):
         code, out, err = _cli(*argv)
         assert code == 2, (argv, err)
         assert len(err.strip().splitlines()) == 1, (argv, err)
+
+
+def _stale_wal_checks(folder: Path) -> dict:
+    import shutil
+    live = folder / "live.decipher"
+    project = Project.create(live)
+    project.conn.execute("PRAGMA wal_autocheckpoint=0")
+    project.add_corpus("only-in-the-wal", [Inscription("A", "ba")])
+    path = folder / "p.decipher"  # the state a killed writer leaves: the change only in the -wal
+    shutil.copy(live, path)
+    shutil.copy(live.with_name(live.name + "-wal"), path.with_name(path.name + "-wal"))
+    project.close()
+    os.chmod(path, 0o444)
+    os.chmod(path.with_name(path.name + "-wal"), 0o444)
+    r: dict = {}
+    with Project.open(path) as viewer:
+        r["mode"] = viewer.access.mode
+        r["corpora"] = [c.name for c in viewer.corpora()]
+    shm = path.with_name(path.name + "-shm")
+    r["shm_left"] = shm.exists()
+    os.chmod(path, 0o644)
+    os.chmod(path.with_name(path.name + "-wal"), 0o644)
+    with Project.open(path) as writer:
+        r["writable_again"] = not writer.read_only
+        writer.add_corpus("later", [Inscription("B", "ta")])
+        r["corpora_after"] = [c.name for c in writer.corpora()]
+    r["listing"] = _listing(folder)
+    return r
+
+
+@posix_only
+def test_read_only_file_with_a_stale_wal_is_shown_whole_and_writable_once_restored():
+    with tempfile.TemporaryDirectory() as d:
+        folder = Path(d)
+        os.chmod(folder, 0o755)
+        r = _as_unprivileged(_stale_wal_checks, folder)
+    assert r["mode"] == "ro" and r["corpora"] == ["only-in-the-wal"]
+    assert r["writable_again"] is True and r["corpora_after"] == ["only-in-the-wal", "later"]
+    assert r["listing"] == ["live.decipher", "p.decipher"]  # SQLite tidied its own files
