@@ -251,7 +251,8 @@ class Project:
         self.path = path
         self.access = access or Access("rw")
         self.clock = clock or _utc_now
-        """Now, as a UTC datetime: the staleness checks' clock (injectable for tests)."""
+        """Now, as a UTC datetime: the clock of the file's time stamps and of the staleness checks
+        (tests inject one)."""
         self._conn: sqlite3.Connection | None = conn
         self._lock = threading.RLock()
         self._depth = 0
@@ -266,7 +267,8 @@ class Project:
     # ---- opening and closing -------------------------------------------------------------
 
     @classmethod
-    def create(cls, path: str | Path, *, overwrite: bool = False) -> "Project":
+    def create(cls, path: str | Path, *, overwrite: bool = False,
+               clock: Callable[[], datetime] | None = None) -> "Project":
         """Make a new, empty project file and open it. The file appears complete or not at all.
 
         Without ``overwrite`` the finished file is linked into place, which fails when another
@@ -301,7 +303,7 @@ class Project:
             for p in (tmp, *schema._sidecars(tmp)):  # our private temporary file only
                 with contextlib.suppress(OSError):
                     p.unlink()
-        return cls.open(path)
+        return cls.open(path, clock=clock)
 
     @classmethod
     def open(cls, path: str | Path, *, read_only: bool = False,
@@ -320,9 +322,9 @@ class Project:
         (``BEGIN IMMEDIATE`` with a busy timeout), and no ``-wal``/``-shm`` file is ever removed.
 
         ``read_only`` (or a file or folder that cannot be written, see :mod:`.access`) opens the
-        file for viewing: every change is then refused with one line saying why (``read_only``
-        and ``access_reason``). ``clock`` (UTC ``datetime``) replaces the wall clock in the
-        staleness checks; ``access_check`` replaces :func:`os.access` (for tests).
+        file for viewing: every change is then refused with one line saying why (see
+        :attr:`read_only` and ``access.reason``). ``clock`` (a UTC ``datetime``) replaces the wall
+        clock in time stamps and staleness checks; ``access_check`` replaces :func:`os.access`.
         """
         path = Path(path)
         info = schema.read_header(path)
@@ -410,6 +412,10 @@ class Project:
     @property
     def closed(self) -> bool:
         return self._conn is None
+
+    def _stamp(self) -> str:
+        """Now by the project's clock, as :func:`now_iso` writes it."""
+        return self.clock().astimezone(timezone.utc).isoformat(timespec="milliseconds")
 
     @property
     def read_only(self) -> bool:
@@ -511,7 +517,7 @@ class Project:
         with self._lock:
             path = self.backup_to(path)
             self.close()
-            other = Project.open(path)
+            other = Project.open(path, clock=self.clock)
             self.__dict__.update({k: v for k, v in other.__dict__.items() if k != "_lock"})
 
     # ---- settings ---------------------------------------------------------------------------
@@ -558,7 +564,7 @@ class Project:
                 raise ProjectError(f"a corpus named {name!r} already exists in {self.path.name}; "
                                    "choose another name")
             corpus_id = self.db["corpus"].insert(
-                {"name": name, "source": str(source), "format": format, "imported_at": now_iso()}).last_pk
+                {"name": name, "source": str(source), "format": format, "imported_at": self._stamp()}).last_pk
             self.db["inscription"].insert_all(
                 ({"corpus_id": corpus_id, "position": i, "inscription_id": ins.id, "raw": ins.raw,
                   "text": ins.text, "meta": json.dumps(dict(ins.meta), ensure_ascii=False)}
@@ -622,7 +628,7 @@ class Project:
                 raise ProjectError(f"a known language named {name!r} already exists in "
                                    f"{self.path.name}; choose another name")
             language_id = self.db["language"].insert(
-                {"name": name, "source": str(source), "format": format, "imported_at": now_iso()}).last_pk
+                {"name": name, "source": str(source), "format": format, "imported_at": self._stamp()}).last_pk
             self.db["stem"].insert_all(
                 ({"language_id": language_id, "position": i, "form": s.form, "ipa": s.ipa,
                   "gloss": s.gloss or "", "source": s.source or ""} for i, s in enumerate(items)),
@@ -715,7 +721,7 @@ class Project:
         """Add a pin, or update the one with the same (lost, known_ipa) (keeps its created time)."""
         self._check_pin(pin)
         with self.transaction():
-            self._upsert_pin(pin, now_iso())
+            self._upsert_pin(pin, self._stamp())
 
     @_locked
     def set_pins(self, pins: Iterable[PinnedValue]) -> int:
@@ -723,7 +729,7 @@ class Project:
         items = list(pins)
         for p in items:
             self._check_pin(p)
-        stamp = now_iso()
+        stamp = self._stamp()
         with self.transaction():
             for p in items:
                 self._upsert_pin(p, stamp)
@@ -746,7 +752,7 @@ class Project:
             if (p.lost, p.known_ipa) in keys:
                 raise ProjectError(f"pin {p.lost} -> {p.known_ipa} given twice")
             keys.add((p.lost, p.known_ipa))
-        stamp = now_iso()
+        stamp = self._stamp()
         with self.transaction():
             created = {(lo, k): c for lo, k, c in self.conn.execute(
                 "SELECT lost, known_ipa, created_at FROM pin")}
@@ -795,7 +801,7 @@ class Project:
         if resumed_from is not None:
             self._need("run", resumed_from)
         pin_list = list(self.pins() if pins is None else pins)
-        stamp = now_iso()
+        stamp = self._stamp()
         live = status == "running"
         with self.transaction():
             run_id = self.db["run"].insert({
@@ -839,7 +845,7 @@ class Project:
             return
         self.conn.execute("UPDATE run SET heartbeat_at = ?, last_step = "
                           "CASE WHEN ? IS NULL THEN last_step ELSE max(coalesce(last_step, ?), ?) END "
-                          "WHERE id = ?", (now_iso(), step, step, step, run_id))
+                          "WHERE id = ?", (self._stamp(), step, step, step, run_id))
 
     @_locked
     def set_checkpoint(self, run_id: int, path: str | Path | None) -> None:
@@ -944,7 +950,7 @@ class Project:
             self.conn.execute(
                 "UPDATE run SET status = ?, ended_at = ?, error = ?, "
                 "checkpoint = coalesce(?, checkpoint) WHERE id = ?",
-                (status, now_iso(), error, None if checkpoint is None else str(checkpoint), run_id))
+                (status, self._stamp(), error, None if checkpoint is None else str(checkpoint), run_id))
 
     @_locked
     def runs(self, status: str | None = None) -> list[RunRecord]:
@@ -1076,7 +1082,7 @@ class Project:
             "decided_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, inscription_id, "
             "span_start, span_end, form) DO UPDATE SET status = excluded.status, "
             "note = excluded.note, decided_at = excluded.decided_at",
-            (run_id, *key, status, note or "", now_iso()))
+            (run_id, *key, status, note or "", self._stamp()))
 
     @_locked
     def decisions(self, run_id: int) -> dict[DecisionKey, str]:
