@@ -292,3 +292,27 @@ def test_read_only_file_with_a_stale_wal_is_shown_whole_and_writable_once_restor
     assert r["mode"] == "ro" and r["corpora"] == ["only-in-the-wal"]
     assert r["writable_again"] is True and r["corpora_after"] == ["only-in-the-wal", "later"]
     assert r["listing"] == ["live.decipher", "p.decipher"]  # SQLite tidied its own files
+
+
+def test_create_never_replaces_a_file_made_meanwhile(tmp_path, monkeypatch):
+    """Two processes making the same new project at once: the second is refused, and the first
+    one's file (with whatever it already wrote) stays. A plain rename used to replace it."""
+    from engine.project import store
+
+    path = tmp_path / "p.decipher"
+    real_build = store._build_file
+    raced = []
+
+    def build_while_another_creates(tmp, version):
+        real_build(tmp, version)
+        if not raced:  # "another process" creates the file and writes into it meanwhile
+            raced.append(True)
+            with Project.create(path) as other:
+                other.add_corpus("theirs", [Inscription("A", "ba")])
+
+    monkeypatch.setattr(store, "_build_file", build_while_another_creates)
+    with pytest.raises(ProjectError, match="already exists"):
+        Project.create(path)
+    with Project.open(path) as project:
+        assert [c.name for c in project.corpora()] == ["theirs"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.decipher"]  # no temporary file left
