@@ -17,8 +17,10 @@ Each call commits before it returns, so a process killed at any point leaves the
 
 from __future__ import annotations
 
+import math
 import time
 from pathlib import Path
+from typing import Callable
 
 from ..results import EvalEvent, FinishedEvent, StepEvent
 from .store import Project
@@ -28,11 +30,15 @@ class RunRecorder:
     """Writes one run's events: step metrics (at most every ``step_every`` seconds), evaluation
     metrics and matches, checkpoints, and the final status."""
 
-    def __init__(self, project: Project, run_id: int, *, step_every: float = 2.0):
+    def __init__(self, project: Project, run_id: int, *, step_every: float = 2.0,
+                 clock: Callable[[], float] = time.monotonic):
         self.project = project
         self.run_id = run_id
         self.step_every = step_every
-        self._last_write = 0.0
+        self.clock = clock
+        # minus infinity, not 0.0: monotonic() counts from boot, so 0.0 would throttle the first
+        # step on a machine up for less than step_every seconds
+        self._last_write = -math.inf
         self.finished = False
 
     def __call__(self, event) -> None:
@@ -46,7 +52,7 @@ class RunRecorder:
     def step(self, event: StepEvent, *, force: bool = False) -> None:
         """Losses, coverage and schedules of a step (names ``loss/<name>``, ``batch_coverage``,
         ``insertion_cost``, ``coverage_target``); throttled, and always written on the last step."""
-        now = time.monotonic()
+        now = self.clock()
         last = event.step >= event.total_steps
         if not (force or last or now - self._last_write >= self.step_every):
             return
