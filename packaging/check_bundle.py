@@ -13,7 +13,9 @@ folders, the working directory outside the repository) and checks that:
 3. ``decipher-gui --screenshot OUT.png --steps 5`` writes a picture that is not blank, both on
    the sample project and on the project made in 2.
 4. with --startup-runs N: the time from launching decipher-gui to its window being shown
-   (``--exit-when-shown``), N times; prints each and the median.
+   (``--exit-when-shown``), for the bundle and, in turn, for the source tree
+   (``python -m decipher_gui`` with this interpreter): one first launch (fresh profile) and N
+   more; prints each and the medians.
 
 Exit status 0 when every check passes, 1 otherwise. The screenshots stay in --out.
 """
@@ -45,11 +47,11 @@ class CheckFailed(Exception):
 def clean_env(home: Path) -> dict[str, str]:
     """The environment a user's desktop would give: no Python settings, a fresh profile, no display."""
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("PYTHON", "QT_", "XDG_", "VIRTUAL_ENV", "DECIPHER_"))
+           if not k.startswith(("PYTHON", "QT_", "XDG_", "VIRTUAL_ENV", "DECIPHER_", "LC_", "LANG"))
            and k not in ("DISPLAY", "WAYLAND_DISPLAY", "LD_LIBRARY_PATH")}
     env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), XDG_DATA_HOME=str(home / ".local/share"),
                XDG_CACHE_HOME=str(home / ".cache"), XDG_RUNTIME_DIR=str(home / "runtime"),
-               QT_QPA_PLATFORM="offscreen")
+               QT_QPA_PLATFORM="offscreen", LANG="C.UTF-8")
     (home / "runtime").mkdir(parents=True, exist_ok=True, mode=0o700)
     return env
 
@@ -84,6 +86,7 @@ def check_layout(bundle: Path) -> None:
     if cuda:
         raise CheckFailed(f"CUDA libraries in a CPU bundle: {', '.join(sorted(cuda)[:5])}")
     tests = [str(p.relative_to(internal)) for p in internal.rglob("tests") if p.is_dir()]
+    tests += [d for d in ("torch/test", "torch/bin") if (internal / d).exists()]
     if tests:
         raise CheckFailed(f"test suites in the bundle: {', '.join(sorted(tests)[:5])}")
     print(f"layout: ok ({bundle_size(bundle) / 2**20:.0f} MiB in {bundle})")
@@ -143,20 +146,29 @@ def check_cli(bundle: Path, work: Path, env) -> Path:
     return project
 
 
-def startup_times(bundle: Path, runs: int, env, cwd) -> list[float]:
-    """Seconds from launching decipher-gui to its window shown (it prints SHOWN <epoch> then quits)."""
-    times = []
-    for i in range(runs):
-        t0 = time.time()
-        proc = subprocess.run([str(bundle / "decipher-gui"), "--exit-when-shown"], env=env, cwd=cwd,
-                              capture_output=True, text=True, timeout=300)
-        shown = [line for line in proc.stdout.splitlines() if line.startswith("SHOWN ")]
-        if proc.returncode != 0 or not shown:
-            raise CheckFailed(f"decipher-gui --exit-when-shown failed (exit {proc.returncode}): "
-                              f"{proc.stderr.strip()[-500:]}")
-        seconds = float(shown[0].split()[1]) - t0
-        times.append(seconds)
-        print(f"start-up {i + 1}: launch to shown window {seconds:.2f} s ({shown[0].split(' ', 2)[2]})", flush=True)
+def launch_to_shown(cmd: list[str], env, cwd) -> tuple[float, str]:
+    """Seconds from launching ``cmd`` to its window shown (it prints SHOWN <epoch> … and quits)."""
+    t0 = time.time()
+    proc = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, timeout=300)
+    shown = [line for line in proc.stdout.splitlines() if line.startswith("SHOWN ")]
+    if proc.returncode != 0 or not shown:
+        raise CheckFailed(f"{' '.join(cmd)} failed (exit {proc.returncode}): {proc.stderr.strip()[-500:]}")
+    return float(shown[0].split()[1]) - t0, shown[0].split(" ", 2)[2]
+
+
+def startup_times(bundle: Path, runs: int, work: Path) -> dict[str, list[float]]:
+    """Launch to shown window, the bundle and the source tree (``python -m decipher_gui``) in turn,
+    each with its own fresh profile; the first launch of each makes the sample project."""
+    commands = {"bundle": [str(bundle / "decipher-gui"), "--exit-when-shown"],
+                "source": [sys.executable, "-m", "decipher_gui", "--exit-when-shown"]}
+    envs = {name: clean_env(work / f"startup-{name}") for name in commands}
+    envs["source"]["PYTHONPATH"] = str(HERE.parent)
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for i in range(runs + 1):
+        for name, cmd in commands.items():
+            seconds, detail = launch_to_shown(cmd, envs[name], work)
+            times[name].append(seconds)
+            print(f"start-up {name} {i}: launch to shown window {seconds:.2f} s ({detail})", flush=True)
     return times
 
 
@@ -177,11 +189,14 @@ def main(argv: list[str] | None = None) -> int:
         check_screenshot(bundle, out / "bundle-sample.png", env, work)
         check_screenshot(bundle, out / "bundle-project.png", env, work, project)
         if args.startup_runs:
-            env = clean_env(work / "startup-home")
-            times = startup_times(bundle, args.startup_runs, env, work)
-            later = times[1:] or times
-            print(f"start-up: first launch (fresh profile, makes the sample project) {times[0]:.2f} s; "
-                  f"median of the {len(later)} later launches {statistics.median(later):.2f} s")
+            times = startup_times(bundle, args.startup_runs, work)
+            for name, seconds in times.items():
+                later = seconds[1:]
+                print(f"start-up {name}: first launch (fresh profile, makes the sample project) "
+                      f"{seconds[0]:.2f} s; later launches median {statistics.median(later):.2f} s "
+                      f"(min {min(later):.2f}, max {max(later):.2f}, n={len(later)})")
+            ratio = statistics.median(times["bundle"][1:]) / statistics.median(times["source"][1:])
+            print(f"start-up: bundle / source tree = {ratio:.2f}; load average {os.getloadavg()[0]:.1f}")
     except (CheckFailed, subprocess.TimeoutExpired) as e:
         print(f"package-check FAILED: {e}", file=sys.stderr)
         return 1
