@@ -86,7 +86,9 @@ def check_layout(bundle: Path) -> None:
     if cuda:
         raise CheckFailed(f"CUDA libraries in a CPU bundle: {', '.join(sorted(cuda)[:5])}")
     tests = [str(p.relative_to(internal)) for p in internal.rglob("tests") if p.is_dir()]
-    tests += [d for d in ("torch/test", "torch/bin") if (internal / d).exists()]
+    tests += [d for d in ("torch/test", "torch/bin/protoc", "torch/bin/TCPStoreTest") if (internal / d).exists()]
+    if not (internal / "torch" / "bin" / "torch_shm_manager").is_file():
+        raise CheckFailed("torch/bin/torch_shm_manager is missing (import torch checks for it)")
     if tests:
         raise CheckFailed(f"test suites in the bundle: {', '.join(sorted(tests)[:5])}")
     print(f"layout: ok ({bundle_size(bundle) / 2**20:.0f} MiB in {bundle})")
@@ -98,6 +100,7 @@ def bundle_size(bundle: Path) -> int:
 
 def picture_stats(path: Path) -> tuple[int, int, float, int]:
     """(width, height, standard deviation of grey levels, number of distinct colours) of a PNG."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # only reads pictures; no display needed
     from PySide6.QtGui import QGuiApplication, QImage
 
     _app = QGuiApplication.instance() or QGuiApplication(["check"])  # noqa: F841 (image plugins)
@@ -156,6 +159,32 @@ def launch_to_shown(cmd: list[str], env, cwd) -> tuple[float, str]:
     return float(shown[0].split()[1]) - t0, shown[0].split(" ", 2)[2]
 
 
+def check_desktop_integration(bundle: Path, work: Path, env) -> None:
+    """install-linux.sh puts the menu entry, icons, mime type and metainfo under XDG_DATA_HOME."""
+    app_id = "io.github.decipher_workbench.DecipherWorkbench"
+    data = work / "xdg-data"
+    env = dict(env, XDG_DATA_HOME=str(data))
+    run(["sh", bundle / "install-linux.sh"], env, work)
+    desktop = data / "applications" / f"{app_id}.desktop"
+    installed = [desktop, data / "metainfo" / f"{app_id}.metainfo.xml", data / "mime" / "packages" / f"{app_id}.xml",
+                 data / "icons" / "hicolor" / "256x256" / "apps" / f"{app_id}.png",
+                 data / "icons" / "hicolor" / "scalable" / "apps" / f"{app_id}.svg"]
+    if shutil.which("update-mime-database"):
+        installed.append(data / "mime" / "mime.cache")
+    missing = [str(p) for p in installed if not p.is_file()]
+    if missing:
+        raise CheckFailed(f"install-linux.sh did not install {', '.join(missing)}")
+    if f'Exec="{bundle / "decipher-gui"}" %f' not in desktop.read_text(encoding="utf-8"):
+        raise CheckFailed(f"{desktop}: Exec does not point at {bundle / 'decipher-gui'}")
+    if shutil.which("desktop-file-validate"):
+        run(["desktop-file-validate", desktop], env, work)
+    run(["sh", bundle / "install-linux.sh", "--uninstall"], env, work)
+    left = [str(p) for p in installed[:5] if p.exists()]
+    if left:
+        raise CheckFailed(f"install-linux.sh --uninstall left {', '.join(left)}")
+    print("desktop integration: ok (installed, validated, uninstalled)")
+
+
 def startup_times(bundle: Path, runs: int, work: Path) -> dict[str, list[float]]:
     """Launch to shown window, the bundle and the source tree (``python -m decipher_gui``) in turn,
     each with its own fresh profile; the first launch of each makes the sample project."""
@@ -186,6 +215,8 @@ def main(argv: list[str] | None = None) -> int:
         env = clean_env(work / "home")
         check_layout(bundle)
         project = check_cli(bundle, work, env)
+        if sys.platform.startswith("linux"):
+            check_desktop_integration(bundle, work, env)
         check_screenshot(bundle, out / "bundle-sample.png", env, work)
         check_screenshot(bundle, out / "bundle-project.png", env, work, project)
         if args.startup_runs:
