@@ -196,15 +196,14 @@ def test_metainfo_validates():
 # --- the smoke check's blank-picture test -------------------------------------------------------
 
 
-def test_smoke_check_tells_a_blank_picture_from_a_window(tmp_path):
+def test_smoke_check_tells_a_blank_picture_from_a_window(tmp_path, qapp):
     sys.path.insert(0, str(PACKAGING))
     try:
         from check_bundle import picture_stats
     finally:
         sys.path.remove(str(PACKAGING))
-    from PySide6.QtGui import QGuiApplication, QImage
+    from PySide6.QtGui import QImage
 
-    _app = QGuiApplication.instance() or QGuiApplication(["test"])  # noqa: F841
     blank = QImage(160, 100, QImage.Format.Format_RGB32)
     blank.fill(0xF0F0F0)
     blank.save(str(tmp_path / "blank.png"))
