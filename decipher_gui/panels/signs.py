@@ -1,0 +1,93 @@
+"""The best sound per sign: each lost sign (as the display table shows it), its top IPA values
+with their share, and whether a pin holds it; exportable as CSV (engine.signvalues)."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QPushButton, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout, QWidget)
+
+from engine.data import PinnedValue
+from engine.display import IDENTITY, DisplayTable
+from engine.results import CharMapping
+from engine.signvalues import SignValue, sign_values
+
+from . import wrapping_label
+from ..fonts import text_font
+
+TOP = 3
+PIN_MARK = {"locked": "🔒", "soft": "~", "": ""}
+
+
+class SignValuesPanel(QWidget):
+    exportRequested = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.display: DisplayTable = IDENTITY
+        self.values: list[SignValue] = []
+        self._last: tuple = (None, (), "", None)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        bar = QHBoxLayout()
+        self.caption = wrapping_label("Best sounds per sign: no mapping yet")
+        bar.addWidget(self.caption, 1)
+        self.export_button = QPushButton("Export CSV…")
+        self.export_button.setToolTip("Write every sign's best sounds with probabilities (File ▸ Export ▸ Sign values)")
+        self.export_button.clicked.connect(self.exportRequested)
+        bar.addWidget(self.export_button)
+        lay.addLayout(bar)
+        self.table = QTableWidget(0, 2 + TOP)
+        self.table.setHorizontalHeaderLabels(["sign", "data"] + [f"sound {i}" for i in range(1, TOP + 1)])
+        self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(22)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setFont(text_font(12))
+        self.table.setAccessibleName("Best sounds per sign")
+        self.table.setAccessibleDescription("One row per lost sign: its most probable sounds with their share; "
+                                            "a padlock marks a locked pin, ~ a soft pin.")
+        lay.addWidget(self.table, 1)
+        self.legend = wrapping_label("Share = P(sign | sound) normalised over the sign's sounds. "
+                                     "🔒 locked pin · ~ soft pin (pins are listed even when not learned).")
+        lay.addWidget(self.legend)
+
+    def set_display(self, table: DisplayTable) -> None:
+        self.display = table
+        self.set_values(*self._last)
+
+    def set_values(self, mapping: CharMapping | None, pins: Sequence[PinnedValue], source: str = "",
+                   step: int | None = None) -> None:
+        self._last = (mapping, tuple(pins), source, step)
+        self.values = sign_values(mapping, pins, top=TOP, display=self.display)
+        if mapping is None:
+            self.caption.setText("Best sounds per sign: pins only — start a run to see learned values")
+        else:
+            self.caption.setText(f"Best sounds per sign {source}" + (f" at step {step}" if step else ""))
+        by_sign: dict[str, list[SignValue]] = {}
+        for v in self.values:
+            by_sign.setdefault(v.sign, []).append(v)
+        width = max([2 + TOP] + [2 + len(vs) for vs in by_sign.values()])
+        self.table.setColumnCount(width)
+        self.table.setHorizontalHeaderLabels(["sign", "data"] + [f"sound {i}" for i in range(1, width - 1)])
+        self.table.setRowCount(len(by_sign))
+        for r, (sign, vs) in enumerate(by_sign.items()):
+            shown = QTableWidgetItem(vs[0].shown)
+            shown.setFont(text_font(15))
+            shown.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+            self.table.setItem(r, 0, shown)
+            self.table.setItem(r, 1, QTableWidgetItem(sign))
+            for c in range(2, width):
+                self.table.setItem(r, c, QTableWidgetItem(""))
+            for c, v in enumerate(vs, 2):
+                share = "" if v.share is None else f" {v.share:.0%}"
+                item = QTableWidgetItem(f"/{v.ipa}/{share} {PIN_MARK[v.pinned]}".rstrip())
+                item.setToolTip(f"{v.shown} ← /{v.ipa}/: P(sign | sound) = "
+                                + ("not learned" if v.probability is None else f"{v.probability:.3f}")
+                                + (f"; pinned ({v.pinned}, weight {v.weight:g})" if v.pinned else "")
+                                + (f": {v.note}" if v.note else ""))
+                self.table.setItem(r, c, item)
