@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Sequence
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog,
                                QFormLayout, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QMessageBox,
                                QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
@@ -16,7 +17,9 @@ from engine.config import PRESETS
 from engine.errors import InputError
 
 from .fonts import text_font
-from .importers import ImportKind, transcription_systems
+from .importers import DELIMITERS, ENCODINGS, ImportKind, Preview, encoding_name, preview_table, transcription_systems
+
+PROBLEM_BG = "#F8D7DA"   # a cell with a problem: pink, with the reason as tooltip and a ⚠ in the text
 
 
 class ImportDialog(QDialog):
@@ -61,7 +64,43 @@ class ImportDialog(QDialog):
         self.replace = QCheckBox("replace the project's pins (otherwise merge)")
         if kind.asks_replace:
             form.addRow("", self.replace)
+        self.delimiter = QComboBox()
+        for label, value in DELIMITERS:
+            self.delimiter.addItem(label, value)
+        self.encoding = QComboBox()
+        for label, value in ENCODINGS:
+            self.encoding.addItem(label, value)
+        self.encoding.setToolTip("Detect reads UTF-8 when the file is valid UTF-8, else Windows-1252/Latin-1")
+        self.column_boxes: dict[str, QComboBox] = {}
+        self.preview = QTableWidget(0, 0)
+        self.preview.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.preview.setAccessibleName("Preview of the first rows")
+        self.preview.setFont(text_font(11))
+        self.preview.setMinimumHeight(180)
+        self.problems = QLabel("")
+        self.problems.setWordWrap(True)
+        self.problems.setStyleSheet("color: #B00020;")
+        self.detected = QLabel("")
+        self.last_preview: Preview | None = None
+        if kind.columns:
+            form.addRow("Delimiter", self.delimiter)
+            form.addRow("Encoding", self.encoding)
+            for name in kind.columns + kind.optional:
+                box = QComboBox()
+                box.setToolTip(f"The file's column that holds {name!r}"
+                               + ("" if name in kind.columns else " (optional)"))
+                self.column_boxes[name] = box
+                box.currentIndexChanged.connect(self._refresh_preview)
+                form.addRow(f"Column “{name}”" + ("" if name in kind.columns else " (optional)"), box)
+            self.delimiter.currentIndexChanged.connect(self._reread)
+            self.encoding.currentIndexChanged.connect(self._reread)
+            self.path.textChanged.connect(self._reread)
         lay.addLayout(form)
+        if kind.columns:
+            lay.addWidget(self.detected)
+            lay.addWidget(QLabel("First rows (cells with a problem are marked ⚠):"))
+            lay.addWidget(self.preview, 1)
+            lay.addWidget(self.problems)
         lay.addWidget(QLabel("Nothing is written unless the whole file reads without error."))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Import")
@@ -74,8 +113,81 @@ class ImportDialog(QDialog):
         if path:
             self.path.setText(path)
 
+    def _reread(self) -> None:
+        """A new file, delimiter or encoding: read the header again and offer its columns."""
+        path = self.file()
+        if path is None or not path.is_file():
+            return
+        try:
+            header = preview_table(path, encoding=self.encoding.currentData(),
+                                   delimiter=self.delimiter.currentData(), limit=0).header
+        except OSError:
+            return
+        for name, box in self.column_boxes.items():
+            keep = box.currentData()
+            box.blockSignals(True)
+            box.clear()
+            if name in self.kind.optional:
+                box.addItem("(none)", "")
+            for h in header:
+                box.addItem(h, h)
+            want = keep if keep in header else (name if name in header else None)
+            if want is not None:
+                box.setCurrentIndex(box.findData(want))
+            elif name in self.kind.optional:
+                box.setCurrentIndex(0)
+            box.blockSignals(False)
+        self._refresh_preview()
+
+    def _columns(self) -> dict[str, str]:
+        return {name: box.currentData() for name, box in self.column_boxes.items()
+                if box.currentData() and box.currentData() != name}
+
+    def _refresh_preview(self) -> None:
+        path = self.file()
+        if path is None or not path.is_file():
+            return
+        try:
+            pv = preview_table(path, encoding=self.encoding.currentData(), delimiter=self.delimiter.currentData(),
+                               columns=self._columns(), required=self.kind.columns)
+        except OSError as exc:
+            self.problems.setText(str(exc))
+            return
+        self.last_preview = pv
+        sep = {"\t": "tab", ",": "comma", ";": "semicolon", "|": "pipe"}.get(pv.delimiter, repr(pv.delimiter))
+        self.detected.setText(f"Reading as {encoding_name(pv.encoding)}, {sep}-separated; "
+                              f"{len(pv.header)} columns.")
+        width = max([len(pv.header)] + [len(r) for r in pv.rows])
+        self.preview.clear()
+        self.preview.setColumnCount(width)
+        self.preview.setRowCount(len(pv.rows))
+        self.preview.setHorizontalHeaderLabels(pv.header + [""] * (width - len(pv.header)))
+        for r, row in enumerate(pv.rows):
+            for c, cell in enumerate(row):
+                problem = pv.problems.get((r, c))
+                item = QTableWidgetItem(("⚠ " if problem else "") + cell)
+                if problem:
+                    item.setBackground(QColor(PROBLEM_BG))
+                    item.setToolTip(problem)
+                self.preview.setItem(r, c, item)
+            for (pr, pc), problem in pv.problems.items():
+                if pr == r and pc >= len(row):
+                    item = QTableWidgetItem("⚠")
+                    item.setBackground(QColor(PROBLEM_BG))
+                    item.setToolTip(problem)
+                    self.preview.setItem(r, pc, item)
+        self.preview.resizeColumnsToContents()
+        cells = [f"row {r + 1}, column {pv.header[c] if c < len(pv.header) else c + 1}: {p}"
+                 for (r, c), p in sorted(pv.problems.items())]
+        self.problems.setText("\n".join(pv.messages + cells[:8] + ([f"… and {len(cells) - 8} more"]
+                                                                      if len(cells) > 8 else [])))
+
     def options(self) -> dict:
         out: dict = {}
+        if self.kind.columns:
+            out["delimiter"] = self.delimiter.currentData()
+            out["encoding"] = self.encoding.currentData()
+            out["columns"] = self._columns()
         if self.kind.asks_name:
             out["name"] = self.name.text()
         if self.kind.asks_system:

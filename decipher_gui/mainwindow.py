@@ -819,6 +819,8 @@ class MainWindow(QMainWindow):
             settings.put("advanced_run_settings", self.runs.form.advanced.button.isChecked())
         if self.doc is not None:
             self.doc.close()
+            self.doc = None  # deferred view updates still queued find no project and return
+            self.state.reset(None)
         super().closeEvent(event)
 
 
