@@ -1,11 +1,16 @@
 """GUI responsiveness: launch-to-shown time, and the longest event-loop gap while a run trains.
 
-    .venv/bin/python benchmarks/gui_responsiveness.py [--repeat 3] [--steps 60] [--interval 5]
+    .venv/bin/python benchmarks/gui_responsiveness.py [--repeat 3] [--steps 60] [--interval 5] [--load 2]
 
 Each repetition is a fresh process (so the first-run torch import is included). A QTimer on the
 GUI thread ticks every ``--interval`` ms; the gaps between its ticks say how long the event loop
 was blocked. The run trains on the bundled sample project with its own settings (except steps,
 eval_interval). Prints one line per repetition and the medians; ``--json`` writes them too.
+
+``--load N`` keeps N CPU-bound processes (a pure-Python busy loop each, at normal priority)
+running during the measured runs, as other programs on a busy machine would; the load average
+before and after is printed so the conditions are on record. ``DECIPHER_GUI_NO_RENICE=1`` in the
+environment turns off the app's lowering of the training threads' priority (for comparison).
 """
 
 from __future__ import annotations
@@ -73,8 +78,10 @@ def child(args) -> None:
         sys.setswitchinterval(float(os.environ["PROBE_SWITCH_INTERVAL"]))
     handler_times: dict[str, list[float]] = {"steps": [], "eval": []}
     spans: list[tuple[float, float, str]] = []  # (start, end, what) of GUI-thread work and GC pauses
+    from decipher_gui.live import LiveRunBridge
+
     for name, key in (("_on_steps", "steps"), ("_on_eval", "eval")):
-        original = getattr(MainWindow, name)
+        original = getattr(LiveRunBridge, name)
 
         def timed(self, payload, _original=original, _key=key):
             t = time.perf_counter()
@@ -82,7 +89,7 @@ def child(args) -> None:
             handler_times[_key].append(time.perf_counter() - t)
             spans.append((t, time.perf_counter(), f"{_key} handler"))
 
-        setattr(MainWindow, name, timed)
+        setattr(LiveRunBridge, name, timed)
     gc_start: list[float] = []
 
     def on_gc(phase, info):
@@ -158,6 +165,8 @@ def main() -> int:
     p.add_argument("--steps", type=int, default=60)
     p.add_argument("--interval", type=int, default=5, help="probe timer interval, ms")
     p.add_argument("--json", type=Path)
+    p.add_argument("--load", type=int, default=0, help="CPU-bound background processes during the runs")
+    p.add_argument("--skip-launch", action="store_true", help="measure the runs only")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--project", type=Path, help=argparse.SUPPRESS)
     p.add_argument("--tmp", help=argparse.SUPPRESS)
@@ -168,12 +177,26 @@ def main() -> int:
     from engine.sample import create_sample_project
 
     tmp = Path(tempfile.mkdtemp(prefix="gui-bench-"))
+    load = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.load)]
+    try:
+        return _measure(args, tmp)
+    finally:
+        for proc in load:
+            proc.kill()
+            proc.wait()
+
+
+def _measure(args, tmp: Path) -> int:
+    from engine.sample import create_sample_project
+
     master = tmp / "sample.decipher"
     create_sample_project(master).close()
     launches, runs = [], []
     load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {load_before:.2f}", flush=True)
-    for i in range(args.repeat):
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {load_before:.2f}, "
+          f"{args.load} busy background processes, renice {'off' if os.environ.get('DECIPHER_GUI_NO_RENICE') else 'on'}",
+          flush=True)
+    for i in range(0 if args.skip_launch else args.repeat):
         copy = tmp / f"launch{i}.decipher"
         shutil.copy(master, copy)
         launches.append(launch_time(copy, tmp))
@@ -197,12 +220,13 @@ def main() -> int:
               f"eval handler max {r['eval_handler_max_ms']:.0f} ms; worst gaps (t s, ms) {r['worst_gaps']}",
               flush=True)
     med = {
-        "launch_to_shown_s": statistics.median(launches),
+        "launch_to_shown_s": statistics.median(launches) if launches else float("nan"),
         **{k: statistics.median(r[k] for r in runs) for k in (
             "longest_gap_ms", "startup_longest_gap_ms", "training_longest_gap_ms", "p99_gap_ms",
             "gaps_over_50ms", "idle_longest_gap_ms", "screen_updates_per_s", "step_handler_max_ms",
             "eval_handler_max_ms", "start_to_first_step_s", "training_s")},
     }
+    med["background_processes"] = args.load
     med["load_average_before"] = load_before
     med["load_average_after"] = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print("medians: " + ", ".join(f"{k}={v:.3g}" for k, v in med.items()))

@@ -12,6 +12,7 @@ from engine.errors import DecipherError
 from engine.results import EvalEvent, FinishedEvent
 
 from . import queries
+from .priority import lower_other_threads
 from .driver import RunFailure, StepBatch
 from .errors import describe
 from .worker import IDLE, PAUSED, RunController
@@ -104,6 +105,9 @@ class LiveRunBridge(QObject):
         w.pins.send_button.setEnabled(run_state == PAUSED)
 
     def _on_started(self, device: str) -> None:
+        # the run's worker now exists: let it (and torch's pool) yield the cores to this thread
+        lower_other_threads()
+        self._lowered_pool = False
         self.w.runs.set_device(device)
         kind = "CUDA" if device.startswith("cuda") else "CPU"
         self.w.status_device.setText(f"Device: {kind}" + ("" if device == "cpu" else f" — {device}"))
@@ -118,6 +122,9 @@ class LiveRunBridge(QObject):
 
     def _on_steps(self, batch: StepBatch) -> None:
         s, w = self.state, self.w
+        if not getattr(self, "_lowered_pool", True):  # torch's compute threads start with the first step
+            lower_other_threads()
+            self._lowered_pool = True
         s.live_step = batch.last.step
         w.runs.set_progress(batch.last.step, batch.total_steps, f"run {s.live_run}")
         w.runs.set_state(self.controller.state, f"step {batch.last.step} of {batch.total_steps}, "
