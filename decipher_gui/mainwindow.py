@@ -99,23 +99,25 @@ class MainWindow(QMainWindow):
         self.plots = PlotsPanel()
         self.pins = PinsPanel()
         self.signs = SignValuesPanel()
-        self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
+        # the right column, full height: Run, Pinned values and Sign values as tabs, so the pin
+        # grid gets the window's height (29 Ugaritic rows at 1600×1000); the bottom row, under the
+        # inscriptions: Matches (wide enough for the gloss) beside the plots
+        self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
         self.corpora_dock = self._dock("Corpora and inscriptions", self.corpora, "corpora", L)
         self.languages_dock = self._dock("Known languages and stems", self.languages, "languages", L)
         self.runs_dock = self._dock("Run", self.runs, "runs", R)
-        self.plots_dock = self._dock("Plots", self.plots, "plots", R)
+        self.pins_dock = self._dock("Pinned values", self.pins, "pins", R)
         self.signs_dock = self._dock("Sign values", self.signs, "signs", R)
         self.matches_dock = self._dock("Matches", self.matches, "matches", B)
-        self.pins_dock = self._dock("Pinned values", self.pins, "pins", B)
-        # the grid beside the matches, not behind them: both stay visible and resizable
-        self.splitDockWidget(self.matches_dock, self.pins_dock, Qt.Orientation.Horizontal)
-        self.tabifyDockWidget(self.plots_dock, self.signs_dock)
-        self.plots_dock.raise_()
-        self.resizeDocks([self.corpora_dock, self.runs_dock], [300, 420], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.runs_dock, self.plots_dock], [560, 400], Qt.Orientation.Vertical)
-        self.resizeDocks([self.matches_dock], [360], Qt.Orientation.Vertical)
-        self.resizeDocks([self.matches_dock, self.pins_dock], [700, 600], Qt.Orientation.Horizontal)
+        self.plots_dock = self._dock("Plots", self.plots, "plots", B)
+        self.tabifyDockWidget(self.runs_dock, self.pins_dock)
+        self.tabifyDockWidget(self.pins_dock, self.signs_dock)
+        self.runs_dock.raise_()
+        self.splitDockWidget(self.matches_dock, self.plots_dock, Qt.Orientation.Horizontal)
+        self.resizeDocks([self.corpora_dock, self.runs_dock], [290, 500], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.matches_dock], [330], Qt.Orientation.Vertical)
+        self.resizeDocks([self.matches_dock, self.plots_dock], [760, 340], Qt.Orientation.Horizontal)
 
     def docks(self) -> tuple[QDockWidget, ...]:
         return (self.corpora_dock, self.languages_dock, self.runs_dock, self.matches_dock,

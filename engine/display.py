@@ -57,6 +57,9 @@ HEBREW_SCRIPT = {
     "q": "ק", "r": "ר", "$": "שׁ", "&": "שׂ", "t": "ת",
 }
 
+#: Hebrew letters written differently at the end of a word.
+HEBREW_FINALS = {"k": "ך", "m": "ם", "n": "ן", "p": "ף", "S": "ץ"}
+
 
 @dataclass(frozen=True)
 class DisplayTable:
@@ -65,15 +68,25 @@ class DisplayTable:
     name: str = "none"
     letters: Mapping[str, str] = field(default_factory=dict)
     direction: str = "auto"
+    #: letters with another form at the end of a written word (Hebrew ך ם ן ף ץ)
+    finals: Mapping[str, str] = field(default_factory=dict)
 
     def show(self, unit: str) -> str:
         return self.letters.get(unit, unit)
+
+    def show_at(self, units, i: int) -> str:
+        """Unit ``i`` of an inscription as shown: its final form before a word divider or the end."""
+        unit = units[i]
+        if self.finals and unit in self.finals and (i + 1 == len(units) or units[i + 1] == " "):
+            return self.finals[unit]
+        return self.show(unit)
 
     def show_text(self, units: Iterable[str] | str) -> str:
         """A run of engine letters as shown (word dividers stay spaces). A plain string is read
         greedily, longest table letter first, so multi-character letters are found too."""
         if not isinstance(units, str):
-            return "".join(self.show(u) for u in units)
+            units = list(units)
+            return "".join(self.show_at(units, i) for i in range(len(units)))
         if not self.letters:
             return units
         longest = max(len(k) for k in self.letters)
@@ -110,7 +123,10 @@ class DisplayTable:
         return not any(k != v for k, v in self.letters.items()) and self.direction == "auto"
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "letters": dict(self.letters), "direction": self.direction}
+        out = {"name": self.name, "letters": dict(self.letters), "direction": self.direction}
+        if self.finals:
+            out["finals"] = dict(self.finals)
+        return out
 
     @classmethod
     def from_json(cls, data: Any) -> "DisplayTable":
@@ -134,7 +150,12 @@ class DisplayTable:
         direction = data.get("direction", "auto")
         if direction not in DIRECTIONS:
             raise InputError(f"display table: direction must be one of {', '.join(DIRECTIONS)}, not {direction!r}")
-        return cls(str(data.get("name", "custom")), clean, direction)
+        finals = data.get("finals", {})
+        if not isinstance(finals, Mapping) or not all(isinstance(k, str) and isinstance(v, str)
+                                                      and 0 < len(v) <= MAX_SHOWN for k, v in finals.items()):
+            raise InputError("a display table's 'finals' must map letters to short text")
+        return cls(str(data.get("name", "custom")), clean, direction,
+                   {k: unicodedata.normalize("NFC", v) for k, v in finals.items()})
 
 
 IDENTITY = DisplayTable()
@@ -146,7 +167,8 @@ PRESETS: dict[str, tuple[str, DisplayTable]] = {
                                  DisplayTable("ugaritic-transliteration", UGARITIC_TRANSLITERATION, "ltr")),
     "ugaritic-script": ("Ugaritic script (cuneiform alphabet)", DisplayTable("ugaritic-script", UGARITIC_SCRIPT, "ltr")),
     "gothic-script": ("Gothic script", DisplayTable("gothic-script", GOTHIC_SCRIPT, "ltr")),
-    "hebrew-script": ("Hebrew script (right to left)", DisplayTable("hebrew-script", HEBREW_SCRIPT, "rtl")),
+    "hebrew-script": ("Hebrew script (right to left)",
+                      DisplayTable("hebrew-script", HEBREW_SCRIPT, "rtl", HEBREW_FINALS)),
 }
 
 

@@ -117,9 +117,9 @@ class InscriptionDelegate(QStyledItemDelegate):
         x, y = x0, PAD + 3
         units = ins.units
         gap = fm.horizontalAdvance(" ") * 0.6
-        show = self.view.display.show
-        widths = [fm.horizontalAdvance(DIVIDER_MARK) + 2 * gap if u == DIVIDER else fm.horizontalAdvance(show(u))
-                  for u in units]
+        show = self.view.display.show_at
+        widths = [fm.horizontalAdvance(DIVIDER_MARK) + 2 * gap if u == DIVIDER else fm.horizontalAdvance(show(units, i))
+                  for i, u in enumerate(units)]
         boxes: list[QRectF] = []
         i = 0
         while i < len(units):
@@ -197,7 +197,7 @@ class InscriptionDelegate(QStyledItemDelegate):
                 painter.drawText(box, Qt.AlignmentFlag.AlignCenter, DIVIDER_MARK)
             else:
                 painter.setPen(text_colour)
-                painter.drawText(box, Qt.AlignmentFlag.AlignCenter, self.view.display.show(u))
+                painter.drawText(box, Qt.AlignmentFlag.AlignCenter, self.view.display.show_at(ins.units, i))
         # underlines and badges: the colour-independent cue
         fm = QFontMetricsF(self.view.text_font)
         for mark in marks:

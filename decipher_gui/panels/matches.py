@@ -252,7 +252,7 @@ class MatchesPanel(QWidget):
         side_lay.addLayout(buttons)
         split.addWidget(side)
         split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
+        split.setStretchFactor(1, 1)
         lay.addWidget(split, 1)
         for key, status in (("A", "accepted"), ("R", "rejected"), ("O", "open")):
             for w in (self.table, self.alternatives):
@@ -287,7 +287,7 @@ class MatchesPanel(QWidget):
     def _set_widths(self) -> None:
         """Column widths from the font, not from measuring rows (that took ~30 ms per update)."""
         em = self.table.fontMetrics().horizontalAdvance("M")
-        for col, ems in zip(range(len(COLUMNS)), (9, 6, 6, 7, 9, 7, 5, 6, 5)):
+        for col, ems in zip(range(len(COLUMNS)), (10, 5, 6, 7, 9, 7, 5, 6, 5)):
             self.table.setColumnWidth(col, int(ems * em))
         self._widths_set = True
 

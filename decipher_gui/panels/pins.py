@@ -137,7 +137,7 @@ class PinGridModel(QAbstractTableModel):
             except (DecipherError, IndexError):
                 return None
         if role == Qt.ItemDataRole.FontRole:
-            return text_font(12)
+            return text_font(11)
         return None
 
 
@@ -194,7 +194,7 @@ class PinCellDelegate(QStyledItemDelegate):
         painter.restore()
 
     def sizeHint(self, option, index) -> QSize:
-        return QSize(40, 24)
+        return QSize(36, 20)
 
 
 class PinGrid(QTableView):
@@ -207,10 +207,10 @@ class PinGrid(QTableView):
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        self.horizontalHeader().setDefaultSectionSize(40)
+        self.horizontalHeader().setDefaultSectionSize(36)
         self.horizontalHeader().setMinimumSectionSize(28)
         self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        self.verticalHeader().setDefaultSectionSize(24)
+        self.verticalHeader().setDefaultSectionSize(20)
         self.verticalHeader().setMinimumSectionSize(18)
         self.setFont(text_font(11))
         self.setAccessibleName("Pinned-values grid")
@@ -377,7 +377,7 @@ class PinsPanel(QWidget):
             bar.addWidget(b)
         bar.addStretch(1)
         lay.addLayout(bar)
-        split = QSplitter(Qt.Orientation.Horizontal)
+        split = QSplitter(Qt.Orientation.Vertical)  # the grid over the pin list: the grid gets the height
         self.grid = PinGrid()
         self.grid.toggleRequested.connect(self.toggleRequested)
         self.grid.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
@@ -392,7 +392,7 @@ class PinsPanel(QWidget):
         self.table.setAccessibleName("Pinned values")
         self.table.itemChanged.connect(self._edited)
         split.addWidget(self.table)
-        split.setStretchFactor(0, 3)
+        split.setStretchFactor(0, 8)
         split.setStretchFactor(1, 1)
         lay.addWidget(split, 1)
         self.legend = wrapping_label("Shading and numbers: learned P(letter | IPA) in %. Framed with a padlock = "

@@ -18,7 +18,7 @@ from . import wrapping_label
 from ..fonts import text_font
 
 TOP = 3
-PIN_MARK = {"locked": "🔒", "soft": "~", "": ""}
+PIN_MARK = {"locked": "• pinned", "soft": "~ soft pin", "": ""}
 
 
 class SignValuesPanel(QWidget):
@@ -50,10 +50,10 @@ class SignValuesPanel(QWidget):
         self.table.setFont(text_font(12))
         self.table.setAccessibleName("Best sounds per sign")
         self.table.setAccessibleDescription("One row per lost sign: its most probable sounds with their share; "
-                                            "a padlock marks a locked pin, ~ a soft pin.")
+                                            "“pinned” marks a locked pin, “~ soft pin” a soft one.")
         lay.addWidget(self.table, 1)
         self.legend = wrapping_label("Share = P(sign | sound) normalised over the sign's sounds. "
-                                     "🔒 locked pin · ~ soft pin (pins are listed even when not learned).")
+                                     "• pinned = locked pin · ~ = soft pin (pins are listed even when not learned).")
         lay.addWidget(self.legend)
 
     def set_display(self, table: DisplayTable) -> None:

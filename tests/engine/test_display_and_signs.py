@@ -129,3 +129,10 @@ def test_sign_values_export_without_a_run_lists_the_pins(tmp_path):
     with open(tmp_path / "s.csv", encoding="utf-8", newline="") as f:
         rows = list(csv.DictReader(f))
     assert n == len(rows) == 1 and rows[0]["sign"] == "a" and rows[0]["pinned"] == "locked"
+
+
+def test_hebrew_final_forms_at_word_ends_only():
+    t = display.preset("hebrew-script")
+    assert t.show_text(list("mlk mlkym")) == "מלך מלכים"
+    assert t.show_text("mlk") == "מלכ", "a span may end inside a word: no final form"
+    assert display.DisplayTable.from_json(t.to_json()) == t
