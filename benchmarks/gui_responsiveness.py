@@ -99,6 +99,34 @@ def child(args) -> None:
             spans.append((gc_start[0], time.perf_counter(), f"gc gen{info['generation']}"))
 
     gc.callbacks.append(on_gc)
+    samples: list[tuple[float, str]] = []  # (time, the training thread's innermost frames)
+    gui_samples: list[tuple[float, str]] = []  # (time, the GUI thread's innermost frames)
+    if args.sample:
+        import threading
+
+        gui_ident = threading.get_ident()
+        stop_sampling = threading.Event()
+
+        def sampler():
+            # needs the GIL like any Python thread: during a stretch where the training thread
+            # holds it, no sample is taken, and the first one after shows where that thread was
+            while not stop_sampling.wait(0.01):
+                now = time.perf_counter()
+                for ident, frame in sys._current_frames().items():
+                    if ident == threading.get_ident():
+                        continue
+                    names = []
+                    while frame is not None and len(names) < 4:
+                        names.append(f"{Path(frame.f_code.co_filename).stem}.{frame.f_code.co_name}")
+                        frame = frame.f_back
+                    if ident == gui_ident:
+                        gui_samples.append((now, " < ".join(names)))
+                    elif any(n.startswith(("training", "model", "lattice", "kernels", "alignment", "trie",
+                                         "decoding", "evaluation", "driver", "session", "closeness"))
+                           for n in names):
+                        samples.append((now, " < ".join(names)))
+
+        threading.Thread(target=sampler, daemon=True).start()
     window = MainWindow(restore_state=False)
     window.resize(1600, 1000)
     window.open_project(args.project)
@@ -153,6 +181,16 @@ def child(args) -> None:
                        for t, g in sorted(rep.gaps, key=lambda x: -x[1])[:5]],
         "phases_s": {k: round(v - t0, 3) for k, v in marks.items()},
     }
+    if args.sample:
+        stop_sampling.set()
+        where = []
+        for t, g in sorted(rep.gaps, key=lambda x: -x[1])[:5]:
+            end = t0 + t + g
+            after = next((frames for when, frames in samples if when >= end - 0.005), "")
+            during = [frames for when, frames in gui_samples if t0 + t <= when <= end]
+            common = max(set(during), key=during.count) if during else "(no sample: the GIL was held)"
+            where.append((round(g * 1000, 1), after, common, len(during)))
+        result["worst_gaps_training_thread_after"] = where
     window.close()
     dispose(window)
     QCoreApplication.processEvents()
@@ -167,6 +205,8 @@ def main() -> int:
     p.add_argument("--json", type=Path)
     p.add_argument("--load", type=int, default=0, help="CPU-bound background processes during the runs")
     p.add_argument("--skip-launch", action="store_true", help="measure the runs only")
+    p.add_argument("--sample", action="store_true",
+                   help="sample the training thread's stack, to say where it was when a gap ended")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--project", type=Path, help=argparse.SUPPRESS)
     p.add_argument("--tmp", help=argparse.SUPPRESS)
@@ -205,7 +245,8 @@ def _measure(args, tmp: Path) -> int:
         copy = tmp / f"run{i}.decipher"
         shutil.copy(master, copy)
         out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", "--project", str(copy),
-                              "--steps", str(args.steps), "--interval", str(args.interval), "--tmp", str(tmp)],
+                              "--steps", str(args.steps), "--interval", str(args.interval), "--tmp", str(tmp)]
+                             + (["--sample"] if args.sample else []),
                              cwd=ROOT, env=_env(tmp), capture_output=True, text=True, timeout=3600)
         line = next((x for x in out.stdout.splitlines() if x.startswith("RESULT ")), None)
         if line is None:
@@ -219,6 +260,9 @@ def _measure(args, tmp: Path) -> int:
               f"{r['screen_updates_per_s']:.1f} updates/s, step handler max {r['step_handler_max_ms']:.0f} ms, "
               f"eval handler max {r['eval_handler_max_ms']:.0f} ms; worst gaps (t s, ms) {r['worst_gaps']}",
               flush=True)
+        for gap_ms, frames, gui, n in r.get("worst_gaps_training_thread_after", []):
+            print(f"    gap {gap_ms:.0f} ms; training thread just after: {frames}; GUI thread during it "
+                  f"({n} samples): {gui}", flush=True)
     med = {
         "launch_to_shown_s": statistics.median(launches) if launches else float("nan"),
         **{k: statistics.median(r[k] for r in runs) for k in (

@@ -45,7 +45,6 @@ class SignValuesPanel(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(22)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setFont(text_font(12))
         self.table.setAccessibleName("Best sounds per sign")
@@ -62,7 +61,21 @@ class SignValuesPanel(QWidget):
 
     def set_values(self, mapping: CharMapping | None, pins: Sequence[PinnedValue], source: str = "",
                    step: int | None = None) -> None:
+        """New values to show; filled now when the panel is visible, else when it is shown (a
+        live run sends a mapping with every step batch: a hidden tab must cost nothing)."""
         self._last = (mapping, tuple(pins), source, step)
+        self._stale = True
+        if self.isVisible():
+            self._fill()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if getattr(self, "_stale", False):
+            self._fill()
+
+    def _fill(self) -> None:
+        self._stale = False
+        mapping, pins, source, step = self._last
         self.values = sign_values(mapping, pins, top=TOP, display=self.display)
         if mapping is None:
             self.caption.setText("Best sounds per sign: pins only — start a run to see learned values")
@@ -72,12 +85,18 @@ class SignValuesPanel(QWidget):
         for v in self.values:
             by_sign.setdefault(v.sign, []).append(v)
         width = max([2 + TOP] + [2 + len(vs) for vs in by_sign.values()])
+        # one layout pass at the end, not one per cell (ResizeToContents re-measured every column
+        # on each setItem: seconds per update on the GUI thread while a run trained)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.table.setUpdatesEnabled(False)
         self.table.setColumnCount(width)
         self.table.setHorizontalHeaderLabels(["sign", "data"] + [f"sound {i}" for i in range(1, width - 1)])
         self.table.setRowCount(len(by_sign))
+        big = text_font(15)
         for r, (sign, vs) in enumerate(by_sign.items()):
             shown = QTableWidgetItem(vs[0].shown)
-            shown.setFont(text_font(15))
+            shown.setFont(big)
             shown.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
             self.table.setItem(r, 0, shown)
             self.table.setItem(r, 1, QTableWidgetItem(sign))
@@ -91,3 +110,5 @@ class SignValuesPanel(QWidget):
                                 + (f"; pinned ({v.pinned}, weight {v.weight:g})" if v.pinned else "")
                                 + (f": {v.note}" if v.note else ""))
                 self.table.setItem(r, c, item)
+        self.table.resizeColumnsToContents()
+        self.table.setUpdatesEnabled(True)

@@ -45,8 +45,12 @@ def test_run_then_sign_values_exports_and_new_project_is_empty(window, qtbot, tm
     # the grid caption says "live" only while the run runs
     assert "live" not in window.pins.caption.text() and f"run {run.id}" in window.pins.caption.text()
 
-    # sign values: one row per sign, best sounds with shares, the caption names the run
+    # sign values: one row per sign, best sounds with shares, the caption names the run (the
+    # panel fills when its tab is shown)
     signs = window.signs
+    assert not signs.isVisible() and signs.values == []
+    window.signs_dock.raise_()
+    qtbot.waitUntil(signs.isVisible)
     assert signs.table.rowCount() >= 25 and f"run {run.id}" in signs.caption.text()
     shares = [v.share for v in signs.values if v.rank == 1 and v.share is not None]
     assert shares and all(0 < s <= 1 for s in shares)
