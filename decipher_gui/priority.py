@@ -1,6 +1,10 @@
-"""Keep the window responsive on a busy machine: the threads that train (the run's worker and
-torch's compute pool) get a lower scheduling priority than the GUI thread, so when the cores are
-shared with other programs the scheduler runs the GUI thread first (Linux: per-thread nice)."""
+"""Optionally lower the training threads' scheduling priority below the GUI thread's (Linux:
+per-thread nice), for a machine whose cores are shared with other programs.
+
+Off by default (``DECIPHER_GUI_RENICE=1`` turns it on): measured with two busy processes on a
+loaded machine it shortened the window's longest pauses only a little (p99 gap ~270 vs ~330 ms)
+while the run took ~3× longer, because the training thread also holds the GIL the GUI thread
+needs, so starving it delays the GUI too (docs/benchmarks.md, "GUI responsiveness under load")."""
 
 from __future__ import annotations
 
@@ -13,11 +17,12 @@ NICE_STEP = 10
 TASKS = Path("/proc/self/task")
 
 
-def lower_other_threads(step: int = NICE_STEP) -> dict[int, int]:
+def lower_other_threads(step: int = NICE_STEP, *, force: bool = False) -> dict[int, int]:
     """Lower every thread of this process but the calling (GUI) thread by ``step`` nice levels,
-    once per thread; returns {thread id: nice before}. A no-op where threads cannot be listed
-    (not Linux) or when ``DECIPHER_GUI_NO_RENICE`` is set."""
-    if os.environ.get("DECIPHER_GUI_NO_RENICE") or not hasattr(os, "setpriority") or not TASKS.is_dir():
+    once per thread; returns {thread id: nice before}. A no-op unless ``DECIPHER_GUI_RENICE=1``
+    (or ``force``), and where threads cannot be listed (not Linux)."""
+    if not (force or os.environ.get("DECIPHER_GUI_RENICE") == "1") or not hasattr(os, "setpriority") \
+            or not TASKS.is_dir():
         return {}
     me = threading.get_native_id()
     changed: dict[int, int] = {}

@@ -73,7 +73,8 @@ def main() -> int:
     # a right-to-left corpus: Hebrew forms of the sample in the Hebrew script, three to a line
     hebrew_script = display_tables.HEBREW_SCRIPT
     forms = [s.form for s in project.stems(hebrew.id) if all(c in hebrew_script for c in s.form)][:90]
-    lines = [" ".join("".join(hebrew_script[c] for c in f) for f in forms[i:i + 3]) for i in range(0, len(forms), 3)]
+    in_script = display_tables.preset("hebrew-script")  # with final forms at word ends
+    lines = [in_script.show_text(list(" ".join(forms[i:i + 3]))) for i in range(0, len(forms), 3)]
     project.add_corpus("Hebrew words (Hebrew script)", [Inscription(f"heb:{i + 1}", t) for i, t in enumerate(lines)],
                        source="docs/screenshots/make_screenshots.py")
     project.close()

@@ -13,7 +13,7 @@ from decipher_gui import priority
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice is Linux's")
 def test_other_threads_are_lowered_once_and_the_caller_is_not(monkeypatch):
-    monkeypatch.delenv("DECIPHER_GUI_NO_RENICE", raising=False)
+    monkeypatch.setenv("DECIPHER_GUI_RENICE", "1")
     monkeypatch.setattr(priority, "_lowered", set())
     go, ready = threading.Event(), threading.Event()
     tid: list[int] = []
@@ -40,6 +40,6 @@ def test_other_threads_are_lowered_once_and_the_caller_is_not(monkeypatch):
         t.join()
 
 
-def test_switched_off_by_the_environment(monkeypatch):
-    monkeypatch.setenv("DECIPHER_GUI_NO_RENICE", "1")
+def test_off_unless_asked(monkeypatch):
+    monkeypatch.delenv("DECIPHER_GUI_RENICE", raising=False)
     assert priority.lower_other_threads() == {}
