@@ -25,7 +25,7 @@ from . import exporting, importing
 from .store import Project
 
 IMPORT_KINDS = ("lost", "known", "gold", "prior", "text", "cog", "hesperia", "cldf", "wordlist", "matches")
-EXPORT_KINDS = ("matches", "prior", "lost", "known", "gold")
+EXPORT_KINDS = ("matches", "prior", "lost", "known", "gold", "sign_values")
 
 #: Metric names shown as P@1 / P@10 by ``decipher project runs`` (compared case-insensitively).
 P_AT_1 = ("p@1", "precision@1", "p_at_1")
@@ -103,9 +103,10 @@ def _add_verbs(parser: argparse.ArgumentParser) -> None:
                     ("prior", "the pinned values as PRIOR.csv"),
                     ("lost", "a corpus as LOST.csv (--corpus)"),
                     ("known", "a known language as KNOWN.csv (--language)"),
-                    ("gold", "a corpus's gold as GOLD.csv (--corpus)")):
+                    ("gold", "a corpus's gold as GOLD.csv (--corpus)"),
+                    ("sign-values", "each sign's best sounds with probabilities, pinned or learned (--run)")):
         kind.add_argument(f"--{k}", metavar="OUT", type=Path, help=what)
-    p.add_argument("--run", type=int, metavar="ID", help="--matches: which run")
+    p.add_argument("--run", type=int, metavar="ID", help="--matches/--sign-values: which run")
     p.add_argument("--corpus", help="--lost/--gold: which corpus (by name)")
     p.add_argument("--language", help="--known: which known language (by name)")
     p.add_argument("--tsv", action="store_true", help="tab-separated (also chosen by a .tsv name)")
@@ -261,6 +262,11 @@ def _export(args, out: TextIO) -> int:
         elif kind == "known":
             n = exporting.export_known(project, target, args.language, **options)
             what = "stems"
+        elif kind == "sign_values":
+            from ..signvalues import export_sign_values
+
+            n = export_sign_values(project, target, run_id=args.run, **options)
+            what = "sign values"
         else:
             n = exporting.export_gold(project, target, args.corpus, **options)
             what = "gold annotations"
