@@ -24,6 +24,7 @@ from engine.project.store import Project
 from engine.results import CharMapping, Match
 from engine.sample import create_sample_project
 
+from .config_form import editor_value
 from . import queries, settings
 from .actions import WindowActions, create_project_file
 from .analysis import SpanMark, known_inventory, lost_inventory, marks_by_inscription, run_label, stored_closeness
@@ -509,8 +510,9 @@ class MainWindow(QMainWindow):
     def _check_span_limits(self) -> None:
         """Tell how many written words are shorter than the shortest span (they cannot match)."""
         try:
-            min_span = int(self.runs.form.values()["min_span"])
-        except (KeyError, TypeError, ValueError):
+            editor, info = self.runs.form.editors["min_span"]
+            min_span = int(editor_value(editor, info))  # only this field: another may be mid-edit
+        except (KeyError, TypeError, ValueError, DecipherError):
             return
         inscriptions = self._corpus.inscriptions if self._corpus else ()
         short, total = queries.words_shorter_than(inscriptions, min_span)
