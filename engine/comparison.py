@@ -173,7 +173,7 @@ def load_candidates(candidates: Mapping[str, Vocabulary | str | os.PathLike]
 
 def plan_comparison(lost: Corpus, candidates: Mapping[str, Vocabulary | str | os.PathLike], *,
                     seeds: Sequence[int] = (0, 1, 2), n_null: int = 3, stems: int | None = None,
-                    steps: int | None = None, config: Config | None = None, null_mode: str = "across",
+                    steps: int | None = None, config: Config | None = None, null_mode: str = "skeleton",
                     sample_seed: int = 0) -> Plan:
     """Load and match the candidates, build their nulls and list every run (real runs first).
 
@@ -372,7 +372,7 @@ def summarise(plan: Plan, records: Iterable[RunRecord],
 def compare(lost: Corpus, candidates: Mapping[str, Vocabulary | str | os.PathLike], *,
             seeds: Sequence[int] = (0, 1, 2), n_null: int = 3, stems: int | None = None, steps: int | None = None,
             config: Config | None = None, run_fn: Callable[[PlanItem], RunResult | tuple] = train_run,
-            out: str | os.PathLike | None = None, null_mode: str = "across", sample_seed: int = 0,
+            out: str | os.PathLike | None = None, null_mode: str = "skeleton", sample_seed: int = 0,
             on_run: Callable[[RunRecord], None] | None = None, plot: bool = True) -> Comparison:
     """Plan, run (one after another), summarise and, with ``out``, write the comparison's files."""
     plan = plan_comparison(lost, candidates, seeds=seeds, n_null=n_null, stems=stems, steps=steps,

@@ -18,7 +18,7 @@ from engine.config import Config
 from engine.data import Corpus, Inscription, Stem, Vocabulary
 from engine.errors import DecipherError
 from engine.matching import match_vocabularies
-from engine.nulls import null_vocabularies, null_vocabulary, unit_counts
+from engine.nulls import is_vowel, null_vocabularies, null_vocabulary, unit_counts
 from engine.phonology import ipa_units
 from engine.results import Alternative, Match
 
@@ -68,7 +68,7 @@ def _vocab(name="cand", n=40, seed=1):
     return Vocabulary(name, tuple(stems))
 
 
-@pytest.mark.parametrize("mode", ["across", "within"])
+@pytest.mark.parametrize("mode", ["skeleton", "across", "within"])
 def test_nulls_keep_size_lengths_and_unit_counts(mode):
     vocab = _vocab()
     nulls = null_vocabularies(vocab, 4, seed=7, mode=mode)
@@ -77,6 +77,9 @@ def test_nulls_keep_size_lengths_and_unit_counts(mode):
         assert [len(ipa_units(s.ipa)) for s in null.stems] == [len(ipa_units(s.ipa)) for s in vocab.stems]
         assert unit_counts(null.stems) == unit_counts(vocab.stems)
         assert len({s.ipa for s in null.stems}) == len(vocab.stems)  # no accidental duplicates
+        if mode == "skeleton":
+            assert [[is_vowel(u) for u in ipa_units(a.ipa)] for a in null.stems] == \
+                [[is_vowel(u) for u in ipa_units(b.ipa)] for b in vocab.stems]
         if mode == "within":
             assert [Counter(ipa_units(a.ipa)) for a in null.stems] == [Counter(ipa_units(b.ipa)) for b in vocab.stems]
         # the words themselves are gone (a few may survive by chance)
