@@ -74,6 +74,8 @@ class RunResult:
     mapping: np.ndarray | None = None
     known_units: tuple[str, ...] = ()
     spans: tuple[tuple[str, int, int, str], ...] = ()
+    margins: tuple[float, ...] = ()
+    """per decoded span: its best stem's score minus the second best's (how clearly one stem wins)"""
 
 
 @dataclass(frozen=True)
@@ -258,8 +260,10 @@ def train_run(item: PlanItem) -> RunResult:
     assert last is not None  # a run always evaluates once at its end
     mapping = last.mapping
     spans = tuple((m.inscription_id, m.start, m.end, m.best.ipa) for m in last.matches)
+    margins = tuple(float(m.alternatives[0].score - m.alternatives[1].score) if len(m.alternatives) > 1 else 0.0
+                    for m in last.matches)
     return RunResult(tuple(last.closeness), float(last.coverage), trainer.step, float(trainer.elapsed),
-                     np.asarray(mapping.probs), tuple(mapping.known), spans)
+                     np.asarray(mapping.probs), tuple(mapping.known), spans, margins)
 
 
 # ---------------------------------------------------------------------------------------------
