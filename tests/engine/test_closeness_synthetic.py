@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.closeness_synthetic import run, setting
-from engine.comparison import CLOSER
+from engine.comparison import CLOSER, NO_EVIDENCE
 from engine.phonology import ipa_units
 
 
@@ -31,3 +31,21 @@ def test_the_true_source_beats_an_unrelated_vocabulary_and_its_nulls():
     source_runs = [r.score for r in c.records if r.item.known == "source" and r.item.null is None]
     null_runs = [r.score for r in c.records if r.item.known == "source" and r.item.null is not None]
     assert min(source_runs) > max(null_runs)
+
+
+@pytest.mark.slow
+def test_the_skeleton_null_finds_no_evidence_for_an_unrelated_vocabulary():
+    # an unrelated vocabulary with the source's syllable shapes covers as much as its skeleton nulls
+    c = run(seeds=(0, 1, 2), n_null=3, steps=200, names=("source", "unrelated"))
+    verdicts = {s.known: s.verdict for s in c.summaries}
+    assert verdicts == {"source": CLOSER, "unrelated": NO_EVIDENCE}
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=False, reason="open (docs/closeness.md): at test size the heavy relative is deciphered on "
+                                        "1 seed of 3-4, and no signal tried separates it from the unrelated "
+                                        "vocabulary beyond the spread over seeds")
+def test_a_distant_relative_beats_an_unrelated_vocabulary_beyond_the_seeds_spread():
+    c = run(seeds=(0, 1, 2), n_null=3, steps=200, names=("relative", "unrelated"))
+    rel, unrel = (next(s for s in c.summaries if s.known == k) for k in ("relative", "unrelated"))
+    assert rel.score_mean - rel.score_sd > unrel.score_mean + unrel.score_sd
