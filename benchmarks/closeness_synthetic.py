@@ -75,6 +75,31 @@ def run(*, seeds: Sequence[int] = (0, 1, 2), n_null: int = 3, steps: int = 200, 
             dump_file.close()
 
 
+def decipher(name: str, *, seeds: Sequence[int], steps: int = 200, n_stems: int = 30, n_inscriptions: int = 40,
+             cipher_seed: int = 2) -> list[str]:
+    """P@1, P@10 and the score of one candidate per seed: how well the words are found. The gold
+    rows name source stems; each becomes its relative's stem (the relative's gloss names its source)."""
+    from engine.data import GoldAnnotation
+    from engine.results import EvalEvent
+    from engine.training import Trainer
+    from engine.closeness import closeness_score
+
+    cipher, candidates = setting(n_stems, n_inscriptions, cipher_seed)
+    vocab = candidates[name]
+    to_form = {s.form: s.form for s in vocab.stems} if name == "source" else {s.gloss: s.form for s in vocab.stems}
+    gold = [GoldAnnotation(g.inscription_id, g.start, g.word_end, tuple(to_form[k] for k in g.known if k in to_form))
+            for g in cipher.gold]
+    gold = [g for g in gold if g.known]
+    lines = []
+    for seed in seeds:
+        cfg = Config(**{**CONFIG, "steps": steps, "anneal_steps": int(steps * 0.6), "seed": seed})
+        trainer = Trainer(cipher.corpus, vocab, cfg, gold=gold, live_interval=None)
+        ev = [e for e in trainer.run() if isinstance(e, EvalEvent)][-1]
+        lines.append(f"{name} seed {seed}: P@1 {ev.metrics['p_at_1']:.2f}  P@10 {ev.metrics['p_at_10']:.2f}  "
+                     f"score {closeness_score(ev.closeness):.3f}  ({len(gold)} gold rows, {len(vocab.stems)} stems)")
+    return lines
+
+
 def _dumped(rec: RunRecord) -> dict:
     r = rec.result
     return {"known": rec.item.known, "seed": rec.item.seed, "null": rec.item.null, "score": rec.score,
@@ -152,7 +177,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--out")
     p.add_argument("--dump", help="write every run's result (curve, mapping, spans) to this JSON-lines file")
     p.add_argument("--analyse", metavar="DUMP", help="print every signal of a --dump file and train nothing")
+    p.add_argument("--decipher", choices=["source", "relative"], help="only P@K of this candidate per seed")
     a = p.parse_args(argv)
+    if a.decipher:
+        print("\n".join(decipher(a.decipher, seeds=a.seeds, steps=a.steps, n_stems=a.stems,
+                                 n_inscriptions=a.inscriptions, cipher_seed=a.cipher_seed)))
+        return 0
     if a.analyse:
         print(analyse(a.analyse, n_stems=a.stems, n_inscriptions=a.inscriptions, cipher_seed=a.cipher_seed))
         return 0
