@@ -18,23 +18,21 @@ import numpy as np
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#AA4499", "#882255",
            "#117733", "#332288", "#999933", "#44AA99")
 #: The paper's candidate languages keep one colour each in every figure (Semitic blues, Germanic
-#: greens, Romance oranges); other names get a colour from a hash of the name.
+#: greens, Romance oranges); other names take the first free colour of the palette.
 FIXED = {"hebrew": "#0072B2", "arabic": "#56B4E9", "proto-germanic": "#009E73", "old-norse": "#117733",
          "old-english": "#44AA99", "latin": "#D55E00", "spanish": "#E69F00", "basque": "#CC79A7",
          "hungarian": "#882255", "turkish": "#332288", "gothic": "#999933"}
 
 
 def colour_of(name: str, taken: set[str] | None = None) -> str:
-    """A stable colour for a language name (the next free one if ``taken`` already holds it)."""
+    """The fixed colour of one of the paper's languages, else the first palette colour not taken."""
     fixed = FIXED.get(name.lower())
     if fixed is not None and (taken is None or fixed not in taken):
         return fixed
-    start = int(hashlib.sha1(name.lower().encode("utf-8")).hexdigest(), 16) % len(PALETTE)
-    for k in range(len(PALETTE)):
-        c = PALETTE[(start + k) % len(PALETTE)]
+    for c in PALETTE:
         if taken is None or c not in taken:
             return c
-    return PALETTE[start]
+    return PALETTE[int(hashlib.sha1(name.encode("utf-8")).hexdigest(), 16) % len(PALETTE)]
 
 
 def curve_bands(comparison) -> tuple[dict, tuple[np.ndarray, np.ndarray, np.ndarray] | None]:
@@ -72,9 +70,11 @@ def render_comparison(comparison, path: str | os.PathLike, *, width: int = 1000)
         return None
     curves, band = curve_bands(comparison)
     app = QtWidgets.QApplication.instance() or pg.mkQApp()  # noqa: F841 (keeps Qt alive while drawing)
-    win = pg.PlotWidget(background="w")
-    win.resize(width, int(width * 0.62))
-    plot = win.getPlotItem()
+    height = int(width * 0.6)
+    win = pg.GraphicsLayoutWidget()
+    win.setBackground("w")
+    win.resize(width, height)
+    plot = win.addPlot(row=0, col=0)
     for side in ("left", "bottom"):
         plot.getAxis(side).enableAutoSIPrefix(False)
         plot.getAxis(side).setTextPen("k")
@@ -86,34 +86,40 @@ def render_comparison(comparison, path: str | os.PathLike, *, width: int = 1000)
     plot.setXRange(0, 1, padding=0.01)
     ymax = max([float(c[3].max()) for c in curves.values()] + ([float(band[2].max())] if band else []) + [0.05])
     plot.setYRange(0, min(1.0, ymax * 1.05), padding=0.01)
-    legend = pg.LegendItem(offset=(-10, 10), labelTextColor="k", brush=pg.mkBrush(255, 255, 255, 220))
-    legend.setParentItem(plot.vb)
-    legend.anchor((1, 0), (1, 0), offset=(-10, 10))  # top right: the curves fall to 0 there
+    # the legend has its own column beside the plot, so it never covers a curve
+    side = win.addLayout(row=0, col=1)
+    legend = pg.LegendItem(labelTextColor="k", labelTextSize="10pt")
+    side.addItem(legend, row=0, col=0)
+    side.addLabel("", row=1, col=0)  # takes the height left, so the legend stays compact at the top
+    side.layout.setRowStretchFactor(1, 10)
+    win.ci.layout.setColumnStretchFactor(0, 3)
+    win.ci.layout.setColumnStretchFactor(1, 1)
     if band is not None:
         x, lo, hi = band
-        lo_item, hi_item = plot.plot(x, lo, pen=None), plot.plot(x, hi, pen=None)
-        fill = pg.FillBetweenItem(lo_item, hi_item, brush=pg.mkBrush(120, 120, 120, 70))
-        plot.addItem(fill)
-        # a legend sample must be a PlotDataItem (a FillBetweenItem crashes its painter): a wide grey line
-        legend.addItem(pg.PlotDataItem(pen=pg.mkPen(120, 120, 120, 110, width=10)), "null vocabularies (5–95 %)")
+        dash = pg.mkPen(90, 90, 90, 200, width=1.5, style=QtCore.Qt.PenStyle.DashLine)
+        lo_item, hi_item = plot.plot(x, lo, pen=dash), plot.plot(x, hi, pen=dash)
+        plot.addItem(pg.FillBetweenItem(lo_item, hi_item, brush=pg.mkBrush(120, 120, 120, 60)))
+        # a legend sample must be a PlotDataItem (a FillBetweenItem crashes its painter)
+        legend.addItem(pg.PlotDataItem(pen=dash), "null vocabularies (5–95 %)")
     taken: set[str] = set()
     by_name = {s.known: s for s in comparison.summaries}
     for name, (x, mean, lo, hi) in curves.items():
         colour = colour_of(name, taken)
         taken.add(colour)
         qc = pg.mkColor(colour)
-        qc.setAlpha(60)
+        qc.setAlpha(55)
         lo_item = plot.plot(x, lo, pen=pg.mkPen(colour, width=0.5))
         hi_item = plot.plot(x, hi, pen=pg.mkPen(colour, width=0.5))
         plot.addItem(pg.FillBetweenItem(lo_item, hi_item, brush=pg.mkBrush(qc)))
         line = plot.plot(x, mean, pen=pg.mkPen(colour, width=2.5))
         s = by_name[name]
         z = "" if s.z != s.z else f", z {s.z:.1f}"
-        legend.addItem(line, f"{name}: {s.score_mean:.3f}{z} ({s.verdict})")
+        legend.addItem(line, f"{name}: {s.score_mean:.3f}{z}<br>({s.verdict})")
+    win.show()  # lays the scene out at the window's size (offscreen: nothing appears)
     QtCore.QCoreApplication.processEvents()
     path = Path(path)
     tmp = path.with_name(path.stem + ".part.png")
-    exporter = pg.exporters.ImageExporter(plot)
+    exporter = pg.exporters.ImageExporter(win.scene())
     exporter.parameters()["width"] = width
     exporter.export(str(tmp))
     tmp.replace(path)
