@@ -149,6 +149,20 @@ def analyse(path: str, *, n_stems: int = 30, n_inscriptions: int = 40, cipher_se
             return f"{statistics.fmean(vals):.3f}±{statistics.stdev(vals) if len(vals) > 1 else 0:.3f}"
         lines.append(f"{known:10s} {'-' if null is None else null!s:4s}  {ms([r.score for r in recs])}  "
                      f"{ms([margin(r.result) for r in recs])}  {ms([one_string(r.result) for r in recs])}")
+    lines += ["", "best of seeds (each candidate's best run; each null's best run over the same seeds):"]
+    for name in names:
+        real = [r.score for r in records if r.item.known == name and r.item.null is None]
+        by_null: dict[int, list[float]] = defaultdict(list)
+        for r in records:
+            if r.item.known == name and r.item.null is not None:
+                by_null[r.item.null].append(r.score)
+        null_best = [max(v) for v in by_null.values()]
+        leave_one_out = [max(real[:i] + real[i + 1:]) for i in range(len(real))] if len(real) > 1 else real
+        m = statistics.fmean(null_best) if null_best else math.nan
+        sd = statistics.stdev(null_best) if len(null_best) > 1 else math.nan
+        lines.append(f"{name:10s} best {max(real):.3f} (leaving one seed out {min(leave_one_out):.3f}–"
+                     f"{max(leave_one_out):.3f})  nulls' best {m:.3f}±{sd:.3f}  "
+                     f"[{' '.join(f'{x:.3f}' for x in null_best)}]")
     return "\n".join(lines)
 
 
