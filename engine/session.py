@@ -344,8 +344,10 @@ class RunSession:
         config = getattr(trainer, "config", None) or (self.inputs.config if self.inputs else Config())
         first = int(getattr(trainer, "step", 0))
         self.step = first
-        start = RunStart(trainer, config, describe_device(trainer), first, config.steps,
-                         tuple(getattr(trainer, "pins", ()) or ()),
+        pins = getattr(trainer, "pins", None)
+        if pins is None:
+            pins = (self.inputs.pins if self.inputs is not None else None) or ()
+        start = RunStart(trainer, config, describe_device(trainer), first, config.steps, tuple(pins),
                          self.inputs.resume if self.inputs is not None else None)
         self._each_critical("started", start)
         spec = self._checkpoint_spec

@@ -188,6 +188,7 @@ class RunRecorder(RunSink):
         self._unwritten: StepEvent | None = None
         self.last_step = 0
         self.ended = False
+        self._pins: tuple[PinnedValue, ...] | None = None
 
     @property
     def project_path(self) -> Path:
@@ -209,6 +210,7 @@ class RunRecorder(RunSink):
                 record_pins(self.project, self.run_id, start.step, start.pins)
                 if start.step:
                     self.project.heartbeat(self.run_id, start.step)
+        self._pins = tuple(start.pins)
         self.last_step = start.step
 
     def checkpoint_file(self, start: RunStart | None = None) -> Path:
@@ -248,8 +250,10 @@ class RunRecorder(RunSink):
         self.last_step = max(self.last_step, event.step)
 
     def pins_changed(self, step: int, pins: tuple[PinnedValue, ...]) -> None:
-        if self._open():
+        """A change of the pins in force (the same pins sent again are not one)."""
+        if self._open() and tuple(pins) != self._pins:
             record_pins(self.project, self.run_id, step, pins)
+            self._pins = tuple(pins)
 
     def checkpoint(self, path: str | Path, step: int | None = None) -> None:
         if self._open():
