@@ -38,7 +38,11 @@ def _add_run_parser(sub) -> None:
     cfg.add_argument("--device", choices=["auto", "cpu", "cuda"])
     cfg.add_argument("--segmented", action="store_true", default=None,
                      help="whole-word spans only (each written word is one candidate span)")
-    cfg.add_argument("--resume", type=Path, help="continue from a checkpoint")
+    cfg.add_argument("--resume", type=Path, help="continue from a checkpoint (with its own settings and target "
+                                                 "number of steps, unless given here)")
+    cfg.add_argument("--checkpoint-every", type=float, default=10.0, metavar="MINUTES",
+                     help="write a checkpoint at least this often (default 10; also at every evaluation, "
+                          "after the first step, at the end and on Ctrl-C)")
     p.add_argument("--out", type=Path, help="output folder (required without --project)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -164,12 +168,16 @@ def cmd_run(args) -> int:
 
     config = make_config(args)
     overrides = resume_overrides(args) if args.resume else {}
+    every = getattr(args, "checkpoint_every", 10.0)
+    if not (every > 0 and every < float("inf")):
+        raise DecipherError(f"--checkpoint-every must be a positive number of minutes, not {every}")
     if args.project is not None:
         from .project.runner import run_in_project
 
         _, outcome = run_in_project(args.project, config=config, corpus=args.corpus, language=args.language,
                                     resume=args.resume, overrides=overrides, out=args.out,
-                                    sinks=[ProgressBar(quiet=args.quiet)], handle_signals=True)
+                                    sinks=[ProgressBar(quiet=args.quiet)], handle_signals=True,
+                                    checkpoint_every_s=every * 60)
         return 130 if outcome.reason == "interrupted" else 0
     if args.out is None or args.lost is None or args.known is None:
         raise DecipherError("decipher run needs --lost, --known and --out (or --project)")
@@ -185,7 +193,7 @@ def cmd_run(args) -> int:
                        config, gold=tuple(gold), pins=tuple(pins) if pins or not args.resume else None,
                        resume=args.resume, overrides=overrides)
     session = RunSession(inputs, sinks=[OutputFolder(out), ProgressBar(quiet=args.quiet)],
-                         checkpoint=out / "checkpoint.pt")
+                         checkpoint=out / "checkpoint.pt", checkpoint_every_s=every * 60)
     outcome = session.run(handle_signals=True)
     summary = ", ".join(f"{k}={v:.3f}" for k, v in outcome.metrics.items() if k in ("p_at_1", "p_at_10", "coverage"))
     print(f"{outcome.step} steps in {outcome.wall_time_s:.1f} s on {outcome.device}: {summary}; "

@@ -82,6 +82,13 @@ def guard_formula(value: object) -> object:
     return value
 
 
+def unguard_formula(value: str) -> str:
+    """Undo :func:`guard_formula` (for reading back a report written with the guard)."""
+    if value[:1] == "'" and value[1:2] in FORMULA_STARTS:
+        return value[1:]
+    return value
+
+
 def write_csv(path: str | Path, header: Sequence[str], rows: Iterable[Sequence], *, delimiter: str = ",",
               bom: bool = False, guard_formulas: bool = False) -> None:
     """Write a UTF-8 CSV/TSV atomically.

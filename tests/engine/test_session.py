@@ -387,3 +387,57 @@ def test_a_resumed_project_run_names_the_run_it_continues(project):
         assert second.resumed_from == 1 and second.last_step == 4 and second.status == "completed"
         assert pin_history(p, second.id)[0].step == 2, "the resumed run's pins start at its first step"
         assert RunInputs  # the inputs type is importable for callers (sweeps)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_ctrl_c_on_a_project_run_checkpoints_it_and_it_resumes(project):
+    """A real `decipher run --project` process: SIGINT ends it after the step under way, with a
+    checkpoint at that step and status stopped; resuming reaches the run's own target."""
+    import sqlite3
+    import subprocess
+    import time
+
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen([sys.executable, "-m", "engine.cli", "run", "--project", str(project), "--steps", "100000",
+                             "--set", "feature_dim=8", "--set", "eval_interval=0", "--quiet", "--device", "cpu"],
+                            cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, "PYTHONPATH": str(root)})
+    try:
+        step = 0
+        for _ in range(2400):  # polls, not a clock: up to ~20 min on a loaded machine
+            if proc.poll() is not None:
+                break
+            with sqlite3.connect(f"file:{project}?mode=ro", uri=True) as db:
+                row = db.execute("SELECT checkpoint, last_step FROM run").fetchone()
+            if row and row[0] and (row[1] or 0) >= 3:
+                break
+            time.sleep(0.5)
+        assert proc.poll() is None, proc.stderr.read().decode()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=600)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err.decode()
+    assert "SIGINT: stopping after this step" in err.decode() and "Traceback" not in err.decode()
+    with Project.open(project) as p:
+        [run] = p.runs()
+        assert run.status == "stopped" and "SIGINT" in run.error
+        state = load_checkpoint(resolve_checkpoint(project, run.checkpoint))
+        assert state["step"] == run.last_step >= 3
+        step = run.last_step
+    target = str(step + 2)
+    assert main(["run", "--project", str(project), "--resume", str(resolve_checkpoint(project, run.checkpoint)),
+                 "--steps", target, "--quiet"]) == 0
+    with Project.open(project) as p:
+        assert p.runs()[-1].last_step == step + 2 and p.runs()[-1].resumed_from == run.id
+
+
+def test_inputs_and_outcomes_cross_process_boundaries(tmp_path, cipher):
+    """A sweep worker receives RunInputs and sends back a RunOutcome: both pickle."""
+    inputs = RunInputs(cipher.corpus, cipher.vocabulary, Config(feature_dim=8, steps=2, eval_interval=0),
+                       gold=tuple(cipher.gold), pins=(PinnedValue(cipher.key["t"], "t"),))
+    assert pickle.loads(pickle.dumps(inputs)) == inputs
+    outcome = RunSession(inputs, checkpoint=tmp_path / "c.pt").run()
+    again = pickle.loads(pickle.dumps(outcome))
+    assert again.status == "completed" and again.step == 2 and again.metrics == outcome.metrics
