@@ -441,3 +441,22 @@ def test_inputs_and_outcomes_cross_process_boundaries(tmp_path, cipher):
     outcome = RunSession(inputs, checkpoint=tmp_path / "c.pt").run()
     again = pickle.loads(pickle.dumps(outcome))
     assert again.status == "completed" and again.step == 2 and again.metrics == outcome.metrics
+
+
+def test_the_atomic_writer_names_the_target_leaves_nothing_and_writes_through_links(tmp_path, monkeypatch):
+    from engine.io import atomic
+
+    target = tmp_path / "report.csv"
+    target.write_text("old\n")
+    real = atomic.os.replace
+    monkeypatch.setattr(atomic.os, "replace", lambda a, b: (_ for _ in ()).throw(OSError(errno.ENOSPC, "full")))
+    with pytest.raises(atomic.WriteError) as caught:
+        atomic.write_csv(target, ["a"], [["=1+1"]], guard_formulas=True)
+    assert str(caught.value) == f"{target}: cannot write the file (the disk is full); nothing was written"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.csv"] and target.read_text() == "old\n"
+    monkeypatch.setattr(atomic.os, "replace", real)
+    link = tmp_path / "link.csv"
+    link.symlink_to(target)
+    atomic.write_csv(link, ["a"], [["=1+1"]], guard_formulas=True)
+    assert link.is_symlink() and target.read_bytes() == b"a\r\n'=1+1\r\n"
+    assert atomic.unguard_formula("'=1+1") == "=1+1" and atomic.unguard_formula("'x") == "'x"

@@ -119,3 +119,21 @@ def test_the_app_explains_the_spans_of_a_command_line_run(app, qtbot, sample_pat
     html = explain_html(mark, mapping, *win._gamma_band())
     assert "alignment with" in html and "needs this run's character mapping" not in html
     win.close()
+
+
+def test_a_command_line_run_resumes_in_the_app(qtbot, sample_path):
+    from decipher_gui.worker import RunController
+    from engine.cli import main
+
+    assert main(["run", "--project", str(sample_path), "--steps", "2", "--set", "eval_interval=0",
+                 "--set", "feature_dim=8", "--device", "cpu", "--quiet"]) == 0
+    controller = RunController(min_interval=0)
+    with Project.open(sample_path) as project:
+        first = project.runs()[-1]
+        config = first.settings().replace(steps=4)
+        with qtbot.waitSignal(controller.ended, timeout=RUN_TIMEOUT_MS) as ended:
+            controller.start(project, first.corpus_id, first.language_id, config, resume_run=first.id)
+        assert ended.args == ["completed"]
+        second = project.runs()[-1]
+        assert second.resumed_from == first.id and second.last_step == 4
+        assert pin_history(project, second.id)[0].step == 2
