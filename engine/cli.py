@@ -163,8 +163,8 @@ def resume_overrides(args) -> dict:
 
 def cmd_run(args) -> int:
     """``decipher run``: a thin caller of the run session (engine/session.py)."""
-    from .run_outputs import OutputFolder, ProgressBar, prepare_output_folder
-    from .session import RunInputs, RunSession
+    from .run_outputs import ProgressBar, prepare_output_folder, run_in_folder
+    from .session import RunInputs
 
     config = make_config(args)
     overrides = resume_overrides(args) if args.resume else {}
@@ -192,9 +192,8 @@ def cmd_run(args) -> int:
     inputs = RunInputs(Corpus(args.lost.stem, tuple(inscriptions)), Vocabulary(args.known.stem, tuple(stems)),
                        config, gold=tuple(gold), pins=tuple(pins) if pins or not args.resume else None,
                        resume=args.resume, overrides=overrides)
-    session = RunSession(inputs, sinks=[OutputFolder(out), ProgressBar(quiet=args.quiet)],
-                         checkpoint=out / "checkpoint.pt", checkpoint_every_s=every * 60)
-    outcome = session.run(handle_signals=True)
+    outcome = run_in_folder(inputs, out, sinks=[ProgressBar(quiet=args.quiet)], checkpoint_every_s=every * 60,
+                            handle_signals=True)
     summary = ", ".join(f"{k}={v:.3f}" for k, v in outcome.metrics.items() if k in ("p_at_1", "p_at_10", "coverage"))
     print(f"{outcome.step} steps in {outcome.wall_time_s:.1f} s on {outcome.device}: {summary}; "
           f"{'' if outcome.status == 'completed' else outcome.status + '; '}results in {out}", file=sys.stderr)
