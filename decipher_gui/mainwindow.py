@@ -21,7 +21,7 @@ from engine.config import Config
 from engine.errors import DecipherError
 from engine.project import exporting
 from engine.project.store import Project
-from engine.results import CharMapping, Match
+from engine.results import MappingSnapshot, Match
 from engine.sample import create_sample_project
 
 from .config_form import editor_value
@@ -597,7 +597,7 @@ class MainWindow(QMainWindow):
         self.inscriptions.view.model().set_marks(marks_by_inscription(matches, s.decisions, live))
         self.inscriptions.view.viewport().update()
 
-    def current_mapping(self) -> tuple[CharMapping | None, int | None, str]:
+    def current_mapping(self) -> tuple[MappingSnapshot | None, int | None, str]:
         """The mapping to shade the grid with, its step and the caption's source ("live" only while
         the run runs)."""
         s = self.state

@@ -14,7 +14,7 @@ from engine.errors import DecipherError
 from engine.project import exporting
 from engine.project.exporting import inscription_ref
 from engine.project.store import CorpusInfo, LanguageInfo, Project, RunRecord
-from engine.results import CharMapping, Match
+from engine.results import MappingSnapshot, Match
 from engine.sample import RUN_CONFIG_KEY
 
 from .analysis import run_label, stored_closeness
@@ -92,7 +92,7 @@ def matches_caption(run: RunRecord, n_matches: int) -> str:
     return f"Run {run.id} ({run.status}) — {n_matches} matched spans; settings: {run.summary()}"
 
 
-def stored_mapping(project: Project, run_id: int | None) -> tuple[CharMapping | None, int | None]:
+def stored_mapping(project: Project, run_id: int | None) -> tuple[MappingSnapshot | None, int | None]:
     """The character mapping a stored run left behind, and the step it is from."""
     if run_id is None:
         return None, None

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from engine.project.store import Project
-from engine.results import CharMapping, Match
+from engine.results import MappingSnapshot, Match
 
 
 @dataclass
@@ -24,7 +24,7 @@ class SessionState:
     shown_run: int | None = None
     live_run: int | None = None
     live_matches: tuple[Match, ...] = ()
-    live_mapping: CharMapping | None = None
+    live_mapping: MappingSnapshot | None = None
     live_step: int = 0
     eval_matches: Sequence[Match] | None = None
     shown_matches: list[Match] = field(default_factory=list)

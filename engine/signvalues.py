@@ -13,17 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-import numpy as np
 
 from .data import DIVIDER, PinnedValue
 from .display import DisplayTable, table_for
 from .errors import ProjectError
 from .phonology import DELETE
-from .results import CharMapping
-
-#: Where a run's last character mapping is kept in the project's settings (the app's recorder
-#: writes it; see decipher_gui/recorder.py MAPPING_KEY).
-MAPPING_SETTING = "gui.mapping.run.{}"
+from .results import MappingSnapshot
 
 COLUMNS = ("sign", "shown", "rank", "ipa", "probability", "share", "pinned", "weight", "note", "run_id")
 
@@ -41,20 +36,16 @@ class SignValue:
     note: str = ""
 
 
-def stored_mapping(project, run_id: int | None) -> CharMapping | None:
+def stored_mapping(project, run_id: int | None) -> MappingSnapshot | None:
     """The last character mapping recorded for a run (None when the run kept none)."""
     if run_id is None:
         return None
-    data = project.setting(MAPPING_SETTING.format(run_id))
-    if not data:
-        return None
-    try:
-        return CharMapping(tuple(data["lost"]), tuple(data["known"]), np.asarray(data["probs"], dtype=float))
-    except (KeyError, TypeError, ValueError):
-        return None
+    from .project.recording import mapping_of
+
+    return mapping_of(project, run_id)
 
 
-def sign_values(mapping: CharMapping | None, pins: Sequence[PinnedValue], *, signs: Sequence[str] = (),
+def sign_values(mapping: MappingSnapshot | None, pins: Sequence[PinnedValue], *, signs: Sequence[str] = (),
                 top: int = 3, display: DisplayTable | None = None) -> list[SignValue]:
     """Each sign's ``top`` sounds by learned probability, and every pinned sound of it (pins first
     when nothing is learned). Signs: ``signs`` plus those of the mapping and the pins, in order."""
@@ -95,7 +86,7 @@ def sign_values(mapping: CharMapping | None, pins: Sequence[PinnedValue], *, sig
 
 
 def export_sign_values(project, path: str | Path, *, run_id: int | None = None,
-                       mapping: CharMapping | None = None, top: int = 3, delimiter: str | None = None,
+                       mapping: MappingSnapshot | None = None, top: int = 3, delimiter: str | None = None,
                        bom: bool = False, guard_formulas: bool = False) -> int:
     """Write the sign values of a run (default: the newest with a mapping, else the pins alone);
     returns the number of rows."""

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QPus
 
 from engine.data import PinnedValue
 from engine.display import IDENTITY, DisplayTable
-from engine.results import CharMapping
+from engine.results import MappingSnapshot
 from engine.signvalues import SignValue, sign_values
 
 from . import wrapping_label
@@ -59,7 +59,7 @@ class SignValuesPanel(QWidget):
         self.display = table
         self.set_values(*self._last)
 
-    def set_values(self, mapping: CharMapping | None, pins: Sequence[PinnedValue], source: str = "",
+    def set_values(self, mapping: MappingSnapshot | None, pins: Sequence[PinnedValue], source: str = "",
                    step: int | None = None) -> None:
         """New values to show; filled now when the panel is visible, else when it is shown (a
         live run sends a mapping with every step batch: a hidden tab must cost nothing)."""
