@@ -12,7 +12,7 @@ import pytest
 from engine import display
 from engine.data import Inscription, PinnedValue
 from engine.errors import InputError
-from engine.results import CharMapping
+from engine.results import MappingSnapshot
 from engine.signvalues import sign_values
 
 
@@ -68,7 +68,7 @@ def _mapping():
     lost = ("<DEL>", "$", "b")
     known = ("<DEL>", "ʃ", "b", "s")
     probs = np.array([[0.0, 0.1, 0.1], [0.0, 0.6, 0.0], [0.0, 0.0, 0.9], [0.0, 0.2, 0.0]])
-    return CharMapping(lost, known, probs)
+    return MappingSnapshot(lost, known, probs)
 
 
 def test_sign_values_rank_learned_sounds_and_list_pins():

@@ -56,13 +56,13 @@ def test_a_run_started_in_the_app_resumes_from_the_command_line(qtbot, sample_pa
 
 
 def test_a_pin_change_sent_to_a_paused_run_is_recorded_with_its_step(qtbot, sample_path, monkeypatch):
-    import threading
-
     from decipher_gui import worker
 
-    asked = threading.Event()  # the fake trainer waits before its 4th step until the pause is asked
+    # The fake trainer asks for the pause itself, from the worker thread, just before it makes
+    # step 4: the session then pauses right after step 4 however the threads are scheduled (a
+    # pause asked from the GUI thread could land after step 3 or step 4, depending on load).
     monkeypatch.setattr(worker, "gentle_build", lambda inputs, **k: FakeTrainer(
-        steps=8, eval_every=0, gate=lambda step: step == 3 and asked.wait(60)))
+        steps=8, eval_every=0, gate=lambda step: step == 3 and controller.driver.pause()))
     controller = worker.RunController(min_interval=0)
     start_pins = [PinnedValue("l", "l")]
     new_pins = (PinnedValue("l", "l"), PinnedValue("k", "q", 2.0))
@@ -70,18 +70,12 @@ def test_a_pin_change_sent_to_a_paused_run_is_recorded_with_its_step(qtbot, samp
     try:
         corpus, language = project.corpora()[0].id, project.languages()[0].id
 
-        def pause_once(batch):
-            if batch.last.step >= 3 and not asked.is_set():
-                controller.pause()
-                asked.set()
-
         def while_paused(state):
             if state == worker.PAUSED:
                 assert controller.send_pins(new_pins)
                 controller.send_pins(new_pins)  # the same pins again are no new change
                 controller.resume()
 
-        controller.stepsArrived.connect(pause_once)
         controller.stateChanged.connect(while_paused)
         with qtbot.waitSignal(controller.ended, timeout=RUN_TIMEOUT_MS) as ended:
             controller.start(project, corpus, language, Config(steps=8), pins=start_pins)
@@ -98,6 +92,7 @@ def test_a_pin_change_sent_to_a_paused_run_is_recorded_with_its_step(qtbot, samp
 
 
 def test_the_app_explains_the_spans_of_a_command_line_run(app, qtbot, sample_path):
+    from decipher_gui import queries
     from decipher_gui.analysis import marks_by_inscription
     from decipher_gui.mainwindow import MainWindow
     from decipher_gui.panels.inscriptions import explain_html
@@ -111,12 +106,12 @@ def test_the_app_explains_the_spans_of_a_command_line_run(app, qtbot, sample_pat
     assert win.open_project(sample_path)
     run_id = win.project.runs()[-1].id
     win.show_run(run_id)
-    mapping, step, label = win._current_mapping()
+    mapping, step, label = win.current_mapping()
     assert mapping is not None and step == 4 and label == f"(run {run_id})"
     matches = win.project.matches(run_id)
     assert matches
     mark = next(iter(marks_by_inscription(matches, {}).values()))[0]
-    html = explain_html(mark, mapping, *win._gamma_band())
+    html = explain_html(mark, mapping, *queries.gamma_band(win.project, run_id))
     assert "alignment with" in html and "needs this run's character mapping" not in html
     win.close()
 
