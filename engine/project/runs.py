@@ -34,7 +34,6 @@ def _unreal(value: float | None) -> float:
     return math.nan if value is None else float(value)
 
 
-
 class RunsMixin:
     """The run, metric, match and decision calls of a Project (which provides ``conn``, ``db``,
     ``transaction``, ``clock``, ``_stamp``, ``_need`` and ``pins``)."""
