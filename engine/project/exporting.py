@@ -13,6 +13,8 @@ from typing import Iterable, Iterator, Sequence
 
 from ..errors import ProjectError
 from ..io.tables import sniff_delimiter
+# the resolvers moved to .resolve; re-exported for the callers that import them from here
+from .resolve import _resolve, default_run, resolve_corpus, resolve_language  # noqa: F401
 from .store import Project, RunRecord
 
 #: The match report's columns, in order (one row per match and alternative).
@@ -38,38 +40,6 @@ from ..io.atomic import FORMULA_STARTS, guard_formula, write_csv  # noqa: E402,F
 
 def _delimiter(path: Path, delimiter: str | None) -> str:
     return sniff_delimiter(path, delimiter)
-
-
-def _resolve(value: int | str | None, check, by_name, listing, what: str) -> int:
-    """An id from an id (checked), a name, or None when the project holds exactly one."""
-    if isinstance(value, int):
-        check(value)
-        return value
-    if value is not None:
-        return by_name(value)
-    items = listing()
-    if len(items) == 1:
-        return items[0].id
-    names = ", ".join(repr(x.name) for x in items) or "none yet"
-    raise ProjectError(f"say which {what} (the project has: {names})")
-
-
-def resolve_corpus(project: Project, corpus: int | str | None) -> int:
-    """A corpus id from an id, a name, or None when the project holds exactly one corpus."""
-    return _resolve(corpus, project.corpus, project.corpus_id, project.corpora, "corpus")
-
-
-def resolve_language(project: Project, language: int | str | None) -> int:
-    """A known-language id from an id, a name, or None when the project holds exactly one."""
-    return _resolve(language, project.vocabulary, project.language_id, project.languages, "known language")
-
-
-def default_run(project: Project) -> RunRecord:
-    """The newest run that has matches (the report's default)."""
-    row = project.conn.execute("SELECT max(run_id) FROM run_match").fetchone()
-    if row is None or row[0] is None:
-        raise ProjectError(f"{project.path.name} has no run with matches yet")
-    return project.run(int(row[0]))
 
 
 def inscription_ref(meta, inscription_id: str) -> str:

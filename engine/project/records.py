@@ -1,0 +1,98 @@
+"""The frozen records the project store hands out (corpora, languages, pins, runs, matches)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from ..config import Config
+from ..data import PinnedValue
+from ..errors import DecipherError
+from ..results import Match
+
+
+@dataclass(frozen=True)
+class CorpusInfo:
+    id: int
+    name: str
+    source: str
+    format: str
+    imported_at: str
+    inscriptions: int
+    gold: int
+
+
+@dataclass(frozen=True)
+class LanguageInfo:
+    id: int
+    name: str
+    source: str
+    format: str
+    imported_at: str
+    stems: int
+
+
+@dataclass(frozen=True)
+class PinRecord:
+    pin: PinnedValue
+    created_at: str
+    updated_at: str
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    id: int
+    status: str
+    config: Mapping[str, Any]
+    seed: int | None
+    code_version: str
+    device: str
+    corpus_id: int | None
+    language_id: int | None
+    pins: tuple[PinnedValue, ...]
+    started_at: str
+    ended_at: str | None
+    host: str
+    pid: int | None
+    heartbeat_at: str | None
+    last_step: int | None
+    checkpoint: str | None
+    error: str | None
+    resumed_from: int | None
+
+    def settings(self) -> Config:
+        """The run's Config (raises InputError if the stored settings no longer load)."""
+        return Config.from_dict(dict(self.config))
+
+    def summary(self) -> str:
+        """Config.summary() of the run's settings, or a note when they no longer load."""
+        try:
+            return self.settings().summary()
+        except DecipherError as e:
+            return f"unreadable settings ({e})"
+
+
+@dataclass(frozen=True)
+class MatchRecord:
+    """A stored match with its row id (``match_id`` in reports)."""
+
+    id: int
+    run_id: int
+    match: Match
+
+
+DecisionKey = tuple[str, int, int, str]
+"""(inscription_id, start, end, form): with the run id, what a decision is stored under."""
+
+
+_RUN_COLUMNS = ("id", "status", "config", "seed", "code_version", "device", "corpus_id",
+                "language_id", "pins", "started_at", "ended_at", "host", "pid", "heartbeat_at",
+                "last_step", "checkpoint", "error", "resumed_from")
+
+
+def _run_record(row: Sequence) -> RunRecord:
+    d = dict(zip(_RUN_COLUMNS, row))
+    d["config"] = json.loads(d["config"] or "{}")
+    d["pins"] = tuple(PinnedValue(lo, k, w, bool(lk), n) for lo, k, w, lk, n in json.loads(d["pins"] or "[]"))
+    return RunRecord(**d)

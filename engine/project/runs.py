@@ -1,0 +1,340 @@
+"""Runs in a project file: their lifecycle (start, heartbeat, finish, interrupted), metrics,
+decoded matches and the user's decisions on them; mixed into :class:`~engine.project.store.Project`."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import socket
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from ..config import Config
+from ..data import PinnedValue
+from ..errors import ProjectError
+from ..results import Alternative, Match
+from .liveness import STALE_OTHER_HOST, STALE_SAME_HOST, code_version, dead_runs
+from .locking import _locked
+from .records import _RUN_COLUMNS, DecisionKey, MatchRecord, RunRecord, _run_record
+from .schema import DECISIONS
+
+FINAL_STATUSES = ("completed", "stopped", "failed", "interrupted")
+
+
+def _real(value: float | None) -> float | None:
+    """SQLite stores NaN as NULL: keep that explicit."""
+    if value is None:
+        return None
+    value = float(value)
+    return None if math.isnan(value) else value
+
+
+def _unreal(value: float | None) -> float:
+    return math.nan if value is None else float(value)
+
+
+class RunsMixin:
+    """The run, metric, match and decision calls of a Project (which provides ``conn``, ``db``,
+    ``transaction``, ``clock``, ``_stamp``, ``_need`` and ``pins``)."""
+
+    # ---- runs ------------------------------------------------------------------------------
+
+    @_locked
+    def start_run(self, config: Config | Mapping[str, Any], corpus_id: int | None,
+                  language_id: int | None, *, device: str = "", seed: int | None = None,
+                  pins: Sequence[PinnedValue] | None = None, resumed_from: int | None = None,
+                  status: str = "running", pid: int | None = None) -> int:
+        """Record a run that starts now (status "running", this process's pid and host).
+
+        ``pins`` defaults to the project's current pins (a snapshot is kept with the run);
+        ``seed`` defaults to the config's. Returns the run id.
+        """
+        cfg = config.to_dict() if isinstance(config, Config) else dict(config)
+        if status not in ("running", "imported"):
+            raise ProjectError(f"a run starts as running or imported, not {status!r}")
+        if corpus_id is not None:
+            self._need("corpus", corpus_id)
+        if language_id is not None:
+            self._need("language", language_id)
+        if resumed_from is not None:
+            self._need("run", resumed_from)
+        pin_list = list(self.pins() if pins is None else pins)
+        stamp = self._stamp()
+        live = status == "running"
+        with self.transaction():
+            run_id = self.db["run"].insert({
+                "status": status,
+                "config": json.dumps(cfg, ensure_ascii=False),
+                "seed": seed if seed is not None else cfg.get("seed"),
+                "code_version": code_version(),
+                "device": device or "",
+                "corpus_id": corpus_id,
+                "language_id": language_id,
+                "pins": json.dumps([[p.lost, p.known_ipa, p.weight, p.locked, p.note] for p in pin_list],
+                                   ensure_ascii=False),
+                "started_at": stamp,
+                "ended_at": None if live else stamp,
+                "host": socket.gethostname() if live else "",
+                "pid": (os.getpid() if pid is None else pid) if live else None,
+                "heartbeat_at": stamp if live else None,
+                "resumed_from": resumed_from,
+            }).last_pk
+        return int(run_id)
+
+    @_locked
+    def heartbeat(self, run_id: int, step: int | None = None) -> None:
+        """Say the run is alive (call at least every few minutes; each step is fine).
+
+        A live run that another process wrongly marked "interrupted" goes back to "running".
+        """
+        with self.transaction():
+            self._beat(run_id, step)
+
+    def _beat(self, run_id: int, step: int | None) -> None:
+        row = self.conn.execute("SELECT status, pid, host FROM run WHERE id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise ProjectError(f"no run {run_id} in {self.path.name}")
+        status, pid, host = row
+        if status == "interrupted" and pid == os.getpid() and host == socket.gethostname():
+            status = "running"
+            self.conn.execute("UPDATE run SET status = 'running', ended_at = NULL, error = NULL "
+                              "WHERE id = ?", (run_id,))
+        if status != "running":
+            return
+        self.conn.execute("UPDATE run SET heartbeat_at = ?, last_step = "
+                          "CASE WHEN ? IS NULL THEN last_step ELSE max(coalesce(last_step, ?), ?) END "
+                          "WHERE id = ?", (self._stamp(), step, step, step, run_id))
+
+    @_locked
+    def set_checkpoint(self, run_id: int, path: str | Path | None) -> None:
+        """Record the run's latest checkpoint file (kept if the run is later interrupted)."""
+        self._need("run", run_id)
+        with self.transaction():
+            self.conn.execute("UPDATE run SET checkpoint = ? WHERE id = ?",
+                              (None if path is None else str(path), run_id))
+            self._beat(run_id, None)
+
+    @_locked
+    def record_metrics(self, run_id: int, step: int, metrics: Mapping[str, float]) -> None:
+        """Store metric values at a step (a value recorded twice for a step is replaced)."""
+        self._need("run", run_id)
+        with self.transaction():
+            self.conn.executemany(
+                "INSERT INTO run_metric (run_id, name, step, value) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (run_id, name, step) DO UPDATE SET value = excluded.value",
+                [(run_id, str(k), int(step), _real(v)) for k, v in metrics.items()])
+            self._beat(run_id, step)
+
+    @_locked
+    def metrics(self, run_id: int, name: str | None = None) -> list[tuple[int, str, float]]:
+        """(step, name, value) rows in step order (NaN comes back for a NaN stored)."""
+        sql = "SELECT step, name, value FROM run_metric WHERE run_id = ?"
+        args: tuple = (run_id,)
+        if name is not None:
+            sql += " AND name = ?"
+            args += (name,)
+        return [(s, n, _unreal(v)) for s, n, v in self.conn.execute(sql + " ORDER BY step, name", args)]
+
+    @_locked
+    def latest_metrics(self, run_id: int) -> dict[str, float]:
+        """Each metric's value at the last step it was recorded."""
+        rows = self.conn.execute(
+            "SELECT name, value FROM run_metric m WHERE run_id = ? AND step = "
+            "(SELECT max(step) FROM run_metric WHERE run_id = m.run_id AND name = m.name) "
+            "ORDER BY name", (run_id,))
+        return {n: _unreal(v) for n, v in rows}
+
+    @_locked
+    def record_matches(self, run_id: int, matches: Iterable[Match]) -> None:
+        """Make these the run's decoded matches (replacing the previous set).
+
+        A match keeps its id while its span (inscription, start, end) stays, and decisions are
+        stored apart under their (inscription, start, end, form) key, so they survive.
+        """
+        self._need("run", run_id)
+        items = list(matches)
+        keys: dict[tuple[str, int, int], int] = {}
+        for i, m in enumerate(items):
+            key = (m.inscription_id, int(m.start), int(m.end))
+            if key in keys:
+                raise ProjectError(f"run {run_id}: two matches for span {m.start}..{m.end} of "
+                                   f"inscription {m.inscription_id!r}")
+            if not 0 <= m.start <= m.end:
+                raise ProjectError(f"run {run_id}: bad span {m.start}..{m.end} in {m.inscription_id!r}")
+            keys[key] = i
+            ranks = [a.rank for a in m.alternatives]
+            if len(set(ranks)) != len(ranks) or any(r < 1 for r in ranks):
+                raise ProjectError(f"run {run_id}: the alternatives for {m.inscription_id!r} "
+                                   f"{m.start}..{m.end} need distinct ranks from 1")
+        with self.transaction():
+            old = {(i, s, e): mid for mid, i, s, e in self.conn.execute(
+                "SELECT id, inscription_id, span_start, span_end FROM run_match WHERE run_id = ?",
+                (run_id,))}
+            gone = [mid for key, mid in old.items() if key not in keys]
+            self.conn.executemany("DELETE FROM run_match WHERE id = ?", [(m,) for m in gone])
+            alternatives = []
+            for position, m in enumerate(items):
+                key = (m.inscription_id, int(m.start), int(m.end))
+                mid = old.get(key)
+                if mid is None:
+                    mid = self.conn.execute(
+                        "INSERT INTO run_match (run_id, position, inscription_id, span_start, span_end, "
+                        "span, confidence) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (run_id, position, *key, m.span, _real(m.confidence))).lastrowid
+                else:
+                    self.conn.execute("UPDATE run_match SET position = ?, span = ?, confidence = ? "
+                                      "WHERE id = ?", (position, m.span, _real(m.confidence), mid))
+                    self.conn.execute("DELETE FROM run_alternative WHERE match_id = ?", (mid,))
+                alternatives.extend(
+                    {"match_id": mid, "rank": int(a.rank), "form": a.form, "ipa": a.ipa,
+                     "gloss": a.gloss or "", "score": _real(a.score), "log_prob": _real(a.log_prob)}
+                    for a in m.alternatives)
+            if alternatives:
+                self.db["run_alternative"].insert_all(alternatives, batch_size=1000)
+            self._beat(run_id, None)
+
+    @_locked
+    def finish_run(self, run_id: int, status: str, error: str | None = None,
+                   checkpoint: str | Path | None = None) -> None:
+        """End a run: completed, stopped, failed or interrupted (with the error text, if any)."""
+        if status not in FINAL_STATUSES:
+            raise ProjectError(f"a run finishes as {', '.join(FINAL_STATUSES)}, not {status!r}")
+        with self.transaction():
+            row = self.conn.execute("SELECT status FROM run WHERE id = ?", (run_id,)).fetchone()
+            if row is None:
+                raise ProjectError(f"no run {run_id} in {self.path.name}")
+            if row[0] not in ("running", "interrupted"):
+                raise ProjectError(f"run {run_id} already ended ({row[0]})")
+            self.conn.execute(
+                "UPDATE run SET status = ?, ended_at = ?, error = ?, "
+                "checkpoint = coalesce(?, checkpoint) WHERE id = ?",
+                (status, self._stamp(), error, None if checkpoint is None else str(checkpoint), run_id))
+
+    @_locked
+    def runs(self, status: str | None = None) -> list[RunRecord]:
+        sql = f"SELECT {', '.join(_RUN_COLUMNS)} FROM run"
+        args: tuple = ()
+        if status is not None:
+            sql += " WHERE status = ?"
+            args = (status,)
+        return [_run_record(r) for r in self.conn.execute(sql + " ORDER BY id", args)]
+
+    @_locked
+    def run(self, run_id: int) -> RunRecord:
+        row = self.conn.execute(f"SELECT {', '.join(_RUN_COLUMNS)} FROM run WHERE id = ?",
+                                (run_id,)).fetchone()
+        if row is None:
+            raise ProjectError(f"no run {run_id} in {self.path.name}")
+        return _run_record(row)
+
+    @_locked
+    def remove_run(self, run_id: int) -> None:
+        """Delete a run with its metrics, matches and decisions."""
+        self._need("run", run_id)
+        with self.transaction():
+            self.conn.execute("UPDATE run SET resumed_from = NULL WHERE resumed_from = ?", (run_id,))
+            self.conn.execute("DELETE FROM run WHERE id = ?", (run_id,))
+
+    @_locked
+    def check_interrupted(self, *, stale_same_host: float = STALE_SAME_HOST,
+                          stale_other_host: float = STALE_OTHER_HOST) -> list[int]:
+        """Mark "interrupted" every run left "running" by a process that is gone.
+
+        On this host: its pid is not alive, or its heartbeat is older than ``stale_same_host``
+        seconds (a reused pid). On another host: its heartbeat is older than
+        ``stale_other_host``. The checkpoint path stays, so the run can be resumed.
+        Returns the ids marked.
+        """
+        if self.read_only:
+            return []
+        query = "SELECT id, host, pid, heartbeat_at, started_at FROM run WHERE status = 'running'"
+        # a look without the write lock first (most opens find nothing to do) ...
+        if not self._dead_runs(self.conn.execute(query).fetchall(), stale_same_host, stale_other_host):
+            return []
+        # ... then again under it: another process may have marked or finished them meanwhile
+        with self.transaction():
+            dead = self._dead_runs(self.conn.execute(query).fetchall(), stale_same_host,
+                                   stale_other_host)
+            for run_id, last, pid_gone in dead:
+                why = ("its process ended without finishing the run (crash or kill)" if pid_gone
+                       else "no heartbeat since " + str(last))
+                self.conn.execute(
+                    "UPDATE run SET status = 'interrupted', ended_at = coalesce(?, ended_at), "
+                    "error = coalesce(error, ?) WHERE id = ? AND status = 'running'",
+                    (last, f"interrupted: {why}", run_id))
+        return [d[0] for d in dead]
+
+    def _dead_runs(self, rows, stale_same_host: float, stale_other_host: float) -> list[tuple]:
+        """(id, last sign of life, whether its pid is gone) of the running rows taken for dead."""
+        return dead_runs(rows, here=socket.gethostname(), now=self.clock(),
+                         stale_same_host=stale_same_host, stale_other_host=stale_other_host)
+
+    # ---- matches and decisions ---------------------------------------------------------------
+
+    @_locked
+    def match_records(self, run_id: int) -> list[MatchRecord]:
+        """The run's matches in the order recorded, each with its id."""
+        self._need("run", run_id)
+        rows = self.conn.execute(
+            "SELECT m.id, m.inscription_id, m.span_start, m.span_end, m.span, m.confidence, "
+            "a.rank, a.form, a.ipa, a.score, a.gloss, a.log_prob FROM run_match m "
+            "LEFT JOIN run_alternative a ON a.match_id = m.id WHERE m.run_id = ? "
+            "ORDER BY m.position, a.rank", (run_id,))
+        out: list[MatchRecord] = []
+        current = None
+        alts: list[Alternative] = []
+        for mid, ins, s, e, span, conf, rank, form, ipa, score, gloss, lp in rows:
+            if current is None or current[0] != mid:
+                if current is not None:
+                    out.append(MatchRecord(current[0], run_id, Match(*current[1:5], tuple(alts), current[5])))
+                current = (mid, ins, s, e, span, _unreal(conf))
+                alts = []
+            if rank is not None:
+                alts.append(Alternative(rank, form, ipa, _unreal(score), gloss, _unreal(lp)))
+        if current is not None:
+            out.append(MatchRecord(current[0], run_id, Match(*current[1:5], tuple(alts), current[5])))
+        return out
+
+    def matches(self, run_id: int) -> list[Match]:
+        return [r.match for r in self.match_records(run_id)]
+
+    @_locked
+    def decide(self, run_id: int, inscription_id: str, start: int, end: int, form: str,
+               status: str | None, note: str = "") -> None:
+        """Accept or reject stem ``form`` for a span; ``None`` takes the decision back.
+
+        The span and form must be among the run's matches.
+        """
+        if status is not None and status not in DECISIONS:
+            raise ProjectError(f"a decision is accepted, rejected or None, not {status!r}")
+        with self.transaction():
+            self._decide(run_id, (inscription_id, int(start), int(end), form), status, note)
+
+    def _decide(self, run_id: int, key: DecisionKey, status: str | None, note: str = "",
+                check: bool = True) -> None:
+        if status is None:
+            self.conn.execute("DELETE FROM decision WHERE run_id = ? AND inscription_id = ? AND "
+                              "span_start = ? AND span_end = ? AND form = ?", (run_id, *key))
+            return
+        if check:
+            found = self.conn.execute(
+                "SELECT 1 FROM run_match m JOIN run_alternative a ON a.match_id = m.id "
+                "WHERE m.run_id = ? AND m.inscription_id = ? AND m.span_start = ? AND m.span_end = ? "
+                "AND a.form = ? LIMIT 1", (run_id, *key)).fetchone()
+            if found is None:
+                raise ProjectError(f"run {run_id} has no match of {key[3]!r} at {key[1]}..{key[2]} "
+                                   f"of inscription {key[0]!r}")
+        self.conn.execute(
+            "INSERT INTO decision (run_id, inscription_id, span_start, span_end, form, status, note, "
+            "decided_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, inscription_id, "
+            "span_start, span_end, form) DO UPDATE SET status = excluded.status, "
+            "note = excluded.note, decided_at = excluded.decided_at",
+            (run_id, *key, status, note or "", self._stamp()))
+
+    @_locked
+    def decisions(self, run_id: int) -> dict[DecisionKey, str]:
+        """{(inscription_id, start, end, form): "accepted" | "rejected"} for the run."""
+        rows = self.conn.execute("SELECT inscription_id, span_start, span_end, form, status FROM "
+                                 "decision WHERE run_id = ?", (run_id,))
+        return {(i, s, e, f): st for i, s, e, f, st in rows}
