@@ -89,7 +89,8 @@ def run_seeds_in_project(project: str | Path, config, seeds: Sequence[int], out:
     with Project.open(project) as p:
         corpus_id = resolve_corpus(p, corpus)
         language_id = resolve_language(p, language)
-        total = sum(len(i.text.replace(" ", "")) for i in p.corpus(corpus_id).inscriptions)
+        corpus_data = p.corpus(corpus_id)
+        total = sum(len(i.text.replace(" ", "")) for i in corpus_data.inscriptions)
         known = p.vocabulary(language_id).language
     base = config.to_dict()
 
@@ -97,7 +98,7 @@ def run_seeds_in_project(project: str | Path, config, seeds: Sequence[int], out:
         def item(pr: PlannedRun) -> RunItem:
             return RunItem(out / pr.run_dir, known, pr.seed, "", project=Path(project),
                            config=Config.from_dict({**base, "seed": pr.seed}),
-                           corpus=str(corpus_id), language=str(language_id))
+                           corpus=corpus_data.name, language=known)
         return item
 
     planned = [PlannedRun(known, s, {}, f"seed-{s}") for s in seeds]
@@ -124,16 +125,20 @@ def _run_id(run_dir: Path) -> int | None:
         return None
 
 
-def write_consensus(out: Path, seeds: Sequence[int], total_letters: int) -> SeedsOutcome:
-    """Read ``out/seed-K`` of every finished seed; write consensus.csv and metrics.json."""
+def write_consensus(out: Path, seeds: Sequence[int], total_letters: int, *, rows: dict | None = None,
+                    prefix: str = "") -> SeedsOutcome:
+    """Read ``out/seed-K`` of every finished seed; write consensus.csv and metrics.json there.
+    ``rows``: the results.csv rows by run folder (default: ``out/results.csv``), where the seeds'
+    folders are named ``prefix + "seed-K"`` (a sweep's group: ``KNOWN/SETTINGS/``)."""
     from .io.atomic import write_csv, write_text
     from .sweep import read_results
 
-    rows = read_results(out / "results.csv") if (out / "results.csv").exists() else {}
+    if rows is None:
+        rows = read_results(out / "results.csv") if (out / "results.csv").exists() else {}
     results, readings, failed = {}, {}, {}
     for s in seeds:
         run_dir = out / f"seed-{s}"
-        row = rows.get(f"seed-{s}")
+        row = rows.get(f"{prefix}seed-{s}")
         if row is None or row.status != DONE or not (run_dir / "metrics.json").exists():
             failed[s] = (row.error or row.status) if row is not None else "not run"
             continue

@@ -258,6 +258,7 @@ def drive(out: Path, planned: Sequence[PlannedRun], make_items: Callable[[str], 
     task carries (1: each seed its own task; a batched trainer takes the whole group).
     """
     out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
     table = ResultsTable.open(out / "results.csv", planned)
     outcome = SweepOutcome(table)
     todo = [p for p in planned if not table.finished(p.run_dir, out)]

@@ -85,6 +85,10 @@ def cmd_sweep(args) -> int:
     grid.update(parse_grid_sets(args.set, parse_settings))
     if "seed" in grid:
         raise DecipherError("sweep seeds with --seeds, not --set seed=…")
+    # a setting with one value is part of every run, not a dimension of the grid
+    fixed = {k: v[0] for k, v in grid.items() if len(v) == 1}
+    base = with_seed(base, base.seed, fixed)
+    grid = {k: v for k, v in grid.items() if len(v) > 1}
     combos = grid_settings(grid)
     for combo in combos:  # every combination is range-checked before anything runs
         with_seed(base, 0, combo)
@@ -92,7 +96,7 @@ def cmd_sweep(args) -> int:
     out = prepare_output_folder(args.out)
 
     if args.project is not None:
-        from .project.exporting import resolve_language
+        from .project.exporting import resolve_corpus, resolve_language
         from .project.store import Project
 
         with Project.open(args.project) as project:
@@ -101,13 +105,15 @@ def cmd_sweep(args) -> int:
             for name in names:
                 lid = resolve_language(project, name)
                 knowns[project.vocabulary(lid).language] = lid
+            corpus_data = project.corpus(resolve_corpus(project, args.corpus))
+        total = sum(len(i.text.replace(" ", "")) for i in corpus_data.inscriptions)
         planned = plan(list(knowns), combos, seeds)
 
         def make_items(known: str):
             def item(p):
                 return RunItem(out / p.run_dir, known, p.seed, _settings(p), project=args.project,
                                config=with_seed(base, p.seed, p.settings), corpus=args.corpus,
-                               language=str(knowns[known]))
+                               language=known)
             return item
     else:
         from .data import Corpus, Vocabulary
@@ -121,6 +127,7 @@ def cmd_sweep(args) -> int:
         gold = tuple(read_gold(args.gold, inscriptions=inscriptions)) if args.gold else ()
         pins = tuple(read_prior(args.prior)) if args.prior else ()
         corpus = Corpus(args.lost.stem, tuple(inscriptions))
+        total = sum(len(i.text.replace(" ", "")) for i in inscriptions)
         paths = {Path(k).stem: Path(k) for k in args.known}
         if len(paths) != len(args.known):
             raise DecipherError("two --known files have the same name; results.csv tells runs apart by it")
@@ -143,12 +150,15 @@ def cmd_sweep(args) -> int:
         workers = args.workers or default_workers()
         pool = LocalPool(workers)
         limit = workers
-    _log(f"sweep: {len(planned)} runs ({len(planned) // len(seeds)} settings x known, {len(seeds)} seeds) "
+    n_known = len({p.known for p in planned})
+    _log(f"sweep: {len(planned)} runs ({n_known} known x {len(combos)} settings x {len(seeds)} seeds) "
          f"on {workers} {'Ray' if args.ray else 'local'} worker{'s' if workers != 1 else ''} -> {out}")
     try:
         outcome = drive(out, planned, make_items, pool, in_flight=limit, log=_log)
     finally:
         pool.close()
+    if len(seeds) > 1:
+        _group_consensus(out, planned, seeds, outcome.table.rows, total)
     rows = outcome.table.rows.values()
     done = sum(1 for r in rows if r.status == "completed")
     failed = [r for r in rows if r.status == "failed"]
@@ -157,6 +167,25 @@ def cmd_sweep(args) -> int:
     if outcome.error:
         raise DecipherError(f"{outcome.error} (the sweep stopped; finished runs are kept in {out / 'results.csv'})")
     return 1 if failed else 0
+
+
+def _group_consensus(out: Path, planned, seeds, rows, total: int) -> None:
+    """Each (known, settings) group of several seeds gets its consensus.csv and metrics.json with
+    the seed chosen without gold (engine/seeds.py), and one line here."""
+    from .seeds import write_consensus
+
+    groups: dict[str, list] = {}
+    for p in planned:
+        groups.setdefault(p.run_dir.rsplit("/", 1)[0], []).append(p)
+    for folder, runs in groups.items():
+        try:
+            m = write_consensus(out / folder, [p.seed for p in runs], total, rows=rows, prefix=folder + "/").metrics
+        except DecipherError as e:  # no seed of the group finished: its rows say why
+            _log(f"{folder}: no consensus ({e})")
+            continue
+        gold = (f"; P@1 {m['p_at_1']:.3f}, oracle seed {m['oracle_seed']} {m['oracle_p_at_1']:.3f}"
+                if "p_at_1" in m else "")
+        _log(f"{folder}: chosen seed {m['chosen_seed']}{gold}")
 
 
 def _settings(p) -> str:
