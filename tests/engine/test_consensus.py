@@ -88,3 +88,28 @@ def test_readings_from_matches_and_matches_csv(tmp_path):
     assert readings_of([m]) == (Reading("A", 0, 4, "abcd", "casa", "kasa"),)
     write_matches_csv(tmp_path / "matches.csv", [m])
     assert read_readings(tmp_path / "matches.csv") == (Reading("A", 0, 4, "abcd", "casa", "kasa"),)
+
+
+def test_spanish_cipher_gold_free_choice_picks_a_good_seed():
+    """Five real runs on the issue's Spanish cipher (tests/data/spanish_cipher/README.md): four good
+    seeds (P@1 0.87-0.92) and one bad solution (P@1 0.07). The choice reads no gold."""
+    import csv
+    from pathlib import Path
+
+    from engine.io.tables import read_lost
+
+    folder = Path(__file__).resolve().parents[1] / "data" / "spanish_cipher"
+    with open(folder / "seeds" / "seeds.csv", encoding="utf-8", newline="") as f:
+        results = {int(r["seed"]): {k: float(v) for k, v in r.items() if k != "seed"} for r in csv.DictReader(f)}
+    readings = {s: read_readings(folder / "seeds" / f"seed-{s}" / "matches.csv") for s in results}
+    assert all(len(r) > 30 for r in readings.values())
+    total = sum(len(i.text.replace(" ", "")) for i in read_lost(folder / "lost.csv"))
+    no_gold = {s: {"coverage": r["coverage"], "objective": r["objective"]} for s, r in results.items()}
+    m = summary(no_gold, readings, total)
+    assert results[m["chosen_seed"]]["p_at_1"] >= 0.85
+    assert m["chosen_seed"] != 4 and not m["chosen_disagrees_with_most"]
+    # the bad seed is corroborated by nobody: its support is far below every good seed's
+    assert float(m["support"]["4"]) < 0.2 < min(float(m["support"][str(s)]) for s in (0, 1, 2, 3))
+    with_gold = summary(results, readings, total)
+    assert with_gold["chosen_seed"] == m["chosen_seed"]  # gold changes nothing in the choice
+    assert with_gold["oracle_p_at_1"] - with_gold["p_at_1"] <= 0.05

@@ -245,7 +245,8 @@ def test_bad_known_file_mid_sweep_stops_in_one_line_and_keeps_finished_runs(ciph
 @pytest.mark.parametrize("args, message", [
     (["--workers", "0"], "error: --workers must be at least 1, got 0"),
     (["--set", "lr=0.1,"], "error: --set lr: an empty value in '0.1,'"),
-    (["--set", "no_such_setting=1,2"], "error: unknown setting 'no_such_setting'"),
+    (["--set", "no_such_setting=1,2"], "error: setting no_such_setting: no such setting"),
+    (["--set", "lr=0.1,-2"], "error: setting lr: must be a finite number > 0"),
     (["--set", "seed=1,2"], "error: "),
 ])
 def test_sweep_bad_arguments_one_line(cipher, tmp_path, capsys, args, message):
