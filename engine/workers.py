@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from .errors import DecipherError
+from .session import RunSink
 
 #: Worker processes run at this much lower CPU priority than the app or shell that started them.
 WORKER_NICE = 10
@@ -110,7 +111,7 @@ def _maybe_die_for_test(item: RunItem) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-class ObjectiveSink:
+class ObjectiveSink(RunSink):
     """Computes the run's final objective over the whole corpus (engine/final_objective.py)."""
 
     critical = False
@@ -119,11 +120,6 @@ class ObjectiveSink:
     def __init__(self) -> None:
         self.trainer = None
         self.values: dict[str, float] = {}
-
-    def __getattr__(self, name: str) -> Callable[..., None]:  # every other sink event: nothing
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return lambda *args, **kwargs: None
 
     def started(self, start) -> None:
         self.trainer = start.trainer
