@@ -1,5 +1,5 @@
 """Aggregate runs per hour of a sweep with N worker processes: on one GPU (every worker uses the
-same CUDA device) or on the CPU cores. Each N gets a fresh pool, a warm-up wave (spawn, torch
+same CUDA device) or on the CPU cores. Repeats interleave the Ns. Each N gets a fresh pool, a warm-up wave (spawn, torch
 import, CUDA context, numba compile: not timed), then ``--runs-per-worker`` x N timed runs.
 
     python -m benchmarks.gpu_sweep --device cuda --workers 1 2 4 8 16        # on a GPU machine
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import statistics
 import sys
@@ -31,7 +32,7 @@ def workload(n_stems: int, n_inscriptions: int):
     return c.corpus, c.vocabulary, c.gold
 
 
-def measure(n: int, *, device: str, steps: int, runs_per_worker: int, data, folder: Path) -> dict:
+def measure(n: int, *, device: str, steps: int, runs_per_worker: int, data, folder: Path, nice: int) -> dict:
     from engine.config import Config
     from engine.session import RunInputs
     from engine.sweep import plan, with_seed, drive
@@ -39,7 +40,7 @@ def measure(n: int, *, device: str, steps: int, runs_per_worker: int, data, fold
 
     corpus, vocab, gold = data
     base = Config.from_dict({"steps": steps, "device": device, "eval_interval": 0})
-    pool = LocalPool(n)
+    pool = LocalPool(n, nice=nice)
 
     def make(out: Path, config: Config):
         def per_known(known):
@@ -76,6 +77,9 @@ def main(argv=None) -> int:
     p.add_argument("--stems", type=int, default=200)
     p.add_argument("--inscriptions", type=int, default=300)
     p.add_argument("--out", type=Path)
+    p.add_argument("--nice", type=int, default=10,
+                   help="the workers' niceness (the sweep's is 10; 0 measures them at the shell's priority, "
+                        "e.g. on a machine shared with other work at priority 0)")
     args = p.parse_args(argv)
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
@@ -90,11 +94,13 @@ def main(argv=None) -> int:
     data = workload(args.stems, args.inscriptions)
     rows = []
     with tempfile.TemporaryDirectory(prefix="gpu-sweep-") as tmp, open(out, "a", encoding="utf-8") as f:
-        for n in args.workers:
-            for rep in range(args.repeats):
+        for rep in range(args.repeats):  # interleaved: a drift in the machine's load hits every N alike
+            for n in args.workers:
                 row = measure(n, device=args.device, steps=args.steps, runs_per_worker=args.runs_per_worker,
-                              data=data, folder=Path(tmp) / f"r{rep}")
+                              data=data, folder=Path(tmp) / f"r{rep}", nice=args.nice)
                 row["repeat"] = rep
+                row["nice"] = args.nice
+                row["load_avg_1min"] = round(os.getloadavg()[0], 2)
                 rows.append(row)
                 f.write(json.dumps(row) + "\n")
                 f.flush()

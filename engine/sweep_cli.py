@@ -55,6 +55,8 @@ def add_sweep_parser(sub) -> None:
     where.add_argument("--ray", metavar="ADDRESS|local",
                        help="run each run as a Ray task on the cluster at ADDRESS, or on one started here "
                             "(needs the [cluster] extra)")
+    where.add_argument("--nice", type=int, default=None, metavar="N",
+                       help="local workers' CPU niceness, 0-19 (default 10: below the app and the shell)")
     where.add_argument("--gpus-per-run", type=float, default=0.0,
                        help="with --ray: the share of a GPU each run asks Ray for (e.g. 0.125: 8 runs per GPU)")
     p.add_argument("--out", type=Path, required=True, help="the sweep's folder (results.csv and every run)")
@@ -78,6 +80,8 @@ def cmd_sweep(args) -> int:
         check_workers(args.workers)
     if args.project is None and (args.lost is None or not args.known):
         raise DecipherError("decipher sweep needs --lost and --known (or --project) and --out")
+    if args.nice is not None and not 0 <= args.nice <= 19:
+        raise DecipherError(f"--nice must be between 0 and 19, got {args.nice}")
     if args.gpus_per_run < 0 or args.gpus_per_run > 1:
         raise DecipherError(f"--gpus-per-run must be between 0 and 1, got {args.gpus_per_run}")
     base = make_config(_config_args(args))
@@ -148,7 +152,7 @@ def cmd_sweep(args) -> int:
         limit = workers if args.ray == "local" else max(workers, 64)
     else:
         workers = args.workers or default_workers()
-        pool = LocalPool(workers)
+        pool = LocalPool(workers) if args.nice is None else LocalPool(workers, nice=args.nice)
         limit = workers
     n_known = len({p.known for p in planned})
     _log(f"sweep: {len(planned)} runs ({n_known} known x {len(combos)} settings x {len(seeds)} seeds) "
