@@ -380,4 +380,47 @@ def with_seed(config, seed: int, settings: Mapping[str, Any]):
 
 
 __all__ = ["RESULT_COLUMNS", "plan", "grid_settings", "parse_grid_sets", "read_grid_file", "drive",
-           "ResultsTable", "read_results", "PlannedRun", "SweepOutcome", "with_seed", "InlinePool"]
+           "ResultsTable", "read_results", "PlannedRun", "SweepOutcome", "with_seed", "InlinePool", "run_items"]
+
+
+def run_items(items: Sequence[RunItem], pool, *, in_flight: int | None = None,
+              log: Callable[[str], None] = lambda line: None) -> list[RunResult]:
+    """Run ``items`` through ``pool`` (e.g. ``LocalPool(4)``, ``RayPool("local")``, ``InlinePool()``)
+    and return their results in the same order, without a results.csv (a caller that wants resuming
+    uses :func:`drive`). A run whose worker died is started again up to :data:`MAX_ATTEMPTS` times,
+    then comes back ``failed``. Each RunResult carries the run's metrics, final objective, closeness
+    curve, steps, wall time and device."""
+    results: list[RunResult | None] = [None] * len(items)
+    attempts = [0] * len(items)
+    queue = list(range(len(items)))
+    running: dict[Future, int] = {}
+    limit = in_flight or getattr(pool, "workers", None) or 4
+    try:
+        while queue or running:
+            while queue and len(running) < limit:
+                i = queue.pop(0)
+                attempts[i] += 1
+                running[pool.submit((items[i],))] = i
+            done, _ = wait(list(running), return_when=FIRST_COMPLETED)
+            broken = False
+            for fut in done:
+                i = running.pop(fut)
+                try:
+                    results[i] = fut.result()[0]
+                except Exception as exc:
+                    broken = True
+                    why = describe_task_error(exc)
+                    if attempts[i] >= MAX_ATTEMPTS:
+                        results[i] = RunResult(items[i].run_dir, "failed", f"{why} ({attempts[i]} times)")
+                    else:
+                        log(f"{items[i].run_dir}: {why}; run again")
+                        queue.insert(0, i)
+            if broken and getattr(pool, "kind", "") == "local":
+                for fut, i in list(running.items()):
+                    running.pop(fut)
+                    queue.insert(0, i)
+                pool.reset()
+    except BaseException:
+        pool.close(kill=True)
+        raise
+    return [r for r in results if r is not None]

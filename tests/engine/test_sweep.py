@@ -332,3 +332,25 @@ def test_ray_local_runs_a_tiny_sweep(cipher, tmp_path, monkeypatch):
         assert os.getpid() not in pids  # the runs ran in Ray's worker processes
     finally:
         ray.shutdown()
+
+
+def test_run_items_keeps_order_and_retries_a_dead_worker(tmp_path):
+    from engine.sweep import MAX_ATTEMPTS, run_items
+
+    items = [RunItem(tmp_path / f"r{i}", "k", i) for i in range(4)]
+    died: dict[int, int] = {}
+
+    def flaky(task):
+        [item] = task
+        if item.seed in (1, 3):  # seed 1's worker dies once, seed 3's every time
+            died[item.seed] = died.get(item.seed, 0) + 1
+            if item.seed == 3 or died[item.seed] == 1:
+                raise RuntimeError("worker died")
+        return [_fake_result(item)]
+
+    lines: list[str] = []
+    results = run_items(items, InlinePool(flaky), log=lines.append)
+    assert [r.run_dir for r in results] == [i.run_dir for i in items]
+    assert [r.status for r in results] == ["completed", "completed", "completed", "failed"]
+    assert died == {1: 2, 3: MAX_ATTEMPTS} and "(3 times)" in results[3].error
+    assert sum("run again" in line for line in lines) == 1 + (MAX_ATTEMPTS - 1)
