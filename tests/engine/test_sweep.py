@@ -354,3 +354,25 @@ def test_run_items_keeps_order_and_retries_a_dead_worker(tmp_path):
     assert [r.status for r in results] == ["completed", "completed", "completed", "failed"]
     assert died == {1: 2, 3: MAX_ATTEMPTS} and "(3 times)" in results[3].error
     assert sum("run again" in line for line in lines) == 1 + (MAX_ATTEMPTS - 1)
+
+
+def test_sweep_into_a_project_records_ordinary_runs(cipher, tmp_path):
+    from engine.project import Project, import_gold, import_known, import_lost
+
+    path = tmp_path / "p.decipher"
+    with Project.create(path) as project:
+        import_lost(project, cipher["lost"], name="cipher")
+        import_known(project, cipher["known"], name="synthetic")
+        import_gold(project, cipher["gold"])
+    out = tmp_path / "sweep"
+    # two worker processes write to the one project file at the same time
+    assert main(["sweep", "--project", str(path), "--seeds", "0", "1", "--workers", "2", "--out", str(out),
+                 *TINY]) == 0
+    rows = rows_of(out / "results.csv")
+    assert [(r["known"], r["status"]) for r in rows] == [("synthetic", "completed")] * 2
+    with Project.open(path) as project:
+        runs = project.runs()
+        assert sorted(r.status for r in runs) == ["completed", "completed"]
+        ids = {json.loads((out / r["run_dir"] / "metrics.json").read_text())["run_id"] for r in rows}
+        assert ids == {r.id for r in runs}
+    assert (out / "synthetic" / "default" / "consensus.csv").exists()  # the seed group's consensus
