@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test install bench clean sweep-bench
+.PHONY: run test install bench clean package package-check sweep-bench
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -30,4 +30,21 @@ sweep-bench: $(STAMP)
 	$(BIN)/python -m benchmarks.gpu_sweep --device cpu --workers 1 2 --repeats 3
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build dist *.egg-info
+
+# Packaging (see packaging/README.md); neither target is part of `make test`.
+# `make package` builds the one-folder bundle dist/decipher-workbench/ (decipher-gui, decipher);
+# `make package-check` runs the built bundle headless (screenshot, an epitran run, a project).
+PACKAGE_STAMP := $(VENV)/.installed-package
+
+$(PACKAGE_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[package]' 2>&1 | grep -v 'is ignored' || true
+	$(BIN)/python -c "import PyInstaller"
+	touch $(PACKAGE_STAMP)
+
+package: $(PACKAGE_STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/pyinstaller packaging/decipher-workbench.spec --noconfirm \
+		--distpath dist --workpath build/pyinstaller
+
+package-check: $(STAMP)
+	$(BIN)/python packaging/check_bundle.py dist/decipher-workbench --out build/package-check

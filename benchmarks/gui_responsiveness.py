@@ -1,11 +1,18 @@
 """GUI responsiveness: launch-to-shown time, and the longest event-loop gap while a run trains.
 
-    .venv/bin/python benchmarks/gui_responsiveness.py [--repeat 3] [--steps 60] [--interval 5]
+    .venv/bin/python benchmarks/gui_responsiveness.py [--repeat 3] [--steps 60] [--interval 5] [--load 2]
 
 Each repetition is a fresh process (so the first-run torch import is included). A QTimer on the
 GUI thread ticks every ``--interval`` ms; the gaps between its ticks say how long the event loop
 was blocked. The run trains on the bundled sample project with its own settings (except steps,
 eval_interval). Prints one line per repetition and the medians; ``--json`` writes them too.
+
+``--load N`` keeps N CPU-bound processes (a pure-Python busy loop each, at normal priority)
+running during the measured runs, as other programs on a busy machine would; the load average
+before and after is printed so the conditions are on record. ``DECIPHER_GUI_RENICE=1`` in the
+environment makes the app lower its training threads' priority (for comparison; off by default).
+``--sample`` samples the threads' stacks every 10 ms and says, for the worst gaps, where the GUI
+thread was during the gap and where the training thread was just after it.
 """
 
 from __future__ import annotations
@@ -73,8 +80,10 @@ def child(args) -> None:
         sys.setswitchinterval(float(os.environ["PROBE_SWITCH_INTERVAL"]))
     handler_times: dict[str, list[float]] = {"steps": [], "eval": []}
     spans: list[tuple[float, float, str]] = []  # (start, end, what) of GUI-thread work and GC pauses
+    from decipher_gui.live import LiveRunBridge
+
     for name, key in (("_on_steps", "steps"), ("_on_eval", "eval")):
-        original = getattr(MainWindow, name)
+        original = getattr(LiveRunBridge, name)
 
         def timed(self, payload, _original=original, _key=key):
             t = time.perf_counter()
@@ -82,7 +91,7 @@ def child(args) -> None:
             handler_times[_key].append(time.perf_counter() - t)
             spans.append((t, time.perf_counter(), f"{_key} handler"))
 
-        setattr(MainWindow, name, timed)
+        setattr(LiveRunBridge, name, timed)
     gc_start: list[float] = []
 
     def on_gc(phase, info):
@@ -92,6 +101,34 @@ def child(args) -> None:
             spans.append((gc_start[0], time.perf_counter(), f"gc gen{info['generation']}"))
 
     gc.callbacks.append(on_gc)
+    samples: list[tuple[float, str]] = []  # (time, the training thread's innermost frames)
+    gui_samples: list[tuple[float, str]] = []  # (time, the GUI thread's innermost frames)
+    if args.sample:
+        import threading
+
+        gui_ident = threading.get_ident()
+        stop_sampling = threading.Event()
+
+        def sampler():
+            # needs the GIL like any Python thread: during a stretch where the training thread
+            # holds it, no sample is taken, and the first one after shows where that thread was
+            while not stop_sampling.wait(0.01):
+                now = time.perf_counter()
+                for ident, frame in sys._current_frames().items():
+                    if ident == threading.get_ident():
+                        continue
+                    names = []
+                    while frame is not None and len(names) < 4:
+                        names.append(f"{Path(frame.f_code.co_filename).stem}.{frame.f_code.co_name}")
+                        frame = frame.f_back
+                    if ident == gui_ident:
+                        gui_samples.append((now, " < ".join(names)))
+                    elif any(n.startswith(("training", "model", "lattice", "kernels", "alignment", "trie",
+                                         "decoding", "evaluation", "driver", "session", "closeness"))
+                           for n in names):
+                        samples.append((now, " < ".join(names)))
+
+        threading.Thread(target=sampler, daemon=True).start()
     window = MainWindow(restore_state=False)
     window.resize(1600, 1000)
     window.open_project(args.project)
@@ -146,6 +183,16 @@ def child(args) -> None:
                        for t, g in sorted(rep.gaps, key=lambda x: -x[1])[:5]],
         "phases_s": {k: round(v - t0, 3) for k, v in marks.items()},
     }
+    if args.sample:
+        stop_sampling.set()
+        where = []
+        for t, g in sorted(rep.gaps, key=lambda x: -x[1])[:5]:
+            end = t0 + t + g
+            after = next((frames for when, frames in samples if when >= end - 0.005), "")
+            during = [frames for when, frames in gui_samples if t0 + t <= when <= end]
+            common = max(set(during), key=during.count) if during else "(no sample: the GIL was held)"
+            where.append((round(g * 1000, 1), after, common, len(during)))
+        result["worst_gaps_training_thread_after"] = where
     window.close()
     dispose(window)
     QCoreApplication.processEvents()
@@ -158,6 +205,10 @@ def main() -> int:
     p.add_argument("--steps", type=int, default=60)
     p.add_argument("--interval", type=int, default=5, help="probe timer interval, ms")
     p.add_argument("--json", type=Path)
+    p.add_argument("--load", type=int, default=0, help="CPU-bound background processes during the runs")
+    p.add_argument("--skip-launch", action="store_true", help="measure the runs only")
+    p.add_argument("--sample", action="store_true",
+                   help="sample the training thread's stack, to say where it was when a gap ended")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--project", type=Path, help=argparse.SUPPRESS)
     p.add_argument("--tmp", help=argparse.SUPPRESS)
@@ -168,12 +219,26 @@ def main() -> int:
     from engine.sample import create_sample_project
 
     tmp = Path(tempfile.mkdtemp(prefix="gui-bench-"))
+    load = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.load)]
+    try:
+        return _measure(args, tmp)
+    finally:
+        for proc in load:
+            proc.kill()
+            proc.wait()
+
+
+def _measure(args, tmp: Path) -> int:
+    from engine.sample import create_sample_project
+
     master = tmp / "sample.decipher"
     create_sample_project(master).close()
     launches, runs = [], []
     load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {load_before:.2f}", flush=True)
-    for i in range(args.repeat):
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {load_before:.2f}, "
+          f"{args.load} busy background processes, renice {'on' if os.environ.get('DECIPHER_GUI_RENICE') == '1' else 'off'}",
+          flush=True)
+    for i in range(0 if args.skip_launch else args.repeat):
         copy = tmp / f"launch{i}.decipher"
         shutil.copy(master, copy)
         launches.append(launch_time(copy, tmp))
@@ -182,7 +247,8 @@ def main() -> int:
         copy = tmp / f"run{i}.decipher"
         shutil.copy(master, copy)
         out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", "--project", str(copy),
-                              "--steps", str(args.steps), "--interval", str(args.interval), "--tmp", str(tmp)],
+                              "--steps", str(args.steps), "--interval", str(args.interval), "--tmp", str(tmp)]
+                             + (["--sample"] if args.sample else []),
                              cwd=ROOT, env=_env(tmp), capture_output=True, text=True, timeout=3600)
         line = next((x for x in out.stdout.splitlines() if x.startswith("RESULT ")), None)
         if line is None:
@@ -196,13 +262,17 @@ def main() -> int:
               f"{r['screen_updates_per_s']:.1f} updates/s, step handler max {r['step_handler_max_ms']:.0f} ms, "
               f"eval handler max {r['eval_handler_max_ms']:.0f} ms; worst gaps (t s, ms) {r['worst_gaps']}",
               flush=True)
+        for gap_ms, frames, gui, n in r.get("worst_gaps_training_thread_after", []):
+            print(f"    gap {gap_ms:.0f} ms; training thread just after: {frames}; GUI thread during it "
+                  f"({n} samples): {gui}", flush=True)
     med = {
-        "launch_to_shown_s": statistics.median(launches),
+        "launch_to_shown_s": statistics.median(launches) if launches else float("nan"),
         **{k: statistics.median(r[k] for r in runs) for k in (
             "longest_gap_ms", "startup_longest_gap_ms", "training_longest_gap_ms", "p99_gap_ms",
             "gaps_over_50ms", "idle_longest_gap_ms", "screen_updates_per_s", "step_handler_max_ms",
             "eval_handler_max_ms", "start_to_first_step_s", "training_s")},
     }
+    med["background_processes"] = args.load
     med["load_average_before"] = load_before
     med["load_average_after"] = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print("medians: " + ", ".join(f"{k}={v:.3g}" for k, v in med.items()))

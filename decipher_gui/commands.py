@@ -17,6 +17,7 @@ DECISIONS = "decisions"
 DATA = "data"          # corpora, inscriptions, known languages, gold
 RUNS = "runs"
 SETTINGS = "settings"
+DISPLAY = "display"    # a corpus's display table (a project setting that only views read)
 
 
 class Command:

@@ -1,15 +1,25 @@
-"""Dialogs: the import options, and the error box with details."""
+"""Dialogs: a new project (with a settings preset), the import options, a corpus's display
+table, and the error box with details."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Sequence
 
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog,
-                               QFormLayout, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPushButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog,
+                               QFormLayout, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QMessageBox,
+                               QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
-from .importers import ImportKind, transcription_systems
+from engine import display as display_tables
+from engine.config import PRESETS
+from engine.errors import InputError
+
+from .fonts import text_font
+from .importers import DELIMITERS, ENCODINGS, ImportKind, Preview, encoding_name, preview_table, transcription_systems
+
+PROBLEM_BG = "#F8D7DA"   # a cell with a problem: pink, with the reason as tooltip and a ⚠ in the text
 
 
 class ImportDialog(QDialog):
@@ -54,7 +64,43 @@ class ImportDialog(QDialog):
         self.replace = QCheckBox("replace the project's pins (otherwise merge)")
         if kind.asks_replace:
             form.addRow("", self.replace)
+        self.delimiter = QComboBox()
+        for label, value in DELIMITERS:
+            self.delimiter.addItem(label, value)
+        self.encoding = QComboBox()
+        for label, value in ENCODINGS:
+            self.encoding.addItem(label, value)
+        self.encoding.setToolTip("Detect reads UTF-8 when the file is valid UTF-8, else Windows-1252/Latin-1")
+        self.column_boxes: dict[str, QComboBox] = {}
+        self.preview = QTableWidget(0, 0)
+        self.preview.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.preview.setAccessibleName("Preview of the first rows")
+        self.preview.setFont(text_font(11))
+        self.preview.setMinimumHeight(180)
+        self.problems = QLabel("")
+        self.problems.setWordWrap(True)
+        self.problems.setStyleSheet("color: #B00020;")
+        self.detected = QLabel("")
+        self.last_preview: Preview | None = None
+        if kind.columns:
+            form.addRow("Delimiter", self.delimiter)
+            form.addRow("Encoding", self.encoding)
+            for name in kind.columns + kind.optional:
+                box = QComboBox()
+                box.setToolTip(f"The file's column that holds {name!r}"
+                               + ("" if name in kind.columns else " (optional)"))
+                self.column_boxes[name] = box
+                box.currentIndexChanged.connect(self._refresh_preview)
+                form.addRow(f"Column “{name}”" + ("" if name in kind.columns else " (optional)"), box)
+            self.delimiter.currentIndexChanged.connect(self._reread)
+            self.encoding.currentIndexChanged.connect(self._reread)
+            self.path.textChanged.connect(self._reread)
         lay.addLayout(form)
+        if kind.columns:
+            lay.addWidget(self.detected)
+            lay.addWidget(QLabel("First rows (cells with a problem are marked ⚠):"))
+            lay.addWidget(self.preview, 1)
+            lay.addWidget(self.problems)
         lay.addWidget(QLabel("Nothing is written unless the whole file reads without error."))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Import")
@@ -67,8 +113,81 @@ class ImportDialog(QDialog):
         if path:
             self.path.setText(path)
 
+    def _reread(self) -> None:
+        """A new file, delimiter or encoding: read the header again and offer its columns."""
+        path = self.file()
+        if path is None or not path.is_file():
+            return
+        try:
+            header = preview_table(path, encoding=self.encoding.currentData(),
+                                   delimiter=self.delimiter.currentData(), limit=0).header
+        except OSError:
+            return
+        for name, box in self.column_boxes.items():
+            keep = box.currentData()
+            box.blockSignals(True)
+            box.clear()
+            if name in self.kind.optional:
+                box.addItem("(none)", "")
+            for h in header:
+                box.addItem(h, h)
+            want = keep if keep in header else (name if name in header else None)
+            if want is not None:
+                box.setCurrentIndex(box.findData(want))
+            elif name in self.kind.optional:
+                box.setCurrentIndex(0)
+            box.blockSignals(False)
+        self._refresh_preview()
+
+    def _columns(self) -> dict[str, str]:
+        return {name: box.currentData() for name, box in self.column_boxes.items()
+                if box.currentData() and box.currentData() != name}
+
+    def _refresh_preview(self) -> None:
+        path = self.file()
+        if path is None or not path.is_file():
+            return
+        try:
+            pv = preview_table(path, encoding=self.encoding.currentData(), delimiter=self.delimiter.currentData(),
+                               columns=self._columns(), required=self.kind.columns)
+        except OSError as exc:
+            self.problems.setText(str(exc))
+            return
+        self.last_preview = pv
+        sep = {"\t": "tab", ",": "comma", ";": "semicolon", "|": "pipe"}.get(pv.delimiter, repr(pv.delimiter))
+        self.detected.setText(f"Reading as {encoding_name(pv.encoding)}, {sep}-separated; "
+                              f"{len(pv.header)} columns.")
+        width = max([len(pv.header)] + [len(r) for r in pv.rows])
+        self.preview.clear()
+        self.preview.setColumnCount(width)
+        self.preview.setRowCount(len(pv.rows))
+        self.preview.setHorizontalHeaderLabels(pv.header + [""] * (width - len(pv.header)))
+        for r, row in enumerate(pv.rows):
+            for c, cell in enumerate(row):
+                problem = pv.problems.get((r, c))
+                item = QTableWidgetItem(("⚠ " if problem else "") + cell)
+                if problem:
+                    item.setBackground(QColor(PROBLEM_BG))
+                    item.setToolTip(problem)
+                self.preview.setItem(r, c, item)
+            for (pr, pc), problem in pv.problems.items():
+                if pr == r and pc >= len(row):
+                    item = QTableWidgetItem("⚠")
+                    item.setBackground(QColor(PROBLEM_BG))
+                    item.setToolTip(problem)
+                    self.preview.setItem(r, pc, item)
+        self.preview.resizeColumnsToContents()
+        cells = [f"row {r + 1}, column {pv.header[c] if c < len(pv.header) else c + 1}: {p}"
+                 for (r, c), p in sorted(pv.problems.items())]
+        self.problems.setText("\n".join(pv.messages + cells[:8] + ([f"… and {len(cells) - 8} more"]
+                                                                      if len(cells) > 8 else [])))
+
     def options(self) -> dict:
         out: dict = {}
+        if self.kind.columns:
+            out["delimiter"] = self.delimiter.currentData()
+            out["encoding"] = self.encoding.currentData()
+            out["columns"] = self._columns()
         if self.kind.asks_name:
             out["name"] = self.name.text()
         if self.kind.asks_system:
@@ -99,3 +218,142 @@ def error_box(parent, title: str, message: str, details: str = "") -> QMessageBo
     box.setObjectName("errorBox")
     box.open()
     return box
+
+
+def _path_row(edit: QLineEdit, browse) -> QWidget:
+    row = QHBoxLayout()
+    button = QPushButton("Browse…")
+    button.clicked.connect(browse)
+    row.addWidget(edit, 1)
+    row.addWidget(button)
+    row.setContentsMargins(0, 0, 0, 0)
+    holder = QWidget()
+    holder.setLayout(row)
+    return holder
+
+
+class NewProjectDialog(QDialog):
+    """File ▸ New: where the project file goes and which settings preset its runs start from."""
+
+    def __init__(self, start_dir: str = "", parent=None):
+        super().__init__(parent)
+        from .panels.runs import PRESET_LABELS
+
+        self.setWindowTitle("New project")
+        self._start = start_dir
+        lay = QVBoxLayout(self)
+        form = QFormLayout()
+        self.path_edit = QLineEdit()
+        self.path_edit.setMinimumWidth(360)
+        self.path_edit.setPlaceholderText("where the .decipher file goes")
+        form.addRow("Project file", _path_row(self.path_edit, self._browse))
+        self.preset_box = QComboBox()
+        for key in PRESETS:
+            self.preset_box.addItem(PRESET_LABELS.get(key, key.title()), key)
+        self.preset_box.setToolTip("The run settings the project starts with (changeable later in the Run panel)")
+        form.addRow("Settings preset", self.preset_box)
+        lay.addLayout(form)
+        lay.addWidget(QLabel("The paper's defaults (Gothic) look for words of 4 to 10 letters in unsegmented "
+                             "text; pick Ugaritic for word lists with short words."))
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Create")
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        lay.addWidget(buttons)
+
+    def _browse(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "New project", self._start, "Decipher projects (*.decipher)")
+        if path:
+            self.path_edit.setText(path)
+
+    def path(self) -> Path | None:
+        text = self.path_edit.text().strip()
+        return Path(text) if text else None
+
+    def preset(self) -> str:
+        return self.preset_box.currentData()
+
+
+class DisplayTableDialog(QDialog):
+    """Choose a preset or edit, letter by letter, how the corpus's letters are shown."""
+
+    def __init__(self, letters, current: display_tables.DisplayTable, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Display table")
+        self.letters = list(letters)
+        lay = QVBoxLayout(self)
+        form = QFormLayout()
+        self.preset_box = QComboBox()
+        for key, (label, _) in display_tables.PRESETS.items():
+            self.preset_box.addItem(label, key)
+        self.preset_box.addItem("Custom (edited below)", "custom")
+        i = self.preset_box.findData(current.name)
+        self.preset_box.setCurrentIndex(i if i >= 0 else self.preset_box.count() - 1)
+        self.preset_box.activated.connect(self._preset)
+        form.addRow("Preset", self.preset_box)
+        self.direction = QComboBox()
+        for value, label in (("auto", "from the script"), ("ltr", "left to right"), ("rtl", "right to left")):
+            self.direction.addItem(label, value)
+        self.direction.setCurrentIndex(self.direction.findData(current.direction))
+        form.addRow("Writing direction", self.direction)
+        lay.addLayout(form)
+        lay.addWidget(QLabel("The engine keeps the letters of the data files; views and exports for people "
+                             "show them as below."))
+        self.grid = QTableWidget(len(self.letters), 2)
+        self.grid.setHorizontalHeaderLabels(["letter in the data", "shown as"])
+        self.grid.verticalHeader().hide()
+        self.grid.setFont(text_font(13))
+        self.grid.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.grid.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self._fill(current)
+        self.grid.itemChanged.connect(self._edited)
+        lay.addWidget(self.grid, 1)
+        self.problem = QLabel("")
+        self.problem.setStyleSheet("color: #B00020;")
+        lay.addWidget(self.problem)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        lay.addWidget(self.buttons)
+        self.resize(420, 560)
+
+    def _fill(self, table: display_tables.DisplayTable) -> None:
+        self.grid.blockSignals(True)
+        for r, letter in enumerate(self.letters):
+            key = QTableWidgetItem(letter)
+            key.setFlags(key.flags() & ~Qt.ItemFlag.ItemIsEditable)
+            self.grid.setItem(r, 0, key)
+            self.grid.setItem(r, 1, QTableWidgetItem(table.show(letter)))
+        self.grid.blockSignals(False)
+
+    def _preset(self, index: int) -> None:
+        key = self.preset_box.itemData(index)
+        if key != "custom":
+            table = display_tables.preset(key)
+            self._fill(table)
+            self.direction.setCurrentIndex(self.direction.findData(table.direction))
+
+    def _edited(self, _item) -> None:
+        self.preset_box.setCurrentIndex(self.preset_box.count() - 1)
+        try:
+            self.table()
+            self.problem.setText("")
+            self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(True)
+        except InputError as exc:
+            self.problem.setText(str(exc))
+            self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(False)
+
+    def table(self) -> display_tables.DisplayTable:
+        """The table the dialog describes (InputError when a cell is not valid)."""
+        key = self.preset_box.currentData()
+        if key != "custom":
+            base = display_tables.preset(key)
+            return display_tables.DisplayTable(base.name, base.letters, self.direction.currentData())
+        letters = {}
+        for r, letter in enumerate(self.letters):
+            item = self.grid.item(r, 1)
+            shown = (item.text() if item is not None else "").strip() or letter
+            if shown != letter:
+                letters[letter] = shown
+        return display_tables.DisplayTable.from_json({"name": "custom", "letters": letters,
+                                                      "direction": self.direction.currentData()})

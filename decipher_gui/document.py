@@ -9,7 +9,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from engine.project.store import Project
 
-from .commands import DATA, DECISIONS, PINS, RUNS, SETTINGS, Command
+from .commands import DATA, DECISIONS, DISPLAY, PINS, RUNS, SETTINGS, Command
 
 
 class _UndoCommand(QUndoCommand):
@@ -40,6 +40,7 @@ class ProjectDocument(QObject):
     dataChanged = Signal()              # corpora, languages, gold
     runsChanged = Signal()
     settingsChanged = Signal()
+    displayChanged = Signal()           # a corpus's display table
     failed = Signal(str, str)           # title, message: an undo/redo that the project refused
 
     def __init__(self, project: Project, parent: QObject | None = None):
@@ -80,6 +81,8 @@ class ProjectDocument(QObject):
             self.runsChanged.emit()
         if SETTINGS in touched:
             self.settingsChanged.emit()
+        if DISPLAY in touched:
+            self.displayChanged.emit()
 
     def close(self) -> None:
         self.undo_stack.clear()

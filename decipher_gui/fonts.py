@@ -1,4 +1,5 @@
-"""The bundled IPA-capable font (Noto Sans, OFL) and the fallback list for inscription text."""
+"""The bundled fonts (Noto Sans for Latin and IPA; Noto Sans Ugaritic, Gothic, Hebrew and
+Phoenician for display tables in those scripts; all OFL) and the fallback list for inscription text."""
 
 from __future__ import annotations
 
@@ -7,10 +8,16 @@ from pathlib import Path
 from PySide6.QtGui import QFont, QFontDatabase, QFontMetrics
 
 FONT_DIR = Path(__file__).resolve().parent.parent / "resources" / "fonts"
-FONT_FILES = ("NotoSans-Regular.ttf", "NotoSans-Bold.ttf")
+FONT_FILES = ("NotoSans-Regular.ttf", "NotoSans-Bold.ttf", "NotoSansUgaritic-Regular.ttf",
+              "NotoSansGothic-Regular.ttf", "NotoSansHebrew-Regular.ttf", "NotoSansPhoenician-Regular.ttf")
 
 #: Tried in order for every character: the bundled font first, then IPA fonts a scholar may have.
-TEXT_FAMILIES = ["Noto Sans", "Charis SIL", "Gentium Plus", "Doulos SIL", "DejaVu Sans"]
+TEXT_FAMILIES = ["Noto Sans", "Noto Sans Ugaritic", "Noto Sans Gothic", "Noto Sans Hebrew", "Noto Sans Phoenician",
+                 "Charis SIL", "Gentium Plus", "Doulos SIL", "DejaVu Sans"]
+
+#: Letters of the scripts the display-table presets use (tested in tests/gui).
+SCRIPT_SAMPLES = {"Noto Sans Ugaritic": "\U00010380\U0001038C\U0001039D", "Noto Sans Gothic": "\U00010330\U00010348",
+                  "Noto Sans Hebrew": "אשת", "Noto Sans Phoenician": "\U00010900"}
 
 #: Characters the inscription and IPA views must show (tested in tests/gui).
 IPA_SAMPLE = "ʔħʕθðʃɣχɬˤśŕḿŋɡəɛɔː·"

@@ -1,5 +1,10 @@
-"""The main window: docks for corpora, known languages, pinned values, runs, matches and plots
-around the inscription view; menus, undo/redo, status bar; and the wiring between them."""
+"""The main window, a view: docks for corpora, known languages, pinned values, sign values, runs,
+matches and plots around the inscription view, and the status bar.
+
+What it shows lives in :class:`~decipher_gui.state.SessionState` (Qt-free); what a panel shows is
+read by decipher_gui.queries; runs are driven by decipher_gui.live; menus, shortcuts and file
+dialogs are decipher_gui.actions; edits are commands on the document's undo stack.
+"""
 
 from __future__ import annotations
 
@@ -8,35 +13,36 @@ import logging
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QCoreApplication, QEventLoop, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence, QShortcut
-from PySide6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow,
-                               QMessageBox, QWidget)
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QMessageBox, QWidget
 
+from engine import display as display_tables
 from engine.config import Config
 from engine.errors import DecipherError
 from engine.project import exporting
-from engine.project.exporting import inscription_ref
 from engine.project.store import Project
-from engine.results import MappingSnapshot, EvalEvent, FinishedEvent, Match
-from engine.sample import RUN_CONFIG_KEY, create_sample_project
+from engine.results import MappingSnapshot, Match
+from engine.sample import create_sample_project
 
-from . import settings
-from .analysis import (SpanMark, known_inventory, lost_inventory, marks_by_inscription, run_label,
-                       stored_closeness)
+from .config_form import editor_value
+from . import queries, settings
+from .actions import WindowActions, create_project_file
+from .analysis import SpanMark, known_inventory, lost_inventory, marks_by_inscription, run_label, stored_closeness
 from .commands import DecideSpan, ImportCommand, ReplacePins, SetSetting, set_pin_command, toggle_pin
-from .dialogs import ImportDialog, error_box
+from .dialogs import DisplayTableDialog, ImportDialog, error_box
 from .document import ProjectDocument
-from .driver import RunFailure, StepBatch
 from .errors import describe
-from .importers import BY_KEY, KINDS, importer_for
+from .importers import BY_KEY, importer_for
+from .live import LiveRunBridge
 from .panels.data import CorporaPanel, LanguagesPanel
 from .panels.inscriptions import InscriptionPanel, explain_html
 from .panels.matches import MatchesPanel
 from .panels.pins import PinsPanel
 from .panels.plots import PlotsPanel
 from .panels.runs import RunsPanel
-from .recorder import mapping_of
-from .worker import IDLE, PAUSED, RunController
+from .panels.signs import SignValuesPanel
+from .state import SessionState
+from .worker import PAUSED, RunController
 
 APP_TITLE = "Decipher Workbench"
 log = logging.getLogger("decipher_gui")
@@ -49,16 +55,11 @@ class MainWindow(QMainWindow):
     def __init__(self, parent=None, *, restore_state: bool = True):
         super().__init__(parent)
         self.doc: ProjectDocument | None = None
+        self.state = SessionState()
         self.controller = RunController(self)
-        self.corpus_id: int | None = None
-        self.language_id: int | None = None
-        self.shown_run: int | None = None
-        self.live_run: int | None = None
-        self.live_matches: tuple[Match, ...] = ()
-        self.live_mapping: MappingSnapshot | None = None
-        self.live_step = 0
-        self.shown_matches: list[Match] = []
-        self.decisions: dict = {}
+        self.display = display_tables.IDENTITY
+        self._corpus: queries.CorpusView | None = None
+        self._stems: list = []
         self.last_error: tuple[str, str] | None = None
         self._closing = False
         self.save_state_on_close = restore_state
@@ -66,11 +67,11 @@ class MainWindow(QMainWindow):
         self.resize(1500, 950)
         self.setDockNestingEnabled(True)
         self._build_panels()
-        self._build_actions()
-        self._build_menus()
+        self.acts = WindowActions(self)
         self._build_status()
+        self.live = LiveRunBridge(self)
         self._connect()
-        self.set_run_state(IDLE)
+        self.live.set_run_state(self.controller.state)
         if restore_state:
             self.restore_window()
 
@@ -98,103 +99,30 @@ class MainWindow(QMainWindow):
         self.matches = MatchesPanel()
         self.plots = PlotsPanel()
         self.pins = PinsPanel()
-        self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.signs = SignValuesPanel()
+        # the right column, full height: Run, Pinned values and Sign values as tabs, so the pin
+        # grid gets the window's height (29 Ugaritic rows at 1600×1000); the bottom row, under the
+        # inscriptions: Matches (wide enough for the gloss) beside the plots
+        self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
         self.corpora_dock = self._dock("Corpora and inscriptions", self.corpora, "corpora", L)
         self.languages_dock = self._dock("Known languages and stems", self.languages, "languages", L)
         self.runs_dock = self._dock("Run", self.runs, "runs", R)
-        self.plots_dock = self._dock("Plots", self.plots, "plots", R)
+        self.pins_dock = self._dock("Pinned values", self.pins, "pins", R)
+        self.signs_dock = self._dock("Sign values", self.signs, "signs", R)
         self.matches_dock = self._dock("Matches", self.matches, "matches", B)
-        self.pins_dock = self._dock("Pinned values", self.pins, "pins", B)
-        self.tabifyDockWidget(self.matches_dock, self.pins_dock)
-        self.matches_dock.raise_()
-        self.resizeDocks([self.corpora_dock, self.runs_dock], [300, 420], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.runs_dock, self.plots_dock], [600, 360], Qt.Orientation.Vertical)
+        self.plots_dock = self._dock("Plots", self.plots, "plots", B)
+        self.tabifyDockWidget(self.runs_dock, self.pins_dock)
+        self.tabifyDockWidget(self.pins_dock, self.signs_dock)
+        self.runs_dock.raise_()
+        self.splitDockWidget(self.matches_dock, self.plots_dock, Qt.Orientation.Horizontal)
+        self.resizeDocks([self.corpora_dock, self.runs_dock], [290, 500], Qt.Orientation.Horizontal)
         self.resizeDocks([self.matches_dock], [330], Qt.Orientation.Vertical)
+        self.resizeDocks([self.matches_dock, self.plots_dock], [760, 340], Qt.Orientation.Horizontal)
 
-    def _action(self, text: str, slot, shortcut=None, tip: str = "") -> QAction:
-        act = QAction(text, self)
-        if shortcut is not None:
-            act.setShortcut(QKeySequence(shortcut))
-        if tip:
-            act.setToolTip(tip)
-            act.setStatusTip(tip)
-        act.triggered.connect(slot)
-        return act
-
-    def _build_actions(self) -> None:
-        SK = QKeySequence.StandardKey
-        self.act_new = self._action("&New project…", self.new_project, SK.New)
-        self.act_open = self._action("&Open project…", self.open_dialog, SK.Open)
-        self.act_save = self._action("&Save", self.save, SK.Save,
-                                     "Every change is written to the project file as you make it")
-        self.act_save_as = self._action("Save &As…", self.save_as_dialog, SK.SaveAs)
-        self.act_quit = self._action("&Quit", self.close, SK.Quit)
-        self.act_export_matches = self._action("Match report (CSV)…", self.export_matches_dialog)
-        self.act_export_prior = self._action("Pinned values (PRIOR.csv)…", self.export_prior_dialog)
-        self.undo_stack_actions: list[QAction] = []
-        self.act_start = self._action("&Start run", self.start_run, "F5", "Start a run with the settings in the Run panel")
-        self.act_pause = self._action("&Pause / Resume", self.toggle_pause, "F6",
-                                      "Pause after the current step; pin values, then resume")
-        self.act_stop = self._action("S&top run", self.stop_run, "Shift+F5")
-        self.act_send_pins = self._action("Send pins to paused run", self.send_pins)
-        self.act_bigger = self._action("Larger text", lambda: self.zoom_text(1), SK.ZoomIn)
-        self.act_smaller = self._action("Smaller text", lambda: self.zoom_text(-1), SK.ZoomOut)
-        self.act_gold = self._action("Show gold annotations", self._toggle_gold)
-        self.act_gold.setCheckable(True)
-        self.act_gold.setChecked(True)
-        self.act_accept = self._action("Accept selected span", lambda: self.decide_selected("accepted"))
-        self.act_reject = self._action("Reject selected span", lambda: self.decide_selected("rejected"))
-        self.act_reopen = self._action("Reopen selected span", lambda: self.decide_selected("open"))
-
-    def _build_menus(self) -> None:
-        bar = self.menuBar()
-        file = bar.addMenu("&File")
-        file.addAction(self.act_new)
-        file.addAction(self.act_open)
-        self.recent_menu = file.addMenu("Open &Recent")
-        self.recent_menu.aboutToShow.connect(self._fill_recent)
-        file.addSeparator()
-        file.addAction(self.act_save)
-        file.addAction(self.act_save_as)
-        file.addSeparator()
-        self.import_menu = file.addMenu("&Import")
-        for kind in KINDS:
-            self.import_menu.addAction(self._action(kind.label, lambda _=False, k=kind.key: self.import_dialog(k)))
-        export = file.addMenu("&Export")
-        export.addAction(self.act_export_matches)
-        export.addAction(self.act_export_prior)
-        file.addSeparator()
-        file.addAction(self.act_quit)
-        edit = bar.addMenu("&Edit")
-        self.act_undo = self.undo_placeholder = QAction("&Undo", self)
-        self.act_undo.setShortcut(QKeySequence.StandardKey.Undo)
-        self.act_undo.setEnabled(False)
-        self.act_redo = QAction("&Redo", self)
-        self.act_redo.setShortcut(QKeySequence.StandardKey.Redo)
-        self.act_redo.setEnabled(False)
-        edit.addAction(self.act_undo)
-        edit.addAction(self.act_redo)
-        self.edit_menu = edit
-        edit.addSeparator()
-        edit.addAction(self.act_accept)
-        edit.addAction(self.act_reject)
-        edit.addAction(self.act_reopen)
-        run = bar.addMenu("&Run")
-        for a in (self.act_start, self.act_pause, self.act_stop, self.act_send_pins):
-            run.addAction(a)
-        view = bar.addMenu("&View")
-        for dock in (self.corpora_dock, self.languages_dock, self.runs_dock, self.matches_dock,
-                     self.pins_dock, self.plots_dock):
-            view.addAction(dock.toggleViewAction())
-        view.addSeparator()
-        view.addAction(self.act_gold)
-        view.addAction(self.act_bigger)
-        view.addAction(self.act_smaller)
-        view.addAction(self._action("Reset layout", self.reset_layout))
-        help_menu = bar.addMenu("&Help")
-        help_menu.addAction(self._action("Keyboard shortcuts", self.show_shortcuts, QKeySequence.StandardKey.HelpContents))
-        help_menu.addAction(self._action("About", self.show_about))
+    def docks(self) -> tuple[QDockWidget, ...]:
+        return (self.corpora_dock, self.languages_dock, self.runs_dock, self.matches_dock,
+                self.pins_dock, self.signs_dock, self.plots_dock)
 
     def _build_status(self) -> None:
         sb = self.statusBar()
@@ -206,16 +134,6 @@ class MainWindow(QMainWindow):
             sb.addPermanentWidget(w)
 
     def _connect(self) -> None:
-        c = self.controller
-        c.stateChanged.connect(self.set_run_state)
-        c.started.connect(self._on_started)
-        c.runRecorded.connect(self._on_run_recorded)
-        c.stepsArrived.connect(self._on_steps)
-        c.evaluated.connect(self._on_eval)
-        c.finished.connect(self._on_finished)
-        c.errored.connect(self._on_run_error)
-        c.ended.connect(self._on_ended)
-        c.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         r = self.runs
         r.startRequested.connect(self.start_run)
         r.pauseRequested.connect(self.controller.pause)
@@ -223,9 +141,11 @@ class MainWindow(QMainWindow):
         r.stopRequested.connect(self.stop_run)
         r.saveDefaultsRequested.connect(self.save_run_defaults)
         r.restoreDefaultsRequested.connect(self.load_run_defaults)
+        r.presetChosen.connect(self.apply_preset)
         r.runChosen.connect(self.show_run)
         r.corpus.currentIndexChanged.connect(lambda _: self._choose_corpus(r.corpus.currentData()))
         r.language.currentIndexChanged.connect(lambda _: self._choose_language(r.language.currentData()))
+        r.form.changed.connect(self._check_span_limits)
         self.corpora.corpusChosen.connect(self._choose_corpus)
         self.corpora.inscriptionChosen.connect(self._scroll_to_inscription)
         self.languages.languageChosen.connect(self._choose_language)
@@ -235,10 +155,11 @@ class MainWindow(QMainWindow):
         p.unpinRequested.connect(lambda pin: self.toggle_pin(pin.lost, pin.known_ipa))
         p.clearRequested.connect(self.clear_pins)
         p.sendRequested.connect(self.send_pins)
+        self.signs.exportRequested.connect(self.acts.export_sign_values_dialog)
         m = self.matches
         m.decideRequested.connect(self.decide)
         m.jumpRequested.connect(self.jump_to_match)
-        m.exportRequested.connect(self.export_matches_dialog)
+        m.exportRequested.connect(self.acts.export_matches_dialog)
         m.currentChanged.connect(self._match_selected)
         v = self.inscriptions.view
         v.spanSelected.connect(self._span_selected)
@@ -247,13 +168,46 @@ class MainWindow(QMainWindow):
             sc = QShortcut(QKeySequence(key), v)
             sc.setContext(Qt.ShortcutContext.WidgetShortcut)
             sc.activated.connect(lambda s=status: self.decide_selected(s))
-        self.plots.exportRequested.connect(self.export_plot_dialog)
+        self.plots.exportRequested.connect(self.acts.export_plot_dialog)
 
-    # ==== projects ==================================================================================
+    # ==== compatibility names (tests, screenshot mode) ================================================
 
     @property
     def project(self) -> Project | None:
         return None if self.doc is None else self.doc.project
+
+    @property
+    def act_undo(self):
+        return self.acts.undo
+
+    @property
+    def act_redo(self):
+        return self.acts.redo
+
+    @property
+    def shown_matches(self) -> list[Match]:
+        return self.state.shown_matches
+
+    @property
+    def shown_run(self) -> int | None:
+        return self.state.shown_run
+
+    def start_run(self, config: Config | None = None) -> bool:
+        return self.live.start_run(config)
+
+    def toggle_pause(self) -> None:
+        self.live.toggle_pause()
+
+    def stop_run(self) -> None:
+        self.live.stop_run()
+
+    def send_pins(self) -> None:
+        self.live.send_pins()
+
+    def refs(self) -> dict[str, str]:
+        return {} if self._corpus is None else self._corpus.refs
+
+    # ==== projects ==================================================================================
 
     def open_project(self, path: str | Path, *, create_sample: bool = False) -> bool:
         """Open a project file (closing the current one); False with a message when it cannot."""
@@ -279,96 +233,70 @@ class MainWindow(QMainWindow):
         self.projectOpened.emit(str(path))
         return True
 
+    def create_project(self, path: str | Path, *, preset: str | None = None) -> bool:
+        """File ▸ New: an empty project file, opened, with the run settings of ``preset``."""
+        if self.controller.active:
+            self.report_error("A run is active", "Stop the run before creating another project.")
+            return False
+        try:
+            path = create_project_file(path)
+        except (DecipherError, OSError) as exc:
+            self.report_error(*describe(exc))
+            return False
+        settings.put("last_dir", str(Path(path).parent))
+        if not self.open_project(path):
+            return False
+        if preset:
+            self.apply_preset(preset, save=True)
+            self.doc.undo_stack.clear()  # type: ignore[union-attr]  (creating is not an edit to undo)
+        return True
+
     def _set_document(self, doc: ProjectDocument) -> None:
         if self.doc is not None:
             self.doc.close()
             self.doc.deleteLater()
         self.doc = doc
-        self.shown_run = None
-        self.live_run = None
-        self.live_matches = ()
-        self.live_mapping = None
-        self.corpus_id = None
-        self.language_id = None
-        stack = doc.undo_stack
-        self.edit_menu.removeAction(self.act_undo)
-        self.edit_menu.removeAction(self.act_redo)
-        first = self.edit_menu.actions()[0] if self.edit_menu.actions() else None
-        self.act_undo = stack.createUndoAction(self, "&Undo")
-        self.act_undo.setShortcut(QKeySequence.StandardKey.Undo)
-        self.act_redo = stack.createRedoAction(self, "&Redo")
-        self.act_redo.setShortcut(QKeySequence.StandardKey.Redo)
-        self.edit_menu.insertAction(first, self.act_undo)
-        self.edit_menu.insertAction(first, self.act_redo)
-        stack.cleanChanged.connect(lambda clean: self.setWindowModified(not clean))
+        self.state.reset(doc.project)
+        self._corpus = None
+        self._stems = []
+        self.acts.follow_undo_stack(doc.undo_stack)
+        doc.undo_stack.cleanChanged.connect(lambda clean: self.setWindowModified(not clean))
         doc.pinsChanged.connect(self._refresh_pins)
         doc.decisionsChanged.connect(lambda _: self._refresh_decisions())
         doc.dataChanged.connect(self._refresh_data)
-        doc.runsChanged.connect(self._refresh_runs)
+        doc.runsChanged.connect(self.refresh_runs)
         doc.settingsChanged.connect(self.load_run_defaults)
+        doc.displayChanged.connect(self._apply_display)
         doc.failed.connect(self.report_error)
         self.setWindowTitle(f"{doc.name} — {doc.path} [*] — {APP_TITLE}")
         self.setWindowModified(False)
         self.status_project.setText(f"Project: {doc.path.name}")
         self.status_project.setToolTip(str(doc.path))
-        self.plots.reset_run()
-        self.plots.set_other_closeness({})
+        self._clear_run_views()
         self._refresh_data()
         self.load_run_defaults()
-        self._refresh_runs()
-        try:
-            newest = exporting.default_run(doc.project)  # the newest run with matches
-        except DecipherError:
-            newest = None
+        self.refresh_runs()
+        newest = queries.newest_run_with_matches(doc.project)
         if newest is not None:
-            self.show_run(newest.id)
+            self.show_run(newest)
         self._refresh_pins()
 
-    def new_project(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "New project", settings.get("last_dir"),
-                                              "Decipher projects (*.decipher)")
-        if not path:
-            return
-        if not path.endswith(".decipher"):
-            path += ".decipher"
-        try:
-            Project.create(path, overwrite=Path(path).exists()).close()
-        except DecipherError as exc:
-            self.report_error(*describe(exc))
-            return
-        settings.put("last_dir", str(Path(path).parent))
-        self.open_project(path)
-
-    def open_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open project", settings.get("last_dir"),
-                                              "Decipher projects (*.decipher);;All files (*)")
-        if path:
-            settings.put("last_dir", str(Path(path).parent))
-            self.open_project(path)
-
-    def _fill_recent(self) -> None:
-        self.recent_menu.clear()
-        recent = settings.recent_projects()
-        for path in recent:
-            self.recent_menu.addAction(self._action(path, lambda _=False, p=path: self.open_project(p)))
-        if not recent:
-            a = self.recent_menu.addAction("(none)")
-            a.setEnabled(False)
-        self.recent_menu.addSeparator()
-        self.recent_menu.addAction(self._action("Clear recent", settings.clear_recent))
+    def _clear_run_views(self) -> None:
+        """Nothing of a previous project's runs stays on screen (issue 14, item 1)."""
+        self.plots.reset_run()
+        self.plots.set_other_closeness({})
+        self.matches.set_matches([], {}, {}, "No run shown")
+        self.runs.reset_progress()
+        self.inscriptions.view.clear_span()
+        self.inscriptions.view.model().set_marks({})
+        self.inscriptions.details.set_mark(None)
+        self.status_device.setText("Device: —")
+        self.show_mapping()
 
     def save(self) -> None:
         if self.doc is not None:
             self.doc.undo_stack.setClean()
             self.statusBar().showMessage("Saved: every change is already in the project file", 5000)
-
-    def save_as_dialog(self) -> None:
-        if self.doc is None:
-            return
-        path, _ = QFileDialog.getSaveFileName(self, "Save project as", str(self.doc.path.parent),
-                                              "Decipher projects (*.decipher)")
-        if path:
-            self.save_as(path)
 
     def save_as(self, path: str | Path) -> bool:
         if self.doc is None:
@@ -396,22 +324,17 @@ class MainWindow(QMainWindow):
         project = self.project
         if project is None:
             return
-        corpora, languages = project.corpora(), project.languages()
-        ids_c = [c.id for c in corpora]
-        ids_l = [x.id for x in languages]
-        if self.corpus_id not in ids_c:
-            self.corpus_id = ids_c[0] if ids_c else None
-        if self.language_id not in ids_l:
-            self.language_id = ids_l[0] if ids_l else None
-        self.corpora.set_corpora(corpora, self.corpus_id)
-        self.languages.set_languages(languages, self.language_id)
+        corpora, languages = queries.choices(project)
+        self.state.follow_data([c.id for c in corpora], [x.id for x in languages])
+        self.corpora.set_corpora(corpora, self.state.corpus_id)
+        self.languages.set_languages(languages, self.state.language_id)
         self.runs.set_choices(corpora, languages)
         self._sync_combos()
         self._load_corpus()
         self._load_language()
 
     def _sync_combos(self) -> None:
-        for combo, value in ((self.runs.corpus, self.corpus_id), (self.runs.language, self.language_id)):
+        for combo, value in ((self.runs.corpus, self.state.corpus_id), (self.runs.language, self.state.language_id)):
             i = combo.findData(value)
             if i >= 0 and combo.currentIndex() != i:
                 combo.blockSignals(True)
@@ -419,56 +342,77 @@ class MainWindow(QMainWindow):
                 combo.blockSignals(False)
 
     def _choose_corpus(self, corpus_id) -> None:
-        if corpus_id is None or corpus_id == self.corpus_id or self.project is None:
+        if corpus_id is None or corpus_id == self.state.corpus_id or self.project is None:
             return
-        self.corpus_id = corpus_id
+        self.state.corpus_id = corpus_id
         self.corpora.set_corpora(self.project.corpora(), corpus_id)
         self._sync_combos()
         self._load_corpus()
 
     def _choose_language(self, language_id) -> None:
-        if language_id is None or language_id == self.language_id or self.project is None:
+        if language_id is None or language_id == self.state.language_id or self.project is None:
             return
-        self.language_id = language_id
+        self.state.language_id = language_id
         self.languages.set_languages(self.project.languages(), language_id)
         self._sync_combos()
         self._load_language()
 
     def _load_corpus(self) -> None:
-        project = self.project
-        if project is None or self.corpus_id is None:
+        project, corpus_id = self.project, self.state.corpus_id
+        self.display = display_tables.table_for(project, corpus_id) if project is not None else display_tables.IDENTITY
+        if project is None or corpus_id is None:
+            self._corpus = None
             self.inscriptions.view.model().set_inscriptions([])
+            self.inscriptions.caption.setText("No corpus: import one with File ▸ Import")
             self.corpora.set_inscriptions([])
+            self._push_display()
+            self._update_inventory()
+            self.update_marks()
+            self._check_span_limits()
             return
-        inscriptions = project.inscriptions(self.corpus_id)
-        self._inscriptions = inscriptions
-        self._refs = {i.id: inscription_ref(i.meta, i.id) for i in inscriptions}
-        self.inscriptions.view.model().set_inscriptions(inscriptions, project.gold(self.corpus_id))
-        name = project.corpus(self.corpus_id).name
-        self.inscriptions.caption.setText(f"<b>{html.escape(name)}</b> — {len(inscriptions)} inscriptions")
-        self.corpora.set_inscriptions(inscriptions)
+        view = self._corpus = queries.corpus_view(project, corpus_id)
+        self._push_display()
+        self.inscriptions.view.model().set_inscriptions(view.inscriptions, view.gold)
+        self.inscriptions.caption.setText(f"<b>{html.escape(view.name)}</b> — {len(view.inscriptions)} inscriptions")
+        self.corpora.set_inscriptions(view.inscriptions)
         self._update_inventory()
-        self._update_marks()
+        self.update_marks()
+        self._check_span_limits()
+
+    def _push_display(self) -> None:
+        """Every view shows the corpus's letters through its display table."""
+        table = self.display
+        sample = [u for ins in (self._corpus.inscriptions[:200] if self._corpus else ()) for u in ins.units]
+        rtl = table.right_to_left(sample)
+        self.inscriptions.set_display(table, rtl)
+        self.corpora.set_display(table, rtl)
+        self.matches.set_display(table)
+        self.pins.set_display(table)
+        self.signs.set_display(table)
+
+    def _apply_display(self) -> None:
+        self._load_corpus()
+        self.show_mapping()
+        self.inscriptions.view.viewport().update()
 
     def _load_language(self) -> None:
         project = self.project
-        if project is None or self.language_id is None:
+        if project is None or self.state.language_id is None:
+            self._stems = []
             self.languages.set_stems([])
+            self._update_inventory()
             return
-        self._stems = project.stems(self.language_id)
+        self._stems = queries.stems(project, self.state.language_id)
         self.languages.set_stems(self._stems)
         self._update_inventory()
-        self._update_other_closeness()
+        self.update_other_closeness()
 
     def _update_inventory(self) -> None:
         project = self.project
-        if project is None:
-            return
-        lost = lost_inventory(getattr(self, "_inscriptions", []))
-        known = known_inventory(getattr(self, "_stems", []))
-        self.pins.set_inventory(lost, known, project.pins())
-        mapping, step, source = self._current_mapping()
-        self.pins.set_mapping(mapping, step, source)
+        lost = lost_inventory(self._corpus.inscriptions if self._corpus else [])
+        known = known_inventory(self._stems)
+        self.pins.set_inventory(lost, known, project.pins() if project is not None else [])
+        self.show_mapping()
 
     def _scroll_to_inscription(self, inscription_id: str) -> None:
         view = self.inscriptions.view
@@ -478,19 +422,39 @@ class MainWindow(QMainWindow):
             view.setCurrentIndex(index)
             view.scrollTo(index, view.ScrollHint.PositionAtCenter)
 
+    def edit_display_table(self) -> None:
+        """View ▸ Display table…: choose a preset or edit the letters of the chosen corpus."""
+        project, corpus_id = self.project, self.state.corpus_id
+        if project is None or corpus_id is None:
+            self.report_error("No corpus", "Import a corpus first; a display table belongs to a corpus.")
+            return
+        letters = lost_inventory(self._corpus.inscriptions if self._corpus else [])
+        dialog = DisplayTableDialog(letters, self.display, self)
+        if dialog.exec() == DisplayTableDialog.DialogCode.Accepted:
+            self.set_display_table(dialog.table())
+
+    def set_display_table(self, table: display_tables.DisplayTable) -> bool:
+        """Store ``table`` for the chosen corpus (undoable); every view follows."""
+        project, corpus_id = self.project, self.state.corpus_id
+        if project is None or corpus_id is None:
+            return False
+        key = display_tables.setting_key(corpus_id)
+        value = None if table.is_identity else table.to_json()
+        return self._execute(SetSetting(key, value, project.setting(key), "Change display table",
+                                        touches=frozenset({"display"})))
+
     # ==== pins ======================================================================================
 
     def _refresh_pins(self) -> None:
         if self.project is None:
             return
-        pins = self.project.pins()
-        self.pins.set_pins(pins)
+        self.pins.set_pins(self.project.pins())
         self.pins.send_button.setEnabled(self.controller.state == PAUSED)
+        self.show_mapping()
 
     def toggle_pin(self, lost: str, known: str) -> None:
-        if self.project is None:
-            return
-        self._execute(toggle_pin(self.project, lost, known))
+        if self.project is not None:
+            self._execute(toggle_pin(self.project, lost, known))
 
     def set_pin(self, pin) -> None:
         if self.project is not None:
@@ -500,15 +464,6 @@ class MainWindow(QMainWindow):
         if self.project is not None and self.project.pins():
             self._execute(ReplacePins(self.project.pins(), [], "Clear all pins"))
 
-    def send_pins(self) -> None:
-        if self.project is None:
-            return
-        if self.controller.send_pins(self.project.pins()):
-            self.statusBar().showMessage(f"{len(self.project.pins())} pinned values will be used from the next "
-                                         "step; Resume to continue", 8000)
-        else:
-            self.statusBar().showMessage("No active run to send the pins to", 5000)
-
     def _execute(self, command) -> bool:
         try:
             self.doc.execute(command)  # type: ignore[union-attr]
@@ -517,16 +472,11 @@ class MainWindow(QMainWindow):
             return False
         return True
 
-    # ==== runs ======================================================================================
+    # ==== run settings ================================================================================
 
     def load_run_defaults(self) -> None:
-        project = self.project
-        data = project.setting(RUN_CONFIG_KEY) if project is not None else None
-        try:
-            config = Config.from_dict(dict(data or {}))
-        except DecipherError:
-            config = Config()
-        self.runs.form.set_config(config)
+        self.runs.form.set_config(queries.run_defaults(self.project))
+        self._check_span_limits()
 
     def save_run_defaults(self) -> None:
         if self.project is None:
@@ -536,152 +486,50 @@ class MainWindow(QMainWindow):
         except DecipherError as exc:
             self.report_error("Invalid run settings", str(exc))
             return
+        from engine.sample import RUN_CONFIG_KEY
+
         self._execute(SetSetting(RUN_CONFIG_KEY, values, self.project.setting(RUN_CONFIG_KEY),
                                  "Change default run settings"))
 
-    def start_run(self, config: Config | None = None) -> bool:
-        project = self.project
-        if project is None or self.controller.active:
-            return False
-        if self.corpus_id is None or self.language_id is None:
-            self.report_error("Nothing to run on", "Import a corpus and a known language first (File ▸ Import).")
-            return False
-        if config is None or isinstance(config, bool):
-            try:
-                config = self.runs.form.config()
-            except DecipherError as exc:
-                self.report_error("Invalid run settings", str(exc))
-                return False
-        self.live_matches = ()
-        self.live_mapping = None
-        self.live_step = 0
-        self.plots.reset_run()
-        self.runs.set_progress(0, config.steps)
-        self._run_config = config
-        try:
-            self.controller.start(project, self.corpus_id, self.language_id, config)
-        except (DecipherError, RuntimeError) as exc:
-            self.report_error(*describe(exc))
-            return False
-        return True
+    def apply_preset(self, name: str, save: bool = False) -> None:
+        """Fill the run form with a preset's settings (paper, Ugaritic, Iberian); ``save`` also
+        makes them the project's defaults."""
+        from engine.config import PRESETS
 
-    def toggle_pause(self) -> None:
-        if self.controller.state == PAUSED:
-            self.controller.resume()
-        else:
-            self.controller.pause()
-
-    def stop_run(self) -> None:
-        self.controller.stop()
-
-    def set_run_state(self, state: str) -> None:
-        self.runs.set_state(state)
-        words = {"idle": "Idle", "starting": "Starting run…", "running": "Running", "paused": "Paused",
-                 "stopping": "Stopping…"}
-        text = words.get(state, state)
-        if self.controller.run_id is not None and state != IDLE:
-            text = f"Run {self.controller.run_id}: {text}"
-        self.status_run.setText(text)
-        self.act_start.setEnabled(state == IDLE)
-        self.act_pause.setEnabled(state in ("running", "paused", "starting"))
-        self.act_stop.setEnabled(state in ("running", "paused", "starting"))
-        self.act_send_pins.setEnabled(state == PAUSED)
-        self.pins.send_button.setEnabled(state == PAUSED)
-
-    def _on_started(self, device: str) -> None:
-        self.runs.set_device(device)
-        kind = "CUDA" if device.startswith("cuda") else "CPU"
-        self.status_device.setText(f"Device: {kind}" + ("" if device == "cpu" else f" — {device}"))
-
-    def _on_run_recorded(self, run_id: int) -> None:
-        self.live_run = run_id
-        self.shown_run = run_id
-        self.shown_matches = []
-        self.decisions = {}
-        self._refresh_runs(select=run_id)
-        self._update_marks()
-        self._update_other_closeness()
-        self.matches.set_matches([], self._refs_or_empty(), {}, f"Run {run_id}: no evaluation yet")
-
-    def _on_steps(self, batch: StepBatch) -> None:
-        self.live_step = batch.last.step
-        self.runs.set_progress(batch.last.step, batch.total_steps, f"run {self.live_run}")
-        self.runs.set_state(self.controller.state, f"step {batch.last.step} of {batch.total_steps}, "
-                                                   f"loss {batch.last.losses.get('total', float('nan')):.3f}")
-        self.plots.add_steps(batch.records)
-        self.live_matches = batch.live_matches
-        if batch.mapping is not None:
-            self.live_mapping = batch.mapping
-        # the rest in the next turn of the event loop, so no single slot blocks it for long
-        QTimer.singleShot(0, self._after_steps)
-
-    def _after_steps(self) -> None:
-        if self.shown_run != self.live_run or self.project is None:
+        if name not in PRESETS:
+            self.report_error("Unknown preset", f"{name!r} is not one of {', '.join(PRESETS)}")
             return
-        if self.live_mapping is not None:
-            self.pins.set_mapping(self.live_mapping, self.live_step, f"(run {self.live_run}, live)")
-        self._update_marks()
+        base = Config()
+        config = base.replace(**PRESETS[name]) if PRESETS[name] else base
+        self.runs.form.set_config(config)
+        self.runs.show_preset(name)
+        self._check_span_limits()
+        if save:
+            self.save_run_defaults()
 
-    def _on_eval(self, event: EvalEvent) -> None:
-        label = self._live_label()
-        self.plots.add_evaluation(event.step, dict(event.metrics), event.closeness, label)
-        if event.mapping is not None:
-            self.live_mapping = event.mapping
-        self._eval_matches = event.matches
-        QTimer.singleShot(0, self._after_eval)
-
-    def _after_eval(self) -> None:
-        if self.project is None:
-            return
-        if self.shown_run == self.live_run and self.live_run is not None:
-            self.live_matches = ()
-            self._load_shown_matches(getattr(self, "_eval_matches", None))
-        QTimer.singleShot(0, lambda: self._refresh_runs(select=self.shown_run))
-
-    def _live_label(self) -> str:
-        project = self.project
-        if project is None or self.live_run is None:
-            return "current run"
+    def _check_span_limits(self) -> None:
+        """Tell how many written words are shorter than the shortest span (they cannot match)."""
         try:
-            return run_label(project, project.run(self.live_run))
-        except DecipherError:
-            return f"run {self.live_run}"
+            editor, info = self.runs.form.editors["min_span"]
+            min_span = int(editor_value(editor, info))  # only this field: another may be mid-edit
+        except (KeyError, TypeError, ValueError, DecipherError):
+            return
+        inscriptions = self._corpus.inscriptions if self._corpus else ()
+        short, total = queries.words_shorter_than(inscriptions, min_span)
+        self.runs.set_span_note(short, total, min_span)
 
-    def _on_finished(self, event: FinishedEvent) -> None:
-        self.statusBar().showMessage(f"Run {self.live_run} {event.reason} after {event.step} steps "
-                                     f"({event.elapsed:.1f} s)", 10000)
+    # ==== runs ======================================================================================
 
-    def _on_run_error(self, failure: RunFailure) -> None:
-        text = failure.message
-        if failure.step:
-            text += f"\n\n(at step {failure.step}; the results so far are kept in the project)"
-        self.report_error(failure.title, text, failure.details)
-
-    def _on_ended(self, status: str) -> None:
-        self.live_matches = ()
-        self.runs.set_state(IDLE, f"last run {status}")
-        self._refresh_runs(select=self.shown_run)
-        if self.shown_run is not None:
-            self._load_shown_matches()
-        mapping, step, source = self._current_mapping()
-        self.pins.set_mapping(mapping, step, source)
-        self.runEnded.emit(status)
-
-    def _refresh_runs(self, select: int | None = None) -> None:
+    def refresh_runs(self, select: int | None = None) -> None:
         project = self.project
         if project is None:
             return
-        runs = project.runs()
-        languages = {x.id: x.name for x in project.languages()}
-        metrics = {r.id: project.latest_metrics(r.id) for r in runs}
-        self.runs.set_runs(runs, languages, metrics, select if select is not None else self.shown_run)
-
-    # ==== the shown run: matches, highlights, explanations ============================================
-
-    def _refs_or_empty(self) -> dict[str, str]:
-        return getattr(self, "_refs", {})
+        history = queries.run_history(project)
+        self.runs.set_runs(history.runs, history.languages, history.metrics,
+                           select if select is not None else self.state.shown_run)
 
     def show_run(self, run_id: int) -> None:
+        """Show a stored (or the live) run: its corpus, its known language, matches, plots, mapping."""
         project = self.project
         if project is None:
             return
@@ -690,98 +538,89 @@ class MainWindow(QMainWindow):
         except DecipherError as exc:
             self.report_error(*describe(exc))
             return
-        self.shown_run = run_id
-        if run.corpus_id is not None and run.corpus_id != self.corpus_id:
+        live = run.id == self.state.live_run and self.controller.active
+        corpus_changes = run.corpus_id is not None and run.corpus_id != self.state.corpus_id
+        language_changes = run.language_id is not None and run.language_id != self.state.language_id
+        self.state.shown_run = run_id
+        if corpus_changes:
             self._choose_corpus(run.corpus_id)
-        if run.id != self.live_run or not self.controller.active:
+        if language_changes:
+            self._choose_language(run.language_id)
+        if not live:
             self.plots.load_history(project.metrics(run_id))
             curve = stored_closeness(project, run)
             if curve is not None:
                 self.plots.set_current_closeness(curve, run_label(project, run))
-        if run.id != self.live_run or not self.controller.active:
-            try:
-                total = run.settings().steps
-            except DecipherError:
-                total = run.last_step or 0
-            self.runs.set_progress(run.last_step or 0, total, f"run {run.id} {run.status}")
-        self._load_shown_matches()
-        self._update_other_closeness()
-        mapping, step, source = self._current_mapping()
-        self.pins.set_mapping(mapping, step, source)
-        self._refresh_runs(select=run_id)
+            self.runs.set_progress(*queries.run_progress(run))
+        self.load_shown_matches()
+        self.update_other_closeness()
+        self.show_mapping()
+        self.refresh_runs(select=run_id)
 
-    def _load_shown_matches(self, matches: list[Match] | None = None) -> None:
+    def load_shown_matches(self, matches: list[Match] | None = None) -> None:
         """Show the shown run's matches: ``matches`` when the caller has them (a live evaluation,
         already stored by the worker), else read from the project."""
-        project = self.project
-        if project is None or self.shown_run is None:
+        project, s = self.project, self.state
+        if project is None or s.shown_run is None:
             return
-        self.shown_matches = list(matches) if matches is not None else project.matches(self.shown_run)
-        self.decisions = project.decisions(self.shown_run)
-        run = project.run(self.shown_run)
-        caption = (f"Run {run.id} ({run.status}) — {len(self.shown_matches)} matched spans; "
-                   f"settings: {run.summary()}")
-        self.matches.set_matches(self.shown_matches, self._refs_or_empty(), self.decisions, caption)
-        self._update_marks()
+        run = queries.run_of(project, s.shown_run)
+        if run is None:
+            return
+        s.shown_matches = list(matches) if matches is not None else project.matches(s.shown_run)
+        s.decisions = project.decisions(s.shown_run)
+        self.matches.set_matches(s.shown_matches, self.refs(), s.decisions,
+                                 queries.matches_caption(run, len(s.shown_matches)))
+        self.update_marks()
         self._refresh_details()
 
     def _refresh_decisions(self) -> None:
-        if self.project is None or self.shown_run is None:
+        project, s = self.project, self.state
+        if project is None or s.shown_run is None:
             return
-        self.decisions = self.project.decisions(self.shown_run)
-        self.matches.set_decisions(self.decisions)
-        self._update_marks()
+        s.decisions = project.decisions(s.shown_run)
+        self.matches.set_decisions(s.decisions)
+        self.update_marks()
         self._refresh_details()
 
     def _shown_corpus(self) -> int | None:
         """The corpus of the shown run (cached per run: asked on every live update)."""
         cached = getattr(self, "_corpus_of_run", (None, None))
-        if cached[0] != self.shown_run:
-            corpus = None
-            if self.project is not None and self.shown_run is not None:
-                try:
-                    corpus = self.project.run(self.shown_run).corpus_id
-                except DecipherError:
-                    corpus = None
-            self._corpus_of_run = cached = (self.shown_run, corpus)
+        if cached[0] != self.state.shown_run:
+            run = queries.run_of(self.project, self.state.shown_run) if self.project is not None else None
+            self._corpus_of_run = cached = (self.state.shown_run, None if run is None else run.corpus_id)
         return cached[1]
 
-    def _update_marks(self) -> None:
-        shown_corpus = self._shown_corpus()
-        matches = self.shown_matches if shown_corpus == self.corpus_id else []
-        live = self.live_matches if (self.shown_run == self.live_run and self.controller.active) else ()
-        self.inscriptions.view.model().set_marks(marks_by_inscription(matches, self.decisions, live))
+    def update_marks(self) -> None:
+        s = self.state
+        matches = s.shown_matches if self._shown_corpus() == s.corpus_id else []
+        live = s.live_matches if s.shows_live(self.controller.active) else ()
+        self.inscriptions.view.model().set_marks(marks_by_inscription(matches, s.decisions, live))
         self.inscriptions.view.viewport().update()
 
-    def _current_mapping(self) -> tuple[MappingSnapshot | None, int | None, str]:
-        project = self.project
-        if self.shown_run is not None and self.shown_run == self.live_run and self.live_mapping is not None:
+    def current_mapping(self) -> tuple[MappingSnapshot | None, int | None, str]:
+        """The mapping to shade the grid with, its step and the caption's source ("live" only while
+        the run runs)."""
+        s = self.state
+        if s.shown_run is not None and s.shown_run == s.live_run and s.live_mapping is not None:
             live = ", live" if self.controller.active else ""
-            return self.live_mapping, self.live_step, f"(run {self.live_run}{live})"
-        if project is not None and self.shown_run is not None:
-            mapping = mapping_of(project, self.shown_run)
+            return s.live_mapping, s.live_step, f"(run {s.live_run}{live})"
+        if self.project is not None and s.shown_run is not None:
+            mapping, step = queries.stored_mapping(self.project, s.shown_run)
             if mapping is not None:
-                try:
-                    step = project.run(self.shown_run).last_step
-                except DecipherError:
-                    step = None
-                return mapping, step, f"(run {self.shown_run})"
+                return mapping, step, f"(run {s.shown_run})"
         return None, None, ""
 
-    def _gamma_band(self) -> tuple[float, int]:
-        project = self.project
-        try:
-            run = project.run(self.shown_run)  # type: ignore[union-attr, arg-type]
-            cfg = run.settings()
-            return cfg.insertion_cost(run.last_step or cfg.steps), cfg.band
-        except Exception:
-            return Config().insertion_cost_end, Config().band
+    def show_mapping(self) -> None:
+        mapping, step, source = self.current_mapping()
+        self.pins.set_mapping(mapping, step, source)
+        pins = self.project.pins() if self.project is not None else []
+        self.signs.set_values(mapping, pins, source, step)
 
     def _explain(self, mark: SpanMark, brief: bool = False) -> str:
-        mapping, _, _ = self._current_mapping()
-        gamma, band = self._gamma_band()
-        return explain_html(mark, mapping, gamma, band, ref=self._refs_or_empty().get(mark.match.inscription_id, ""),
-                            brief=brief)
+        mapping, _, _ = self.current_mapping()
+        gamma, band = queries.gamma_band(self.project, self.state.shown_run)
+        return explain_html(mark, mapping, gamma, band, ref=self.refs().get(mark.match.inscription_id, ""),
+                            brief=brief, display=self.display)
 
     def _span_selected(self, mark: SpanMark | None) -> None:
         self._refresh_details(mark)
@@ -794,17 +633,18 @@ class MainWindow(QMainWindow):
         details = self.inscriptions.details
         if mark is None:
             mark = self.inscriptions.view.current_mark()
-        mapping, _, _ = self._current_mapping()
+        mapping, _, _ = self.current_mapping()
         details.mapping = mapping
-        details.gamma, details.band = self._gamma_band()
-        ref = "" if mark is None else self._refs_or_empty().get(mark.match.inscription_id, "")
-        details.set_mark(mark, self.decisions, ref)
+        details.gamma, details.band = queries.gamma_band(self.project, self.state.shown_run)
+        ref = "" if mark is None else self.refs().get(mark.match.inscription_id, "")
+        details.set_mark(mark, self.state.decisions, ref)
 
     def _match_selected(self, match: Match | None) -> None:
-        if match is not None and self.inscriptions.view.selected_span != (match.inscription_id, match.start, match.end):
-            self.inscriptions.view.blockSignals(True)
-            self.inscriptions.view.select_span(match.inscription_id, match.start, match.end)
-            self.inscriptions.view.blockSignals(False)
+        view = self.inscriptions.view
+        if match is not None and view.selected_span != (match.inscription_id, match.start, match.end):
+            view.blockSignals(True)
+            view.select_span(match.inscription_id, match.start, match.end)
+            view.blockSignals(False)
             self._refresh_details()
 
     def jump_to_match(self, match: Match) -> None:
@@ -814,17 +654,23 @@ class MainWindow(QMainWindow):
         self._refresh_details(mark)
         self.inscriptions.view.setFocus()
 
+    def update_other_closeness(self) -> None:
+        if self.project is not None:
+            s = self.state
+            self.plots.set_other_closeness(queries.other_closeness(self.project, s.corpus_id, s.language_id,
+                                                                   s.shown_run))
+
     # ==== decisions =================================================================================
 
     def decide(self, match: Match, form: str, status: str) -> bool:
-        project = self.project
-        if project is None or self.shown_run is None:
+        project, s = self.project, self.state
+        if project is None or s.shown_run is None:
             return False
         value = None if status == "open" else status
         key = (match.inscription_id, match.start, match.end, form)
-        if self.decisions.get(key) == value:
+        if s.decisions.get(key) == value:
             return False
-        return self._execute(DecideSpan.build(project, self.shown_run, key, value))
+        return self._execute(DecideSpan.build(project, s.shown_run, key, value))
 
     def decide_selected(self, status: str) -> None:
         """A / R / O: on the span selected in the inscription view or the matches table."""
@@ -837,33 +683,6 @@ class MainWindow(QMainWindow):
                 self.decide(mark.match, form, status)
                 return
         self.matches.decide_current(status)
-
-    # ==== closeness of other languages ==============================================================
-
-    def _update_other_closeness(self) -> None:
-        """The newest run with matches on each OTHER known language, on the same corpus."""
-        project = self.project
-        if project is None:
-            return
-        current_language = self.language_id
-        if self.shown_run is not None:
-            try:
-                current_language = project.run(self.shown_run).language_id
-            except DecipherError:
-                pass
-        newest: dict[int, object] = {}
-        for run in project.runs():
-            if run.language_id is None or run.language_id == current_language or run.status == "running":
-                continue
-            if self.corpus_id is not None and run.corpus_id != self.corpus_id:
-                continue
-            newest[run.language_id] = run
-        curves = {}
-        for run in newest.values():
-            curve = stored_closeness(project, run)  # type: ignore[arg-type]
-            if curve is not None:
-                curves[run_label(project, run)] = curve  # type: ignore[arg-type]
-        self.plots.set_other_closeness(curves)
 
     # ==== import / export ===========================================================================
 
@@ -881,61 +700,52 @@ class MainWindow(QMainWindow):
         """Run an importer as an undoable command; errors appear as a message naming file and line."""
         if self.project is None:
             return False
-        label = f"Import {Path(path).name}"
-        command = ImportCommand(label, importer_for(kind, path, **options))
+        command = ImportCommand(f"Import {Path(path).name}", importer_for(kind, path, **options))
         try:
             self.doc.execute(command)  # type: ignore[union-attr]
         except Exception as exc:  # noqa: BLE001 - any failure of an importer is shown, never raised
             title, message = describe(exc)
-            self.report_error(f"Import failed: {title.lower()}", message)
+            self.report_error(f"Import failed: {title[:1].lower() + title[1:]}", message)
             return False
         self.statusBar().showMessage(str(command.result), 10000)
         return True
 
-    def _save_path(self, title: str, default_name: str, filters: str) -> str | None:
-        start = Path(settings.get("last_dir") or str(self.doc.path.parent if self.doc else Path.home()))
-        path, _ = QFileDialog.getSaveFileName(self, title, str(start / default_name), filters)
-        if path:
-            settings.put("last_dir", str(Path(path).parent))
-        return path or None
-
-    def export_matches_dialog(self) -> None:
-        if self.project is None:
-            return
-        path = self._save_path("Export match report", f"matches-run{self.shown_run or ''}.csv",
-                               "CSV (*.csv);;TSV (*.tsv)")
-        if path:
-            self.export_matches(path)
-
-    def export_matches(self, path: str | Path, **options) -> int | None:
+    def _export(self, what: str, write) -> int | None:
         if self.project is None:
             return None
         try:
-            n = exporting.export_matches(self.project, path, run_id=self.shown_run, **options)
+            n = write()
         except (DecipherError, OSError) as exc:
             self.report_error(*describe(exc))
             return None
-        self.statusBar().showMessage(f"Wrote {n} rows to {path}", 8000)
+        self.statusBar().showMessage(f"Wrote {n} {what}", 8000)
         return n
 
-    def export_prior_dialog(self) -> None:
-        if self.project is None:
-            return
-        path = self._save_path("Export pinned values", "PRIOR.csv", "CSV (*.csv);;TSV (*.tsv)")
-        if path:
-            try:
-                n = exporting.export_prior(self.project, path)
-                self.statusBar().showMessage(f"Wrote {n} pinned values to {path}", 8000)
-            except (DecipherError, OSError) as exc:
-                self.report_error(*describe(exc))
+    def export_matches(self, path: str | Path, **options) -> int | None:
+        return self._export(f"rows to {path}", lambda: exporting.export_matches(
+            self.project, path, run_id=self.state.shown_run, **options))
 
-    def export_plot_dialog(self, plot) -> None:
-        path = self._save_path(f"Export {plot.title} values", f"{plot.title.lower()}.csv", "CSV (*.csv)")
-        if path:
-            try:
-                plot.export(path)
-            except OSError as exc:
-                self.report_error(*describe(exc))
+    def export_prior(self, path: str | Path) -> int | None:
+        return self._export(f"pinned values to {path}", lambda: exporting.export_prior(self.project, path))
+
+    def export_sign_values(self, path: str | Path) -> int | None:
+        from engine.signvalues import export_sign_values
+
+        mapping, _, _ = self.current_mapping()
+        return self._export(f"sign values to {path}", lambda: export_sign_values(
+            self.project, path, run_id=self.state.shown_run, mapping=mapping))
+
+    def export_cldf(self, folder: str | Path) -> int | None:
+        from engine.fieldexport import export_cldf
+
+        return self._export(f"accepted matches as a CLDF Wordlist in {folder}",
+                            lambda: export_cldf(self.project, folder, run_id=self.state.shown_run))
+
+    def export_edictor(self, path: str | Path) -> int | None:
+        from engine.fieldexport import export_edictor
+
+        return self._export(f"accepted matches to {path}",
+                            lambda: export_edictor(self.project, path, run_id=self.state.shown_run))
 
     # ==== view =====================================================================================
 
@@ -944,13 +754,12 @@ class MainWindow(QMainWindow):
         settings.put("text_point_size", size)
         self.inscriptions.view.set_point_size(size)
 
-    def _toggle_gold(self, on: bool) -> None:
+    def toggle_gold(self, on: bool) -> None:
         self.inscriptions.view.show_gold = on
         self.inscriptions.view.viewport().update()
 
     def reset_layout(self) -> None:
-        for dock in (self.corpora_dock, self.languages_dock, self.runs_dock, self.matches_dock,
-                     self.pins_dock, self.plots_dock):
+        for dock in self.docks():
             dock.setFloating(False)
             dock.show()
         if getattr(self, "_default_state", None) is not None:
@@ -964,18 +773,17 @@ class MainWindow(QMainWindow):
                 "<tr><td>Enter, double-click</td><td>in Matches: show the span in its inscription</td></tr>"
                 "<tr><td>Space, Enter, double-click</td><td>in Pinned values: pin or unpin a cell</td></tr>"
                 f"<tr><td>{QKeySequence(QKeySequence.StandardKey.Undo).toString()} / "
-                f"{QKeySequence(QKeySequence.StandardKey.Redo).toString()}</td><td>undo / redo</td></tr>"
+                "Ctrl+Shift+Z or Ctrl+Y</td><td>undo / redo</td></tr>"
                 "<tr><td>Ctrl++ / Ctrl+−</td><td>larger / smaller inscription text</td></tr></table>")
-        box = QMessageBox(QMessageBox.Icon.Information, "Keyboard shortcuts", text, parent=self)
-        box.open()
+        QMessageBox(QMessageBox.Icon.Information, "Keyboard shortcuts", text, parent=self).open()
 
     def show_about(self) -> None:
-        box = QMessageBox(QMessageBox.Icon.Information, f"About {APP_TITLE}",
-                          f"<b>{APP_TITLE}</b><br>Computational decipherment of undersegmented lost "
-                          "scripts with a phonetic prior (Luo et al., TACL 2021).<br><br>"
-                          "Inscription font: Noto Sans (SIL Open Font License 1.1).<br>"
-                          f"Settings file: {html.escape(settings.settings_file())}", parent=self)
-        box.open()
+        QMessageBox(QMessageBox.Icon.Information, f"About {APP_TITLE}",
+                    f"<b>{APP_TITLE}</b><br>Computational decipherment of undersegmented lost "
+                    "scripts with a phonetic prior (Luo et al., TACL 2021).<br><br>"
+                    "Fonts: Noto Sans, Noto Sans Ugaritic, Noto Sans Gothic, Noto Sans Hebrew, "
+                    "Noto Sans Phoenician (SIL Open Font License 1.1).<br>"
+                    f"Settings file: {html.escape(settings.settings_file())}", parent=self).open()
 
     # ==== errors ===================================================================================
 
@@ -1015,6 +823,8 @@ class MainWindow(QMainWindow):
             settings.put("advanced_run_settings", self.runs.form.advanced.button.isChecked())
         if self.doc is not None:
             self.doc.close()
+            self.doc = None  # deferred view updates still queued find no project and return
+            self.state.reset(None)
         super().closeEvent(event)
 
 

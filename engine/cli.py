@@ -75,8 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
     except ImportError:  # the project store is optional for the file-based commands
         pass
     d = sub.add_parser("dataset", help="build a lost-language dataset from the shared corpora",
-                       description="Build LOST/KNOWN/GOLD CSVs; `decipher dataset gothic --help` for options.")
-    d.add_argument("name", choices=["gothic"])
+                       description="Build LOST/KNOWN/GOLD CSVs (`decipher dataset gothic --help`) or a candidate "
+                                   "KNOWN CSV for closeness (`decipher dataset candidates --help`).")
+    d.add_argument("name", choices=["gothic", "candidates"])
     d.add_argument("args", nargs=argparse.REMAINDER)
     b = sub.add_parser("bench", help="time training steps on the benchmark workloads (needs the source tree)",
                        description="Training speed on fixed workloads; see benchmarks/speed.py.")
@@ -107,6 +108,9 @@ def cmd_bench(args) -> int:
 
 
 def cmd_dataset(args) -> int:
+    if args.name == "candidates":
+        from .datasets.candidates import main as candidates_main
+        return candidates_main(args.args)
     from .datasets.gothic import main as gothic_main
     return gothic_main(args.args)
 
@@ -149,8 +153,8 @@ def cmd_run(args) -> int:
     if getattr(args, "seeds", None):  # several seeds and their consensus: engine/seeds.py
         from .sweep_cli import cmd_run_seeds
         return cmd_run_seeds(args)
-    from .run_outputs import OutputFolder, ProgressBar, prepare_output_folder
-    from .session import RunInputs, RunSession
+    from .run_outputs import ProgressBar, prepare_output_folder, run_in_folder
+    from .session import RunInputs
 
     config = make_config(args)
     overrides = resume_overrides(args) if args.resume else {}
@@ -181,9 +185,8 @@ def cmd_run(args) -> int:
     inputs = RunInputs(Corpus(args.lost.stem, tuple(inscriptions)), Vocabulary(args.known.stem, tuple(stems)),
                        config, gold=tuple(gold), pins=tuple(pins) if pins or not args.resume else None,
                        resume=args.resume, overrides=overrides)
-    session = RunSession(inputs, sinks=[OutputFolder(out), ProgressBar(quiet=args.quiet)],
-                         checkpoint=out / "checkpoint.pt", checkpoint_every_s=every * 60)
-    outcome = session.run(handle_signals=True)
+    outcome = run_in_folder(inputs, out, sinks=[ProgressBar(quiet=args.quiet)], checkpoint_every_s=every * 60,
+                            handle_signals=True)
     summary = ", ".join(f"{k}={v:.3f}" for k, v in outcome.metrics.items() if k in ("p_at_1", "p_at_10", "coverage"))
     print(f"{outcome.step} steps in {outcome.wall_time_s:.1f} s on {outcome.device}: {summary}; "
           f"{'' if outcome.status == 'completed' else outcome.status + '; '}results in {out}", file=sys.stderr)

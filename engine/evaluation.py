@@ -6,6 +6,10 @@ log P(span | stem) divided by the span's length (``score_normalisation = "span"`
 phi) or the stem's (``"stem"``, as in the authors' offline dumps); keep each stem's best span; rank stems by score; a hit
 is a gold form (or a form with the same IPA units) among the top K. P@K = hits / gold rows.
 Gold rows the model cannot score at all (e.g. a word shorter than the shortest span) count as misses.
+
+Strict P@K (``p_at_1_strict``, ``p_at_10_strict``): a gold row is a hit only when the Viterbi decode
+itself chose a span that starts at ``start`` and ends by ``word_end``, and a gold stem is among
+that span's top K alternatives (docs/deviations-from-paper.md says why both are reported).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from .closeness import closeness_curve
 from .results import Match
 
 DEFAULT_KS = (1, 3, 5, 10)
+STRICT_KS = (1, 10)
 
 
 @dataclass
@@ -85,6 +90,7 @@ def evaluate(model, prep: Prepared, gold: Sequence[GoldAnnotation] = (), *, step
         for k in ks:
             metrics[f"p_at_{k}"] = sum(1 for r in ranks if r is not None and r <= k) / len(gold)
         metrics.update(span_precision_recall(matches, gold, targets, prep))
+        metrics.update(strict_precision_at_k(matches, gold, targets, prep, [k for k in STRICT_KS if k <= top_k]))
         metrics["n_gold"] = float(len(gold))
     return Evaluation(matches, metrics["coverage"], closeness_curve(matches, total), metrics, ranks)
 
@@ -137,3 +143,29 @@ def span_precision_recall(matches: Sequence[Match], gold: Sequence[GoldAnnotatio
         "span_precision": correct / predicted if predicted else 0.0,
         "span_recall": len(hit_rows) / len(gold) if gold else 0.0,
     }
+
+
+def strict_precision_at_k(matches: Sequence[Match], gold: Sequence[GoldAnnotation], targets, prep: Prepared,
+                          ks: Sequence[int] = STRICT_KS) -> dict[str, float]:
+    """Decode-based P@K: a gold row counts when a decoded span starts at its ``start``, ends at or
+    before its ``word_end`` and has a gold stem among its first K ranked alternatives."""
+    if not gold or not ks:
+        return {}
+    from .phonology import ipa_units
+    by_units = prep.entries_by_units()
+    gold_at: dict[tuple[str, int], list[int]] = {}
+    for g_i, g in enumerate(gold):
+        gold_at.setdefault((g.inscription_id, g.start), []).append(g_i)
+    best_rank: dict[int, int] = {}
+    for m in matches:
+        rows = gold_at.get((m.inscription_id, m.start))
+        if not rows:
+            continue
+        ranked = [by_units.get(ipa_units(a.ipa)) for a in m.alternatives]
+        for g_i in rows:
+            if m.end > gold[g_i].word_end:
+                continue
+            rank = next((r for r, v in enumerate(ranked, start=1) if v in targets[g_i]), None)
+            if rank is not None and rank < best_rank.get(g_i, rank + 1):
+                best_rank[g_i] = rank
+    return {f"p_at_{k}_strict": sum(1 for r in best_rank.values() if r <= k) / len(gold) for k in ks}

@@ -143,3 +143,16 @@ class ProgressBar(RunSink):
         if self.bar is not None:
             self.bar.close()
             self.bar = None
+
+
+def run_in_folder(inputs, out: Path, *, sinks=(), checkpoint_every_s: float | None = None,
+                  handle_signals: bool = False, **session_options) -> RunOutcome:
+    """One run writing ``decipher run --out`` outputs to ``out`` (checkpoint.pt, metrics.json,
+    matches.csv, steps.csv): the file-side caller of the session (the CLI, a sweep's workers).
+    ``out`` is checked (and made) before anything runs."""
+    from .session import CHECKPOINT_EVERY_S, RunSession
+
+    out = prepare_output_folder(Path(out))
+    session = RunSession(inputs, sinks=[OutputFolder(out), *sinks], checkpoint=out / "checkpoint.pt",
+                         checkpoint_every_s=checkpoint_every_s or CHECKPOINT_EVERY_S, **session_options)
+    return session.run(handle_signals=handle_signals)

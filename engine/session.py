@@ -377,6 +377,9 @@ class RunSession:
                 self._wait_while_paused()
                 if self._c.abort:
                     reason = "interrupted" if self._interrupted else "stopped"
+                    if self._interrupted:
+                        self.message(f"{self._interrupted}: stopping after this step and writing a checkpoint "
+                                     "(send it again to stop at once)")
                     break
                 if self._c.stop:
                     trainer.request_stop()
@@ -467,10 +470,8 @@ class RunSession:
             if self._interrupted is not None:  # the second one: stop now, without a checkpoint
                 restore()
                 raise KeyboardInterrupt
-            self._interrupted = name
+            self._interrupted = name  # told to the sinks by the loop, not from inside the handler
             self.abort(f"interrupted by {name}" + (" (Ctrl-C)" if signum == signal.SIGINT else ""))
-            self.message(f"{name}: stopping after this step and writing a checkpoint "
-                         "(send it again to stop at once)")
 
         for s in wanted:
             signal.signal(s, on_signal)

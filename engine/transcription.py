@@ -482,6 +482,14 @@ def epitran_codes() -> list[str]:
     return sorted(codes - _EPITRAN_UNSUPPORTED)
 
 
+def _missing_data_message(code: str, error: Exception, missing: Path | None = None) -> str:
+    """One line for an epitran whose data files are absent (a broken install or app bundle)."""
+    what = getattr(error, "filename", None) or missing or error
+    return (f"epitran cannot read its data files for {code!r} (missing: {what}); the installation is "
+            "incomplete: reinstall epitran (pip install --force-reinstall epitran), or rebuild the "
+            "application bundle with its data files (packaging/README.md)")
+
+
 def get_epitran(code: str):
     """The epitran.Epitran for ``code``, built once (each takes about a second) and then shared."""
     with _EPITRAN_LOCK:
@@ -492,12 +500,20 @@ def get_epitran(code: str):
             raise InputError(f"epitran {code!r} needs a download or an external program and is not supported "
                              "here; use a rule table instead")
         try:
+            # importing epitran also reads jamo's JSON and panphon's CSV tables
             import epitran  # noqa: PLC0415 (slow import, only when needed)
         except ImportError:
             raise InputError(f"{code!r} needs the epitran package, which is not installed") from None
+        except OSError as e:
+            raise InputError(_missing_data_message(code, e)) from None
         try:
             epi = epitran.Epitran(code)
-        except Exception as e:  # epitran raises DatafileError, FileNotFoundError, KeyError …
+        except OSError as e:  # a data file of epitran, panphon or jamo is not where it should be
+            raise InputError(_missing_data_message(code, e)) from None
+        except Exception as e:  # epitran raises DatafileError, KeyError … for codes it does not know
+            map_dir = _epitran_map_dir()
+            if map_dir is None or not any(map_dir.glob("*.csv")):
+                raise InputError(_missing_data_message(code, e, missing=map_dir)) from None
             ours = ", ".join(BUILTIN_TABLES)
             raise InputError(f"epitran has no usable map for {code!r} ({type(e).__name__}: {e}); "
                              f"our own tables are {ours}") from None

@@ -159,13 +159,9 @@ def run_item(item: RunItem, *, sinks: Sequence[Any] = (), log: Callable[[str], N
                                              language=item.language, out=run_dir,
                                              sinks=[objective, *sinks], log=log or (lambda line: None))
         else:
-            from .run_outputs import OutputFolder, prepare_output_folder
-            from .session import RunSession
+            from .run_outputs import run_in_folder
 
-            prepare_output_folder(run_dir)
-            session = RunSession(item.inputs, sinks=[OutputFolder(run_dir), objective, *sinks],
-                                 checkpoint=run_dir / "checkpoint.pt")
-            outcome, run_id = session.run(), None
+            outcome, run_id = run_in_folder(item.inputs, run_dir, sinks=[objective, *sinks]), None
     except BaseException as exc:  # noqa: BLE001 — a failed run is a row of the results, not a crash
         if isinstance(exc, (KeyboardInterrupt, SystemExit)):
             raise

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QLineEdit
                                QListWidgetItem, QSplitter, QTableView, QVBoxLayout, QWidget)
 
 from engine.data import Inscription, Stem
+from engine.display import IDENTITY, DisplayTable
 from engine.project.exporting import inscription_ref
 from engine.project.store import CorpusInfo, LanguageInfo
 
@@ -100,10 +101,20 @@ class CorporaPanel(_ListAndTable):
                           f"source: {c.source or '?'}\nformat: {c.format or '?'}\nimported {c.imported_at}")
                          for c in corpora], select)
 
+    def set_display(self, table: DisplayTable, rtl: bool) -> None:
+        """Show the text column through the corpus's display table (RTL text aligned right)."""
+        self.display = table
+        self.rtl = rtl
+
     def set_inscriptions(self, inscriptions: Sequence[Inscription]) -> None:
         self.model.setRowCount(0)
+        table = getattr(self, "display", IDENTITY)
+        align = (Qt.AlignmentFlag.AlignRight if getattr(self, "rtl", False) else Qt.AlignmentFlag.AlignLeft) \
+            | Qt.AlignmentFlag.AlignVCenter
         for ins in inscriptions:
-            row = [QStandardItem(ins.id), QStandardItem(inscription_ref(ins.meta, ins.id)), QStandardItem(ins.text),
+            text = QStandardItem(table.show_text(ins.units))
+            text.setTextAlignment(align)
+            row = [QStandardItem(ins.id), QStandardItem(inscription_ref(ins.meta, ins.id)), text,
                    QStandardItem(ins.raw if ins.raw is not None else "")]
             meta = "\n".join(f"{k}: {v}" for k, v in ins.meta.items())
             for it in row:

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
                                QVBoxLayout, QWidget)
 
 from engine.data import DIVIDER, GoldAnnotation, Inscription
+from engine.display import IDENTITY, DisplayTable
 from engine.explain import best_alignment
 from engine.project.exporting import inscription_ref
 from engine.results import MappingSnapshot, Match
@@ -103,7 +104,9 @@ class InscriptionDelegate(QStyledItemDelegate):
         self._cache.clear()
 
     def layout(self, ins: Inscription, width: int) -> _Layout:
-        key = (ins.id, width, id(self.view.text_font))
+        """Boxes of the units in reading order; a right-to-left corpus fills each line from the
+        right edge (box i is still unit i, so spans and hit tests need no change)."""
+        key = (ins.id, width, id(self.view.text_font), id(self.view.display), self.view.rtl)
         cached = self._cache.get(key)
         if cached is not None:
             return cached
@@ -114,8 +117,9 @@ class InscriptionDelegate(QStyledItemDelegate):
         x, y = x0, PAD + 3
         units = ins.units
         gap = fm.horizontalAdvance(" ") * 0.6
-        widths = [fm.horizontalAdvance(DIVIDER_MARK) + 2 * gap if u == DIVIDER else fm.horizontalAdvance(u)
-                  for u in units]
+        show = self.view.display.show_at
+        widths = [fm.horizontalAdvance(DIVIDER_MARK) + 2 * gap if u == DIVIDER else fm.horizontalAdvance(show(units, i))
+                  for i, u in enumerate(units)]
         boxes: list[QRectF] = []
         i = 0
         while i < len(units):
@@ -137,6 +141,8 @@ class InscriptionDelegate(QStyledItemDelegate):
             boxes.append(QRectF(x, y, w, fm.height()))
             x += w + 0.5
             i += 1
+        if self.view.rtl:  # mirror the text column: the first unit at the right edge
+            boxes = [QRectF(x0 + right - b.right(), b.top(), b.width(), b.height()) for b in boxes]
         layout = _Layout(width, boxes, y + fm.height() + PAD + 8)
         self._cache[key] = layout
         if len(self._cache) > 20000:
@@ -191,7 +197,7 @@ class InscriptionDelegate(QStyledItemDelegate):
                 painter.drawText(box, Qt.AlignmentFlag.AlignCenter, DIVIDER_MARK)
             else:
                 painter.setPen(text_colour)
-                painter.drawText(box, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, u)
+                painter.drawText(box, Qt.AlignmentFlag.AlignCenter, self.view.display.show_at(ins.units, i))
         # underlines and badges: the colour-independent cue
         fm = QFontMetricsF(self.view.text_font)
         for mark in marks:
@@ -209,7 +215,9 @@ class InscriptionDelegate(QStyledItemDelegate):
                 last = rects[-1]
                 painter.setFont(self.view.label_font)
                 painter.setPen(style.line)
-                painter.drawText(QPointF(last.right() + 1, last.top() + fm.ascent() * 0.55), style.badge)
+                bx = last.left() - QFontMetricsF(self.view.label_font).horizontalAdvance(style.badge) - 1 \
+                    if self.view.rtl else last.right() + 1
+                painter.drawText(QPointF(bx, last.top() + fm.ascent() * 0.55), style.badge)
                 painter.setFont(self.view.text_font)
         # gold annotations: a thin bracket above the letters
         for g in self.view.model().gold.get(ins.id, []) if self.view.show_gold else []:
@@ -255,6 +263,8 @@ class InscriptionView(QListView):
         self.show_gold = True
         self.selected_span: tuple[str, int, int] | None = None
         self.explainer = None  # callable(SpanMark) -> HTML, set by the owner
+        self.display: DisplayTable = IDENTITY   # how the corpus's letters are shown
+        self.rtl = False                        # lay lines out right to left
         self.setModel(InscriptionListModel(self))
         self._delegate = InscriptionDelegate(self)
         self.setItemDelegate(self._delegate)
@@ -271,6 +281,14 @@ class InscriptionView(QListView):
 
     def model(self) -> InscriptionListModel:  # type: ignore[override]
         return super().model()  # type: ignore[return-value]
+
+    def set_display(self, table: DisplayTable, rtl: bool) -> None:
+        self.display = table
+        self.rtl = rtl
+        self.setLayoutDirection(Qt.LayoutDirection.LeftToRight)  # the mirroring is the delegate's
+        self._delegate.fonts_changed()
+        self.model().layoutChanged.emit()
+        self.viewport().update()
 
     def set_point_size(self, size: float) -> None:
         self.text_font = text_font(size)
@@ -355,11 +373,12 @@ class InscriptionView(QListView):
             if marks:
                 starts = [m.match.start for m in marks]
                 cur = self.selected_span[1] if self.selected_span and self.selected_span[0] == ins.id else None
+                forward = (e.key() == Qt.Key.Key_Left) if self.rtl else (e.key() == Qt.Key.Key_Right)
                 if cur is None:
-                    k = 0 if e.key() == Qt.Key.Key_Right else len(marks) - 1
+                    k = 0 if forward else len(marks) - 1
                 else:
                     k = starts.index(cur) if cur in starts else 0
-                    k = max(0, min(len(marks) - 1, k + (1 if e.key() == Qt.Key.Key_Right else -1)))
+                    k = max(0, min(len(marks) - 1, k + (1 if forward else -1)))
                 m = marks[k].match
                 self.select_span(m.inscription_id, m.start, m.end, scroll=False)
             return
@@ -409,12 +428,13 @@ def _font_css() -> str:
 
 
 def explain_html(mark: SpanMark, mapping: MappingSnapshot | None, gamma: float, band: int, *, ref: str = "",
-                 k: int = 5, brief: bool = False) -> str:
+                 k: int = 5, brief: bool = False, display: DisplayTable = IDENTITY) -> str:
     """Rich text for the hover popup: the span, its top-k stems and the best alignment."""
     m = mark.match
+    shown = display.show_text(m.span)
     state = "live (newest batch)" if mark.live else (mark.decision or "open")
     esc = html.escape
-    head = (f"<div style=\"font-family:{_font_css()}\"><b style='font-size:large'>{esc(m.span)}</b>"
+    head = (f"<div style=\"font-family:{_font_css()}\"><b style='font-size:large'>{esc(shown)}</b>"
             f" &nbsp; {esc(ref or m.inscription_id)} · letters {m.start}–{m.end} · "
             f"confidence {m.confidence:.2f} · {esc(state)}")
     if mark.decided_form:
@@ -432,7 +452,8 @@ def explain_html(mark: SpanMark, mapping: MappingSnapshot | None, gamma: float, 
         else:
             pairs, _ = found
             cells_k = "".join(f"<td align=center>/{esc(kk)}/</td>" for kk, _, _ in pairs)
-            cells_l = "".join(f"<td align=center><b>{esc(ll) or '∅'}</b></td>" for _, ll, _ in pairs)
+            cells_l = "".join(f"<td align=center><b>{esc(display.show_text(ll)) or '∅'}</b></td>"
+                              for _, ll, _ in pairs)
             cells_p = "".join(f"<td align=center><small>{p:.2f}</small></td>" for _, _, p in pairs)
             body += (f"alignment with <b>{esc(m.best.form)}</b>:<table cellspacing=0 cellpadding=3>"
                      f"<tr><td><small>IPA</small></td>{cells_k}</tr><tr><td><small>letters</small></td>{cells_l}</tr>"
@@ -454,6 +475,7 @@ class SpanDetails(QWidget):
         self.gamma = 3.5
         self.band = 2
         self.decisions: dict = {}
+        self.display: DisplayTable = IDENTITY
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         self.title = QLabel("Select a highlighted span")
@@ -501,6 +523,7 @@ class SpanDetails(QWidget):
         keep = self.selected_form() if (mark is not None and self.mark is not None
                                         and mark.match == self.mark.match) else None
         self.mark = mark
+        self.ref = ref
         self.decisions = decisions or {}
         for b in (self.accept_button, self.reject_button, self.open_button):
             b.setEnabled(mark is not None and not mark.live and bool(mark.match.alternatives))
@@ -511,7 +534,9 @@ class SpanDetails(QWidget):
             return
         m = mark.match
         state = "live: from the newest training batch, not yet evaluated" if mark.live else ""
-        self.title.setText(f"<b style='font-size:x-large'>{html.escape(m.span)}</b> &nbsp; "
+        shown = self.display.show_text(m.span)
+        self.title.setText(f"<b style='font-size:x-large'>{html.escape(shown)}</b> &nbsp; "
+                           + (f"({html.escape(m.span)}) " if shown != m.span else "") +
                            f"{html.escape(ref or m.inscription_id)}, letters {m.start}–{m.end}, "
                            f"confidence {m.confidence:.2f} {html.escape(state)}")
         self.table.setRowCount(len(m.alternatives))
@@ -545,7 +570,8 @@ class SpanDetails(QWidget):
         pairs, logp = found
         esc = html.escape
         cells_k = "".join(f"<td align=center>/{esc(k)}/</td>" for k, _, _ in pairs)
-        cells_l = "".join(f"<td align=center><b>{esc(l) or '∅'}</b></td>" for _, l, _ in pairs)
+        cells_l = "".join(f"<td align=center><b>{esc(self.display.show_text(l)) or '∅'}</b></td>"
+                          for _, l, _ in pairs)
         cells_p = "".join(f"<td align=center><small>{p:.2f}</small></td>" for _, _, p in pairs)
         self.alignment.setText(
             f"Best character alignment with <b>{esc(alt.form)}</b> /{esc(alt.ipa)}/ "
@@ -584,11 +610,18 @@ class InscriptionPanel(QWidget):
         self.splitter.setStretchFactor(1, 2)
         lay.addWidget(self.splitter, 1)
 
+    def set_display(self, table: DisplayTable, rtl: bool) -> None:
+        self.view.set_display(table, rtl)
+        self.details.display = table
+        self.details.set_mark(self.details.mark, self.details.decisions, getattr(self.details, "ref", ""))
+
     def _apply_filter(self, text: str) -> None:
         text = text.strip().lower()
         model = self.view.model()
+        shown = self.view.display
         for row, ins in enumerate(model.inscriptions):
             hide = bool(text) and text not in ins.id.lower() and text not in ins.text.lower() \
+                and text not in shown.show_text(ins.units).lower() \
                 and text not in inscription_ref(ins.meta, ins.id).lower()
             self.view.setRowHidden(row, hide)
 

@@ -11,12 +11,14 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeade
                                QLineEdit, QPushButton, QSplitter, QTableView, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
+from engine.display import IDENTITY, DisplayTable
 from engine.results import Match
 
 from . import wrapping_label
 from ..fonts import text_font
 
-COLUMNS = ("inscription", "span", "stem", "IPA", "decision", "score", "confidence", "gloss", "letters")
+#: The gloss right after the stem, so it is on screen at the default width (issue 14, item 7).
+COLUMNS = ("inscription", "span", "stem", "IPA", "gloss", "decision", "score", "confidence", "letters")
 SortRole = Qt.ItemDataRole.UserRole + 20
 MatchRole = Qt.ItemDataRole.UserRole + 21
 DECISION_TEXT = {"accepted": "✓ accepted", "rejected": "✗ rejected", None: "open"}
@@ -40,6 +42,12 @@ class MatchTableModel(QAbstractTableModel):
         self.matches: list[Match] = []
         self.refs: dict[str, str] = {}
         self.decisions: dict = {}
+        self.display: DisplayTable = IDENTITY
+
+    def set_display(self, table: DisplayTable) -> None:
+        self.beginResetModel()
+        self.display = table
+        self.endResetModel()
 
     def set_matches(self, matches: Sequence[Match], refs: dict[str, str], decisions: dict) -> None:
         self.beginResetModel()
@@ -80,7 +88,8 @@ class MatchTableModel(QAbstractTableModel):
             if col == "inscription":
                 return self.refs.get(m.inscription_id, m.inscription_id)
             if col == "span":
-                return m.span
+                shown = self.display.show_text(m.span)
+                return f"{shown}  ({m.span})" if role == Qt.ItemDataRole.ToolTipRole and shown != m.span else shown
             if col == "letters":
                 return (m.start, m.end) if role == SortRole else f"{m.start}–{m.end}"
             if col == "stem":
@@ -142,14 +151,16 @@ class MatchFilter(QSortFilterProxyModel):
         if not self.text:
             return True
         m = model.matches[row]
+        top = m.alternatives[:1]
+        stems = lambda alts: [a.form for a in alts] + [a.ipa for a in alts] + [a.gloss for a in alts]  # noqa: E731
         fields = {
             "inscription": [m.inscription_id, model.refs.get(m.inscription_id, "")],
-            "span": [m.span],
-            "stem": [a.form for a in m.alternatives] + [a.ipa for a in m.alternatives]
-            + [a.gloss for a in m.alternatives],
+            "span": [m.span, model.display.show_text(m.span)],
+            "stem": stems(top),                      # the top stem: what the row shows
+            "alternatives": stems(m.alternatives),   # any of the ranked stems
         }
         if self.column is None:
-            hay = [x for v in fields.values() for x in v]
+            hay = fields["inscription"] + fields["span"] + fields["stem"]
         else:
             hay = fields[self.column]
         return any(self.text in (x or "").lower() for x in hay)
@@ -176,7 +187,10 @@ class MatchesPanel(QWidget):
         self.where.addItem("any column", None)
         self.where.addItem("inscription", "inscription")
         self.where.addItem("span", "span")
-        self.where.addItem("stem (form, IPA, gloss)", "stem")
+        self.where.addItem("top stem (form, IPA, gloss)", "stem")
+        self.where.addItem("any ranked stem", "alternatives")
+        self.where.setToolTip("Which text the filter looks in. “any column” and “top stem” look at the "
+                              "best stem of each match only; “any ranked stem” also at its ranked alternatives.")
         self.state = QComboBox()
         for label, value in (("all decisions", "all"), ("open", "open"), ("accepted", "accepted"),
                              ("rejected", "rejected")):
@@ -238,7 +252,7 @@ class MatchesPanel(QWidget):
         side_lay.addLayout(buttons)
         split.addWidget(side)
         split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
+        split.setStretchFactor(1, 1)
         lay.addWidget(split, 1)
         for key, status in (("A", "accepted"), ("R", "rejected"), ("O", "open")):
             for w in (self.table, self.alternatives):
@@ -256,8 +270,11 @@ class MatchesPanel(QWidget):
 
     # ---- contents ----------------------------------------------------------------------------
 
+    def set_display(self, table: DisplayTable) -> None:
+        self.model.set_display(table)
+
     def set_matches(self, matches: Sequence[Match], refs: dict[str, str], decisions: dict, caption: str) -> None:
-        current = self.current_match()
+        current = self.current_match() if matches else None
         self.model.set_matches(matches, refs, decisions)
         self.caption.setText(caption)
         if matches and not self._widths_set:
@@ -270,7 +287,7 @@ class MatchesPanel(QWidget):
     def _set_widths(self) -> None:
         """Column widths from the font, not from measuring rows (that took ~30 ms per update)."""
         em = self.table.fontMetrics().horizontalAdvance("M")
-        for col, ems in zip(range(len(COLUMNS)), (10, 7, 7, 8, 8, 5, 6, 9, 5)):
+        for col, ems in zip(range(len(COLUMNS)), (10, 5, 6, 7, 9, 7, 5, 6, 5)):
             self.table.setColumnWidth(col, int(ems * em))
         self._widths_set = True
 

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
 from engine.data import PinnedValue
+from engine.display import IDENTITY, DisplayTable
 from engine.errors import DecipherError
 from engine.phonology import FEATURE_GROUPS, NONE, ipa_units, known_segments, unit_features
 from engine.results import MappingSnapshot
@@ -39,6 +40,12 @@ class PinGridModel(QAbstractTableModel):
         self.probs: np.ndarray | None = None  # (rows, cols), NaN where the mapping has no value
         self.pins: dict[tuple[str, str], PinnedValue] = {}
         self.step: int | None = None
+        self.display: DisplayTable = IDENTITY   # row headers show the corpus's letters as people write them
+
+    def set_display(self, table: DisplayTable) -> None:
+        self.display = table
+        if self.rows:
+            self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, len(self.rows) - 1)
 
     def set_axes(self, lost: Sequence[str], known: Sequence[str], pins: Sequence[PinnedValue]) -> None:
         rows, cols = pin_axes(lost, known, pins)
@@ -107,7 +114,7 @@ class PinGridModel(QAbstractTableModel):
         if role == PinnedRole:
             return pin
         if role in (Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.AccessibleTextRole):
-            text = f"{lost} ← /{known}/: P = " + ("not learned yet" if p is None else f"{p:.3f}")
+            text = f"{self.display.show(lost)} ← /{known}/: P = " + ("not learned yet" if p is None else f"{p:.3f}")
             if pin is not None:
                 text += f"; pinned ({'locked' if pin.locked else 'soft'}, weight {pin.weight:g})"
                 if pin.note:
@@ -119,14 +126,18 @@ class PinGridModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             if orientation == Qt.Orientation.Horizontal:
                 return f"/{self.cols[section]}/" if section < len(self.cols) else None
-            return self.rows[section] if section < len(self.rows) else None
+            return self.display.show(self.rows[section]) if section < len(self.rows) else None
+        if role == Qt.ItemDataRole.ToolTipRole and orientation == Qt.Orientation.Vertical and section < len(self.rows):
+            lost = self.rows[section]
+            shown = self.display.show(lost)
+            return f"{shown} (written {lost} in the data files)" if shown != lost else lost
         if role == Qt.ItemDataRole.ToolTipRole and orientation == Qt.Orientation.Horizontal:
             try:
                 return f"/{self.cols[section]}/: {unit_features(self.cols[section]).describe()}"
             except (DecipherError, IndexError):
                 return None
         if role == Qt.ItemDataRole.FontRole:
-            return text_font(12)
+            return text_font(11)
         return None
 
 
@@ -183,7 +194,7 @@ class PinCellDelegate(QStyledItemDelegate):
         painter.restore()
 
     def sizeHint(self, option, index) -> QSize:
-        return QSize(40, 28)
+        return QSize(36, 20)
 
 
 class PinGrid(QTableView):
@@ -196,10 +207,11 @@ class PinGrid(QTableView):
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        self.horizontalHeader().setDefaultSectionSize(40)
+        self.horizontalHeader().setDefaultSectionSize(36)
         self.horizontalHeader().setMinimumSectionSize(28)
         self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        self.verticalHeader().setDefaultSectionSize(28)
+        self.verticalHeader().setDefaultSectionSize(20)
+        self.verticalHeader().setMinimumSectionSize(18)
         self.setFont(text_font(11))
         self.setAccessibleName("Pinned-values grid")
         self.setAccessibleDescription("Rows are lost letters, columns known IPA units; shading is "
@@ -365,7 +377,7 @@ class PinsPanel(QWidget):
             bar.addWidget(b)
         bar.addStretch(1)
         lay.addLayout(bar)
-        split = QSplitter(Qt.Orientation.Horizontal)
+        split = QSplitter(Qt.Orientation.Vertical)  # the grid over the pin list: the grid gets the height
         self.grid = PinGrid()
         self.grid.toggleRequested.connect(self.toggleRequested)
         self.grid.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
@@ -380,7 +392,7 @@ class PinsPanel(QWidget):
         self.table.setAccessibleName("Pinned values")
         self.table.itemChanged.connect(self._edited)
         split.addWidget(self.table)
-        split.setStretchFactor(0, 3)
+        split.setStretchFactor(0, 8)
         split.setStretchFactor(1, 1)
         lay.addWidget(split, 1)
         self.legend = wrapping_label("Shading and numbers: learned P(letter | IPA) in %. Framed with a padlock = "
@@ -390,6 +402,10 @@ class PinsPanel(QWidget):
         self._filling = False
 
     # ---- contents ----------------------------------------------------------------------------
+
+    def set_display(self, table: DisplayTable) -> None:
+        self.grid.model().set_display(table)
+        self._fill_table(self._pins)
 
     def set_inventory(self, lost: Sequence[str], known: Sequence[str], pins: Sequence[PinnedValue]) -> None:
         self.grid.model().set_axes(lost, known, pins)
@@ -415,7 +431,8 @@ class PinsPanel(QWidget):
         try:
             self.table.setRowCount(len(pins))
             for r, p in enumerate(pins):
-                for c, v in enumerate((p.lost, f"/{p.known_ipa}/", f"{p.weight:g}", "", p.note)):
+                shown = self.grid.model().display.show(p.lost)
+                for c, v in enumerate((shown, f"/{p.known_ipa}/", f"{p.weight:g}", "", p.note)):
                     item = QTableWidgetItem(v)
                     if c in (0, 1):
                         item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)

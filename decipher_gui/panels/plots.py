@@ -155,10 +155,18 @@ class PlotWithTable(QWidget):
             self.standing.add(name)
             self._curve(name, **kw)
 
-    def _curve(self, name: str, *, symbol: str | None = None, style: int | None = None) -> pg.PlotDataItem:
+    def _curve(self, name: str, *, symbol: str | None = None, style: int | None = None,
+               colour_index: int | None = None) -> pg.PlotDataItem:
         curve = self.curves.get(name)
+        if curve is not None and colour_index is not None and getattr(curve, "_colour_index", None) != colour_index:
+            self.plot.removeItem(curve)
+            self.legend.removeItem(curve)
+            del self.curves[name]
+            curve = None
         if curve is None:
             i = FIXED.get(name, len(self.curves)) % 5 if name in FIXED else len(self.curves)
+            if colour_index is not None:
+                i = colour_index
             colour = SERIES[i % len(SERIES)]
             dash = STYLES[(i if style is None else style) % len(STYLES)]
             pen = pg.mkPen(colour, width=2, style=dash)
@@ -166,14 +174,15 @@ class PlotWithTable(QWidget):
                                    symbol=symbol, symbolBrush=colour, symbolPen=colour, symbolSize=6)
             curve.setClipToView(True)
             curve.setDownsampling(auto=True, method="peak")
+            curve._colour_index = colour_index
             self.curves[name] = curve
         return curve
 
     def set_series(self, name: str, xs: Sequence[float], ys: Sequence[float], *, symbol: str | None = None,
-                   style: int | None = None) -> None:
+                   style: int | None = None, colour_index: int | None = None) -> None:
         xs, ys = list(xs), list(ys)
         self.series[name] = (xs, ys)
-        curve = self._curve(name, symbol=symbol, style=style)
+        curve = self._curve(name, symbol=symbol, style=style, colour_index=colour_index)
         if self.isVisible():
             self._draw(name, curve)
         else:  # a hidden tab: draw when it is shown (saves the GUI thread most of the work)
@@ -282,17 +291,27 @@ class PlotsPanel(QWidget):
                 self.quality.append(name, [step], [metrics[key]], symbol="o")
         self.set_current_closeness(closeness, label)
 
+    def language_colour(self, label: str) -> int:
+        """One stable colour per known language (the part of a run label after "·"), in the
+        order languages first appear; the shown run and other runs differ by dash, not colour."""
+        language = label.split("·", 1)[-1].strip()
+        colours = self.__dict__.setdefault("_language_colours", {})
+        return colours.setdefault(language, len(colours))
+
     def set_current_closeness(self, closeness: Sequence[tuple[float, float]], label: str) -> None:
         for name in [n for n in self.closeness.series if n.startswith("▶")]:
             if name != f"▶ {label}":
                 self.closeness.clear(keep=[n for n in self.closeness.series if n != name])
-        self.closeness.set_series(f"▶ {label}", [c for c, _ in closeness], [v for _, v in closeness], style=0)
+        self.closeness.set_series(f"▶ {label}", [c for c, _ in closeness], [v for _, v in closeness], style=0,
+                                  colour_index=self.language_colour(label))
 
     def set_other_closeness(self, curves: dict[str, Sequence[tuple[float, float]]]) -> None:
-        """Earlier runs on other known languages (label → curve), replacing the previous ones."""
+        """Earlier runs on other known languages (label → curve), replacing the previous ones: in
+        their language's colour, dashed (the shown run's curve is solid)."""
         self.closeness.clear(keep=[n for n in self.closeness.series if n.startswith("▶")])
-        for i, (label, curve) in enumerate(curves.items()):
-            self.closeness.set_series(label, [c for c, _ in curve], [v for _, v in curve], style=1 + i)
+        for label, curve in curves.items():
+            self.closeness.set_series(label, [c for c, _ in curve], [v for _, v in curve], style=1,
+                                      colour_index=self.language_colour(label))
 
     def load_history(self, metrics: Sequence[tuple[int, str, float]]) -> None:
         """Fill the step plots from a stored run's metrics rows (step, name, value)."""

@@ -11,12 +11,17 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout,
                                QScrollArea, QStyle, QTableWidget, QTableWidgetItem, QToolButton,
                                QVBoxLayout, QWidget)
 
-from engine.config import Config
+from engine.config import PRESETS, Config
 from engine.errors import DecipherError
 from engine.project.store import CorpusInfo, LanguageInfo, RunRecord
 
 from ..config_form import BASIC, FieldInfo, config_fields
 from ..config_form import editor_value as _get, make_editor as _editor, set_editor_value as _set
+
+#: The presets of engine.config.PRESETS, as the Run panel and the New-project dialog offer them.
+PRESET_LABELS = {"paper": "Paper defaults (Gothic: spans 4–10, unsegmented)",
+                 "ugaritic": "Ugaritic (spans 3–10, segmented words)",
+                 "iberian": "Iberian (spans 3–10, coverage target 0.1)"}
 from ..worker import IDLE, PAUSED, RUNNING, STARTING, STOPPING
 
 
@@ -46,6 +51,8 @@ class CollapsibleSection(QWidget):
 
 class SettingsForm(QWidget):
     """Every Config field, basic ones on top, the others in a collapsible section by topic."""
+
+    changed = Signal()  # any field edited (or filled)
 
     def __init__(self, parent=None, advanced_open: bool = False):
         super().__init__(parent)
@@ -83,6 +90,12 @@ class SettingsForm(QWidget):
             form.addRow(label, w)
         self.advanced = CollapsibleSection("Advanced settings", adv, advanced_open)
         lay.addWidget(self.advanced)
+        for w, _ in self.editors.values():
+            for name in ("valueChanged", "toggled", "currentTextChanged", "textChanged"):
+                signal = getattr(w, name, None)
+                if signal is not None and hasattr(signal, "connect"):
+                    signal.connect(lambda *_: self.changed.emit())
+                    break
         self.set_config(Config())
 
     def set_config(self, config: Config) -> None:
@@ -105,6 +118,7 @@ class RunsPanel(QWidget):
     saveDefaultsRequested = Signal()
     restoreDefaultsRequested = Signal()
     runChosen = Signal(int)            # a stored run to show
+    presetChosen = Signal(str)         # a key of engine.config.PRESETS
 
     def __init__(self, parent=None, advanced_open: bool = False):
         super().__init__(parent)
@@ -115,8 +129,16 @@ class RunsPanel(QWidget):
         self.corpus.setAccessibleName("Corpus to decipher")
         self.language = QComboBox()
         self.language.setAccessibleName("Known language to compare with")
+        self.preset = QComboBox()
+        self.preset.setAccessibleName("Settings preset")
+        self.preset.addItem("(choose a preset…)", None)
+        for key in PRESETS:
+            self.preset.addItem(PRESET_LABELS.get(key, key.title()), key)
+        self.preset.setToolTip("Fill the settings below with the paper's settings for a language pair")
+        self.preset.activated.connect(self._preset_picked)
         pick.addRow("Corpus", self.corpus)
         pick.addRow("Known language", self.language)
+        pick.addRow("Preset", self.preset)
         outer.addLayout(pick)
         controls = QHBoxLayout()
         style = self.style()
@@ -144,6 +166,10 @@ class RunsPanel(QWidget):
         self.device_label = QLabel("Device: chosen when a run starts (CUDA if torch sees a GPU, else CPU)")
         self.device_label.setWordWrap(True)
         outer.addWidget(self.device_label)
+        self.span_note = QLabel("")
+        self.span_note.setWordWrap(True)
+        self.span_note.setAccessibleName("Words shorter than the shortest span")
+        outer.addWidget(self.span_note)
         self.form = SettingsForm(advanced_open=advanced_open)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
@@ -181,6 +207,38 @@ class RunsPanel(QWidget):
             self.resumeRequested.emit()
         else:
             self.pauseRequested.emit()
+
+    def _preset_picked(self, index: int) -> None:
+        key = self.preset.itemData(index)
+        if key:
+            self.presetChosen.emit(key)
+
+    def show_preset(self, key: str) -> None:
+        i = self.preset.findData(key)
+        if i >= 0:
+            self.preset.setCurrentIndex(i)
+
+    def set_span_note(self, short: int, total: int, min_span: int) -> None:
+        """Say how many written words of the corpus cannot be matched whole (shorter than the
+        shortest span)."""
+        if not total:
+            self.span_note.setText("")
+            return
+        share = short / total
+        text = (f"{short} of {total} written words ({share:.0%}) are shorter than the shortest span "
+                f"({min_span} letters) and cannot be matched whole.")
+        if share >= 0.2:
+            text = f"<b>⚠ {text}</b> Lower “shortest span” or choose a preset."
+        self.span_note.setText(text)
+
+    def reset_progress(self) -> None:
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        self.progress.setFormat("no run yet")
+        self.state_label.setText("Idle")
+        self.device_label.setText("Device: chosen when a run starts (CUDA if torch sees a GPU, else CPU)")
+        self.history.setRowCount(0)
+        self._run_ids = []
 
     def set_choices(self, corpora: Sequence[CorpusInfo], languages: Sequence[LanguageInfo]) -> None:
         for combo, items in ((self.corpus, corpora), (self.language, languages)):

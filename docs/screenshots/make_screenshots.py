@@ -5,7 +5,11 @@
 A copy of the bundled sample project gets three pins (two locked, one soft) and a control
 language (the Hebrew stems with their IPA units shuffled); it trains a short run on the control
 and one on Hebrew, accepts one match and rejects another, and saves:
-main-window.png, pinned-values.png, ipa-picker.png, plots-losses.png, plots-closeness.png.
+main-window.png, pinned-values.png (and main-window-pins.png, the grid in place), ipa-picker.png, plots-losses.png, plots-closeness.png;
+then, with the corpus's display table set to the conventional Ugaritic transliteration and to the
+Ugaritic script: inscriptions-transliteration.png, inscriptions-ugaritic-script.png,
+sign-values.png; and a right-to-left corpus (Hebrew words of the sample written in the Hebrew
+script, trained briefly against the Hebrew stems): rtl-corpus.png.
 """
 
 from __future__ import annotations
@@ -53,7 +57,8 @@ def main() -> int:
     from decipher_gui.panels.pins import IpaPicker
     from decipher_gui.screenshot import show_best_span
     from engine.config import Config
-    from engine.data import PinnedValue
+    from engine import display as display_tables
+    from engine.data import Inscription, PinnedValue
     from engine.sample import RUN_CONFIG_KEY, create_sample_project
 
     tmp = Path(tempfile.mkdtemp(prefix="screens-"))
@@ -65,6 +70,13 @@ def main() -> int:
                          source="docs/screenshots/make_screenshots.py")
     project.set_pins([PinnedValue("l", "l", 1.0, True, "lamed"), PinnedValue("m", "m", 1.0, True, "mem"),
                       PinnedValue("b", "b", 0.5, False, "probably")])
+    # a right-to-left corpus: Hebrew forms of the sample in the Hebrew script, three to a line
+    hebrew_script = display_tables.HEBREW_SCRIPT
+    forms = [s.form for s in project.stems(hebrew.id) if all(c in hebrew_script for c in s.form)][:90]
+    in_script = display_tables.preset("hebrew-script")  # with final forms at word ends
+    lines = [in_script.show_text(list(" ".join(forms[i:i + 3]))) for i in range(0, len(forms), 3)]
+    project.add_corpus("Hebrew words (Hebrew script)", [Inscription(f"heb:{i + 1}", t) for i, t in enumerate(lines)],
+                       source="docs/screenshots/make_screenshots.py")
     project.close()
 
     app = make_application()
@@ -105,13 +117,14 @@ def main() -> int:
     settle()
     args.out.mkdir(parents=True, exist_ok=True)
     w.grab().save(str(args.out / "main-window.png"))
-    w.pins_dock.setFloating(True)
-    w.pins_dock.resize(1250, 960)
+    w.pins_dock.raise_()  # in place: the right column's full height
     settle()
     w.pins.grid.setCurrentIndex(w.pins.grid.cell("b", "b"))
     w.pins.grid.scrollToTop()
     settle()
     w.pins.grab().save(str(args.out / "pinned-values.png"))
+    w.grab().save(str(args.out / "main-window-pins.png"))
+    w.runs_dock.raise_()
     picker = IpaPicker(w.pins.grid.model().rows, w, lost="H")
     picker.filters["ptype"].setCurrentIndex(picker.filters["ptype"].findData("consonant"))
     picker.filters["c_place"].setCurrentIndex(picker.filters["c_place"].findData("pharyngeal"))
@@ -128,6 +141,27 @@ def main() -> int:
         plots.tabs.setCurrentIndex(index)
         settle()
         plots.grab().save(str(args.out / name))
+    # the display tables: transliteration, then the Ugaritic script, then the sign values
+    w.plots_dock.setFloating(False)
+    w.set_display_table(display_tables.preset("ugaritic-transliteration"))
+    show_best_span(w)
+    settle()
+    w.inscriptions.grab().save(str(args.out / "inscriptions-transliteration.png"))
+    w.signs_dock.raise_()
+    settle()
+    w.signs.grab().save(str(args.out / "sign-values.png"))
+    w.runs_dock.raise_()
+    w.set_display_table(display_tables.preset("ugaritic-script"))
+    show_best_span(w)
+    settle()
+    w.inscriptions.grab().save(str(args.out / "inscriptions-ugaritic-script.png"))
+    # the right-to-left corpus, trained briefly so spans show
+    rtl = next(c for c in w.project.corpora() if c.name.startswith("Hebrew words"))
+    w.runs.corpus.setCurrentIndex(w.runs.corpus.findData(rtl.id))
+    run("Hebrew (sample)", max(20, args.steps // 2))
+    show_best_span(w)
+    settle()
+    w.inscriptions.grab().save(str(args.out / "rtl-corpus.png"))
     w.save_state_on_close = False
     w.close()
     dispose(w)

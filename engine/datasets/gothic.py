@@ -551,6 +551,36 @@ def build_vocabulary(lang: KnownLanguage, tokens: Sequence[tuple[Token, Link]], 
                       sum(1 for v in info.values() if v is not None), out_of_range)
 
 
+def vocabulary_funnel(lang: KnownLanguage, links: Sequence[tuple[Token, Link]], etym: Etymology,
+                      vocab: Vocabulary, *, min_units: int = MIN_UNITS, max_units: int = MAX_UNITS) -> dict[str, int]:
+    """Where candidate stems are lost, stage by stage, counted over the PG headwords linked to
+    at least one Gothic token: headwords -> those with a word of ``lang`` in the table -> the
+    words -> distinct stems -> transcribed -> under / in / over the unit range -> used."""
+    system = lang.system()
+    to_ipa = transcriber(system) if isinstance(system, str) else system.transcribe  # type: ignore[union-attr]
+    heads = {h for _, link in links for h in link.headwords}
+    with_words = [h for h in heads if _known_words(lang, h, etym)]
+    words = {w for h in with_words for w in _known_words(lang, h, etym)}
+    stems = {lang.stemmer(w) for w in words} - {""}
+    units: dict[str, int] = {}
+    for form in stems:
+        try:
+            units[form] = len(ipa_units(to_ipa(form)))
+        except (TranscriptionError, InputError):
+            pass
+    return {
+        "pg_headwords_linked": len(heads),
+        "with_words_in_table": len(with_words),
+        "known_words": len(words),
+        "distinct_stems": len(stems),
+        "transcribed": len(units),
+        f"under_{min_units}_units": sum(1 for n in units.values() if n < min_units),
+        f"over_{max_units}_units": sum(1 for n in units.values() if n > max_units),
+        "in_range": sum(1 for n in units.values() if min_units <= n <= max_units),
+        "used_by_a_token": len(vocab.stems),
+    }
+
+
 # --------------------------------------------------------------------------------------------
 # the dataset
 
@@ -674,6 +704,8 @@ def build(known: str, wr: int, seed: int, *, proiel: str | Path, etymology: str 
         "tokens_prefix_not_found": unlocated,
         "candidate_stems_in_range": vocab.candidates,
         "stems_out_of_range": vocab.out_of_range,
+        "vocabulary_funnel": vocabulary_funnel(KNOWN_LANGUAGES[known], links, etym, vocab, min_units=min_units,
+                                               max_units=max_units),
         "transcription_failures": len(vocab.failures),
         "transcription_failure_list": [f"{f}: {why}" for f, why in sorted(set(vocab.failures))],
         "stems": len(stems),

@@ -7,7 +7,7 @@ Hook into the main entry point with::
     args = parser.parse_args(argv); return args.func(args)
 
 or call :func:`main` with the words after ``project`` (``main(["info", "my.decipher"])``).
-Every failure prints one line to stderr and returns a non-zero exit code.
+Every failure prints one line to stderr and returns exit status 2 (as every ``decipher`` command).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sqlite3
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -25,11 +26,14 @@ from . import exporting, importing
 from .store import Project
 
 IMPORT_KINDS = ("lost", "known", "gold", "prior", "text", "cog", "hesperia", "cldf", "wordlist", "matches")
-EXPORT_KINDS = ("matches", "prior", "lost", "known", "gold")
+EXPORT_KINDS = ("matches", "prior", "lost", "known", "gold", "sign_values")
 
 #: Metric names shown as P@1 / P@10 by ``decipher project runs`` (compared case-insensitively).
 P_AT_1 = ("p@1", "precision@1", "p_at_1")
 P_AT_10 = ("p@10", "precision@10", "p_at_10")
+
+#: The exit status of every user error (bad input, unreadable or unwritable file).
+EXIT_USER_ERROR = 2
 
 _DELIMITERS = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|"}
 
@@ -100,9 +104,10 @@ def _add_verbs(parser: argparse.ArgumentParser) -> None:
                     ("prior", "the pinned values as PRIOR.csv"),
                     ("lost", "a corpus as LOST.csv (--corpus)"),
                     ("known", "a known language as KNOWN.csv (--language)"),
-                    ("gold", "a corpus's gold as GOLD.csv (--corpus)")):
+                    ("gold", "a corpus's gold as GOLD.csv (--corpus)"),
+                    ("sign-values", "each sign's best sounds with probabilities, pinned or learned (--run)")):
         kind.add_argument(f"--{k}", metavar="OUT", type=Path, help=what)
-    p.add_argument("--run", type=int, metavar="ID", help="--matches: which run")
+    p.add_argument("--run", type=int, metavar="ID", help="--matches/--sign-values: which run")
     p.add_argument("--corpus", help="--lost/--gold: which corpus (by name)")
     p.add_argument("--language", help="--known: which known language (by name)")
     p.add_argument("--tsv", action="store_true", help="tab-separated (also chosen by a .tsv name)")
@@ -129,7 +134,8 @@ def add_project_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def handle(args: argparse.Namespace, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    """Run a parsed ``project`` command; returns the exit code (0 ok, 1 failed, 2 usage)."""
+    """Run a parsed ``project`` command; returns the exit code: 0 done, 2 a user error (bad
+    input, a file that cannot be read or written; one line on ``err``), as for every command."""
     out = out or sys.stdout
     err = err or sys.stderr
     verb = getattr(args, "verb", None)
@@ -142,12 +148,19 @@ def handle(args: argparse.Namespace, *, out: TextIO | None = None, err: TextIO |
     try:
         return _VERBS[verb](args, out)
     except DecipherError as e:
-        print(f"decipher project {verb}: error: {e}", file=err)
-        return 1
+        print(f"decipher project {verb}: error: {_one_line(e)}", file=err)
+        return EXIT_USER_ERROR
     except OSError as e:
         where = f"{e.filename}: " if getattr(e, "filename", None) else ""
         print(f"decipher project {verb}: error: {where}{e.strerror or e}", file=err)
-        return 1
+        return EXIT_USER_ERROR
+    except sqlite3.Error as e:  # the store wraps these; a last guard against a traceback
+        print(f"decipher project {verb}: error: {getattr(args, 'file', '')}: {e}", file=err)
+        return EXIT_USER_ERROR
+
+
+def _one_line(error: Exception) -> str:
+    return " ".join(str(error).splitlines())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -252,6 +265,11 @@ def _export(args, out: TextIO) -> int:
         elif kind == "known":
             n = exporting.export_known(project, target, args.language, **options)
             what = "stems"
+        elif kind == "sign_values":
+            from ..signvalues import export_sign_values
+
+            n = export_sign_values(project, target, run_id=args.run, **options)
+            what = "sign values"
         else:
             n = exporting.export_gold(project, target, args.corpus, **options)
             what = "gold annotations"

@@ -213,8 +213,11 @@ class RunRecorder(RunSink):
         self._pins = tuple(start.pins)
         self.last_step = start.step
 
-    def checkpoint_file(self, start: RunStart | None = None) -> Path:
-        """The default checkpoint of this run: ``<project>.runs/run-<id>/checkpoint.pt``."""
+    def checkpoint_file(self, start: RunStart | None = None) -> Path | None:
+        """The default checkpoint of this run: ``<project>.runs/run-<id>/checkpoint.pt`` (None when
+        the project refused to record the run: then nothing would name the file)."""
+        if self.run_id is None:
+            return None
         return checkpoint_folder(self.project_path, self.run_id) / "checkpoint.pt"
 
     def step(self, event: StepEvent, *, force: bool = False) -> None:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import ProjectError
+from . import access
 
 #: ``PRAGMA application_id`` of every project file: the ASCII bytes "DCPH" (0x44435048).
 APPLICATION_ID = 0x44435048
@@ -219,8 +220,14 @@ def schema_version() -> int:
 SCHEMA_VERSION = schema_version()
 
 
-def migrate(conn: sqlite3.Connection, target: int | None = None) -> tuple[int, int]:
+def migrate(conn: sqlite3.Connection, target: int | None = None, *,
+            before_change: Callable[[int], None] | None = None) -> tuple[int, int]:
     """Bring the open file up to ``target`` (default: the newest) in one transaction.
+
+    The version is read inside that transaction (``BEGIN IMMEDIATE``), so of several processes
+    opening an old file at once one upgrades it and the others find it current.
+    ``before_change(version)`` runs under the same lock just before the first change (to write a
+    backup of exactly the state being upgraded); an exception from it aborts the upgrade.
 
     Foreign-key enforcement is off during the migration (so future migrations may rebuild
     tables) and the whole file is checked with ``PRAGMA foreign_key_check`` before COMMIT.
@@ -231,6 +238,8 @@ def migrate(conn: sqlite3.Connection, target: int | None = None) -> tuple[int, i
     conn.execute("BEGIN IMMEDIATE")
     try:
         before = conn.execute("PRAGMA user_version").fetchone()[0]
+        if before < target and before_change is not None:
+            before_change(before)
         for version in range(before, target):
             MIGRATIONS[version](conn)
         if before < target:
@@ -309,38 +318,26 @@ def _sidecars(path: Path) -> tuple[Path, Path]:
     return path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")
 
 
-def inspect_file(path: str | Path, *, check: bool = True) -> FileInfo:
-    """Read-only checks before a file is opened for writing.
-
-    After :func:`read_header`, the file is opened read-only: ``immutable=1`` when no ``-wal``
-    file lies beside it (nothing at all is created), else ``mode=ro`` so committed data still in
-    the WAL (left by a killed process) is seen. ``PRAGMA quick_check`` then finds damage.
-    """
-    path = Path(path)
-    info = read_header(path)
-    if not check:
-        return info
-    wal, shm = _sidecars(path)
-    had_wal, had_shm = wal.exists(), shm.exists()
-    uri = path.absolute().as_uri() + ("?mode=ro" if had_wal else "?immutable=1")
-    conn = None
+def check_connection(conn: sqlite3.Connection, path: Path) -> int:
+    """Check an open connection's file: our application id, a version we can read, and
+    ``PRAGMA quick_check``, in one read transaction (a consistent view even while other processes
+    write). Returns the schema version; every refusal is a ProjectError that says why."""
     try:
-        conn = sqlite3.connect(uri, uri=True)
-        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        result = [r[0] for r in conn.execute("PRAGMA quick_check(5)").fetchall()]
+        conn.execute("BEGIN")
+        try:
+            app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            result = [r[0] for r in conn.execute("PRAGMA quick_check(5)").fetchall()]
+        finally:
+            if conn.in_transaction:
+                conn.execute("COMMIT")
+    except sqlite3.OperationalError as e:
+        if "locked" in str(e) or "busy" in str(e):
+            raise ProjectError(f"{path}: the file is busy in another program ({e}); try again") from None
+        raise ProjectError(f"{path}: cannot read the file ({e})") from None
     except sqlite3.DatabaseError as e:
         raise ProjectError(f"{path}: the file is damaged ({e}); restore it from a backup "
                            "or an earlier copy") from None
-    finally:
-        if conn is not None:
-            conn.close()
-        for side, had in ((shm, had_shm), (wal, had_wal)):
-            try:
-                if not had and side.exists() and (side is shm or side.stat().st_size == 0):
-                    side.unlink()
-            except OSError:
-                pass
     if result != ["ok"]:
         first = result[0].splitlines()
         detail = first[1] if len(first) > 1 and first[0].startswith("***") else first[0]
@@ -349,7 +346,42 @@ def inspect_file(path: str | Path, *, check: bool = True) -> FileInfo:
     if app_id != APPLICATION_ID:
         raise ProjectError(f"{path}: not a project file (application_id 0x{app_id & 0xFFFFFFFF:08X})")
     _check_version(path, version)
-    return FileInfo(path, info.size, app_id, version, info.wal)
+    return version
+
+
+def inspect_file(path: str | Path, *, check: bool = True) -> FileInfo:
+    """Read-only checks of a project file: :func:`read_header`, then (``check``) a look through
+    SQLite at its id, version and ``PRAGMA quick_check``.
+
+    The look opens the file as :func:`Project.open <engine.project.store.Project.open>` would
+    (read-write where it may, with no write made, so that SQLite, on closing, tidies up the files
+    it made; read-only where it must) and never removes a ``-wal`` or ``-shm`` file: those belong
+    to SQLite and may be in use by another process at that very moment.
+    """
+    path = Path(path)
+    info = read_header(path)
+    if not check:
+        return info
+    try:
+        conn = access.connect(path, access.choose(path))
+    except sqlite3.Error as e:
+        raise ProjectError(f"{path}: cannot open ({e})") from None
+    try:
+        version = check_connection(conn, path)
+    finally:
+        conn.close()
+    return FileInfo(path, info.size, APPLICATION_ID, version, info.wal)
+
+
+def backup_paths(path: Path, version: int) -> list[Path]:
+    """The backups of ``path`` at ``version`` that exist, in the order :func:`backup_path` names them."""
+    found = []
+    candidate, k = path.with_name(f"{path.name}.v{version}.bak"), 2
+    while candidate.exists():
+        found.append(candidate)
+        candidate = path.with_name(f"{path.name}.v{version}-{k}.bak")
+        k += 1
+    return found
 
 
 def backup_path(path: Path, version: int) -> Path:

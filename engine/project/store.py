@@ -37,6 +37,8 @@ from ..data import Corpus, GoldAnnotation, Inscription, PinnedValue, Stem, Vocab
 from ..errors import DecipherError, ProjectError
 from ..results import Alternative, Match
 from . import schema
+from . import access
+from .access import Access
 from .schema import APPLICATION_ID, DECISIONS, SCHEMA_VERSION
 
 #: A run still "running" whose process lives on this host is taken for dead only when its
@@ -55,9 +57,13 @@ T = TypeVar("T")
 # small helpers
 
 
+def _utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
 def now_iso() -> str:
     """UTC time as ISO 8601 with milliseconds, e.g. ``2024-05-01T12:00:00.000+00:00``."""
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    return _utc_now().isoformat(timespec="milliseconds")
 
 
 def _parse_time(value: str | None) -> datetime | None:
@@ -240,8 +246,13 @@ class Project:
     SCHEMA_VERSION = SCHEMA_VERSION
 
     def __init__(self, path: Path, conn: sqlite3.Connection, *, migrated_from: int | None = None,
-                 backup: Path | None = None):
+                 backup: Path | None = None, access: access.Access | None = None,
+                 clock: Callable[[], datetime] | None = None):
         self.path = path
+        self.access = access or Access("rw")
+        self.clock = clock or _utc_now
+        """Now, as a UTC datetime: the clock of the file's time stamps and of the staleness checks
+        (tests inject one)."""
         self._conn: sqlite3.Connection | None = conn
         self._lock = threading.RLock()
         self._depth = 0
@@ -256,8 +267,14 @@ class Project:
     # ---- opening and closing -------------------------------------------------------------
 
     @classmethod
-    def create(cls, path: str | Path, *, overwrite: bool = False) -> "Project":
-        """Make a new, empty project file and open it. The file appears complete or not at all."""
+    def create(cls, path: str | Path, *, overwrite: bool = False,
+               clock: Callable[[], datetime] | None = None) -> "Project":
+        """Make a new, empty project file and open it. The file appears complete or not at all.
+
+        Without ``overwrite`` the finished file is linked into place, which fails when another
+        process made the same file meanwhile (a plain rename would replace that file, and any
+        run already written into it, without a word).
+        """
         path = Path(path)
         if path.exists() and not overwrite:
             raise ProjectError(f"{path}: the file already exists")
@@ -268,55 +285,86 @@ class Project:
                                "files exist); close it first")
         if not path.parent.is_dir():
             raise ProjectError(f"{path}: the folder {path.parent} does not exist")
+        if not os.access(path.parent, os.W_OK | os.X_OK):
+            raise ProjectError(f"{path}: cannot write in the folder {path.parent} (it is read-only)")
         tmp = path.with_name(f".{path.name}.{os.getpid()}.creating")
         try:
             _build_file(tmp, SCHEMA_VERSION)
-            os.replace(tmp, path)
-        except OSError as e:
-            raise ProjectError(f"{path}: cannot write the file ({e.strerror or e})") from None
+            if overwrite:
+                os.replace(tmp, path)
+            else:
+                _link_new(tmp, path)
+        except FileExistsError:
+            raise ProjectError(f"{path}: the file already exists") from None
+        except (OSError, sqlite3.Error) as e:
+            raise ProjectError(f"{path}: cannot write the file "
+                               f"({getattr(e, 'strerror', None) or e})") from None
         finally:
-            for p in (tmp, *schema._sidecars(tmp)):
+            for p in (tmp, *schema._sidecars(tmp)):  # our private temporary file only
                 with contextlib.suppress(OSError):
                     p.unlink()
-        return cls.open(path)
+        return cls.open(path, clock=clock)
 
     @classmethod
-    def open(cls, path: str | Path, *, stale_same_host: float = STALE_SAME_HOST,
-             stale_other_host: float = STALE_OTHER_HOST) -> "Project":
+    def open(cls, path: str | Path, *, read_only: bool = False,
+             stale_same_host: float = STALE_SAME_HOST, stale_other_host: float = STALE_OTHER_HOST,
+             clock: Callable[[], datetime] | None = None,
+             access_check: access.AccessCheck | None = None) -> "Project":
         """Open an existing project file.
 
         Refuses (ProjectError, file untouched) anything that is not SQLite, is damaged, is another
         application's database, or has a newer schema than this code. An older schema is first
         copied to ``<file>.v<N>.bak`` and then upgraded in one transaction. Runs left "running"
         by a dead process are marked "interrupted" (see :meth:`check_interrupted`).
+
+        Safe with any number of processes opening, writing and closing the same file at once:
+        every check reads through SQLite (never around it), every change waits its turn
+        (``BEGIN IMMEDIATE`` with a busy timeout), and no ``-wal``/``-shm`` file is ever removed.
+
+        ``read_only`` (or a file or folder that cannot be written, see :mod:`.access`) opens the
+        file for viewing: every change is then refused with one line saying why (see
+        :attr:`read_only` and ``access.reason``). ``clock`` (a UTC ``datetime``) replaces the wall
+        clock in time stamps and staleness checks; ``access_check`` replaces :func:`os.access`.
         """
         path = Path(path)
-        info = schema.inspect_file(path)
-        backup = None
-        if info.version < SCHEMA_VERSION:
-            backup = _write_backup(path, info.version)
+        info = schema.read_header(path)
+        if not read_only:
+            access.restore_shm_mode(path, access=access_check)
+        how = access.choose(path, read_only=read_only, access=access_check)
         try:
-            conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False,
-                                   timeout=30.0)
+            conn = access.connect(path, how)
         except sqlite3.Error as e:
             raise ProjectError(f"{path}: cannot open ({e})") from None
+        backup: list[Path] = []
+        migrated_from = None
         try:
-            conn.execute("PRAGMA busy_timeout=30000")
-            migrated_from = None
-            if info.version < SCHEMA_VERSION:
+            version = schema.check_connection(conn, path)
+            if version < SCHEMA_VERSION:
+                if how.read_only:
+                    raise ProjectError(f"{path}: written by an older version (schema v{version}) "
+                                       f"and {how.reason}: it can only be opened once it may be "
+                                       "upgraded (make it writable)")
                 try:
-                    before, _ = schema.migrate(conn)
-                except (sqlite3.Error, ProjectError) as e:
+                    before, _ = schema.migrate(
+                        conn, before_change=lambda v: backup.append(_write_backup(conn, path, v)))
+                except ProjectError as e:
+                    if not backup:  # the backup itself failed: its message says so
+                        raise
                     raise ProjectError(f"{path}: could not upgrade the file from schema "
-                                       f"v{info.version} to v{SCHEMA_VERSION} ({e}); the file is "
-                                       f"unchanged (backup: {backup})") from None
+                                       f"v{version} to v{SCHEMA_VERSION} ({e}); the file is "
+                                       f"unchanged (backup: {backup[0]})") from None
+                except sqlite3.Error as e:
+                    raise ProjectError(f"{path}: could not upgrade the file from schema "
+                                       f"v{version} to v{SCHEMA_VERSION} ({e}); the file is "
+                                       f"unchanged (backup: {backup[0] if backup else 'none'})") from None
                 migrated_from = before if before < SCHEMA_VERSION else None
             # the pragmas that are not stored in the file
             conn.execute("PRAGMA foreign_keys=ON")
-            mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
-            if mode.lower() != "wal":
-                conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
+            if not how.read_only:
+                mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+                if mode.lower() != "wal":
+                    conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
             # a second check after the upgrade: this must be ours and current now
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version != SCHEMA_VERSION:
@@ -328,7 +376,11 @@ class Project:
         except sqlite3.Error as e:
             conn.close()
             raise ProjectError(f"{path}: cannot open ({e})") from None
-        project = cls(path, conn, migrated_from=migrated_from, backup=backup)
+        project = cls(path, conn, migrated_from=migrated_from,
+                      backup=backup[0] if backup and migrated_from is not None else None,
+                      access=how, clock=clock)
+        if how.read_only:
+            return project
         try:
             project.interrupted = project.check_interrupted(stale_same_host=stale_same_host,
                                                             stale_other_host=stale_other_host)
@@ -338,7 +390,8 @@ class Project:
         return project
 
     def close(self) -> None:
-        """Checkpoint the WAL into the file and close. Safe to call twice."""
+        """Close; the last connection to close checkpoints the WAL into the file (SQLite then
+        removes its -wal and -shm). Safe to call twice."""
         with self._lock:
             conn, self._conn = self._conn, None
             if conn is None:
@@ -346,15 +399,28 @@ class Project:
             try:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
-                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                if not self.read_only:
+                    # without waiting: while other processes use the file this does part of the
+                    # work or none, and the last connection to close finishes it
+                    conn.execute("PRAGMA busy_timeout=0")
+                    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             except sqlite3.Error:
-                pass  # another process holds the file: the last one to close checkpoints it
+                pass
             finally:
                 conn.close()
 
     @property
     def closed(self) -> bool:
         return self._conn is None
+
+    def _stamp(self) -> str:
+        """Now by the project's clock, as :func:`now_iso` writes it."""
+        return self.clock().astimezone(timezone.utc).isoformat(timespec="milliseconds")
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the project is open for viewing only (every change is refused)."""
+        return self.access.read_only
 
     def __enter__(self) -> "Project":
         return self
@@ -396,6 +462,9 @@ class Project:
                 finally:
                     self._depth -= 1
                 return
+            if self.read_only:
+                raise ProjectError(f"{self.path}: the project is open read-only "
+                                   f"({self.access.reason}); nothing was changed")
             try:
                 conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as e:
@@ -448,7 +517,7 @@ class Project:
         with self._lock:
             path = self.backup_to(path)
             self.close()
-            other = Project.open(path)
+            other = Project.open(path, clock=self.clock)
             self.__dict__.update({k: v for k, v in other.__dict__.items() if k != "_lock"})
 
     # ---- settings ---------------------------------------------------------------------------
@@ -495,7 +564,7 @@ class Project:
                 raise ProjectError(f"a corpus named {name!r} already exists in {self.path.name}; "
                                    "choose another name")
             corpus_id = self.db["corpus"].insert(
-                {"name": name, "source": str(source), "format": format, "imported_at": now_iso()}).last_pk
+                {"name": name, "source": str(source), "format": format, "imported_at": self._stamp()}).last_pk
             self.db["inscription"].insert_all(
                 ({"corpus_id": corpus_id, "position": i, "inscription_id": ins.id, "raw": ins.raw,
                   "text": ins.text, "meta": json.dumps(dict(ins.meta), ensure_ascii=False)}
@@ -559,7 +628,7 @@ class Project:
                 raise ProjectError(f"a known language named {name!r} already exists in "
                                    f"{self.path.name}; choose another name")
             language_id = self.db["language"].insert(
-                {"name": name, "source": str(source), "format": format, "imported_at": now_iso()}).last_pk
+                {"name": name, "source": str(source), "format": format, "imported_at": self._stamp()}).last_pk
             self.db["stem"].insert_all(
                 ({"language_id": language_id, "position": i, "form": s.form, "ipa": s.ipa,
                   "gloss": s.gloss or "", "source": s.source or ""} for i, s in enumerate(items)),
@@ -652,7 +721,7 @@ class Project:
         """Add a pin, or update the one with the same (lost, known_ipa) (keeps its created time)."""
         self._check_pin(pin)
         with self.transaction():
-            self._upsert_pin(pin, now_iso())
+            self._upsert_pin(pin, self._stamp())
 
     @_locked
     def set_pins(self, pins: Iterable[PinnedValue]) -> int:
@@ -660,7 +729,7 @@ class Project:
         items = list(pins)
         for p in items:
             self._check_pin(p)
-        stamp = now_iso()
+        stamp = self._stamp()
         with self.transaction():
             for p in items:
                 self._upsert_pin(p, stamp)
@@ -683,7 +752,7 @@ class Project:
             if (p.lost, p.known_ipa) in keys:
                 raise ProjectError(f"pin {p.lost} -> {p.known_ipa} given twice")
             keys.add((p.lost, p.known_ipa))
-        stamp = now_iso()
+        stamp = self._stamp()
         with self.transaction():
             created = {(lo, k): c for lo, k, c in self.conn.execute(
                 "SELECT lost, known_ipa, created_at FROM pin")}
@@ -732,7 +801,7 @@ class Project:
         if resumed_from is not None:
             self._need("run", resumed_from)
         pin_list = list(self.pins() if pins is None else pins)
-        stamp = now_iso()
+        stamp = self._stamp()
         live = status == "running"
         with self.transaction():
             run_id = self.db["run"].insert({
@@ -776,7 +845,7 @@ class Project:
             return
         self.conn.execute("UPDATE run SET heartbeat_at = ?, last_step = "
                           "CASE WHEN ? IS NULL THEN last_step ELSE max(coalesce(last_step, ?), ?) END "
-                          "WHERE id = ?", (now_iso(), step, step, step, run_id))
+                          "WHERE id = ?", (self._stamp(), step, step, step, run_id))
 
     @_locked
     def set_checkpoint(self, run_id: int, path: str | Path | None) -> None:
@@ -881,7 +950,7 @@ class Project:
             self.conn.execute(
                 "UPDATE run SET status = ?, ended_at = ?, error = ?, "
                 "checkpoint = coalesce(?, checkpoint) WHERE id = ?",
-                (status, now_iso(), error, None if checkpoint is None else str(checkpoint), run_id))
+                (status, self._stamp(), error, None if checkpoint is None else str(checkpoint), run_id))
 
     @_locked
     def runs(self, status: str | None = None) -> list[RunRecord]:
@@ -909,7 +978,6 @@ class Project:
             self.conn.execute("DELETE FROM run WHERE id = ?", (run_id,))
 
     @_locked
-    @_locked
     def check_interrupted(self, *, stale_same_host: float = STALE_SAME_HOST,
                           stale_other_host: float = STALE_OTHER_HOST) -> list[int]:
         """Mark "interrupted" every run left "running" by a process that is gone.
@@ -919,12 +987,29 @@ class Project:
         ``stale_other_host``. The checkpoint path stays, so the run can be resumed.
         Returns the ids marked.
         """
-        rows = self.conn.execute("SELECT id, host, pid, heartbeat_at, started_at FROM run "
-                                 "WHERE status = 'running'").fetchall()
-        if not rows:
+        if self.read_only:
             return []
+        query = "SELECT id, host, pid, heartbeat_at, started_at FROM run WHERE status = 'running'"
+        # a look without the write lock first (most opens find nothing to do) ...
+        if not self._dead_runs(self.conn.execute(query).fetchall(), stale_same_host, stale_other_host):
+            return []
+        # ... then again under it: another process may have marked or finished them meanwhile
+        with self.transaction():
+            dead = self._dead_runs(self.conn.execute(query).fetchall(), stale_same_host,
+                                   stale_other_host)
+            for run_id, last, pid_gone in dead:
+                why = ("its process ended without finishing the run (crash or kill)" if pid_gone
+                       else "no heartbeat since " + str(last))
+                self.conn.execute(
+                    "UPDATE run SET status = 'interrupted', ended_at = coalesce(?, ended_at), "
+                    "error = coalesce(error, ?) WHERE id = ? AND status = 'running'",
+                    (last, f"interrupted: {why}", run_id))
+        return [d[0] for d in dead]
+
+    def _dead_runs(self, rows, stale_same_host: float, stale_other_host: float) -> list[tuple]:
+        """(id, last sign of life, whether its pid is gone) of the running rows taken for dead."""
         here = socket.gethostname()
-        now = datetime.now(timezone.utc)
+        now = self.clock()
         dead = []
         for run_id, host, pid, beat, started in rows:
             last = _parse_time(beat) or _parse_time(started)
@@ -935,17 +1020,7 @@ class Project:
                 gone = age > stale_other_host
             if gone:
                 dead.append((run_id, beat or started, host == here and not pid_alive(pid)))
-        if not dead:
-            return []
-        with self.transaction():
-            for run_id, last, pid_gone in dead:
-                why = ("its process ended without finishing the run (crash or kill)" if pid_gone
-                       else "no heartbeat since " + str(last))
-                self.conn.execute(
-                    "UPDATE run SET status = 'interrupted', ended_at = coalesce(?, ended_at), "
-                    "error = coalesce(error, ?) WHERE id = ? AND status = 'running'",
-                    (last, f"interrupted: {why}", run_id))
-        return [d[0] for d in dead]
+        return dead
 
     # ---- matches and decisions ---------------------------------------------------------------
 
@@ -1007,7 +1082,7 @@ class Project:
             "decided_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, inscription_id, "
             "span_start, span_end, form) DO UPDATE SET status = excluded.status, "
             "note = excluded.note, decided_at = excluded.decided_at",
-            (run_id, *key, status, note or "", now_iso()))
+            (run_id, *key, status, note or "", self._stamp()))
 
     @_locked
     def decisions(self, run_id: int) -> dict[DecisionKey, str]:
@@ -1077,24 +1152,64 @@ def _build_file(path: Path, version: int) -> None:
         conn.close()
 
 
-def _write_backup(path: Path, version: int) -> Path:
-    """Copy the file to ``<file>.v<N>.bak`` before an upgrade (exact bytes when it has no WAL)."""
-    target = schema.backup_path(path, version)
+def _link_new(tmp: Path, path: Path) -> None:
+    """Put ``tmp`` at ``path`` only if nothing is there (FileExistsError otherwise)."""
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise
+    except OSError:  # a file system without hard links: check, then rename (a small window)
+        if path.exists():
+            raise FileExistsError(path) from None
+        os.replace(tmp, path)
+
+
+def _same_bytes(a: Path, b: Path) -> bool:
+    try:
+        if a.stat().st_size != b.stat().st_size:
+            return False
+        with open(a, "rb") as fa, open(b, "rb") as fb:
+            while True:
+                x, y = fa.read(1 << 20), fb.read(1 << 20)
+                if x != y:
+                    return False
+                if not x:
+                    return True
+    except OSError:
+        return False
+
+
+def _write_backup(conn: sqlite3.Connection, path: Path, version: int) -> Path:
+    """Copy the file to ``<file>.v<N>.bak`` before an upgrade; called by :func:`schema.migrate`
+    under its write lock, so no other process changes the file while it is copied.
+
+    Exact bytes when no WAL holds data (else a consistent copy through SQLite's backup API). A
+    backup with the same bytes already there (left by an earlier attempt that failed) is
+    reused, so failed attempts do not pile up copies.
+    """
     wal = schema._sidecars(path)[0]
+    tmp = path.with_name(f".{path.name}.v{version}.{os.getpid()}.bak.part")
     try:
         if wal.exists() and wal.stat().st_size > 0:
-            src = sqlite3.connect(path.absolute().as_uri() + "?mode=ro", uri=True)
-            dst = sqlite3.connect(str(target))
+            dst = sqlite3.connect(str(tmp))
             try:
-                src.backup(dst)
+                conn.backup(dst)
             finally:
                 dst.close()
-                src.close()
         else:
-            shutil.copy2(path, target)
+            shutil.copy2(path, tmp)
+        target = schema.backup_path(path, version)
+        for earlier in schema.backup_paths(path, version):
+            if _same_bytes(earlier, tmp):
+                target = earlier
+                break
+        else:
+            os.replace(tmp, target)
     except (OSError, sqlite3.Error) as e:
-        with contextlib.suppress(OSError):
-            target.unlink()
-        raise ProjectError(f"{path}: cannot write the backup {target.name} before upgrading the "
-                           f"file ({e}); nothing was changed") from None
+        raise ProjectError(f"{path}: cannot write a backup before upgrading the file "
+                           f"({getattr(e, 'strerror', None) or e}); nothing was changed") from None
+    finally:
+        for p in (tmp, *schema._sidecars(tmp)):
+            with contextlib.suppress(OSError):
+                p.unlink()
     return target

@@ -318,3 +318,16 @@ def test_bundled_sample_is_reproducible(full_pgm, tmp_path):
     main(["--known", "pgm", "--wr", "0", "--seed", "0", "--sample", "80", "--out", str(tmp_path), "--quiet"])
     for name in ("lost.csv", "known.csv", "gold.csv"):
         assert (tmp_path / name).read_text(encoding="utf-8") == (GOTHIC / name).read_text(encoding="utf-8"), name
+
+
+@pytest.mark.parametrize("known", ["pgm", "non", "ang"])
+def test_vocabulary_funnel_counts_each_stage_down_to_the_stems_used(known, mini_cache):
+    ds = mini(known, cache=mini_cache)
+    f = ds.stats["vocabulary_funnel"]
+    stages = [f["pg_headwords_linked"], f["with_words_in_table"]]
+    assert stages[0] >= stages[1] > 0
+    assert f["distinct_stems"] <= f["known_words"] and f["transcribed"] <= f["distinct_stems"]
+    assert f["under_4_units"] + f["in_range"] + f["over_10_units"] == f["transcribed"]
+    assert f["used_by_a_token"] == len(ds.stems) <= f["in_range"]
+    if known == "pgm":  # every PG headword is its own known word
+        assert f["with_words_in_table"] == f["known_words"] == f["pg_headwords_linked"]

@@ -72,7 +72,7 @@ def test_errors_are_one_line_and_leave_the_file(tmp_path, capsys, argv, message)
     before = sha(path)
     code = main([a.format(f=path, tmp=tmp_path) for a in argv])
     captured = capsys.readouterr()
-    assert code == 1
+    assert code == 2  # a user error, as the README says (it was 1)
     assert len(captured.err.strip().splitlines()) == 1 and message in captured.err
     assert sha(path) == before
 
@@ -80,7 +80,7 @@ def test_errors_are_one_line_and_leave_the_file(tmp_path, capsys, argv, message)
 def test_not_a_project_and_usage_errors(tmp_path, capsys):
     notes = tmp_path / "notes.txt"
     notes.write_text("hello", encoding="utf-8")
-    assert main(["info", str(notes)]) == 1
+    assert main(["info", str(notes)]) == 2
     assert "not a project file" in capsys.readouterr().err
     assert main(["import", str(notes)]) == 2  # no kind given: argparse usage error
     assert main([]) == 2
@@ -116,5 +116,5 @@ def test_reader_verbs(tmp_path, capsys):
     assert "corpus 'sample' (4 inscriptions) and known language 'hebrew' (4 stems)" in capsys.readouterr().out
     assert main(["import", f, "--hesperia", str(DATA.parent / "hesperia" / "sample.csv"), "--name", "h"]) == 0
     assert "(16 inscriptions)" in capsys.readouterr().out
-    assert main(["import", f, "--wordlist", str(words / "latin_words.txt")]) == 1
+    assert main(["import", f, "--wordlist", str(words / "latin_words.txt")]) == 2
     assert "needs --system" in capsys.readouterr().err

@@ -223,6 +223,12 @@ def test_checkpoints_hold_only_tensors_and_plain_values(tmp_path, cipher):
     again = Trainer.from_checkpoint(tmp_path / "c.pt", cipher.corpus, cipher.vocabulary, live_interval=None)
     assert again.step == 3 and again.pins == trainer.pins
     assert again.rng.getstate() == trainer.rng.getstate()
+    # a checkpoint of the previous format (the Python RNG state as a tuple) still resumes
+    old = dict(state, format="decipher-checkpoint/1", rng=trainer.rng.getstate())
+    del old["numpy_rng"]
+    torch.save(old, tmp_path / "v1.pt")
+    v1 = Trainer.from_checkpoint(tmp_path / "v1.pt", cipher.corpus, cipher.vocabulary, live_interval=None)
+    assert v1.step == 3 and v1.rng.getstate() == trainer.rng.getstate()
 
 
 # ---- write failures -------------------------------------------------------------------------------
@@ -460,3 +466,29 @@ def test_the_atomic_writer_names_the_target_leaves_nothing_and_writes_through_li
     atomic.write_csv(link, ["a"], [["=1+1"]], guard_formulas=True)
     assert link.is_symlink() and target.read_bytes() == b"a\r\n'=1+1\r\n"
     assert atomic.unguard_formula("'=1+1") == "=1+1" and atomic.unguard_formula("'x") == "'x"
+
+
+def test_nothing_below_the_cli_imports_it_and_the_gui_builds_no_trainer():
+    import ast
+
+    root = Path(__file__).resolve().parents[2]
+
+    def imports(path: Path) -> set[str]:
+        names = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = "." * node.level + (node.module or "")
+                names.add(base)
+                names.update(f"{base}.{a.name}" if node.module else base + a.name for a in node.names)
+        return names
+
+    for path in (root / "engine").rglob("*.py"):
+        if path.name == "cli.py" and path.parent.name in ("engine", "project"):
+            continue
+        found = {n for n in imports(path) if n in ("engine.cli", "..cli", ".cli", "...cli") or n.endswith(".cli.main")}
+        assert not found, f"{path.relative_to(root)} imports the CLI: {found}"
+    for path in (root / "decipher_gui").rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert "engine.training" not in text and "Trainer(" not in text, f"{path.relative_to(root)} builds a trainer"

@@ -23,7 +23,7 @@ def _env(tmp_path) -> dict:
 
 def test_first_launch_opens_the_sample_without_torch(tmp_path):
     out = subprocess.run([sys.executable, "-m", "decipher_gui", "--exit-when-shown"], cwd=ROOT,
-                         env=_env(tmp_path), capture_output=True, text=True, timeout=120)
+                         env=_env(tmp_path), capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     line = next(x for x in out.stdout.splitlines() if x.startswith("SHOWN"))
     assert "torch_loaded=False" in line
@@ -36,7 +36,7 @@ def test_screenshot_mode_writes_a_png(tmp_path, sample_path):
     png = tmp_path / "shot.png"
     out = subprocess.run([sys.executable, "-m", "decipher_gui", "--screenshot", str(png), "--steps", "0",
                           "--size", "1200x800", str(sample_path)],
-                         cwd=ROOT, env=_env(tmp_path), capture_output=True, text=True, timeout=120)
+                         cwd=ROOT, env=_env(tmp_path), capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

@@ -132,7 +132,7 @@ def test_pause_waits_between_steps_and_pins_reach_the_paused_run():
 
     worker = threading.Thread(target=driver.run, args=(emit,))
     worker.start()
-    assert paused.wait(10)
+    assert paused.wait(120)
     step_at_pause = driver.step
     pins = (PinnedValue("a", "b"),)
     driver.send_pins(pins)
@@ -140,7 +140,7 @@ def test_pause_waits_between_steps_and_pins_reach_the_paused_run():
     worker.join(0.2)
     assert worker.is_alive() and driver.step == step_at_pause
     driver.resume()
-    worker.join(10)
+    worker.join(120)  # a hang guard: returns as soon as the run ends
     assert not worker.is_alive()
     kinds = [k for k, _ in events]
     assert kinds.index("paused") < kinds.index("resumed") < kinds.index("pins_applied")

@@ -210,7 +210,7 @@ def test_closing_the_window_mid_run_records_it_as_stopped(window, qtbot, monkeyp
     with qtbot.waitSignal(window.controller.stepsArrived, timeout=RUN_TIMEOUT_MS):
         assert window.start_run()
     window.close()
-    assert not window.controller.active or window.controller.wait(1000)
+    assert not window.controller.active or window.controller.wait(120_000)
     with Project.open(sample_path) as project:
         run = project.runs()[-1]
         assert run.status == "stopped" and 0 < run.last_step < 100_000

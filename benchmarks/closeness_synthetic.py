@@ -1,0 +1,210 @@
+"""The controlled closeness experiment: a synthetic lost text made from a source vocabulary,
+compared against the source itself, a heavy-sound-change relative of it and an unrelated
+vocabulary, each with its null vocabularies, over several seeds (docs/closeness.md).
+
+    python -m benchmarks.closeness_synthetic                       # the documented setting
+    python -m benchmarks.closeness_synthetic --seeds 0 1 2 --null 3 --steps 200 --out DIR
+    python -m benchmarks.closeness_synthetic --dump runs.jsonl     # also keep every run's result
+    python -m benchmarks.closeness_synthetic --analyse runs.jsonl  # every signal from a dump, no training
+
+Prints one line per candidate and signal (score, mapping and decoding consistency) and writes
+the comparison's files (runs.csv, summary.csv, closeness.png, …) to --out when given. --analyse
+also prints the per-run signals that were tried and rejected (docs/closeness.md): the stem margin
+and the share of a stem's letters matched to one lost string.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import sys
+import time
+from collections import Counter, defaultdict
+from typing import Sequence
+
+import numpy as np
+
+from engine.comparison import (Comparison, PlanItem, RunRecord, RunResult, compare, plan_comparison, record,
+                               summarise)
+from engine.config import Config
+from engine.synthetic import make_cipher
+from engine.synthetic_relatives import HEAVY, sound_change, unrelated_vocabulary
+
+#: A test-sized training (a few seconds a run on one CPU core).
+CONFIG = dict(feature_dim=8, steps=200, anneal_steps=120, eval_interval=0, min_span=3, max_span=6)
+
+
+def setting(n_stems: int = 30, n_inscriptions: int = 40, cipher_seed: int = 2) -> tuple:
+    """(lost corpus, {candidate: vocabulary}): source, its heavy relative, an unrelated vocabulary."""
+    cipher = make_cipher(n_stems=n_stems, n_inscriptions=n_inscriptions, seed=cipher_seed)
+    source = cipher.vocabulary
+    candidates = {
+        "source": source,
+        "relative": sound_change(source, seed=cipher_seed, strength=HEAVY, language="relative"),
+        "unrelated": unrelated_vocabulary(len(source.stems), seed=cipher_seed, avoid=source.stems),
+    }
+    return cipher, candidates
+
+
+def run(*, seeds: Sequence[int] = (0, 1, 2), n_null: int = 3, steps: int = 200, names: Sequence[str] | None = None,
+        out=None, n_stems: int = 30, n_inscriptions: int = 40, cipher_seed: int = 2, quiet: bool = True,
+        dump: str | None = None, null_mode: str = "skeleton") -> Comparison:
+    cipher, candidates = setting(n_stems, n_inscriptions, cipher_seed)
+    if names:
+        candidates = {k: v for k, v in candidates.items() if k in names}
+    cfg = Config(**{**CONFIG, "steps": steps, "anneal_steps": int(steps * 0.6)})
+    t0 = time.perf_counter()
+
+    dump_file = open(dump, "w", encoding="utf-8") if dump else None
+
+    def progress(rec):
+        if dump_file is not None:
+            dump_file.write(json.dumps(_dumped(rec), ensure_ascii=False) + "\n")
+            dump_file.flush()
+        if not quiet:
+            print(f"  {rec.item.known} seed {rec.item.seed} null {rec.item.null}: score {rec.score:.3f} "
+                  f"({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
+
+    try:
+        return compare(cipher.corpus, candidates, seeds=seeds, n_null=n_null, config=cfg, out=out, on_run=progress,
+                       plot=out is not None, null_mode=null_mode)
+    finally:
+        if dump_file is not None:
+            dump_file.close()
+
+
+def decipher(name: str, *, seeds: Sequence[int], steps: int = 200, n_stems: int = 30, n_inscriptions: int = 40,
+             cipher_seed: int = 2) -> list[str]:
+    """P@1, P@10 and the score of one candidate per seed: how well the words are found. The gold
+    rows name source stems; each becomes its relative's stem (the relative's gloss names its source)."""
+    from engine.data import GoldAnnotation
+    from engine.results import EvalEvent
+    from engine.training import Trainer
+    from engine.closeness import closeness_score
+
+    cipher, candidates = setting(n_stems, n_inscriptions, cipher_seed)
+    vocab = candidates[name]
+    to_form = {s.form: s.form for s in vocab.stems} if name == "source" else {s.gloss: s.form for s in vocab.stems}
+    gold = [GoldAnnotation(g.inscription_id, g.start, g.word_end, tuple(to_form[k] for k in g.known if k in to_form))
+            for g in cipher.gold]
+    gold = [g for g in gold if g.known]
+    lines = []
+    for seed in seeds:
+        cfg = Config(**{**CONFIG, "steps": steps, "anneal_steps": int(steps * 0.6), "seed": seed})
+        trainer = Trainer(cipher.corpus, vocab, cfg, gold=gold, live_interval=None)
+        ev = [e for e in trainer.run() if isinstance(e, EvalEvent)][-1]
+        lines.append(f"{name} seed {seed}: P@1 {ev.metrics['p_at_1']:.2f}  P@10 {ev.metrics['p_at_10']:.2f}  "
+                     f"score {closeness_score(ev.closeness):.3f}  ({len(gold)} gold rows, {len(vocab.stems)} stems)")
+    return lines
+
+
+def _dumped(rec: RunRecord) -> dict:
+    r = rec.result
+    return {"known": rec.item.known, "seed": rec.item.seed, "null": rec.item.null, "score": rec.score,
+            "coverage": r.coverage, "steps": r.steps, "wall_s": r.wall_s, "curve": r.curve,
+            "mapping": None if r.mapping is None else np.asarray(r.mapping).tolist(),
+            "known_units": r.known_units, "spans": r.spans, "margins": r.margins}
+
+
+def analyse(path: str, *, n_stems: int = 30, n_inscriptions: int = 40, cipher_seed: int = 2) -> str:
+    """Every signal of a dump made by ``--dump`` (the same setting's arguments), without training."""
+    rows = [json.loads(line) for line in open(path, encoding="utf-8") if line.strip()]
+    cipher, candidates = setting(n_stems, n_inscriptions, cipher_seed)
+    names = list(dict.fromkeys(r["known"] for r in rows))
+    seeds = sorted({r["seed"] for r in rows})
+    n_null = len({r["null"] for r in rows if r["null"] is not None})
+    cfg = Config(**{**CONFIG, "steps": rows[0]["steps"]})
+    plan = plan_comparison(cipher.corpus, {k: candidates[k] for k in names}, seeds=seeds, n_null=n_null, config=cfg)
+    items = {i.key: i for i in plan.items}
+    records = []
+    for r in rows:
+        item: PlanItem = items[(r["known"], -1 if r["null"] is None else r["null"], r["seed"])]
+        res = RunResult(tuple(tuple(p) for p in r["curve"]), r["coverage"], r["steps"], r["wall_s"],
+                        None if r["mapping"] is None else np.array(r["mapping"]), tuple(r["known_units"]),
+                        tuple(tuple(x) for x in r["spans"]), tuple(r["margins"]))
+        records.append(record(item, res))
+    text = {i.id: i.units for i in cipher.corpus.inscriptions}
+
+    def margin(res: RunResult) -> float:
+        w = [e - s for _, s, e, _ in res.spans]
+        return sum(a * m for a, m in zip(w, res.margins)) / sum(w) if sum(w) else math.nan
+
+    def one_string(res: RunResult) -> float:
+        strings: dict[str, Counter] = defaultdict(Counter)
+        for ins, s, e, ipa in res.spans:
+            strings[ipa]["".join(text[ins][s:e])] += e - s
+        total = sum(sum(c.values()) for c in strings.values())
+        return sum(max(c.values()) for c in strings.values()) / total if total else math.nan
+
+    lines = [report(summarise(plan, records)), "",
+             "per-run signals tried (mean ± sd over the group's runs):",
+             "candidate  null  score          margin         one-string"]
+    groups: dict[tuple, list[RunResult]] = defaultdict(list)
+    for rec in records:
+        groups[(rec.item.known, rec.item.null)].append(rec)
+    for (known, null), recs in groups.items():
+        def ms(vals):
+            return f"{statistics.fmean(vals):.3f}±{statistics.stdev(vals) if len(vals) > 1 else 0:.3f}"
+        lines.append(f"{known:10s} {'-' if null is None else null!s:4s}  {ms([r.score for r in recs])}  "
+                     f"{ms([margin(r.result) for r in recs])}  {ms([one_string(r.result) for r in recs])}")
+    lines += ["", "best of seeds (each candidate's best run; each null's best run over the same seeds):"]
+    for name in names:
+        real = [r.score for r in records if r.item.known == name and r.item.null is None]
+        by_null: dict[int, list[float]] = defaultdict(list)
+        for r in records:
+            if r.item.known == name and r.item.null is not None:
+                by_null[r.item.null].append(r.score)
+        null_best = [max(v) for v in by_null.values()]
+        leave_one_out = [max(real[:i] + real[i + 1:]) for i in range(len(real))] if len(real) > 1 else real
+        m = statistics.fmean(null_best) if null_best else math.nan
+        sd = statistics.stdev(null_best) if len(null_best) > 1 else math.nan
+        lines.append(f"{name:10s} best {max(real):.3f} (leaving one seed out {min(leave_one_out):.3f}–"
+                     f"{max(leave_one_out):.3f})  nulls' best {m:.3f}±{sd:.3f}  "
+                     f"[{' '.join(f'{x:.3f}' for x in null_best)}]")
+    return "\n".join(lines)
+
+
+def report(c: Comparison) -> str:
+    lines = [c.plan.matching.describe(), "candidate  signal    real    null mean  null sd      z  verdict"]
+    for s in c.summaries:
+        lines.append(f"{s.known:10s} score    {s.score_mean:.3f}±{s.score_sd:.3f}  {s.null_mean:.3f}  "
+                     f"{s.null_sd:.3f}  {s.z:6.1f}  {s.verdict}")
+        for label, sig in (("mapping", s.mapping), ("decoding", s.decoding)):
+            if sig is not None:
+                lines.append(f"{'':10s} {label:8s} {sig.value:.3f}        {sig.null_mean:.3f}  {sig.null_sd:.3f}  "
+                             f"{sig.z:6.1f}")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    p.add_argument("--null", type=int, default=3)
+    p.add_argument("--steps", type=int, default=200)
+    p.add_argument("--candidates", nargs="+", choices=["source", "relative", "unrelated"])
+    p.add_argument("--stems", type=int, default=30, help="stems of the source vocabulary")
+    p.add_argument("--inscriptions", type=int, default=40)
+    p.add_argument("--cipher-seed", type=int, default=2)
+    p.add_argument("--null-mode", default="skeleton", choices=["skeleton", "across", "within"])
+    p.add_argument("--out")
+    p.add_argument("--dump", help="write every run's result (curve, mapping, spans) to this JSON-lines file")
+    p.add_argument("--analyse", metavar="DUMP", help="print every signal of a --dump file and train nothing")
+    p.add_argument("--decipher", choices=["source", "relative"], help="only P@K of this candidate per seed")
+    a = p.parse_args(argv)
+    if a.decipher:
+        print("\n".join(decipher(a.decipher, seeds=a.seeds, steps=a.steps, n_stems=a.stems,
+                                 n_inscriptions=a.inscriptions, cipher_seed=a.cipher_seed)))
+        return 0
+    if a.analyse:
+        print(analyse(a.analyse, n_stems=a.stems, n_inscriptions=a.inscriptions, cipher_seed=a.cipher_seed))
+        return 0
+    c = run(seeds=a.seeds, n_null=a.null, steps=a.steps, names=a.candidates, out=a.out, n_stems=a.stems,
+            n_inscriptions=a.inscriptions, cipher_seed=a.cipher_seed, quiet=False, dump=a.dump, null_mode=a.null_mode)
+    print(report(c))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

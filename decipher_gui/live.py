@@ -1,0 +1,183 @@
+"""The live-run bridge: starts, pauses and stops runs through the RunController and turns its
+signals into updates of the session state and the views (GUI thread only)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QTimer
+
+from engine.config import Config
+from engine.errors import DecipherError
+from engine.results import EvalEvent, FinishedEvent
+
+from . import queries
+from .priority import lower_other_threads
+from .driver import RunFailure, StepBatch
+from .errors import describe
+from .worker import IDLE, PAUSED, RunController
+
+if TYPE_CHECKING:
+    from .mainwindow import MainWindow
+
+RUN_WORDS = {"idle": "Idle", "starting": "Starting run…", "running": "Running", "paused": "Paused",
+             "stopping": "Stopping…"}
+
+
+class LiveRunBridge(QObject):
+    """Owns the run controller's wiring; the window stays a view of :class:`SessionState`."""
+
+    def __init__(self, window: "MainWindow"):
+        super().__init__(window)
+        self.w = window
+        self.state = window.state
+        self.controller: RunController = window.controller
+        c = self.controller
+        c.stateChanged.connect(self.set_run_state)
+        c.started.connect(self._on_started)
+        c.runRecorded.connect(self._on_run_recorded)
+        c.stepsArrived.connect(self._on_steps)
+        c.evaluated.connect(self._on_eval)
+        c.finished.connect(self._on_finished)
+        c.errored.connect(self._on_run_error)
+        c.ended.connect(self._on_ended)
+        c.message.connect(lambda text: window.statusBar().showMessage(text, 8000))
+
+    # ---- commands ----------------------------------------------------------------------------
+
+    def start_run(self, config: Config | None = None) -> bool:
+        w, s = self.w, self.state
+        project = s.project
+        if project is None or self.controller.active:
+            return False
+        if s.corpus_id is None or s.language_id is None:
+            w.report_error("Nothing to run on", "Import a corpus and a known language first (File ▸ Import).")
+            return False
+        if config is None or isinstance(config, bool):
+            try:
+                config = w.runs.form.config()
+            except DecipherError as exc:
+                w.report_error("Invalid run settings", str(exc))
+                return False
+        s.start_live()
+        w.plots.reset_run()
+        w.runs.set_progress(0, config.steps)
+        try:
+            self.controller.start(project, s.corpus_id, s.language_id, config)
+        except (DecipherError, RuntimeError) as exc:
+            w.report_error(*describe(exc))
+            return False
+        return True
+
+    def toggle_pause(self) -> None:
+        if self.controller.state == PAUSED:
+            self.controller.resume()
+        else:
+            self.controller.pause()
+
+    def stop_run(self) -> None:
+        self.controller.stop()
+
+    def send_pins(self) -> None:
+        project = self.state.project
+        if project is None:
+            return
+        if self.controller.send_pins(project.pins()):
+            self.w.statusBar().showMessage(f"{len(project.pins())} pinned values will be used from the next "
+                                           "step; Resume to continue", 8000)
+        else:
+            self.w.statusBar().showMessage("No active run to send the pins to", 5000)
+
+    # ---- controller signals --------------------------------------------------------------------
+
+    def set_run_state(self, run_state: str) -> None:
+        w = self.w
+        w.runs.set_state(run_state)
+        text = RUN_WORDS.get(run_state, run_state)
+        if self.controller.run_id is not None and run_state != IDLE:
+            text = f"Run {self.controller.run_id}: {text}"
+        w.status_run.setText(text)
+        busy = run_state in ("running", "paused", "starting")
+        w.acts.start.setEnabled(run_state == IDLE)
+        w.acts.pause.setEnabled(busy)
+        w.acts.stop.setEnabled(busy)
+        w.acts.send_pins.setEnabled(run_state == PAUSED)
+        w.pins.send_button.setEnabled(run_state == PAUSED)
+
+    def _on_started(self, device: str) -> None:
+        # the run's worker now exists: let it (and torch's pool) yield the cores to this thread
+        lower_other_threads()
+        self._lowered_pool = False
+        self.w.runs.set_device(device)
+        kind = "CUDA" if device.startswith("cuda") else "CPU"
+        self.w.status_device.setText(f"Device: {kind}" + ("" if device == "cpu" else f" — {device}"))
+
+    def _on_run_recorded(self, run_id: int) -> None:
+        w = self.w
+        self.state.record_live(run_id)
+        w.refresh_runs(select=run_id)
+        w.update_marks()
+        w.update_other_closeness()
+        w.matches.set_matches([], w.refs(), {}, f"Run {run_id}: no evaluation yet")
+
+    def _on_steps(self, batch: StepBatch) -> None:
+        s, w = self.state, self.w
+        if not getattr(self, "_lowered_pool", True):  # torch's compute threads start with the first step
+            lower_other_threads()
+            self._lowered_pool = True
+        s.live_step = batch.last.step
+        w.runs.set_progress(batch.last.step, batch.total_steps, f"run {s.live_run}")
+        w.runs.set_state(self.controller.state, f"step {batch.last.step} of {batch.total_steps}, "
+                                                f"loss {batch.last.losses.get('total', float('nan')):.3f}")
+        w.plots.add_steps(batch.records)
+        s.live_matches = batch.live_matches
+        if batch.mapping is not None:
+            s.live_mapping = batch.mapping
+        # the rest in the next turn of the event loop, so no single slot blocks it for long
+        QTimer.singleShot(0, self._after_steps)
+
+    def _after_steps(self) -> None:
+        s = self.state
+        if s.shown_run != s.live_run or s.project is None:
+            return
+        if s.live_mapping is not None:
+            self.w.show_mapping()
+        self.w.update_marks()
+
+    def _on_eval(self, event: EvalEvent) -> None:
+        s = self.state
+        self.w.plots.add_evaluation(event.step, dict(event.metrics), event.closeness,
+                                    queries.live_label(s.project, s.live_run))
+        if event.mapping is not None:
+            s.live_mapping = event.mapping
+        s.eval_matches = event.matches
+        QTimer.singleShot(0, self._after_eval)
+
+    def _after_eval(self) -> None:
+        s = self.state
+        if s.project is None:
+            return
+        if s.shown_run == s.live_run and s.live_run is not None:
+            s.live_matches = ()
+            self.w.load_shown_matches(s.eval_matches)
+        QTimer.singleShot(0, lambda: self.w.refresh_runs(select=s.shown_run))
+
+    def _on_finished(self, event: FinishedEvent) -> None:
+        self.w.statusBar().showMessage(f"Run {self.state.live_run} {event.reason} after {event.step} steps "
+                                       f"({event.elapsed:.1f} s)", 10000)
+
+    def _on_run_error(self, failure: RunFailure) -> None:
+        text = failure.message
+        if failure.step:
+            text += f"\n\n(at step {failure.step}; the results so far are kept in the project)"
+        self.w.report_error(failure.title, text, failure.details)
+
+    def _on_ended(self, status: str) -> None:
+        s, w = self.state, self.w
+        s.live_matches = ()
+        w.runs.set_state(IDLE, f"last run {status}")
+        w.refresh_runs(select=s.shown_run)
+        if s.shown_run is not None:
+            w.load_shown_matches()
+        w.show_mapping()
+        w.runEnded.emit(status)

@@ -1,0 +1,167 @@
+"""Read-only queries that build what each panel shows (Anki's "queries" beside its "ops").
+
+Qt-free: each takes the open :class:`Project` and ids and returns plain values; the window only
+puts them on screen. Edits go through decipher_gui.commands, never through here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engine.config import Config
+from engine.data import DIVIDER, GoldAnnotation, Inscription, Stem
+from engine.errors import DecipherError
+from engine.project import exporting
+from engine.project.exporting import inscription_ref
+from engine.project.store import CorpusInfo, LanguageInfo, Project, RunRecord
+from engine.results import MappingSnapshot, Match
+from engine.sample import RUN_CONFIG_KEY
+
+from .analysis import run_label, stored_closeness
+from .recorder import mapping_of
+
+
+@dataclass(frozen=True)
+class CorpusView:
+    """One corpus as the inscription view and the corpora panel show it."""
+
+    corpus_id: int
+    name: str
+    inscriptions: tuple[Inscription, ...]
+    gold: tuple[GoldAnnotation, ...]
+    refs: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def caption(self) -> str:
+        return f"{self.name} — {len(self.inscriptions)} inscriptions"
+
+
+def corpus_view(project: Project, corpus_id: int) -> CorpusView:
+    inscriptions = tuple(project.inscriptions(corpus_id))
+    return CorpusView(corpus_id, project.corpus(corpus_id).name, inscriptions, tuple(project.gold(corpus_id)),
+                      {i.id: inscription_ref(i.meta, i.id) for i in inscriptions})
+
+
+def stems(project: Project, language_id: int | None) -> list[Stem]:
+    return [] if language_id is None else project.stems(language_id)
+
+
+def choices(project: Project) -> tuple[list[CorpusInfo], list[LanguageInfo]]:
+    return project.corpora(), project.languages()
+
+
+def run_of(project: Project, run_id: int | None) -> RunRecord | None:
+    if run_id is None:
+        return None
+    try:
+        return project.run(run_id)
+    except DecipherError:
+        return None
+
+
+@dataclass(frozen=True)
+class RunHistory:
+    runs: list[RunRecord]
+    languages: dict[int, str]
+    metrics: dict[int, dict]
+
+
+def run_history(project: Project) -> RunHistory:
+    runs = project.runs()
+    return RunHistory(runs, {x.id: x.name for x in project.languages()},
+                      {r.id: project.latest_metrics(r.id) for r in runs})
+
+
+def newest_run_with_matches(project: Project) -> int | None:
+    try:
+        return exporting.default_run(project).id
+    except DecipherError:
+        return None
+
+
+def run_progress(run: RunRecord) -> tuple[int, int, str]:
+    """(step reached, steps planned, label) of a stored run, for the progress bar."""
+    try:
+        total = run.settings().steps
+    except DecipherError:
+        total = run.last_step or 0
+    return run.last_step or 0, total, f"run {run.id} {run.status}"
+
+
+def matches_caption(run: RunRecord, n_matches: int) -> str:
+    return f"Run {run.id} ({run.status}) — {n_matches} matched spans; settings: {run.summary()}"
+
+
+def stored_mapping(project: Project, run_id: int | None) -> tuple[MappingSnapshot | None, int | None]:
+    """The character mapping a stored run left behind, and the step it is from."""
+    if run_id is None:
+        return None, None
+    mapping = mapping_of(project, run_id)
+    if mapping is None:
+        return None, None
+    run = run_of(project, run_id)
+    return mapping, None if run is None else run.last_step
+
+
+def gamma_band(project: Project | None, run_id: int | None) -> tuple[float, int]:
+    """The insertion cost and band the run ended with (what explanations must align with)."""
+    run = None if project is None else run_of(project, run_id)
+    try:
+        cfg = run.settings()  # type: ignore[union-attr]
+        return cfg.insertion_cost(run.last_step or cfg.steps), cfg.band  # type: ignore[union-attr]
+    except Exception:
+        return Config().insertion_cost_end, Config().band
+
+
+def other_closeness(project: Project, corpus_id: int | None, language_id: int | None,
+                    shown_run: int | None) -> dict[str, list[tuple[float, float]]]:
+    """The newest run with matches on each OTHER known language, on the same corpus (label → curve)."""
+    current = language_id
+    run = run_of(project, shown_run)
+    if run is not None:
+        current = run.language_id
+    newest: dict[int, RunRecord] = {}
+    for r in project.runs():
+        if r.language_id is None or r.language_id == current or r.status == "running":
+            continue
+        if corpus_id is not None and r.corpus_id != corpus_id:
+            continue
+        newest[r.language_id] = r
+    curves = {}
+    for r in newest.values():
+        curve = stored_closeness(project, r)
+        if curve is not None:
+            curves[run_label(project, r)] = curve
+    return curves
+
+
+def run_defaults(project: Project | None) -> Config:
+    data = project.setting(RUN_CONFIG_KEY) if project is not None else None
+    try:
+        return Config.from_dict(dict(data or {}))
+    except DecipherError:
+        return Config()
+
+
+def words_shorter_than(inscriptions, min_span: int) -> tuple[int, int]:
+    """(written words shorter than ``min_span`` letters, all written words) of a corpus: such a
+    word cannot be matched as a whole. A corpus without dividers counts each inscription as one word."""
+    short = total = 0
+    for ins in inscriptions:
+        length = 0
+        for u in list(ins.units) + [DIVIDER]:
+            if u == DIVIDER:
+                if length:
+                    total += 1
+                    short += length < min_span
+                length = 0
+            else:
+                length += 1
+    return short, total
+
+
+def live_label(project: Project | None, run_id: int | None) -> str:
+    run = None if project is None else run_of(project, run_id)
+    if run is None:
+        return "current run" if run_id is None else f"run {run_id}"
+    return run_label(project, run)  # type: ignore[arg-type]

@@ -1,0 +1,243 @@
+"""Closeness comparisons without training: the score of a curve, null and matched vocabularies,
+the plan, the statistics and the files, with a fake run function."""
+
+from __future__ import annotations
+
+import csv
+import math
+import random
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from engine.closeness import closeness_curve, closeness_score, coverage_at
+from engine.comparison import (CLOSER, NO_EVIDENCE, UNTESTED, PlanItem, RunResult, compare, decoding_agreement,
+                               empirical_p, mapping_agreement, plan_comparison, z_score)
+from engine.config import Config
+from engine.data import Corpus, Inscription, Stem, Vocabulary
+from engine.errors import DecipherError
+from engine.matching import match_vocabularies
+from engine.nulls import is_vowel, null_vocabularies, null_vocabulary, unit_counts
+from engine.phonology import ipa_units
+from engine.results import Alternative, Match
+
+
+# ---- the score ---------------------------------------------------------------------------------
+
+def test_score_of_a_hand_made_curve():
+    # coverage 0.8 up to confidence 0.5, then falling linearly to 0 at confidence 1:
+    # area = 0.5 * 0.8 + 0.5 * 0.8 / 2 = 0.6
+    curve = [(1 - p / 40, min(0.8, 0.8 * (1 - p / 40) / 0.5 if p < 20 else 0.8)) for p in range(41)]
+    curve = [(c, 0.8 if c <= 0.5 else 0.8 * (1 - c) / 0.5) for c, _ in curve]
+    assert closeness_score(curve) == pytest.approx(0.6)
+    assert coverage_at(curve, 0.75) == pytest.approx(0.4)
+    assert coverage_at(curve) == pytest.approx(0.8)
+    # a step curve from three points, extended flat to both ends
+    assert closeness_score([(0.25, 0.5), (0.75, 0.5)]) == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="outside"):
+        closeness_score([(0.5, 1.5)])
+
+
+def test_score_is_the_confidence_weighted_coverage_and_orders_curves_as_they_lie():
+    def match(start, end, conf):
+        return Match("a", start, end, "x" * (end - start), (Alternative(1, "f", "f", 0.0),), conf)
+
+    matches = [match(0, 4, 0.9), match(4, 10, 0.3), match(10, 12, 0.6)]
+    exact = (4 * 0.9 + 6 * 0.3 + 2 * 0.6) / 20
+    fine = closeness_score(closeness_curve(matches, 20, points=2001))
+    assert fine == pytest.approx(exact, abs=1e-3)
+    assert closeness_score(closeness_curve(matches, 20)) == pytest.approx(exact, abs=0.02)
+    # a curve that lies above another everywhere scores higher
+    better = [match(0, 4, 0.95), match(4, 10, 0.4), match(10, 12, 0.6)]
+    assert closeness_score(closeness_curve(better, 20)) > closeness_score(closeness_curve(matches, 20))
+
+
+# ---- null vocabularies -------------------------------------------------------------------------
+
+def _vocab(name="cand", n=40, seed=1):
+    rng = random.Random(seed)
+    cons, vows = ["p", "t", "k", "m", "n", "s", "t͡ʃ", "ʔ", "kʰ"], ["a", "i", "u", "e"]
+    stems, seen = [], set()
+    while len(stems) < n:
+        units = [rng.choice(cons) if i % 2 == 0 else rng.choice(vows) for i in range(rng.randint(3, 8))]
+        ipa = "".join(units)
+        if ipa not in seen:
+            seen.add(ipa)
+            stems.append(Stem(f"w{len(stems)}", ipa, "gloss"))
+    return Vocabulary(name, tuple(stems))
+
+
+@pytest.mark.parametrize("mode", ["skeleton", "across", "within"])
+def test_nulls_keep_size_lengths_and_unit_counts(mode):
+    vocab = _vocab()
+    nulls = null_vocabularies(vocab, 4, seed=7, mode=mode)
+    for null in nulls:
+        assert len(null.stems) == len(vocab.stems)
+        assert [len(ipa_units(s.ipa)) for s in null.stems] == [len(ipa_units(s.ipa)) for s in vocab.stems]
+        assert unit_counts(null.stems) == unit_counts(vocab.stems)
+        assert len({s.ipa for s in null.stems}) == len(vocab.stems)  # no accidental duplicates
+        if mode == "skeleton":
+            assert [[is_vowel(u) for u in ipa_units(a.ipa)] for a in null.stems] == \
+                [[is_vowel(u) for u in ipa_units(b.ipa)] for b in vocab.stems]
+        if mode == "within":
+            assert [Counter(ipa_units(a.ipa)) for a in null.stems] == [Counter(ipa_units(b.ipa)) for b in vocab.stems]
+        # the words themselves are gone (a few may survive by chance)
+        same = sum(a.ipa == b.ipa for a, b in zip(null.stems, vocab.stems))
+        assert same <= len(vocab.stems) // 4
+    assert len({tuple(s.ipa for s in n.stems) for n in nulls}) == 4  # distinct nulls
+
+
+def test_nulls_are_deterministic_by_seed():
+    vocab = _vocab()
+    assert null_vocabulary(vocab, 3, 1) == null_vocabulary(vocab, 3, 1)
+    assert null_vocabulary(vocab, 3, 1) != null_vocabulary(vocab, 4, 1)
+    assert null_vocabulary(vocab, 3, 1) != null_vocabulary(vocab, 3, 2)
+    with pytest.raises(ValueError, match="unknown null mode"):
+        null_vocabulary(vocab, 0, mode="sideways")
+
+
+# ---- matched vocabularies ----------------------------------------------------------------------
+
+def test_matching_samples_every_candidate_to_the_smallest_within_the_length_limits():
+    big, small = _vocab("big", 60, 1), _vocab("small", 25, 2)
+    m = match_vocabularies({"big": big, "small": small}, min_units=4, max_units=7, seed=0)
+    usable_small = sum(1 for s in small.stems if 4 <= len(ipa_units(s.ipa)) <= 7)
+    assert m.size == usable_small
+    for name, v in m.vocabularies.items():
+        assert len(v.stems) == m.size
+        assert all(4 <= len(ipa_units(s.ipa)) <= 7 for s in v.stems)
+    assert set(m.vocabularies["big"].stems) <= set(big.stems)
+    assert f"sampled to {m.size} stems (the smallest candidate's size) of 4–7 IPA units" in m.describe()
+    again = match_vocabularies({"big": big, "small": small}, min_units=4, max_units=7, seed=0)
+    assert again.vocabularies == m.vocabularies
+    other = match_vocabularies({"big": big, "small": small}, min_units=4, max_units=7, seed=1)
+    assert other.vocabularies["big"] != m.vocabularies["big"]
+
+
+def test_matching_to_a_given_size_and_its_errors():
+    big, small = _vocab("big", 60, 1), _vocab("small", 25, 2)
+    m = match_vocabularies({"big": big, "small": small}, stems=10, min_units=3, max_units=8)
+    assert m.size == 10 and all(len(v.stems) == 10 for v in m.vocabularies.values())
+    assert "the size asked for" in m.describe()
+    with pytest.raises(DecipherError, match=r"fewer .* small \(25\)"):
+        match_vocabularies({"big": big, "small": small}, stems=30, min_units=3, max_units=8)
+    with pytest.raises(DecipherError, match="'big' has no stem of 9–12 IPA units"):
+        match_vocabularies({"big": big, "small": small}, min_units=9, max_units=12)
+
+
+# ---- statistics --------------------------------------------------------------------------------
+
+def test_z_p_and_verdicts_on_hand_made_numbers():
+    assert z_score(0.5, 0.3, 0.1) == pytest.approx(2.0)
+    assert z_score(0.3, 0.3, 0.0) == 0.0 and z_score(0.4, 0.3, 0.0) == math.inf
+    assert math.isnan(z_score(0.4, math.nan, math.nan))
+    assert empirical_p(0.5, [0.1, 0.2, 0.6]) == pytest.approx(2 / 4)
+    assert empirical_p(0.9, [0.1, 0.2, 0.6]) == pytest.approx(1 / 4)
+
+
+def test_agreement_signals():
+    a = RunResult(((0, 1), (1, 0)), 0.5, 1, 0.1, np.array([[1, 0], [0.5, 0.5]]), ("<DEL>", "a"),
+                  (("x", 0, 4, "pata"), ("x", 4, 8, "kimu")))
+    b = RunResult(((0, 1), (1, 0)), 0.5, 1, 0.1, np.array([[1, 0], [0.9, 0.1]]), ("<DEL>", "a"),
+                  (("x", 0, 4, "pata"), ("x", 4, 10, "kimu")))
+    assert mapping_agreement(a, b, {"a": 1.0}) == pytest.approx(0.6)
+    assert mapping_agreement(a, a, {"a": 1.0}) == pytest.approx(1.0)
+    assert decoding_agreement(a, b) == pytest.approx(4 / 9)
+
+
+# ---- a whole comparison with a fake run --------------------------------------------------------
+
+LOST = Corpus("lost", (Inscription("1", "abcabc", raw="abcabc"),))
+#: the area each fake candidate reaches: real runs and null runs
+LEVELS = {"near": 0.40, "mid": 0.30, "far": 0.22}
+NULL_LEVEL = 0.22
+
+
+def fake_run(item: PlanItem) -> tuple:
+    level = NULL_LEVEL if item.null is not None else LEVELS[item.known]
+    # a little seeded noise, so the spreads are not zero
+    level += random.Random(f"{item.known}:{item.null}:{item.seed}").uniform(-0.01, 0.01)
+    curve = [(1 - p / 40, 2 * level * (p / 40)) for p in range(41)]  # area = level
+    return curve, 2 * level, item.config.steps, 0.5
+
+
+def _candidates():
+    return {"far": _vocab("far", 30, 3), "near": _vocab("near", 30, 4), "mid": _vocab("mid", 30, 5)}
+
+
+def test_compare_orders_best_first_and_gives_verdicts(tmp_path):
+    calls = []
+
+    def run(item):
+        calls.append(item)
+        return fake_run(item)
+
+    out = tmp_path / "cmp"
+    result = compare(LOST, _candidates(), seeds=(0, 1, 2), n_null=3, steps=7, config=Config(min_span=3, max_span=8),
+                     run_fn=run, out=out)
+    # every candidate × seed, plus every candidate × null × seed; real runs first
+    assert len(calls) == 3 * 3 + 3 * 3 * 3
+    assert all(c.null is None for c in calls[:9]) and all(c.null is not None for c in calls[9:])
+    assert {c.config.steps for c in calls} == {7}
+    assert {len(c.vocabulary.stems) for c in calls} == {result.plan.matching.size}
+    assert [s.known for s in result.summaries] == ["near", "mid", "far"]
+    verdicts = {s.known: s.verdict for s in result.summaries}
+    assert verdicts == {"near": CLOSER, "mid": CLOSER, "far": NO_EVIDENCE}
+    with open(out / "runs.csv", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert list(rows[0])[:7] == ["known", "seed", "null", "score", "coverage", "steps", "wall_s"]
+    assert len(rows) == 36 and {r["null"] for r in rows[:9]} == {""} and rows[9]["null"] == "0"
+    with open(out / "summary.csv", encoding="utf-8") as f:
+        summary = list(csv.DictReader(f))
+    assert list(summary[0])[:7] == ["known", "score_mean", "score_sd", "null_mean", "null_sd", "z", "verdict"]
+    assert [r["known"] for r in summary] == ["near", "mid", "far"]
+    assert float(summary[0]["score_mean"]) == pytest.approx(0.40, abs=0.011)
+    assert float(summary[0]["z"]) > 2 > float(summary[2]["z"])
+    assert (out / "comparison.json").exists() and (out / "curves.csv").exists()
+    png = out / "closeness.png"  # PySide6 and pyqtgraph are dependencies: it is always drawn
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_without_nulls_the_verdict_says_so():
+    result = compare(LOST, _candidates(), seeds=(0, 1), n_null=0, config=Config(min_span=3, max_span=8),
+                     run_fn=fake_run)
+    assert {s.verdict for s in result.summaries} == {UNTESTED}
+    assert [s.known for s in result.summaries] == ["near", "mid", "far"]
+
+
+def test_a_candidate_file_that_fails_stops_nothing_else(tmp_path):
+    bad = tmp_path / "broken.csv"
+    bad.write_text("form,ipa\npata,pa☃ta\n", encoding="utf-8")
+    good = tmp_path / "good.csv"
+    good.write_text("form,ipa\n" + "".join(f"{s.form},{s.ipa}\n" for s in _vocab("g", 20, 9).stems),
+                    encoding="utf-8")
+    cands = {"near": _vocab("near", 30, 4), "good": good, "broken": bad}
+    result = compare(LOST, cands, seeds=(0,), n_null=1, config=Config(min_span=3, max_span=8),
+                     run_fn=lambda item: fake_run(item) if item.known != "good" else fake_run(
+                         PlanItem("mid", item.seed, item.null, item.lost, item.vocabulary, item.config)))
+    assert set(result.plan.failures) == {"broken"}
+    assert "broken.csv, line 2" in result.plan.failures["broken"]
+    assert [s.known for s in result.summaries] == ["near", "good"]
+
+
+def test_fewer_than_two_candidates_is_a_clear_error(tmp_path):
+    with pytest.raises(DecipherError, match="at least two candidate languages"):
+        plan_comparison(LOST, {"one": _vocab()})
+    bad = tmp_path / "bad.csv"
+    bad.write_text("nothing here\n", encoding="utf-8")
+    with pytest.raises(DecipherError, match="at least two usable candidates; 1 of 2"):
+        plan_comparison(LOST, {"one": _vocab(), "bad": bad})
+
+
+def test_a_failing_run_is_reported_and_the_rest_go_on():
+    def run(item):
+        if item.known == "mid" and item.null is None and item.seed == 1:
+            raise FloatingPointError("the loss became nan at step 3")
+        return fake_run(item)
+
+    result = compare(LOST, _candidates(), seeds=(0, 1), n_null=2, config=Config(min_span=3, max_span=8),
+                     run_fn=run)
+    assert [(i.known, i.seed) for i, _ in result.run_failures] == [("mid", 1)]
+    mid = next(s for s in result.summaries if s.known == "mid")
+    assert mid.n_seeds == 1 and mid.n_null_runs == 4
