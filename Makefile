@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test install bench clean package package-check
+.PHONY: run test install bench clean package package-check sweep-bench
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -24,6 +24,10 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/decipher bench
+
+# sweep scaling with workers on this machine's cores (docs/benchmarks.md, "Sweeps")
+sweep-bench: $(STAMP)
+	$(BIN)/python -m benchmarks.gpu_sweep --device cpu --workers 1 2 --repeats 3
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

@@ -65,6 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"decipher {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     _add_run_parser(sub)
+    from .sweep_cli import add_seeds_arguments, add_sweep_parser  # issue 11: several seeds, sweeps
+    add_seeds_arguments(sub.choices["run"])
+    add_sweep_parser(sub)
     _add_import_cog_parser(sub)
     try:
         from .project.cli import add_project_parser
@@ -147,6 +150,9 @@ def resume_overrides(args) -> dict:
 
 def cmd_run(args) -> int:
     """``decipher run``: a thin caller of the run session (engine/session.py)."""
+    if getattr(args, "seeds", None):  # several seeds and their consensus: engine/seeds.py
+        from .sweep_cli import cmd_run_seeds
+        return cmd_run_seeds(args)
     from .run_outputs import ProgressBar, prepare_output_folder, run_in_folder
     from .session import RunInputs
 
@@ -207,7 +213,9 @@ def cmd_import_cog(args) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    handlers = {"run": cmd_run, "import-cog": cmd_import_cog, "dataset": cmd_dataset, "bench": cmd_bench}
+    from .sweep_cli import cmd_sweep
+    handlers = {"run": cmd_run, "import-cog": cmd_import_cog, "dataset": cmd_dataset, "bench": cmd_bench,
+                "sweep": cmd_sweep}
     try:
         if args.command in handlers:
             return handlers[args.command](args)
