@@ -1,86 +1,130 @@
-"""What the run-settings form needs to know about engine.config.Config, read from its source:
-each field's section, docstring and choices (no Qt)."""
+"""The run-settings form's fields and editors, built from engine.config's field metadata (section,
+help, allowed range, source): no source code is read, so the form works in a frozen bundle."""
 
 from __future__ import annotations
 
-import ast
-import dataclasses
 import functools
-import inspect
-import re
-import textwrap
 from dataclasses import dataclass
+from typing import Any
 
-from engine.config import Config
+from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit, QSpinBox, QWidget
+
+from engine.config import SettingError, SettingInfo, parse_value, settings_info
 
 #: Shown unfolded; every other field is in the collapsible "Advanced" section.
 BASIC = ("steps", "eval_interval", "seed", "device", "segmented", "min_span", "max_span",
          "feature_dim", "chars_per_batch", "lr")
 
-CHOICES = {
-    "edit_mode": ("softmin", "max", "sum"),
-    "sampling": ("auto", "ngram", "sequential"),
-    "score_normalisation": ("stem", "span"),
-    "device": ("auto", "cpu", "cuda"),
-}
-
-#: Help for the fields the engine leaves undocumented (the engine's docstrings win when present).
-FALLBACK_DOCS = {
-    "steps": "Training steps (batches) in the run.",
-    "anneal_steps": "Steps over which the insertion cost and the coverage target move from start to end.",
-    "lr": "Learning rate of the SGD optimiser.",
-    "clip_norm": "Gradients are clipped to this norm (0 = no clipping).",
-    "chars_per_batch": "Letters per training batch (padding included); smaller uses less memory.",
-    "seed": "Random seed: the same seed, data and settings give the same run.",
-    "device": "auto = CUDA when torch sees a GPU, else the CPU.",
-    "eval_interval": "Evaluate the whole corpus (matches, P@K, closeness) every this many steps (0 = only at the end).",
-    "top_k": "How many ranked stems each match keeps.",
-    "min_span": "Shortest span (in letters) that can match a stem.",
-    "max_span": "Longest span (in letters) that can match a stem.",
-    "insertion_cost_end": "The insertion penalty at the end of annealing.",
-    "quality_weight": "Weight of the matching quality term of the objective.",
-    "coverage_weight": "Weight of the coverage term of the objective.",
-    "coverage_end": "The coverage target r_cov at the end of annealing.",
-}
+#: QSpinBox holds a C int; a wider int range (the seed) is typed in a checked line edit.
+_SPIN_MAX = 2**31 - 1
 
 
 @dataclass(frozen=True)
 class FieldInfo:
+    """One Config field as the form shows it."""
+
     name: str
     type: str            # "int", "float", "bool", "str"
     default: object
     section: str
-    doc: str
+    doc: str             # the help text
     choices: tuple[str, ...] = ()
+    allowed: str = ""    # the allowed values in words ("a finite number > 0 and <= 10")
+    source: str = ""     # where the default comes from: paper, authors' code, ours
+    minimum: float | None = None
+    maximum: float | None = None
 
     @property
     def label(self) -> str:
         return self.name.replace("_", " ")
 
+    @property
+    def tooltip(self) -> str:
+        return f"{self.doc}\nAllowed: {self.allowed}.\nDefault: {_text(self.default)} ({self.source})."
+
+    @classmethod
+    def of(cls, info: SettingInfo) -> "FieldInfo":
+        return cls(info.name, info.kind, info.default, info.section, info.help, info.choices,
+                   info.allowed, info.source, info.minimum, info.maximum)
+
 
 @functools.lru_cache(maxsize=1)
 def config_fields() -> tuple[FieldInfo, ...]:
-    source = textwrap.dedent(inspect.getsource(Config))
-    lines = source.splitlines()
-    sections: dict[str, str] = {}
-    current = "general"
-    for line in lines:
-        m = re.match(r"\s*# ---\s*(.+?)\s*(\(.*)?---", line)
-        if m:
-            current = m.group(1).strip()
-            continue
-        m = re.match(r"\s{4}(\w+)\s*:", line)
-        if m:
-            sections.setdefault(m.group(1), current)
-    docs: dict[str, str] = {}
-    body = ast.parse(source).body[0].body  # type: ignore[attr-defined]
-    for node, nxt in zip(body, body[1:] + [None]):
-        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            if isinstance(nxt, ast.Expr) and isinstance(getattr(nxt, "value", None), ast.Constant) \
-                    and isinstance(nxt.value.value, str):
-                docs[node.target.id] = " ".join(nxt.value.value.split())
-    out = []
-    for f in dataclasses.fields(Config):
-        out.append(FieldInfo(f.name, str(f.type), f.default, sections.get(f.name, "general"),
-                             docs.get(f.name) or FALLBACK_DOCS.get(f.name, ""), CHOICES.get(f.name, ())))
-    return tuple(out)
+    """Every Config field, in the class's order (grouped by section)."""
+    return tuple(FieldInfo.of(info) for info in settings_info())
+
+
+def _text(value: Any) -> str:
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+class ValueEdit(QLineEdit):
+    """A line edit for a number, checked as it is typed by the config's own parser: a refused
+    value turns the frame red and puts the one-line reason in the tooltip and in ``problem``."""
+
+    def __init__(self, info: FieldInfo, parent=None):
+        super().__init__(parent)
+        self.info = info
+        self.problem: str | None = None
+        self.textChanged.connect(self._check)
+
+    def value(self) -> Any:
+        """The parsed value; SettingError (one line naming the setting and its range) if refused."""
+        return parse_value(self.info.name, self.text())
+
+    def _check(self) -> None:
+        try:
+            self.value()
+            self.problem = None
+        except SettingError as e:
+            self.problem = str(e)
+        self.setStyleSheet("" if self.problem is None else "QLineEdit { border: 2px solid #c0392b; }")
+        self.setToolTip(self.info.tooltip if self.problem is None else f"{self.problem}\n\n{self.info.tooltip}")
+
+
+def make_editor(info: FieldInfo) -> QWidget:
+    """The widget for one setting, limited to its allowed range, its tooltip saying that range."""
+    if info.choices:
+        w: QWidget = QComboBox()
+        w.addItems(list(info.choices))
+        if info.name == "device":
+            w.setEditable(True)    # cuda:N
+    elif info.type == "bool":
+        w = QCheckBox()
+    elif info.type == "int" and info.maximum is not None and info.maximum <= _SPIN_MAX:
+        w = QSpinBox()
+        w.setRange(int(info.minimum if info.minimum is not None else -_SPIN_MAX - 1), int(info.maximum))
+    elif info.type in ("int", "float"):
+        w = ValueEdit(info)
+    else:
+        w = QLineEdit()
+    w.setToolTip(info.tooltip)
+    w.setAccessibleName(info.label)
+    w.setAccessibleDescription(f"{info.doc} Allowed: {info.allowed}.")
+    return w
+
+
+def set_editor_value(w: QWidget, value: Any) -> None:
+    if isinstance(w, QComboBox):
+        i = w.findText(str(value))
+        if i >= 0:
+            w.setCurrentIndex(i)
+        else:
+            w.setEditText(str(value))
+    elif isinstance(w, QCheckBox):
+        w.setChecked(bool(value))
+    elif isinstance(w, QSpinBox):
+        w.setValue(int(value))
+    else:
+        w.setText(_text(value))  # type: ignore[attr-defined]
+
+
+def editor_value(w: QWidget, info: FieldInfo) -> Any:
+    """The editor's value, parsed and range-checked by engine.config (SettingError if refused)."""
+    if isinstance(w, QComboBox):
+        return parse_value(info.name, w.currentText())
+    if isinstance(w, QCheckBox):
+        return w.isChecked()
+    if isinstance(w, QSpinBox):
+        return int(w.value())
+    return parse_value(info.name, w.text())  # type: ignore[attr-defined]

@@ -33,6 +33,13 @@ _DEFAULTS: dict[str, Any] = {
     "advanced_run_settings": False,
 }
 
+#: Allowed ranges of the numeric preferences: a hand-edited or foreign INI value outside its range
+#: (or not a number) reads as the default, never as a font of -3 points or 10**9 recent files.
+RANGES: dict[str, tuple[int, int]] = {
+    "max_recent": (1, 50),
+    "text_point_size": (8, 40),
+}
+
 
 def _qsettings() -> QSettings:
     if SETTINGS_PATH is not None:
@@ -57,14 +64,21 @@ def get(key: str) -> Any:
         value = s.value(key, default)
         return value if isinstance(value, QByteArray) else default
     try:
-        return s.value(key, default, type=type(default))
-    except (TypeError, ValueError):
+        value = s.value(key, default, type=type(default))
+    except (TypeError, ValueError, OverflowError):
         return default
+    if key in RANGES:
+        low, high = RANGES[key]
+        if not low <= value <= high:
+            return default
+    return value
 
 
 def put(key: str, value: Any) -> None:
     if key not in _DEFAULTS:
         raise KeyError(key)
+    if key in RANGES and not RANGES[key][0] <= value <= RANGES[key][1]:
+        raise ValueError(f"preference {key}: must be from {RANGES[key][0]} to {RANGES[key][1]}, got {value}")
     s = _qsettings()
     s.setValue(key, value)
     s.sync()

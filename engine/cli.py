@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Sequence
 
 from . import __version__
-from .config import PRESETS, Config
+from .config import PRESETS, Config, parse_assignments
 from .errors import DecipherError
 
 EXIT_INPUT = 2
@@ -56,6 +56,8 @@ def _add_import_cog_parser(sub) -> None:
     p.add_argument("--known-column", type=int, default=1)
     p.add_argument("--skip-unknown", action="store_true",
                    help="skip known forms with characters the transcription does not know (listed on stderr)")
+    p.add_argument("--encoding", metavar="NAME",
+                   help="the file's encoding, e.g. latin-1 (default: UTF-8, or UTF-16 by its BOM)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -107,35 +109,13 @@ def cmd_dataset(args) -> int:
 
 
 def parse_settings(pairs: Sequence[str]) -> dict:
-    """``KEY=VALUE`` strings -> typed settings, using the types of Config's fields."""
-    import dataclasses
-    types = {f.name: f.type for f in dataclasses.fields(Config)}
-    out = {}
-    for pair in pairs:
-        if "=" not in pair:
-            raise DecipherError(f"--set needs KEY=VALUE, got {pair!r}")
-        key, value = pair.split("=", 1)
-        key = key.strip()
-        if key not in types:
-            raise DecipherError(f"unknown setting {key!r} in --set")
-        t = str(types[key])
-        try:
-            if t == "bool":
-                if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
-                    raise ValueError
-                out[key] = value.lower() in ("true", "1", "yes")
-            elif t == "int":
-                out[key] = int(value)
-            elif t == "float":
-                out[key] = float(value)
-            else:
-                out[key] = value
-        except ValueError:
-            raise DecipherError(f"--set {key}: {value!r} is not a {t}") from None
-    return out
+    """``KEY=VALUE`` strings -> typed, range-checked settings (engine.config.parse_assignments)."""
+    return parse_assignments(pairs, what="--set")
 
 
 def make_config(args) -> Config:
+    """Preset, then the --config file (the preset wins over it), then --set, then the flags;
+    every value is checked by the config module, errors name the key (and the file)."""
     base: dict = dict(PRESETS.get(args.preset or "paper", {}))
     if args.config:
         base.update(Config.from_toml(args.config).to_dict())
@@ -145,7 +125,7 @@ def make_config(args) -> Config:
         value = getattr(args, name)
         if value is not None:
             base[name] = value
-    return Config.from_dict(base, path=args.config)
+    return Config.from_dict(base)
 
 
 def resume_overrides(args) -> dict:
@@ -187,6 +167,9 @@ def cmd_run(args) -> int:
     inscriptions = read_lost(args.lost)
     stems = read_known(args.known)
     gold = read_gold(args.gold, inscriptions=inscriptions) if args.gold else []
+    from .io.goldcheck import check_gold
+    for warning in check_gold(gold, (s.form for s in stems), path=args.gold, vocabulary=str(args.known)):
+        print(f"warning: {warning}", file=sys.stderr)
     pins = read_prior(args.prior) if args.prior else []
     out = prepare_output_folder(args.out)
     inputs = RunInputs(Corpus(args.lost.stem, tuple(inscriptions)), Vocabulary(args.known.stem, tuple(stems)),
@@ -204,7 +187,7 @@ def cmd_import_cog(args) -> int:
     from .io.cog import read_cog
     from .io.tables import write_gold, write_known, write_lost
 
-    result = read_cog(args.cog, system=args.system, lost_column=args.lost_column,
+    result = read_cog(args.cog, system=args.system, lost_column=args.lost_column, encoding=args.encoding,
                       known_column=args.known_column, on_unknown="skip" if args.skip_unknown else "error")
     args.out.mkdir(parents=True, exist_ok=True)
     write_lost(args.out / "lost.csv", result.inscriptions)

@@ -1,113 +1,229 @@
-"""Every hyper-parameter of a run, in one documented object.
+"""Every hyper-parameter of a run, in one documented object, with each setting's metadata.
 
 Defaults are the paper's (Luo et al. 2021, appendix "Training details") and, where the paper is
 silent, the authors' code (configs ``FinalPgm`` on the ``tacl`` branch of j-luo93/xib); see
 ../docs/deviations-from-paper.md for the few places we differ.
+
+Each field carries a :class:`Setting` in its dataclass metadata: section, help text, where the
+default comes from, and the allowed range or choices. That one table serves every front end:
+:func:`parse_value` turns text (``--set``, a form, a report's settings column) into a value,
+:func:`check_value` and ``Config.__post_init__`` refuse out-of-range values with one line such as
+``setting lr: must be a finite number > 0 and <= 10, got inf``, and :func:`settings_info` lists
+the fields for the GUI form (no source code is read, so it works in a frozen bundle).
+
+Ranges: where the engine needs a bound it is stated with the reason; the upper bounds on the
+numerical knobs are a generous multiple of the paper's value, chosen so that a value beyond them
+cannot train (see ``lr`` and ``temperature``). A value inside the range that still makes the loss
+or the parameters non-finite is caught by the training loop, not here.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
+import re
 import tomllib
-from dataclasses import dataclass, fields
+import typing
+import unicodedata
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable, Literal, Mapping
 
 from .errors import InputError
+
+# where a default comes from
+PAPER = "paper"
+CODE = "authors' code"
+OURS = "ours"
+
+#: The section titles, in the order the form shows them.
+SECTIONS = ("character mapping", "edit-distance DP", "word-boundary lattice", "objective",
+            "optimisation", "evaluation and reports")
+
+#: The largest step count a setting may name: ~3,300 times the paper's 3,000 steps.
+MAX_STEPS = 10_000_000
+#: Seeds are 32-bit: numpy's legacy seeding takes 0..2**32-1 and torch/random accept them all.
+MAX_SEED = 2**32 - 1
+
+
+class SettingError(InputError):
+    """A setting's value is not allowed; names the key and the allowed values in one line."""
+
+    def __init__(self, key: str, problem: str, *, path: str | Path | None = None):
+        self.key = key
+        self.detail = problem
+        super().__init__(f"setting {key}: {problem}", path=path)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """What a front end needs to know about one Config field (besides its name, type, default)."""
+
+    section: str
+    help: str
+    source: str                       # PAPER, CODE or OURS: where the default comes from
+    minimum: float | None = None      # None = no lower bound
+    maximum: float | None = None
+    min_open: bool = False            # True: the value must be > minimum (not >=)
+    max_open: bool = False
+    choices: tuple[str, ...] = ()     # for str settings; empty = free text checked by a rule
+    note: str = ""                    # a cross-field rule, shown with the range ("at least max_span")
+
+
+def _setting(default: Any, section: str, help: str, source: str, *, ge: float | None = None,
+             gt: float | None = None, le: float | None = None, lt: float | None = None,
+             choices: Iterable[str] = (), note: str = "") -> Any:
+    meta = Setting(section, " ".join(help.split()), source,
+                   minimum=gt if gt is not None else ge, maximum=lt if lt is not None else le,
+                   min_open=gt is not None, max_open=lt is not None, choices=tuple(choices), note=note)
+    return field(default=default, metadata={"setting": meta})
+
+
+EditMode = Literal["softmin", "max", "sum"]
+Sampling = Literal["auto", "ngram", "sequential"]
+ScoreNormalisation = Literal["span", "stem"]
+
+_MAP, _DP, _LAT, _OBJ, _OPT, _EVAL = SECTIONS
 
 
 @dataclass(frozen=True)
 class Config:
     # --- character mapping (paper §3.1.1; code: DenseFeatEmbedding, unit_aligner) ---
-    feature_dim: int = 100
-    """Size of each feature-group embedding; 7 groups are concatenated (700-d). Ugaritic: 35."""
-    use_ipa_features: bool = True
-    """False = ablation "-IPA": each known unit gets a free embedding of ``7 * feature_dim``."""
-    dropout: float = 0.5
-    """Dropout on the concatenated known-unit embedding, before L2 normalisation."""
-    emb_norm: float = 1.0
-    """Known-unit embeddings are scaled to this norm after dropout."""
-    init_interval: float = 0.05
-    """Parameters start uniform in [-init_interval, init_interval]."""
-    temperature: float = 0.2
-    """T in P(lost | known) = softmax(E_K . E_L / T)."""
+    feature_dim: int = _setting(
+        100, _MAP, "Size of each feature-group embedding; 7 groups are concatenated (700-d). "
+        "Ugaritic: 35.", PAPER, ge=1, le=4096)
+    use_ipa_features: bool = _setting(
+        True, _MAP, 'False = ablation "-IPA": each known unit gets a free embedding of 7 * feature_dim.',
+        PAPER)
+    dropout: float = _setting(
+        0.5, _MAP, "Dropout on the concatenated known-unit embedding, before L2 normalisation.",
+        PAPER, ge=0, lt=1)
+    emb_norm: float = _setting(
+        1.0, _MAP, "Known-unit embeddings are scaled to this norm after dropout.", CODE, gt=0, le=100)
+    init_interval: float = _setting(
+        0.05, _MAP, "Parameters start uniform in [-init_interval, init_interval].", CODE, gt=0, le=10)
+    # T divides the logits: below 0.01 (20 times sharper than the paper's 0.2) the softmax is
+    # one-hot from the first step and gradients are 1/T times larger, so nothing can be learned.
+    temperature: float = _setting(
+        0.2, _MAP, "T in P(lost | known) = softmax(E_K . E_L / T).", PAPER, ge=0.01, le=100)
 
     # --- edit-distance DP (paper §3.1.2; code: ExtractModel._get_matches) ---
-    edit_mode: str = "softmin"
-    """How a DP cell combines its edit operations: "softmin" (the authors' code: the
-    softmin-weighted mean cost), "max" (the paper: best alignment) or "sum" (all alignments)."""
-    band: int = 2
-    """Only alignments with |i - j| <= band exist, so stem and span lengths differ by <= band."""
-    insertion_cost_start: float = 0.0
-    """gamma = -ln(alpha), the insertion penalty, annealed linearly from start to end."""
-    insertion_cost_end: float = 3.5
+    edit_mode: EditMode = _setting(
+        "softmin", _DP, 'How a DP cell combines its edit operations: "softmin" (the authors\' code: '
+        'the softmin-weighted mean cost), "max" (the paper: best alignment) or "sum" (all alignments).',
+        CODE, choices=typing.get_args(EditMode))
+    # band 0 is legal (substitutions only: stem and span of equal length); each row of the DP has
+    # 2 * band + 1 cells, and spans are at most 100 letters, so a wider band adds nothing.
+    band: int = _setting(
+        2, _DP, "Only alignments with |i - j| <= band exist, so stem and span lengths differ by "
+        "at most band (0 = substitutions only).", CODE, ge=0, le=100)
+    insertion_cost_start: float = _setting(
+        0.0, _DP, "gamma = -ln(alpha), the insertion penalty, annealed linearly from start to end "
+        "(Ugaritic: 10).", PAPER, ge=0, le=1000)
+    insertion_cost_end: float = _setting(
+        3.5, _DP, "The insertion penalty gamma at the end of annealing.", PAPER, ge=0, le=1000)
 
     # --- word-boundary lattice (paper §3.1, appendix A; code: _run_ctc_v2) ---
-    min_span: int = 4
-    max_span: int = 10
-    unmatched_prior: float = 0.5
-    """Pr(O); the matched tags E_n share the rest uniformly."""
-    reward_scale: float = 20.0
-    """The code multiplies each span reward P(x|E)^(1/|x|) by 20."""
-    segmented: bool = False
-    """Whole-word spans only: each written word is one candidate span (the Ugaritic setting)."""
-    max_chunk: int = 100
-    """Longer runs between dividers are cut into pieces of at most this many units."""
+    min_span: int = _setting(
+        4, _LAT, "Shortest span (in letters) that can match a stem (Ugaritic: 3).", PAPER, ge=1, le=100,
+        note="at most max_span")
+    max_span: int = _setting(
+        10, _LAT, "Longest span (in letters) that can match a stem.", PAPER, ge=1, le=100,
+        note="at least min_span")
+    unmatched_prior: float = _setting(
+        0.5, _LAT, "Pr(O); the matched tags E_n share the rest uniformly.", CODE, gt=0, lt=1)
+    reward_scale: float = _setting(
+        20.0, _LAT, "The code multiplies each span reward P(x|E)^(1/|x|) by 20.", CODE, gt=0, le=1e6)
+    segmented: bool = _setting(
+        False, _LAT, "Whole-word spans only: each written word is one candidate span (the Ugaritic "
+        "setting).", CODE)
+    # A chunk shorter than max_span could never hold the longest span.
+    max_chunk: int = _setting(
+        100, _LAT, "Longer runs between dividers are cut into pieces of at most this many units.",
+        OURS, ge=1, le=100_000, note="at least max_span")
 
     # --- objective (paper §3.2; code: ExtractTrainer) ---
-    quality_weight: float = 10.0
-    coverage_weight: float = 10.0
-    coverage_start: float = 1.0
-    """r_cov, annealed linearly from start to end (code: 1.0 -> 0.5; Iberian 1.0 -> 0.1)."""
-    coverage_end: float = 0.5
-    sound_loss_weight: float = 100.0
-    """lambda_loss for Omega_loss; like quality and coverage it is divided by the batch's characters."""
-    pin_weight: float = 10.0
-    """Weight of -log P(lost | known) for every pinned value (the paper's partial/full models)."""
-    likelihood_weight: float = 0.0
-    """Weight of -log P(X); 0 in the authors' code."""
+    quality_weight: float = _setting(
+        10.0, _OBJ, "Weight of the matching quality term of the objective.", CODE, ge=0, le=1e6)
+    coverage_weight: float = _setting(
+        10.0, _OBJ, "lambda_cov, weight of the coverage term of the objective.", PAPER, ge=0, le=1e6)
+    coverage_start: float = _setting(
+        1.0, _OBJ, "r_cov, the coverage target, annealed linearly from start to end (code: 1.0 -> 0.5; "
+        "Iberian 1.0 -> 0.1).", CODE, ge=0, le=1)
+    coverage_end: float = _setting(
+        0.5, _OBJ, "The coverage target r_cov at the end of annealing.", CODE, ge=0, le=1)
+    sound_loss_weight: float = _setting(
+        100.0, _OBJ, "lambda_loss for Omega_loss; like quality and coverage it is divided by the "
+        "batch's characters.", PAPER, ge=0, le=1e6)
+    pin_weight: float = _setting(
+        10.0, _OBJ, "Weight of -log P(lost | known) for every pinned value (the paper's partial/full "
+        "models).", OURS, ge=0, le=1e6)
+    likelihood_weight: float = _setting(
+        0.0, _OBJ, "Weight of -log P(X); 0 in the authors' code.", CODE, ge=0, le=1e6)
 
     # --- optimisation ---
-    steps: int = 3000
-    anneal_steps: int = 2000
-    lr: float = 0.2
-    clip_norm: float = 1.0
-    chars_per_batch: int = 400
-    sampling: str = "auto"
-    """"ngram" (inverse n-gram frequency, with replacement, as the code), "sequential" (shuffled
-    passes) or "auto" (sequential when segmented, else ngram)."""
-    seed: int = 0
-    device: str = "auto"
-    eval_interval: int = 250
+    steps: int = _setting(
+        3000, _OPT, "Training steps (batches) in the run.", PAPER, ge=0, le=MAX_STEPS)
+    anneal_steps: int = _setting(
+        2000, _OPT, "Steps over which the insertion cost and the coverage target move from start to end.",
+        PAPER, ge=0, le=MAX_STEPS)
+    # SGD step with gradients clipped to norm 1 moves the parameters by at most lr: at 10 (50 times
+    # the paper's 0.2, 200 times the initial range of 0.05) one step already wipes what was learned,
+    # so a larger value can only diverge; within the range, divergence is the training's to catch.
+    lr: float = _setting(
+        0.2, _OPT, "Learning rate of the SGD optimiser.", PAPER, gt=0, le=10)
+    clip_norm: float = _setting(
+        1.0, _OPT, "Gradients are clipped to this norm (0 = no clipping).", CODE, ge=0, le=1e6)
+    # The first chunk always enters a batch, so any positive size works; below max_span a batch
+    # could not hold one longest span and every step would be a single short chunk.
+    chars_per_batch: int = _setting(
+        400, _OPT, "Letters per training batch (padding included); smaller uses less memory.", CODE,
+        ge=1, le=10_000_000, note="at least max_span")
+    sampling: Sampling = _setting(
+        "auto", _OPT, '"ngram" (inverse n-gram frequency, with replacement, as the code), "sequential" '
+        '(shuffled passes) or "auto" (sequential when segmented, else ngram).', CODE,
+        choices=typing.get_args(Sampling))
+    seed: int = _setting(
+        0, _OPT, "Random seed: the same seed, data and settings give the same run.", OURS, ge=0,
+        le=MAX_SEED)
+    device: str = _setting(
+        "auto", _OPT, "auto = CUDA when torch sees a GPU, else the CPU; or cpu, cuda, cuda:N.", OURS,
+        choices=("auto", "cpu", "cuda"), note="or cuda:N")
+    eval_interval: int = _setting(
+        250, _OPT, "Evaluate the whole corpus (matches, P@K, closeness) every this many steps "
+        "(0 = only at the end).", CODE, ge=0, le=MAX_STEPS)
 
     # --- evaluation and reports ---
-    top_k: int = 10
-    score_normalisation: str = "span"
-    """Length that divides log P(span|stem) when ranking stems (P@K, alternatives): "span" (the
-    paper's phi = P(x|y)^(1/|x|)) or "stem" (the authors' offline dumps divided by |y|)."""
+    top_k: int = _setting(
+        10, _EVAL, "How many ranked stems each match keeps (the paper reports P@10).", PAPER, ge=1, le=1000)
+    score_normalisation: ScoreNormalisation = _setting(
+        "span", _EVAL, 'Length that divides log P(span|stem) when ranking stems (P@K, alternatives): '
+        '"span" (the paper\'s phi = P(x|y)^(1/|x|)) or "stem" (the authors\' offline dumps divided by |y|).',
+        PAPER, choices=typing.get_args(ScoreNormalisation))
 
     def __post_init__(self) -> None:
-        problems = []
-        if self.edit_mode not in ("softmin", "max", "sum"):
-            problems.append(f"edit_mode must be softmin, max or sum, not {self.edit_mode!r}")
-        if self.sampling not in ("auto", "ngram", "sequential"):
-            problems.append(f"sampling must be auto, ngram or sequential, not {self.sampling!r}")
-        if self.score_normalisation not in ("stem", "span"):
-            problems.append(f"score_normalisation must be stem or span, not {self.score_normalisation!r}")
-        if not 1 <= self.min_span <= self.max_span:
-            problems.append(f"need 1 <= min_span <= max_span, got {self.min_span}, {self.max_span}")
-        if not 0 < self.unmatched_prior < 1:
-            problems.append("unmatched_prior must lie strictly between 0 and 1")
-        if self.temperature <= 0:
-            problems.append("temperature must be positive")
-        if not 0 <= self.dropout < 1:
-            problems.append("dropout must lie in [0, 1)")
-        if self.steps < 0 or self.anneal_steps < 0:
-            problems.append("steps and anneal_steps must not be negative")
-        if self.device not in ("auto", "cpu", "cuda") and not self.device.startswith("cuda:"):
-            problems.append(f"device must be auto, cpu or cuda, not {self.device!r}")
+        problems = self.problems()
         if problems:
-            raise ValueError("; ".join(problems))
+            raise SettingError(problems[0][0], "; ".join(
+                p if i == 0 else f"setting {k}: {p}" for i, (k, p) in enumerate(problems)))
+
+    def problems(self) -> list[tuple[str, str]]:
+        """(key, problem) for every value out of its range and every broken cross-field rule."""
+        out = []
+        for name in _INFO:
+            try:
+                check_value(name, getattr(self, name))
+            except SettingError as e:
+                out.append((name, e.detail))
+        bad = {k for k, _ in out}
+        if not bad & {"min_span", "max_span"} and self.min_span > self.max_span:
+            out.append(("min_span", f"must be at most max_span ({self.max_span}), got {self.min_span}"))
+        if not bad & {"max_chunk", "max_span"} and self.max_chunk < self.max_span:
+            out.append(("max_chunk", f"must be at least max_span ({self.max_span}), got {self.max_chunk}"))
+        if not bad & {"chars_per_batch", "max_span"} and self.chars_per_batch < self.max_span:
+            out.append(("chars_per_batch",
+                        f"must be at least max_span ({self.max_span}), got {self.chars_per_batch}"))
+        return out
 
     # ---- schedules ----
     def _anneal(self, step: int, start: float, end: float) -> float:
@@ -136,35 +252,61 @@ class Config:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], *, path: str | Path | None = None) -> "Config":
-        names = {f.name: f for f in fields(cls)}
-        unknown = sorted(set(data) - set(names))
+    def from_dict(cls, data: Mapping[str, Any], *, path: str | Path | None = None) -> "Config":
+        """Settings from a dict (a file, a project, a checkpoint): unknown keys, wrong types and
+        out-of-range values are errors naming the key (and ``path`` when given).
+
+        Stored configs go through here too, so one that holds a value later ranges refuse fails to
+        load with that one line; the stored dict itself is never changed (see ``from_stored``)."""
+        unknown = sorted(set(data) - set(_INFO))
         if unknown:
-            raise InputError(f"unknown setting(s): {', '.join(unknown)}", path=path)
-        clean = {}
-        for key, value in data.items():
-            ftype = names[key].type
-            want = {"int": int, "float": float, "bool": bool, "str": str}.get(str(ftype), None)
-            if want is float and isinstance(value, int) and not isinstance(value, bool):
-                value = float(value)
-            if want is not None and not isinstance(value, want):
-                raise InputError(f"setting {key!r} must be {want.__name__}, not {value!r}", path=path)
-            clean[key] = value
+            raise InputError(f"unknown setting(s): {', '.join(map(str, unknown))}", path=path)
         try:
+            clean = {key: check_value(key, value) for key, value in data.items()}
             return cls(**clean)
-        except ValueError as e:
-            raise InputError(str(e), path=path) from None
+        except SettingError as e:
+            raise SettingError(e.key, e.detail, path=path) from None
+
+    @classmethod
+    def from_stored(cls, data: Mapping[str, Any]) -> "tuple[Config, list[str]]":
+        """A stored config, keeping every value that is still allowed: a key that is unknown or
+        refused falls back to its default, and each such change is one line in the list returned
+        (for a front end to show: "project default lr=inf is no longer allowed, using 0.2")."""
+        notes: list[str] = []
+        clean: dict[str, Any] = {}
+        for key, value in data.items():
+            if key not in _INFO:
+                notes.append(f"unknown setting {key} ignored")
+                continue
+            try:
+                clean[key] = check_value(key, value)
+            except SettingError as e:
+                notes.append(f"{e.problem}; using the default {_INFO[key].default!r}")
+        try:
+            return cls(**clean), notes
+        except SettingError as e:
+            return cls(), notes + [f"{e.problem}; using the default settings"]
 
     @classmethod
     def from_toml(cls, path: str | Path, **overrides: Any) -> "Config":
-        """Read a TOML file of settings (top level or a [config] table); unknown keys are errors."""
+        """Read a TOML file of settings (top level or a [config] table); unknown keys are errors.
+        A missing, unreadable, non-UTF-8 or non-TOML file is one InputError naming it."""
         try:
             with open(path, "rb") as f:
                 data = tomllib.load(f)
         except FileNotFoundError:
             raise InputError("file not found", path=path) from None
+        except IsADirectoryError:
+            raise InputError("is a folder, not a TOML file of settings", path=path) from None
+        except PermissionError:
+            raise InputError("permission denied", path=path) from None
+        except OSError as e:
+            raise InputError(f"cannot read: {e.strerror or e}", path=path) from None
+        except UnicodeDecodeError as e:
+            raise InputError(f"not UTF-8 text (byte {e.start}: {e.object[e.start:e.start + 1]!r}); "
+                             "save the settings as UTF-8 TOML", path=path) from None
         except tomllib.TOMLDecodeError as e:
-            raise InputError(f"not valid TOML: {e}", path=path) from None
+            raise InputError(f"not valid TOML: {' '.join(str(e).split())}", path=path) from None
         if "config" in data and isinstance(data["config"], dict):
             data = data["config"]
         data.update({k: v for k, v in overrides.items() if v is not None})
@@ -178,10 +320,273 @@ class Config:
         return ", ".join(diffs) if diffs else "paper defaults"
 
 
+# ---------------------------------------------------------------------------------------------
+# the metadata table and the one parser / checker
+
+
+@dataclass(frozen=True)
+class SettingInfo:
+    """One Config field with everything a front end shows: name, kind, default and its Setting."""
+
+    name: str
+    kind: str                 # "int", "float", "bool" or "str"
+    default: Any
+    setting: Setting
+
+    @property
+    def section(self) -> str:
+        return self.setting.section
+
+    @property
+    def help(self) -> str:
+        return self.setting.help
+
+    @property
+    def source(self) -> str:
+        return self.setting.source
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return self.setting.choices
+
+    @property
+    def minimum(self) -> float | None:
+        return self.setting.minimum
+
+    @property
+    def maximum(self) -> float | None:
+        return self.setting.maximum
+
+    @property
+    def label(self) -> str:
+        return self.name.replace("_", " ")
+
+    @property
+    def allowed(self) -> str:
+        """The allowed values in words, e.g. "a finite number > 0 and <= 10"."""
+        s = self.setting
+        if self.kind == "bool":
+            text = "true or false"
+        elif self.kind == "str":
+            text = "one of " + ", ".join(s.choices) if s.choices else "text"
+        else:
+            what = "a whole number" if self.kind == "int" else "a finite number"
+            lo = hi = ""
+            if s.minimum is not None:
+                lo = f"{'>' if s.min_open else '>='} {_num(s.minimum)}"
+            if s.maximum is not None:
+                hi = f"{'<' if s.max_open else '<='} {_num(s.maximum)}"
+            if self.kind == "int" and s.minimum is not None and s.maximum is not None:
+                text = f"{what} from {_num(s.minimum)} to {_num(s.maximum)}"
+            else:
+                text = " ".join(x for x in (what, " and ".join(b for b in (lo, hi) if b)) if x)
+        return f"{text} ({s.note})" if s.note else text
+
+
+def _num(x: float) -> str:
+    if float(x).is_integer() and abs(x) < 1e15:
+        return f"{int(x):_}".replace("_", ",") if abs(x) >= 100_000 else str(int(x))
+    return repr(float(x))
+
+
+def _build_info() -> dict[str, SettingInfo]:
+    hints = typing.get_type_hints(Config)
+    out = {}
+    for f in fields(Config):
+        meta = f.metadata.get("setting")
+        if not isinstance(meta, Setting):  # every field must say its section, help and range
+            raise TypeError(f"Config.{f.name} has no Setting metadata: declare it with _setting(...)")
+        hint = hints[f.name]
+        kind = "str" if typing.get_origin(hint) is Literal else hint.__name__
+        out[f.name] = SettingInfo(f.name, kind, f.default, meta)
+    return out
+
+
+_INFO: dict[str, SettingInfo] = _build_info()
+
+
+def settings_info() -> tuple[SettingInfo, ...]:
+    """Every Config field's metadata, in the order of the class (grouped by SECTIONS)."""
+    return tuple(_INFO.values())
+
+
+def setting_info(key: str) -> SettingInfo:
+    """One field's metadata; SettingError naming the known keys' closest match for a typo."""
+    try:
+        return _INFO[key]
+    except KeyError:
+        import difflib
+        near = difflib.get_close_matches(key, list(_INFO), n=1)
+        hint = f" (did you mean {near[0]}?)" if near else ""
+        raise SettingError(key, f"no such setting{hint}") from None
+
+
+_DEVICE = re.compile(r"(auto|cpu|cuda(:\d{1,3})?)")
+
+
+def check_value(key: str, value: Any, *, shown: str | None = None) -> Any:
+    """``value`` for setting ``key`` if its type and range are allowed (ints widen to floats for
+    float settings), else SettingError: ``setting KEY: must be ALLOWED, got VALUE`` (VALUE is
+    ``shown`` when given: the text the user wrote)."""
+    info = setting_info(key)
+    s = info.setting
+
+    def refuse() -> SettingError:
+        return SettingError(key, f"must be {info.allowed}, got {shown if shown is not None else _shown(value)}")
+
+    if info.kind == "bool":
+        if not isinstance(value, bool):
+            raise refuse()
+        return value
+    if info.kind == "str":
+        if not isinstance(value, str):
+            raise refuse()
+        ok = _DEVICE.fullmatch(value) if key == "device" else (not s.choices or value in s.choices)
+        if not ok:
+            raise refuse()
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise refuse()
+    if info.kind == "int":
+        if isinstance(value, float):
+            if not value.is_integer():
+                raise refuse()
+            value = int(value)
+    else:
+        try:
+            value = float(value)
+        except OverflowError:
+            raise refuse() from None
+        if not math.isfinite(value):
+            raise refuse()
+    if s.minimum is not None and (value <= s.minimum if s.min_open else value < s.minimum):
+        raise refuse()
+    if s.maximum is not None and (value >= s.maximum if s.max_open else value > s.maximum):
+        raise refuse()
+    return value
+
+
+def _shown(value: Any) -> str:
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+_TRUE = ("true", "yes", "on", "1")
+_FALSE = ("false", "no", "off", "0")
+
+
+def parse_value(key: str, text: str) -> Any:
+    """The value of setting ``key`` written as ``text`` (a ``--set`` value, a form field, a
+    report's settings column), checked against its range; SettingError otherwise."""
+    info = setting_info(key)
+    raw = unicodedata.normalize("NFC", str(text)).strip()
+    value: Any = raw
+    if info.kind == "bool":
+        if raw.lower() in _TRUE:
+            value = True
+        elif raw.lower() in _FALSE:
+            value = False
+    elif info.kind == "int":
+        try:
+            value = int(raw)
+        except ValueError:
+            try:  # "1e4", "3000.0": whole numbers written as floats
+                f = float(raw)
+                value = int(f) if math.isfinite(f) and f.is_integer() else raw
+            except ValueError:
+                pass
+    elif info.kind == "float":
+        try:
+            value = float(raw)
+        except ValueError:
+            pass
+    return check_value(key, value, shown=_shown(raw) if value is raw else raw[:60])
+
+
+def parse_assignments(pairs: Iterable[str], *, what: str = "--set") -> dict[str, Any]:
+    """``KEY=VALUE`` strings -> checked settings; each problem is one SettingError/InputError line."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        if not sep or not key.strip():
+            raise InputError(f"{what} needs KEY=VALUE, got {pair!r}")
+        key = key.strip()
+        out[key] = parse_value(key, text)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# presets
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named set of settings of a paper experiment, for ``--preset``, the form and new projects."""
+
+    name: str
+    title: str
+    description: str
+    settings: Mapping[str, Any]
+
+    def config(self, **overrides: Any) -> Config:
+        return Config.from_dict({**self.settings, **overrides})
+
+
 #: Settings of the paper's Ugaritic–Hebrew comparison (code: FinalUgaReal).
 UGARITIC = dict(feature_dim=35, min_span=3, max_span=10, insertion_cost_start=10.0, segmented=True)
 
 #: Settings of the Iberian runs (code: FinalXib): coverage target annealed to 0.1.
 IBERIAN = dict(min_span=3, coverage_end=0.1)
 
-PRESETS = {"paper": {}, "ugaritic": UGARITIC, "iberian": IBERIAN}
+PRESET_INFO: dict[str, Preset] = {p.name: p for p in (
+    Preset("paper", "Paper defaults (Gothic)",
+           "The paper's settings for Gothic and most experiments: spans of 4 to 10 letters, insertion "
+           "penalty annealed 0 -> 3.5, coverage target 1.0 -> 0.5.", {}),
+    Preset("ugaritic", "Ugaritic–Hebrew",
+           "The paper's Ugaritic comparison (code: FinalUgaReal): whole words as spans (segmented), "
+           "3 to 10 letters, 35-d feature embeddings, insertion penalty annealed 10 -> 3.5.", UGARITIC),
+    Preset("iberian", "Iberian",
+           "The Iberian runs (code: FinalXib): spans of 3 to 10 letters, coverage target annealed "
+           "1.0 -> 0.1 (Iberian words are rarely cognates).", IBERIAN),
+)}
+
+PRESETS = {name: dict(p.settings) for name, p in PRESET_INFO.items()}
+
+
+def settings_markdown() -> str:
+    """docs/settings.md: every setting with its default, allowed values, source and help, by section,
+    then the presets (``python -m engine.config > docs/settings.md``)."""
+    lines = ["# Run settings", "",
+             "Generated from the field metadata of `engine/config.py` by `python -m engine.config`; "
+             "`--set KEY=VALUE`, `--config FILE.toml` and the app's run form all accept exactly these "
+             "values. Source: where the default comes from (the paper, the authors' code, or ours).", ""]
+    for section in SECTIONS:
+        lines += [f"## {section}", "", "| setting | default | allowed | source | meaning |",
+                  "|---|---|---|---|---|"]
+        for info in settings_info():
+            if info.section == section:
+                cells = [f"`{info.name}`", f"`{info.default!r}`" if info.kind == "str" else f"`{info.default}`",
+                         info.allowed, info.source, info.help]
+                lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+        lines.append("")
+    lines += ["## Ranges and stored settings", "",
+              "* Numbers must be finite. Upper bounds are generous multiples of the paper's values, set "
+              "where a larger value cannot train: `lr` <= 10 (50 x the paper's 0.2; with gradients clipped "
+              "to norm 1 one step then moves the parameters 200 x their initial range), `temperature` >= 0.01 "
+              "(below it the softmax is one-hot from the first step). A value inside a range that still makes "
+              "the loss or the parameters non-finite is stopped by the training loop.",
+              "* `min_span <= max_span <= max_chunk`, and `chars_per_batch >= max_span`.",
+              "* Seeds are 0 to 2**32 - 1 (what numpy, torch and Python's random all accept).",
+              "* Settings stored in a project or a checkpoint are checked when they are loaded; one that "
+              "holds a value these ranges refuse is kept as stored, listed with a note naming the key, and "
+              "cannot be resumed until the value is changed (`Config.from_stored` gives the app the usable "
+              "rest, with a note per value that fell back to its default).", ""]
+    lines += ["## Presets (`--preset NAME`)", "", "| preset | settings | description |", "|---|---|---|"]
+    for p in PRESET_INFO.values():
+        settings = ", ".join(f"`{k}={v}`" for k, v in p.settings.items()) or "(the defaults)"
+        lines.append(f"| `{p.name}` ({p.title}) | {settings} | {p.description} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(settings_markdown(), end="")

@@ -13,6 +13,34 @@ from typing import Iterable, Mapping, Sequence
 
 DIVIDER = " "
 
+#: The largest weight a pinned value may have (PRIOR.csv ``weight``; any finite number above 0
+#: up to this). The loss multiplies it by ``pin_weight``; far larger values swamp the other terms.
+PIN_WEIGHT_MAX = 1000.0
+
+
+def nfc(text: str) -> str:
+    """``text`` in Unicode normal form C (returned as is when it already is)."""
+    return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
+
+
+def _nfc_fields(value: object, names: Sequence[str]) -> None:
+    """NFC every text field of a frozen dataclass instance (the root of "text is NFC everywhere":
+    every reader, the project store and the GUI build their values through these constructors)."""
+    for name in names:
+        v = getattr(value, name)
+        if isinstance(v, str):
+            if not unicodedata.is_normalized("NFC", v):
+                object.__setattr__(value, name, unicodedata.normalize("NFC", v))
+        elif isinstance(v, tuple):
+            if not all(unicodedata.is_normalized("NFC", x) for x in v if isinstance(x, str)):
+                object.__setattr__(value, name, tuple(nfc(x) if isinstance(x, str) else x for x in v))
+        elif isinstance(v, Mapping):
+            if not all(isinstance(k, str) and isinstance(x, str) and unicodedata.is_normalized("NFC", k)
+                       and unicodedata.is_normalized("NFC", x) for k, x in v.items()):
+                object.__setattr__(value, name, {nfc(k) if isinstance(k, str) else k:
+                                                 nfc(x) if isinstance(x, str) else x
+                                                 for k, x in v.items()})
+
 
 def normalise_text(text: str) -> str:
     """NFC, with any run of whitespace turned into a single divider and the ends stripped."""
@@ -43,6 +71,9 @@ class Inscription:
     text: str
     raw: str | None = None
     meta: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        _nfc_fields(self, ("id", "text", "raw", "meta"))
 
     @property
     def units(self) -> tuple[str, ...]:
@@ -77,6 +108,9 @@ class Stem:
     gloss: str = ""
     source: str = ""
 
+    def __post_init__(self) -> None:
+        _nfc_fields(self, ("form", "ipa", "gloss", "source"))
+
 
 @dataclass(frozen=True)
 class GoldAnnotation:
@@ -87,6 +121,9 @@ class GoldAnnotation:
     start: int
     word_end: int
     known: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        _nfc_fields(self, ("inscription_id", "known"))
 
 
 @dataclass(frozen=True)
@@ -102,6 +139,9 @@ class PinnedValue:
     locked: bool = True
     note: str = ""
 
+    def __post_init__(self) -> None:
+        _nfc_fields(self, ("lost", "known_ipa", "note"))
+
 
 @dataclass(frozen=True)
 class Corpus:
@@ -109,6 +149,9 @@ class Corpus:
 
     name: str
     inscriptions: tuple[Inscription, ...]
+
+    def __post_init__(self) -> None:
+        _nfc_fields(self, ("name",))
 
     def by_id(self) -> dict[str, Inscription]:
         return {ins.id: ins for ins in self.inscriptions}
@@ -124,6 +167,9 @@ class Vocabulary:
 
     language: str
     stems: tuple[Stem, ...]
+
+    def __post_init__(self) -> None:
+        _nfc_fields(self, ("language",))
 
     def forms(self) -> set[str]:
         return {s.form for s in self.stems}

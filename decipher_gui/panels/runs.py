@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout,
-                               QGroupBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QProgressBar, QPushButton,
-                               QScrollArea, QSpinBox, QStyle, QTableWidget, QTableWidgetItem, QToolButton,
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout,
+                               QGroupBox, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton,
+                               QScrollArea, QStyle, QTableWidget, QTableWidgetItem, QToolButton,
                                QVBoxLayout, QWidget)
 
 from engine.config import Config
@@ -16,6 +16,7 @@ from engine.errors import DecipherError
 from engine.project.store import CorpusInfo, LanguageInfo, RunRecord
 
 from ..config_form import BASIC, FieldInfo, config_fields
+from ..config_form import editor_value as _get, make_editor as _editor, set_editor_value as _set
 from ..worker import IDLE, PAUSED, RUNNING, STARTING, STOPPING
 
 
@@ -41,58 +42,6 @@ class CollapsibleSection(QWidget):
     def _toggle(self, on: bool) -> None:
         self.button.setArrowType(Qt.ArrowType.DownArrow if on else Qt.ArrowType.RightArrow)
         self.content.setVisible(on)
-
-
-def _editor(info: FieldInfo) -> QWidget:
-    if info.choices:
-        w = QComboBox()
-        w.addItems(list(info.choices))
-        if info.name == "device":
-            w.setEditable(True)
-    elif info.type == "bool":
-        w = QCheckBox()
-    elif info.type == "int":
-        w = QSpinBox()
-        w.setRange(-1_000_000 if info.name == "seed" else 0, 10_000_000)
-    elif info.type == "float":
-        w = QDoubleSpinBox()
-        w.setDecimals(4)
-        w.setRange(-1e6, 1e6)
-        w.setSingleStep(0.1)
-    else:
-        w = QLineEdit()
-    tip = info.doc + (f" (paper default: {info.default})" if info.doc else f"paper default: {info.default}")
-    w.setToolTip(tip)
-    w.setAccessibleName(info.label)
-    w.setAccessibleDescription(info.doc)
-    return w
-
-
-def _set(w: QWidget, value: Any) -> None:
-    if isinstance(w, QComboBox):
-        i = w.findText(str(value))
-        if i >= 0:
-            w.setCurrentIndex(i)
-        else:
-            w.setEditText(str(value))
-    elif isinstance(w, QCheckBox):
-        w.setChecked(bool(value))
-    elif isinstance(w, (QSpinBox, QDoubleSpinBox)):
-        w.setValue(value)
-    else:
-        w.setText(str(value))  # type: ignore[attr-defined]
-
-
-def _get(w: QWidget, info: FieldInfo) -> Any:
-    if isinstance(w, QComboBox):
-        return w.currentText().strip()
-    if isinstance(w, QCheckBox):
-        return w.isChecked()
-    if isinstance(w, QSpinBox):
-        return int(w.value())
-    if isinstance(w, QDoubleSpinBox):
-        return float(w.value())
-    return w.text()  # type: ignore[attr-defined]
 
 
 class SettingsForm(QWidget):

@@ -24,7 +24,7 @@ from ..data import Stem
 from ..errors import InputError, PhonologyError
 from ..phonology import ipa_units, unit_features
 from ..transcription import transcribe
-from .tables import iter_rows, read_text
+from .tables import IpaChecker, iter_rows, read_text
 
 TERMS = "http://cldf.clld.org/v1.0/terms.rdf#"
 BOUNDARIES = frozenset({"+", "_", "#"})
@@ -249,6 +249,7 @@ def read_cldf_wordlist(path: str | Path, *, language: str | None = None, system:
     order: list[str] = []
     found: dict[str, tuple[str, list[str]]] = {}
     seen_langs: dict[str, int] = {}
+    unknown = IpaChecker(forms_t.path)
     for lineno, row in _rows(forms_t, ("form",), ("id", "language", "parameter", "segments", "value")):
         lid = (row.get("language") or "").strip()
         seen_langs[lid] = seen_langs.get(lid, 0) + 1
@@ -265,7 +266,11 @@ def read_cldf_wordlist(path: str | Path, *, language: str | None = None, system:
             continue
         segs = (row.get("segments") or "").strip()
         if segs:
-            ipa = segments_to_ipa(segs, separator=seg_sep, path=forms_t.path, line=lineno)
+            try:
+                ipa = segments_to_ipa(segs, separator=seg_sep, path=forms_t.path, line=lineno)
+            except PhonologyError as e:  # listed with every other unknown symbol at the end
+                unknown.add(e, segs, lineno)
+                continue
             if not ipa:
                 raise InputError(f"Segments {segs!r} hold only boundaries", path=forms_t.path, line=lineno)
             ipa_units(ipa, source=f"Segments of {form!r}", path=forms_t.path, line=lineno)
@@ -280,6 +285,7 @@ def read_cldf_wordlist(path: str | Path, *, language: str | None = None, system:
             ipa = form
         order.append(form)
         found[form] = (ipa, [gloss] if gloss else [])
+    unknown.raise_any()
     if not order:
         if language is not None:
             shown = ", ".join(repr(k) for k in sorted(seen_langs)[:20]) or "none"

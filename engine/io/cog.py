@@ -29,11 +29,11 @@ class CogImport:
 
 
 def read_cog(path: str | Path, *, system: str = "semitic", lost_column: int = 0, known_column: int = 1,
-             on_unknown: str = "error") -> CogImport:
+             on_unknown: str = "error", encoding: str | None = None) -> CogImport:
     from ..transcription import TranscriptionError, transcribe
 
     path = Path(path)
-    text = read_text(path)
+    text = read_text(path, encoding=encoding)
     lines = text.splitlines()
     if not lines or not lines[0].strip():
         raise InputError("the file is empty", path=path)

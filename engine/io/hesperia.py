@@ -34,6 +34,7 @@ from typing import Iterable, Mapping, Sequence
 from ..data import DIVIDER, Corpus, Inscription, make_corpus, normalise_text
 from ..errors import InputError
 from .tables import read_text
+from .text import ALLOWED_CONTROLS, field_limit_problem
 
 __all__ = [
     "IBERIAN_LETTERS", "CleanedText", "UnknownSymbol", "SkippedRow", "RenamedId", "HesperiaReport",
@@ -534,8 +535,9 @@ class HesperiaImport:
         return make_corpus(name, self.inscriptions)
 
 
-def _decode(path: Path) -> str:
-    return read_text(path, what="export")
+def _decode(path: Path, encoding: str | None = None) -> str:
+    # FileMaker exports end lines inside a cell with VT (and FF): line breaks here, not controls
+    return read_text(path, what="export", encoding=encoding, allowed_controls=ALLOWED_CONTROLS + "\x0b\x0c")
 
 
 def _column_key(name: str) -> str:
@@ -560,6 +562,8 @@ def _records(path: Path, text: str) -> tuple[list[str], list[tuple[int, list[str
         except StopIteration:
             break
         except csv.Error as e:
+            if "field larger than field limit" in str(e):
+                raise InputError(field_limit_problem(), path=path, line=start) from None
             raise InputError(f"broken CSV record from line {start} to line {reader.line_num} ({e}); "
                              "is a quoted field unterminated or the file truncated?",
                              path=path, line=start) from None
@@ -579,22 +583,24 @@ def _meta_value(value: str) -> str:
 
 
 def read_hesperia(path: str | Path, *, language: str | Iterable[str] | None = "IBERICO",
-                  lacunae: str = "divide", numerals: str = "divide") -> HesperiaImport:
+                  lacunae: str = "divide", numerals: str = "divide",
+                  encoding: str | None = None) -> HesperiaImport:
     """Read a Hesperia export: one :class:`Inscription` per record of the given ``LENGUA``.
 
     ``id`` is ``REF. HESPERIA`` (a repeated reference gets ``#2``, ``#3``… in file order, an
     empty one ``id=<id column>`` or ``line-<n>``; the original is then in
     ``meta["ref_hesperia"]``); ``raw`` is
-    ``TEXTO`` exactly as in the file; ``text`` is :func:`clean_texto` of it; ``meta`` holds the
+    ``TEXTO`` as in the file (NFC, like all text); ``text`` is :func:`clean_texto` of it; ``meta`` holds the
     other columns (empty values omitted). ``language=None`` keeps every record. Records whose
-    ``TEXTO`` is empty are skipped and listed in the report.
+    ``TEXTO`` is empty are skipped and listed in the report. ``encoding`` None detects it (UTF-8,
+    or UTF-16 by its BOM).
     """
     if lacunae not in LACUNA_MODES:
         raise ValueError(f"lacunae must be one of {LACUNA_MODES}, not {lacunae!r}")
     if numerals not in LACUNA_MODES:
         raise ValueError(f"numerals must be one of {LACUNA_MODES}, not {numerals!r}")
     path = Path(path)
-    text = _decode(path)
+    text = _decode(path, encoding)
     if not text.strip():
         raise InputError("the file is empty", path=path, line=1)
     header, records = _records(path, text)

@@ -1,95 +1,203 @@
 """Readers and writers of the CSV/TSV formats in docs/formats.md (LOST, KNOWN, GOLD, PRIOR).
 
 Every reader checks the whole file before returning anything, and every problem is an
-InputError naming the file, the line (the header is line 1) and what is wrong.
+InputError naming the file, the line (the header is line 1) and what is wrong. Text comes back
+NFC-normalised, and control characters are refused (engine/io/text.py).
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import math
+import unicodedata
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping, Sequence
 
-from ..data import GoldAnnotation, Inscription, PinnedValue, Stem, normalise_text, split_units
-from ..errors import InputError
+from ..data import (PIN_WEIGHT_MAX, GoldAnnotation, Inscription, PinnedValue, Stem, normalise_text,
+                    split_units)
+from ..errors import InputError, PhonologyError
 from ..phonology import ipa_units
+from .text import (CSV_FIELD_LIMIT, DELIMITERS, ENCODINGS, decode_bytes, detect_delimiter,  # noqa: F401
+                   detect_encoding, field_limit_problem, read_text)
 
 LOST_COLUMNS = ("id", "text")
 KNOWN_COLUMNS = ("form", "ipa")
 GOLD_COLUMNS = ("inscription_id", "start", "word_end", "known")
 PRIOR_COLUMNS = ("lost", "known_ipa")
 
+#: How many unknown IPA symbols one error lists (with their lines) before "… and N more".
+UNKNOWN_SYMBOLS_SHOWN = 20
 
-def read_text(path: str | Path, what: str = "file") -> str:
-    """The file's text as UTF-8 (a BOM is allowed); a decoding error names the line and asks to
-    save the ``what`` (e.g. "export") as UTF-8."""
-    path = Path(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError("file not found", path=path) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, not a file", path=path) from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
-        raise InputError(
-            f"not valid UTF-8 (byte 0x{data[e.start]:02x} at offset {e.start}); "
-            f"save the {what} as UTF-8", path=path, line=line) from None
+
+# ---------------------------------------------------------------------------------------------
+# unknown IPA symbols: every one in a file, not only the first
+
+
+def unknown_ipa_symbols(ipa: str) -> list[str]:
+    """Every symbol of ``ipa`` the phonology does not know, in order of appearance, each once."""
+    s = unicodedata.normalize("NFD", ipa)
+    found: list[str] = []
+    for _ in range(len(s) + 1):
+        try:
+            ipa_units(s)
+            break
+        except PhonologyError as e:
+            if e.symbol not in s:
+                break
+            found.append(unicodedata.normalize("NFC", e.symbol))
+            s = s.replace(e.symbol, "")
+    return list(dict.fromkeys(found))
+
+
+class UnknownIPASymbols(PhonologyError):
+    """The unknown IPA symbols of a whole file: ``symbol``/``word``/``line`` are the first one's,
+    ``symbols`` lists every (line, symbol, IPA string) found."""
+
+    def __init__(self, first: PhonologyError, symbols: Sequence[tuple[int | None, str, str]],
+                 limit: int = UNKNOWN_SYMBOLS_SHOWN):
+        self.symbols = list(symbols)
+        self.symbol, self.word, self.source = first.symbol, first.word, first.source
+        rest = self.symbols[1:]
+        problem = first.problem
+        if rest:
+            shown = ", ".join(f"{sym!r} (U+{ord(sym[0]):04X}) in {word!r} (line {line})"
+                              for line, sym, word in rest[: max(limit - 1, 0)])
+            left = len(rest) - max(limit - 1, 0)
+            problem += (f"; {len(rest)} more unknown symbol{'s' if len(rest) > 1 else ''}: {shown}"
+                        + (f", and {left} more" if left > 0 else ""))
+        InputError.__init__(self, problem, path=first.path, line=first.line)
+
+
+class IpaChecker:
+    """Checks IPA strings row by row and raises every unknown symbol of the file at the end."""
+
+    def __init__(self, path=None):
+        self.path = path
+        self.first: PhonologyError | None = None
+        self.symbols: list[tuple[int | None, str, str]] = []
+
+    def units(self, ipa: str, *, source: str, line: int | None) -> tuple[str, ...] | None:
+        """The units of ``ipa``, or None (the problem remembered) when a symbol is unknown."""
+        try:
+            return ipa_units(ipa, source=source, path=self.path, line=line)
+        except PhonologyError as e:
+            self.add(e, ipa, line)
+            return None
+
+    def add(self, error: PhonologyError, ipa: str, line: int | None) -> None:
+        """Remember ``error`` (raised for ``ipa`` on ``line``) and every unknown symbol of ``ipa``."""
+        if self.first is None:
+            self.first = error
+        self.symbols.extend((line, sym, ipa) for sym in unknown_ipa_symbols(ipa) or [error.symbol])
+
+    def raise_any(self) -> None:
+        if self.first is not None:
+            raise UnknownIPASymbols(self.first, self.symbols)
+
+
+# ---------------------------------------------------------------------------------------------
+# reading a table
 
 
 def sniff_delimiter(path: str | Path, delimiter: str | None) -> str:
+    """The delimiter given, else tab for .tsv/.tab files and comma for the others."""
     if delimiter:
         return delimiter
     return "\t" if Path(path).suffix.lower() in (".tsv", ".tab") else ","
 
 
+def _first_line(text: str) -> str:
+    return text.lstrip("\r\n").split("\n", 1)[0].rstrip("\r")
+
+
+def table_delimiter(path: str | Path, text: str, required: Sequence[str],
+                    columns: Mapping[str, str] | None, delimiter: str | None) -> str:
+    """``delimiter`` when given; else the default for the file name, unless its header lacks a
+    required column and another delimiter (comma, semicolon, tab, pipe) finds them all."""
+    if delimiter:
+        return delimiter
+    default = sniff_delimiter(path, None)
+    header = _first_line(text)
+    if detect_delimiter(header, required, columns, candidates=(default,)) == default:
+        return default
+    return detect_delimiter(header, required, columns) or default
+
+
+class _Table:
+    """A CSV/TSV text with its header checked: ``rows()`` yields (line, row with our names)."""
+
+    def __init__(self, path, text: str, required: Sequence[str], *, columns: Mapping[str, str] | None,
+                 delimiter: str | None, optional: Sequence[str] = ()):
+        self.path = path
+        if not text.strip():
+            raise InputError("the file is empty", path=path)
+        self.delimiter = table_delimiter(path, text, required, columns, delimiter)
+        self.reader = csv.reader(io.StringIO(text, newline=""), delimiter=self.delimiter, strict=True)
+        mapping = dict(columns or {})
+        try:
+            header = next(self.reader)
+        except csv.Error as e:
+            raise InputError(self._csv_problem(e, "cannot read the header"), path=path, line=1) from None
+        self.header = [h.strip() for h in header]
+        self.positions: dict[str, int] = {}
+        for name in list(required) + list(optional):
+            src = mapping.get(name, name)
+            if src in self.header:
+                self.positions[name] = self.header.index(src)
+            elif name in required:
+                shown = ", ".join(repr(h) for h in self.header)
+                sep = DELIMITERS.get(self.delimiter, repr(self.delimiter))
+                raise InputError(f"missing column {src!r} (the header has {shown}; delimiter {sep})",
+                                 path=path, line=1)
+        used = set(self.positions.values())
+        self.extra = [(i, h) for i, h in enumerate(self.header) if i not in used and h]
+
+    @staticmethod
+    def _csv_problem(e: csv.Error, what: str) -> str:
+        if "field larger than field limit" in str(e):
+            return field_limit_problem()
+        return f"{what} ({e}); is the file truncated or a quote left open?"
+
+    def records(self) -> Iterator[tuple[int, list[str]]]:
+        """(line, cells) of every non-blank record; a CSV error is an InputError naming the line."""
+        line = 1
+        try:
+            for record in self.reader:
+                line = self.reader.line_num
+                if not record or all(not c.strip() for c in record):
+                    continue
+                yield line, record
+        except csv.Error as e:
+            raise InputError(self._csv_problem(e, "malformed CSV"), path=self.path,
+                             line=self.reader.line_num or line) from None
+
+    def row(self, line: int, record: list[str]) -> dict[str, str]:
+        if len(record) > len(self.header):
+            raise InputError(f"{len(record)} fields but the header has {len(self.header)}",
+                             path=self.path, line=line)
+        row: dict = {name: (record[i] if i < len(record) else "") for name, i in self.positions.items()}
+        extra = {h: record[i] for i, h in self.extra if i < len(record)}
+        if extra:
+            row["_extra"] = extra
+        return row
+
+    def rows(self) -> Iterator[tuple[int, dict[str, str]]]:
+        for line, record in self.records():
+            yield line, self.row(line, record)
+
+
 def iter_rows(path: str | Path, required: Sequence[str], *, columns: Mapping[str, str] | None = None,
-              delimiter: str | None = None, optional: Sequence[str] = ()) -> Iterator[tuple[int, dict[str, str]]]:
+              delimiter: str | None = None, optional: Sequence[str] = (),
+              encoding: str | None = None) -> Iterator[tuple[int, dict[str, str]]]:
     """Yield (line number, row) with our column names, after checking the header.
 
-    ``columns`` maps our column names to the file's (for files with other headers).
+    ``columns`` maps our column names to the file's (for files with other headers); ``delimiter``
+    None takes the file name's default (or the one the header shows, see :func:`table_delimiter`);
+    ``encoding`` None detects it (see engine/io/text.py).
     """
-    text = read_text(path)
-    if not text.strip():
-        raise InputError("the file is empty", path=path)
-    delim = sniff_delimiter(path, delimiter)
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delim, strict=True)
-    mapping = dict(columns or {})
-    try:
-        header = next(reader)
-    except csv.Error as e:
-        raise InputError(f"cannot read the header: {e}", path=path, line=1) from None
-    header = [h.strip() for h in header]
-    positions: dict[str, int] = {}
-    for name in list(required) + list(optional):
-        src = mapping.get(name, name)
-        if src in header:
-            positions[name] = header.index(src)
-        elif name in required:
-            shown = ", ".join(repr(h) for h in header)
-            sep = "tab" if delim == "\t" else repr(delim)
-            raise InputError(f"missing column {src!r} (the header has {shown}; delimiter {sep})",
-                             path=path, line=1)
-    extra = [h for i, h in enumerate(header) if i not in positions.values() and h]
-    line = 1
-    try:
-        for record in reader:
-            line = reader.line_num
-            if not record or all(not c.strip() for c in record):
-                continue
-            if len(record) > len(header):
-                raise InputError(f"{len(record)} fields but the header has {len(header)}", path=path, line=line)
-            row = {name: (record[i] if i < len(record) else "") for name, i in positions.items()}
-            for i, h in enumerate(header):
-                if h in extra and i < len(record):
-                    row.setdefault("_extra", {})[h] = record[i]  # type: ignore[index]
-            yield line, row
-    except csv.Error as e:
-        raise InputError(f"malformed CSV ({e}); is the file truncated or a quote left open?",
-                         path=path, line=reader.line_num or line) from None
+    text = read_text(path, encoding=encoding)
+    yield from _Table(path, text, required, columns=columns, delimiter=delimiter, optional=optional).rows()
 
 
 def _need(row: dict, name: str, path, line: int) -> str:
@@ -113,31 +221,171 @@ def _nonempty(items: list, what: str, path) -> list:
     return items
 
 
-def read_lost(path: str | Path, *, columns: Mapping[str, str] | None = None,
-              delimiter: str | None = None) -> list[Inscription]:
-    """LOST.csv: ``id,text``; further columns are kept as metadata."""
-    out: list[Inscription] = []
-    seen: dict[str, int] = {}
-    for line, row in iter_rows(path, LOST_COLUMNS, columns=columns, delimiter=delimiter):
-        ins_id = _need(row, "id", path, line)
-        if ins_id in seen:
-            raise InputError(f"duplicate id {ins_id!r} (first on line {seen[ins_id]})", path=path, line=line)
-        seen[ins_id] = line
+# ---------------------------------------------------------------------------------------------
+# one parser per format: a row -> a value (or an InputError); shared by the readers and preview
+
+
+class _LostRows:
+    required, optional = LOST_COLUMNS, ()
+
+    def __init__(self, path, **_):
+        self.path = path
+        self.seen: dict[str, int] = {}
+
+    def __call__(self, line: int, row: dict) -> Inscription:
+        ins_id = _need(row, "id", self.path, line)
+        if ins_id in self.seen:
+            raise InputError(f"duplicate id {ins_id!r} (first on line {self.seen[ins_id]})",
+                             path=self.path, line=line)
+        self.seen[ins_id] = line
         raw = row.get("text") or ""
         text = normalise_text(raw)
         if not text:
-            raise InputError(f"inscription {ins_id!r} has no text", path=path, line=line)
+            raise InputError(f"inscription {ins_id!r} has no text", path=self.path, line=line)
         meta = {k: v for k, v in (row.get("_extra") or {}).items() if v}
-        out.append(Inscription(ins_id, text, raw=raw, meta=meta))
-    return _nonempty(out, "inscriptions", path)
+        return Inscription(ins_id, text, raw=raw, meta=meta)
 
 
-def read_plain_text(path: str | Path, *, id_prefix: str | None = None) -> list[Inscription]:
-    """Plain text, one inscription per line; ids are ``<prefix><line number>``."""
-    text = read_text(path)
+class _KnownRows:
+    required, optional = KNOWN_COLUMNS, ("gloss", "source")
+
+    def __init__(self, path, *, source: str | None = None, ipa: IpaChecker | None = None, **_):
+        self.path = path
+        self.source = source or Path(path).name
+        self.ipa = ipa or IpaChecker(path)
+
+    def __call__(self, line: int, row: dict) -> Stem | None:
+        form = _need(row, "form", self.path, line)
+        ipa = _need(row, "ipa", self.path, line)
+        units = self.ipa.units(ipa, source=f"form {form!r}", line=line)
+        if units is None:
+            return None
+        if not units:
+            raise InputError(f"IPA {ipa!r} of {form!r} holds no sound (only length, stress or break "
+                             "marks)", path=self.path, line=line)
+        return Stem(form, ipa, (row.get("gloss") or "").strip(),
+                    (row.get("source") or "").strip() or self.source)
+
+
+class _GoldRows:
+    required, optional = GOLD_COLUMNS, ()
+
+    def __init__(self, path, *, inscriptions: Iterable[Inscription] | None = None, **_):
+        self.path = path
+        self.lengths = ({ins.id: len(split_units(ins.text)) for ins in inscriptions}
+                        if inscriptions is not None else None)
+
+    def __call__(self, line: int, row: dict) -> GoldAnnotation:
+        path = self.path
+        ins_id = _need(row, "inscription_id", path, line)
+        start = _int(row, "start", path, line)
+        end = _int(row, "word_end", path, line)
+        known = tuple(k.strip() for k in _need(row, "known", path, line).split("|") if k.strip())
+        if not known:
+            raise InputError("'known' lists no form (only '|' separators)", path=path, line=line)
+        if start < 0 or end <= start:
+            raise InputError(f"need 0 <= start < word_end, got start={start}, word_end={end}",
+                             path=path, line=line)
+        if self.lengths is not None:
+            if ins_id not in self.lengths:
+                raise InputError(f"unknown inscription id {ins_id!r}", path=path, line=line)
+            if end > self.lengths[ins_id]:
+                raise InputError(f"word_end={end} is past the end of inscription {ins_id!r} "
+                                 f"({self.lengths[ins_id]} units)", path=path, line=line)
+        return GoldAnnotation(ins_id, start, end, known)
+
+
+class _PriorRows:
+    required, optional = PRIOR_COLUMNS, ("weight", "locked", "note")
+
+    def __init__(self, path, *, ipa: IpaChecker | None = None, **_):
+        self.path = path
+        self.ipa = ipa or IpaChecker(path)
+        self.seen: dict[tuple[str, str], int] = {}
+
+    def __call__(self, line: int, row: dict) -> PinnedValue | None:
+        path = self.path
+        lost = normalise_text(_need(row, "lost", path, line))
+        ipa = _need(row, "known_ipa", path, line)
+        weight = parse_pin_weight(row.get("weight") or "", path=path, line=line)
+        locked_s = (row.get("locked") or "1").strip().lower()
+        if locked_s not in ("1", "0", "true", "false", "yes", "no"):
+            raise InputError(f"locked must be 1/0/true/false, not {locked_s!r}", path=path, line=line)
+        units = self.ipa.units(ipa, source=f"pinned value of {lost!r}", line=line)
+        if units is None:
+            return None
+        if len(units) != 1:
+            raise InputError(f"known_ipa {ipa!r} must be one IPA unit, got {len(units)}: {' '.join(units)}",
+                             path=path, line=line)
+        key = (lost, units[0])
+        if key in self.seen:
+            raise InputError(f"duplicate pin {lost} -> {units[0]} (first on line {self.seen[key]})",
+                             path=path, line=line)
+        self.seen[key] = line
+        return PinnedValue(lost, units[0], weight, locked_s in ("1", "true", "yes"),
+                           (row.get("note") or "").strip())
+
+
+def parse_pin_weight(text: str, *, path=None, line: int | None = None) -> float:
+    """A pin's weight: empty means 1; else a number with 0 < weight <= PIN_WEIGHT_MAX."""
+    text = text.strip()
+    if not text:
+        return 1.0
+    allowed = f"the allowed range is 0 < weight <= {PIN_WEIGHT_MAX:g}"
+    try:
+        weight = float(text)
+    except ValueError:
+        raise InputError(f"weight must be a number, not {text!r}; {allowed}", path=path, line=line) from None
+    if not (math.isfinite(weight) and 0 < weight <= PIN_WEIGHT_MAX):
+        raise InputError(f"weight {text!r} is out of range; {allowed}", path=path, line=line)
+    return weight
+
+
+_PARSERS = {"lost": _LostRows, "known": _KnownRows, "gold": _GoldRows, "prior": _PriorRows}
+
+
+def _read_table(kind: str, path, *, columns, delimiter, encoding, what: str, **options) -> list:
+    parser = _PARSERS[kind](path, **options)
+    out = []
+    for line, row in iter_rows(path, parser.required, columns=columns, delimiter=delimiter,
+                               optional=parser.optional, encoding=encoding):
+        try:
+            value = parser(line, row)
+        except InputError:
+            if getattr(parser, "ipa", None) is not None:
+                parser.ipa.raise_any()  # an unknown IPA symbol on an earlier line comes first
+            raise
+        if value is not None:
+            out.append(value)
+    ipa = getattr(parser, "ipa", None)
+    if ipa is not None:
+        ipa.raise_any()
+    return _nonempty(out, what, path)
+
+
+# ---------------------------------------------------------------------------------------------
+# the readers
+
+
+def read_lost(path: str | Path, *, columns: Mapping[str, str] | None = None,
+              delimiter: str | None = None, encoding: str | None = None) -> list[Inscription]:
+    """LOST.csv: ``id,text``; further columns are kept as metadata."""
+    return _read_table("lost", path, columns=columns, delimiter=delimiter, encoding=encoding,
+                       what="inscriptions")
+
+
+def read_plain_text(path: str | Path, *, id_prefix: str | None = None,
+                    encoding: str | None = None) -> list[Inscription]:
+    """Plain text, one inscription per line; ids are ``<prefix><line number>``. A line longer
+    than CSV_FIELD_LIMIT is refused (it could not be exported to LOST.csv and read back)."""
+    text = read_text(path, encoding=encoding)
     prefix = id_prefix if id_prefix is not None else Path(path).stem + ":"
     out = []
     for i, raw in enumerate(text.splitlines(), start=1):
+        if len(raw) > CSV_FIELD_LIMIT:
+            raise InputError(f"the line is {len(raw):,} characters long; an inscription may have at "
+                             f"most {CSV_FIELD_LIMIT:,} (the longest CSV cell, see docs/formats.md)",
+                             path=path, line=i)
         norm = normalise_text(raw)
         if norm:
             out.append(Inscription(f"{prefix}{i}", norm, raw=raw))
@@ -147,75 +395,41 @@ def read_plain_text(path: str | Path, *, id_prefix: str | None = None) -> list[I
 
 
 def read_known(path: str | Path, *, columns: Mapping[str, str] | None = None,
-               delimiter: str | None = None, source: str | None = None) -> list[Stem]:
-    """KNOWN.csv: ``form,ipa`` plus optional ``gloss`` and ``source``; every IPA string is checked."""
-    out: list[Stem] = []
-    src = source or Path(path).name
-    for line, row in iter_rows(path, KNOWN_COLUMNS, columns=columns, delimiter=delimiter,
-                               optional=("gloss", "source")):
-        form = _need(row, "form", path, line)
-        ipa = _need(row, "ipa", path, line)
-        if not ipa_units(ipa, source=f"form {form!r}", path=path, line=line):
-            raise InputError(f"IPA {ipa!r} of {form!r} holds no sound (only length, stress or break marks)",
-                             path=path, line=line)
-        out.append(Stem(form, ipa, (row.get("gloss") or "").strip(), (row.get("source") or "").strip() or src))
-    return _nonempty(out, "stems", path)
+               delimiter: str | None = None, source: str | None = None,
+               encoding: str | None = None) -> list[Stem]:
+    """KNOWN.csv: ``form,ipa`` plus optional ``gloss`` and ``source``; every IPA string is
+    checked, and every unknown symbol of the file is reported (up to UNKNOWN_SYMBOLS_SHOWN)."""
+    return _read_table("known", path, columns=columns, delimiter=delimiter, encoding=encoding,
+                       what="stems", source=source)
+
+
+class GoldRows(list):
+    """The gold annotations read (it *is* the list), with ``lines``: each one's line in the file."""
+
+    def __init__(self, gold: Iterable[GoldAnnotation] = (), lines: Iterable[int] = ()):
+        super().__init__(gold)
+        self.lines: list[int] = list(lines)
 
 
 def read_gold(path: str | Path, *, columns: Mapping[str, str] | None = None,
-              delimiter: str | None = None, inscriptions: Iterable[Inscription] | None = None) -> list[GoldAnnotation]:
+              delimiter: str | None = None, inscriptions: Iterable[Inscription] | None = None,
+              encoding: str | None = None) -> GoldRows:
     """GOLD.csv: ``inscription_id,start,word_end,known`` (known forms separated by ``|``)."""
-    lengths = {ins.id: len(split_units(ins.text)) for ins in inscriptions} if inscriptions is not None else None
-    out: list[GoldAnnotation] = []
-    for line, row in iter_rows(path, GOLD_COLUMNS, columns=columns, delimiter=delimiter):
-        ins_id = _need(row, "inscription_id", path, line)
-        start = _int(row, "start", path, line)
-        end = _int(row, "word_end", path, line)
-        known = tuple(k.strip() for k in _need(row, "known", path, line).split("|") if k.strip())
-        if not known:
-            raise InputError("'known' lists no form (only '|' separators)", path=path, line=line)
-        if start < 0 or end <= start:
-            raise InputError(f"need 0 <= start < word_end, got start={start}, word_end={end}", path=path, line=line)
-        if lengths is not None:
-            if ins_id not in lengths:
-                raise InputError(f"unknown inscription id {ins_id!r}", path=path, line=line)
-            if end > lengths[ins_id]:
-                raise InputError(f"word_end={end} is past the end of inscription {ins_id!r} "
-                                 f"({lengths[ins_id]} units)", path=path, line=line)
-        out.append(GoldAnnotation(ins_id, start, end, known))
-    return _nonempty(out, "gold rows", path)
+    parser = _GoldRows(path, inscriptions=inscriptions)
+    out = GoldRows()
+    for line, row in iter_rows(path, parser.required, columns=columns, delimiter=delimiter,
+                               encoding=encoding):
+        out.append(parser(line, row))
+        out.lines.append(line)
+    _nonempty(out, "gold rows", path)
+    return out
 
 
 def read_prior(path: str | Path, *, columns: Mapping[str, str] | None = None,
-               delimiter: str | None = None) -> list[PinnedValue]:
+               delimiter: str | None = None, encoding: str | None = None) -> list[PinnedValue]:
     """PRIOR.csv: ``lost,known_ipa[,weight][,locked][,note]``: pinned sound values."""
-    out: list[PinnedValue] = []
-    seen: dict[tuple[str, str], int] = {}
-    for line, row in iter_rows(path, PRIOR_COLUMNS, columns=columns, delimiter=delimiter,
-                               optional=("weight", "locked", "note")):
-        lost = normalise_text(_need(row, "lost", path, line))
-        ipa = _need(row, "known_ipa", path, line)
-        units = ipa_units(ipa, source=f"pinned value of {lost!r}", path=path, line=line)
-        if len(units) != 1:
-            raise InputError(f"known_ipa {ipa!r} must be one IPA unit, got {len(units)}: {' '.join(units)}",
-                             path=path, line=line)
-        weight = 1.0
-        if (row.get("weight") or "").strip():
-            try:
-                weight = float(row["weight"])
-            except ValueError:
-                raise InputError(f"weight must be a number, not {row['weight']!r}", path=path, line=line) from None
-            if not weight > 0:
-                raise InputError(f"weight must be positive, got {weight}", path=path, line=line)
-        locked_s = (row.get("locked") or "1").strip().lower()
-        if locked_s not in ("1", "0", "true", "false", "yes", "no"):
-            raise InputError(f"locked must be 1/0/true/false, not {locked_s!r}", path=path, line=line)
-        key = (lost, units[0])
-        if key in seen:
-            raise InputError(f"duplicate pin {lost} -> {units[0]} (first on line {seen[key]})", path=path, line=line)
-        seen[key] = line
-        out.append(PinnedValue(lost, units[0], weight, locked_s in ("1", "true", "yes"), (row.get("note") or "").strip()))
-    return _nonempty(out, "pinned values", path)
+    return _read_table("prior", path, columns=columns, delimiter=delimiter, encoding=encoding,
+                       what="pinned values")
 
 
 # one atomic CSV writer for the whole engine (a failed write leaves nothing, and names the file)

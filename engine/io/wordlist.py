@@ -1,6 +1,6 @@
 """A known-language word list in ordinary spelling, transcribed to IPA stems.
 
-Accepted files (UTF-8; see docs/transcription.md, "Word lists"):
+Accepted files (UTF-8 unless an encoding is given; see docs/transcription.md, "Word lists"):
 
 - plain text, one word per line; blank lines and lines starting with ``#`` are skipped; a line
   ``word<TAB>gloss`` gives a gloss too;
@@ -20,7 +20,7 @@ from typing import Iterable, Mapping, NamedTuple
 from ..data import Stem
 from ..errors import InputError
 from ..transcription import RuleTable, TranscriptionError, transcriber
-from .tables import iter_rows, read_text
+from .tables import _Table, read_text
 
 TABLE_SUFFIXES = (".csv", ".tsv", ".tab")
 ON_UNKNOWN = ("error", "skip")
@@ -77,18 +77,19 @@ def _plain_rows(path: Path, text: str) -> Iterable[tuple[int, str, str]]:
 
 def read_wordlist(path: str | Path, system: str | Path | RuleTable, *, columns: Mapping[str, str] | None = None,
                   delimiter: str | None = None, on_unknown: str = "error",
-                  source: str | None = None) -> WordlistResult:
+                  source: str | None = None, encoding: str | None = None) -> WordlistResult:
     """Read a word list and transcribe each form to IPA with ``system``.
 
     ``on_unknown="error"`` (the default) raises the first word that cannot be transcribed (naming
     the file, the line, every unknown character, and how many more lines fail);
     ``on_unknown="skip"`` returns the stems that worked, with ``result.skipped`` holding a
-    ``SkippedLine(line, form, problem)`` for each line left out.
+    ``SkippedLine(line, form, problem)`` for each line left out. ``encoding`` None detects it
+    (UTF-8, or UTF-16 by its BOM); e.g. "latin-1" reads a Latin-1 file.
     """
     if on_unknown not in ON_UNKNOWN:
         raise ValueError(f"on_unknown must be 'error' or 'skip', not {on_unknown!r}")
     path = Path(path)
-    text = read_text(path)
+    text = read_text(path, encoding=encoding)
     if not text.strip():
         raise InputError("the file is empty", path=path)
     fn = transcriber(system)
@@ -97,8 +98,8 @@ def read_wordlist(path: str | Path, system: str | Path | RuleTable, *, columns: 
     rows: Iterable[tuple[int, str, str]]
     if _is_table(path, text, columns, delimiter):
         def table_rows() -> Iterable[tuple[int, str, str]]:
-            for lineno, row in iter_rows(path, ("form",), columns=columns, delimiter=delimiter,
-                                         optional=("gloss",)):
+            for lineno, row in _Table(path, text, ("form",), columns=columns, delimiter=delimiter,
+                                      optional=("gloss",)).rows():
                 yield lineno, (row.get("form") or ""), (row.get("gloss") or "")
         rows = table_rows()
     else:

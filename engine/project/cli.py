@@ -84,7 +84,10 @@ def _add_verbs(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--columns", type=_columns, metavar="OURS=THEIRS,…",
                    help="map our column names to the file's, e.g. id=REF,text=TEXTO")
     p.add_argument("--delimiter", type=_delimiter, metavar="CHAR",
-                   help="field delimiter: TAB, or one character (default: tab for .tsv, else comma)")
+                   help="field delimiter: TAB, or one character (default: tab for .tsv, else comma, "
+                        "or what the header shows)")
+    p.add_argument("--encoding", metavar="NAME",
+                   help="the file's encoding, e.g. latin-1 or cp1252 (default: UTF-8, or UTF-16 by its BOM)")
     p.add_argument("--replace", action="store_true", help="--prior: the file's pins replace all pins")
     p.add_argument("--run", type=int, metavar="ID", help="--matches: re-import into this run")
     p.add_argument("--unguard", action="store_true",
@@ -172,16 +175,17 @@ def _new(args, out: TextIO) -> int:
 def _import(args, out: TextIO) -> int:
     kind = next(k for k in IMPORT_KINDS if getattr(args, k) is not None)
     source: Path = getattr(args, kind)
-    csv_options = {"columns": args.columns, "delimiter": args.delimiter}
+    csv_options = {"columns": args.columns, "delimiter": args.delimiter, "encoding": args.encoding}
+    warnings: Sequence[str] = ()
     with Project.open(args.file) as project:
         if kind == "lost":
             cid = importing.import_lost(project, source, name=args.name, **csv_options)
             message = _corpus_message(project, cid)
         elif kind == "text":
-            cid = importing.import_text(project, source, name=args.name)
+            cid = importing.import_text(project, source, name=args.name, encoding=args.encoding)
             message = _corpus_message(project, cid)
         elif kind == "hesperia":
-            cid = importing.import_hesperia(project, source, name=args.name)
+            cid = importing.import_hesperia(project, source, name=args.name, encoding=args.encoding)
             message = _corpus_message(project, cid)
         elif kind == "known":
             lid = importing.import_known(project, source, name=args.name or args.language, **csv_options)
@@ -201,12 +205,13 @@ def _import(args, out: TextIO) -> int:
         elif kind == "gold":
             n = importing.import_gold(project, source, corpus=args.corpus or args.name, **csv_options)
             message = f"{n} gold annotations"
+            warnings = n.warnings
         elif kind == "prior":
             n = importing.import_prior(project, source, replace=args.replace, **csv_options)
             message = f"{n} pinned values ({'replacing' if args.replace else 'merged with'} the project's)"
         elif kind == "cog":
             cid, lid = importing.import_cog(project, source, name=args.name, language=args.language,
-                                            system=args.system or "semitic",
+                                            system=args.system or "semitic", encoding=args.encoding,
                                             on_unknown="skip" if args.skip_unknown else "error")
             message = f"{_corpus_message(project, cid)} and {_language_message(project, lid)}"
         else:  # matches
@@ -214,6 +219,8 @@ def _import(args, out: TextIO) -> int:
                                            language=args.language, unguard=args.unguard, **csv_options)
             message = f"{len(project.match_records(rid))} matches into run {rid}"
     print(f"imported {message} from {source} into {args.file}", file=out)
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     return 0
 
 

@@ -2,7 +2,9 @@
 transaction: on any error nothing is written and the project file stays byte-for-byte as it was.
 
 Problems with the input are InputError (naming file, line and problem); conflicts with what the
-project holds (a name already used, an unknown corpus) are ProjectError.
+project holds (a name already used, an unknown corpus) are ProjectError. Every text is NFC and
+control characters are refused (engine/io/text.py). ``encoding=None`` detects the encoding
+(UTF-8, or UTF-16 by its BOM); ``"latin-1"``, ``"cp1252"`` or any Python codec name reads others.
 
 The readers of ``.cog``, Hesperia, word lists and CLDF live in other modules and are imported
 only when used, so this module loads without them.
@@ -15,11 +17,11 @@ import math
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ..config import Config
-from ..data import Inscription, Stem
+from ..config import Config, parse_value, settings_info
+from ..data import GoldAnnotation, Inscription, Stem
 from ..errors import InputError
 from ..io import tables
-from ..phonology import ipa_units
+from ..io.goldcheck import MissingGoldForm, gold_warning, missing_gold_forms
 from ..results import Alternative, Match
 from .exporting import MATCH_COLUMNS, OPEN, resolve_corpus
 from .schema import DECISIONS
@@ -49,62 +51,91 @@ def _split_raw(inscriptions: list[Inscription]) -> list[Inscription]:
 
 
 def import_lost(project: Project, path: str | Path, *, name: str | None = None,
-                columns: Columns = None, delimiter: str | None = None) -> int:
+                columns: Columns = None, delimiter: str | None = None,
+                encoding: str | None = None) -> int:
     """LOST.csv/.tsv → a new corpus (named ``name``, default the file's stem); returns its id."""
     path = Path(path)
-    inscriptions = _split_raw(tables.read_lost(path, columns=columns, delimiter=delimiter))
+    inscriptions = _split_raw(tables.read_lost(path, columns=columns, delimiter=delimiter,
+                                               encoding=encoding))
     return project.add_corpus(_name(name, path), inscriptions, source=str(path), format="lost")
 
 
-def import_text(project: Project, path: str | Path, *, name: str | None = None) -> int:
+def import_text(project: Project, path: str | Path, *, name: str | None = None,
+                encoding: str | None = None) -> int:
     """Plain text, one inscription per line (ids ``<file stem>:<line>``) → a new corpus."""
     path = Path(path)
-    inscriptions = tables.read_plain_text(path)
+    inscriptions = tables.read_plain_text(path, encoding=encoding)
     if not inscriptions:
         raise InputError("no inscriptions in the file (only blank lines?)", path=path)
     return project.add_corpus(_name(name, path), inscriptions, source=str(path), format="text")
 
 
 def import_known(project: Project, path: str | Path, *, name: str | None = None,
-                 columns: Columns = None, delimiter: str | None = None) -> int:
-    """KNOWN.csv/.tsv → a new known language (every IPA string checked); returns its id."""
+                 columns: Columns = None, delimiter: str | None = None,
+                 encoding: str | None = None) -> int:
+    """KNOWN.csv/.tsv → a new known language (every IPA string checked, every unknown symbol
+    listed, an IPA string with no sound refused); returns its id."""
     path = Path(path)
-    stems = tables.read_known(path, columns=columns, delimiter=delimiter)
-    soundless = [i for i, s in enumerate(stems) if not ipa_units(s.ipa)]
-    if soundless:  # e.g. "ː" or "ˈ." alone: read_known lets it through
-        lines = [line for line, _ in tables.iter_rows(path, tables.KNOWN_COLUMNS, columns=columns,
-                                                      delimiter=delimiter)]
-        s = stems[soundless[0]]
-        raise InputError(f"ipa {s.ipa!r} of {s.form!r} holds no sound (only length, stress or "
-                         "syllable marks)", path=path, line=lines[soundless[0]])
+    stems = tables.read_known(path, columns=columns, delimiter=delimiter, encoding=encoding)
     return project.add_language(_name(name, path), stems, source=str(path), format="known")
 
 
+class GoldImport(int):
+    """What :func:`import_gold` returns: the number of gold rows imported (it *is* that int),
+    with ``warnings`` (one-line messages for the import summary; empty when all is well) and
+    ``missing`` (each :class:`~engine.io.goldcheck.MissingGoldForm`: a known form a gold row
+    names that no stem of the project's known languages has, with its line)."""
+
+    warnings: tuple[str, ...]
+    missing: tuple[MissingGoldForm, ...]
+
+    def __new__(cls, count: int, warnings: Sequence[str] = (),
+                missing: Sequence[MissingGoldForm] = ()) -> "GoldImport":
+        self = super().__new__(cls, count)
+        self.warnings = tuple(warnings)
+        self.missing = tuple(missing)
+        return self
+
+
+def gold_warnings(project: Project, gold: Sequence[GoldAnnotation], *, path: str | Path | None = None,
+                  lines: Sequence[int] | None = None) -> tuple[list[str], list[MissingGoldForm]]:
+    """(warnings, missing forms) for gold rows naming known forms that no stem of any of the
+    project's known languages has; nothing when the project has no known language yet."""
+    languages = project.languages()
+    if not languages:
+        return [], []
+    forms = {s.form for x in languages for s in project.stems(x.id)}
+    missing = missing_gold_forms(gold, forms, lines=lines)
+    names = ", ".join(repr(x.name) for x in languages)
+    vocabulary = f"the known language {names}" if len(languages) == 1 else f"any known language ({names})"
+    warning = gold_warning(missing, rows=len(gold), path=path, vocabulary=vocabulary)
+    return ([warning] if warning else []), missing
+
+
 def import_gold(project: Project, path: str | Path, *, corpus: int | str | None = None,
-                columns: Columns = None, delimiter: str | None = None) -> int:
-    """GOLD.csv/.tsv → the gold annotations of a corpus (replacing any it had); returns how many.
+                columns: Columns = None, delimiter: str | None = None,
+                encoding: str | None = None) -> GoldImport:
+    """GOLD.csv/.tsv → the gold annotations of a corpus (replacing any it had); returns how many
+    (a :class:`GoldImport`, whose ``warnings`` name gold forms no known stem has).
 
     Every row is checked against the corpus's inscriptions (ids and lengths).
     """
     path = Path(path)
     corpus_id = resolve_corpus(project, corpus)
-    gold = tables.read_gold(path, columns=columns, delimiter=delimiter,
+    gold = tables.read_gold(path, columns=columns, delimiter=delimiter, encoding=encoding,
                             inscriptions=project.inscriptions(corpus_id))
-    empty = [i for i, g in enumerate(gold) if not g.known]
-    if empty:  # a cell of separators only ("|"): read_gold lets it through
-        lines = [line for line, _ in tables.iter_rows(path, tables.GOLD_COLUMNS, columns=columns,
-                                                      delimiter=delimiter)]
-        raise InputError("'known' names no form (only '|' separators)", path=path, line=lines[empty[0]])
+    warnings, missing = gold_warnings(project, gold, path=path, lines=gold.lines)
     project.set_gold(corpus_id, gold)
-    return len(gold)
+    return GoldImport(len(gold), warnings, missing)
 
 
 def import_prior(project: Project, path: str | Path, *, columns: Columns = None,
-                 delimiter: str | None = None, replace: bool = False) -> int:
+                 delimiter: str | None = None, replace: bool = False,
+                 encoding: str | None = None) -> int:
     """PRIOR.csv/.tsv → pinned values: added to (or updating) the project's pins, or, with
     ``replace=True``, becoming exactly the project's pins. Returns how many were read."""
     path = Path(path)
-    pins = tables.read_prior(path, columns=columns, delimiter=delimiter)
+    pins = tables.read_prior(path, columns=columns, delimiter=delimiter, encoding=encoding)
     if replace:
         project.replace_pins(pins)
     else:
@@ -118,14 +149,14 @@ def import_prior(project: Project, path: str | Path, *, columns: Columns = None,
 
 def import_cog(project: Project, path: str | Path, *, name: str | None = None,
                language: str | None = None, system: str = "semitic",
-               on_unknown: str = "error") -> tuple[int, int]:
+               on_unknown: str = "error", encoding: str | None = None) -> tuple[int, int]:
     """A ``.cog`` cognate file → a corpus, a known language (transcribed with ``system``) and the
     corpus's gold, in one transaction. The corpus is named ``name`` (default: the file's stem),
     the language ``language`` (default: the known column's header). Returns (corpus id, language id)."""
     from ..io.cog import read_cog  # provided by engine/io/cog.py
 
     path = Path(path)
-    result = read_cog(path, system=system, on_unknown=on_unknown)
+    result = read_cog(path, system=system, on_unknown=on_unknown, encoding=encoding)
     if isinstance(result, tuple):
         inscriptions, stems, gold = result[:3]
         headers: Sequence[str] = ()
@@ -148,7 +179,7 @@ def import_hesperia(project: Project, path: str | Path, *, name: str | None = No
                     **options: Any) -> int:
     """A Hesperia (Iberian) export → a new corpus (``raw`` = TEXTO as in the file, ``text`` the
     cleaned transliteration, the other columns as metadata). ``options`` go to
-    ``engine.io.hesperia.read_hesperia`` (``language``, ``lacunae``, ``numerals``)."""
+    ``engine.io.hesperia.read_hesperia`` (``language``, ``lacunae``, ``numerals``, ``encoding``)."""
     from ..io.hesperia import read_hesperia  # provided by engine/io/hesperia.py
 
     path = Path(path)
@@ -164,7 +195,8 @@ def _stem_list(result: Any) -> list[Stem]:
 
 def import_wordlist(project: Project, path: str | Path, system: str, *, name: str | None = None,
                     language: str | None = None, columns: Columns = None,
-                    delimiter: str | None = None, on_unknown: str = "error") -> int:
+                    delimiter: str | None = None, on_unknown: str = "error",
+                    encoding: str | None = None) -> int:
     """A word list (plain text, CSV or TSV) transcribed to IPA with transcription system
     ``system`` → a new known language, named ``name``, else ``language``, else the file's stem.
     ``on_unknown="skip"`` leaves out the words that cannot be transcribed instead of failing."""
@@ -172,7 +204,7 @@ def import_wordlist(project: Project, path: str | Path, system: str, *, name: st
 
     path = Path(path)
     stems = _stem_list(read_wordlist(path, system, columns=columns, delimiter=delimiter,
-                                     on_unknown=on_unknown))
+                                     on_unknown=on_unknown, encoding=encoding))
     return project.add_language(_name(name or language, path), stems, source=str(path),
                                 format=f"wordlist:{system}")
 
@@ -201,23 +233,13 @@ def parse_settings(text: str) -> dict[str, Any]:
     text = text.strip()
     if not text or text == "paper defaults":
         return {}
-    types = {f.name: str(f.type) for f in dataclasses.fields(Config)}
+    names = {info.name for info in settings_info()}
     out: dict[str, Any] = {}
     for part in text.split(", "):
         key, sep, value = part.partition("=")
-        if not sep or key not in types:
+        if not sep or key not in names:
             raise ValueError(f"cannot read setting {part!r}")
-        kind = types[key]
-        if kind == "bool":
-            if value not in ("True", "False"):
-                raise ValueError(f"setting {key!r} must be True or False, not {value!r}")
-            out[key] = value == "True"
-        elif kind == "int":
-            out[key] = int(value)
-        elif kind == "float":
-            out[key] = float(value)
-        else:
-            out[key] = value
+        out[key] = parse_value(key, value)  # the config's one parser and range check
     Config.from_dict(out)
     return out
 
@@ -255,7 +277,7 @@ class _Draft:
 
 
 def read_match_report(path: str | Path, *, columns: Columns = None, delimiter: str | None = None,
-                      unguard: bool = False) -> tuple[list[Match], dict, dict]:
+                      unguard: bool = False, encoding: str | None = None) -> tuple[list[Match], dict, dict]:
     """Read a match report: (matches, decisions {(ins, start, end, form): status or None},
     info {"settings", "known_language", "run_ids", "has_decisions"})."""
     path = Path(path)
@@ -268,7 +290,7 @@ def read_match_report(path: str | Path, *, columns: Columns = None, delimiter: s
     run_ids: set[str] = set()
     has_decisions = False
     for line, row in tables.iter_rows(path, required, columns=columns, delimiter=delimiter,
-                                      optional=optional):
+                                      optional=optional, encoding=encoding):
         if unguard:
             row = {k: (_unguard(v) if isinstance(v, str) else v) for k, v in row.items()}
         has_decisions = has_decisions or "decision" in row
@@ -344,7 +366,8 @@ def read_match_report(path: str | Path, *, columns: Columns = None, delimiter: s
 
 def import_matches(project: Project, path: str | Path, *, run_id: int | None = None,
                    corpus: int | str | None = None, language: int | str | None = None,
-                   columns: Columns = None, delimiter: str | None = None, unguard: bool = False) -> int:
+                   columns: Columns = None, delimiter: str | None = None, unguard: bool = False,
+                   encoding: str | None = None) -> int:
     """A match report → a run's matches and decisions; returns the run id.
 
     With ``run_id`` the report re-imports into that run: its matches are replaced and, when the
@@ -356,7 +379,7 @@ def import_matches(project: Project, path: str | Path, *, run_id: int | None = N
     """
     path = Path(path)
     matches, decisions, info = read_match_report(path, columns=columns, delimiter=delimiter,
-                                                 unguard=unguard)
+                                                 unguard=unguard, encoding=encoding)
     with project.transaction():
         if run_id is not None:
             project.run(run_id)

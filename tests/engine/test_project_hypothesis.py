@@ -6,14 +6,16 @@ from __future__ import annotations
 import atexit
 import functools
 import itertools
+import re
 import shutil
 import tempfile
+import unicodedata
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.data import Inscription, Stem
+from engine.data import PIN_WEIGHT_MAX, Inscription, Stem
 from engine.errors import InputError
 from engine.project import (Project, export_gold, export_known, export_lost, export_prior,
                             import_gold, import_known, import_lost, import_prior)
@@ -25,7 +27,7 @@ SETTINGS = settings(max_examples=80, deadline=None,
 ANY_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=300)
 # characters that stress CSV and normalisation: delimiters, quotes, newlines, combining marks,
 # formula starts, a BOM, NUL, odd whitespace
-TRICKY = ",;\t\"' \r\n\x00\x1c\u00a0\u2028\ufeff=+-@|ab\u0301\u0327\u00e1ɾʃ:ˈ.1"
+TRICKY = ",;\t\"' \r\n\x00\x1c\x7f\x85\u00a0\u2028\ufeff=+-@|ab\u0301\u0327\u00e1ɾʃ:ˈ.1"
 CELL = st.text(st.sampled_from(TRICKY), max_size=8)
 
 
@@ -47,7 +49,7 @@ def _columns(name: str):
         "ipa": mostly(st.text(st.sampled_from(IPA), min_size=1, max_size=6)),
         "known_ipa": mostly(st.sampled_from(["b", "t͡s", "t͜s", "kʷ", "ẽ", "ɡ", "g", "a:", " ˈa "]),
                             st.sampled_from(["ka", "1", "", "t͡"])),
-        "form": mostly(st.text(st.sampled_from("abk-="), min_size=1, max_size=5)),
+        "form": mostly(st.text(st.sampled_from("abk-=e\u0301\u00e9"), min_size=1, max_size=5)),
         "lost": mostly(st.sampled_from(["b", "á", "a\u0301", "k", " k "])),
         "weight": mostly(st.sampled_from(["", "1", "0.5", "2e3", " 3 ", "inf", "1e400", "1e-300"]),
                          st.sampled_from(["-1", "0", "nan", "x"])),
@@ -115,6 +117,15 @@ class Scratch:
         return f"n{next(self.count)}"
 
 
+CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def clean(*values) -> bool:
+    """Every text is NFC and holds no control character but tab and line breaks (issue 9 items 3, 8)."""
+    texts = [v for v in values if isinstance(v, str)]
+    return all(unicodedata.is_normalized("NFC", t) and not CONTROLS.search(t) for t in texts)
+
+
 @functools.cache
 def scratch(kind: str) -> Scratch:
     s = Scratch()
@@ -131,6 +142,7 @@ def _lost(text: str, suffix: str, delimiter: str | None) -> None:
         cid = import_lost(p, s.file(text, suffix), name=s.name(), delimiter=delimiter)
     except InputError:
         return
+    assert all(clean(i.id, i.text, i.raw, *i.meta, *i.meta.values()) for i in p.inscriptions(cid))
     out = s.dir / f"out{next(s.count)}{suffix}"
     export_lost(p, out, cid)
     assert p.inscriptions(import_lost(p, out, name=s.name())) == p.inscriptions(cid)
@@ -156,6 +168,7 @@ def _known(text: str, delimiter: str | None = None) -> None:
         lid = import_known(p, s.file(text), name=s.name(), delimiter=delimiter)
     except InputError:
         return
+    assert all(clean(x.form, x.ipa, x.gloss, x.source) for x in p.stems(lid))
     out = s.dir / f"out{next(s.count)}.csv"
     export_known(p, out, lid)
     again = p.stems(import_known(p, out, name=s.name()))
@@ -190,6 +203,7 @@ def test_prior(table):
     except InputError:
         return
     pins = p.pins()
+    assert all(clean(x.lost, x.known_ipa, x.note) and 0 < x.weight <= PIN_WEIGHT_MAX for x in pins)
     out = s.dir / f"out{next(s.count)}.csv"
     export_prior(p, out)
     import_prior(p, out, replace=True)
@@ -208,7 +222,31 @@ def test_gold(table):
     except InputError:
         return
     gold = p.gold(s.corpus)
+    assert all(clean(g.inscription_id, *g.known) for g in gold)
     out = s.dir / f"out{next(s.count)}.csv"
     export_gold(p, out, s.corpus)
     import_gold(p, out, corpus=s.corpus)
     assert p.gold(s.corpus) == gold
+
+
+@SETTINGS
+@given(st.text(st.characters(max_codepoint=0xFF, blacklist_categories=("Cs",)), max_size=200),
+       st.sampled_from([",", ";", "\t"]))
+def test_latin1_file_reads_like_its_utf8_twin(text, delimiter):
+    """A Latin-1 file read with encoding="latin-1" gives what the same text saved as UTF-8 gives
+    (or the same error), whatever the delimiter (issue 14 item 4)."""
+    from engine.io.tables import read_lost
+
+    s = scratch("latin1")
+    table = f"id{delimiter}text\n" + text
+    utf8 = s.file(table)
+    latin1 = s.dir / f"in{next(s.count)}.csv"
+    latin1.write_bytes(table.encode("latin-1"))
+
+    def outcome(path, encoding):
+        try:
+            return read_lost(path, delimiter=delimiter, encoding=encoding)
+        except InputError as e:  # the Latin-1 read may add a hint to try Windows-1252
+            return e.problem.split("; the file may be Windows-1252")[0]
+
+    assert outcome(latin1, "latin-1") == outcome(utf8, None)

@@ -1,0 +1,196 @@
+"""A user's file as checked text: decoded (UTF-8 or UTF-16 by their BOM, or a given encoding),
+control characters refused, NFC-normalised; and the CSV limits every reader shares.
+
+Errors name the line and show the word that is wrong, never a byte offset.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import re
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from ..errors import InputError
+
+#: The longest CSV/TSV cell the readers take, in characters (16 MiB; Python's default is 131,072).
+#: Plain-text imports refuse longer lines, so whatever is imported can be exported and read back.
+CSV_FIELD_LIMIT = 16 * 1024 * 1024
+if csv.field_size_limit() < CSV_FIELD_LIMIT:
+    csv.field_size_limit(CSV_FIELD_LIMIT)
+
+#: The encodings a user is offered (``None``/"auto" = detect: UTF-8, with or without a BOM, or
+#: UTF-16/UTF-32 by their BOM). Any other name Python knows is accepted too.
+ENCODINGS = ("auto", "utf-8", "utf-16", "latin-1", "cp1252")
+
+#: Delimiters a user is offered, with the words the CLI takes for them.
+DELIMITERS = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
+
+#: Control characters are refused except these (line structure and cell separators).
+ALLOWED_CONTROLS = "\t\n\r"
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_C0_NAMES = ("NUL SOH STX ETX EOT ENQ ACK BEL BS TAB LF VT FF CR SO SI DLE DC1 DC2 DC3 DC4 NAK SYN "
+             "ETB CAN EM SUB ESC FS GS RS US").split()
+_WORD_BREAKS = b" \t,;|\"\r\n"
+_CONTEXT = 30  # characters of a word shown in an error, at most
+
+
+@dataclass(frozen=True)
+class DecodedText:
+    """A file's text (NFC, checked) and the encoding it was read with."""
+
+    text: str
+    encoding: str
+
+
+def encoding_name(encoding: str | None) -> str | None:
+    """The codec name for ``encoding`` (``None`` for "auto"/empty); an unknown one is an InputError."""
+    if encoding is None or encoding.strip().lower() in ("", "auto"):
+        return None
+    try:
+        return codecs.lookup(encoding.strip()).name
+    except LookupError:
+        raise InputError(f"unknown encoding {encoding!r} (use one of {', '.join(ENCODINGS)})") from None
+
+
+def detect_encoding(data: bytes) -> str:
+    """The encoding a BOM announces (UTF-32, UTF-16, UTF-8 with BOM), else UTF-8."""
+    if data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+        return "utf-32"
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16"
+    if data.startswith(codecs.BOM_UTF8):
+        return "utf-8-sig"
+    return "utf-8"
+
+
+def suggest_encoding(data: bytes) -> str:
+    """For bytes that are not UTF-8: Windows-1252 when it reads them and they use its 0x80-0x9F
+    letters (curly quotes, dashes…), else Latin-1 (which reads any byte)."""
+    if re.search(b"[\x80-\x9f]", data):
+        try:
+            data.decode("cp1252")
+            return "cp1252"
+        except UnicodeDecodeError:
+            pass
+    return "latin-1"
+
+
+def _word_at(line: bytes, pos: int) -> tuple[bytes, int]:
+    """The run of bytes around ``pos`` between spaces, delimiters and quotes (cut to a window)."""
+    a = pos
+    while a > 0 and line[a - 1] not in _WORD_BREAKS and pos - a < _CONTEXT:
+        a -= 1
+    b = pos
+    while b < len(line) and line[b] not in _WORD_BREAKS and b - pos < _CONTEXT:
+        b += 1
+    return line[a:max(b, pos + 1)], a
+
+
+def _undecodable(data: bytes, err: UnicodeDecodeError, encoding: str, path, what: str) -> InputError:
+    prefix = data[: err.start].decode(encoding, errors="replace")
+    line_no = prefix.count("\n") + 1
+    if not encoding.startswith("utf-8"):
+        return InputError(f"cannot be read as {encoding} ({err.reason}); choose the file's encoding "
+                          "(--encoding)", path=path, line=line_no)
+    start = data.rfind(b"\n", 0, err.start) + 1
+    end = data.find(b"\n", err.start)
+    line = data[start: len(data) if end < 0 else end].rstrip(b"\r")
+    word, word_start = _word_at(line, err.start - start)
+    column = len(line[:word_start].decode("utf-8", errors="replace")) + 1
+    shown = word.decode("utf-8", errors="backslashreplace")
+    guess = suggest_encoding(data)
+    as_guess = word.decode(guess, errors="replace")
+    label = "Windows-1252" if guess == "cp1252" else "Latin-1"
+    return InputError(f"not valid UTF-8 in '{shown}' (column {column}; as {label} it reads "
+                      f"{as_guess!r}); save the {what} as UTF-8, or read it as {label} "
+                      f"(--encoding {guess})", path=path, line=line_no)
+
+
+def check_controls(text: str, *, path=None, allowed: str = ALLOWED_CONTROLS,
+                   encoding: str | None = None) -> None:
+    """Refuse C0 controls (but ``allowed``), DEL and C1 controls, naming line, column and word."""
+    for m in _CONTROL.finditer(text):
+        ch = m.group()
+        if ch in allowed:
+            continue
+        i = m.start()
+        line_start = text.rfind("\n", 0, i) + 1
+        line_end = text.find("\n", i)
+        line = text[line_start: len(text) if line_end < 0 else line_end]
+        pos = i - line_start
+        context = line[max(0, pos - 12): pos + 12]
+        code = ord(ch)
+        name = _C0_NAMES[code] if code < 32 else ("DEL" if code == 0x7F else "a C1 control")
+        hint = ""
+        if code >= 0x80 and encoding in ("iso8859-1", "latin-1"):
+            hint = "; the file may be Windows-1252: read it as cp1252 (--encoding cp1252)"
+        raise InputError(f"control character U+{code:04X} ({name}) at column {pos + 1}, in "
+                         f"{context!r}; remove it (text may hold tabs and line breaks, no other "
+                         f"control characters){hint}", path=path, line=text.count("\n", 0, i) + 1)
+
+
+def decode_bytes(data: bytes, encoding: str | None = None, *, path=None, what: str = "file",
+                 allowed_controls: str = ALLOWED_CONTROLS) -> DecodedText:
+    """Decode, check and NFC-normalise a file's bytes. ``encoding`` ``None``/"auto" detects
+    (BOM, else UTF-8); a UTF-8 BOM is dropped whatever the encoding says."""
+    try:
+        chosen = encoding_name(encoding)
+    except InputError as e:
+        raise InputError(e.problem, path=path) from None
+    if chosen is None:
+        chosen = detect_encoding(data)
+    elif chosen == "utf-8":
+        chosen = "utf-8-sig"
+    try:
+        text = data.decode(chosen)
+    except UnicodeDecodeError as e:
+        raise _undecodable(data, e, chosen, path, what) from None
+    check_controls(text, path=path, allowed=allowed_controls, encoding=chosen)
+    return DecodedText(unicodedata.normalize("NFC", text), chosen)
+
+
+def load_text(path: str | Path, what: str = "file", *, encoding: str | None = None,
+              allowed_controls: str = ALLOWED_CONTROLS) -> DecodedText:
+    """:func:`decode_bytes` of a file; a missing file or a folder is an InputError too."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError("file not found", path=path) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a file", path=path) from None
+    except PermissionError:
+        raise InputError("permission denied: cannot read the file", path=path) from None
+    return decode_bytes(data, encoding, path=path, what=what, allowed_controls=allowed_controls)
+
+
+def read_text(path: str | Path, what: str = "file", *, encoding: str | None = None,
+              allowed_controls: str = ALLOWED_CONTROLS) -> str:
+    """The file's text, NFC, decoded as ``encoding`` (default: detected); a problem names the
+    line and the word, and asks to save the ``what`` (e.g. "export") as UTF-8."""
+    return load_text(path, what, encoding=encoding, allowed_controls=allowed_controls).text
+
+
+def detect_delimiter(header: str, required: Sequence[str], columns: Mapping[str, str] | None = None,
+                     *, candidates: Sequence[str] = tuple(DELIMITERS)) -> str | None:
+    """The first of ``candidates`` (comma, semicolon, tab, pipe) that splits ``header`` into cells
+    naming every required column (after ``columns`` mapping), or None."""
+    mapping = dict(columns or {})
+    wanted = [mapping.get(n, n) for n in required]
+    for delim in candidates:
+        try:
+            cells = [c.strip() for c in next(csv.reader([header], delimiter=delim))]
+        except (csv.Error, StopIteration):
+            continue
+        if all(w in cells for w in wanted):
+            return delim
+    return None
+
+
+def field_limit_problem() -> str:
+    return (f"a cell is longer than {CSV_FIELD_LIMIT:,} characters, the longest a CSV cell may be "
+            "(see docs/formats.md); if no cell should be that long, a quote is left open")
