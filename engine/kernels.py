@@ -301,11 +301,12 @@ if HAVE_NUMBA:
         return out
 
     @njit(cache=True)
-    def edit_read_out(D, stem_leaf, stem_len, lengths, band, M, neg):
-        """out[v, s, k] = -D(leaf of v, slot n_k - m + band), or ``neg`` where impossible."""
+    def edit_read_out(D, stem_leaf, stem_len, lengths, band, M, neg, out):
+        """out[v, s, k] = -D(leaf of v, slot n_k - m + band), or ``neg`` where impossible (``out``
+        is (V, S, len(lengths)), of the model's dtype: no conversion pass afterwards)."""
         V = stem_leaf.shape[0]
         S = D.shape[2]
-        out = np.full((V, S, lengths.shape[0]), neg)
+        out[:] = neg
         for v in range(V):
             m = stem_len[v]
             if m < 1 or m > M:

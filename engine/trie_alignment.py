@@ -373,6 +373,11 @@ def _flat(trie: StemTrie):
     return cached
 
 
+FUSED_BLOCK = 128
+"""Starts per block of the fused DP: a block's DP table (trie nodes x 5 x block, float64) stays
+small enough for the caches; larger blocks (or all K seeds' starts at once) ran up to 2x slower."""
+
+
 class _FusedEditDP(torch.autograd.Function):
     @staticmethod
     def forward(ctx, cost, trie: StemTrie, windows, col_table, lengths: tuple[int, ...], gamma: float, band: int,
@@ -386,14 +391,23 @@ class _FusedEditDP(torch.autograd.Function):
         M = min(trie.depth, N + band)
         c = cost.detach().cpu().numpy().astype(np.float64)
         c3 = c if c.ndim == 3 else c[None]
-        win = np.ascontiguousarray(windows[:, :N].cpu().numpy().T.astype(np.int64))
-        tables = np.ascontiguousarray(col_table.cpu().numpy().astype(np.int64))
+        win_all = windows[:, :N].cpu().numpy().astype(np.int64)
+        tables_all = col_table.cpu().numpy().astype(np.int64)
         lens = np.asarray(lengths, dtype=np.int64)
-        G, Dl = kernels.edit_gather(c3, tables, win)
-        D = kernels.edit_forward(G, Dl, unit, parent, depth_start, M, band, float(gamma), _MODES[mode])
-        out = kernels.edit_read_out(D, leaf, length, lens, band, M, NEG)
-        ctx.saved = (G, Dl, D, win, tables, lens, M, c.shape, float(gamma), band, _MODES[mode], trie)
-        return torch.from_numpy(out).to(device=cost.device, dtype=cost.dtype)
+        S = win_all.shape[0]
+        out = torch.empty((trie.n_stems, S, len(lengths)), dtype=cost.dtype)
+        out_np = out.numpy()
+        blocks = []
+        for a in range(0, S, FUSED_BLOCK):
+            b = min(S, a + FUSED_BLOCK)
+            win = np.ascontiguousarray(win_all[a:b].T)
+            tables = np.ascontiguousarray(tables_all[a:b])
+            G, Dl = kernels.edit_gather(c3, tables, win)
+            D = kernels.edit_forward(G, Dl, unit, parent, depth_start, M, band, float(gamma), _MODES[mode])
+            kernels.edit_read_out(D, leaf, length, lens, band, M, NEG, out_np[:, a:b])
+            blocks.append((a, b, G, Dl, D, win, tables) if ctx.needs_input_grad[0] else None)
+        ctx.saved = (blocks, lens, M, c.shape, float(gamma), band, _MODES[mode], trie)
+        return out.to(device=cost.device)
 
     @staticmethod
     def backward(ctx, grad_out):
@@ -401,14 +415,17 @@ class _FusedEditDP(torch.autograd.Function):
 
         from . import kernels
 
-        G, Dl, D, win, tables, lens, M, shape, gamma, band, mode, trie = ctx.saved
+        blocks, lens, M, shape, gamma, band, mode, trie = ctx.saved
         unit, parent, depth_start, leaf, length = _flat(trie)
-        g = np.ascontiguousarray(grad_out.detach().cpu().numpy().astype(np.float64))
-        delta = kernels.edit_read_out_backward(g, D, leaf, length, lens, band, M)
-        gG, gDl = kernels.edit_backward(G, Dl, D, delta, unit, parent, depth_start, M, band, gamma, mode)
+        g_all = grad_out.detach().cpu().numpy()
         T = shape[0] if len(shape) == 3 else 1
-        gc = kernels.edit_scatter(gG, gDl, tables, win, T, shape[-1]).reshape(shape)
-        return (torch.from_numpy(gc).to(device=grad_out.device, dtype=grad_out.dtype),
+        gc = np.zeros((T, shape[-2], shape[-1]))
+        for a, b, G, Dl, D, win, tables in blocks:
+            g = g_all[:, a:b]
+            delta = kernels.edit_read_out_backward(g, D, leaf, length, lens, band, M)
+            gG, gDl = kernels.edit_backward(G, Dl, D, delta, unit, parent, depth_start, M, band, gamma, mode)
+            gc += kernels.edit_scatter(gG, gDl, tables, win, T, shape[-1])
+        return (torch.from_numpy(gc.reshape(shape)).to(device=grad_out.device, dtype=grad_out.dtype),
                 None, None, None, None, None, None, None)
 
 
