@@ -293,3 +293,15 @@ def train_seeds(inputs, seeds: Sequence[int], *, sinks_for: Callable[[int], Sequ
     finally:
         for k in range(len(seeds)):
             each(k, "close", quiet=True)
+
+
+def train_seeds_in_folders(inputs, seeds: Sequence[int], folder_for: Callable[[int], Path], *,
+                           sinks_for: Callable[[int], Sequence] | None = None, steps: int | None = None):
+    """engine.run_outputs.run_in_folder for K seeds at once: seed s writes ``decipher run --out``
+    outputs (checkpoint.pt, metrics.json, matches.csv, steps.csv) to ``folder_for(s)``."""
+    from .run_outputs import OutputFolder, prepare_output_folder
+
+    folders = {s: prepare_output_folder(Path(folder_for(s))) for s in seeds}
+    return train_seeds(inputs, seeds, steps=steps,
+                       sinks_for=lambda s: [OutputFolder(folders[s]), *(sinks_for(s) if sinks_for else ())],
+                       checkpoint_for=lambda s: folders[s] / "checkpoint.pt")

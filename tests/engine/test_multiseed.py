@@ -142,3 +142,59 @@ def test_train_seeds_reports_each_seed_to_its_sinks(cipher, tmp_path):
 def test_a_group_needs_distinct_seeds(cipher):
     with pytest.raises(ValueError):
         SeedGroup(cipher.corpus, cipher.vocabulary, Config(**SMALL), [1, 1])
+
+
+def test_seeds_benchmark_reports_both_walls(cipher):
+    from benchmarks.speed import seeds_workload
+
+    res = seeds_workload(cipher.corpus, cipher.vocabulary, n_seeds=2, steps=1, rounds=1, device="cpu")
+    assert res["seeds"] == 2 and res["wall_s"] > 0 and res["single_wall_s"] > 0
+    assert res["ratio"] == pytest.approx(res["wall_s"] / res["single_wall_s"])
+
+
+@pytest.mark.parametrize("segmented", [False, True])
+def test_fused_and_torch_trie_objectives_agree(segmented):
+    from engine.model import CharMapping
+    from engine.objective import batch_objective, pin_pairs
+    from engine.prepared import prepare
+
+    c = make_cipher(n_stems=20, n_inscriptions=12, seed=6, dividers=segmented)
+    cfg = Config(feature_dim=6, dropout=0.0, segmented=segmented, min_span=3)
+    prep = prepare(c.corpus, c.vocabulary, cfg)
+    model = CharMapping(prep.lost_letters, prep.known_units, cfg).double()
+    batch = make_batch(prep, list(range(6)))
+    grads = []
+    for impl in ("fused", "trie"):
+        model.zero_grad()
+        r = batch_objective(model, prep, batch, 10, pin_pairs(prep, []), prep.stem_units, prep.stem_len,
+                            dp_impl=impl)
+        r.loss.backward()
+        grads.append((r.loss.detach(), r.scores, model.aligner.grad.clone(), model.feature_emb.grad.clone()))
+    for a, b in zip(*grads):
+        assert torch.allclose(a, b, atol=1e-8)
+
+
+def test_seeds_in_folders_write_a_single_runs_outputs(cipher, tmp_path):
+    import csv
+    import json
+
+    from engine.multiseed import train_seeds_in_folders
+    from engine.run_outputs import run_in_folder
+
+    inputs = RunInputs(cipher.corpus, cipher.vocabulary, Config(**{**SMALL, "steps": 3}), gold=tuple(cipher.gold))
+    train_seeds_in_folders(inputs, [0, 1], lambda s: tmp_path / f"seed-{s}")
+    run_in_folder(RunInputs(cipher.corpus, cipher.vocabulary, Config(**{**SMALL, "steps": 3, "seed": 1}),
+                            gold=tuple(cipher.gold)), tmp_path / "single")
+    for name in ("metrics.json", "matches.csv", "steps.csv", "checkpoint.pt"):
+        assert (tmp_path / "seed-1" / name).exists(), name
+    a = json.loads((tmp_path / "seed-1" / "metrics.json").read_text())
+    b = json.loads((tmp_path / "single" / "metrics.json").read_text())
+    assert a["p_at_1"] == pytest.approx(b["p_at_1"])
+    rows = [list(csv.reader((tmp_path / d / "matches.csv").open(encoding="utf-8"))) for d in ("seed-1", "single")]
+    assert len(rows[0]) == len(rows[1]) > 1
+    for ra, rb in zip(*rows):          # the same matches; scores equal to float rounding
+        for x, y in zip(ra, rb):
+            try:
+                assert float(x) == pytest.approx(float(y), abs=1e-4)
+            except ValueError:
+                assert x == y
