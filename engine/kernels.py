@@ -340,3 +340,36 @@ if HAVE_NUMBA:
                     if row[s] < IMP / 2:
                         drow[s] -= grad_out[v, s, k]
         return delta
+
+
+if HAVE_NUMBA:
+
+    @njit(cache=True, fastmath=True, error_model="numpy")
+    def stems_logsumexp(x):
+        """logsumexp over axis 0 of (V, R) (R = starts x slots): stems outermost, so every pass
+        runs along contiguous rows and vectorises (torch's strided reduction was ~8x slower)."""
+        V, R = x.shape
+        m = np.full(R, -np.inf)
+        for v in range(V):
+            row = x[v]
+            for r in range(R):
+                m[r] = max(m[r], row[r])
+        z = np.zeros(R)
+        for v in range(V):
+            row = x[v]
+            for r in range(R):
+                z[r] += _exp_le0(row[r] - m[r])
+        out = np.empty(R)
+        for r in range(R):
+            out[r] = m[r] + math.log(z[r])
+        return out
+
+    @njit(cache=True, fastmath=True, error_model="numpy")
+    def stems_logsumexp_backward(x, lse, g, out):
+        """out[v, r] = g[r] * exp(x[v, r] - lse[r]) (the softmax over stems, times the gradient)."""
+        V, R = x.shape
+        for v in range(V):
+            row = x[v]
+            o = out[v]
+            for r in range(R):
+                o[r] = g[r] * _exp_le0(row[r] - lse[r])

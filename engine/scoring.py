@@ -148,8 +148,32 @@ def span_scores(log_p: torch.Tensor, prep: Prepared, batch: SpanBatch, gamma: fl
     return out
 
 
+class _StemsLogSumExp(torch.autograd.Function):
+    """torch.logsumexp(x, 0) through the compiled kernels (CPU)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        import numpy as np
+
+        x2 = x.detach().reshape(x.shape[0], -1).contiguous().numpy()
+        lse = kernels.stems_logsumexp(x2)
+        ctx.saved = (x2, lse, x.shape)
+        return torch.from_numpy(lse.reshape(x.shape[1:])).to(x.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        import numpy as np
+
+        x2, lse, shape = ctx.saved
+        out = np.empty(x2.shape, dtype=x2.dtype)
+        kernels.stems_logsumexp_backward(x2, lse, g.detach().reshape(-1).contiguous().numpy().astype(np.float64), out)
+        return torch.from_numpy(out).reshape(shape)
+
+
 def span_given_match(scores: torch.Tensor, n_stems: int) -> torch.Tensor:
     """(S, nslot) log P(span | E_n) = logsumexp over stems of log P(span | stem) - log |V|."""
+    if kernels.HAVE_NUMBA and scores.device.type == "cpu" and scores.shape[0] > 0 and scores.numel() > 0:
+        return _StemsLogSumExp.apply(scores) - math.log(n_stems)
     return torch.logsumexp(scores, dim=0) - math.log(n_stems)
 
 

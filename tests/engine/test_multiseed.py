@@ -198,3 +198,18 @@ def test_seeds_in_folders_write_a_single_runs_outputs(cipher, tmp_path):
                 assert float(x) == pytest.approx(float(y), abs=1e-4)
             except ValueError:
                 assert x == y
+
+
+def test_compiled_logsumexp_over_stems_matches_torch():
+    from engine.scoring import span_given_match
+
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(40, 25, 7, generator=g, dtype=torch.float64) * 5
+    x[3, 4, 2] = -1e9                       # an impossible pair
+    a, b = x.clone().requires_grad_(True), x.clone().requires_grad_(True)
+    ra, rb = span_given_match(a, 40), torch.logsumexp(b, 0) - torch.log(torch.tensor(40.0, dtype=torch.float64))
+    assert torch.allclose(ra, rb, atol=1e-12)
+    w = torch.randn(ra.shape, generator=g, dtype=torch.float64)
+    (ra * w).sum().backward()
+    (rb * w).sum().backward()
+    assert torch.allclose(a.grad, b.grad, atol=1e-12)
