@@ -9,6 +9,9 @@ Workloads (docs/benchmarks.md describes them and records measured numbers):
   (PROIEL text, whitespace ratio 0), |V| = 664 PG stems, spans 4–10.
 - ``ugaritic-full``: Ugaritic whole words against the full Hebrew vocabulary (39,216 stems),
   paper settings for Ugaritic; also times one training pass and one evaluation pass over all words.
+- ``seeds5``: 5 seeds of the gothic-pg setting trained together (engine/multiseed.py) against one
+  seed's ordinary training, alternating in the same process: ``ratio`` = wall time of the 5 seeds
+  / wall time of one seed for the same number of steps (robust to the box's load).
 - ``scaling``: the Gothic text with synthetic stem vocabularies doubling |V| (150 … 2,400) and
   batches doubling (100 … 800 letters), to show how cost grows with the work.
 
@@ -34,7 +37,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("DECIPHER_SHARED_DATA", ROOT.parent / "shared" / "data"))
 CACHE = ROOT / "benchmarks" / ".cache"
-WORKLOADS = ("gothic-pg", "ugaritic-full", "scaling")
+WORKLOADS = ("gothic-pg", "ugaritic-full", "seeds5", "scaling")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -184,6 +187,52 @@ def measure(trainer, steps: int, baseline_steps: int, n_batches: int = 16) -> di
     return result
 
 
+def single_steps(trainer, steps: int) -> None:
+    """``steps`` ordinary training steps, exactly as Trainer.run takes them (without events)."""
+    import torch
+
+    from engine.objective import batch_objective
+    from engine.scoring import make_batch
+
+    cfg = trainer.config
+    for _ in range(steps):
+        batch = make_batch(trainer.prep, trainer.sampler.next_batch())
+        r = batch_objective(trainer.model, trainer.prep, batch.to(trainer.device), trainer.step,
+                            trainer._pin_index, trainer._units, trainer._lens)
+        trainer.optimizer.zero_grad(set_to_none=True)
+        r.loss.backward()
+        torch.nn.utils.clip_grad_norm_(trainer.model.parameters(), cfg.clip_norm)
+        trainer.optimizer.step()
+        trainer.step += 1
+
+
+def seeds_workload(corpus, vocab, n_seeds: int, steps: int, rounds: int, device: str) -> dict:
+    """One seed against ``n_seeds`` seeds in lockstep, alternating rounds of ``steps`` steps each."""
+    from engine.config import Config
+    from engine.multiseed import SeedGroup
+    from engine.training import Trainer
+
+    cfg = Config(device=device, seed=0)
+    single = Trainer(corpus, vocab, cfg, live_interval=None)
+    group = SeedGroup(corpus, vocab, cfg, list(range(n_seeds)))
+    single_steps(single, 2)                  # warm-up (numba compilation, caches)
+    group.train_step()
+    single_t, group_t = [], []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        single_steps(single, steps)
+        single_t.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            group.train_step()
+        group_t.append(time.perf_counter() - t0)
+    single_wall, wall = statistics.median(single_t), statistics.median(group_t)
+    return {"seeds": n_seeds, "steps": steps, "rounds": rounds, "wall_s": wall, "single_wall_s": single_wall,
+            "ratio": wall / single_wall, "ratio_per_round": [g / s for g, s in zip(group_t, single_t)],
+            "steps_per_s": steps / single_wall, "seed_steps_per_s": n_seeds * steps / wall,
+            "n_stems": single.prep.n_stems}
+
+
 def dp_cells(trainer, batches) -> float:
     """Mean number of (trie node x start x band cell) evaluations per batch (for the FLOP estimate)."""
     cfg = trainer.config
@@ -240,6 +289,14 @@ def run_workload(name: str, steps: int, baseline_steps: int, device: str) -> dic
         res["eval_pass_all_words_s"] = time.perf_counter() - t0
         res["eval_p_at_1_untrained"] = ev.metrics.get("p_at_1")
         res.update(n_stems=trainer.prep.n_stems, n_words=len(trainer.prep.chunks))
+    elif name == "seeds5":
+        data = gothic_pg()
+        if data is None:
+            return {**base, "skipped": "needs ../shared/data/gothic_proiel"}
+        res = seeds_workload(*data, n_seeds=5, steps=steps, rounds=5, device=device)
+        res["peak_mb"] = peak_mb(torch.device("cpu"))
+        res["device"] = "cpu"
+        return {**base, **res}
     elif name.startswith("scaling"):
         data = gothic_pg()
         if data is None:
@@ -280,6 +337,7 @@ def add_arguments(p) -> None:
     p.add_argument("--baseline-steps", type=int, help="timed baseline steps (default 3; 0 skips)")
     p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     p.add_argument("--json", action="store_true", help="one JSON object per workload")
+    p.add_argument("--threads", type=int, help="torch intra-op threads (default: torch's own choice)")
     p.add_argument("--inline", action="store_true", help=argparse.SUPPRESS)
 
 
@@ -287,7 +345,10 @@ def run(args) -> int:
     names = args.workload or [w for w in WORKLOADS if w != "scaling"] + SCALING
     if args.inline:      # one workload in this process
         name = names[0]
-        default_steps = 10 if name != "gothic-pg" else 40
+        if args.threads:
+            import torch
+            torch.set_num_threads(args.threads)
+        default_steps = {"gothic-pg": 40, "seeds5": 8}.get(name, 10)
         res = run_workload(name, args.steps or default_steps,
                            args.baseline_steps if args.baseline_steps is not None else 3, args.device)
         print(json.dumps(res))
@@ -298,6 +359,8 @@ def run(args) -> int:
             cmd += ["--steps", str(args.steps)]
         if args.baseline_steps is not None:
             cmd += ["--baseline-steps", str(args.baseline_steps)]
+        if args.threads:
+            cmd += ["--threads", str(args.threads)]
         proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True,
                               env={**os.environ, "PYTHONPATH": str(ROOT)})
         if proc.returncode != 0:
@@ -314,6 +377,10 @@ def run(args) -> int:
 def format_row(res: dict) -> str:
     if "skipped" in res:
         return f"{res['workload']}: skipped ({res['skipped']})"
+    if "ratio" in res:
+        return (f"{res['workload']}: {res['seeds']} seeds {res['wall_s']:.2f} s, one seed {res['single_wall_s']:.2f} s "
+                f"per {res['steps']} steps: ratio {res['ratio']:.2f} (one seed {res['steps_per_s']:.1f} steps/s) | "
+                f"peak {res['peak_mb']:.0f} MB")
     parts = [f"{res['workload']}: {res['steps_per_s']:.2f} steps/s", f"peak {res['peak_mb']:.0f} MB", res["device"]]
     if res.get("baseline_steps_per_s"):
         parts.append(f"baseline {res['baseline_steps_per_s']:.3f} steps/s ({res['speedup']:.1f}x)")

@@ -58,7 +58,7 @@ def _no_timer(name: str):
 
 def batch_objective(model: CharMapping, prep: Prepared, batch: SpanBatch, step: int, pins,
                     stem_units: torch.Tensor, stem_len: torch.Tensor, *, timer=_no_timer,
-                    dp_impl: str = "trie", lattice_compiled: bool | None = None) -> BatchResult:
+                    dp_impl: str = "auto", lattice_compiled: bool | None = None) -> BatchResult:
     """The loss of one batch. ``timer(name)`` is a context manager a profiler may pass to time
     the phases; ``dp_impl`` and ``lattice_compiled`` pick implementations (for benchmarks)."""
     cfg = prep.config

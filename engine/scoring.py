@@ -14,11 +14,20 @@ import torch
 
 from .alignment import NEG, span_log_probs
 from .prepared import Prepared
-from .trie_alignment import StemTrie, trie_span_log_probs
+from . import kernels
+from .trie_alignment import StemTrie, fused_span_log_probs, trie_span_log_probs
 
-#: "trie" shares DP rows across stem prefixes and has a hand-written backward (the default);
-#: "plain" is the straightforward autograd formulation, kept as the reference it is tested against.
-DP_IMPLEMENTATIONS = ("trie", "plain")
+#: "fused" runs the trie DP as compiled per-cell loops (numba; the default on the CPU); "trie"
+#: shares DP rows across stem prefixes as batched torch operations with a hand-written backward
+#: (the default on a GPU, and on the CPU without numba); "plain" is the straightforward autograd
+#: formulation, kept as the reference both are tested against. "auto" picks.
+DP_IMPLEMENTATIONS = ("auto", "fused", "trie", "plain")
+
+
+def resolve_impl(impl, device) -> str:
+    if impl != "auto":
+        return impl
+    return "fused" if kernels.HAVE_NUMBA and torch.device(device).type == "cpu" else "trie"
 
 
 @dataclass
@@ -90,8 +99,14 @@ def _trie(prep: Prepared, key, stem_units: torch.Tensor, stem_len: torch.Tensor)
     return cache[full_key]
 
 
-def _dp(log_p, prep, key, units, lens, windows, lengths, gamma, impl):
+def _dp(log_p, prep, key, units, lens, windows, lengths, gamma, impl, col_table=None):
     cfg = prep.config
+    if impl == "fused":
+        trie = _trie(prep, key, units, lens)
+        return fused_span_log_probs(log_p, trie, windows, lengths, gamma, band=cfg.band, mode=cfg.edit_mode,
+                                    col_table=col_table)
+    if log_p.dim() == 3:
+        raise ValueError("several models' tables at once need the fused DP")
     if callable(impl):   # a benchmark's own formulation, with span_log_probs' contract
         return impl(log_p, units, lens, windows, lengths, gamma, band=cfg.band, mode=cfg.edit_mode)
     if impl == "plain":
@@ -101,15 +116,21 @@ def _dp(log_p, prep, key, units, lens, windows, lengths, gamma, impl):
 
 
 def span_scores(log_p: torch.Tensor, prep: Prepared, batch: SpanBatch, gamma: float,
-                stem_units: torch.Tensor, stem_len: torch.Tensor, impl: str = "trie") -> torch.Tensor:
-    """(V, S, nslot) log P(span | stem), NEG where the span or the pair is impossible."""
+                stem_units: torch.Tensor, stem_len: torch.Tensor, impl: str = "auto",
+                col_table: torch.Tensor | None = None) -> torch.Tensor:
+    """(V, S, nslot) log P(span | stem), NEG where the span or the pair is impossible.
+
+    ``log_p`` may be T models' tables (T, K, C) with ``col_table`` (S,) naming each start's table
+    (the multi-seed trainer; fused DP only)."""
     cfg = prep.config
+    impl = resolve_impl(impl, log_p.device) if isinstance(impl, str) else impl
     S = batch.n_starts
     V = stem_units.shape[0]
     if S == 0:
         return log_p.new_full((V, 0, batch.span_len.shape[1]), NEG)
     if not cfg.segmented:
-        out = _dp(log_p, prep, "all", stem_units, stem_len, batch.windows, batch.lattice_lengths, gamma, impl)
+        out = _dp(log_p, prep, "all", stem_units, stem_len, batch.windows, batch.lattice_lengths, gamma, impl,
+                  col_table)
         return torch.where(batch.valid.unsqueeze(0), out, out.new_tensor(NEG))
     # Whole words: group the words by length and score each group only against the stems whose
     # length is within the band; every other pair is impossible anyway.
@@ -121,14 +142,38 @@ def span_scores(log_p: torch.Tensor, prep: Prepared, batch: SpanBatch, gamma: fl
         if v_idx.numel() == 0:
             continue
         res = _dp(log_p, prep, ("len", L), stem_units[v_idx], stem_len[v_idx], batch.windows[s_idx, :L], [L],
-                  gamma, impl)
+                  gamma, impl, None if col_table is None else col_table[s_idx])
         out = out.index_put((v_idx.view(-1, 1), s_idx.view(1, -1), torch.zeros_like(s_idx).view(1, -1)),
                             res[:, :, 0])
     return out
 
 
+class _StemsLogSumExp(torch.autograd.Function):
+    """torch.logsumexp(x, 0) through the compiled kernels (CPU)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        import numpy as np
+
+        x2 = x.detach().reshape(x.shape[0], -1).contiguous().numpy()
+        lse = kernels.stems_logsumexp(x2)
+        ctx.saved = (x2, lse, x.shape)
+        return torch.from_numpy(lse.reshape(x.shape[1:])).to(x.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        import numpy as np
+
+        x2, lse, shape = ctx.saved
+        out = np.empty(x2.shape, dtype=x2.dtype)
+        kernels.stems_logsumexp_backward(x2, lse, g.detach().reshape(-1).contiguous().numpy().astype(np.float64), out)
+        return torch.from_numpy(out).reshape(shape)
+
+
 def span_given_match(scores: torch.Tensor, n_stems: int) -> torch.Tensor:
     """(S, nslot) log P(span | E_n) = logsumexp over stems of log P(span | stem) - log |V|."""
+    if kernels.HAVE_NUMBA and scores.device.type == "cpu" and scores.shape[0] > 0 and scores.numel() > 0:
+        return _StemsLogSumExp.apply(scores) - math.log(n_stems)
     return torch.logsumexp(scores, dim=0) - math.log(n_stems)
 
 

@@ -344,3 +344,101 @@ def trie_span_log_probs(log_p: torch.Tensor, trie: StemTrie, windows: torch.Tens
     if static is None:
         static = use_graphs(log_p.device)
     return _TrieEditDP.apply(-log_p, trie, windows, tuple(lengths), float(gamma), band, mode, static)
+
+
+# ---------------------------------------------------------------------------------------------
+# The fused CPU kernels (engine/kernels.py): the same DP, one compiled pass per cell.
+
+_MODES = {"softmin": 0, "max": 1, "sum": 2}
+
+
+def _flat(trie: StemTrie):
+    """The trie as flat numpy arrays (global node ids, depth by depth), cached on the trie."""
+    cached = trie.__dict__.get("_flat")
+    if cached is None:
+        import numpy as np
+
+        sizes = [len(u) for u in trie.units]
+        depth_start = np.zeros(len(sizes) + 1, dtype=np.int64)
+        depth_start[1:] = np.cumsum(sizes)
+        unit = np.concatenate([u.cpu().numpy() for u in trie.units]).astype(np.int64)
+        parent = np.concatenate([trie.parent[0].cpu().numpy()] + [
+            p.cpu().numpy() + depth_start[i - 1] for i, p in enumerate(trie.parent) if i > 0]).astype(np.int64)
+        leaf = np.zeros(trie.n_stems, dtype=np.int64)
+        length = np.zeros(trie.n_stems, dtype=np.int64)
+        for m, (stems, nodes) in trie.by_len.items():
+            leaf[stems.cpu().numpy()] = nodes.cpu().numpy() + depth_start[m]
+            length[stems.cpu().numpy()] = m
+        cached = trie.__dict__["_flat"] = (unit, parent, depth_start, leaf, length)
+    return cached
+
+
+FUSED_BLOCK = 128
+"""Starts per block of the fused DP: a block's DP table (trie nodes x 5 x block, float64) stays
+small enough for the caches; larger blocks (or all K seeds' starts at once) ran up to 2x slower."""
+
+
+class _FusedEditDP(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, cost, trie: StemTrie, windows, col_table, lengths: tuple[int, ...], gamma: float, band: int,
+                mode: str):
+        import numpy as np
+
+        from . import kernels
+
+        unit, parent, depth_start, leaf, length = _flat(trie)
+        N = max(lengths)
+        M = min(trie.depth, N + band)
+        c = cost.detach().cpu().numpy().astype(np.float64)
+        c3 = c if c.ndim == 3 else c[None]
+        win_all = windows[:, :N].cpu().numpy().astype(np.int64)
+        tables_all = col_table.cpu().numpy().astype(np.int64)
+        lens = np.asarray(lengths, dtype=np.int64)
+        S = win_all.shape[0]
+        out = torch.empty((trie.n_stems, S, len(lengths)), dtype=cost.dtype)
+        out_np = out.numpy()
+        blocks = []
+        for a in range(0, S, FUSED_BLOCK):
+            b = min(S, a + FUSED_BLOCK)
+            win = np.ascontiguousarray(win_all[a:b].T)
+            tables = np.ascontiguousarray(tables_all[a:b])
+            G, Dl = kernels.edit_gather(c3, tables, win)
+            D = kernels.edit_forward(G, Dl, unit, parent, depth_start, M, band, float(gamma), _MODES[mode])
+            kernels.edit_read_out(D, leaf, length, lens, band, M, NEG, out_np[:, a:b])
+            blocks.append((a, b, G, Dl, D, win, tables) if ctx.needs_input_grad[0] else None)
+        ctx.saved = (blocks, lens, M, c.shape, float(gamma), band, _MODES[mode], trie)
+        return out.to(device=cost.device)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        import numpy as np
+
+        from . import kernels
+
+        blocks, lens, M, shape, gamma, band, mode, trie = ctx.saved
+        unit, parent, depth_start, leaf, length = _flat(trie)
+        g_all = grad_out.detach().cpu().numpy()
+        T = shape[0] if len(shape) == 3 else 1
+        gc = np.zeros((T, shape[-2], shape[-1]))
+        for a, b, G, Dl, D, win, tables in blocks:
+            g = g_all[:, a:b]
+            delta = kernels.edit_read_out_backward(g, D, leaf, length, lens, band, M)
+            gG, gDl = kernels.edit_backward(G, Dl, D, delta, unit, parent, depth_start, M, band, gamma, mode)
+            gc += kernels.edit_scatter(gG, gDl, tables, win, T, shape[-1])
+        return (torch.from_numpy(gc.reshape(shape)).to(device=grad_out.device, dtype=grad_out.dtype),
+                None, None, None, None, None, None, None)
+
+
+def fused_span_log_probs(log_p: torch.Tensor, trie: StemTrie, windows: torch.Tensor, lengths, gamma: float,
+                         *, band: int = 2, mode: str = "softmin",
+                         col_table: torch.Tensor | None = None) -> torch.Tensor:
+    """trie_span_log_probs through the fused CPU kernels (needs numba).
+
+    ``log_p`` may hold T models' tables, (T, K, C); start s is then scored with table
+    ``col_table[s]`` (all T DPs run as one: what the multi-seed trainer does).
+    """
+    if log_p.dim() == 2:
+        col_table = torch.zeros(windows.shape[0], dtype=torch.long)
+    elif col_table is None:
+        raise ValueError("several cost tables need col_table: which table each start uses")
+    return _FusedEditDP.apply(-log_p, trie, windows, col_table, tuple(lengths), float(gamma), band, mode)
