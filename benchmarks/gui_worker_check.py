@@ -74,18 +74,20 @@ elif mode == "run":
     from engine.config import Config
     from engine.project.store import Project
     from decipher_gui.driver import RunDriver
-    from decipher_gui.recorder import RunRecorder
-    from decipher_gui.trainer_factory import make_trainer_factory
+    from decipher_gui.trainer_factory import gentle_build
+    from engine.project.recording import RunRecorder
+    from engine.session import RunInputs, RunSession
     device, steps = sys.argv[2], int(sys.argv[3])
     path = os.path.join(tempfile.mkdtemp(), "s.decipher")
     p = create_sample_project(path)
     c, l = p.corpora()[0].id, p.languages()[0].id
     cfg = Config.from_dict(p.setting(RUN_CONFIG_KEY)).replace(steps=steps, eval_interval=max(1, steps // 2), device=device)
-    factory = make_trainer_factory(p.corpus(c), p.vocabulary(l), cfg, p.gold(c), [])
+    inputs = RunInputs(p.corpus(c), p.vocabulary(l), cfg, gold=tuple(p.gold(c)), pins=())
     p.close()
-    rec = RunRecorder(path, cfg, c, l, [])
+    rec = RunRecorder(path, corpus_id=c, language_id=l, critical=False)
     events = []
-    drv = RunDriver(factory, min_interval=0.25, recorder=rec)
+    drv = RunDriver(RunSession(inputs, sinks=[rec], checkpoint=rec.checkpoint_file, build=gentle_build,
+                               live_interval=0.25), min_interval=0.25)
     t_first = {}
     def emit(k, x):
         events.append(k)

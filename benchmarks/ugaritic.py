@@ -60,7 +60,7 @@ def score(trainer, gold) -> dict:
 
 
 def run_seed(data: str, variant: str, seed: int, steps: int, device: str, out: Path, checkpoint: bool = True) -> dict:
-    from engine.cli import peak_memory_mb
+    from engine.run_outputs import peak_memory_mb
     from engine.config import UGARITIC, Config
     from engine.io.tables import read_prior
     from engine.training import Trainer

@@ -1,8 +1,11 @@
-"""Drives a trainer's event generator on a worker thread: pause, resume, stop, new pins, and
-coalescing of step events so a view receives a few updates a second at most (no Qt here).
+"""The GUI's side of a run session (no Qt here): the bridge that turns the session's events into
+``emit(kind, payload)`` calls a worker thread forwards to the window, with step events coalesced
+so a view receives a few updates a second at most.
 
-The GUI calls :meth:`pause`, :meth:`resume`, :meth:`stop` and :meth:`send_pins` from its own
-thread; :meth:`run` runs on the worker thread and hands out what happened through ``emit``:
+The run itself (building the trainer, pause, stop, pins, checkpoints, the project record) is the
+engine's RunSession; :class:`RunDriver` holds one and its bridge. The GUI calls :meth:`pause`,
+:meth:`resume`, :meth:`stop`, :meth:`abort` and :meth:`send_pins` from its own thread; :meth:`run`
+runs on the worker thread and emits:
 
     ("started", (device, run_id))   the trainer is built (torch imported, data prepared) and,
                                     with a recorder, the run is recorded in the project
@@ -13,22 +16,18 @@ thread; :meth:`run` runs on the worker thread and hands out what happened throug
     ("finished", FinishedEvent)     always the last, unless
     ("error", RunFailure)           the run raised
     ("message", str)                something to tell the user (e.g. a write the project refused)
-
-With a ``recorder`` (see recorder.RunRecorder) every event is written to the project on this
-thread before it is emitted, and a paused run keeps beating its heartbeat.
 """
 
 from __future__ import annotations
 
-import threading
 import time
-import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from engine.data import PinnedValue
-from engine.errors import DecipherError
-from engine.results import CharMapping, EvalEvent, FinishedEvent, Match, StepEvent, UpdatePins
+from engine.results import EvalEvent, FinishedEvent, MappingSnapshot, Match, StepEvent
+from engine.session import (RunFailure, RunOutcome, RunSession, RunSink, RunStart,
+                            describe_failure)
 
 
 @dataclass(frozen=True)
@@ -51,44 +50,11 @@ class StepBatch:
     records: tuple[StepRecord, ...]
     total_steps: int
     live_matches: tuple[Match, ...]
-    mapping: CharMapping | None = None
+    mapping: MappingSnapshot | None = None
 
     @property
     def last(self) -> StepRecord:
         return self.records[-1]
-
-
-@dataclass(frozen=True)
-class RunFailure:
-    """A run that raised: a user-facing ``title``/``message`` and the traceback for a report."""
-
-    kind: str          # "input", "memory", "numeric", "internal"
-    title: str
-    message: str
-    details: str = ""
-    step: int | None = None
-
-
-def describe_failure(exc: BaseException, step: int | None = None) -> RunFailure:
-    """Turn an exception from the engine into words a philologist can act on."""
-    details = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    text = str(exc)
-    if isinstance(exc, DecipherError):
-        return RunFailure("input", "The run cannot start with these data", text, details, step)
-    if isinstance(exc, MemoryError) or "out of memory" in text.lower() or type(exc).__name__ == "OutOfMemoryError":
-        return RunFailure("memory", "Out of memory",
-                          "The run needed more memory than the machine has"
-                          + (f" ({text.splitlines()[0]})" if text else "")
-                          + ". Try fewer characters per batch, a shorter maximum span, a smaller "
-                            "feature size, or the CPU instead of the GPU.", details, step)
-    if isinstance(exc, FloatingPointError):
-        return RunFailure("numeric", "The training diverged",
-                          f"{text}. Try a lower learning rate, or check the pinned values "
-                          "(a very large pin weight can push the loss to infinity).", details, step)
-    if isinstance(exc, ValueError):
-        return RunFailure("input", "Invalid run settings", text, details, step)
-    return RunFailure("internal", "The run stopped with an unexpected error",
-                      f"{type(exc).__name__}: {text}", details, step)
 
 
 def _record(ev: StepEvent) -> StepRecord:
@@ -96,182 +62,143 @@ def _record(ev: StepEvent) -> StepRecord:
                       ev.elapsed)
 
 
-@dataclass
-class _Control:
-    paused: bool = False
-    stop: bool = False
-    abort: bool = False
-    pins: tuple[PinnedValue, ...] | None = None
-    cond: threading.Condition = field(default_factory=threading.Condition)
+class GuiBridge(RunSink):
+    """A session sink that emits the events above. It must come after the recorder in the
+    session's sinks, so that what the window is told is already committed to the project."""
 
+    name = "the window"
+    critical = False
 
-class RunDriver:
-    """Runs ``make_trainer()`` then its generator to the end on the calling thread.
-
-    ``min_interval`` (seconds) bounds how often step batches are emitted; ``snapshot_mapping``
-    asks for ``trainer.mapping()`` with each batch (cheap: one small softmax). ``on_trainer`` is
-    called on the worker thread once the trainer exists (e.g. to keep a reference for tests).
-    """
-
-    def __init__(self, make_trainer: Callable[[], Any], *, min_interval: float = 0.25,
+    def __init__(self, emit: Callable[[str, Any], None], *, min_interval: float = 0.25,
                  snapshot_mapping: bool = True, clock: Callable[[], float] = time.monotonic,
-                 recorder: Any = None, heartbeat_s: float = 60.0,
-                 describe_device: Callable[[Any], str] = lambda trainer: str(trainer.device)):
-        self.make_trainer = make_trainer
-        self.describe_device = describe_device
-        self.recorder = recorder
-        self.heartbeat_s = heartbeat_s
+                 run_id: Callable[[], int | None] = lambda: None):
+        self.emit = emit
         self.min_interval = min_interval
         self.snapshot_mapping = snapshot_mapping
         self.clock = clock
-        self._c = _Control()
-        self.trainer: Any = None
-        self.step = 0
+        self.run_id = run_id
+        self.trainer = None
+        self.pending: list[StepRecord] = []
+        self.live: tuple[Match, ...] = ()
+        self.total = 0
+        self.last_emit = 0.0
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        mapping = self.trainer.mapping() if self.snapshot_mapping else None
+        self.emit("steps", StepBatch(tuple(self.pending), self.total, self.live, mapping))
+        self.pending = []
+        self.last_emit = self.clock()
+
+    def started(self, start: RunStart) -> None:
+        self.trainer = start.trainer
+        self.total = start.total_steps
+        self.last_emit = self.clock() - self.min_interval
+        self.emit("started", (start.device, self.run_id()))
+
+    def step(self, event: StepEvent) -> None:
+        self.total = event.total_steps
+        self.pending.append(_record(event))
+        if event.batch_matches:  # the trainer decodes a batch only every so often
+            self.live = tuple(event.batch_matches)
+        if self.clock() - self.last_emit >= self.min_interval:
+            self.flush()
+
+    def evaluation(self, event: EvalEvent) -> None:
+        self.flush()
+        self.emit("eval", event)
+
+    def pins_changed(self, step: int, pins: tuple[PinnedValue, ...]) -> None:
+        self.emit("pins_applied", len(pins))
+
+    def paused(self, step: int) -> None:
+        self.flush()
+        self.emit("paused", step)
+
+    def resumed(self, step: int) -> None:
+        self.emit("resumed", step)
+
+    def message(self, text: str) -> None:
+        self.emit("message", text.replace("Could not write the run's record in the project",
+                                          "Could not record the run in the project"))
+
+    def finished(self, outcome: RunOutcome) -> None:
+        self.flush()
+        elapsed = float(getattr(self.trainer, "elapsed", outcome.wall_time_s))
+        self.emit("finished", FinishedEvent(outcome.step, "stopped" if outcome.status == "stopped" else "completed",
+                                            elapsed, None if outcome.checkpoint is None else str(outcome.checkpoint)))
+
+    def failed(self, error: BaseException, step: int | None) -> None:
+        if self.trainer is not None:
+            self.flush()
+        self.emit("error", describe_failure(error, step))
+
+
+class RunDriver:
+    """One run session driven on the calling (worker) thread, with its GUI bridge.
+
+    ``session`` is an engine RunSession whose sinks (e.g. the project recorder) are already set;
+    the bridge is appended to them when :meth:`run` starts. ``min_interval`` (seconds) bounds how
+    often step batches are emitted; ``snapshot_mapping`` asks for ``trainer.mapping()`` with each
+    batch (cheap: one small softmax).
+    """
+
+    def __init__(self, session: RunSession, *, min_interval: float = 0.25, snapshot_mapping: bool = True,
+                 clock: Callable[[], float] = time.monotonic):
+        self.session = session
+        self.min_interval = min_interval
+        self.snapshot_mapping = snapshot_mapping
+        self.clock = clock
 
     # ---- called from any thread -------------------------------------------------------------
 
     def pause(self) -> None:
-        with self._c.cond:
-            self._c.paused = True
+        self.session.pause()
 
     def resume(self) -> None:
-        with self._c.cond:
-            self._c.paused = False
-            self._c.cond.notify_all()
+        self.session.resume()
 
     def stop(self) -> None:
         """Finish after the current step (the trainer evaluates once more, then ends "stopped")."""
-        with self._c.cond:
-            self._c.stop = True
-            self._c.paused = False
-            self._c.cond.notify_all()
-        trainer = self.trainer
-        if trainer is not None:
-            trainer.request_stop()
+        self.session.stop()
 
     def abort(self) -> None:
         """End after the current step without the final evaluation (closing the window): the
-        run is recorded as stopped with the matches of its last evaluation."""
-        with self._c.cond:
-            self._c.abort = True
-        self.stop()
+        run is recorded as stopped with the matches of its last evaluation, and checkpointed."""
+        self.session.abort()
 
     def send_pins(self, pins: Sequence[PinnedValue]) -> None:
         """Queue new pins; the trainer receives them before its next step."""
-        with self._c.cond:
-            self._c.pins = tuple(pins)
+        self.session.send_pins(pins)
 
     @property
     def paused(self) -> bool:
-        return self._c.paused
+        return self.session.paused
 
     @property
     def stopping(self) -> bool:
-        return self._c.stop
+        return self.session.stopping
+
+    @property
+    def trainer(self):
+        return self.session.trainer
+
+    @property
+    def step(self) -> int:
+        return self.session.step
 
     # ---- the worker thread --------------------------------------------------------------------
 
     def run(self, emit: Callable[[str, Any], None]) -> None:
+        recorder = next((s for s in self.session.sinks if hasattr(s, "run_id")), None)
+        bridge = GuiBridge(emit, min_interval=self.min_interval, snapshot_mapping=self.snapshot_mapping,
+                           clock=self.clock, run_id=lambda: getattr(recorder, "run_id", None))
+        self.session.sinks.append(bridge)
         try:
-            self._run(emit)
-        except BaseException as exc:  # every failure reaches the GUI as a message, none crashes it
-            failure = describe_failure(exc, self.step)
-            self._record(emit, "fail", failure)
-            emit("error", failure)
-        finally:
-            if self.recorder is not None:
-                self._record(emit, "close")
+            self.session.run()
+        except BaseException:  # every failure reached the GUI as an "error" event; none crashes it
+            pass
 
-    def _record(self, emit, method: str, *args) -> Any:
-        """Call the recorder; a refused write becomes a message, the run goes on."""
-        if self.recorder is None:
-            return None
-        try:
-            return getattr(self.recorder, method)(*args)
-        except DecipherError as exc:
-            emit("message", f"Could not record the run in the project: {exc}")
-        except Exception as exc:  # e.g. a full disk: tell the user, keep training
-            emit("message", f"Could not record the run in the project: {type(exc).__name__}: {exc}")
-        return None
 
-    def _take_pins(self, emit) -> UpdatePins | None:
-        with self._c.cond:
-            pins, self._c.pins = self._c.pins, None
-        if pins is None:
-            return None
-        emit("pins_applied", len(pins))
-        return UpdatePins(pins)
-
-    def _wait_while_paused(self, emit, flush) -> None:
-        with self._c.cond:
-            if not self._c.paused or self._c.stop:
-                return
-        flush()
-        emit("paused", self.step)
-        while True:
-            with self._c.cond:
-                if not self._c.paused or self._c.stop:
-                    break
-                self._c.cond.wait(self.heartbeat_s)
-                if not self._c.paused or self._c.stop:
-                    break
-            self._record(emit, "heartbeat")  # a long pause is not a dead run
-        emit("resumed", self.step)
-
-    def _run(self, emit: Callable[[str, Any], None]) -> None:
-        trainer = self.make_trainer()
-        self.trainer = trainer
-        if self._c.stop:
-            trainer.request_stop()
-        device = self.describe_device(trainer)
-        run_id = self._record(emit, "start", device)
-        emit("started", (device, run_id))
-        gen = trainer.run()
-        pending: list[StepRecord] = []
-        live: tuple[Match, ...] = ()
-        total = 0
-        last_emit = self.clock() - self.min_interval
-
-        def flush() -> None:
-            nonlocal pending, last_emit
-            if not pending:
-                return
-            mapping = trainer.mapping() if self.snapshot_mapping else None
-            emit("steps", StepBatch(tuple(pending), total, live, mapping))
-            pending = []
-            last_emit = self.clock()
-
-        outgoing: UpdatePins | None = None
-        event = next(gen)
-        while True:
-            if isinstance(event, StepEvent):
-                self.step = event.step
-                total = event.total_steps
-                pending.append(_record(event))
-                self._record(emit, "step", event)
-                if event.batch_matches:  # the trainer decodes a batch only every so often
-                    live = tuple(event.batch_matches)
-                if self.clock() - last_emit >= self.min_interval:
-                    flush()
-            elif isinstance(event, EvalEvent):
-                flush()
-                self._record(emit, "evaluation", event)
-                emit("eval", event)
-            elif isinstance(event, FinishedEvent):
-                flush()
-                self._record(emit, "finish", event)
-                emit("finished", event)
-                gen.close()
-                return
-            self._wait_while_paused(emit, flush)
-            if self._c.abort:
-                flush()
-                gen.close()
-                done = FinishedEvent(self.step, "stopped", getattr(trainer, "elapsed", 0.0))
-                self._record(emit, "finish", done)
-                emit("finished", done)
-                return
-            if self._c.stop:
-                trainer.request_stop()
-            outgoing = self._take_pins(emit)
-            event = gen.send(outgoing)
+__all__ = ["RunDriver", "GuiBridge", "StepBatch", "StepRecord", "RunFailure", "describe_failure"]

@@ -17,7 +17,7 @@ from engine.errors import DecipherError
 from engine.project import exporting
 from engine.project.exporting import inscription_ref
 from engine.project.store import Project
-from engine.results import CharMapping, EvalEvent, FinishedEvent, Match
+from engine.results import MappingSnapshot, EvalEvent, FinishedEvent, Match
 from engine.sample import RUN_CONFIG_KEY, create_sample_project
 
 from . import settings
@@ -55,7 +55,7 @@ class MainWindow(QMainWindow):
         self.shown_run: int | None = None
         self.live_run: int | None = None
         self.live_matches: tuple[Match, ...] = ()
-        self.live_mapping: CharMapping | None = None
+        self.live_mapping: MappingSnapshot | None = None
         self.live_step = 0
         self.shown_matches: list[Match] = []
         self.decisions: dict = {}
@@ -753,7 +753,7 @@ class MainWindow(QMainWindow):
         self.inscriptions.view.model().set_marks(marks_by_inscription(matches, self.decisions, live))
         self.inscriptions.view.viewport().update()
 
-    def _current_mapping(self) -> tuple[CharMapping | None, int | None, str]:
+    def _current_mapping(self) -> tuple[MappingSnapshot | None, int | None, str]:
         project = self.project
         if self.shown_run is not None and self.shown_run == self.live_run and self.live_mapping is not None:
             live = ", live" if self.controller.active else ""

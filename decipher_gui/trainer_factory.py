@@ -1,43 +1,38 @@
 """Building the trainer on the worker thread, gently for the window (no Qt here).
 
-The first run imports torch (about a second of work, millions of objects); the factory keeps
-that from freezing the GUI thread, and leaves one CPU core to the window.
+The engine's session builds the trainer (engine.session.build_trainer); the GUI wraps that call:
+the first run imports torch (about a second of work, millions of objects), and this keeps it from
+freezing the GUI thread, and leaves one CPU core to the window.
 """
 
 from __future__ import annotations
 
 import gc
 import os
-from typing import Sequence
 
-from engine.config import Config
-from engine.data import GoldAnnotation, PinnedValue
+from engine.session import RunInputs, build_trainer, describe_device
 
 from .torch_preload import prepare_cuda_context, preload_torch_libraries
 
 
-def make_trainer_factory(corpus, vocabulary, config: Config, gold: Sequence[GoldAnnotation],
-                         pins: Sequence[PinnedValue]):
-    def make():
-        # Importing torch and preparing the data allocate millions of objects; Python's full
-        # garbage collections over them held the GIL for 50-170 ms each, freezing the window.
-        # Collect nothing meanwhile, then freeze the survivors so later collections skip them.
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            preload_torch_libraries()  # maps torch's libraries without holding the GIL
-            if config.device != "cpu":
-                prepare_cuda_context(_device_index(config.device))  # likewise the CUDA driver
-            from engine.training import Trainer  # the torch import happens here, off the GUI thread
-
-            leave_a_core_for_the_window()
-            return Trainer(corpus, vocabulary, config, gold=gold, pins=pins)
-        finally:
-            if collecting:
-                gc.freeze()
-                gc.enable()
-
-    return make
+def gentle_build(inputs: RunInputs, **options):
+    """engine.session.build_trainer, with the window's niceties around it (the session's ``build``)."""
+    # Importing torch and preparing the data allocate millions of objects; Python's full
+    # garbage collections over them held the GIL for 50-170 ms each, freezing the window.
+    # Collect nothing meanwhile, then freeze the survivors so later collections skip them.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        preload_torch_libraries()  # maps torch's libraries without holding the GIL
+        device = inputs.overrides.get("device", inputs.config.device) if inputs.resume else inputs.config.device
+        if device != "cpu":
+            prepare_cuda_context(_device_index(device))  # likewise the CUDA driver
+        leave_a_core_for_the_window()  # the torch import happens here, off the GUI thread
+        return build_trainer(inputs, **options)
+    finally:
+        if collecting:
+            gc.freeze()
+            gc.enable()
 
 
 def _device_index(device: str) -> int:
@@ -72,18 +67,4 @@ def restore_torch_threads() -> None:
         _threads_before = None
 
 
-
-
-def describe_device(trainer) -> str:
-    """The trainer's device in words for the status bar and the run record, e.g.
-    ``cuda:0 (NVIDIA H200)`` or ``cpu``."""
-    device = trainer.device
-    if getattr(device, "type", str(device)) != "cuda":
-        return str(device)
-    try:
-        import torch
-
-        index = device.index if device.index is not None else torch.cuda.current_device()
-        return f"cuda:{index} ({torch.cuda.get_device_name(index)})"
-    except Exception:  # a name is a nicety; the device string is the fact
-        return str(device)
+__all__ = ["gentle_build", "describe_device", "leave_a_core_for_the_window", "restore_torch_threads"]

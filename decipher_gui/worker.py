@@ -1,8 +1,8 @@
 """A training run on a worker thread, and its controller on the GUI thread.
 
-The worker (a QObject moved to a QThread) drives the trainer generator through a RunDriver and
-records the run in the project through its own connection (recorder.py); its events reach the
-controller by queued signals, so every slot and every widget runs on the GUI thread. torch is
+The worker (a QObject moved to a QThread) runs the engine's RunSession through a RunDriver and
+records the run in the project through the engine's recorder on its own connection; its events
+reach the controller by queued signals, so every slot and every widget runs on the GUI thread. torch is
 imported on the worker thread, when the first run starts.
 """
 
@@ -14,11 +14,15 @@ from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
 
 from engine.config import Config
 from engine.data import PinnedValue
+from engine.project.recording import RunRecorder, resolve_checkpoint
 from engine.project.store import Project
+from engine.session import RunInputs, RunSession
 
 from .driver import RunDriver, RunFailure, StepBatch, describe_failure
-from .trainer_factory import describe_device, make_trainer_factory
-from .recorder import RunRecorder
+from .trainer_factory import gentle_build
+
+#: Seconds between live decodings of the current batch (the inscription view's highlights).
+LIVE_INTERVAL = 0.25
 
 IDLE, STARTING, RUNNING, PAUSED, STOPPING = "idle", "starting", "running", "paused", "stopping"
 
@@ -81,19 +85,28 @@ class RunController(QObject):
     # ---- commands from the GUI -------------------------------------------------------------
 
     def start(self, project: Project, corpus_id: int, language_id: int, config: Config,
-              pins: Sequence[PinnedValue] | None = None) -> None:
+              pins: Sequence[PinnedValue] | None = None, *, resume_run: int | None = None) -> None:
+        """Start a run (or, with ``resume_run``, continue that run from its checkpoint with its
+        own settings; ``config.steps`` is then its new target)."""
         if self.active:
             raise RuntimeError("a run is already active")
         pins = list(project.pins() if pins is None else pins)
-        corpus = project.corpus(corpus_id)
-        vocabulary = project.vocabulary(language_id)
-        gold = project.gold(corpus_id)
+        resume = None
+        if resume_run is not None:
+            stored = project.run(resume_run).checkpoint
+            if not stored:
+                raise ValueError(f"run {resume_run} has no checkpoint to resume from")
+            resume = resolve_checkpoint(project.path, stored)
+        inputs = RunInputs(project.corpus(corpus_id), project.vocabulary(language_id), config,
+                           gold=tuple(project.gold(corpus_id)), pins=tuple(pins), resume=resume,
+                           overrides={"steps": config.steps} if resume is not None else {})
         # the worker records the run through its own connection to the project file
-        recorder = RunRecorder(project.path, config, corpus_id, language_id, pins)
+        recorder = RunRecorder(project.path, corpus_id=corpus_id, language_id=language_id,
+                               resumed_from=resume_run, critical=False)
+        session = RunSession(inputs, sinks=[recorder], checkpoint=recorder.checkpoint_file,
+                             build=gentle_build, live_interval=LIVE_INTERVAL)
         self.run_id = None
-        self.driver = RunDriver(make_trainer_factory(corpus, vocabulary, config, gold, pins),
-                                min_interval=self.min_interval, recorder=recorder,
-                                describe_device=describe_device)
+        self.driver = RunDriver(session, min_interval=self.min_interval)
         self.last_step, self.total_steps = 0, config.steps
         self.device = ""
         thread = QThread(self)

@@ -4,11 +4,7 @@
 from __future__ import annotations
 
 import argparse
-import json
-import platform
-import resource
 import sys
-import time
 from pathlib import Path
 from typing import Sequence
 
@@ -42,7 +38,11 @@ def _add_run_parser(sub) -> None:
     cfg.add_argument("--device", choices=["auto", "cpu", "cuda"])
     cfg.add_argument("--segmented", action="store_true", default=None,
                      help="whole-word spans only (each written word is one candidate span)")
-    cfg.add_argument("--resume", type=Path, help="continue from a checkpoint")
+    cfg.add_argument("--resume", type=Path, help="continue from a checkpoint (with its own settings and target "
+                                                 "number of steps, unless given here)")
+    cfg.add_argument("--checkpoint-every", type=float, default=10.0, metavar="MINUTES",
+                     help="write a checkpoint at least this often (default 10; also at every evaluation, "
+                          "after the first step, at the end and on Ctrl-C)")
     p.add_argument("--out", type=Path, help="output folder (required without --project)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -128,23 +128,42 @@ def make_config(args) -> Config:
     return Config.from_dict(base)
 
 
-def peak_memory_mb() -> float:
-    """Peak resident memory of this process (Linux reports KiB, macOS bytes)."""
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak / (1024 * 1024) if platform.system() == "Darwin" else peak / 1024
+def resume_overrides(args) -> dict:
+    """With --resume, the settings the user gave explicitly (the run keeps its own for the rest,
+    its target number of steps included). A --config file or --preset counts as every setting."""
+    if args.config or args.preset:
+        return make_config(args).to_dict()
+    out = parse_settings(args.set)
+    for name in ("steps", "seed", "device", "segmented"):
+        value = getattr(args, name)
+        if value is not None:
+            out[name] = value
+    return out
 
 
 def cmd_run(args) -> int:
-    from .io.tables import read_gold, read_known, read_lost, read_prior
-    from .data import Corpus, Vocabulary
-    from .training import Trainer
+    """``decipher run``: a thin caller of the run session (engine/session.py)."""
+    from .run_outputs import ProgressBar, prepare_output_folder, run_in_folder
+    from .session import RunInputs
 
     config = make_config(args)
+    overrides = resume_overrides(args) if args.resume else {}
+    every = getattr(args, "checkpoint_every", 10.0)
+    if not (every > 0 and every < float("inf")):
+        raise DecipherError(f"--checkpoint-every must be a positive number of minutes, not {every}")
     if args.project is not None:
         from .project.runner import run_in_project
-        return run_in_project(args, config)
+
+        _, outcome = run_in_project(args.project, config=config, corpus=args.corpus, language=args.language,
+                                    resume=args.resume, overrides=overrides, out=args.out,
+                                    sinks=[ProgressBar(quiet=args.quiet)], handle_signals=True,
+                                    checkpoint_every_s=every * 60)
+        return 130 if outcome.reason == "interrupted" else 0
     if args.out is None or args.lost is None or args.known is None:
         raise DecipherError("decipher run needs --lost, --known and --out (or --project)")
+    from .data import Corpus, Vocabulary
+    from .io.tables import read_gold, read_known, read_lost, read_prior
+
     inscriptions = read_lost(args.lost)
     stems = read_known(args.known)
     gold = read_gold(args.gold, inscriptions=inscriptions) if args.gold else []
@@ -152,94 +171,16 @@ def cmd_run(args) -> int:
     for warning in check_gold(gold, (s.form for s in stems), path=args.gold, vocabulary=str(args.known)):
         print(f"warning: {warning}", file=sys.stderr)
     pins = read_prior(args.prior) if args.prior else []
-    corpus = Corpus(args.lost.stem, tuple(inscriptions))
-    vocab = Vocabulary(args.known.stem, tuple(stems))
-    args.out.mkdir(parents=True, exist_ok=True)
-    if args.resume:
-        trainer = Trainer.from_checkpoint(args.resume, corpus, vocab, gold=gold, pins=pins or None,
-                                          config_overrides={"steps": config.steps}, live_interval=None)
-    else:
-        trainer = Trainer(corpus, vocab, config, gold=gold, pins=pins, live_interval=None)
-    report_preparation(trainer)
-    result = drive(trainer, quiet=args.quiet)
-    trainer.save_checkpoint(args.out / "checkpoint.pt")
-    write_outputs(args.out, trainer, result)
-    ev = trainer.last_evaluation
-    summary = ", ".join(f"{k}={ev.metrics[k]:.3f}" for k in ("p_at_1", "p_at_10", "coverage") if k in ev.metrics)
-    print(f"{trainer.step} steps in {result['wall_time_s']:.1f} s on {trainer.device}: {summary}; "
-          f"results in {args.out}", file=sys.stderr)
-    return 0
-
-
-def report_preparation(trainer) -> None:
-    prep = trainer.prep
-    if prep.excluded_stems:
-        print(f"note: {len(prep.excluded_stems)} stems are outside the span lengths "
-              f"{prep.config.min_span}..{prep.config.max_span} and are not used", file=sys.stderr)
-    for pin, why in prep.unused_pins:
-        print(f"note: pin {pin.lost} -> /{pin.known_ipa}/: {why}", file=sys.stderr)
-
-
-def drive(trainer, *, quiet: bool = False, on_event=None) -> dict:
-    """Run the trainer to the end with a progress bar on stderr; return timing facts."""
-    from tqdm import tqdm
-
-    from .results import EvalEvent, StepEvent
-
-    history: list[dict] = []
-    t0 = time.perf_counter()
-    first_step = trainer.step
-    bar = tqdm(total=trainer.config.steps, initial=trainer.step, disable=quiet, file=sys.stderr,
-               unit="step", dynamic_ncols=True)
-    try:
-        for event in trainer.run():
-            if isinstance(event, StepEvent):
-                bar.update(1)
-                if event.step % 10 == 0 or event.step == event.total_steps:
-                    bar.set_postfix(loss=f"{event.losses['total']:.3f}", cov=f"{event.coverage:.2f}")
-                history.append({"step": event.step, **event.losses, "batch_coverage": event.coverage})
-            elif isinstance(event, EvalEvent) and not quiet:
-                shown = {k: round(v, 3) for k, v in event.metrics.items() if k.startswith(("p_at", "coverage"))}
-                bar.write(f"step {event.step}: {shown}")
-            if on_event is not None:
-                on_event(event)
-    finally:
-        bar.close()
-    wall = time.perf_counter() - t0
-    steps = trainer.step - first_step
-    return {"wall_time_s": wall, "steps_run": steps, "steps_per_s": steps / wall if wall > 0 else 0.0,
-            "history": history}
-
-
-def write_outputs(out: Path, trainer, result: dict) -> None:
-    from .io.reports import write_matches_csv
-
-    ev = trainer.last_evaluation
-    metrics = {
-        **{k: v for k, v in ev.metrics.items()},
-        "steps": trainer.step,
-        "wall_time_s": round(result["wall_time_s"], 3),
-        "steps_per_s": round(result["steps_per_s"], 3),
-        "peak_memory_mb": round(peak_memory_mb(), 1),
-        "device": str(trainer.device),
-        "seed": trainer.config.seed,
-        "n_inscriptions": len(trainer.corpus.inscriptions),
-        "n_stems": trainer.prep.n_stems,
-        "n_lost_letters": len(trainer.prep.lost_letters) - 1,
-        "n_known_units": len(trainer.prep.known_units) - 1,
-        "closeness": ev.closeness,
-        "config": trainer.config.to_dict(),
-        "engine_version": __version__,
-    }
-    tmp = out / "metrics.json.part"
-    tmp.write_text(json.dumps(metrics, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(out / "metrics.json")
-    write_matches_csv(out / "matches.csv", ev.matches)
-    from .io.tables import write_csv
-    hist = result["history"]
-    if hist:
-        keys = list(hist[0])
-        write_csv(out / "steps.csv", keys, ([h[k] for k in keys] for h in hist))
+    out = prepare_output_folder(args.out)
+    inputs = RunInputs(Corpus(args.lost.stem, tuple(inscriptions)), Vocabulary(args.known.stem, tuple(stems)),
+                       config, gold=tuple(gold), pins=tuple(pins) if pins or not args.resume else None,
+                       resume=args.resume, overrides=overrides)
+    outcome = run_in_folder(inputs, out, sinks=[ProgressBar(quiet=args.quiet)], checkpoint_every_s=every * 60,
+                            handle_signals=True)
+    summary = ", ".join(f"{k}={v:.3f}" for k, v in outcome.metrics.items() if k in ("p_at_1", "p_at_10", "coverage"))
+    print(f"{outcome.step} steps in {outcome.wall_time_s:.1f} s on {outcome.device}: {summary}; "
+          f"{'' if outcome.status == 'completed' else outcome.status + '; '}results in {out}", file=sys.stderr)
+    return 130 if outcome.reason == "interrupted" else 0
 
 
 def cmd_import_cog(args) -> int:
@@ -269,6 +210,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.handler(args)
     except DecipherError as e:
         print(f"error: {e}", file=sys.stderr)
+        return EXIT_INPUT
+    except FloatingPointError as e:  # the training diverged (engine.training.TrainingDiverged)
+        print(f"error: the training diverged: {e}; try a lower learning rate (the last good checkpoint "
+              "is kept)", file=sys.stderr)
         return EXIT_INPUT
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

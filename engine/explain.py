@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from .data import split_units
 from .phonology import ipa_units
-from .results import CharMapping
+from .results import MappingSnapshot
 
 
 @dataclass(frozen=True)
@@ -21,7 +21,7 @@ class AlignedPair:
     log_prob: float       # log P of this step (insertion includes -gamma)
 
 
-def best_alignment(mapping: CharMapping, span: str, stem_ipa: str, gamma: float = 3.5,
+def best_alignment(mapping: MappingSnapshot, span: str, stem_ipa: str, gamma: float = 3.5,
                    band: int = 2) -> tuple[list[AlignedPair], float]:
     """The most probable monotone alignment of ``span`` to ``stem_ipa`` and its log-probability.
 

@@ -41,7 +41,7 @@ class StemEntry:
 
 
 @dataclass(frozen=True)
-class Chunk:
+class LetterRun:
     """A run of letters the lattice segments: ``letters`` start at ``offset`` of the inscription."""
 
     inscription_id: str
@@ -60,7 +60,7 @@ class Prepared:
     entries: list[StemEntry]
     stem_units: torch.Tensor          # (V, M) known-unit ids, padded with 0
     stem_len: torch.Tensor            # (V,)
-    chunks: list[Chunk]
+    chunks: list[LetterRun]
     excluded_stems: list[tuple[Stem, str]] = field(default_factory=list)
     unused_pins: list[tuple[PinnedValue, str]] = field(default_factory=list)
 
@@ -84,7 +84,7 @@ class Prepared:
     def entries_by_units(self) -> dict[tuple[str, ...], int]:
         return {e.units: v for v, e in enumerate(self.entries)}
 
-    def chunk_ids(self, chunk: Chunk) -> list[int]:
+    def chunk_ids(self, chunk: LetterRun) -> list[int]:
         index = self.lost_index()
         return [index[c] for c in chunk.letters]
 
@@ -96,14 +96,14 @@ class Prepared:
         return [i for i, c in enumerate(self.chunks) if len(c) >= cfg.min_span]
 
 
-def cut_chunks(corpus: Corpus, config: Config) -> list[Chunk]:
+def cut_chunks(corpus: Corpus, config: Config) -> list[LetterRun]:
     """Split every inscription at its written dividers, then cut runs longer than max_chunk."""
     chunks = []
     for ins in corpus.inscriptions:
         for start, letters in ins.segments():
             for k in range(0, len(letters), config.max_chunk):
                 piece = letters[k: k + config.max_chunk]
-                chunks.append(Chunk(ins.id, start + k, piece))
+                chunks.append(LetterRun(ins.id, start + k, piece))
     return chunks
 
 
@@ -149,7 +149,7 @@ def prepare(corpus: Corpus, vocabulary: Vocabulary | Sequence[Stem], config: Con
     return Prepared(config, lost_letters, known_units, entries, table, lengths, chunks, excluded, unused)
 
 
-def ngram_weights(chunks: Sequence[Chunk], indices: Sequence[int], lo: int = 4, hi: int = 10) -> list[float]:
+def ngram_weights(chunks: Sequence[LetterRun], indices: Sequence[int], lo: int = 4, hi: int = 10) -> list[float]:
     """Sampling weight of each chunk: the mean over its n-grams (lo <= n <= hi) of 1 / corpus count.
 
     Down-weights formulaic or repeated text, as the authors' sampler does.

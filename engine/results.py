@@ -45,7 +45,7 @@ class Match:
 
 
 @dataclass(frozen=True)
-class CharMapping:
+class MappingSnapshot:
     """A snapshot of P(lost | known): ``probs[k, l]`` for known unit k and lost letter l.
 
     Index 0 of both axes is the deletion pseudo-character ``<DEL>``.
@@ -90,7 +90,7 @@ class EvalEvent:
     closeness: tuple[tuple[float, float], ...]
     """The closeness curve: (confidence threshold, coverage of spans at least that confident)."""
     metrics: Mapping[str, float] = field(default_factory=dict)
-    mapping: CharMapping | None = None
+    mapping: MappingSnapshot | None = None
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from .evaluation import Evaluation, evaluate
 from .model import CharMapping
 from .objective import batch_objective, pin_pairs
 from .prepared import Prepared, ngram_weights, prepare
-from .results import CharMapping as MappingSnapshot
+from .results import MappingSnapshot
 from .results import EvalEvent, Event, FinishedEvent, StepEvent, UpdatePins
 from .scoring import make_batch
 
@@ -144,8 +144,10 @@ class Trainer:
             if cfg.clip_norm > 0:
                 torch.nn.utils.clip_grad_norm_(self.model.parameters(), cfg.clip_norm)
             if not torch.isfinite(result.loss):
-                raise FloatingPointError(f"the loss became {float(result.loss)} at step {self.step}")
+                raise TrainingDiverged(f"the loss became {float(result.loss)} at step {self.step + 1}")
             self.optimizer.step()
+            if not self._parameters_finite():
+                raise TrainingDiverged(f"the model's parameters became non-finite at step {self.step + 1}")
             self.step += 1
             self.elapsed = time.perf_counter() - t_start
             live: tuple = ()
@@ -164,6 +166,10 @@ class Trainer:
             self._receive(sent)
         self.elapsed = time.perf_counter() - t_start
         yield FinishedEvent(self.step, reason, self.elapsed)
+
+    def _parameters_finite(self) -> bool:
+        with torch.no_grad():
+            return bool(torch.stack([torch.isfinite(p).all() for p in self.model.parameters()]).all())
 
     def _receive(self, sent) -> None:
         if isinstance(sent, UpdatePins):
@@ -185,51 +191,122 @@ class Trainer:
 
     # ---- checkpoints ----
     def state(self) -> dict:
+        """Everything a resumed run needs, as tensors and plain values only (so that loading can
+        refuse anything else: ``torch.load(weights_only=True)``)."""
+        np_state = np.random.get_state()
+        version, internal, gauss = self.rng.getstate()
         return {
-            "format": "decipher-checkpoint/1",
+            "format": CHECKPOINT_FORMAT,
             "engine_version": __version__,
             "config": self.config.to_dict(),
-            "lost_letters": self.prep.lost_letters,
-            "known_units": self.prep.known_units,
+            "lost_letters": list(self.prep.lost_letters),
+            "known_units": list(self.prep.known_units),
             "model": {k: v.detach().cpu() for k, v in self.model.state_dict().items()},
             "optimizer": self.optimizer.state_dict(),
-            "step": self.step,
-            "elapsed": self.elapsed,
-            "pins": [p.__dict__ for p in self.pins],
-            "rng": self.rng.getstate(),
+            "step": int(self.step),
+            "elapsed": float(self.elapsed),
+            "pins": [dict(p.__dict__) for p in self.pins],
+            "rng": [int(version), torch.tensor(internal, dtype=torch.int64), gauss],
+            "numpy_rng": [str(np_state[0]), torch.from_numpy(np_state[1].astype(np.int64)),
+                          int(np_state[2]), int(np_state[3]), float(np_state[4])],
             "torch_rng": torch.get_rng_state(),
         }
 
     def save_checkpoint(self, path: str | Path) -> Path:
+        """Write the checkpoint atomically (a failed write leaves the previous one; the error
+        names ``path`` and the cause: see engine.io.atomic.WriteError)."""
+        from .io.atomic import atomic_path
+
         path = Path(path)
-        tmp = path.with_name(path.name + ".part")
-        torch.save(self.state(), tmp)
-        tmp.replace(path)
+        state = self.state()
+        with atomic_path(path) as tmp:
+            torch.save(state, tmp)
         return path
 
     def _load_state(self, state: dict) -> None:
-        if state.get("lost_letters") != self.prep.lost_letters or state.get("known_units") != self.prep.known_units:
+        if list(state.get("lost_letters", ())) != list(self.prep.lost_letters) or \
+                list(state.get("known_units", ())) != list(self.prep.known_units):
             raise InputError("the checkpoint was trained on other letters or IPA units than this corpus and "
                              "vocabulary give; resume it with the same data")
-        self.model.load_state_dict(state["model"])
-        self.optimizer.load_state_dict(state["optimizer"])
+        try:
+            self.model.load_state_dict(state["model"])
+            self.optimizer.load_state_dict(state["optimizer"])
+        except (RuntimeError, ValueError, KeyError, TypeError) as e:
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise InputError(f"the checkpoint's model does not fit these settings ({first})") from None
         self.step = int(state["step"])
         self.elapsed = float(state.get("elapsed", 0.0))
         if "rng" in state:
-            rng = state["rng"]
-            self.rng.setstate((rng[0], tuple(rng[1]), rng[2]))
+            version, internal, gauss = state["rng"]
+            internal = tuple(int(x) for x in (internal.tolist() if torch.is_tensor(internal) else internal))
+            self.rng.setstate((int(version), internal, gauss))
+        if "numpy_rng" in state:
+            name, keys, pos, has_gauss, cached = state["numpy_rng"]
+            np.random.set_state((name, np.asarray(keys.tolist() if torch.is_tensor(keys) else keys,
+                                                  dtype=np.uint32), int(pos), int(has_gauss), float(cached)))
         if "torch_rng" in state:
             torch.set_rng_state(state["torch_rng"])
 
     @classmethod
     def from_checkpoint(cls, path: str | Path, corpus: Corpus, vocabulary, *, gold=(), pins=None,
                         config_overrides: dict | None = None, **kwargs) -> "Trainer":
+        """Resume from a checkpoint: its settings (and pins, unless ``pins`` is given), with
+        ``config_overrides`` on top (e.g. a new target number of steps)."""
+        state = load_checkpoint(path)
         try:
-            state = torch.load(path, map_location="cpu", weights_only=False)
-        except FileNotFoundError:
-            raise InputError("checkpoint not found", path=path) from None
-        except Exception as e:  # a truncated or foreign file
-            raise InputError(f"not a readable checkpoint ({e})", path=path) from None
-        config = Config.from_dict({**state["config"], **(config_overrides or {})})
-        pins = [PinnedValue(**p) for p in state.get("pins", [])] if pins is None else pins
-        return cls(corpus, vocabulary, config, gold=gold, pins=pins, state=state, **kwargs)
+            config = Config.from_dict({**state["config"], **(config_overrides or {})})
+        except InputError as e:
+            raise InputError(f"the checkpoint's settings do not load: {e}", path=path) from None
+        if pins is None:
+            try:
+                pins = [PinnedValue(**p) for p in state.get("pins", [])]
+            except TypeError:
+                raise InputError("the checkpoint's pinned values are malformed", path=path) from None
+        try:
+            return cls(corpus, vocabulary, config, gold=gold, pins=pins, state=state, **kwargs)
+        except InputError as e:
+            if e.path is None:
+                raise InputError(e.problem, path=path) from None
+            raise
+
+
+#: The ``format`` a checkpoint carries. Version 1 files (pickled tuples for the RNG state) load too.
+CHECKPOINT_FORMAT = "decipher-checkpoint/2"
+CHECKPOINT_KEYS = ("config", "lost_letters", "known_units", "model", "optimizer", "step")
+
+
+class TrainingDiverged(FloatingPointError):
+    """The loss or the model's parameters became NaN or infinite: the run cannot go on."""
+
+
+def load_checkpoint(path: str | Path) -> dict:
+    """Read a checkpoint without running code from it: only tensors and plain values load
+    (``weights_only=True``); anything else, or a file missing what a resume needs, is refused
+    with one line naming the file."""
+    import pickle
+
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("checkpoint not found" if not path.exists() else "not a checkpoint file (a folder?)",
+                         path=path)
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as e:
+        if "weights only" not in str(e).lower():
+            first = str(e).strip().splitlines()[0] if str(e).strip() else "unreadable"
+            raise InputError(f"not a readable checkpoint ({first})", path=path) from None
+        raise InputError("refused: the checkpoint holds Python objects other than tensors and plain values "
+                         "(it was not written by this program, or was altered); nothing in it was run",
+                         path=path) from None
+    except Exception as e:  # a truncated or foreign file
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise InputError(f"not a readable checkpoint ({first})", path=path) from None
+    if not isinstance(state, dict):
+        raise InputError(f"not a checkpoint of this program (it holds a {type(state).__name__})", path=path)
+    missing = [k for k in CHECKPOINT_KEYS if k not in state]
+    if missing:
+        raise InputError(f"the checkpoint lacks {', '.join(repr(k) for k in missing)}; it cannot be resumed",
+                         path=path)
+    if not isinstance(state["config"], dict) or not isinstance(state["model"], dict):
+        raise InputError("the checkpoint's settings or model are malformed", path=path)
+    return state

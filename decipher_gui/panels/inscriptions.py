@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
 from engine.data import DIVIDER, GoldAnnotation, Inscription
 from engine.explain import best_alignment
 from engine.project.exporting import inscription_ref
-from engine.results import CharMapping, Match
+from engine.results import MappingSnapshot, Match
 
 from ..analysis import SpanMark
 from . import wrapping_label
@@ -394,7 +394,7 @@ class InscriptionView(QListView):
 # explanations
 
 
-def alignment_rows(mapping: CharMapping | None, match: Match, ipa: str, gamma: float, band: int):
+def alignment_rows(mapping: MappingSnapshot | None, match: Match, ipa: str, gamma: float, band: int):
     """[(known IPA unit, lost letters, probability)] or None when the mapping cannot say."""
     if mapping is None:
         return None
@@ -408,7 +408,7 @@ def _font_css() -> str:
     return ", ".join(f"'{f}'" for f in TEXT_FAMILIES)
 
 
-def explain_html(mark: SpanMark, mapping: CharMapping | None, gamma: float, band: int, *, ref: str = "",
+def explain_html(mark: SpanMark, mapping: MappingSnapshot | None, gamma: float, band: int, *, ref: str = "",
                  k: int = 5, brief: bool = False) -> str:
     """Rich text for the hover popup: the span, its top-k stems and the best alignment."""
     m = mark.match
@@ -450,7 +450,7 @@ class SpanDetails(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.mark: SpanMark | None = None
-        self.mapping: CharMapping | None = None
+        self.mapping: MappingSnapshot | None = None
         self.gamma = 3.5
         self.band = 2
         self.decisions: dict = {}

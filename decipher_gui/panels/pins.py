@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog,
 from engine.data import PinnedValue
 from engine.errors import DecipherError
 from engine.phonology import FEATURE_GROUPS, NONE, ipa_units, known_segments, unit_features
-from engine.results import CharMapping
+from engine.results import MappingSnapshot
 
 from ..analysis import pin_axes
 from . import wrapping_label
@@ -60,7 +60,7 @@ class PinGridModel(QAbstractTableModel):
         if self.rows and self.cols:
             self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, len(self.cols) - 1))
 
-    def set_mapping(self, mapping: CharMapping | None, step: int | None = None) -> None:
+    def set_mapping(self, mapping: MappingSnapshot | None, step: int | None = None) -> None:
         """Shade the grid with a mapping snapshot; letters/units it lacks stay blank."""
         self._mapping = mapping
         self.step = step
@@ -399,7 +399,7 @@ class PinsPanel(QWidget):
         self.grid.model().set_pins(pins)
         self._fill_table(pins)
 
-    def set_mapping(self, mapping: CharMapping | None, step: int | None, source: str = "") -> None:
+    def set_mapping(self, mapping: MappingSnapshot | None, step: int | None, source: str = "") -> None:
         model = self.grid.model()
         if mapping is not None and (not model.rows or set(mapping.known[1:]) - set(model.cols)):
             model.set_axes(mapping.lost, mapping.known, self._pins)

@@ -217,11 +217,11 @@ class PlotWithTable(QWidget):
         QGuiApplication.clipboard().setText(self.csv_text())
 
     def export(self, path: str | Path) -> None:
+        from engine.io.atomic import atomic_path
+
         text = self.csv_text()
-        path = Path(path)
-        tmp = path.with_name(path.name + ".part")
-        tmp.write_text(text, encoding="utf-8", newline="")
-        tmp.replace(path)
+        with atomic_path(Path(path)) as tmp:  # the engine's one atomic writer: nothing half-written
+            tmp.write_text(text, encoding="utf-8", newline="")
 
 
 class PlotsPanel(QWidget):

@@ -461,7 +461,7 @@ class KnownStem:
 
 
 @dataclass
-class Vocabulary:
+class GothicVocabulary:
     language: KnownLanguage
     stems: dict[str, KnownStem]  # form -> stem (kept ones)
     token_stems: dict[int, tuple[LinkGroup, tuple[str, ...]]]  # token id() -> chosen group, kept stem forms
@@ -490,7 +490,7 @@ def _known_words(lang: KnownLanguage, head: str, etym: Etymology) -> set[str]:
 
 
 def build_vocabulary(lang: KnownLanguage, tokens: Sequence[tuple[Token, Link]], etym: Etymology, *,
-                     min_units: int = MIN_UNITS, max_units: int = MAX_UNITS) -> Vocabulary:
+                     min_units: int = MIN_UNITS, max_units: int = MAX_UNITS) -> GothicVocabulary:
     """Stems of ``lang`` for the linked tokens: stem, transcribe, keep ``min_units``–``max_units``
     IPA units. A stem is in the vocabulary iff it is linked to at least one token."""
     system = lang.system()
@@ -547,7 +547,7 @@ def build_vocabulary(lang: KnownLanguage, tokens: Sequence[tuple[Token, Link]], 
                     st.tokens += 1
                     used[f] = st
                 break
-    return Vocabulary(lang, dict(sorted(used.items())), token_stems, failures,
+    return GothicVocabulary(lang, dict(sorted(used.items())), token_stems, failures,
                       sum(1 for v in info.values() if v is not None), out_of_range)
 
 
@@ -661,7 +661,7 @@ def build(known: str, wr: int, seed: int, *, proiel: str | Path, etymology: str 
     if vkey not in cache:
         cache[vkey] = build_vocabulary(KNOWN_LANGUAGES[known], links, etym, min_units=min_units,
                                        max_units=max_units)
-    vocab: Vocabulary = cache[vkey]
+    vocab: GothicVocabulary = cache[vkey]
 
     inscriptions: list[Inscription] = []
     gold: list[GoldRow] = []

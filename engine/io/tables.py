@@ -12,7 +12,7 @@ import io
 import math
 import unicodedata
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Iterable, Iterator, Mapping, Sequence
 
 from ..data import (PIN_WEIGHT_MAX, GoldAnnotation, Inscription, PinnedValue, Stem, normalise_text,
                     split_units)
@@ -432,29 +432,8 @@ def read_prior(path: str | Path, *, columns: Mapping[str, str] | None = None,
                        what="pinned values")
 
 
-def write_csv(path: str | Path, header: Sequence[str], rows: Iterable[Sequence], *, delimiter: str = ",",
-              bom: bool = False, guard_formulas: bool = False) -> None:
-    """Write UTF-8 CSV/TSV atomically (temp file + rename).
-
-    ``guard_formulas`` prefixes an apostrophe to text cells a spreadsheet would run as a formula
-    (starting with = + - @); it is off by default so the data round-trips unchanged.
-    """
-    path = Path(path)
-    tmp = path.with_name(path.name + ".part")
-    fix: Callable[[object], object] = _guard if guard_formulas else (lambda v: v)
-    with open(tmp, "w", encoding="utf-8-sig" if bom else "utf-8", newline="") as f:
-        # RFC 4180 line ends: with "\n" alone the csv module would not quote a cell holding a lone CR
-        w = csv.writer(f, delimiter=delimiter, lineterminator="\r\n")
-        w.writerow(header)
-        for r in rows:
-            w.writerow([fix(v) for v in r])
-    tmp.replace(path)
-
-
-def _guard(value: object) -> object:
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
-    return value
+# one atomic CSV writer for the whole engine (a failed write leaves nothing, and names the file)
+from .atomic import write_csv  # noqa: E402
 
 
 def write_lost(path, inscriptions: Iterable[Inscription], **kw) -> None:

@@ -13,6 +13,7 @@ Every failure prints one line to stderr and returns exit status 2 (as every ``de
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sqlite3
 import sys
@@ -115,6 +116,8 @@ def _add_verbs(parser: argparse.ArgumentParser) -> None:
 
     p = verbs.add_parser("runs", help="list the runs of a project")
     p.add_argument("file", type=Path)
+    p.add_argument("--json", action="store_true",
+                   help="one JSON object per line per run (id, status, steps, last_step, checkpoint, pins, metrics)")
 
     p = verbs.add_parser("info", help="what a project holds")
     p.add_argument("file", type=Path)
@@ -287,7 +290,7 @@ def _time(value: str | None) -> str:
 def run_table(project: Project) -> list[list[str]]:
     """The rows ``decipher project runs`` prints (header first)."""
     languages = {x.id: x.name for x in project.languages()}
-    rows = [["id", "status", "language", "steps", "P@1", "P@10", "started", "ended"]]
+    rows = [["id", "status", "language", "steps", "P@1", "P@10", "started", "ended", "checkpoint"]]
     for run in project.runs():
         metrics = project.latest_metrics(run.id)
         steps = run.last_step
@@ -296,7 +299,8 @@ def run_table(project: Project) -> list[list[str]]:
             steps = max(found) if found else None
         rows.append([str(run.id), run.status, languages.get(run.language_id, ""),
                      "" if steps is None else str(steps), _pick(metrics, P_AT_1),
-                     _pick(metrics, P_AT_10), _time(run.started_at), _time(run.ended_at)])
+                     _pick(metrics, P_AT_10), _time(run.started_at), _time(run.ended_at),
+                     run.checkpoint or ""])
     return rows
 
 
@@ -307,6 +311,13 @@ def _print_table(rows: list[list[str]], out: TextIO) -> None:
 
 
 def _runs(args, out: TextIO) -> int:
+    if getattr(args, "json", False):
+        from .recording import run_summary
+
+        with Project.open(args.file) as project:
+            for run in project.runs():
+                print(json.dumps(run_summary(project, run.id), ensure_ascii=False), file=out)
+        return 0
     with Project.open(args.file) as project:
         rows = run_table(project)
         for run_id in project.interrupted:
@@ -338,6 +349,9 @@ def _info(args, out: TextIO) -> int:
         print(f"  pinned values: {s['pins']}", file=out)
         runs = ", ".join(f"{n} {st}" for st, n in sorted(s["runs"].items())) or "none"
         print(f"  runs: {runs}", file=out)
+        for run in project.runs():  # where each run can be resumed from
+            if run.checkpoint:
+                print(f"    run {run.id} ({run.status}, step {run.last_step}): checkpoint {run.checkpoint}", file=out)
         for run_id in project.interrupted:
             print(f"  note: run {run_id} was left running by a process that is gone; marked "
                   "interrupted", file=out)

@@ -8,8 +8,6 @@ run as formulas (``=``, ``+``, ``-``, ``@``…); it is off by default so the dat
 
 from __future__ import annotations
 
-import csv
-import os
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
@@ -34,51 +32,8 @@ def number(value: float) -> float:
     return float(value)
 
 
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def guard_formula(value: object) -> object:
-    """A text cell a spreadsheet would run as a formula, with an apostrophe in front."""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
-    return value
-
-
-def write_target(path: str | Path) -> Path:
-    """The file a write to ``path`` must replace: through symbolic links to the file they name
-    (replacing the link itself would cut it off from that file)."""
-    path = Path(path)
-    return Path(os.path.realpath(path)) if path.is_symlink() else path
-
-
-def write_csv(path: str | Path, header: Sequence[str], rows: Iterable[Sequence], *,
-              delimiter: str = ",", bom: bool = False, guard_formulas: bool = False) -> None:
-    """Write a UTF-8 CSV/TSV atomically (a ``.part`` file beside the target, renamed into place;
-    through a symbolic link, beside the file it names). A failure raises ProjectError naming the
-    target and the cause, and leaves no ``.part`` file.
-
-    Lines end in CRLF as RFC 4180 says: with that terminator Python's csv writer quotes every cell
-    holding a CR or an LF, so any text (a lone CR included) reads back unchanged.
-    """
-    path = Path(path)
-    target = write_target(path)
-    tmp = target.with_name(target.name + ".part")
-    try:
-        with open(tmp, "w", encoding="utf-8-sig" if bom else "utf-8", newline="") as f:
-            writer = csv.writer(f, delimiter=delimiter, lineterminator="\r\n")
-            writer.writerow(header)
-            for row in rows:
-                writer.writerow([guard_formula(v) for v in row] if guard_formulas else row)
-        os.replace(tmp, target)
-    except BaseException as e:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
-        if isinstance(e, OSError):
-            shown = path if target == path else f"{path} (-> {target})"
-            raise ProjectError(f"{shown}: cannot write the file ({e.strerror or e})") from None
-        raise
+# the one formula guard and atomic CSV writer (a failed write names the file, leaves nothing)
+from ..io.atomic import FORMULA_STARTS, guard_formula, write_csv  # noqa: E402,F401
 
 
 def _delimiter(path: Path, delimiter: str | None) -> str:

@@ -244,10 +244,7 @@ def parse_settings(text: str) -> dict[str, Any]:
     return out
 
 
-def _unguard(value: str) -> str:
-    if value[:1] == "'" and value[1:2] in ("=", "+", "-", "@", "\t", "\r"):
-        return value[1:]
-    return value
+from ..io.atomic import unguard_formula as _unguard  # noqa: E402  (one formula guard, both ways)
 
 
 def _float(row: dict, name: str, path: Path, line: int, default: float) -> float:

@@ -1,45 +1,291 @@
-"""Feeding a training run's events into a project file.
+"""The one recorder of a training run in a project file, wherever the run was started (CLI, GUI,
+sweep worker): its settings, code version and device, its pins with their history, step metrics,
+evaluations with their matches, the learned character mapping, checkpoints, and its end.
 
-The trainer (or the CLI's ``decipher run --project``) does::
+As a sink of a run session (engine/session.py)::
 
-    run_id = project.start_run(config, corpus_id, language_id, device=device)
-    recorder = RunRecorder(project, run_id)
-    try:
-        for event in trainer:            # StepEvent / EvalEvent / FinishedEvent
-            recorder(event)
-    except BaseException as e:
-        recorder.fail(e)                 # status "failed" (or "stopped" for KeyboardInterrupt)
-        raise
+    recorder = RunRecorder(project_or_path, corpus_id=c, language_id=l, resumed_from=None)
+    RunSession(inputs, sinks=[recorder, ...], checkpoint=recorder.checkpoint_file).run()
 
-Each call commits before it returns, so a process killed at any point leaves the run as
-"running" with everything recorded so far; the next open marks it "interrupted".
+``started`` records the run (status "running"), ``finished``/``failed`` end it. Given a path
+instead of an open Project, it opens its own connection in ``started`` (on the training thread)
+and closes it in ``close``. Each write commits before it returns, so a process killed at any
+point leaves the run "running" with everything recorded so far; the next open marks it
+"interrupted". The older event-feeding form still works: ``RunRecorder(project, run_id)(event)``.
 """
 
 from __future__ import annotations
 
-import math
+import json
+import sqlite3
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
-from ..results import EvalEvent, FinishedEvent, StepEvent
-from .store import Project
+import numpy as np
+
+from ..data import PinnedValue
+from ..errors import ProjectError
+from ..results import EvalEvent, FinishedEvent, MappingSnapshot, StepEvent
+from ..session import RunOutcome, RunSink, RunStart, failure_text
+from .store import Project, now_iso
+
+#: Where GUI runs before schema v3 kept their last character mapping (still read as a fallback).
+LEGACY_MAPPING_KEY = "gui.mapping.run.{}"
 
 
-class RunRecorder:
-    """Writes one run's events: step metrics (at most every ``step_every`` seconds), evaluation
-    metrics and matches, checkpoints, and the final status."""
+# ---------------------------------------------------------------------------------------------
+# checkpoint paths
 
-    def __init__(self, project: Project, run_id: int, *, step_every: float = 2.0,
-                 clock: Callable[[], float] = time.monotonic):
-        self.project = project
+
+def checkpoint_folder(project_path: Path, run_id: int) -> Path:
+    """``<project>.runs/run-<id>/``: where a project run keeps its checkpoint by default."""
+    project_path = Path(project_path)
+    return project_path.with_name(project_path.name + ".runs") / f"run-{run_id}"
+
+
+def stored_path(project_path: Path, path: Path) -> str:
+    """``path`` as the run records it: relative to the project's folder when inside it."""
+    try:
+        return str(Path(path).resolve().relative_to(Path(project_path).resolve().parent))
+    except ValueError:
+        return str(Path(path).resolve())
+
+
+def resolve_checkpoint(project_path: Path, stored: str) -> Path:
+    """The file a run's recorded checkpoint path names."""
+    p = Path(stored)
+    return p if p.is_absolute() else Path(project_path).resolve().parent / p
+
+
+def run_of_checkpoint(project: Project, checkpoint: Path) -> int | None:
+    """The newest run whose recorded checkpoint is this file (the run a resume continues)."""
+    wanted = Path(checkpoint).resolve()
+    for run in reversed(project.runs()):
+        if run.checkpoint and resolve_checkpoint(project.path, run.checkpoint).resolve() == wanted:
+            return run.id
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# pins with their history, and the learned mapping
+
+
+@dataclass(frozen=True)
+class PinChange:
+    """The pins in force for a run's steps after ``step`` (until the next change)."""
+
+    step: int
+    pins: tuple[PinnedValue, ...]
+    at: str = ""
+
+    def to_json(self) -> dict:
+        return {"step": self.step, "pins": [pin_json(p) for p in self.pins]}
+
+
+def pin_json(p: PinnedValue) -> dict:
+    return {"lost": p.lost, "known_ipa": p.known_ipa, "weight": p.weight, "locked": p.locked, "note": p.note}
+
+
+def _pins_text(pins: Sequence[PinnedValue]) -> str:
+    return json.dumps([[p.lost, p.known_ipa, p.weight, p.locked, p.note] for p in pins], ensure_ascii=False)
+
+
+def _pins_of(text: str) -> tuple[PinnedValue, ...]:
+    return tuple(PinnedValue(lo, k, w, bool(lk), n) for lo, k, w, lk, n in json.loads(text or "[]"))
+
+
+def record_pins(project: Project, run_id: int, step: int, pins: Sequence[PinnedValue]) -> None:
+    """Record that the run uses ``pins`` for its steps after ``step`` (a pin change is an event)."""
+    try:
+        with project.transaction():
+            project.conn.execute(
+                "INSERT INTO run_pins (run_id, step, pins, changed_at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (run_id, step) DO UPDATE SET pins = excluded.pins, changed_at = excluded.changed_at",
+                (run_id, int(step), _pins_text(pins), now_iso()))
+    except sqlite3.Error as e:
+        raise ProjectError(f"{project.path}: cannot record the pins of run {run_id} ({e})") from None
+
+
+def pin_history(project: Project, run_id: int) -> list[PinChange]:
+    """The run's pin changes in step order; a run recorded without history has its start pins."""
+    try:
+        rows = project.conn.execute("SELECT step, pins, changed_at FROM run_pins WHERE run_id = ? "
+                                    "ORDER BY step", (run_id,)).fetchall()
+    except sqlite3.Error as e:
+        raise ProjectError(f"{project.path}: cannot read the pins of run {run_id} ({e})") from None
+    if rows:
+        return [PinChange(s, _pins_of(p), at) for s, p, at in rows]
+    run = project.run(run_id)
+    return [PinChange(0, tuple(run.pins), run.started_at)]
+
+
+def record_mapping(project: Project, run_id: int, step: int, mapping: MappingSnapshot) -> None:
+    """Keep the run's latest learned character mapping (P(lost | known)) for explanations."""
+    probs = [[round(float(x), 6) for x in row] for row in np.asarray(mapping.probs)]
+    try:
+        with project.transaction():
+            project.conn.execute(
+                "INSERT INTO run_mapping (run_id, step, lost, known, probs) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (run_id) DO UPDATE SET step = excluded.step, lost = excluded.lost, "
+                "known = excluded.known, probs = excluded.probs",
+                (run_id, int(step), json.dumps(list(mapping.lost), ensure_ascii=False),
+                 json.dumps(list(mapping.known), ensure_ascii=False), json.dumps(probs)))
+    except sqlite3.Error as e:
+        raise ProjectError(f"{project.path}: cannot record the mapping of run {run_id} ({e})") from None
+
+
+def mapping_of(project: Project, run_id: int) -> MappingSnapshot | None:
+    """The character mapping a run left behind (any run since schema v3; GUI runs before it)."""
+    try:
+        row = project.conn.execute("SELECT lost, known, probs FROM run_mapping WHERE run_id = ?",
+                                   (run_id,)).fetchone()
+    except sqlite3.Error:
+        row = None
+    if row is not None:
+        try:
+            return MappingSnapshot(tuple(json.loads(row[0])), tuple(json.loads(row[1])),
+                                   np.asarray(json.loads(row[2]), dtype=float))
+        except (ValueError, TypeError):
+            return None
+    data = project.setting(LEGACY_MAPPING_KEY.format(run_id))
+    if not data:
+        return None
+    try:
+        return MappingSnapshot(tuple(data["lost"]), tuple(data["known"]), np.asarray(data["probs"], dtype=float))
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# the recorder
+
+
+class RunRecorder(RunSink):
+    """One run's record in the project, from ``started`` to ``finished``/``failed``.
+
+    ``critical=False`` (the GUI) turns a refused write into a message and lets the run go on;
+    the command line keeps the default, so a run that cannot be recorded fails.
+    """
+
+    name = "the run's record in the project"
+
+    def __init__(self, project: Project | str | Path, run_id: int | None = None, *,
+                 corpus_id: int | None = None, language_id: int | None = None,
+                 resumed_from: int | None = None, step_every: float = 2.0,
+                 clock: Callable[[], float] = time.monotonic, critical: bool = True):
+        self._path = None if isinstance(project, Project) else Path(project)
+        self.project: Project | None = project if isinstance(project, Project) else None
         self.run_id = run_id
+        self.corpus_id = corpus_id
+        self.language_id = language_id
+        self.resumed_from = resumed_from
         self.step_every = step_every
         self.clock = clock
-        # minus infinity, not 0.0: monotonic() counts from boot, so 0.0 would throttle the first
-        # step on a machine up for less than step_every seconds
-        self._last_write = -math.inf
-        self.finished = False
+        self.critical = critical
+        self._last_write = -float("inf")
+        self._unwritten: StepEvent | None = None
+        self.last_step = 0
+        self.ended = False
+        self._pins: tuple[PinnedValue, ...] | None = None
+
+    @property
+    def project_path(self) -> Path:
+        return self.project.path if self.project is not None else self._path
+
+    def _open(self) -> bool:
+        return self.run_id is not None and self.project is not None and not self.ended
+
+    # ---- the session's events ----------------------------------------------------------------
+
+    def started(self, start: RunStart) -> None:
+        if self.project is None:
+            self.project = Project.open(self._path)
+        if self.run_id is None:
+            with self.project.transaction():
+                self.run_id = self.project.start_run(
+                    start.config, self.corpus_id, self.language_id, device=start.device,
+                    seed=start.config.seed, pins=list(start.pins), resumed_from=self.resumed_from)
+                record_pins(self.project, self.run_id, start.step, start.pins)
+                if start.step:
+                    self.project.heartbeat(self.run_id, start.step)
+        self._pins = tuple(start.pins)
+        self.last_step = start.step
+
+    def checkpoint_file(self, start: RunStart | None = None) -> Path | None:
+        """The default checkpoint of this run: ``<project>.runs/run-<id>/checkpoint.pt`` (None when
+        the project refused to record the run: then nothing would name the file)."""
+        if self.run_id is None:
+            return None
+        return checkpoint_folder(self.project_path, self.run_id) / "checkpoint.pt"
+
+    def step(self, event: StepEvent, *, force: bool = False) -> None:
+        """Losses, coverage and schedules of a step (names ``loss/<name>``, ``batch_coverage``,
+        ``insertion_cost``, ``coverage_target``); throttled, and always written on the last step."""
+        if not self._open():
+            return
+        now = self.clock()
+        last = event.step >= event.total_steps
+        self.last_step = event.step
+        if not (force or last or now - self._last_write >= self.step_every):
+            self._unwritten = event
+            return
+        values = {f"loss/{k}": float(v) for k, v in event.losses.items()}
+        values.update(batch_coverage=event.coverage, insertion_cost=event.insertion_cost,
+                      coverage_target=event.coverage_target)
+        self.project.record_metrics(self.run_id, event.step, values)
+        self._last_write = now
+        self._unwritten = None
+
+    def evaluation(self, event: EvalEvent) -> None:
+        """The evaluation's metrics (plus ``coverage``), its decoded matches and the mapping, in one
+        transaction."""
+        if not self._open():
+            return
+        values = {k: float(v) for k, v in event.metrics.items()}
+        values["coverage"] = event.coverage
+        with self.project.transaction():
+            self.project.record_metrics(self.run_id, event.step, values)
+            self.project.record_matches(self.run_id, event.matches)
+            if event.mapping is not None:
+                record_mapping(self.project, self.run_id, event.step, event.mapping)
+        self.last_step = max(self.last_step, event.step)
+
+    def pins_changed(self, step: int, pins: tuple[PinnedValue, ...]) -> None:
+        """A change of the pins in force (the same pins sent again are not one)."""
+        if self._open() and tuple(pins) != self._pins:
+            record_pins(self.project, self.run_id, step, pins)
+            self._pins = tuple(pins)
+
+    def checkpoint(self, path: str | Path, step: int | None = None) -> None:
+        if self._open():
+            stored = stored_path(self.project.path, Path(path)) if isinstance(path, Path) else str(path)
+            self.project.set_checkpoint(self.run_id, stored)
+
+    def heartbeat(self, step: int | None = None) -> None:
+        if self._open():
+            self.project.heartbeat(self.run_id, self.last_step or None)
+
+    def finished(self, outcome: RunOutcome) -> None:
+        if not self._open():
+            return
+        if self._unwritten is not None:
+            self.step(self._unwritten, force=True)
+        checkpoint = None if outcome.checkpoint is None else stored_path(self.project.path, outcome.checkpoint)
+        self.project.heartbeat(self.run_id, outcome.step)
+        self.project.finish_run(self.run_id, outcome.status, error=outcome.note, checkpoint=checkpoint)
+        self.ended = True
+
+    def failed(self, error: BaseException, step: int | None = None) -> None:
+        self.fail(error)
+
+    def close(self) -> None:
+        """Close the connection this recorder opened (a Project handed in stays open)."""
+        if self._path is not None and self.project is not None and not self.project.closed:
+            self.project.close()
+
+    # ---- the event-feeding form (a caller driving a trainer itself) ---------------------------
 
     def __call__(self, event) -> None:
         if isinstance(event, StepEvent):
@@ -49,41 +295,53 @@ class RunRecorder:
         elif isinstance(event, FinishedEvent):
             self.finish(event)
 
-    def step(self, event: StepEvent, *, force: bool = False) -> None:
-        """Losses, coverage and schedules of a step (names ``loss/<name>``, ``batch_coverage``,
-        ``insertion_cost``, ``coverage_target``); throttled, and always written on the last step."""
-        now = self.clock()
-        last = event.step >= event.total_steps
-        if not (force or last or now - self._last_write >= self.step_every):
-            return
-        values = {f"loss/{k}": float(v) for k, v in event.losses.items()}
-        values.update(batch_coverage=event.coverage, insertion_cost=event.insertion_cost,
-                      coverage_target=event.coverage_target)
-        self.project.record_metrics(self.run_id, event.step, values)
-        self._last_write = now
-
-    def evaluation(self, event: EvalEvent) -> None:
-        """The evaluation's metrics (plus ``coverage``) and its decoded matches, in one transaction."""
-        values = {k: float(v) for k, v in event.metrics.items()}
-        values["coverage"] = event.coverage
-        with self.project.transaction():
-            self.project.record_metrics(self.run_id, event.step, values)
-            self.project.record_matches(self.run_id, event.matches)
-
-    def checkpoint(self, path: str | Path) -> None:
-        self.project.set_checkpoint(self.run_id, path)
-
     def finish(self, event: FinishedEvent) -> None:
-        status = event.reason if event.reason in ("completed", "stopped") else "completed"
-        self.project.finish_run(self.run_id, status, checkpoint=event.checkpoint)
-        self.finished = True
+        from ..session import final_status
+
+        if self._open():
+            self.project.finish_run(self.run_id, final_status(event.reason), checkpoint=event.checkpoint)
+            self.ended = True
 
     def fail(self, error: BaseException) -> None:
-        """End the run after an exception: "stopped" for Ctrl-C, else "failed" with the error."""
-        if self.finished:
+        """End the run after an exception: "stopped" for Ctrl-C, else "failed" with the reason."""
+        if not self._open():
             return
-        if isinstance(error, KeyboardInterrupt):
-            self.project.finish_run(self.run_id, "stopped", error="interrupted by the user (Ctrl-C)")
-        else:
-            self.project.finish_run(self.run_id, "failed", error=f"{type(error).__name__}: {error}")
-        self.finished = True
+        if self._unwritten is not None:
+            try:
+                self.step(self._unwritten, force=True)
+            except ProjectError:
+                pass
+        status = "stopped" if isinstance(error, KeyboardInterrupt) else "failed"
+        self.project.finish_run(self.run_id, status, error=failure_text(error))
+        self.ended = True
+
+
+# ---------------------------------------------------------------------------------------------
+# a run as plain data (``decipher project runs --json``, sweeps)
+
+
+def last_evaluation_metrics(project: Project, run_id: int,
+                            names: Sequence[str] = ("p_at_1", "p_at_10", "coverage")) -> dict[str, float]:
+    """The named metrics at the run's last evaluation (the last step that recorded ``coverage``
+    or any of them); empty if the run never evaluated."""
+    rows = [(s, n, v) for s, n, v in project.metrics(run_id) if n in names]
+    if not rows:
+        return {}
+    last = max(s for s, _, _ in rows)
+    return {n: v for s, n, v in rows if s == last}
+
+
+def run_summary(project: Project, run_id: int) -> dict:
+    """One run as a JSON-able dict: id, status, steps (its target), last_step, checkpoint (as
+    recorded, or None), pins (each change: step and the pins in force after it), metrics (the
+    last evaluation's p_at_1, p_at_10, coverage), and where/when it ran."""
+    run = project.run(run_id)
+    metrics = {k: (None if v != v else v) for k, v in last_evaluation_metrics(project, run_id).items()}
+    return {
+        "id": run.id, "status": run.status, "steps": run.config.get("steps"), "last_step": run.last_step,
+        "checkpoint": run.checkpoint, "pins": [c.to_json() for c in pin_history(project, run_id)],
+        "metrics": metrics, "corpus_id": run.corpus_id, "language_id": run.language_id,
+        "seed": run.seed, "device": run.device, "code_version": run.code_version,
+        "resumed_from": run.resumed_from, "started_at": run.started_at, "ended_at": run.ended_at,
+        "error": run.error,
+    }

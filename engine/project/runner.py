@@ -1,10 +1,10 @@
-"""``decipher run --project FILE``: train on a corpus and known language stored in a project and
-record the run there (settings, metrics, matches, checkpoints, final status).
+"""Train on a corpus and known language stored in a project and record the run there: the
+project-side caller of the run session (``decipher run --project``, and a sweep's workers).
 
-Checkpoints go to ``--out`` when given, else to the folder ``<project>.runs/run-<id>/`` beside the
+Checkpoints go to ``out`` when given, else to the folder ``<project>.runs/run-<id>/`` beside the
 project file; the run records the path (relative to the project's folder when it lies inside it).
-A checkpoint is written at every evaluation, so a run killed midway can be resumed with
-``--resume <its checkpoint>`` (the new run then names the old one in ``resumed_from``).
+A run killed midway can be resumed with ``resume=<its checkpoint>`` (the new run then names the
+old one in ``resumed_from``), keeping its own settings and target unless ``overrides`` say else.
 """
 
 from __future__ import annotations
@@ -12,107 +12,75 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
 
-from ..errors import ProjectError
-from ..results import EvalEvent, FinishedEvent, StepEvent
+from ..config import Config
+from ..session import CHECKPOINT_EVERY_S, RunInputs, RunOutcome, RunSession, RunSink, RunStart
 from .exporting import resolve_corpus, resolve_language
-from .recording import RunRecorder
+from .recording import (RunRecorder, checkpoint_folder, resolve_checkpoint, run_of_checkpoint,
+                        stored_path)
 from .store import Project
 
-
-def checkpoint_folder(project_path: Path, run_id: int) -> Path:
-    return project_path.with_name(project_path.name + ".runs") / f"run-{run_id}"
+__all__ = ["run_in_project", "checkpoint_folder", "stored_path", "resolve_checkpoint"]
 
 
-def stored_path(project_path: Path, path: Path) -> str:
-    """``path`` as the run records it: relative to the project's folder when inside it."""
-    try:
-        return str(path.resolve().relative_to(project_path.resolve().parent))
-    except ValueError:
-        return str(path.resolve())
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr)
 
 
-def resolve_checkpoint(project_path: Path, stored: str) -> Path:
-    """The file a run's recorded checkpoint path names."""
-    p = Path(stored)
-    return p if p.is_absolute() else project_path.resolve().parent / p
+class _Announce(RunSink):
+    """Says which run was recorded where, once the recorder has its id."""
+
+    critical = False
+    name = "the announcement"
+
+    def __init__(self, recorder: RunRecorder, names: tuple[str, str], out: Path | None, log):
+        self.recorder, self.names, self.out, self.log = recorder, names, out, log
+
+    def started(self, start: RunStart) -> None:
+        folder = self.out or checkpoint_folder(self.recorder.project_path, self.recorder.run_id)
+        self.log(f"run {self.recorder.run_id} in {self.recorder.project_path} (corpus {self.names[0]!r}, "
+                 f"known language {self.names[1]!r}; checkpoints in {folder})")
 
 
-def _resumed_run(project: Project, checkpoint: Path) -> int | None:
-    wanted = checkpoint.resolve()
-    for run in reversed(project.runs()):
-        if run.checkpoint and resolve_checkpoint(project.path, run.checkpoint).resolve() == wanted:
-            return run.id
-    return None
+def run_in_project(project_path: str | Path, *, config: Config, corpus: str | int | None = None,
+                   language: str | int | None = None, resume: str | Path | None = None,
+                   overrides: Mapping[str, Any] | None = None, out: str | Path | None = None,
+                   sinks: Sequence[RunSink] = (), handle_signals: bool = False,
+                   checkpoint_every_s: float = CHECKPOINT_EVERY_S,
+                   log: Callable[[str], None] = _stderr) -> tuple[int | None, RunOutcome]:
+    """Run once on the project's data and record it; returns (run id, outcome).
 
-
-def run_in_project(args, config) -> int:
-    """Train as ``decipher run`` does, reading the data from ``args.project`` and recording the run.
-
-    Uses ``args.project``, ``args.corpus``, ``args.language``, ``args.resume``, ``args.out`` and
-    ``args.quiet``; returns the exit code.
+    ``corpus``/``language``: a name or id (default: the only one). ``out``: a folder for the
+    checkpoint and, as ``decipher run --out`` writes them, metrics.json/matches.csv/steps.csv
+    (validated before anything is recorded). Raises what failed the run, after recording it
+    as failed. Every argument is picklable, so a sweep worker process can call this directly.
     """
-    from ..cli import drive, report_preparation, write_outputs
-    from ..training import Trainer
+    from ..run_outputs import OutputFolder, prepare_output_folder
 
-    project_path = Path(args.project)
+    project_path = Path(project_path)
+    out_dir = prepare_output_folder(Path(out)) if out is not None else None
     with Project.open(project_path) as project:
         for run_id in project.interrupted:
-            print(f"note: run {run_id} was left running by a process that is gone; marked interrupted",
-                  file=sys.stderr)
-        corpus_id = resolve_corpus(project, getattr(args, "corpus", None))
-        language_id = resolve_language(project, getattr(args, "language", None))
-        corpus = project.corpus(corpus_id)
+            log(f"note: run {run_id} was left running by a process that is gone; marked interrupted")
+        corpus_id = resolve_corpus(project, None if corpus is None else str(corpus))
+        language_id = resolve_language(project, None if language is None else str(language))
+        corpus_data = project.corpus(corpus_id)
         vocabulary = project.vocabulary(language_id)
-        gold = project.gold(corpus_id)
-        pins = project.pins()
-        resume = getattr(args, "resume", None)
-        resumed_from = None
-        if resume:
-            trainer = Trainer.from_checkpoint(resume, corpus, vocabulary, gold=gold, pins=pins,
-                                              config_overrides={"steps": config.steps}, live_interval=None)
-            resumed_from = _resumed_run(project, Path(resume))
-        else:
-            trainer = Trainer(corpus, vocabulary, config, gold=gold, pins=pins, live_interval=None)
-        report_preparation(trainer)
-        run_id = project.start_run(trainer.config, corpus_id, language_id, device=str(trainer.device),
-                                   seed=trainer.config.seed, pins=pins, resumed_from=resumed_from)
-        out = Path(args.out) if getattr(args, "out", None) else checkpoint_folder(project_path, run_id)
-        checkpoint = out / "checkpoint.pt"
-        recorder = RunRecorder(project, run_id)
-        finished: list[FinishedEvent] = []
-        print(f"run {run_id} in {project_path} (corpus {corpus.name!r}, known language "
-              f"{vocabulary.language!r}; checkpoints in {out})", file=sys.stderr)
-
-        def on_event(event) -> None:
-            if isinstance(event, StepEvent):
-                recorder.step(event)
-            elif isinstance(event, EvalEvent):
-                recorder.evaluation(event)
-                trainer.save_checkpoint(checkpoint)
-                recorder.checkpoint(stored_path(project_path, checkpoint))
-            elif isinstance(event, FinishedEvent):
-                finished.append(event)
-
-        try:
-            out.mkdir(parents=True, exist_ok=True)
-            result = drive(trainer, quiet=getattr(args, "quiet", False), on_event=on_event)
-            trainer.save_checkpoint(checkpoint)
-            reason = finished[-1].reason if finished else "completed"
-            project.finish_run(run_id, reason if reason in ("completed", "stopped") else "completed",
-                               checkpoint=stored_path(project_path, checkpoint))
-        except BaseException as e:
-            try:
-                recorder.fail(e)
-            except ProjectError as again:
-                print(f"warning: could not record the end of run {run_id}: {again}", file=sys.stderr)
-            raise
-        if getattr(args, "out", None):
-            write_outputs(out, trainer, result)
-        ev = trainer.last_evaluation
-        shown = ", ".join(f"{k}={ev.metrics[k]:.3f}" for k in ("p_at_1", "p_at_10", "coverage")
-                          if ev is not None and k in ev.metrics)
-        print(f"run {run_id}: {trainer.step} steps in {result['wall_time_s']:.1f} s on {trainer.device}"
-              f"{': ' + shown if shown else ''}; recorded in {project_path} (pid {os.getpid()})",
-              file=sys.stderr)
-    return 0
+        resumed_from = run_of_checkpoint(project, Path(resume)) if resume else None
+        inputs = RunInputs(corpus_data, vocabulary, config, gold=tuple(project.gold(corpus_id)),
+                           pins=tuple(project.pins()), resume=Path(resume) if resume else None,
+                           overrides=dict(overrides or {}))
+        recorder = RunRecorder(project, corpus_id=corpus_id, language_id=language_id, resumed_from=resumed_from)
+        all_sinks: list[RunSink] = [recorder, _Announce(recorder, (corpus_data.name, vocabulary.language),
+                                                        out_dir, log)]
+        if out_dir is not None:
+            all_sinks.append(OutputFolder(out_dir))
+        all_sinks.extend(sinks)
+        checkpoint = (out_dir / "checkpoint.pt") if out_dir is not None else recorder.checkpoint_file
+        session = RunSession(inputs, sinks=all_sinks, checkpoint=checkpoint, checkpoint_every_s=checkpoint_every_s)
+        outcome = session.run(handle_signals=handle_signals)
+        shown = ", ".join(f"{k}={v:.3f}" for k, v in outcome.metrics.items() if k in ("p_at_1", "p_at_10", "coverage"))
+        log(f"run {recorder.run_id}: {outcome.step} steps in {outcome.wall_time_s:.1f} s on {outcome.device}"
+            f"{': ' + shown if shown else ''}; {outcome.status}; recorded in {project_path} (pid {os.getpid()})")
+        return recorder.run_id, outcome

@@ -163,6 +163,44 @@ _V2 = [
 ]
 
 
+# version 2 -> 3: a run's pins with their history (a pin change is an event of the run) and its
+# learned character mapping (before: GUI runs only, in the setting "gui.mapping.run.<id>")
+
+_V3 = [
+    """CREATE TABLE run_pins (
+        run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+        step INTEGER NOT NULL CHECK (step >= 0),
+        pins TEXT NOT NULL DEFAULT '[]',
+        changed_at TEXT NOT NULL,
+        PRIMARY KEY (run_id, step)
+    )""",
+    "INSERT INTO run_pins (run_id, step, pins, changed_at) SELECT id, 0, pins, started_at FROM run",
+    """CREATE TABLE run_mapping (
+        run_id INTEGER PRIMARY KEY REFERENCES run(id) ON DELETE CASCADE,
+        step INTEGER NOT NULL,
+        lost TEXT NOT NULL,
+        known TEXT NOT NULL,
+        probs TEXT NOT NULL
+    )""",
+]
+
+
+def _v3(conn: sqlite3.Connection) -> None:
+    _statements(_V3)(conn)
+    import json
+
+    rows = conn.execute("SELECT s.key, s.value, r.id, coalesce(r.last_step, 0) FROM setting s "
+                        "JOIN run r ON s.key = 'gui.mapping.run.' || r.id").fetchall()
+    for _key, value, run_id, step in rows:
+        try:
+            data = json.loads(value)
+            lost, known, probs = (json.dumps(data[k], ensure_ascii=False) for k in ("lost", "known", "probs"))
+        except (ValueError, TypeError, KeyError):
+            continue  # an unreadable old mapping stays where it was, unused
+        conn.execute("INSERT OR IGNORE INTO run_mapping (run_id, step, lost, known, probs) VALUES (?, ?, ?, ?, ?)",
+                     (run_id, step, lost, known, probs))
+
+
 def _statements(sql: list[str]) -> Callable[[sqlite3.Connection], None]:
     def apply(conn: sqlite3.Connection) -> None:
         for statement in sql:
@@ -171,7 +209,7 @@ def _statements(sql: list[str]) -> Callable[[sqlite3.Connection], None]:
 
 
 #: ``MIGRATIONS[v]`` upgrades a file of version ``v`` to ``v + 1`` (inside the caller's transaction).
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_statements(_V1), _statements(_V2)]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_statements(_V1), _statements(_V2), _v3]
 
 
 def schema_version() -> int:

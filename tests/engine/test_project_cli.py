@@ -32,7 +32,7 @@ def test_new_import_export_runs_info(tmp_path, capsys):
     assert (tmp_path / "known.tsv").read_text(encoding="utf-8").startswith("form\tipa\tgloss\tsource\n")
     assert main(["info", f]) == 0
     info = capsys.readouterr().out
-    assert "schema v2" in info and "iberian (4 inscriptions, 3 gold" in info
+    assert "schema v3" in info and "iberian (4 inscriptions, 3 gold" in info
     assert "basque (4 stems" in info and "pinned values: 3" in info
     assert main(["runs", f]) == 0
     assert "no runs yet" in capsys.readouterr().out
@@ -44,7 +44,7 @@ def test_runs_table_and_match_export(tmp_path, capsys):
     project.close()
     assert main(["runs", str(path)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].split() == ["id", "status", "language", "steps", "P@1", "P@10", "started", "ended"]
+    assert lines[0].split() == ["id", "status", "language", "steps", "P@1", "P@10", "started", "ended", "checkpoint"]
     assert lines[1].split()[:6] == [str(ids["run"]), "completed", "basque", "10", "0.500", "0.750"]
     out = tmp_path / "m.tsv"
     assert main(["export", str(path), "--matches", str(out), "--run", str(ids["run"]),
@@ -62,7 +62,7 @@ def test_runs_table_and_match_export(tmp_path, capsys):
     (["import", "{f}", "--lost", str(DATA / "lost.csv"), "--name", "iberian"], "already exists"),
     (["import", "{f}", "--gold", str(DATA / "gold.csv"), "--corpus", "nope"], "no corpus named 'nope'"),
     (["import", "{f}", "--lost", str(DATA / "missing.csv")], "missing.csv: file not found"),
-    (["export", "{f}", "--matches", "/nonexistent-dir/x.csv"], "No such file or directory"),
+    (["export", "{f}", "--matches", "/nonexistent-dir/x.csv"], "x.csv: cannot write the file (its folder does not exist)"),
     (["export", "{f}", "--matches", "{tmp}/x.csv", "--run", "99"], "no run 99"),
     (["new", "{f}"], "already exists"),
 ])

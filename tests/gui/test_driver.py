@@ -1,4 +1,5 @@
-"""The run driver without Qt or torch: coalescing, pause/resume, stop, pins, errors."""
+"""The run driver (a RunSession with the GUI bridge) without Qt or torch: coalescing,
+pause/resume, stop, pins, errors."""
 
 from __future__ import annotations
 
@@ -6,10 +7,12 @@ import threading
 
 import numpy as np
 
-from decipher_gui.driver import RunDriver, StepBatch, describe_failure
+from decipher_gui.driver import RunDriver as _RunDriver
+from decipher_gui.driver import StepBatch, describe_failure
 from engine.data import PinnedValue
 from engine.errors import InputError
-from engine.results import CharMapping, EvalEvent, FinishedEvent, StepEvent, UpdatePins
+from engine.session import RunSession, RunSink
+from engine.results import MappingSnapshot, EvalEvent, FinishedEvent, StepEvent, UpdatePins
 
 
 class FakeTrainer:
@@ -24,12 +27,19 @@ class FakeTrainer:
         self.gate = gate
         self.stop = threading.Event()
         self.received: list[tuple[int, tuple]] = []
+        self.step = 0
+        self.saved: list[int] = []
+
+    def save_checkpoint(self, path):
+        path.write_text(f"step {self.step}\n")
+        self.saved.append(self.step)
+        return path
 
     def request_stop(self):
         self.stop.set()
 
     def mapping(self):
-        return CharMapping(("<DEL>", "a"), ("<DEL>", "a"), np.eye(2))
+        return MappingSnapshot(("<DEL>", "a"), ("<DEL>", "a"), np.eye(2))
 
     def run(self):
         step = 0
@@ -43,6 +53,7 @@ class FakeTrainer:
             if self.fail_at == step:
                 raise FloatingPointError(f"the loss became nan at step {step}")
             step += 1
+            self.step = step
             sent = yield StepEvent(step, self.steps, {"total": 1.0 / step}, 0.5, 1.0, 0.5, 0.1)
             if isinstance(sent, UpdatePins):
                 self.received.append((step, sent.pins))
@@ -50,6 +61,13 @@ class FakeTrainer:
                 yield EvalEvent(step, (), 0.1, ((1.0, 0.0), (0.0, 0.1)), {"p_at_1": 0.5})
         yield EvalEvent(step, (), 0.2, ((1.0, 0.0), (0.0, 0.2)), {"p_at_1": 0.6})
         yield FinishedEvent(step, reason, 1.0)
+
+
+def RunDriver(make_trainer, *, recorder=None, **options):
+    """A driver whose session builds the fake trainer."""
+    session = RunSession(None, sinks=[recorder] if recorder is not None else [],
+                         build=lambda inputs, **kw: make_trainer())
+    return _RunDriver(session, **options)
 
 
 class Clock:
@@ -152,21 +170,16 @@ def test_failures_are_described_for_people():
 
 
 def test_a_recorder_that_fails_does_not_stop_the_run():
-    class Refusing:
-        def start(self, device):
-            return 7
+    class Refusing(RunSink):
+        critical = False
+        name = "the run's record in the project"
+        run_id = None
+
+        def started(self, start):
+            self.run_id = 7
 
         def step(self, event):
             raise InputError("disk full")
-
-        def evaluation(self, event):
-            pass
-
-        def finish(self, event):
-            pass
-
-        def close(self):
-            pass
 
     events = drive(RunDriver(lambda: FakeTrainer(steps=3, eval_every=0), min_interval=0, recorder=Refusing()))
     assert events[0] == ("started", ("cpu", 7))

@@ -76,8 +76,7 @@ def test_ipa_picker_filters_by_features_and_pins(window, qtbot):
 def test_run_failure_is_reported_and_recorded(window, qtbot, monkeypatch):
     from decipher_gui import worker
 
-    monkeypatch.setattr(worker, "make_trainer_factory",
-                        lambda *a, **k: (lambda: FakeTrainer(steps=5, fail_at=2)))
+    monkeypatch.setattr(worker, "gentle_build", lambda inputs, **k: FakeTrainer(steps=5, fail_at=2))
     with qtbot.waitSignal(window.runEnded, timeout=RUN_TIMEOUT_MS) as ended:
         assert window.start_run()
     assert ended.args == ["failed"]
@@ -176,13 +175,17 @@ def test_deciding_a_span_keeps_one_accepted_stem(project):
 def test_recorder_writes_a_run_from_the_worker_thread(sample_path):
     """The driver records a (fake) run through the recorder's own connection, on its thread."""
     from decipher_gui.driver import RunDriver
-    from decipher_gui.recorder import RunRecorder, mapping_of
     from engine.config import Config
+    from engine.project.recording import RunRecorder, mapping_of
+    from engine.session import RunSession
 
     with Project.open(sample_path) as project:
         corpus, language = project.corpora()[0].id, project.languages()[0].id
-    rec = RunRecorder(sample_path, Config(steps=5), corpus, language, [])
-    driver = RunDriver(lambda: FakeTrainer(steps=5, eval_every=0), min_interval=0, recorder=rec)
+    rec = RunRecorder(sample_path, corpus_id=corpus, language_id=language, critical=False)
+    trainer = FakeTrainer(steps=5, eval_every=0)
+    trainer.config = Config(steps=5)
+    session = RunSession(None, sinks=[rec], build=lambda inputs, **kw: trainer)
+    driver = RunDriver(session, min_interval=0)
     events = []
     t = threading.Thread(target=driver.run, args=(lambda k, p: events.append((k, p)),))
     t.start()
@@ -202,8 +205,8 @@ def test_closing_the_window_mid_run_records_it_as_stopped(window, qtbot, monkeyp
 
     from decipher_gui import worker
 
-    monkeypatch.setattr(worker, "make_trainer_factory", lambda *a, **k: (
-        lambda: FakeTrainer(steps=100_000, eval_every=0, gate=lambda step: time.sleep(0.005))))
+    monkeypatch.setattr(worker, "gentle_build", lambda inputs, **k: FakeTrainer(
+        steps=100_000, eval_every=0, gate=lambda step: time.sleep(0.005)))
     with qtbot.waitSignal(window.controller.stepsArrived, timeout=RUN_TIMEOUT_MS):
         assert window.start_run()
     window.close()

@@ -10,7 +10,7 @@ from decipher_gui.analysis import marks_by_inscription
 from engine.closeness import closeness_curve
 from decipher_gui.panels.inscriptions import InscriptionPanel, explain_html
 from engine.data import DIVIDER, GoldAnnotation, Inscription
-from engine.results import Alternative, CharMapping, Match
+from engine.results import Alternative, MappingSnapshot, Match
 
 TEXT = "neitin iunstir baśbidirte ḿbaŕbin keŕekiar selkiteŕ biuŕ ildun ekiar ianbaŕ tolirbaś"
 
@@ -50,7 +50,7 @@ def test_hovering_a_span_finds_it_and_explains_it(qtbot):
     centre = layout.boxes[1].center().toPoint() + row_rect.topLeft()
     mark = view.mark_at(QPoint(centre))
     assert mark is not None and mark.match == match
-    mapping = CharMapping(("<DEL>", "a", "k", "l", "n"), ("<DEL>", "l", "n", "q"),
+    mapping = MappingSnapshot(("<DEL>", "a", "k", "l", "n"), ("<DEL>", "l", "n", "q"),
                           np.array([[0.1, 0.3, 0.2, 0.2, 0.2],
                                     [0.05, 0.05, 0.05, 0.8, 0.05],
                                     [0.05, 0.05, 0.05, 0.05, 0.8],
