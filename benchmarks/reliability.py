@@ -257,13 +257,21 @@ def sigkill(tmp: Path, delays: Sequence[float] = (0.0, 0.5, 2.0)) -> list[Row]:
     new_project(project, files)
     runs_dir = Path(f"{project}.runs")
 
-    def max_step() -> int:
-        with sqlite3.connect(f"file:{project}?mode=ro", uri=True) as db:
-            return db.execute("SELECT coalesce(max(step), 0) FROM run_metric").fetchone()[0]
+    def query(sql: str, *params) -> int:
+        db = sqlite3.connect(f"file:{project}?mode=ro", uri=True)
+        try:
+            return db.execute(sql, params).fetchone()[0] or 0
+        finally:
+            db.close()
 
-    def running() -> bool:
-        with sqlite3.connect(f"file:{project}?mode=ro", uri=True) as db:
-            return db.execute("SELECT count(*) FROM run WHERE status = 'running'").fetchone()[0] > 0
+    def last_run() -> int:
+        return query("SELECT coalesce(max(id), 0) FROM run")
+
+    def max_step(after: int) -> int:  # the newest run's recorded step (runs after ``after``)
+        return query("SELECT coalesce(max(step), 0) FROM run_metric WHERE run_id > ?", after)
+
+    def running(after: int) -> bool:
+        return query("SELECT count(*) FROM run WHERE status = 'running' AND id > ?", after) > 0
 
     def part_file() -> bool:
         return runs_dir.exists() and any(p.name.endswith(".part") for p in runs_dir.rglob("*"))
@@ -275,8 +283,12 @@ def sigkill(tmp: Path, delays: Sequence[float] = (0.0, 0.5, 2.0)) -> list[Row]:
     def reopened(point: str, injected: str, proc: subprocess.Popen, resume: bool, note: str = "") -> Row:
         code = _kill(proc)
         check = integrity(project)
-        with Project.open(project) as p:
-            run = p.runs()[-1]
+        try:
+            with Project.open(project) as p:
+                run = p.runs()[-1]
+        except Exception as e:
+            return Row("sigkill", point, injected, "file opens, integrity ok, run interrupted", f"exit {code}; "
+                       f"{note}integrity_check {check}; reopening: {type(e).__name__}: {e}", False)
         status, ckpt = run.status, run.checkpoint
         observed = f"exit {code}; {note}integrity_check {check}; run {run.id} {status}, checkpoint {ckpt or 'none'}"
         ok = code == -signal.SIGKILL and check == "ok" and status == "interrupted"
@@ -285,8 +297,13 @@ def sigkill(tmp: Path, delays: Sequence[float] = (0.0, 0.5, 2.0)) -> list[Row]:
                 target = (run.last_step or 0) + 2
                 r = cli("run", "--project", project, "--resume", project.parent / ckpt, "--steps", str(target),
                         "--quiet", "--device", "cpu")
-                with Project.open(project) as p:
-                    last = p.runs()[-1]
+                try:
+                    with Project.open(project) as p:
+                        last = p.runs()[-1]
+                except Exception as e:
+                    return Row("sigkill", point, injected, "file opens, integrity ok, run interrupted, checkpoint "
+                               "resumable", f"{observed}; resume exit {r.code}; reopening after it: "
+                               f"{type(e).__name__}: {e}", False)
                 resumed = r.code == 0 and last.status == "completed" and last.last_step == target
                 observed += f"; resumed to step {target}: exit {r.code}, run {last.id} {last.status}"
                 ok = ok and resumed
@@ -296,15 +313,18 @@ def sigkill(tmp: Path, delays: Sequence[float] = (0.0, 0.5, 2.0)) -> list[Row]:
                    "file opens, integrity ok, run interrupted" + (", checkpoint resumable" if resume else ""),
                    observed, ok)
 
+    before = last_run()
     proc = long_run()
-    wait_for(running, proc, poll_s=0.005)
+    wait_for(lambda: running(before), proc, poll_s=0.005)
     rows.append(reopened("SIGKILL during a run, before its first step",
                          "`run --project`; SIGKILL as soon as its run row says running", proc, resume=False))
+    before = last_run()
     proc = long_run()
-    wait_for(lambda: max_step() >= 10, proc, poll_s=0.1)
+    wait_for(lambda: max_step(before) >= 10, proc, poll_s=0.1)
     rows.append(reopened("SIGKILL mid-training", "`run --project`; SIGKILL once step 10 is recorded", proc, True))
+    before = last_run()
     proc = long_run()
-    wait_for(lambda: max_step() >= 1, proc, poll_s=0.1)
+    wait_for(lambda: max_step(before) >= 1, proc, poll_s=0.1)
     caught = wait_for(part_file, proc, poll_s=0.0005, guard_s=20)
     note = "the .part was there at the kill; " if caught else "no .part seen in 20 s of polling (kill between writes); "
     rows.append(reopened("SIGKILL during a checkpoint write",
@@ -317,19 +337,21 @@ def sigkill(tmp: Path, delays: Sequence[float] = (0.0, 0.5, 2.0)) -> list[Row]:
 # disk full
 
 
-def diskfull(tmp: Path) -> list[Row]:
-    rows = []
-    files = write_cipher(tmp / "cipher")
-    run_args = ["run", "--lost", files["lost"], "--known", files["known"], "--gold", files["gold"]]
-
+def checkpoint_disk_full(tmp: Path, files: dict[str, Path]) -> Row:
     out = tmp / "ckpt-out"
-    r = cli(*run_args, "--out", out, "--steps", "2", *FAST, preexec=file_size_limit(20000))
+    r = cli("run", "--lost", files["lost"], "--known", files["known"], "--out", out, "--steps", "2", *FAST,
+            preexec=file_size_limit(20000))
     left = sorted(p.name for p in out.iterdir()) if out.exists() else []
     ok = r.code == 2 and r.one_line and "checkpoint.pt" in r.first and not parts(out) and "checkpoint.pt" not in left
-    rows.append(Row("diskfull", "checkpoint write on a full disk",
-                    "`run --out`, files limited to 20,000 bytes (RLIMIT_FSIZE; the checkpoint is ~25 kB)",
-                    "exit 2, one line naming checkpoint.pt, no partial file",
-                    f"{r.brief()}; folder holds {left}", ok))
+    return Row("diskfull", "checkpoint write on a full disk",
+               "`run --out`, files limited to 20,000 bytes (RLIMIT_FSIZE; the checkpoint is ~25 kB)",
+               "exit 2, one line naming checkpoint.pt, no partial file", f"{r.brief()}; folder holds {left}", ok)
+
+
+def diskfull(tmp: Path) -> list[Row]:
+    files = write_cipher(tmp / "cipher")
+    rows = [checkpoint_disk_full(tmp, files)]
+    run_args = ["run", "--lost", files["lost"], "--known", files["known"], "--gold", files["gold"]]
 
     # metrics.json: the limit is lowered on the live process once its first checkpoint is written
     out = tmp / "metrics-out"
@@ -365,13 +387,16 @@ def diskfull(tmp: Path) -> list[Row]:
     # a project run whose checkpoint cannot be written: the run is failed with the reason
     project = tmp / "ckpt.decipher"
     new_project(project, files)
-    proc = popen("run", "--project", project, "--steps", "50", "--quiet", "--device", "cpu", "--set", "feature_dim=8",
+    # feature_dim 1024 makes the checkpoint (~300 kB) larger than the project's WAL and -shm files
+    proc = popen("run", "--project", project, "--steps", "50", "--quiet", "--device", "cpu", "--set", "feature_dim=1024",
                  "--set", "eval_interval=0", "--checkpoint-every", "0.001",
                  preexec=file_size_limit(resource.RLIM_INFINITY))
     ckpt = Path(f"{project}.runs") / "run-1" / "checkpoint.pt"
     wait_for(ckpt.exists, proc, poll_s=0.001)
-    if proc.poll() is None:  # the checkpoint (~25 kB) cannot be rewritten; the project's WAL may still grow
-        resource.prlimit(proc.pid, resource.RLIMIT_FSIZE, (20000, 20000))
+    limit = 0
+    if proc.poll() is None:  # the checkpoint cannot be rewritten; the project's WAL may still grow
+        limit = ckpt.stat().st_size // 2
+        resource.prlimit(proc.pid, resource.RLIMIT_FSIZE, (limit, limit))
     _, err = proc.communicate(timeout=HANG_GUARD_S)
     r = Result(proc.returncode, "", err)
     from engine.project import Project
@@ -380,9 +405,11 @@ def diskfull(tmp: Path) -> list[Row]:
     ok = (r.code == 2 and "checkpoint.pt" in (run.error or "") and run.status == "failed"
           and not parts(Path(f"{project}.runs")) and "Traceback" not in r.err)
     rows.append(Row("diskfull", "project run's checkpoint on a full disk",
-                    "`run --project`, checkpoint every 0.06 s; after the first one the live process's file "
-                    "size limit drops to 20,000 bytes", "exit 2, run failed naming checkpoint.pt, no partial file",
-                    f"{r.brief()}; run {run.status}: {run.error}", ok))
+                    "`run --project --set feature_dim=1024`, checkpoint every 0.06 s; after the first one the live "
+                    "process's file size limit drops to half the checkpoint's size (prlimit)",
+                    "exit 2, run failed naming checkpoint.pt, no partial file",
+                    f"exit {r.code}; {r.err.strip().splitlines()[-1] if r.err.strip() else ''}; limit {limit:,} B; "
+                    f"run {run.status}: {run.error}", ok))
     return rows
 
 
@@ -581,14 +608,16 @@ BAD_SETTINGS = ("lr=inf", "temperature=nan", "reward_scale=inf", "lr=-1", "band=
                 "lr=1e9", "temperature=1e-30")
 
 
-def bad_settings(tmp: Path) -> list[Row]:
+def bad_settings(tmp: Path, settings: Sequence[str] = BAD_SETTINGS, prior: bool = True) -> list[Row]:
     rows = []
     files = write_cipher(tmp / "cipher")
-    for setting in BAD_SETTINGS:
+    for setting in settings:
         key = setting.split("=")[0]
         r = cli("run", "--lost", files["lost"], "--known", files["known"], "--out", tmp / "out", "--steps", "2",
                 "--quiet", "--device", "cpu", "--set", setting)
         rows.append(refused("settings", f"--set {setting}", "`decipher run --set`", r, key))
+    if not prior:
+        return rows
     prior = tmp / "prior.csv"
     prior.write_text("lost,known_ipa,weight\na,a,inf\n", encoding="utf-8")
     r = cli("run", "--lost", files["lost"], "--known", files["known"], "--prior", prior, "--out", tmp / "out",
