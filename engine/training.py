@@ -222,9 +222,9 @@ class Trainer:
         # Serialised in memory first: torch's C++ zip writer turns a failed write (disk full,
         # file size limit) into a RuntimeError ("unexpected pos"); a plain file write raises the
         # OSError the atomic writer names the target and cause by.
-        buffer = io.BytesIO()
-        torch.save(self.state(), buffer)
         with atomic_path(path) as tmp:
+            buffer = io.BytesIO()
+            torch.save(self.state(), buffer)
             with open(tmp, "wb") as f:
                 f.write(buffer.getbuffer())
         return path
