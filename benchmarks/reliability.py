@@ -324,11 +324,14 @@ def sigkill(tmp: Path, delays: Sequence[float] = (0.0, 0.5, 2.0)) -> list[Row]:
     rows.append(reopened("SIGKILL mid-training", "`run --project`; SIGKILL once step 10 is recorded", proc, True))
     before = last_run()
     proc = long_run()
-    wait_for(lambda: max_step(before) >= 1, proc, poll_s=0.1)
+    # after a first complete checkpoint, so the kill hits a rewrite and the last good one must stay
+    wait_for(lambda: query("SELECT count(*) FROM run WHERE id > ? AND checkpoint IS NOT NULL", before) > 0,
+             proc, poll_s=0.1)
     caught = wait_for(part_file, proc, poll_s=0.0005, guard_s=20)
     note = "the .part was there at the kill; " if caught else "no .part seen in 20 s of polling (kill between writes); "
     rows.append(reopened("SIGKILL during a checkpoint write",
-                         "`run --project` (checkpoint every 3 steps); SIGKILL on seeing `.checkpoint.pt.part`",
+                         "`run --project` (checkpoint every 3 steps); after its first checkpoint, SIGKILL on seeing "
+                         "`.checkpoint.pt.part`",
                          proc, True, note))
     return rows
 
