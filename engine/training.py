@@ -11,6 +11,7 @@ thread (the run evaluates once more and finishes), or close the generator.
 
 from __future__ import annotations
 
+import io
 import random
 import threading
 import time
@@ -218,9 +219,14 @@ class Trainer:
         from .io.atomic import atomic_path
 
         path = Path(path)
-        state = self.state()
+        # Serialised in memory first: torch's C++ zip writer turns a failed write (disk full,
+        # file size limit) into a RuntimeError ("unexpected pos"); a plain file write raises the
+        # OSError the atomic writer names the target and cause by.
         with atomic_path(path) as tmp:
-            torch.save(state, tmp)
+            buffer = io.BytesIO()
+            torch.save(self.state(), buffer)
+            with open(tmp, "wb") as f:
+                f.write(buffer.getbuffer())
         return path
 
     def _load_state(self, state: dict) -> None:

@@ -24,7 +24,7 @@ import pytest
 
 from engine.config import Config
 from engine.data import Inscription
-from engine.errors import ProjectError
+from engine.errors import DecipherError, ProjectError
 from engine.project import Project, export_prior, schema
 from engine.project.access import Access, choose
 from engine.project.cli import main
@@ -239,7 +239,7 @@ def test_export_error_names_the_target_and_leaves_no_part_file(tmp_path):
     project, _ = filled_project(tmp_path / "p.decipher")
     target = tmp_path / "a-folder.csv"
     target.mkdir()  # a folder where the file should go: the rename fails
-    with pytest.raises(ProjectError, match=r"a-folder\.csv: cannot write the file"):
+    with pytest.raises(DecipherError, match=r"a-folder\.csv: cannot write the file"):
         export_prior(project, target)
     project.close()
     assert not list(tmp_path.rglob("*.part"))

@@ -243,8 +243,7 @@ def test_disk_full_on_the_checkpoint_fails_the_run_in_one_line(tmp_path, project
     def full(obj, f, *a, **k):
         calls["n"] += 1
         if calls["n"] >= 2:  # the first checkpoint (step 1) is written; the next one meets a full disk
-            with open(f, "wb") as out:
-                out.write(b"partial")
+            f.write(b"partial")  # checkpoints are serialised into memory, then written
             raise OSError(errno.ENOSPC, "No space left on device")
         return real(obj, f, *a, **k)
 

@@ -1,0 +1,706 @@
+"""Tries every fault of issue 9 against the real command line and prints the outcome table.
+
+    python -m benchmarks.reliability [--only GROUP,...] [--write docs/reliability.md]
+
+Each row is one fault injected into real processes (``python -m engine.cli`` with PYTHONPATH set)
+on real temporary files: concurrent writers, SIGKILL points, disk-full points (a file size limit,
+RLIMIT_FSIZE with SIGXFSZ ignored, so writes fail with EFBIG as on a full disk), bad files and bad
+settings. The table gives how it was injected, what must happen, what did (exit code, first line
+of stderr) and PASS/FAIL; the script exits 1 if any row fails. POSIX only (signals, rlimits).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import resource
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import unicodedata
+from dataclasses import astuple, dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+ROOT = Path(__file__).resolve().parents[1]
+GROUPS = ("concurrency", "sigkill", "diskfull", "files", "settings")
+FAST = ["--quiet", "--device", "cpu", "--set", "feature_dim=8", "--set", "eval_interval=0",
+        "--set", "anneal_steps=20"]
+HANG_GUARD_S = 600  # a guard against a hang only; every wait below ends on an event
+
+
+@dataclass(frozen=True)
+class Row:
+    group: str
+    fault: str
+    injected: str
+    expected: str
+    observed: str
+    ok: bool
+
+
+@dataclass(frozen=True)
+class Result:
+    code: int
+    out: str
+    err: str
+
+    @property
+    def first(self) -> str:
+        lines = [line for line in self.err.strip().splitlines() if line.strip()]
+        return lines[0] if lines else "(no stderr)"
+
+    @property
+    def one_line(self) -> bool:
+        return len([line for line in self.err.strip().splitlines() if line.strip()]) == 1
+
+    def brief(self) -> str:
+        return f"exit {self.code}; {self.first}"
+
+
+def env() -> dict:
+    return dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+                OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
+
+
+def cli_argv(*args: str) -> list[str]:
+    return [sys.executable, "-m", "engine.cli", *map(str, args)]
+
+
+def cli(*args: str, preexec: Callable[[], None] | None = None) -> Result:
+    proc = subprocess.run(cli_argv(*args), capture_output=True, text=True, env=env(), cwd=ROOT,
+                          preexec_fn=preexec, timeout=HANG_GUARD_S)
+    return Result(proc.returncode, proc.stdout, proc.stderr)
+
+
+def popen(*args: str, preexec: Callable[[], None] | None = None) -> subprocess.Popen:
+    return subprocess.Popen(cli_argv(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env(), cwd=ROOT, preexec_fn=preexec)
+
+
+def file_size_limit(limit: int) -> Callable[[], None]:
+    """A child whose files cannot grow past ``limit`` bytes: writes fail with EFBIG, as on a full disk."""
+    def apply() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return apply
+
+
+def wait_for(predicate: Callable[[], object], proc: subprocess.Popen | None = None,
+             poll_s: float = 0.05, guard_s: float = HANG_GUARD_S) -> object:
+    """Poll until ``predicate()`` is truthy (or ``proc`` ended); returns the last value."""
+    deadline = time.monotonic() + guard_s
+    value = predicate()
+    while not value and time.monotonic() < deadline and (proc is None or proc.poll() is None):
+        time.sleep(poll_s)
+        value = predicate()
+    return value
+
+
+def integrity(path: Path) -> str:
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute("PRAGMA integrity_check").fetchone()[0]
+    finally:
+        conn.close()
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def parts(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*.part"))
+
+
+def write_cipher(folder: Path, *, n_stems: int = 25, n_inscriptions: int = 30) -> dict[str, Path]:
+    """A small synthetic cipher (engine/synthetic.py) as LOST/KNOWN/GOLD CSVs."""
+    from engine.io.tables import write_gold, write_known, write_lost
+    from engine.synthetic import make_cipher
+
+    folder.mkdir(parents=True, exist_ok=True)
+    c = make_cipher(n_stems=n_stems, n_inscriptions=n_inscriptions, seed=4)
+    files = {"lost": folder / "lost.csv", "known": folder / "known.csv", "gold": folder / "gold.csv"}
+    write_lost(files["lost"], c.corpus.inscriptions)
+    write_known(files["known"], c.vocabulary.stems)
+    write_gold(files["gold"], c.gold)
+    return files
+
+
+def new_project(path: Path, files: dict[str, Path]) -> None:
+    for argv in (["project", "new", path], ["project", "import", path, "--lost", files["lost"]],
+                 ["project", "import", path, "--known", files["known"]],
+                 ["project", "import", path, "--gold", files["gold"]]):
+        r = cli(*argv)
+        if r.code != 0:
+            raise RuntimeError(f"setting up {path}: {r.brief()}")
+
+
+def refused(group: str, fault: str, injected: str, r: Result, needle: str,
+            extra: tuple[bool, str] = (True, "")) -> Row:
+    """A row for an input that must be refused: exit 2, one line of stderr naming ``needle``."""
+    ok = r.code == 2 and r.one_line and needle in r.first and "Traceback" not in r.err and extra[0]
+    observed = r.brief() + (f"; {extra[1]}" if extra[1] else "")
+    return Row(group, fault, injected, f"exit 2, one line naming {needle!r}", observed, ok)
+
+
+# --------------------------------------------------------------------------------------------
+# concurrent writers
+
+
+def concurrency(tmp: Path, writers: int = 8, rounds: int = 20, cli_writers: int = 3) -> list[Row]:
+    from tests.engine.test_project_concurrency import WORKER  # the test's worker, one logic
+
+    path = tmp / "shared.decipher"
+    r = cli("project", "new", path)
+    assert r.code == 0, r.brief()
+    procs = [subprocess.Popen([sys.executable, "-c", WORKER, str(path), str(rounds), str(i)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(), cwd=ROOT)
+             for i in range(writers)]
+    for p in procs:  # all start on one signal
+        p.stdin.write("g")
+        p.stdin.flush()
+    ids, errors, codes = [], [], []
+    for p in procs:
+        out, err = p.communicate(timeout=HANG_GUARD_S)
+        codes.append(p.returncode)
+        try:
+            result = json.loads(out.strip().splitlines()[-1])
+            ids += result["ids"]
+            errors += result["errors"]
+        except (IndexError, ValueError):
+            errors.append(err.strip().splitlines()[-1] if err.strip() else f"exit {p.returncode}")
+    conn = sqlite3.connect(path)
+    try:
+        found = conn.execute("SELECT count(*) FROM run WHERE status = 'completed'").fetchone()[0]
+    finally:
+        conn.close()
+    check = integrity(path)
+    expected = writers * rounds
+    ok = (not errors and set(codes) == {0} and found == expected == len(set(ids)) and check == "ok")
+    rows = [Row("concurrency", f"{writers} writers x {rounds} rounds on one project",
+                "real processes started together; each round opens the file, starts a run, records "
+                "metrics, finishes, closes", f"{expected} runs, unique ids, integrity ok",
+                f"{found} runs found, {len(set(ids))} unique ids, {len(errors)} errors"
+                f"{' (' + errors[0] + ')' if errors else ''}, integrity_check {check}", ok)]
+
+    # the reported case itself: several `decipher run --project P` started together
+    files = write_cipher(tmp / "cipher")
+    project = tmp / "runs.decipher"
+    new_project(project, files)
+    procs = [popen("run", "--project", project, "--steps", "2", *FAST) for _ in range(cli_writers)]
+    results = [(p.wait(timeout=HANG_GUARD_S), p.communicate()[1]) for p in procs]
+    from engine.project import Project
+    with Project.open(project) as p:
+        statuses = sorted(run.status for run in p.runs())
+    check = integrity(project)
+    ok = ([c for c, _ in results] == [0] * cli_writers and statuses == ["completed"] * cli_writers
+          and check == "ok" and not any("Traceback" in e for _, e in results))
+    rows.append(Row("concurrency", f"{cli_writers} `decipher run --project P --steps 2` at once",
+                    "CLI processes started together on one project", f"{cli_writers} completed runs, integrity ok",
+                    f"exit codes {[c for c, _ in results]}; runs {statuses}; integrity_check {check}", ok))
+    return rows
+
+
+# --------------------------------------------------------------------------------------------
+# SIGKILL
+
+
+def _kill(proc: subprocess.Popen) -> int:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=HANG_GUARD_S)
+    proc.communicate()
+    return proc.returncode
+
+
+def sigkill(tmp: Path, delays: Sequence[float] = (0.0, 0.5, 2.0)) -> list[Row]:
+    from engine.project import Project
+
+    rows = []
+    files = write_cipher(tmp / "cipher")
+    # during an import: a large corpus, killed once the import is writing its WAL (+ a delay)
+    big = tmp / "big.csv"
+    with open(big, "w", encoding="utf-8") as f:
+        f.write("id,text\n")
+        for i in range(60000):
+            f.write(f"B.{i},{'abcdefgh'[i % 8]}{'klmnoprs' * 4}\n")
+    for delay in delays:
+        project = tmp / f"import-{delay}.decipher"
+        new_project(project, files)
+        before = sha(project)
+        wal = Path(f"{project}-wal")
+        proc = popen("project", "import", project, "--lost", big, "--name", "big")
+        wait_for(lambda: wal.exists() and wal.stat().st_size > 0, proc, poll_s=0.005)
+        time.sleep(delay)
+        finished_first = proc.poll() is not None
+        code = _kill(proc)
+        check = integrity(project)
+        with Project.open(project) as p:
+            corpora = {c.name: len(p.inscriptions(c.id)) for c in p.corpora()}
+        whole = corpora.get("lost") == 30 and corpora.get("big") in (None, 60000)
+        ok = check == "ok" and whole and (finished_first or code == -signal.SIGKILL)
+        when = "finished before the kill" if finished_first else f"killed (exit {code})"
+        rows.append(Row("sigkill", f"SIGKILL during an import (+{delay:g} s)",
+                        f"`project import --lost` of 60,000 rows; SIGKILL {delay:g} s after its WAL first grew",
+                        "file opens, integrity ok, old data intact, new corpus all or nothing",
+                        f"{when}; integrity_check {check}; corpora {corpora}; file {'unchanged' if sha(project) == before else 'changed'}",
+                        ok))
+
+    # during a run
+    project = tmp / "run.decipher"
+    new_project(project, files)
+    runs_dir = Path(f"{project}.runs")
+
+    def query(sql: str, *params) -> int:
+        db = sqlite3.connect(f"file:{project}?mode=ro", uri=True)
+        try:
+            return db.execute(sql, params).fetchone()[0] or 0
+        finally:
+            db.close()
+
+    def last_run() -> int:
+        return query("SELECT coalesce(max(id), 0) FROM run")
+
+    def max_step(after: int) -> int:  # the newest run's recorded step (runs after ``after``)
+        return query("SELECT coalesce(max(step), 0) FROM run_metric WHERE run_id > ?", after)
+
+    def running(after: int) -> bool:
+        return query("SELECT count(*) FROM run WHERE status = 'running' AND id > ?", after) > 0
+
+    def part_file() -> bool:
+        return runs_dir.exists() and any(p.name.endswith(".part") for p in runs_dir.rglob("*"))
+
+    def long_run() -> subprocess.Popen:
+        return popen("run", "--project", project, "--steps", "100000", "--quiet", "--device", "cpu",
+                     "--set", "feature_dim=8", "--set", "eval_interval=3")
+
+    def reopened(point: str, injected: str, proc: subprocess.Popen, resume: bool, note: str = "") -> Row:
+        code = _kill(proc)
+        check = integrity(project)
+        try:
+            with Project.open(project) as p:
+                run = p.runs()[-1]
+        except Exception as e:
+            return Row("sigkill", point, injected, "file opens, integrity ok, run interrupted", f"exit {code}; "
+                       f"{note}integrity_check {check}; reopening: {type(e).__name__}: {e}", False)
+        status, ckpt = run.status, run.checkpoint
+        observed = f"exit {code}; {note}integrity_check {check}; run {run.id} {status}, checkpoint {ckpt or 'none'}"
+        ok = code == -signal.SIGKILL and check == "ok" and status == "interrupted"
+        if resume:
+            if ckpt:
+                target = (run.last_step or 0) + 2
+                r = cli("run", "--project", project, "--resume", project.parent / ckpt, "--steps", str(target),
+                        "--quiet", "--device", "cpu")
+                try:
+                    with Project.open(project) as p:
+                        last = p.runs()[-1]
+                except Exception as e:
+                    return Row("sigkill", point, injected, "file opens, integrity ok, run interrupted, checkpoint "
+                               "resumable", f"{observed}; resume exit {r.code}; reopening after it: "
+                               f"{type(e).__name__}: {e}", False)
+                resumed = r.code == 0 and last.status == "completed" and last.last_step == target
+                observed += f"; resumed to step {target}: exit {r.code}, run {last.id} {last.status}"
+                ok = ok and resumed
+            else:
+                ok = False
+        return Row("sigkill", point, injected,
+                   "file opens, integrity ok, run interrupted" + (", checkpoint resumable" if resume else ""),
+                   observed, ok)
+
+    before = last_run()
+    proc = long_run()
+    wait_for(lambda: running(before), proc, poll_s=0.005)
+    rows.append(reopened("SIGKILL during a run, before its first step",
+                         "`run --project`; SIGKILL as soon as its run row says running", proc, resume=False))
+    before = last_run()
+    proc = long_run()
+    wait_for(lambda: max_step(before) >= 10, proc, poll_s=0.1)
+    rows.append(reopened("SIGKILL mid-training", "`run --project`; SIGKILL once step 10 is recorded", proc, True))
+    before = last_run()
+    proc = long_run()
+    # after a first complete checkpoint, so the kill hits a rewrite and the last good one must stay
+    wait_for(lambda: query("SELECT count(*) FROM run WHERE id > ? AND checkpoint IS NOT NULL", before) > 0,
+             proc, poll_s=0.1)
+    caught = wait_for(part_file, proc, poll_s=0.0005, guard_s=20)
+    note = "the .part was there at the kill; " if caught else "no .part seen in 20 s of polling (kill between writes); "
+    rows.append(reopened("SIGKILL during a checkpoint write",
+                         "`run --project` (checkpoint every 3 steps); after its first checkpoint, SIGKILL on seeing "
+                         "`.checkpoint.pt.part`",
+                         proc, True, note))
+    return rows
+
+
+# --------------------------------------------------------------------------------------------
+# disk full
+
+
+def checkpoint_disk_full(tmp: Path, files: dict[str, Path]) -> Row:
+    out = tmp / "ckpt-out"
+    r = cli("run", "--lost", files["lost"], "--known", files["known"], "--out", out, "--steps", "2", *FAST,
+            preexec=file_size_limit(20000))
+    left = sorted(p.name for p in out.iterdir()) if out.exists() else []
+    ok = r.code == 2 and r.one_line and "checkpoint.pt" in r.first and not parts(out) and "checkpoint.pt" not in left
+    return Row("diskfull", "checkpoint write on a full disk",
+               "`run --out`, files limited to 20,000 bytes (RLIMIT_FSIZE; the checkpoint is ~25 kB)",
+               "exit 2, one line naming checkpoint.pt, no partial file", f"{r.brief()}; folder holds {left}", ok)
+
+
+def diskfull(tmp: Path) -> list[Row]:
+    files = write_cipher(tmp / "cipher")
+    rows = [checkpoint_disk_full(tmp, files)]
+    run_args = ["run", "--lost", files["lost"], "--known", files["known"], "--gold", files["gold"]]
+
+    # metrics.json: the limit is lowered on the live process once its first checkpoint is written
+    out = tmp / "metrics-out"
+    proc = popen(*run_args, "--out", out, "--steps", "1", *FAST, preexec=file_size_limit(resource.RLIM_INFINITY))
+    wait_for(lambda: (out / "checkpoint.pt").exists(), proc, poll_s=0.001)
+    if proc.poll() is None:
+        resource.prlimit(proc.pid, resource.RLIMIT_FSIZE, (1000, 1000))
+    _, err = proc.communicate(timeout=HANG_GUARD_S)
+    r = Result(proc.returncode, "", err)
+    left = sorted(p.name for p in out.iterdir())
+    ok = r.code == 2 and r.one_line and "metrics.json" in r.first and not parts(out) and "metrics.json" not in left
+    rows.append(Row("diskfull", "metrics.json on a full disk",
+                    "`run --out --steps 1`; once checkpoint.pt exists the live process's file size limit drops "
+                    "to 1,000 bytes (prlimit)", "exit 2, one line naming metrics.json, no partial file",
+                    f"{r.brief()}; folder holds {left}", ok))
+
+    project = tmp / "export.decipher"
+    new_project(project, files)
+    big = tmp / "big.csv"
+    with open(big, "w", encoding="utf-8") as f:
+        f.write("id,text\n" + "".join(f"B.{i},{'klmnoprs' * 6}\n" for i in range(5000)))
+    assert cli("project", "import", project, "--lost", big, "--name", "big").code == 0
+    target = tmp / "exported" / "big.csv"
+    target.parent.mkdir()
+    r = cli("project", "export", project, "--lost", target, "--corpus", "big", preexec=file_size_limit(100_000))
+    left = sorted(p.name for p in target.parent.iterdir())
+    ok = r.code == 2 and r.one_line and str(target) in r.first and not left and integrity(project) == "ok"
+    rows.append(Row("diskfull", "export on a full disk",
+                    "`project export --lost` of 5,000 rows (~270 kB), files limited to 100,000 bytes",
+                    "exit 2, one line naming the target, no partial file, project intact",
+                    f"{r.brief()}; folder holds {left}", ok))
+
+    # a project run whose checkpoint cannot be written: the run is failed with the reason
+    project = tmp / "ckpt.decipher"
+    new_project(project, files)
+    # feature_dim 1024 makes the checkpoint (~300 kB) larger than the project's WAL and -shm files
+    proc = popen("run", "--project", project, "--steps", "50", "--quiet", "--device", "cpu", "--set", "feature_dim=1024",
+                 "--set", "eval_interval=0", "--checkpoint-every", "0.001",
+                 preexec=file_size_limit(resource.RLIM_INFINITY))
+    ckpt = Path(f"{project}.runs") / "run-1" / "checkpoint.pt"
+    wait_for(ckpt.exists, proc, poll_s=0.001)
+    limit = 0
+    if proc.poll() is None:  # the checkpoint cannot be rewritten; the project's WAL may still grow
+        limit = ckpt.stat().st_size // 2
+        resource.prlimit(proc.pid, resource.RLIMIT_FSIZE, (limit, limit))
+    _, err = proc.communicate(timeout=HANG_GUARD_S)
+    r = Result(proc.returncode, "", err)
+    from engine.project import Project
+    with Project.open(project) as p:
+        run = p.runs()[-1]
+    ok = (r.code == 2 and "checkpoint.pt" in (run.error or "") and run.status == "failed"
+          and not parts(Path(f"{project}.runs")) and "Traceback" not in r.err)
+    rows.append(Row("diskfull", "project run's checkpoint on a full disk",
+                    "`run --project --set feature_dim=1024`, checkpoint every 0.06 s; after the first one the live "
+                    "process's file size limit drops to half the checkpoint's size (prlimit)",
+                    "exit 2, run failed naming checkpoint.pt, no partial file",
+                    f"exit {r.code}; {r.err.strip().splitlines()[-1] if r.err.strip() else ''}; limit {limit:,} B; "
+                    f"run {run.status}: {run.error}", ok))
+    return rows
+
+
+# --------------------------------------------------------------------------------------------
+# bad files
+
+
+def main_as_nobody(*args: str) -> Result:
+    """``engine.cli.main(args)`` in a forked child that dropped root for ``nobody`` (root ignores
+    permissions). No exec: the interpreter lives under root's home, which nobody cannot read, so
+    the child runs the modules the parent imported (warm them first); results come back as JSON."""
+    import contextlib
+    import io
+    import pwd
+    import traceback
+
+    from engine.cli import main as cli_main
+
+    nobody = pwd.getpwnam("nobody") if os.getuid() == 0 else None
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code, out, err = 1, io.StringIO(), io.StringIO()
+        try:
+            os.close(read)
+            if nobody is not None:
+                os.setgid(nobody.pw_gid)
+                os.setuid(nobody.pw_uid)
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                code = cli_main([str(a) for a in args])
+        except BaseException:
+            err.write(traceback.format_exc())
+        with os.fdopen(write, "w") as f:
+            f.write(json.dumps([code, out.getvalue(), err.getvalue()]))
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as f:
+        data = f.read()
+    os.waitpid(pid, 0)
+    return Result(*json.loads(data))
+
+
+def bad_files(tmp: Path) -> list[Row]:
+    from engine.project import Project
+
+    rows = []
+    files = write_cipher(tmp / "cipher")
+    g = "files"
+
+    # NFD gold
+    folder = tmp / "nfd"
+    folder.mkdir()
+    nfc = unicodedata.normalize("NFC", "béta")
+    (folder / "lost.csv").write_text("id,text\nA.1,beta\nA.2,betaka\n", encoding="utf-8")
+    (folder / "known.csv").write_text(f"form,ipa\n{nfc},beta\nkaro,karo\n", encoding="utf-8")
+    (folder / "gold.csv").write_text("inscription_id,start,word_end,known\nA.1,0,4,"
+                                     f"{unicodedata.normalize('NFD', nfc)}\n", encoding="utf-8")
+    project = folder / "p.decipher"
+    new_project(project, {k: folder / f"{k}.csv" for k in ("lost", "known", "gold")})
+    with Project.open(project) as p:
+        gold = p.gold(p.corpora()[0].id)
+    forms = [f for x in gold for f in (x.known if isinstance(x.known, tuple) else (x.known,))]
+    rows.append(Row(g, "GOLD saved in NFD", "`project import --gold` whose known form is NFD (e + U+0301)",
+                    "stored as NFC (U+00E9), matching its stem", f"stored {[ascii(f) for f in forms]}",
+                    forms == [nfc]))
+
+    # control characters
+    bad = tmp / "nul.csv"
+    bad.write_text("id,text\nA.1,abc\nA.2,ab\x00c\n", encoding="utf-8")
+    r = cli("project", "import", project, "--lost", bad, "--name", "nul")
+    rows.append(refused(g, "NUL in LOST text", "`project import --lost`, line 3 holds U+0000", r, str(bad),
+                        ("line 3" in r.first, "")))
+
+    # long cells round trip
+    long_text = "abcdefgh" * 25_000  # 200,000 characters, above the old 131,072 cap
+    text = tmp / "long.txt"
+    text.write_text(long_text + "\nshort\n", encoding="utf-8")
+    a, b = tmp / "long-a.decipher", tmp / "long-b.decipher"
+    exported = tmp / "long-export.csv"
+    steps = [cli("project", "new", a), cli("project", "import", a, "--text", text, "--name", "long"),
+             cli("project", "export", a, "--lost", exported, "--corpus", "long"), cli("project", "new", b),
+             cli("project", "import", b, "--lost", exported, "--name", "long")]
+    texts = []
+    if all(s.code == 0 for s in steps):
+        with Project.open(b) as p:
+            texts = [i.text for i in p.inscriptions(p.corpora()[0].id)]
+    rows.append(Row(g, "200,000-character cell", "`import --text`, `export --lost`, `import --lost` into a new project",
+                    "every step exit 0, text unchanged",
+                    f"exit codes {[s.code for s in steps]}; round trip {'unchanged' if long_text in texts else 'CHANGED'}",
+                    long_text in texts))
+
+    # non-UTF-8
+    latin = ROOT / "tests" / "data" / "project" / "bad_latin1.csv"
+    r = cli("project", "import", project, "--lost", latin, "--name", "latin")
+    rows.append(refused(g, "non-UTF-8 file", "`project import --lost` of a Latin-1 file", r, str(latin)))
+
+    # semicolon CSV
+    semi = tmp / "semi.csv"
+    semi.write_text("id;text\nS.1;abc\nS.2;bcd\n", encoding="utf-8")
+    r = cli("project", "import", project, "--lost", semi, "--name", "semi")
+    with Project.open(project) as p:
+        got = [c for c in p.corpora() if c.name == "semi"]
+        texts = [i.text for i in p.inscriptions(got[0].id)] if got else []
+    rows.append(Row(g, "semicolon-separated CSV", "`project import --lost` with header `id;text`",
+                    "exit 0, read by its header's delimiter", f"{r.brief()}; texts {texts}",
+                    r.code == 0 and texts == ["abc", "bcd"]))
+
+    # crafted pickle checkpoint
+    marker = tmp / "PWNED"
+    evil = tmp / "evil.pt"
+    import pickle
+    import zipfile
+
+    class Evil:
+        def __reduce__(self):
+            return (os.system, (f"touch {marker}",))
+    with zipfile.ZipFile(evil, "w") as z:  # a torch checkpoint is a zip holding data.pkl
+        z.writestr("evil/data.pkl", pickle.dumps({"format": 1, "x": Evil()}, protocol=2))
+        z.writestr("evil/version", "3\n")
+    r = cli("run", "--lost", files["lost"], "--known", files["known"], "--resume", evil, "--out", tmp / "evil-out",
+            "--quiet", "--device", "cpu")
+    rows.append(refused(g, "checkpoint with a pickled shell command", "`run --resume` of a .pt whose pickle runs "
+                        "`touch PWNED`", r, str(evil), (not marker.exists(), f"marker {'CREATED' if marker.exists() else 'absent'}")))
+
+    # checkpoint missing keys
+    import torch
+    partial = tmp / "partial.pt"
+    torch.save({"format": 1, "config": {}}, partial)
+    r = cli("run", "--lost", files["lost"], "--known", files["known"], "--resume", partial, "--out", tmp / "partial-out",
+            "--quiet", "--device", "cpu")
+    rows.append(refused(g, "checkpoint missing keys", "`run --resume` of a .pt holding only format and config", r,
+                        str(partial)))
+
+    # --config non-UTF-8 and a folder
+    config = tmp / "latin.toml"
+    config.write_bytes("lr = 0.2 # caf\xe9\n".encode("latin-1"))
+    for path, what in ((config, "non-UTF-8 file"), (tmp, "folder")):
+        r = cli("run", "--lost", files["lost"], "--known", files["known"], "--config", path, "--out", tmp / "c-out",
+                "--quiet")
+        rows.append(refused(g, f"--config a {what}", f"`run --config` given a {what}", r, str(path)))
+
+    # read-only project (a folder and file the user cannot write)
+    folder = tmp / "ro"
+    folder.mkdir()
+    ro = folder / "p.decipher"
+    new_project(ro, files)
+    warm = folder / "warm.decipher"  # the same commands once, as this user, so the child has their modules
+    new_project(warm, files)
+    import contextlib
+    import io
+    from engine.cli import main as cli_main
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        cli_main(["project", "info", str(warm)])
+        cli_main(["project", "import", str(warm), "--lost", str(semi), "--name", "semi"])
+    warm.unlink()
+    drop = os.getuid() == 0
+    os.chmod(ro, 0o444)
+    os.chmod(folder, 0o555)
+    if drop:  # nobody must reach the file through the (root-only) temporary folders
+        os.chmod(tmp, 0o755)
+        os.chmod(tmp.parent, 0o755)
+    before = sha(ro)
+    try:
+        view = main_as_nobody("project", "info", ro)
+        write = main_as_nobody("project", "import", ro, "--lost", semi, "--name", "semi")
+    finally:
+        os.chmod(folder, 0o755)
+        os.chmod(ro, 0o644)
+    who = "(CLI main in a forked child, as user nobody)" if drop else "(CLI main in a forked child)"
+    unchanged = sha(ro) == before and not list(folder.glob("*-wal")) and not list(folder.glob("*-shm"))
+    rows.append(Row(g, "read-only project: view", f"`project info` {who} on a 444 file in a 555 folder",
+                    "exit 0", view.brief() if view.code else f"exit 0; {view.out.strip().splitlines()[0]}",
+                    view.code == 0 and unchanged))
+    rows.append(refused(g, "read-only project: write", f"`project import` {who} on the same file", write, str(ro),
+                        (unchanged, "file unchanged, no -wal/-shm left" if unchanged else "FILE CHANGED")))
+
+    # export through a symbolic link
+    real = tmp / "real-lost.csv"
+    real.write_text("old\n", encoding="utf-8")
+    link = tmp / "link-lost.csv"
+    link.symlink_to(real)
+    r = cli("project", "export", project, "--lost", link, "--corpus", "lost")
+    ok = r.code == 0 and link.is_symlink() and real.read_text(encoding="utf-8").startswith("id,text")
+    rows.append(Row(g, "export through a symbolic link", "`project export --lost LINK` where LINK -> real-lost.csv",
+                    "exit 0, link kept, the file it points to rewritten",
+                    f"exit {r.code}; link {'kept' if link.is_symlink() else 'REPLACED'}; target "
+                    f"{'rewritten' if ok else 'not rewritten'}", ok))
+    return rows
+
+
+# --------------------------------------------------------------------------------------------
+# bad settings
+
+BAD_SETTINGS = ("lr=inf", "temperature=nan", "reward_scale=inf", "lr=-1", "band=-1", "max_chunk=0",
+                "init_interval=inf", "seed=99999999999999999999999", "feature_dim=0", "top_k=0", "clip_norm=nan",
+                "lr=1e9", "temperature=1e-30")
+
+
+def bad_settings(tmp: Path, settings: Sequence[str] = BAD_SETTINGS, prior: bool = True) -> list[Row]:
+    rows = []
+    files = write_cipher(tmp / "cipher")
+    for setting in settings:
+        key = setting.split("=")[0]
+        r = cli("run", "--lost", files["lost"], "--known", files["known"], "--out", tmp / "out", "--steps", "2",
+                "--quiet", "--device", "cpu", "--set", setting)
+        rows.append(refused("settings", f"--set {setting}", "`decipher run --set`", r, key))
+    if not prior:
+        return rows
+    prior = tmp / "prior.csv"
+    prior.write_text("lost,known_ipa,weight\na,a,inf\n", encoding="utf-8")
+    r = cli("run", "--lost", files["lost"], "--known", files["known"], "--prior", prior, "--out", tmp / "out",
+            "--steps", "2", "--quiet", "--device", "cpu")
+    rows.append(refused("settings", "PRIOR weight=inf", "`decipher run --prior` with weight `inf`", r, str(prior),
+                        ("line 2" in r.first, "")))
+    return rows
+
+
+# --------------------------------------------------------------------------------------------
+
+RUNNERS: dict[str, Callable[[Path], list[Row]]] = {
+    "concurrency": concurrency, "sigkill": sigkill, "diskfull": diskfull, "files": bad_files,
+    "settings": bad_settings}
+
+
+def cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def table(rows: Sequence[Row]) -> str:
+    lines = ["| group | fault | how it was injected | expected | observed | result |",
+             "|---|---|---|---|---|---|"]
+    lines += [f"| {r.group} | {cell(r.fault)} | {cell(r.injected)} | {cell(r.expected)} | {cell(r.observed)} | "
+              f"{'PASS' if r.ok else 'FAIL'} |" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def run_groups(groups: Sequence[str], folder: Path | None = None) -> list[Row]:
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory(prefix="reliability-") as tmp:
+        base = Path(folder or tmp)
+        for group in groups:
+            where = base / group
+            where.mkdir(parents=True, exist_ok=True)
+            try:
+                rows += RUNNERS[group](where)
+            except Exception as e:  # a crash of the harness is a failed row, not a lost table
+                rows.append(Row(group, "(the group itself)", "-", "runs", f"{type(e).__name__}: {e}", False))
+        # temporary paths shown as $TMP, so the table reads the same from run to run
+        real = str(base.resolve())
+        rows = [Row(*(v.replace(real, "$TMP").replace(str(base), "$TMP").replace(str(ROOT) + "/", "")
+                      if isinstance(v, str) else v
+                      for v in astuple(r))) for r in rows]
+    return rows
+
+
+def document(rows: Sequence[Row], command: str, seconds: float) -> str:
+    failed = sum(not r.ok for r in rows)
+    load = os.getloadavg()
+    return ("# Reliability: every fault tried\n\n"
+            "Generated by `benchmarks/reliability.py` (issue 9, \"must be shown\"); do not edit by hand.\n"
+            "Every row runs the real command line (`python -m engine.cli` in a subprocess) on real temporary\n"
+            "files. A full disk is a file size limit (RLIMIT_FSIZE with SIGXFSZ ignored: writes fail with\n"
+            "EFBIG, as they fail with ENOSPC on a full disk); read-only files are checked as the user\n"
+            "`nobody` when run as root (root ignores permissions).\n\n"
+            f"Command: `{command}`\n\n"
+            f"{len(rows)} rows, {len(rows) - failed} PASS, {failed} FAIL; {seconds:.0f} s wall on "
+            f"{os.cpu_count()} cores, load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} at the end.\n\n"
+            + table(rows))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", default=",".join(GROUPS), help=f"comma-separated groups of {', '.join(GROUPS)}")
+    parser.add_argument("--write", type=Path, help="also write the table as a markdown document")
+    args = parser.parse_args(argv)
+    groups = [g.strip() for g in args.only.split(",") if g.strip()]
+    unknown = [g for g in groups if g not in RUNNERS]
+    if unknown:
+        parser.error(f"unknown group(s) {unknown}; choose from {', '.join(GROUPS)}")
+    started = time.monotonic()
+    rows = run_groups(groups)
+    print(table(rows), end="")
+    if args.write:
+        command = "python -m benchmarks.reliability" + ("" if args.only == ",".join(GROUPS) else f" --only {args.only}") \
+            + f" --write {args.write}"
+        args.write.write_text(document(rows, command, time.monotonic() - started), encoding="utf-8")
+    return 1 if any(not r.ok for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
