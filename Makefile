@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip 2>&1 | grep -v 'is ignored' || true
-	$(BIN)/python -m pip install --quiet -e '.[test]' 2>&1 | grep -v 'is ignored' || true
+	$(BIN)/python -m pip install --quiet -e '.[test,cluster]' 2>&1 | grep -v 'is ignored' || true
 	$(BIN)/python -c "import torch, PySide6, pyqtgraph, ipapy, epitran, sqlite_utils, pytestqt, hypothesis, engine"
 	touch $(STAMP)
 
