@@ -64,14 +64,24 @@ def run_seeds(inputs, seeds: Sequence[int], out: str | Path, *, workers: int = 1
         return item
 
     planned = [PlannedRun(inputs.vocabulary.language, s, {}, f"seed-{s}") for s in seeds]
+    _drive_seeds(out, planned, make_items, workers, pool, log)
+    total = _letters(inputs.corpus)
+    return write_consensus(out, seeds, total)
+
+
+def _letters(corpus) -> int:
+    """The corpus's letters (spaces, the word dividers, do not count)."""
+    return sum(len(i.text.replace(" ", "")) for i in corpus.inscriptions)
+
+
+def _drive_seeds(out: Path, planned, make_items, workers: int, pool, log) -> None:
+    """Run the planned seeds through ``pool`` (or a pool of ``workers`` made and closed here)."""
     the_pool = _pool(workers, pool)
     try:
         drive(out, planned, make_items, the_pool, log=log)
     finally:
         if pool is None:
             the_pool.close()
-    total = sum(len(i.text.replace(" ", "")) for i in inputs.corpus.inscriptions)
-    return write_consensus(out, seeds, total)
 
 
 def run_seeds_in_project(project: str | Path, config, seeds: Sequence[int], out: str | Path, *,
@@ -90,7 +100,7 @@ def run_seeds_in_project(project: str | Path, config, seeds: Sequence[int], out:
         corpus_id = resolve_corpus(p, corpus)
         language_id = resolve_language(p, language)
         corpus_data = p.corpus(corpus_id)
-        total = sum(len(i.text.replace(" ", "")) for i in corpus_data.inscriptions)
+        total = _letters(corpus_data)
         known = p.vocabulary(language_id).language
     base = config.to_dict()
 
@@ -102,12 +112,7 @@ def run_seeds_in_project(project: str | Path, config, seeds: Sequence[int], out:
         return item
 
     planned = [PlannedRun(known, s, {}, f"seed-{s}") for s in seeds]
-    the_pool = _pool(workers, pool)
-    try:
-        drive(out, planned, make_items, the_pool, log=log)
-    finally:
-        if pool is None:
-            the_pool.close()
+    _drive_seeds(out, planned, make_items, workers, pool, log)
     outcome = write_consensus(out, seeds, total)
     runs = {str(s): _run_id(out / f"seed-{s}") for s in seeds}
     group = {"out": str(out), "runs": runs, "chosen_seed": outcome.metrics.get("chosen_seed"),
