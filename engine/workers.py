@@ -21,8 +21,21 @@ from typing import Any, Callable, Sequence
 from .errors import DecipherError
 from .session import RunSink
 
+def _worker_nice() -> int:
+    """DECIPHER_WORKER_NICE (0..19), else 10. The test suite sets 0: niced workers starve behind any
+    other busy process, and a test must not take minutes longer because the machine is loaded."""
+    text = os.environ.get("DECIPHER_WORKER_NICE", "10")
+    try:
+        value = int(text)
+    except ValueError:
+        raise DecipherError(f"DECIPHER_WORKER_NICE must be a whole number 0..19, got {text!r}") from None
+    if not 0 <= value <= 19:
+        raise DecipherError(f"DECIPHER_WORKER_NICE must be a whole number 0..19, got {value}")
+    return value
+
+
 #: Worker processes run at this much lower CPU priority than the app or shell that started them.
-WORKER_NICE = 10
+WORKER_NICE = _worker_nice()
 #: Environment of a worker: one thread each for torch's OpenMP, MKL and numba, so that N workers
 #: on N cores do not oversubscribe them (set before torch or numba is imported).
 PINNED_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1",

@@ -6,6 +6,8 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# sweep workers at the tests' own priority: niced ones starve behind any busy process on the box
+os.environ.setdefault("DECIPHER_WORKER_NICE", "0")
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
