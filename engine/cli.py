@@ -75,9 +75,10 @@ def build_parser() -> argparse.ArgumentParser:
     except ImportError:  # the project store is optional for the file-based commands
         pass
     d = sub.add_parser("dataset", help="build a lost-language dataset from the shared corpora",
-                       description="Build LOST/KNOWN/GOLD CSVs (`decipher dataset gothic --help`) or a candidate "
+                       description="Build LOST/KNOWN/GOLD CSVs (`decipher dataset gothic --help`), the Iberian "
+                                   "LOST CSV (`decipher dataset iberian --help`) or a candidate "
                                    "KNOWN CSV for closeness (`decipher dataset candidates --help`).")
-    d.add_argument("name", choices=["gothic", "candidates"])
+    d.add_argument("name", choices=["gothic", "candidates", "iberian"])
     d.add_argument("args", nargs=argparse.REMAINDER)
     b = sub.add_parser("bench", help="time training steps on the benchmark workloads (needs the source tree)",
                        description="Training speed on fixed workloads; see benchmarks/speed.py.")
@@ -111,6 +112,9 @@ def cmd_dataset(args) -> int:
     if args.name == "candidates":
         from .datasets.candidates import main as candidates_main
         return candidates_main(args.args)
+    if args.name == "iberian":
+        from .datasets.iberian import main as iberian_main
+        return iberian_main(args.args)
     from .datasets.gothic import main as gothic_main
     return gothic_main(args.args)
 
