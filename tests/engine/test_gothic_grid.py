@@ -75,11 +75,12 @@ def test_plan_has_the_issues_seed_counts_and_the_ablation():
     assert len(grid.select(cells, known=["on"], wr=["0.75"], variant=["base"], ablation=["none"])) == 6
 
 
-def test_cell_settings_schedule_ablations_and_segmented_wr100():
+def test_cell_settings_schedule_ablations_and_wr100_spans_inside_words():
     s = grid.cell_settings(grid.Cell("pg", "0", "base", "10-3.5", 2), steps=7)
     assert (s["insertion_cost_start"], s["insertion_cost_end"], s["seed"], s["steps"]) == (10.0, 3.5, 2, 7)
     assert "segmented" not in s
-    assert grid.cell_settings(grid.Cell("pg", "1", "base", "0-3.5", 0))["segmented"] is True
+    # WR 100 %: spans inside each word (a stem is the word minus its ending), not whole-word spans
+    assert "segmented" not in grid.cell_settings(grid.Cell("pg", "1", "base", "0-3.5", 0))
     assert Config.from_dict(grid.cell_settings(grid.Cell("on", "0.75", "base", "0-3.5", 0, "no_ipa"))
                             ).use_ipa_features is False
     assert Config.from_dict(grid.cell_settings(grid.Cell("on", "0.75", "base", "0-3.5", 0, "no_loss"))
