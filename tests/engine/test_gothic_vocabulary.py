@@ -11,6 +11,7 @@ import pytest
 from benchmarks import gothic_gold
 from engine.datasets.gothic import build, derived_words, main
 from engine.datasets.stemmers import english_stem, norse_stem
+from tests.conftest import DATA, shared_path
 
 # Gothic tokens: ist, wisan (wisan < *wesaną), himins (< *heminaz), halja (< *haljō), gards (< *gardaz).
 CONLL = """\
@@ -155,3 +156,27 @@ def test_gold_reach_counts_short_words_and_length_gaps(tmp_path):
     assert gothic_gold.reachable(7, [10], min_span=4, max_span=10, band=2) is False
     assert gothic_gold.reachable(8, [10], min_span=4, max_span=10, band=2) is True
     assert "| 3 | 5 |" in gothic_gold.table([r])
+
+
+def test_gold_reach_cli_builds_and_measures_three_languages(tmp_path, capsys):
+    assert gothic_gold.main(["--build", str(tmp_path / "g"), "--data", str(DATA / "gothic" / "mini")]) == 0
+    out = capsys.readouterr().out
+    assert [line.split(" | ")[0] for line in out.splitlines()[2:]] == ["| pgm-wr0", "| non-wr0", "| ang-wr0"]
+
+
+@pytest.mark.corpus
+def test_full_data_vesheill_no_longer_stands_in_for_wisan():
+    proiel = shared_path("gothic_proiel", "gothic-nt.conll")
+    etym = shared_path("germanic_etymology", "entirePGMC_daughters.csv")
+    cache: dict = {}
+    on = {rule: build("non", 0, 0, proiel=proiel, etymology=etym, sibling_rule=rule, _cache=cache)
+          for rule in (False, True)}
+    assert "vesheil" in {s.form for s in on[False].stems} and "vesheil" not in {s.form for s in on[True].stems}
+    assert not [g for g in on[True].gold if g.lemma.startswith("wisan")]
+    assert on[True].stats["sibling_rule"]["gold_links_dropped"] == 1612
+    assert len(on[False].gold) - len(on[True].gold) == 1612
+    pg = {rule: build("pgm", 0, 0, proiel=proiel, etymology=etym, sibling_rule=rule, _cache=cache)
+          for rule in (False, True)}
+    assert [(g.inscription_id, g.start, g.known) for g in pg[True].gold] == \
+        [(g.inscription_id, g.start, g.known) for g in pg[False].gold]
+    assert [s.form for s in pg[True].stems] == [s.form for s in pg[False].stems]
