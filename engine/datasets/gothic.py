@@ -11,7 +11,9 @@ Rebuilds the Gothic setting of Luo et al. (TACL 2021, §5 and appendix "Data pre
    descendants). A Gothic token is linked to the PG headwords whose Gothic descendant is its
    lemma (or the lemma without its verbal prefixes, or, for pronoun forms listed as descendants,
    the token itself). Known stems = the stemmed PG headwords (or their ON/OE descendants),
-   transcribed to IPA, 4–10 IPA units long, that are linked to at least one Gothic token.
+   transcribed to IPA, 4–10 IPA units long, that are linked to at least one Gothic token. An ON/OE
+   word that is a compound or derivative of a sibling word under the same headword (ON *vesheill*
+   beside *vesa*) gives no stem: the sibling rule, :func:`derived_words`.
 4. Gold: one row per linked token: the stem starts at the word start, or after the prefix when
    the link went through the lemma without its prefix (``ga-saiƕan`` → ``saiƕan``).
 
