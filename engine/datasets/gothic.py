@@ -11,7 +11,9 @@ Rebuilds the Gothic setting of Luo et al. (TACL 2021, §5 and appendix "Data pre
    descendants). A Gothic token is linked to the PG headwords whose Gothic descendant is its
    lemma (or the lemma without its verbal prefixes, or, for pronoun forms listed as descendants,
    the token itself). Known stems = the stemmed PG headwords (or their ON/OE descendants),
-   transcribed to IPA, 4–10 IPA units long, that are linked to at least one Gothic token.
+   transcribed to IPA, 4–10 IPA units long, that are linked to at least one Gothic token. An ON/OE
+   word that is a compound or derivative of a sibling word under the same headword (ON *vesheill*
+   beside *vesa*) gives no stem: the sibling rule, :func:`derived_words`.
 4. Gold: one row per linked token: the stem starts at the word start, or after the prefix when
    the link went through the lemma without its prefix (``ga-saiƕan`` → ``saiƕan``).
 
@@ -468,6 +470,14 @@ class GothicVocabulary:
     failures: list[tuple[str, str]]  # (form, reason) that could not be transcribed
     candidates: int = 0
     out_of_range: int = 0
+    #: the sibling rule: (PG headword, derived word, the sibling it is derived from), for the headwords
+    #: linked to a token
+    derived: list[tuple[str, str, str]] = field(default_factory=list)
+    tokens_dropped_derived_only: int = 0  # gold links whose only stems in range were derived words
+    tokens_relinked: int = 0  # gold links whose stems changed under the rule (to the simplex or another group)
+    #: linked tokens -> with a word of the language in the table -> with a stem in range before the
+    #: sibling rule -> after it (= gold rows)
+    token_funnel: dict[str, int] = field(default_factory=dict)
 
     def gloss(self, s: KnownStem) -> str:
         pg = ", ".join("*" + h for h in sorted(s.headwords))
@@ -489,23 +499,63 @@ def _known_words(lang: KnownLanguage, head: str, etym: Etymology) -> set[str]:
     return out
 
 
+#: Shortest sibling stem (in letters) that the sibling rule looks for inside a longer word's stem.
+MIN_SIBLING_LETTERS = 2
+
+
+def _plain(word: str) -> str:
+    return unicodedata.normalize("NFC", word.replace("*", "")).lower()
+
+
+def derived_words(words: Iterable[str], stemmer: Callable[[str], str]) -> dict[str, str]:
+    """The sibling rule: which of the words one language lists under one PG headword are compounds
+    or derivatives of another of them (word -> the sibling it contains).
+
+    A word is derived from a sibling when the sibling's stem (at least :data:`MIN_SIBLING_LETTERS`
+    letters) occurs inside the word's longer stem: ON *vesheill* "hale" ⊃ *vesa* "to be"
+    (ves-heil), OE *hellewīte* ⊃ *hell*, *ambyre* ⊃ *byre*, *ġewacen* ⊃ *wacan*, *binnan* ⊃ *innan*.
+    A word of the shortest stem is never derived, so at least one word of the list is kept."""
+    stems = {w: _plain(stemmer(w)) for w in words}
+    out: dict[str, str] = {}
+    for w, sw in sorted(stems.items()):
+        for s, ss in sorted(stems.items(), key=lambda x: (len(x[1]), x[0])):
+            if s != w and len(ss) >= MIN_SIBLING_LETTERS and len(ss) < len(sw) and ss in sw:
+                out[w] = s
+                break
+    return out
+
+
 def build_vocabulary(lang: KnownLanguage, tokens: Sequence[tuple[Token, Link]], etym: Etymology, *,
-                     min_units: int = MIN_UNITS, max_units: int = MAX_UNITS) -> GothicVocabulary:
+                     min_units: int = MIN_UNITS, max_units: int = MAX_UNITS,
+                     sibling_rule: bool = True) -> GothicVocabulary:
     """Stems of ``lang`` for the linked tokens: stem, transcribe, keep ``min_units``–``max_units``
-    IPA units. A stem is in the vocabulary iff it is linked to at least one token."""
+    IPA units. A stem is in the vocabulary iff it is linked to at least one token.
+
+    With ``sibling_rule`` a word that is a compound or derivative of a sibling word under the same
+    headword (:func:`derived_words`) gives no stem: the gold links to the simplex, and where the
+    simplex is out of range the link is dropped (counted in ``tokens_dropped_derived_only``),
+    rather than letting the compound stand in for the cognate."""
     system = lang.system()
     to_ipa = transcriber(system) if isinstance(system, str) else system.transcribe  # type: ignore[union-attr]
     info: dict[str, KnownStem | None] = {}
     failures: list[tuple[str, str]] = []
     out_of_range = 0
     per_head: dict[str, set[str]] = {}
+    per_head_derived: dict[str, set[str]] = {}  # stems only the derived words give (for the counts)
+    derived_of: dict[str, dict[str, str]] = {}
 
     def stems_of(head: str) -> set[str]:
+        if head not in per_head:
+            words = _known_words(lang, head, etym)
+            derived_of[head] = derived_words(words, lang.stemmer) if sibling_rule else {}
+            per_head[head] = _stems(head, [w for w in words if w not in derived_of[head]])
+            per_head_derived[head] = _stems(head, sorted(derived_of[head]), register=False) - per_head[head]
+        return per_head[head]
+
+    def _stems(head: str, words: Iterable[str], register: bool = True) -> set[str]:
         nonlocal out_of_range
-        if head in per_head:
-            return per_head[head]
         kept: set[str] = set()
-        for word in _known_words(lang, head, etym):
+        for word in sorted(words):
             form = lang.stemmer(word)
             if not form:
                 continue
@@ -524,54 +574,89 @@ def build_vocabulary(lang: KnownLanguage, tokens: Sequence[tuple[Token, Link]], 
                 info[form] = KnownStem(form, ipa, n)
             st = info[form]
             if st is not None:
-                st.headwords.add(head)
-                st.words.add(unicodedata.normalize("NFC", word.replace("*", "")))
+                if register:
+                    st.headwords.add(head)
+                    st.words.add(unicodedata.normalize("NFC", word.replace("*", "")))
                 kept.add(form)
-        per_head[head] = kept
         return kept
 
     for head in sorted(etym.gothic_words):  # every candidate, so the counts say what the filter left
         stems_of(head)
     token_stems: dict[int, tuple[LinkGroup, tuple[str, ...]]] = {}
     used: dict[str, KnownStem] = {}
+    dropped = relinked = with_words = in_range_before = 0
     for tok, link in tokens:
+        with_words += any(_known_words(lang, h, etym) for h in link.headwords)
+        chosen: tuple[str, ...] = ()
         for group in link.groups:  # the first group with a stem in the vocabulary decides
             forms: set[str] = set()
             for h in group.headwords:
                 forms |= stems_of(h)
             if forms:
-                token_stems[id(tok)] = (group, tuple(sorted(forms)))
+                chosen = tuple(sorted(forms))
+                token_stems[id(tok)] = (group, chosen)
                 for f in forms:
                     st = info[f]
                     assert st is not None
                     st.tokens += 1
                     used[f] = st
                 break
+        # what the token would have had with the derived words kept, to count what the rule changed
+        for group in link.groups:
+            before = {f for h in group.headwords for f in per_head[h] | per_head_derived[h]}
+            if before:
+                in_range_before += 1
+                if not chosen:
+                    dropped += 1
+                elif tuple(sorted(before)) != chosen:
+                    relinked += 1
+                break
+    linked_heads = {h for _, link in tokens for h in link.headwords}
+    derived = sorted((h, w, s) for h in linked_heads for w, s in derived_of.get(h, {}).items())
+    funnel = {"tokens_linked": len(tokens), "with_words_in_table": with_words,
+              "with_a_stem_in_range_before_the_sibling_rule": in_range_before, "gold_rows": len(token_stems)}
     return GothicVocabulary(lang, dict(sorted(used.items())), token_stems, failures,
-                      sum(1 for v in info.values() if v is not None), out_of_range)
+                            sum(1 for v in info.values() if v is not None), out_of_range, derived, dropped,
+                            relinked, funnel)
 
 
 def vocabulary_funnel(lang: KnownLanguage, links: Sequence[tuple[Token, Link]], etym: Etymology,
-                      vocab: Vocabulary, *, min_units: int = MIN_UNITS, max_units: int = MAX_UNITS) -> dict[str, int]:
-    """Where candidate stems are lost, stage by stage, counted over the PG headwords linked to
-    at least one Gothic token: headwords -> those with a word of ``lang`` in the table -> the
-    words -> distinct stems -> transcribed -> under / in / over the unit range -> used."""
+                      vocab: GothicVocabulary, *, min_units: int = MIN_UNITS, max_units: int = MAX_UNITS,
+                      lemma_keys: set[str] | None = None, sibling_rule: bool = True) -> dict[str, int]:
+    """Where candidate stems are lost, stage by stage: the PG headwords with a Gothic descendant ->
+    those linked to at least one Gothic token (with ``lemma_keys``, the match keys of every lemma
+    and lemma-without-prefixes of the corpus, the unlinked ones are split into "Gothic word not in
+    the corpus" and "word in the corpus, but its tokens linked to another headword") -> those with a
+    word of ``lang`` in the table -> the words -> the words left by the sibling rule -> distinct
+    stems -> transcribed -> under / in / over the unit range -> used."""
     system = lang.system()
     to_ipa = transcriber(system) if isinstance(system, str) else system.transcribe  # type: ignore[union-attr]
     heads = {h for _, link in links for h in link.headwords}
     with_words = [h for h in heads if _known_words(lang, h, etym)]
-    words = {w for h in with_words for w in _known_words(lang, h, etym)}
-    stems = {lang.stemmer(w) for w in words} - {""}
+    all_words = {(h, w) for h in with_words for w in _known_words(lang, h, etym)}
+    derived = {(h, w) for h in with_words
+               for w in (derived_words(_known_words(lang, h, etym), lang.stemmer) if sibling_rule else {})}
+    words = {w for _, w in all_words}
+    kept_words = {w for h, w in all_words - derived}
+    stems = {lang.stemmer(w) for w in kept_words} - {""}
     units: dict[str, int] = {}
     for form in stems:
         try:
             units[form] = len(ipa_units(to_ipa(form)))
         except (TranscriptionError, InputError):
             pass
-    return {
-        "pg_headwords_linked": len(heads),
+    out: dict[str, int] = {"pg_headwords_with_gothic": len(etym.gothic_words), "pg_headwords_linked": len(heads)}
+    if lemma_keys is not None:
+        unlinked = set(etym.gothic_words) - heads
+        in_corpus = {h for h in unlinked
+                     if any(descendant_key(w) in lemma_keys for w in etym.gothic_words[h])}
+        out["unlinked_word_not_in_corpus"] = len(unlinked - in_corpus)
+        out["unlinked_tokens_linked_elsewhere"] = len(in_corpus)
+    return out | {
         "with_words_in_table": len(with_words),
         "known_words": len(words),
+        "derived_from_a_sibling": len({w for _, w in derived} - kept_words),
+        "words_kept": len(kept_words),
         "distinct_stems": len(stems),
         "transcribed": len(units),
         f"under_{min_units}_units": sum(1 for n in units.values() if n < min_units),
@@ -634,10 +719,16 @@ def render_chunks(chunks: Sequence[Chunk], wr: float, seed: int):
         yield ch, "".join(pieces), offsets
 
 
+def _lemma_keys(sentences: Iterable[Sentence]) -> set[str]:
+    """Match keys of every lemma of the corpus, whole and without each of its leading prefixes."""
+    return {match_key("".join(t.parts[i:])) for s in sentences for t in s.tokens for i in range(len(t.parts))}
+
+
 def build(known: str, wr: int, seed: int, *, proiel: str | Path, etymology: str | Path,
           max_letters: int = MAX_LETTERS, min_units: int = MIN_UNITS, max_units: int = MAX_UNITS,
-          _cache: dict | None = None) -> Dataset:
-    """The full dataset for one known language and one whitespace ratio."""
+          sibling_rule: bool = True, _cache: dict | None = None) -> Dataset:
+    """The full dataset for one known language and one whitespace ratio. ``sibling_rule=False``
+    keeps compounds and derivatives of sibling words as stems (the builder before the rule)."""
     if known not in KNOWN_LANGUAGES:
         raise InputError(f"unknown known language {known!r}: use one of {', '.join(KNOWN_LANGUAGES)}")
     cache = _cache if _cache is not None else {}
@@ -657,10 +748,10 @@ def build(known: str, wr: int, seed: int, *, proiel: str | Path, etymology: str 
                     links.append((t, link))
         cache[key] = (cstats, sentences, chunks, dropped, etym, links, unlocated)
     cstats, sentences, chunks, dropped, etym, links, unlocated = cache[key]
-    vkey = ("vocab", key, known, min_units, max_units)
+    vkey = ("vocab", key, known, min_units, max_units, sibling_rule)
     if vkey not in cache:
         cache[vkey] = build_vocabulary(KNOWN_LANGUAGES[known], links, etym, min_units=min_units,
-                                       max_units=max_units)
+                                       max_units=max_units, sibling_rule=sibling_rule)
     vocab: GothicVocabulary = cache[vkey]
 
     inscriptions: list[Inscription] = []
@@ -705,7 +796,15 @@ def build(known: str, wr: int, seed: int, *, proiel: str | Path, etymology: str 
         "candidate_stems_in_range": vocab.candidates,
         "stems_out_of_range": vocab.out_of_range,
         "vocabulary_funnel": vocabulary_funnel(KNOWN_LANGUAGES[known], links, etym, vocab, min_units=min_units,
-                                               max_units=max_units),
+                                               max_units=max_units, lemma_keys=_lemma_keys(sentences),
+                                               sibling_rule=sibling_rule),
+        "token_funnel": vocab.token_funnel,
+        "sibling_rule": {
+            "applied": sibling_rule,
+            "gold_links_dropped": vocab.tokens_dropped_derived_only,
+            "gold_links_relinked": vocab.tokens_relinked,
+            "derived_words": [f"*{h}: {w} ⊃ {sib}" for h, w, sib in vocab.derived],
+        },
         "transcription_failures": len(vocab.failures),
         "transcription_failure_list": [f"{f}: {why}" for f, why in sorted(set(vocab.failures))],
         "stems": len(stems),
@@ -873,6 +972,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--max-letters", type=int, default=MAX_LETTERS, help="letters per chunk at most (default 100)")
     p.add_argument("--min-units", type=int, default=MIN_UNITS, help="shortest known stem in IPA units (default 4)")
     p.add_argument("--max-units", type=int, default=MAX_UNITS, help="longest known stem in IPA units (default 10)")
+    p.add_argument("--keep-derived", action="store_true",
+                   help="keep ON/OE words that are compounds or derivatives of a sibling word under the same PG "
+                        "headword as stems (the builder before the sibling rule; for comparisons)")
     p.add_argument("--quiet", action="store_true", help="print nothing but errors")
     return p
 
@@ -904,7 +1006,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for known, wr in combos:
             out = args.out if len(combos) == 1 else args.out / f"{known}-wr{wr}"
             ds = build(known, wr, args.seed, proiel=proiel, etymology=etymology, max_letters=args.max_letters,
-                       min_units=args.min_units, max_units=args.max_units, _cache=cache)
+                       min_units=args.min_units, max_units=args.max_units, sibling_rule=not args.keep_derived,
+                       _cache=cache)
             sources = {"PROIEL treebank, Gothic": _describe(proiel),
                        "Wiktionary PG descendants": _describe(etymology)}
             if args.sample:
