@@ -531,6 +531,7 @@ class SpanDetails(QWidget):
         self.band = 2
         self.decisions: dict = {}
         self.display: DisplayTable = IDENTITY
+        self.agreement_lookup = None  # SpanMark -> (k, n) of the shown run's seed group, or None
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         self.title = QLabel("Select a highlighted span")
@@ -593,7 +594,7 @@ class SpanDetails(QWidget):
         self.title.setText(f"<b style='font-size:x-large'>{html.escape(shown)}</b> &nbsp; "
                            + (f"({html.escape(m.span)}) " if shown != m.span else "") +
                            f"{html.escape(ref or m.inscription_id)}, letters {m.start}–{m.end}, "
-                           f"confidence {m.confidence:.2f} {html.escape(state)}")
+                           f"confidence {m.confidence:.2f} {html.escape(state)}" + self._seeds_text(mark))
         self.table.setRowCount(len(m.alternatives))
         select = 0
         for r, a in enumerate(m.alternatives):
@@ -609,6 +610,13 @@ class SpanDetails(QWidget):
         if m.alternatives:
             self.table.selectRow(select)
         self._show_alignment()
+
+    def _seeds_text(self, mark: SpanMark) -> str:
+        kn = self.agreement_lookup(mark) if self.agreement_lookup is not None else None
+        if kn is None:
+            return ""
+        return (f"<br>seeds: <b>{kn[0]}/{kn[1]}</b> decode this span as {html.escape(mark.match.alternatives[0].form)}"
+                f" — {'most seeds agree' if seed_state(kn) == AGREED else 'contested'}")
 
     def _show_alignment(self) -> None:
         if self.mark is None or not self.mark.match.alternatives:
@@ -664,6 +672,7 @@ class InscriptionPanel(QWidget):
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.view = InscriptionView()
         self.details = SpanDetails()
+        self.details.agreement_lookup = self.view.model().agreement_of
         self.splitter.addWidget(self.view)
         self.splitter.addWidget(self.details)
         self.splitter.setStretchFactor(0, 3)
@@ -675,6 +684,8 @@ class InscriptionPanel(QWidget):
         self.view.model().set_agreement(agreement)
         self.seeds_legend.setVisible(bool(agreement))
         self.view.viewport().update()
+        if self.details.mark is not None:
+            self.details.set_mark(self.details.mark, self.details.decisions, getattr(self.details, "ref", ""))
 
     def set_display(self, table: DisplayTable, rtl: bool) -> None:
         self.view.set_display(table, rtl)

@@ -19,7 +19,7 @@ from . import wrapping_label
 from ..fonts import text_font
 
 #: The gloss right after the stem, so it is on screen at the default width (issue 14, item 7).
-COLUMNS = ("inscription", "span", "stem", "IPA", "gloss", "decision", "agreement", "score", "confidence",
+COLUMNS = ("inscription", "span", "stem", "IPA", "gloss", "agreement", "decision", "score", "confidence",
            "letters")
 AGREEMENT_TIP = ("Seed agreement k/n: how many of the n seeds of this run's seed group decode this same "
                  "span (same letters) with the same top stem. High: the seeds corroborate the reading; "
@@ -318,7 +318,7 @@ class MatchesPanel(QWidget):
     def _set_widths(self) -> None:
         """Column widths from the font, not from measuring rows (that took ~30 ms per update)."""
         em = self.table.fontMetrics().horizontalAdvance("M")
-        for col, ems in zip(range(len(COLUMNS)), (10, 5, 6, 7, 9, 7, 6, 5, 6, 5)):
+        for col, ems in zip(range(len(COLUMNS)), (10, 5, 6, 7, 9, 5, 7, 5, 6, 5)):
             self.table.setColumnWidth(col, int(ems * em))
         self._widths_set = True
 

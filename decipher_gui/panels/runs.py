@@ -125,7 +125,8 @@ class RunsPanel(QWidget):
     groupStopRequested = Signal()      # stop the running seed group
 
     #: The Runs table's columns; "seed group" marks the runs of a group and its chosen seed.
-    HISTORY_COLUMNS = ("run", "status", "language", "device", "steps", "P@1", "P@10", "coverage", "seed group")
+    HISTORY_COLUMNS = ("run", "status", "seed group", "language", "device", "steps", "P@1", "P@10", "coverage")
+    GROUP_COLUMN = 2
 
     def __init__(self, parent=None, advanced_open: bool = False):
         super().__init__(parent)
@@ -231,7 +232,7 @@ class RunsPanel(QWidget):
         outer.addWidget(QLabel("Runs in this project (select one to show its matches):"))
         self.history = QTableWidget(0, len(self.HISTORY_COLUMNS))
         self.history.setHorizontalHeaderLabels(list(self.HISTORY_COLUMNS))
-        self.history.horizontalHeaderItem(len(self.HISTORY_COLUMNS) - 1).setToolTip(
+        self.history.horizontalHeaderItem(self.GROUP_COLUMN).setToolTip(
             "Runs trained as one seed group (Gn · seed k); ★ the seed chosen without gold")
         self.history.verticalHeader().hide()
         self.history.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -391,12 +392,12 @@ class RunsPanel(QWidget):
             for row, r in enumerate(runs):
                 m = metrics.get(r.id, {})
                 mark, mark_tip = self._group_marks.get(r.id, ("", ""))
-                values = [str(r.id), r.status, languages.get(r.language_id or -1, ""), r.device or "",
+                values = [str(r.id), r.status, mark, languages.get(r.language_id or -1, ""), r.device or "",
                           "" if r.last_step is None else str(r.last_step),
-                          _pct(m.get("p_at_1")), _pct(m.get("p_at_10")), _pct(m.get("coverage")), mark]
+                          _pct(m.get("p_at_1")), _pct(m.get("p_at_10")), _pct(m.get("coverage"))]
                 for c, v in enumerate(values):
                     item = QTableWidgetItem(v)
-                    if c in (0, 4, 5, 6, 7):
+                    if c in (0, 5, 6, 7, 8):
                         item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                     try:
                         item.setToolTip(f"settings: {r.summary()}" + (f"\nerror: {r.error}" if r.error else "")
@@ -404,7 +405,7 @@ class RunsPanel(QWidget):
                                         + (f"\n{mark_tip}" if mark_tip else ""))
                     except DecipherError:
                         pass
-                    if c == len(values) - 1 and mark_tip:
+                    if c == self.GROUP_COLUMN and mark_tip:
                         item.setToolTip(mark_tip)
                         if "★" in mark:
                             font = item.font()

@@ -138,6 +138,12 @@ def test_agreed_and_contested_spans_are_drawn_differently_ltr_and_rtl(window, qt
     # the accessible text says it too
     row0 = view.model().index(0)
     assert "seeds 4/5, agreed" in row0.data(Qt.ItemDataRole.AccessibleTextRole)
+    # and the selected span's details
+    c = contested[0]
+    view.select_span(c.inscription_id, c.start, c.end)
+    panel.details.set_mark(view.current_mark())
+    assert "seeds: <b>2/5</b>" in panel.details.title.text() and "contested" in panel.details.title.text()
+    view.clear_span()
     for rtl, name in ((False, "seeds-agreement-ltr.png"), (True, "seeds-agreement-rtl.png")):
         panel.set_display(IDENTITY, rtl)
         panel.set_agreement({})
@@ -232,7 +238,8 @@ def test_seed_group_from_the_run_panel_trains_in_workers_and_shows_its_consensus
     assert shown and all(v in ("1/2", "2/2") for v in shown)
     assert _visible(window.inscriptions.seeds_legend)
     # the Runs table marks the group and its chosen run
-    cells = {runs.history.item(r, 0).text(): runs.history.item(r, runs.history.columnCount() - 1).text()
+    assert runs.history.horizontalHeaderItem(runs.GROUP_COLUMN).text() == "seed group"
+    cells = {runs.history.item(r, 0).text(): runs.history.item(r, runs.GROUP_COLUMN).text()
              for r in range(runs.history.rowCount())}
     chosen = group["chosen_seed"]
     assert cells[str(group["chosen_run"])] == f"G1 · seed {chosen} ★ chosen"
