@@ -173,3 +173,39 @@ def test_group_folder_is_beside_the_project_and_keyed_by_settings(tmp_path):
     assert group_folder(project, "KTU", "Hebrew", TINY.replace(seed=5)) == a   # the seed is the group's
     assert group_folder(project, "KTU", "Hebrew", TINY.replace(steps=3)) != a
     assert group_folder(project, "KTU", "Hebrew", TINY, pins=("x",)) != a
+
+
+def test_chosen_disagrees_with_most_exactly_when_fewer_than_half_the_others_corroborate():
+    from engine.consensus import Reading, corroboration, summary
+
+    def R(start, stem):
+        return Reading("A", start, start + 2, "xy", stem)
+
+    chosen = (R(0, "a"), R(2, "b"), R(4, "c"), R(6, "d"))
+    half = (R(0, "a"), R(2, "b"), R(4, "z"))          # 2 of the chosen seed's 4 readings: corroborates
+    less = (R(0, "a"), R(2, "y"), R(4, "z"))          # 1 of 4: does not
+    # 5 seeds: 4 others; 2 corroborating is not "fewer than half", 1 is
+    assert corroboration({0: chosen, 1: half, 2: half, 3: less, 4: less}, 0) == (2, False)
+    assert corroboration({0: chosen, 1: half, 2: less, 3: less, 4: less}, 0) == (1, True)
+    # 2 seeds: the other one decides
+    assert corroboration({0: chosen, 1: half}, 0) == (1, False)
+    assert corroboration({0: chosen, 1: less}, 0) == (0, True)
+    # a chosen seed without readings is corroborated by none
+    assert corroboration({0: (), 1: half, 2: half}, 0) == (0, True)
+    # summary: the keys only with several seeds
+    results = {s: {"coverage": 0.5, "objective": 1.0} for s in (0, 1)}
+    assert "chosen_disagrees_with_most" not in summary({0: results[0]}, {0: chosen}, 20)
+    m = summary(results, {0: chosen, 1: chosen}, 20)
+    assert m["chosen_disagrees_with_most"] is False and m["seeds_agreeing_with_chosen"] == 1
+
+
+def test_the_bundled_app_lets_spawned_workers_be_workers():
+    """A seed group's LocalPool spawns processes from the app's executable; in a PyInstaller
+    bundle they must call freeze_support() or each would open another window."""
+    import ast
+    from pathlib import Path
+
+    entry = Path(__file__).resolve().parents[2] / "packaging" / "entry_gui.py"
+    calls = [n for n in ast.walk(ast.parse(entry.read_text(encoding="utf-8"))) if isinstance(n, ast.Call)]
+    names = [getattr(c.func, "attr", getattr(c.func, "id", "")) for c in calls]
+    assert "freeze_support" in names and names.index("freeze_support") < names.index("main")
