@@ -41,6 +41,7 @@ from .panels.pins import PinsPanel
 from .panels.plots import PlotsPanel
 from .panels.runs import RunsPanel
 from .panels.signs import SignValuesPanel
+from .seedgroup import SeedGroupBridge
 from .state import SessionState
 from .worker import PAUSED, RunController
 
@@ -70,6 +71,7 @@ class MainWindow(QMainWindow):
         self.acts = WindowActions(self)
         self._build_status()
         self.live = LiveRunBridge(self)
+        self.seed_groups = SeedGroupBridge(self)
         self._connect()
         self.live.set_run_state(self.controller.state)
         if restore_state:
@@ -193,7 +195,7 @@ class MainWindow(QMainWindow):
         return self.state.shown_run
 
     def start_run(self, config: Config | None = None) -> bool:
-        return self.live.start_run(config)
+        return self.seed_groups.start_run(config)  # one run, or a seed group (Run panel ▸ Seeds)
 
     def toggle_pause(self) -> None:
         self.live.toggle_pause()
@@ -287,6 +289,7 @@ class MainWindow(QMainWindow):
         self.plots.set_other_closeness({})
         self.matches.set_matches([], {}, {}, "No run shown")
         self.runs.reset_progress()
+        self.seed_groups.show_run(None)
         self.inscriptions.view.clear_span()
         self.inscriptions.view.model().set_marks({})
         self.inscriptions.details.set_mark(None)
@@ -525,6 +528,7 @@ class MainWindow(QMainWindow):
         if project is None:
             return
         history = queries.run_history(project)
+        self.runs.set_seed_groups(self.seed_groups.markers())
         self.runs.set_runs(history.runs, history.languages, history.metrics,
                            select if select is not None else self.state.shown_run)
 
@@ -568,6 +572,7 @@ class MainWindow(QMainWindow):
             return
         s.shown_matches = list(matches) if matches is not None else project.matches(s.shown_run)
         s.decisions = project.decisions(s.shown_run)
+        self.seed_groups.show_run(s.shown_run)
         self.matches.set_matches(s.shown_matches, self.refs(), s.decisions,
                                  queries.matches_caption(run, len(s.shown_matches)))
         self.update_marks()
@@ -808,6 +813,8 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:
         self._closing = True
+        if not self.seed_groups.shutdown():  # ends the group's workers; finished seeds are kept
+            log.warning("the seed group did not stop within a minute")
         if self.controller.active:
             # the worker ends after its current step and records the run as stopped itself
             self.statusBar().showMessage("Stopping the run before closing…")

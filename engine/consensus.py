@@ -153,6 +153,19 @@ def spread(values: Sequence[float]) -> dict[str, float]:
             "min": min(vals), "max": max(vals)}
 
 
+def corroboration(readings: Mapping[int, Sequence[Reading]], chosen: int) -> tuple[int, bool]:
+    """(how many other seeds corroborate ``chosen``, whether it disagrees with most others).
+
+    Another seed *corroborates* the chosen seed when it decodes at least half of the chosen seed's
+    readings the same way (same span, same top stem). The chosen seed *disagrees with most others*
+    when fewer than half of the other seeds corroborate it (so with 4 others, 0 or 1 corroborating
+    seeds; with 1 other, none). A chosen seed without readings is corroborated by none."""
+    mine = {r.key for r in readings.get(chosen, ())}
+    others = [s for s in readings if s != chosen]
+    agree = [s for s in others if mine and len(mine & {r.key for r in readings[s]}) >= len(mine) / 2]
+    return len(agree), len(agree) < len(others) / 2
+
+
 def summary(results: Mapping[int, Mapping[str, float | None]], readings: Mapping[int, Sequence[Reading]],
             total_letters: int) -> dict:
     """metrics.json of a multi-seed run. ``results[seed]`` holds that seed's final metrics (``coverage``,
@@ -166,12 +179,10 @@ def summary(results: Mapping[int, Mapping[str, float | None]], readings: Mapping
                  "support": {str(s): round(supports[s], 6) for s in seeds},
                  "coverage": {str(s): results[s].get("coverage") for s in seeds},
                  "objective": {str(s): results[s].get("objective") for s in seeds}}
-    others = [s for s in seeds if s != choice.seed]
-    if others:  # how many seeds the chosen one agrees with on most of its readings
-        mine = {r.key for r in readings.get(choice.seed, ())}
-        agree = [s for s in others if mine and len(mine & {r.key for r in readings.get(s, ())}) >= len(mine) / 2]
-        out["seeds_agreeing_with_chosen"] = len(agree)
-        out["chosen_disagrees_with_most"] = len(agree) < len(others) / 2
+    if len(seeds) > 1:
+        agree, disagrees = corroboration({s: readings.get(s, ()) for s in seeds}, choice.seed)
+        out["seeds_agreeing_with_chosen"] = agree
+        out["chosen_disagrees_with_most"] = disagrees
     has_gold = all(results[s].get("p_at_1") is not None for s in seeds)
     if has_gold:
         chosen = results[choice.seed]

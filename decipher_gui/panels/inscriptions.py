@@ -2,7 +2,9 @@
 side panel explaining the selected span (ranked stems, IPA, character alignment).
 
 A span's state shows as colour *and* line: open = single underline, accepted = double underline
-and ✓, rejected = dashed underline and ✗, live (newest batch) = dotted underline. Written word
+and ✓, rejected = dashed underline and ✗, live (newest batch) = dotted underline. When the shown
+run is one of a seed group, the fill says whether the seeds agree: solid where most seeds decode the
+span with the same top stem, pale and hatched where they do not (contested). Written word
 dividers show as a grey middle dot; gold annotations as a thin bracket above the letters.
 """
 
@@ -15,7 +17,7 @@ from typing import Sequence
 
 from PySide6.QtCore import (QAbstractListModel, QEvent, QModelIndex, QPointF,
                             QRectF, QSize, Qt, Signal)
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
                                QListView, QPushButton, QSplitter, QStyle, QStyledItemDelegate,
                                QStyleOptionViewItem, QTableWidget, QTableWidgetItem, QToolTip,
@@ -38,6 +40,20 @@ DIVIDER_MARK = "·"
 
 InscriptionRole = Qt.ItemDataRole.UserRole + 1
 
+#: Seed agreement as the inscription view draws it (the legend's words).
+AGREED, CONTESTED = "agreed", "contested"
+SEEDS_LEGEND = ("Seeds — solid fill: most seeds agree on the span and its top stem (k/n > ½) · "
+                "pale hatched fill: contested (half the seeds or fewer)")
+
+
+def seed_state(agreement: tuple[int, int] | None) -> str | None:
+    """``agreed`` when more than half of the group's seeds share the reading, else ``contested``;
+    None without a seed group."""
+    if agreement is None:
+        return None
+    k, n = agreement
+    return AGREED if 2 * k > n else CONTESTED
+
 
 class InscriptionListModel(QAbstractListModel):
     """The inscriptions of one corpus; the view's delegate reads spans from ``marks``."""
@@ -49,6 +65,19 @@ class InscriptionListModel(QAbstractListModel):
         self.marks: dict[str, list[SpanMark]] = {}
         self.gold: dict[str, list[GoldAnnotation]] = {}
         self.filter_text = ""
+        self.agreement: dict[tuple[str, int, int, str], tuple[int, int]] = {}
+
+    def set_agreement(self, agreement: dict[tuple[str, int, int, str], tuple[int, int]]) -> None:
+        """(inscription, start, end, top stem) -> (k, n) of the shown run's seed group; {} for none."""
+        self.agreement = dict(agreement)
+        if self.inscriptions:
+            self.dataChanged.emit(self.index(0), self.index(len(self.inscriptions) - 1))
+
+    def agreement_of(self, mark: SpanMark) -> tuple[int, int] | None:
+        m = mark.match
+        if mark.live or not self.agreement or not m.alternatives:
+            return None
+        return self.agreement.get((m.inscription_id, m.start, m.end, m.alternatives[0].form))
 
     def set_inscriptions(self, inscriptions: Sequence[Inscription], gold: Sequence[GoldAnnotation] = ()) -> None:
         self.beginResetModel()
@@ -78,11 +107,16 @@ class InscriptionListModel(QAbstractListModel):
         if role == Qt.ItemDataRole.AccessibleTextRole:
             marks = self.marks.get(ins.id, [])
             spans = "; ".join(f"{m.match.span} = {m.match.best.form}"
-                              + (f" ({m.decision})" if m.decision else "") for m in marks if not m.live)
+                              + (f" ({m.decision})" if m.decision else "") + self._seeds_words(m)
+                              for m in marks if not m.live)
             return f"{inscription_ref(ins.meta, ins.id)}: {ins.text}" + (f". Matches: {spans}" if spans else "")
         if role == Qt.ItemDataRole.ToolTipRole:
             return None
         return None
+
+    def _seeds_words(self, mark: SpanMark) -> str:
+        kn = self.agreement_of(mark)
+        return "" if kn is None else f" (seeds {kn[0]}/{kn[1]}, {seed_state(kn)})"
 
 
 @dataclass
@@ -180,11 +214,22 @@ class InscriptionDelegate(QStyledItemDelegate):
                                 fm_label.height() * 1.4), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
                          label)
         marks = self.view.model().marks.get(ins.id, []) if self.view.model() else []
-        # span fills
+        # span fills: solid, or pale and hatched where a seed group's seeds disagree
+        model = self.view.model()
         for mark in marks:
             style = SPAN_STYLES["live" if mark.live else (mark.decision or "open")]
+            contested = seed_state(model.agreement_of(mark)) == CONTESTED
             for r in self._span_rects(layout, mark.match.start, mark.match.end):
-                painter.fillRect(r.adjusted(-1, -1, 1, 1), style.fill)
+                area = r.adjusted(-1, -1, 1, 1)
+                if contested:
+                    pale = QColor(style.fill)
+                    pale.setAlpha(max(20, style.fill.alpha() // 3))
+                    painter.fillRect(area, pale)
+                    hatch = QColor(style.line)
+                    hatch.setAlpha(150)
+                    painter.fillRect(area, QBrush(hatch, Qt.BrushStyle.BDiagPattern))
+                else:
+                    painter.fillRect(area, style.fill)
         # letters and dividers
         painter.setFont(self.view.text_font)
         text_colour = pal.text().color()
@@ -327,6 +372,10 @@ class InscriptionView(QListView):
     def marks_of(self, inscription_id: str) -> list[SpanMark]:
         return self.model().marks.get(inscription_id, [])
 
+    def span_fill(self, mark: SpanMark) -> str:
+        """How a span's fill is drawn: ``solid`` (no group, or most seeds agree) or ``hatched``."""
+        return "hatched" if seed_state(self.model().agreement_of(mark)) == CONTESTED else "solid"
+
     # ---- selection ------------------------------------------------------------------------------
 
     def select_span(self, inscription_id: str, start: int, end: int, *, scroll: bool = True) -> SpanMark | None:
@@ -398,7 +447,13 @@ class InscriptionView(QListView):
         if e.type() == QEvent.Type.ToolTip:
             mark = self.mark_at(e.pos())
             if mark is not None and self.explainer is not None:
-                QToolTip.showText(e.globalPos(), self.explainer(mark, brief=True), self.viewport())
+                text = self.explainer(mark, brief=True)
+                kn = self.model().agreement_of(mark)
+                if kn is not None:
+                    text += (f"<div>seeds: <b>{kn[0]}/{kn[1]}</b> decode this span as "
+                             f"{html.escape(mark.match.alternatives[0].form)} — "
+                             + ("most seeds agree" if seed_state(kn) == AGREED else "contested") + "</div>")
+                QToolTip.showText(e.globalPos(), text, self.viewport())
             else:
                 hit = self.unit_at(e.pos())
                 if hit is not None and hit[0].units[hit[1]] == DIVIDER:
@@ -476,6 +531,7 @@ class SpanDetails(QWidget):
         self.band = 2
         self.decisions: dict = {}
         self.display: DisplayTable = IDENTITY
+        self.agreement_lookup = None  # SpanMark -> (k, n) of the shown run's seed group, or None
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         self.title = QLabel("Select a highlighted span")
@@ -538,7 +594,7 @@ class SpanDetails(QWidget):
         self.title.setText(f"<b style='font-size:x-large'>{html.escape(shown)}</b> &nbsp; "
                            + (f"({html.escape(m.span)}) " if shown != m.span else "") +
                            f"{html.escape(ref or m.inscription_id)}, letters {m.start}–{m.end}, "
-                           f"confidence {m.confidence:.2f} {html.escape(state)}")
+                           f"confidence {m.confidence:.2f} {html.escape(state)}" + self._seeds_text(mark))
         self.table.setRowCount(len(m.alternatives))
         select = 0
         for r, a in enumerate(m.alternatives):
@@ -554,6 +610,13 @@ class SpanDetails(QWidget):
         if m.alternatives:
             self.table.selectRow(select)
         self._show_alignment()
+
+    def _seeds_text(self, mark: SpanMark) -> str:
+        kn = self.agreement_lookup(mark) if self.agreement_lookup is not None else None
+        if kn is None:
+            return ""
+        return (f"<br>seeds: <b>{kn[0]}/{kn[1]}</b> decode this span as {html.escape(mark.match.alternatives[0].form)}"
+                f" — {'most seeds agree' if seed_state(kn) == AGREED else 'contested'}")
 
     def _show_alignment(self) -> None:
         if self.mark is None or not self.mark.match.alternatives:
@@ -599,16 +662,30 @@ class InscriptionPanel(QWidget):
         self.legend = wrapping_label("Spans — " + " · ".join(s.description for s in SPAN_STYLES.values())
                                      + " · gold annotation: bracket above · written divider: ·")
         self.legend.setStyleSheet("color: palette(placeholder-text);")
+        self.seeds_legend = wrapping_label(SEEDS_LEGEND)
+        self.seeds_legend.setStyleSheet("color: palette(placeholder-text);")
+        self.seeds_legend.setAccessibleName("Seed agreement legend")
+        self.seeds_legend.hide()
         lay.addLayout(top)
         lay.addWidget(self.legend)
+        lay.addWidget(self.seeds_legend)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.view = InscriptionView()
         self.details = SpanDetails()
+        self.details.agreement_lookup = self.view.model().agreement_of
         self.splitter.addWidget(self.view)
         self.splitter.addWidget(self.details)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
         lay.addWidget(self.splitter, 1)
+
+    def set_agreement(self, agreement: dict[tuple[str, int, int, str], tuple[int, int]]) -> None:
+        """The shown run's seed agreement per reading ({} when it is in no seed group)."""
+        self.view.model().set_agreement(agreement)
+        self.seeds_legend.setVisible(bool(agreement))
+        self.view.viewport().update()
+        if self.details.mark is not None:
+            self.details.set_mark(self.details.mark, self.details.decisions, getattr(self.details, "ref", ""))
 
     def set_display(self, table: DisplayTable, rtl: bool) -> None:
         self.view.set_display(table, rtl)

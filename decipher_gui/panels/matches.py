@@ -1,5 +1,6 @@
 """The matches of the shown run: a sortable, filterable table (one row per matched span, its best
-stem first), the ranked alternatives of the selected match, and accept / reject (buttons, A, R)."""
+stem first, and when the run is one of a seed group, how many seeds agree on it), the ranked
+alternatives of the selected match, and accept / reject (buttons, A, R)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,12 @@ from . import wrapping_label
 from ..fonts import text_font
 
 #: The gloss right after the stem, so it is on screen at the default width (issue 14, item 7).
-COLUMNS = ("inscription", "span", "stem", "IPA", "gloss", "decision", "score", "confidence", "letters")
+COLUMNS = ("inscription", "span", "stem", "IPA", "gloss", "agreement", "decision", "score", "confidence",
+           "letters")
+AGREEMENT_TIP = ("Seed agreement k/n: how many of the n seeds of this run's seed group decode this same "
+                 "span (same letters) with the same top stem. High: the seeds corroborate the reading; "
+                 "low: contested (the training found different solutions). Empty: the run is not part "
+                 "of a seed group (Run panel ▸ Seeds).")
 SortRole = Qt.ItemDataRole.UserRole + 20
 MatchRole = Qt.ItemDataRole.UserRole + 21
 DECISION_TEXT = {"accepted": "✓ accepted", "rejected": "✗ rejected", None: "open"}
@@ -43,6 +49,18 @@ class MatchTableModel(QAbstractTableModel):
         self.refs: dict[str, str] = {}
         self.decisions: dict = {}
         self.display: DisplayTable = IDENTITY
+        self.agreement: dict[tuple[str, int, int, str], tuple[int, int]] = {}
+
+    def set_agreement(self, agreement: dict[tuple[str, int, int, str], tuple[int, int]]) -> None:
+        """(inscription, start, end, top stem) -> (k, n) of the shown run's seed group; {} for none."""
+        self.beginResetModel()
+        self.agreement = dict(agreement)
+        self.endResetModel()
+
+    def agreement_of(self, m: Match) -> tuple[int, int] | None:
+        if not self.agreement or not m.alternatives:
+            return None
+        return self.agreement.get((m.inscription_id, m.start, m.end, m.alternatives[0].form))
 
     def set_display(self, table: DisplayTable) -> None:
         self.beginResetModel()
@@ -71,6 +89,9 @@ class MatchTableModel(QAbstractTableModel):
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return COLUMNS[section]
+        if (orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole
+                and COLUMNS[section] == "agreement"):
+            return AGREEMENT_TIP
         return None
 
     def decision(self, row: int) -> tuple[str | None, str | None]:
@@ -102,13 +123,23 @@ class MatchTableModel(QAbstractTableModel):
                 return (best.score if best else float("-inf")) if role == SortRole else (f"{best.score:.3f}" if best else "")
             if col == "confidence":
                 return m.confidence if role == SortRole else f"{m.confidence:.3f}"
+            if col == "agreement":
+                kn = self.agreement_of(m)
+                if role == SortRole:  # by share of seeds, then by count; rows without a group last
+                    return -1.0 if kn is None else kn[0] / kn[1] + kn[0] * 1e-6
+                if kn is None:
+                    return "" if role == Qt.ItemDataRole.DisplayRole else AGREEMENT_TIP
+                if role == Qt.ItemDataRole.ToolTipRole:
+                    return (f"{kn[0]} of {kn[1]} seeds decode {m.span} as {m.alternatives[0].form}"
+                            + (" (most seeds agree)" if 2 * kn[0] > kn[1] else " (contested)"))
+                return f"{kn[0]}/{kn[1]}"
             if col == "decision":
                 d, form = self.decision(index.row())
                 text = DECISION_TEXT[d]
                 if d and form and best and form != best.form:
                     text += f" ({form})"
                 return text
-        if role == Qt.ItemDataRole.TextAlignmentRole and col in ("letters", "score", "confidence"):
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in ("letters", "score", "confidence", "agreement"):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
 
@@ -287,9 +318,18 @@ class MatchesPanel(QWidget):
     def _set_widths(self) -> None:
         """Column widths from the font, not from measuring rows (that took ~30 ms per update)."""
         em = self.table.fontMetrics().horizontalAdvance("M")
-        for col, ems in zip(range(len(COLUMNS)), (10, 5, 6, 7, 9, 7, 5, 6, 5)):
+        for col, ems in zip(range(len(COLUMNS)), (10, 5, 6, 7, 9, 5, 7, 5, 6, 5)):
             self.table.setColumnWidth(col, int(ems * em))
         self._widths_set = True
+
+    def set_agreement(self, agreement: dict[tuple[str, int, int, str], tuple[int, int]]) -> None:
+        """Each match's seed agreement (see :data:`AGREEMENT_TIP`); {} when the run has no group."""
+        if agreement == self.model.agreement:
+            return
+        current = self.current_match()
+        self.model.set_agreement(agreement)
+        if current is not None:
+            self.select_match(current.inscription_id, current.start, current.end)
 
     def set_decisions(self, decisions: dict) -> None:
         self.model.set_decisions(decisions)

@@ -1,19 +1,22 @@
-"""The run panel: what to run on (corpus, known language), the settings form (advanced settings
-folded away), Start / Pause / Stop with progress and device, and the project's earlier runs."""
+"""The run panel: what to run on (corpus, known language, seeds), the settings form (advanced
+settings folded away), Start / Pause / Stop with progress and device, a seed group's progress and
+warning, and the project's earlier runs (with the seed groups they form)."""
 
 from __future__ import annotations
 
+import html
 from typing import Any, Sequence
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout,
-                               QGroupBox, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton,
+                               QGroupBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QProgressBar, QPushButton,
                                QScrollArea, QStyle, QTableWidget, QTableWidgetItem, QToolButton,
                                QVBoxLayout, QWidget)
 
 from engine.config import PRESETS, Config
 from engine.errors import DecipherError
 from engine.project.store import CorpusInfo, LanguageInfo, RunRecord
+from engine.seeds import MAX_SEEDS, parse_seed_list
 
 from ..config_form import BASIC, FieldInfo, config_fields
 from ..config_form import editor_value as _get, make_editor as _editor, set_editor_value as _set
@@ -119,6 +122,11 @@ class RunsPanel(QWidget):
     restoreDefaultsRequested = Signal()
     runChosen = Signal(int)            # a stored run to show
     presetChosen = Signal(str)         # a key of engine.config.PRESETS
+    groupStopRequested = Signal()      # stop the running seed group
+
+    #: The Runs table's columns; "seed group" marks the runs of a group and its chosen seed.
+    HISTORY_COLUMNS = ("run", "status", "seed group", "language", "device", "steps", "P@1", "P@10", "coverage")
+    GROUP_COLUMN = 2
 
     def __init__(self, parent=None, advanced_open: bool = False):
         super().__init__(parent)
@@ -136,9 +144,23 @@ class RunsPanel(QWidget):
             self.preset.addItem(PRESET_LABELS.get(key, key.title()), key)
         self.preset.setToolTip("Fill the settings below with the paper's settings for a language pair")
         self.preset.activated.connect(self._preset_picked)
+        self.seeds = QLineEdit()
+        self.seeds.setAccessibleName("Seeds")
+        self.seeds.setPlaceholderText("one run (the seed below); several: e.g. 0 1 2 3 4")
+        self.seeds.setToolTip(
+            "Empty or one seed: one run. Several seeds (e.g. 0 1 2 3 4, or 0-4; at most "
+            f"{MAX_SEEDS}): one run per seed, trained side by side in worker processes, and their "
+            "consensus: how many seeds agree on each reading, and a seed chosen without gold "
+            "(docs/seeds.md). The group's files go beside the project, in <project>.seeds/.")
+        self.seeds_note = QLabel("")
+        self.seeds_note.setWordWrap(True)
+        self.seeds_note.setAccessibleName("Seeds check")
+        self.seeds.textChanged.connect(self._check_seeds)
         pick.addRow("Corpus", self.corpus)
         pick.addRow("Known language", self.language)
         pick.addRow("Preset", self.preset)
+        pick.addRow("Seeds", self.seeds)
+        pick.addRow("", self.seeds_note)
         outer.addLayout(pick)
         controls = QHBoxLayout()
         style = self.style()
@@ -170,6 +192,28 @@ class RunsPanel(QWidget):
         self.span_note.setWordWrap(True)
         self.span_note.setAccessibleName("Words shorter than the shortest span")
         outer.addWidget(self.span_note)
+        # a seed group's own progress and Stop (it runs beside, not through, the single run)
+        self.group_box = QWidget()
+        group_lay = QHBoxLayout(self.group_box)
+        group_lay.setContentsMargins(0, 0, 0, 0)
+        self.group_progress = QProgressBar()
+        self.group_progress.setAccessibleName("Seed group progress")
+        self.group_stop = QPushButton(self._icons["SP_MediaStop"], "Stop seeds")
+        self.group_stop.setToolTip("End the seeds still training; the finished seeds are kept, and "
+                                   "starting the same group again trains only the rest")
+        self.group_stop.clicked.connect(self.groupStopRequested)
+        group_lay.addWidget(self.group_progress, 1)
+        group_lay.addWidget(self.group_stop)
+        self.group_box.hide()
+        outer.addWidget(self.group_box)
+        self.group_warning = QLabel("")
+        self.group_warning.setWordWrap(True)
+        self.group_warning.setAccessibleName("Seed group warning")
+        # a framed box and the ⚠ sign: the warning does not rest on colour alone
+        self.group_warning.setStyleSheet("QLabel { border: 2px solid #D55E00; border-radius: 3px; "
+                                         "padding: 4px; background: #FFF3E6; color: #000000; }")
+        self.group_warning.hide()
+        outer.addWidget(self.group_warning)
         self.form = SettingsForm(advanced_open=advanced_open)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
@@ -186,9 +230,10 @@ class RunsPanel(QWidget):
         defaults.addWidget(self.restore_defaults)
         outer.addLayout(defaults)
         outer.addWidget(QLabel("Runs in this project (select one to show its matches):"))
-        self.history = QTableWidget(0, 8)
-        self.history.setHorizontalHeaderLabels(["run", "status", "language", "device", "steps", "P@1",
-                                                "P@10", "coverage"])
+        self.history = QTableWidget(0, len(self.HISTORY_COLUMNS))
+        self.history.setHorizontalHeaderLabels(list(self.HISTORY_COLUMNS))
+        self.history.horizontalHeaderItem(self.GROUP_COLUMN).setToolTip(
+            "Runs trained as one seed group (Gn · seed k); ★ the seed chosen without gold")
         self.history.verticalHeader().hide()
         self.history.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.history.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -200,6 +245,8 @@ class RunsPanel(QWidget):
         outer.addWidget(self.history, 2)
         self._run_ids: list[int] = []
         self._filling = False
+        self._group_running = False
+        self._group_marks: dict[int, tuple[str, str]] = {}
         self.set_state(IDLE)
 
     def _pause_or_resume(self) -> None:
@@ -252,17 +299,75 @@ class RunsPanel(QWidget):
             combo.setCurrentIndex(i if i >= 0 else 0)
             combo.blockSignals(False)
 
+    # ---- seeds and seed groups ---------------------------------------------------------------
+
+    def seed_list(self) -> list[int]:
+        """The seeds typed (empty: one run with the form's seed); DecipherError when not valid."""
+        return parse_seed_list(self.seeds.text())
+
+    def _check_seeds(self) -> bool:
+        try:
+            seeds = self.seed_list()
+        except DecipherError as exc:
+            self.seeds_note.setText(f"<b>✗ {html.escape(str(exc))}</b>")
+            self.seeds.setProperty("invalid", True)
+            self.seeds.setStyleSheet("QLineEdit { border: 2px solid #D55E00; }")
+            self.start_button.setEnabled(False)
+            return False
+        self.seeds.setStyleSheet("")
+        self.seeds.setProperty("invalid", False)
+        if len(seeds) > 1:
+            self.seeds_note.setText(f"{len(seeds)} runs, one per seed, and their consensus")
+        else:
+            self.seeds_note.setText("" if not seeds else f"one run with seed {seeds[0]}")
+        self.start_button.setEnabled(self._state == IDLE and not self._group_running)
+        return True
+
+    def seeds_valid(self) -> bool:
+        return not self.seeds.property("invalid")
+
+    def set_group_running(self, running: bool, n_seeds: int = 0, out=None) -> None:
+        """Show (or hide) the running group's progress bar and Stop; a single run waits meanwhile."""
+        self._group_running = running
+        self.group_box.setVisible(running)
+        self.group_stop.setEnabled(running)
+        if running:
+            self.group_progress.setRange(0, max(1, n_seeds))
+            self.group_progress.setValue(0)
+            self.group_progress.setFormat(f"seed group: 0 of {n_seeds} seeds finished")
+            self.group_box.setToolTip(f"Seed group files: {out}" if out else "")
+        self.seeds.setEnabled(not running)
+        self.set_state(self._state)
+
+    def set_group_progress(self, done: int, total: int) -> None:
+        self.group_progress.setRange(0, max(1, total))
+        self.group_progress.setValue(min(done, max(1, total)))
+        self.group_progress.setFormat(f"seed group: {done} of {total} seeds finished")
+
+    def set_group_stopping(self) -> None:
+        self.group_stop.setEnabled(False)
+        self.group_progress.setFormat(self.group_progress.format() + " — stopping…")
+
+    def set_group_warning(self, text: str | None) -> None:
+        """The warning when the shown run's group has a chosen seed that most others contradict."""
+        self.group_warning.setText(text or "")
+        self.group_warning.setVisible(bool(text))
+
+    def set_seed_groups(self, marks: dict[int, tuple[str, str]]) -> None:
+        """Run id -> (marker, tooltip) for the "seed group" column (applied by set_runs)."""
+        self._group_marks = dict(marks)
+
     def set_state(self, state: str, detail: str = "") -> None:
         self._state = state
         idle = state == IDLE
-        self.start_button.setEnabled(idle)
+        self.start_button.setEnabled(idle and not self._group_running and self.seeds_valid())
         self.pause_button.setEnabled(state in (RUNNING, PAUSED, STARTING))
         self.pause_button.setText("Resume" if state == PAUSED else "Pause")
         self.pause_button.setIcon(self._icons["SP_MediaPlay" if state == PAUSED else "SP_MediaPause"])
         self.stop_button.setEnabled(state in (RUNNING, PAUSED, STARTING))
-        self.form.setEnabled(idle)
-        self.corpus.setEnabled(idle)
-        self.language.setEnabled(idle)
+        self.form.setEnabled(idle and not self._group_running)
+        self.corpus.setEnabled(idle and not self._group_running)
+        self.language.setEnabled(idle and not self._group_running)
         words = {IDLE: "Idle", STARTING: "Starting (loading torch and preparing the data)…",
                  RUNNING: "Running", PAUSED: "Paused", STOPPING: "Stopping…"}
         self.state_label.setText(words.get(state, state) + (f": {detail}" if detail else ""))
@@ -286,18 +391,26 @@ class RunsPanel(QWidget):
             self._run_ids = [r.id for r in runs]
             for row, r in enumerate(runs):
                 m = metrics.get(r.id, {})
-                values = [str(r.id), r.status, languages.get(r.language_id or -1, ""), r.device or "",
+                mark, mark_tip = self._group_marks.get(r.id, ("", ""))
+                values = [str(r.id), r.status, mark, languages.get(r.language_id or -1, ""), r.device or "",
                           "" if r.last_step is None else str(r.last_step),
                           _pct(m.get("p_at_1")), _pct(m.get("p_at_10")), _pct(m.get("coverage"))]
                 for c, v in enumerate(values):
                     item = QTableWidgetItem(v)
-                    if c in (0, 4, 5, 6, 7):
+                    if c in (0, 5, 6, 7, 8):
                         item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                     try:
                         item.setToolTip(f"settings: {r.summary()}" + (f"\nerror: {r.error}" if r.error else "")
-                                        + f"\nstarted {r.started_at}" + (f", ended {r.ended_at}" if r.ended_at else ""))
+                                        + f"\nstarted {r.started_at}" + (f", ended {r.ended_at}" if r.ended_at else "")
+                                        + (f"\n{mark_tip}" if mark_tip else ""))
                     except DecipherError:
                         pass
+                    if c == self.GROUP_COLUMN and mark_tip:
+                        item.setToolTip(mark_tip)
+                        if "★" in mark:
+                            font = item.font()
+                            font.setBold(True)
+                            item.setFont(font)
                     self.history.setItem(row, c, item)
             if select is not None and select in self._run_ids:
                 self.history.selectRow(self._run_ids.index(select))

@@ -1,0 +1,284 @@
+"""A seed group from the Run panel: trained by engine.seeds.run_seeds_in_project in worker processes
+(a background thread only waits on them), and what the views show of a group: each match's
+agreement, agreed and contested spans, and a warning when the chosen seed disagrees with most others.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+from PySide6.QtCore import QObject, QThread, Signal
+
+from engine.config import Config
+from engine.errors import DecipherError
+from engine.seeds import (SeedsOutcome, StopRequest, group_agreement, group_folder, group_of_run,
+                          parse_seed_list, seed_groups)
+
+from .errors import describe
+
+if TYPE_CHECKING:
+    from .mainwindow import MainWindow
+
+
+class SeedGroupThread(QThread):
+    """Runs one group to its end on a background thread. The training is in worker processes
+    (engine.workers.LocalPool: at most one per core, pinned threads, lower priority); this thread
+    only waits on them. Its signals reach the GUI thread queued; it touches no widget."""
+
+    progressed = Signal(int, int)     # seeds finished, seeds in the group
+    logged = Signal(str)
+    succeeded = Signal(object)        # engine.seeds.SeedsOutcome
+    failed = Signal(str, str)         # title, message
+
+    def __init__(self, project_path: Path, config: Config, seeds: Sequence[int], out: Path,
+                 corpus_id: int, language_id: int, workers: int, parent=None):
+        super().__init__(parent)
+        self.project_path, self.config, self.seeds, self.out = Path(project_path), config, list(seeds), Path(out)
+        self.corpus_id, self.language_id, self.workers = corpus_id, language_id, workers
+        self.stop_request = StopRequest()
+        self.outcome: SeedsOutcome | None = None
+
+    def run(self) -> None:
+        from engine.seeds import run_seeds_in_project
+        from engine.workers import LocalPool
+
+        pool = LocalPool(self.workers)
+        try:
+            self.outcome = run_seeds_in_project(
+                self.project_path, self.config, self.seeds, self.out, corpus=self.corpus_id,
+                language=self.language_id, pool=pool, stop=self.stop_request,
+                progress=lambda done, total: self.progressed.emit(done, total), log=self.logged.emit)
+        except BaseException as exc:  # noqa: BLE001 — any failure is shown, never raised into Qt
+            self.failed.emit(*describe(exc))
+        else:
+            self.succeeded.emit(self.outcome)
+        finally:
+            pool.close(kill=self.stop_request.is_set())
+
+    def request_stop(self) -> None:
+        self.stop_request.set()
+
+
+def group_workers(n_seeds: int) -> int:
+    """Worker processes for a group: one per seed, at most one per core."""
+    from engine.workers import default_workers
+
+    return max(1, min(n_seeds, default_workers()))
+
+
+def group_markers(groups: Sequence[dict]) -> dict[int, tuple[str, str]]:
+    """Run id -> (marker, tooltip) for the Runs table: which runs form a group, which one is chosen."""
+    out: dict[int, tuple[str, str]] = {}
+    for number, g in enumerate(groups, start=1):
+        seeds = g.get("seeds") or sorted(int(s) for s in g["runs"])
+        state = "" if g.get("complete", True) else " (stopped before every seed finished)"
+        for seed, run_id in g["runs"].items():
+            if run_id is None:
+                continue
+            chosen = run_id == g.get("chosen_run")
+            text = f"G{number} · seed {seed}" + (" ★ chosen" if chosen else "")
+            tip = (f"Seed group {number}: {len(seeds)} seeds ({' '.join(map(str, seeds))}) of one setting{state}; "
+                   f"folder {g.get('out', '')}.\n★ marks the seed chosen without gold: the one whose readings "
+                   "the other seeds corroborate most (docs/seeds.md)."
+                   + (f"\nChosen because: {g['chosen_because']}" if chosen and g.get("chosen_because") else ""))
+            out[run_id] = (text, tip)
+    return out
+
+
+def group_warning(number: int, group: dict) -> str | None:
+    """The Runs panel's warning for a group, or None when its chosen seed is corroborated."""
+    if not group.get("chosen_disagrees_with_most"):
+        return None
+    others = len(group["runs"]) - 1
+    agree = group.get("seeds_agreeing_with_chosen", 0)
+    return (f"⚠ Seed group {number}: the chosen seed {group.get('chosen_seed')} disagrees with most "
+            f"other seeds (only {agree} of {others} decode at least half of its readings the same "
+            "way). The training may have landed in different solutions: trust only the readings "
+            "with high agreement, or run more seeds.")
+
+
+class SeedGroupBridge(QObject):
+    """Starts and stops seed groups for the window and shows a shown run's group (GUI thread only)."""
+
+    def __init__(self, window: "MainWindow"):
+        super().__init__(window)
+        self.w = window
+        self.thread: SeedGroupThread | None = None
+        self._agreement_cache: dict[tuple[str, str], tuple[str, dict]] = {}
+        self._closing = False
+        window.runs.groupStopRequested.connect(self.stop)
+
+    @property
+    def active(self) -> bool:
+        return self.thread is not None
+
+    # ---- starting -----------------------------------------------------------------------------
+
+    def start_run(self, config: Config | None = None) -> bool:
+        """Start: one run (no seed or one seed in the seeds field) through the live run, or a seed
+        group (several seeds) in worker processes."""
+        w = self.w
+        if isinstance(config, bool):  # a button's clicked(bool)
+            config = None
+        try:
+            seeds = parse_seed_list(w.runs.seeds.text())
+        except DecipherError as exc:
+            w.report_error("Invalid seeds", str(exc))
+            return False
+        if self.active:
+            w.report_error("A seed group is running", "Stop the seed group before starting another run.")
+            return False
+        if len(seeds) <= 1:
+            if seeds:
+                try:
+                    config = (config or w.runs.form.config()).replace(seed=seeds[0])
+                except DecipherError as exc:
+                    w.report_error("Invalid run settings", str(exc))
+                    return False
+            return w.live.start_run(config)
+        return self.start_group(seeds, config)
+
+    def start_group(self, seeds: Sequence[int], config: Config | None = None) -> bool:
+        w, s = self.w, self.w.state
+        project = s.project
+        if project is None:
+            return False
+        if w.controller.active:
+            w.report_error("A run is active", "Stop the run before starting a seed group.")
+            return False
+        if s.corpus_id is None or s.language_id is None:
+            w.report_error("Nothing to run on", "Import a corpus and a known language first (File ▸ Import).")
+            return False
+        if getattr(project, "read_only", False):
+            w.report_error("The project is read-only", "A seed group records its runs in the project; "
+                           "open a writable copy.")
+            return False
+        if config is None:
+            try:
+                config = w.runs.form.config()
+            except DecipherError as exc:
+                w.report_error("Invalid run settings", str(exc))
+                return False
+        try:
+            corpus = project.corpus(s.corpus_id).name
+            language = project.vocabulary(s.language_id).language
+            out = group_folder(project.path, corpus, language, config, project.pins())
+        except (DecipherError, OSError) as exc:
+            w.report_error(*describe(exc))
+            return False
+        thread = SeedGroupThread(project.path, config, seeds, out, s.corpus_id, s.language_id,
+                                 group_workers(len(seeds)), self)
+        thread.progressed.connect(self._on_progress)
+        thread.logged.connect(lambda line: w.statusBar().showMessage(line, 8000))
+        thread.succeeded.connect(self._on_succeeded)
+        thread.failed.connect(self._on_failed)
+        thread.finished.connect(self._on_thread_finished)
+        self.thread = thread
+        self._project_path = Path(project.path)
+        w.runs.set_group_running(True, len(seeds), out)
+        w.acts.start.setEnabled(False)
+        thread.start()
+        return True
+
+    def stop(self) -> None:
+        if self.thread is not None:
+            self.thread.request_stop()
+            self.w.runs.set_group_stopping()
+
+    def shutdown(self, timeout_ms: int = 60_000) -> bool:
+        """The window closes: stop the group (finished seeds are kept) and wait for its thread."""
+        self._closing = True
+        if self.thread is None:
+            return True
+        thread = self.thread
+        thread.request_stop()
+        return thread.wait(timeout_ms)
+
+    # ---- the thread's signals -------------------------------------------------------------------
+
+    def _same_project(self) -> bool:
+        project = self.w.project
+        return project is not None and Path(project.path) == getattr(self, "_project_path", None)
+
+    def _on_progress(self, done: int, total: int) -> None:
+        if self.thread is None or self._closing:
+            return
+        self.w.runs.set_group_progress(done, total)
+        if self._same_project():
+            self.w.refresh_runs()
+
+    def _on_succeeded(self, outcome: SeedsOutcome) -> None:
+        w = self.w
+        if self._closing:
+            return
+        w.runs.set_group_running(False)
+        if not self._same_project():
+            return
+        w.refresh_runs()
+        chosen = outcome.metrics.get("chosen_seed")
+        if outcome.stopped:
+            done = len(outcome.metrics.get("seeds", []))
+            w.statusBar().showMessage(f"Seed group stopped: {done} of {done + len(outcome.failed)} seeds "
+                                      f"finished and kept in {outcome.out}; Start the same group to "
+                                      "finish the rest", 15000)
+        else:
+            w.statusBar().showMessage(f"Seed group finished: seed {chosen} chosen without gold "
+                                      f"({outcome.metrics.get('chosen_because', '')})", 15000)
+        groups = seed_groups(w.project)
+        group = next((g for g in groups if g.get("out") == str(outcome.out)), None)
+        if group is not None and group.get("chosen_run") is not None:
+            w.show_run(group["chosen_run"])
+
+    def _on_failed(self, title: str, message: str) -> None:
+        if self._closing:
+            return
+        self.w.runs.set_group_running(False)
+        self.w.report_error(f"Seed group failed: {title[:1].lower() + title[1:]}", message)
+
+    def _on_thread_finished(self) -> None:
+        thread, self.thread = self.thread, None
+        if thread is not None:
+            thread.deleteLater()
+        if self._closing:
+            return
+        self.w.runs.set_group_running(False)
+        self.w.acts.start.setEnabled(not self.w.controller.active)
+
+    # ---- showing a group ------------------------------------------------------------------------
+
+    def markers(self) -> dict[int, tuple[str, str]]:
+        project = self.w.project
+        return {} if project is None else group_markers(seed_groups(project))
+
+    def show_run(self, run_id: int | None) -> None:
+        """The shown run changed: its group's agreement in Matches and the inscription view, and
+        the warning in the Runs panel (all cleared when the run is in no group)."""
+        w = self.w
+        project = w.project
+        found = None if project is None else group_of_run(seed_groups(project), run_id)
+        if found is None:
+            agreement, warning = {}, None
+        else:
+            number, group = found
+            agreement = self._agreement(project, group)
+            warning = group_warning(number, group)
+        w.matches.set_agreement(agreement)
+        w.inscriptions.set_agreement(agreement)
+        w.runs.set_group_warning(warning)
+
+    def _agreement(self, project, group: dict) -> dict:
+        """The group's agreement, cached while the group's stored entry is unchanged."""
+        import json
+
+        key = (str(project.path), group.get("out", ""))
+        stamp = json.dumps(group, sort_keys=True, default=str)
+        cached = self._agreement_cache.get(key)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        agreement = group_agreement(project, group)
+        self._agreement_cache[key] = (stamp, agreement)
+        return agreement
+
+
+__all__ = ["SeedGroupBridge", "SeedGroupThread", "group_markers", "group_warning", "group_workers"]
