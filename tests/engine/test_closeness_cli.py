@@ -200,3 +200,24 @@ def test_append_results_adds_each_run_once(first, files, tmp_path, monkeypatch, 
     assert run_cli(args(files, out, known=("source", "unrelated")) + ["--append-results", str(tmp_path / "other.csv")],
                    CountingPool(), monkeypatch) == 2
     assert "not a closeness results file" in capsys.readouterr().err
+
+
+def test_the_paper_comparisons_commands_name_every_candidate_and_the_results_file(tmp_path, capsys):
+    from benchmarks.closeness_paper import COMPARISONS, command, main as paper_main
+
+    for lost, (_, names, preset, min_units) in COMPARISONS.items():
+        argv = command(lost, workers=2, build=tmp_path, runs=tmp_path / "runs", results=tmp_path / "c.csv")
+        known = argv[argv.index("--known") + 1:argv.index("--preset")]
+        assert [k.split("=", 1)[0] for k in known] == list(names)
+        assert all(k.endswith(f"cand{min_units}/{k.split('=', 1)[0]}.csv") for k in known)
+        assert argv[argv.index("--preset") + 1] == preset
+        assert argv[argv.index("--lost-name") + 1] == lost and argv[argv.index("--append-results") + 1] == str(
+            tmp_path / "c.csv")
+        # the arguments are the command's own: they parse
+        from engine.cli import build_parser
+        args = build_parser().parse_args(argv)
+        assert args.seeds == [0, 1, 2] and args.null == 3 and args.workers == 2
+    assert set(COMPARISONS["ugaritic"][1]) == {"hebrew", "arabic", "latin", "spanish", "hungarian", "turkish", "basque"}
+    assert set(COMPARISONS["iberian"][1]) == {"basque", "latin", "spanish", "hungarian", "turkish", "arabic"}
+    assert {"proto-germanic", "old-norse", "old-english"} < set(COMPARISONS["gothic"][1])
+    assert len(COMPARISONS["gothic"][1]) == 9
