@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -93,20 +92,18 @@ def test_a_tiny_comparison_runs_in_a_worker_and_the_tab_shows_it(win, qtbot, tmp
 
     ticks = []
     timer = QTimer()
-    timer.timeout.connect(lambda: ticks.append(time.monotonic()))
-    timer.start(50)
+    timer.timeout.connect(lambda: ticks.append(job.running()))
     c = controller(win)
     job = c.start(request, pool_factory=lambda n: LocalPool(1))  # a real worker process
+    timer.start(50)
     assert job.running()
     view = win.plots.comparison
     assert win.plots.closeness_tab.stack.currentWidget() is view and view.run_bar.isVisible()
     qtbot.waitUntil(lambda: c.comparison is not None or win.last_error is not None, timeout=600_000)
     timer.stop()
     assert c.comparison is not None, win.last_error
-    # the GUI thread kept turning while the runs trained (its timer fired throughout)
-    assert len(ticks) > 10
-    gaps = [b - a for a, b in zip(ticks, ticks[1:])]
-    assert sorted(gaps)[len(gaps) // 2] < 1.0
+    # the GUI thread kept turning while the runs trained: its timer fired while the job ran
+    assert sum(ticks) >= 3
 
     assert set(view.curves) == {"source", "unrelated"}  # one curve per language
     assert view.null_band is not None
@@ -142,21 +139,30 @@ def test_a_tiny_comparison_runs_in_a_worker_and_the_tab_shows_it(win, qtbot, tmp
         shutil.copy(shot, Path(target) / shot.name)
 
 
-def test_stop_ends_the_runs_and_a_rerun_continues(win, qtbot, tmp_path):
+def test_stop_ends_the_worker_processes_at_once_and_keeps_the_state(win, qtbot, tmp_path):
     from decipher_gui.comparison import ComparisonDialog, controller
-    from engine.sweep import InlinePool
+    from engine.workers import LocalPool
 
-    d = ComparisonDialog(win.project, TINY.replace(steps=400), win)
-    d.seeds.setText("0 1 2")
+    d = ComparisonDialog(win.project, TINY.replace(steps=100_000), win)  # runs that would not end by themselves
+    d.seeds.setText("0 1")
     d.nulls.setValue(1)
     d.folder.setText(str(tmp_path / "cmp"))
     c = controller(win)
     stopped = []
-    job = c.start(d.request(), pool_factory=lambda n: InlinePool())
+    job = c.start(d.request(), pool_factory=lambda n: LocalPool(1))
     job.stopped.connect(lambda: stopped.append(True))
-    qtbot.waitUntil(lambda: win.plots.comparison.progress.maximum() > 1, timeout=60_000)
-    win.plots.comparison.stop_button.click()  # the GUI thread returns at once
-    qtbot.waitUntil(lambda: bool(stopped) or c.comparison is not None, timeout=120_000)
-    assert stopped and c.comparison is None
+
+    def workers():
+        executor = getattr(getattr(job.pool, "pool", None), "_executor", None)
+        return list(getattr(executor, "_processes", {}).values()) if executor is not None else []
+
+    qtbot.waitUntil(lambda: bool(workers()), timeout=120_000)
+    processes = workers()
+    win.plots.comparison.stop_button.click()  # returns at once: it signals and ends the processes
+    qtbot.waitUntil(lambda: bool(stopped), timeout=60_000)
+    assert c.comparison is None and not job.running()
+    for p in processes:
+        p.join(10)
+        assert not p.is_alive()
     assert "Stopped" in win.plots.comparison.progress_label.text()
-    assert (tmp_path / "cmp" / "results.csv").exists()
+    assert (tmp_path / "cmp" / "results.csv").exists()  # what a rerun continues from
