@@ -221,3 +221,20 @@ def test_the_paper_comparisons_commands_name_every_candidate_and_the_results_fil
     assert set(COMPARISONS["iberian"][1]) == {"basque", "latin", "spanish", "hungarian", "turkish", "arabic"}
     assert {"proto-germanic", "old-norse", "old-english"} < set(COMPARISONS["gothic"][1])
     assert len(COMPARISONS["gothic"][1]) == 9
+
+
+@pytest.mark.slow
+def test_ray_local_runs_a_tiny_comparison(files, tmp_path, monkeypatch):
+    pytest.importorskip("ray", reason="Ray is the optional [cluster] extra; not installed")
+    import os
+
+    root = str(Path(__file__).resolve().parents[2])  # the Ray workers import this checkout's engine
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
+    monkeypatch.setenv("RAY_DISABLE_USAGE_STATS", "1")
+    out = tmp_path / "out"
+    code = main(["closeness", "--lost", str(files / "lost.csv"), "--known", f"source={files / 'source.csv'}",
+                 f"unrelated={files / 'unrelated.csv'}", "--seeds", "0", "--null", "1", *TINY,
+                 "--ray", "local", "--workers", "2", "--out", str(out)])
+    assert code == 0
+    _, runs = read(out / "runs.csv")
+    assert len(runs) == 4 and {r["known"] for r in runs} == {"source", "unrelated"}
