@@ -126,9 +126,13 @@ def cmd_closeness(args) -> int:
                            config=config, null_mode=args.null_mode)
     for name, why in plan.failures.items():  # a candidate that cannot be read stops nothing else
         _log(f"error: candidate {name}: {why}; compared without it")
-    out = prepare_output_folder(args.out)
+    pool, in_flight, n = make_pool(args.workers, args.ray, args.gpus_per_run)  # a bad --ray: nothing written
+    try:
+        out = prepare_output_folder(args.out)
+    except BaseException:
+        pool.close()
+        raise
     _log(f"closeness: {plan.matching.describe()}")
-    pool, in_flight, n = make_pool(args.workers, args.ray, args.gpus_per_run)
     _log(f"closeness: {len(plan.items)} runs ({len(plan.candidates)} candidates x (1 + {args.null} nulls) x "
          f"{len(args.seeds)} seeds) on {n} {'Ray' if args.ray else 'local'} worker{'s' if n != 1 else ''} -> {out}")
     try:

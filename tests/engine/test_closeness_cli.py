@@ -238,3 +238,17 @@ def test_ray_local_runs_a_tiny_comparison(files, tmp_path, monkeypatch):
     assert code == 0
     _, runs = read(out / "runs.csv")
     assert len(runs) == 4 and {r["known"] for r in runs} == {"source", "unrelated"}
+
+
+def test_an_unreachable_ray_address_is_one_line_and_writes_nothing(files, tmp_path, capsys):
+    import socket
+
+    pytest.importorskip("ray", reason="Ray is the optional [cluster] extra; not installed")
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    code = main(["closeness", "--lost", str(files / "lost.csv"), "--known", f"a={files / 'source.csv'}",
+                 f"b={files / 'unrelated.csv'}", "--ray", f"127.0.0.1:{port}", "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "no Ray cluster answers there" in err[0]
+    assert not (tmp_path / "out").exists()
