@@ -319,6 +319,27 @@ class ComparisonController(QObject):
         app = QApplication.instance()
         if app is not None:
             app.aboutToQuit.connect(self.stop)  # no worker process outlives the app
+        window.projectOpened.connect(self._project_opened)
+
+    def _detach(self) -> None:
+        """The current job says nothing more to the window (it was replaced, or the project changed)."""
+        job, self.job = self.job, None
+        if job is None:
+            return
+        for sig in (job.planned, job.progressed, job.finished, job.failed, job.stopped):
+            try:
+                sig.disconnect()
+            except (RuntimeError, TypeError):  # nothing connected any more
+                pass
+
+    @Slot(str)
+    def _project_opened(self, _path: str) -> None:
+        """Another project: its comparison is not this one's (a running one stops; rerunning it continues)."""
+        self.stop()
+        self._detach()
+        self.comparison = None
+        self.w.plots.comparison.clear()
+        self.w.plots.closeness_tab.runs_button.click()
 
     def open_dialog(self) -> None:
         w = self.w
@@ -342,6 +363,7 @@ class ComparisonController(QObject):
 
     def start(self, request: ComparisonRequest, pool_factory: Callable[[int], Any] = _default_pool) -> ComparisonJob:
         view = self.w.plots.comparison
+        self._detach()
         job = self.job = ComparisonJob(request, self, pool_factory)
         job.planned.connect(self._planned)
         job.progressed.connect(self._progressed)

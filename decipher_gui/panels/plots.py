@@ -446,6 +446,18 @@ class ComparisonView(QWidget):
         self.splitter.setStretchFactor(1, 2)
         lay.addWidget(self.splitter, 1)
 
+    def clear(self) -> None:
+        """No comparison shown (another project was opened)."""
+        self.plot.clear()
+        self.legend.clear()
+        self.curves = {}
+        self.null_band = None
+        self.model.removeRows(0, self.model.rowCount())
+        self.caption.setText("<b>No comparison yet</b>: Run ▸ Compare known languages… trains the corpus against "
+                             "several known languages and their null vocabularies.")
+        self.caption.setToolTip("")
+        self.set_idle()
+
     # ---- progress of a running comparison (the job in decipher_gui/comparison.py drives it) ----
 
     def set_running(self, total: int, label: str) -> None:

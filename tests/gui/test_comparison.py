@@ -138,6 +138,13 @@ def test_a_tiny_comparison_runs_in_a_worker_and_the_tab_shows_it(win, qtbot, tmp
     if target:  # docs/screenshots/closeness-comparison.png is made this way
         shutil.copy(shot, Path(target) / shot.name)
 
+    # another project: nothing of this comparison stays on screen
+    other = tmp_path / "other.decipher"
+    shutil.copy(win.project.path, other)
+    assert win.open_project(other)
+    assert view.curves == {} and view.null_band is None and view.model.rowCount() == 0
+    assert c.comparison is None and win.plots.closeness_tab.stack.currentIndex() == 0
+
 
 def test_stop_ends_the_worker_processes_at_once_and_keeps_the_state(win, qtbot, tmp_path):
     from decipher_gui.comparison import ComparisonDialog, controller
