@@ -34,6 +34,9 @@ COMPARISONS = {
                                        "hungarian", "turkish", "basque"), "paper", 4),
     "iberian": ("iberian/lost.csv", ("basque", "latin", "spanish", "hungarian", "turkish", "arabic"), "iberian", 3),
 }
+#: The authors' partial oracle for Iberian (a b k l m n r s t at their Latin values), which the paper's
+#: Iberian closeness runs had switched on (docs/datasets.md, "Iberian"); given to every Iberian run.
+IBERIAN_PRIOR = ROOT / "resources" / "priors" / "iberian-partial.csv"
 #: Stems asked of every candidate builder (the paper: ~600); the comparison then matches all to the smallest.
 STEMS = 600
 
@@ -57,13 +60,20 @@ def prepare(build: Path = BUILD, data: Path = DATA) -> None:
     _call(decipher, ["import-cog", str(data / SMALL_COG), "--out", str(build / "uga")])
     _call(gothic, ["--known", "pgm", "--wr", "0", "--seed", "0", "--data", str(data), "--out",
                    str(build / "gothic-wr0"), "--quiet"])
-    imp = read_hesperia(data / "iberian" / "hesperia_epigrafy.csv")
-    # records whose text is all lacunae clean to nothing: a LOST.csv has no empty inscription
-    kept = [i for i in imp.inscriptions if i.text.strip()]
-    (build / "iberian").mkdir(exist_ok=True)
-    write_lost(build / "iberian" / "lost.csv", kept)
-    print(f"iberian: {len(kept)} of {len(imp.inscriptions)} Hesperia IBERICO records have text "
-          f"-> {build / 'iberian' / 'lost.csv'}", file=sys.stderr)
+    try:  # the authors' cleaned Hesperia text (`decipher dataset iberian`), where this checkout has it
+        from engine.datasets.iberian import main as iberian
+    except ImportError:
+        iberian = None
+    if iberian is not None:
+        _call(iberian, ["--data", str(data), "--out", str(build / "iberian")])
+    else:  # our own cleaning of the Hesperia export (docs/iberian-cleaning.md)
+        imp = read_hesperia(data / "iberian" / "hesperia_epigrafy.csv")
+        # records whose text is all lacunae clean to nothing: a LOST.csv has no empty inscription
+        kept = [i for i in imp.inscriptions if i.text.strip()]
+        (build / "iberian").mkdir(exist_ok=True)
+        write_lost(build / "iberian" / "lost.csv", kept)
+        print(f"iberian: {len(kept)} of {len(imp.inscriptions)} Hesperia IBERICO records have text "
+              f"-> {build / 'iberian' / 'lost.csv'}", file=sys.stderr)
     for lost, (_, names, _, min_units) in COMPARISONS.items():
         for name in names:
             out = candidate_path(lost, name, build)
@@ -87,6 +97,8 @@ def command(lost: str, *, seeds=(0, 1, 2), n_null: int = 3, workers: int | None 
     argv = ["closeness", "--lost", str(build / path),
             "--known", *[f"{n}={candidate_path(lost, n, build)}" for n in names],
             "--preset", preset, "--set", "eval_interval=0", "--seeds", *map(str, seeds), "--null", str(n_null)]
+    if lost == "iberian" and IBERIAN_PRIOR.exists():
+        argv += ["--prior", str(IBERIAN_PRIOR)]
     if steps is not None:
         argv += ["--steps", str(steps)]
     if workers is not None:

@@ -38,6 +38,9 @@ def add_closeness_parser(sub) -> None:
     p.add_argument("--config", type=Path, help="a TOML file of settings")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override one setting (repeatable), e.g. --set feature_dim=8")
+    p.add_argument("--prior", type=Path, metavar="PRIOR.csv",
+                   help="pinned sound values given to every run, candidates and nulls alike "
+                        "(e.g. the Iberian partial oracle of the paper's closeness runs)")
     p.add_argument("--device", choices=["auto", "cpu", "cuda"])
     p.add_argument("--workers", type=int, default=None,
                    help="worker processes at once (default: the cores this machine gives)")
@@ -111,7 +114,7 @@ def cmd_closeness(args) -> int:
     from .closeness_run import append_results, run_comparison
     from .comparison import plan_comparison, unranked
     from .data import Corpus
-    from .io.tables import read_lost
+    from .io.tables import read_lost, read_prior
     from .run_outputs import prepare_output_folder
 
     check_numbers(args)
@@ -122,6 +125,7 @@ def cmd_closeness(args) -> int:
     if not args.lost.is_file():
         raise DecipherError(f"{args.lost}: no such lost-text file")
     corpus = Corpus(args.lost.stem, tuple(read_lost(args.lost)))
+    pins = tuple(read_prior(args.prior)) if args.prior is not None else ()
     plan = plan_comparison(corpus, candidates, seeds=tuple(args.seeds), n_null=args.null, stems=args.stems,
                            config=config, null_mode=args.null_mode)
     for name, why in plan.failures.items():  # a candidate that cannot be read stops nothing else
@@ -136,7 +140,7 @@ def cmd_closeness(args) -> int:
     _log(f"closeness: {len(plan.items)} runs ({len(plan.candidates)} candidates x (1 + {args.null} nulls) x "
          f"{len(args.seeds)} seeds) on {n} {'Ray' if args.ray else 'local'} worker{'s' if n != 1 else ''} -> {out}")
     try:
-        comparison = run_comparison(plan, out, pool, in_flight=in_flight, log=_log)
+        comparison = run_comparison(plan, out, pool, in_flight=in_flight, log=_log, pins=pins)
     finally:
         pool.close()
     for s in comparison.summaries:

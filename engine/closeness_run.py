@@ -30,9 +30,11 @@ class Stopped(Exception):
     """The user stopped the comparison; finished runs are kept and a rerun continues."""
 
 
-def fingerprint(item: PlanItem) -> str:
+def fingerprint(item: PlanItem, pins: tuple = ()) -> str:
     """10 hex digits of what a run's result depends on, the seed aside (it is in the folder name)."""
     h = hashlib.sha256()
+    for pin in pins:
+        h.update(b"\x1fP" + repr(pin).encode("utf-8"))
     config = {k: v for k, v in item.config.to_dict().items() if k != "seed"}
     h.update(json.dumps(config, sort_keys=True, default=str).encode("utf-8"))
     for s in item.vocabulary.stems:
@@ -47,9 +49,9 @@ def folder_name(name: str) -> str:
     return "".join(c if c.isalnum() or c in "._-+" else "-" for c in name) or "-"
 
 
-def run_folder(item: PlanItem) -> str:
+def run_folder(item: PlanItem, pins: tuple = ()) -> str:
     kind = "own" if item.null is None else f"null-{item.null}"
-    return f"{folder_name(item.known)}/{kind}-{fingerprint(item)}/seed-{item.seed}"
+    return f"{folder_name(item.known)}/{kind}-{fingerprint(item, pins)}/seed-{item.seed}"
 
 
 class StoppablePool:
@@ -144,12 +146,15 @@ def _already_finished(out: Path, planned) -> int:
 
 def run_comparison(plan: Plan, out: str | Path, pool, *, in_flight: int | None = None,
                    log: Callable[[str], None] = lambda line: None,
-                   on_progress: Callable[[Progress], None] | None = None, plot: bool = True) -> Comparison:
+                   on_progress: Callable[[Progress], None] | None = None, plot: bool = True,
+                   pins: tuple = ()) -> Comparison:
     """Run what ``plan`` still needs in ``out`` through ``pool`` (a LocalPool, RayPool, InlinePool or a
     :class:`StoppablePool` around one), then summarise every finished run, old and new, and write
     runs.csv, summary.csv, curves.csv, comparison.json and closeness.png to ``out``.
 
-    Raises :class:`Stopped` when the pool was stopped (``out/results.csv`` keeps what finished).
+    ``pins`` (engine.data.PinnedValue, e.g. from a PRIOR.csv) are given to every run, candidates and
+    nulls alike. Raises :class:`Stopped` when the pool was stopped (``out/results.csv`` keeps what
+    finished).
     """
     from .session import RunInputs
     from .sweep import DONE, PlannedRun, drive
@@ -159,7 +164,7 @@ def run_comparison(plan: Plan, out: str | Path, pool, *, in_flight: int | None =
     by_dir: dict[str, PlanItem] = {}
     planned = []
     for item in plan.items:
-        d = run_folder(item)
+        d = run_folder(item, tuple(pins))
         by_dir[d] = item
         planned.append(PlannedRun(item.known, item.seed, {} if item.null is None else {"null": item.null}, d))
 
@@ -167,7 +172,7 @@ def run_comparison(plan: Plan, out: str | Path, pool, *, in_flight: int | None =
         def make(p: PlannedRun) -> RunItem:
             it = by_dir[p.run_dir]
             return RunItem(out / p.run_dir, it.known, it.seed, "" if it.null is None else f"null={it.null}",
-                           inputs=RunInputs(it.lost, it.vocabulary, it.config))
+                           inputs=RunInputs(it.lost, it.vocabulary, it.config, pins=tuple(pins)))
         return make
 
     total = len(planned)

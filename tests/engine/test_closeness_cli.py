@@ -252,3 +252,31 @@ def test_an_unreachable_ray_address_is_one_line_and_writes_nothing(files, tmp_pa
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "no Ray cluster answers there" in err[0]
     assert not (tmp_path / "out").exists()
+
+
+def test_a_prior_reaches_every_run_and_is_part_of_the_fingerprint(files, tmp_path, monkeypatch):
+    from engine.data import PinnedValue
+
+    (tmp_path / "prior.csv").write_text("lost,known_ipa\nb,b\n", encoding="utf-8")
+    pool = CountingPool()
+    seen = []
+    real = pool._run
+
+    def spy(task):
+        seen.extend(item.inputs.pins for item in task)
+        return real(task)
+
+    pool.run = spy
+    out = tmp_path / "out"
+    code = run_cli(args(files, out, seeds=("0",), known=("source", "unrelated")) + ["--prior", str(tmp_path / "prior.csv")],
+                   pool, monkeypatch)
+    assert code == 0 and len(seen) == 4
+    assert all([(x.lost, x.known_ipa) for x in p] == [("b", "b")] for p in seen)  # candidates and nulls alike
+    from engine.data import Corpus, Vocabulary
+    from engine.io.tables import read_known, read_lost
+
+    plan = plan_comparison(Corpus("lost", tuple(read_lost(files / "lost.csv"))),
+                           {k: Vocabulary(k, tuple(read_known(files / f"{k}.csv"))) for k in ("source", "unrelated")},
+                           seeds=(0,), n_null=0)
+    item = plan.items[0]
+    assert run_folder(item) != run_folder(item, (PinnedValue("b", "b"),))
