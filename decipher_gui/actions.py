@@ -58,6 +58,8 @@ class WindowActions(QObject):
                                   "Pause after the current step; pin values, then resume")
         self.stop = self._action("S&top run", w.stop_run, "Shift+F5")
         self.send_pins = self._action("Send pins to paused run", w.send_pins)
+        self.compare = self._action("&Compare known languages…", self.compare_dialog,  # issue 12
+                                    tip="Which known language is closest: candidates, their nulls, seeds")
         self.bigger = self._action("Larger text", lambda: w.zoom_text(1), SK.ZoomIn)
         self.smaller = self._action("Smaller text", lambda: w.zoom_text(-1), SK.ZoomOut)
         self.display = self._action("Display table…", w.edit_display_table,
@@ -116,6 +118,8 @@ class WindowActions(QObject):
         run = bar.addMenu("&Run")
         for a in (self.start, self.pause, self.stop, self.send_pins):
             run.addAction(a)
+        run.addSeparator()
+        run.addAction(self.compare)
         view = bar.addMenu("&View")
         for dock in w.docks():
             view.addAction(dock.toggleViewAction())
@@ -222,6 +226,11 @@ class WindowActions(QObject):
                               f"accepted-run{self.w.state.shown_run or ''}.tsv", "TSV (*.tsv)")
         if path:
             self.w.export_edictor(path)
+
+    def compare_dialog(self) -> None:
+        from .comparison import controller
+
+        controller(self.w).open_dialog()
 
     def export_plot_dialog(self, plot) -> None:
         path = self.save_path(f"Export {plot.title} values", f"{plot.title.lower()}.csv", "CSV (*.csv)")

@@ -68,6 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     from .sweep_cli import add_seeds_arguments, add_sweep_parser  # issue 11: several seeds, sweeps
     add_seeds_arguments(sub.choices["run"])
     add_sweep_parser(sub)
+    from .closeness_cli import add_closeness_parser  # issue 12: which known language is closest
+    add_closeness_parser(sub)
     _add_import_cog_parser(sub)
     try:
         from .project.cli import add_project_parser

@@ -393,6 +393,23 @@ def compare(lost: Corpus, candidates: Mapping[str, Vocabulary | str | os.PathLik
 # files
 
 
+def unranked(comparison: Comparison) -> list[tuple[str, str]]:
+    """(candidate, why) for every candidate without a score: its file could not be read, or none of
+    its own runs finished. They follow the ranked rows of summary.csv, their verdict saying why."""
+    ranked = {s.known for s in comparison.summaries}
+    out = [(name, f"not compared: {why}") for name, why in comparison.plan.failures.items()]
+    for name in comparison.plan.candidates:
+        if name not in ranked:
+            errors = [e for i, e in comparison.run_failures if i.known == name and i.null is None]
+            out.append((name, "not compared: no run finished" + (f" ({errors[0]})" if errors else "")))
+    return out
+
+
+def unranked_rows(comparison: Comparison) -> list[tuple]:
+    width = len(SUMMARY_COLUMNS) + len(SUMMARY_EXTRA)
+    return [(name, "", "", "", "", "", why) + ("",) * (width - len(SUMMARY_COLUMNS)) for name, why in unranked(comparison)]
+
+
 def write_comparison(out: str | os.PathLike, comparison: Comparison, *, plot: bool = True) -> list[Path]:
     """runs.csv, summary.csv, curves.csv, comparison.json and (when it can render) closeness.png."""
     from .io.tables import write_csv
@@ -400,7 +417,8 @@ def write_comparison(out: str | os.PathLike, comparison: Comparison, *, plot: bo
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     write_csv(out / "runs.csv", RUNS_COLUMNS, (r.row for r in comparison.records))
-    write_csv(out / "summary.csv", SUMMARY_COLUMNS + SUMMARY_EXTRA, (s.row for s in comparison.summaries))
+    write_csv(out / "summary.csv", SUMMARY_COLUMNS + SUMMARY_EXTRA,
+              [s.row for s in comparison.summaries] + unranked_rows(comparison))
     write_csv(out / "curves.csv", ("known", "seed", "null", "confidence", "coverage"),
               ((r.item.known, r.item.seed, "" if r.item.null is None else r.item.null, c, v)
                for r in comparison.records for c, v in r.result.curve))
@@ -437,6 +455,6 @@ def write_comparison(out: str | os.PathLike, comparison: Comparison, *, plot: bo
 __all__ = [
     "CLOSER", "CandidateSummary", "Comparison", "NO_EVIDENCE", "Plan", "PlanItem", "RUNS_COLUMNS", "RunRecord",
     "RunResult", "SUMMARY_COLUMNS", "SUMMARY_EXTRA", "Signal", "UNTESTED", "Z_THRESHOLD", "as_result", "compare",
-    "decoding_agreement", "empirical_p", "load_candidates", "mapping_agreement", "plan_comparison", "record",
+    "decoding_agreement", "empirical_p", "unranked", "load_candidates", "mapping_agreement", "plan_comparison", "record",
     "run_plan", "summarise", "train_run", "verdict", "write_comparison", "z_score",
 ]

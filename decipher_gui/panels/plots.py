@@ -1,5 +1,6 @@
 """Live plots (pyqtgraph) of losses, coverage, quality and the closeness curve, each with a table
-twin that can be copied or exported as CSV (what a screen reader and a spreadsheet can use)."""
+twin that can be copied or exported as CSV (what a screen reader and a spreadsheet can use); the
+Closeness tab also shows a comparison of known languages (curves, null band, scores and verdicts)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ from typing import Sequence
 
 import pyqtgraph as pg
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
-from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QPushButton, QStackedWidget,
-                               QTableView, QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtGui import QColor, QGuiApplication, QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QHBoxLayout, QHeaderView, QLabel, QProgressBar,
+                               QPushButton, QSplitter, QStackedWidget, QTableView, QTabWidget, QVBoxLayout,
+                               QWidget)
 
 from . import wrapping_label
 from ..driver import StepRecord
@@ -256,10 +258,12 @@ class PlotsPanel(QWidget):
         self.coverage.add_standing(["coverage target"], style=1)
         self.coverage.add_standing(["corpus coverage (eval)"], symbol="o", style=2)
         self.quality.add_standing(["P@1", "P@10", "span precision", "span recall"], symbol="o")
+        self.comparison = ComparisonView()
+        self.closeness_tab = ClosenessTab(self.closeness, self.comparison)
         for name, w in (("Losses", self.losses), ("Coverage", self.coverage), ("Quality (P@K)", self.quality),
                         ("Closeness", self.closeness)):
             w.exportRequested.connect(self.exportRequested)
-            self.tabs.addTab(w, name)
+            self.tabs.addTab(self.closeness_tab if w is self.closeness else w, name)
         lay.addWidget(self.tabs)
         self._steps: list[StepRecord] = []
 
@@ -336,3 +340,219 @@ class PlotsPanel(QWidget):
                           ("span_recall", "span recall")):
             if key in by_name:
                 self.quality.set_series(name, *by_name[key], symbol="o")
+
+
+# ---- a comparison of known languages (issue 12) ----------------------------------------------------
+
+
+class ClosenessTab(QWidget):
+    """The Closeness tab: the single runs' curves, or the last comparison of known languages."""
+
+    def __init__(self, runs: QWidget, comparison: "ComparisonView", parent=None):
+        super().__init__(parent)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        bar = QHBoxLayout()
+        self.runs_button = QPushButton("Single runs")
+        self.comparison_button = QPushButton("Comparison")
+        self.group = QButtonGroup(self)
+        for i, b in enumerate((self.runs_button, self.comparison_button)):
+            b.setCheckable(True)
+            self.group.addButton(b, i)
+            bar.addWidget(b)
+        self.runs_button.setToolTip("The shown run's curve and the newest run on each other known language")
+        self.comparison_button.setToolTip("The last comparison of known languages (Run ▸ Compare known languages…)")
+        bar.addStretch(1)
+        lay.addLayout(bar)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(runs)
+        self.stack.addWidget(comparison)
+        lay.addWidget(self.stack, 1)
+        self.runs_button.setChecked(True)
+        self.group.idClicked.connect(self.stack.setCurrentIndex)
+
+    def show_comparison(self) -> None:
+        self.comparison_button.setChecked(True)
+        self.stack.setCurrentIndex(1)
+
+
+class ComparisonView(QWidget):
+    """Every candidate's mean closeness curve in its own stable colour with the band of its seeds,
+    the null vocabularies' band in grey, a legend in its own column (it never covers a curve), and
+    the table of scores and verdicts beside the plot; above them the running comparison's progress."""
+
+    TABLE_COLUMNS = ("known", "score", "z", "verdict", "null")
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.colours: dict[str, str] = {}
+        """candidate -> colour, fixed for the session once given (engine.closeness_plot.colour_of)"""
+        self.curves: dict[str, pg.PlotDataItem] = {}
+        self.null_band: pg.FillBetweenItem | None = None
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(2, 2, 2, 2)
+        self.caption = wrapping_label("<b>No comparison yet</b>: Run ▸ Compare known languages… trains the corpus "
+                                      "against several known languages and their null vocabularies.")
+        lay.addWidget(self.caption)
+        run_bar = QHBoxLayout()
+        self.progress = QProgressBar()
+        self.progress.setFormat("%v of %m runs")
+        self.progress_label = QLabel()
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setToolTip("Stop the comparison; the finished runs are kept, and running it again continues")
+        run_bar.addWidget(self.progress, 1)
+        run_bar.addWidget(self.stop_button)
+        self.run_bar = QWidget()
+        self.run_bar.setLayout(run_bar)
+        run_bar.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.run_bar)
+        lay.addWidget(self.progress_label)
+        self.run_bar.hide()
+        self.progress_label.hide()
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.graphics = pg.GraphicsLayoutWidget()
+        self.graphics.setBackground("w")
+        self.plot = self.graphics.addPlot(row=0, col=0)
+        self.plot.setLabel("bottom", "confidence")
+        self.plot.setLabel("left", "coverage")
+        self.plot.showGrid(x=True, y=True, alpha=0.2)
+        self.plot.setXRange(0, 1, padding=0.01)
+        self.plot.setYRange(0, 1, padding=0.01)
+        for side in ("left", "bottom"):
+            self.plot.getAxis(side).setTextPen("k")
+            self.plot.getAxis(side).enableAutoSIPrefix(False)
+        # the legend has a column of its own beside the plot, so it never covers a curve
+        side = self.graphics.addLayout(row=0, col=1)
+        self.legend = pg.LegendItem(labelTextColor="k", labelTextSize="9pt")
+        side.addItem(self.legend, row=0, col=0)
+        side.addLabel("", row=1, col=0)
+        side.layout.setRowStretchFactor(1, 10)
+        self.graphics.ci.layout.setColumnStretchFactor(0, 4)
+        self.graphics.ci.layout.setColumnStretchFactor(1, 1)
+        self.graphics.setAccessibleName("Comparison plot")
+        self.model = QStandardItemModel(0, len(self.TABLE_COLUMNS), self)
+        self.model.setHorizontalHeaderLabels(["language", "score", "z", "verdict", "null"])
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setAccessibleName("Comparison scores and verdicts")
+        self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setWordWrap(True)
+        self.splitter.addWidget(self.graphics)
+        self.splitter.addWidget(self.table)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        lay.addWidget(self.splitter, 1)
+
+    def clear(self) -> None:
+        """No comparison shown (another project was opened)."""
+        self.plot.clear()
+        self.legend.clear()
+        self.curves = {}
+        self.null_band = None
+        self.model.removeRows(0, self.model.rowCount())
+        self.caption.setText("<b>No comparison yet</b>: Run ▸ Compare known languages… trains the corpus against "
+                             "several known languages and their null vocabularies.")
+        self.caption.setToolTip("")
+        self.set_idle()
+
+    # ---- progress of a running comparison (the job in decipher_gui/comparison.py drives it) ----
+
+    def set_running(self, total: int, label: str) -> None:
+        self.progress.setRange(0, max(1, total))
+        self.progress.setValue(0)
+        self.progress_label.setText(label)
+        self.run_bar.show()
+        self.progress_label.show()
+        self.stop_button.setEnabled(True)
+
+    def set_progress(self, done: int, total: int, line: str) -> None:
+        self.progress.setRange(0, max(1, total))
+        self.progress.setValue(done)
+        self.progress_label.setText(line)
+
+    def set_idle(self, line: str = "") -> None:
+        self.run_bar.hide()
+        self.progress_label.setText(line)
+        self.progress_label.setVisible(bool(line))
+
+    # ---- the figure and the table ----
+
+    def colour(self, name: str) -> str:
+        from engine.closeness_plot import colour_of
+
+        if name not in self.colours:
+            self.colours[name] = colour_of(name, set(self.colours.values()))
+        return self.colours[name]
+
+    def show_comparison(self, comparison) -> None:
+        """Draw an engine.comparison.Comparison (its runs' curves) and fill the table."""
+        from engine.closeness_plot import curve_bands
+        from engine.comparison import unranked
+
+        curves, band = curve_bands(comparison)
+        plan = comparison.plan
+        self.plot.clear()
+        self.legend.clear()
+        self.curves = {}
+        self.null_band = None
+        if band is not None:
+            x, lo, hi = band
+            dash = pg.mkPen(90, 90, 90, 200, width=1.2, style=Qt.PenStyle.DashLine)
+            lo_item, hi_item = self.plot.plot(x, lo, pen=dash), self.plot.plot(x, hi, pen=dash)
+            self.null_band = pg.FillBetweenItem(lo_item, hi_item, brush=pg.mkBrush(120, 120, 120, 60))
+            self.plot.addItem(self.null_band)
+            self.legend.addItem(pg.PlotDataItem(pen=dash), "null (5–95 %)")
+        by_name = {s.known: s for s in comparison.summaries}
+        for name, (x, mean, lo, hi) in curves.items():
+            colour = self.colour(name)
+            fill = pg.mkColor(colour)
+            fill.setAlpha(55)
+            lo_item = self.plot.plot(x, lo, pen=pg.mkPen(colour, width=0.5))
+            hi_item = self.plot.plot(x, hi, pen=pg.mkPen(colour, width=0.5))
+            self.plot.addItem(pg.FillBetweenItem(lo_item, hi_item, brush=pg.mkBrush(fill)))
+            self.curves[name] = self.plot.plot(x, mean, pen=pg.mkPen(colour, width=2.5))
+            self.legend.addItem(self.curves[name], f"{name} ({by_name[name].score_mean:.3f})")
+        ymax = max([float(c[3].max()) for c in curves.values()] + ([float(band[2].max())] if band else []) + [0.05])
+        self.plot.setYRange(0, min(1.0, ymax * 1.05), padding=0.01)
+        self.caption.setText(f"<b>Comparison</b> of {len(curves)} known languages on {plan.lost.name}: "
+                             f"{plan.matching.size} stems each, seeds {' '.join(map(str, plan.seeds))}, "
+                             f"{plan.n_null} null vocabularies each. Score = area under the curve; "
+                             "verdict: z ≥ 2 against the language's own nulls.")
+        self.caption.setToolTip(plan.matching.describe())
+        self.model.removeRows(0, self.model.rowCount())
+
+        def cell(text: str, tip: str = "") -> QStandardItem:
+            item = QStandardItem(text)
+            item.setToolTip(tip or text)
+            return item
+
+        for s in comparison.summaries:
+            name = cell(s.known)
+            name.setData(QColor(self.colour(s.known)), Qt.ItemDataRole.DecorationRole)
+            z = "" if s.z != s.z else f"{s.z:.1f}"
+            self.model.appendRow([name, cell(f"{s.score_mean:.3f} ± {s.score_sd:.3f}",
+                                             f"mean ± sd of the score over {s.n_seeds} seeds"),
+                                  cell(z, "(score − null mean) / null sd"), cell(s.verdict),
+                                  cell("" if s.null_mean != s.null_mean else f"{s.null_mean:.3f} ± {s.null_sd:.3f}",
+                                       f"mean ± sd over {s.n_null_runs} null runs")])
+        for name, why in unranked(comparison):
+            self.model.appendRow([cell(name), cell(""), cell(""), cell(why.split(":", 1)[0], why), cell("")])
+        self.table.resizeColumnsToContents()
+        total = max(self.splitter.width(), 600)
+        self.splitter.setSizes([int(total * 0.58), total - int(total * 0.58)])
+
+    def export_png(self, path: str | Path, width: int = 1000) -> Path:
+        """The plot with its legend as a PNG (the comparison's closeness.png)."""
+        import pyqtgraph.exporters  # noqa: F401 (registers ImageExporter)
+        from engine.io.atomic import atomic_path
+
+        path = Path(path)
+        with atomic_path(path) as tmp:
+            exporter = pg.exporters.ImageExporter(self.graphics.scene())
+            exporter.parameters()["width"] = width
+            exporter.export(str(tmp.with_suffix(".png")))
+            tmp.with_suffix(".png").replace(tmp)
+        return path

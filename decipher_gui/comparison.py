@@ -1,0 +1,437 @@
+"""Run ▸ Compare known languages…: the dialog (corpus, candidate languages, seeds, nulls, vocabulary
+size, steps) and the comparison running in the background through the sweep's worker processes."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from PySide6.QtCore import QObject, Qt, Signal, Slot
+from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout,
+                               QLabel, QLineEdit, QListWidget, QListWidgetItem, QPushButton, QSpinBox,
+                               QVBoxLayout, QWidget)
+
+from engine.config import Config
+from engine.data import Corpus, Vocabulary
+from engine.errors import DecipherError
+
+from . import settings
+
+
+@dataclass(frozen=True)
+class ComparisonRequest:
+    """What the dialog hands the job (read from the project on the GUI thread; crosses to the job's thread)."""
+
+    corpus: Corpus
+    candidates: Mapping[str, Vocabulary | Path]
+    """a project language's vocabulary, or a KNOWN.csv file (read, and reported when bad, by the job)"""
+    seeds: tuple[int, ...]
+    n_null: int
+    stems: int | None
+    """None: the smallest candidate's size"""
+    config: Config
+    out: Path
+    workers: int
+
+
+def parse_seeds(text: str) -> tuple[int, ...]:
+    """``"0 1 2"`` (or commas) -> (0, 1, 2); one line saying what is wrong otherwise."""
+    parts = text.replace(",", " ").split()
+    try:
+        seeds = tuple(int(p) for p in parts)
+    except ValueError:
+        raise DecipherError(f"seeds must be whole numbers separated by spaces, got {text!r}") from None
+    if not seeds:
+        raise DecipherError("give at least one seed")
+    if any(s < 0 for s in seeds) or len(set(seeds)) != len(seeds):
+        raise DecipherError(f"seeds must be distinct numbers 0 or more, got {text!r}")
+    return seeds
+
+
+def default_folder(project_path: Path, corpus_name: str) -> Path:
+    """Comparisons of a corpus live beside the project: PROJECT-closeness/CORPUS (rerunning one resumes it)."""
+    from engine.closeness_run import folder_name
+
+    return project_path.with_name(project_path.stem + "-closeness") / folder_name(corpus_name)
+
+
+class ComparisonDialog(QDialog):
+    """Choose a corpus, two or more candidate languages (the project's known languages, plus KNOWN.csv
+    files), seeds, the number of null vocabularies, the vocabulary size and the steps per run."""
+
+    def __init__(self, project, config: Config, parent=None):
+        super().__init__(parent)
+        from engine.workers import default_workers
+
+        self.setWindowTitle("Compare known languages")
+        self.project = project
+        self.config = config
+        self.files: dict[str, Path] = {}
+        lay = QVBoxLayout(self)
+        intro = QLabel("Trains the corpus against each candidate language and against null vocabularies made "
+                       "from its sounds (no real words), over several seeds, with every vocabulary cut to one "
+                       "size. A language is <i>closer than chance</i> when its score is 2 null standard "
+                       "deviations above its nulls' (docs/closeness.md).")
+        intro.setWordWrap(True)
+        lay.addWidget(intro)
+        form = QFormLayout()
+        self.corpus = QComboBox()
+        for c in project.corpora():
+            self.corpus.addItem(f"{c.name} ({c.inscriptions} inscriptions)", c.id)
+        self.corpus.currentIndexChanged.connect(self._corpus_changed)
+        form.addRow("Corpus:", self.corpus)
+        self.candidates = QListWidget()
+        self.candidates.setAccessibleName("Candidate languages")
+        for lang in project.languages():
+            item = QListWidgetItem(f"{lang.name} ({lang.stems} stems)")
+            item.setData(Qt.ItemDataRole.UserRole, ("language", lang.id, lang.name))
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked)
+            self.candidates.addItem(item)
+        self.candidates.itemChanged.connect(lambda _item: self._check())
+        cand = QWidget()
+        cl = QVBoxLayout(cand)
+        cl.setContentsMargins(0, 0, 0, 0)
+        cl.addWidget(self.candidates)
+        add = QPushButton("Add KNOWN.csv file…")
+        add.clicked.connect(self._add_file_dialog)
+        cl.addWidget(add, 0, Qt.AlignmentFlag.AlignLeft)
+        form.addRow("Candidate languages:", cand)
+        self.seeds = QLineEdit("0 1 2")
+        self.seeds.setToolTip("One run per seed and language; the spread over seeds is drawn as a band")
+        self.seeds.textChanged.connect(lambda _t: self._check())
+        form.addRow("Seeds:", self.seeds)
+        self.nulls = QSpinBox()
+        self.nulls.setRange(0, 100)
+        self.nulls.setValue(3)
+        self.nulls.setToolTip("Null vocabularies per language (each trained with every seed); 0: no verdict")
+        form.addRow("Null vocabularies:", self.nulls)
+        self.stems = QSpinBox()
+        self.stems.setRange(0, 100_000)
+        self.stems.setSpecialValueText("the smallest language's size")
+        self.stems.setToolTip("Every language is sampled to this many stems (the decoder's log |V| makes "
+                              "vocabularies of different sizes incomparable)")
+        form.addRow("Vocabulary size:", self.stems)
+        self.steps = QSpinBox()
+        self.steps.setRange(1, 10_000_000)
+        self.steps.setValue(config.steps)
+        form.addRow("Steps per run:", self.steps)
+        self.workers = QSpinBox()
+        self.workers.setRange(1, 256)
+        self.workers.setValue(max(1, default_workers() - 1))
+        self.workers.setToolTip("Worker processes at once (each trains one run; they run at a lower priority)")
+        form.addRow("Worker processes:", self.workers)
+        self.folder = QLineEdit()
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._browse_folder)
+        row = QWidget()
+        rl = QHBoxLayout(row)
+        rl.setContentsMargins(0, 0, 0, 0)
+        rl.addWidget(self.folder, 1)
+        rl.addWidget(browse)
+        form.addRow("Folder:", row)
+        lay.addLayout(form)
+        self.problem = QLabel()
+        self.problem.setStyleSheet("color: #D55E00")
+        self.problem.setWordWrap(True)
+        lay.addWidget(self.problem)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Run comparison")
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        lay.addWidget(self.buttons)
+        self._corpus_changed()
+        self._check()
+
+    def _corpus_changed(self, *_):
+        cid = self.corpus.currentData()
+        name = next((c.name for c in self.project.corpora() if c.id == cid), "corpus")
+        self.folder.setText(str(default_folder(Path(self.project.path), name)))
+
+    def _browse_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Folder of the comparison", self.folder.text())
+        if folder:
+            self.folder.setText(folder)
+
+    def _add_file_dialog(self) -> None:
+        paths, _ = QFileDialog.getOpenFileNames(self, "Candidate vocabularies (KNOWN.csv: form,ipa)",
+                                                settings.get("last_dir") or "", "CSV or TSV (*.csv *.tsv);;All (*)")
+        for p in paths:
+            self.add_file(Path(p))
+
+    def add_file(self, path: Path, name: str | None = None) -> str:
+        """A KNOWN.csv file as a candidate (checked), named after the file unless ``name`` is given."""
+        taken = set(self._names())
+        base = name or path.stem
+        name, i = base, 2
+        while name in taken:
+            name, i = f"{base} ({i})", i + 1
+        item = QListWidgetItem(f"{name} (file {path.name})")
+        item.setData(Qt.ItemDataRole.UserRole, ("file", path, name))
+        item.setToolTip(str(path))
+        item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+        item.setCheckState(Qt.CheckState.Checked)
+        self.candidates.addItem(item)
+        self._check()
+        return name
+
+    def _names(self) -> list[str]:
+        return [self.candidates.item(i).data(Qt.ItemDataRole.UserRole)[2] for i in range(self.candidates.count())]
+
+    def checked(self) -> list[tuple[str, Any, str]]:
+        out = []
+        for i in range(self.candidates.count()):
+            item = self.candidates.item(i)
+            if item.checkState() == Qt.CheckState.Checked:
+                out.append(item.data(Qt.ItemDataRole.UserRole))
+        return out
+
+    def set_checked(self, names) -> None:
+        for i in range(self.candidates.count()):
+            item = self.candidates.item(i)
+            on = item.data(Qt.ItemDataRole.UserRole)[2] in names
+            item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+
+    def _check(self) -> str:
+        """The first problem of the form (empty when it can run); Run is enabled only without one."""
+        problem = ""
+        if self.corpus.count() == 0:
+            problem = "The project has no corpus: import one first (File ▸ Import)."
+        elif len(self.checked()) < 2:
+            problem = "Choose at least two candidate languages."
+        else:
+            try:
+                parse_seeds(self.seeds.text())
+            except DecipherError as e:
+                problem = str(e)[0].upper() + str(e)[1:] + "."
+        self.problem.setText(problem)
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(not problem)
+        return problem
+
+    def request(self) -> ComparisonRequest:
+        """The comparison the form describes (DecipherError when it cannot run)."""
+        problem = self._check()
+        if problem:
+            raise DecipherError(problem)
+        corpus = self.project.corpus(self.corpus.currentData())
+        candidates: dict[str, Vocabulary | Path] = {}
+        for kind, ref, name in self.checked():
+            candidates[name] = (Vocabulary(name, self.project.vocabulary(ref).stems) if kind == "language"
+                                else Path(ref))
+        folder = self.folder.text().strip()
+        if not folder:
+            raise DecipherError("Give a folder for the comparison's files.")
+        return ComparisonRequest(corpus, candidates, parse_seeds(self.seeds.text()), self.nulls.value(),
+                                 self.stems.value() or None, self.config.replace(steps=self.steps.value()),
+                                 Path(folder), self.workers.value())
+
+
+def _default_pool(workers: int):
+    from engine.workers import LocalPool
+
+    return LocalPool(workers)
+
+
+class ComparisonJob(QObject):
+    """One comparison in the background: planning, the runs (worker processes of a LocalPool), the
+    summary and the files all happen on a thread of its own; it reports by signals, which Qt queues
+    to the GUI thread, so the slots that touch widgets run there. ``stop()`` ends the runs in flight;
+    the finished ones are kept and running the same comparison again continues."""
+
+    planned = Signal(int, str)         # runs in all, one line on the matching
+    progressed = Signal(object)        # engine.closeness_run.Progress
+    finished = Signal(object)          # engine.comparison.Comparison
+    failed = Signal(str)               # one line
+    stopped = Signal()
+
+    def __init__(self, request: ComparisonRequest, parent=None,
+                 pool_factory: Callable[[int], Any] = _default_pool):
+        super().__init__(parent)
+        self.request = request
+        self.pool_factory = pool_factory
+        self.pool = None
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="closeness comparison", daemon=True)
+        self._thread.start()
+
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def stop(self) -> None:
+        """From the GUI thread: no new run starts and the worker processes are ended (never blocks)."""
+        self._stop.set()
+        pool = self.pool
+        if pool is not None:
+            pool.stop()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        if self._thread is not None:
+            self._thread.join(timeout)
+        return not self.running()
+
+    def _run(self) -> None:  # on the job's own thread: no widget is touched here
+        from engine.closeness_run import Stopped, StoppablePool, run_comparison
+        from engine.comparison import plan_comparison
+
+        r = self.request
+        try:
+            plan = plan_comparison(r.corpus, dict(r.candidates), seeds=r.seeds, n_null=r.n_null, stems=r.stems,
+                                   config=r.config)
+            self.planned.emit(len(plan.items), plan.matching.describe())
+            self.pool = StoppablePool(self.pool_factory(r.workers))
+            if self._stop.is_set():
+                self.pool.stop()
+            try:
+                comparison = run_comparison(plan, r.out, self.pool, in_flight=r.workers,
+                                            on_progress=self.progressed.emit, plot=False)
+            finally:
+                self.pool.close()
+        except Stopped:
+            self.stopped.emit()
+            return
+        except (DecipherError, OSError) as e:
+            self.failed.emit(str(e))
+            return
+        except Exception as e:  # noqa: BLE001 — a bug must reach the user, not die with the thread
+            self.failed.emit(f"{type(e).__name__}: {e}")
+            return
+        self.finished.emit(comparison)
+
+
+class ComparisonController(QObject):
+    """Connects a job to the window: the Closeness tab's progress and Stop, the figure and table when
+    it is done, closeness.png written from the tab's own plot, errors in the window's usual way."""
+
+    def __init__(self, window, parent=None):
+        super().__init__(parent or window)
+        self.w = window
+        self.job: ComparisonJob | None = None
+        self.comparison = None
+        view = window.plots.comparison
+        view.stop_button.clicked.connect(self.stop)
+        from PySide6.QtWidgets import QApplication
+
+        app = QApplication.instance()
+        if app is not None:
+            app.aboutToQuit.connect(self.stop)  # no worker process outlives the app
+        window.projectOpened.connect(self._project_opened)
+
+    def _detach(self) -> None:
+        """The current job says nothing more to the window (it was replaced, or the project changed)."""
+        job, self.job = self.job, None
+        if job is None:
+            return
+        for sig in (job.planned, job.progressed, job.finished, job.failed, job.stopped):
+            try:
+                sig.disconnect()
+            except (RuntimeError, TypeError):  # nothing connected any more
+                pass
+
+    @Slot(str)
+    def _project_opened(self, _path: str) -> None:
+        """Another project: its comparison is not this one's (a running one stops; rerunning it continues)."""
+        self.stop()
+        self._detach()
+        self.comparison = None
+        self.w.plots.comparison.clear()
+        self.w.plots.closeness_tab.runs_button.click()
+
+    def open_dialog(self) -> None:
+        w = self.w
+        if w.project is None:
+            w.report_error("No project", "Open a project with a corpus and known languages first.")
+            return
+        if self.job is not None and self.job.running():
+            w.report_error("A comparison is running", "Stop it (Closeness tab) before starting another.")
+            return
+        from .queries import run_defaults
+
+        dialog = ComparisonDialog(w.project, run_defaults(w.project), w)
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return
+        try:
+            request = dialog.request()
+        except DecipherError as e:
+            w.report_error("Cannot compare", str(e))
+            return
+        self.start(request)
+
+    def start(self, request: ComparisonRequest, pool_factory: Callable[[int], Any] = _default_pool) -> ComparisonJob:
+        view = self.w.plots.comparison
+        self._detach()
+        job = self.job = ComparisonJob(request, self, pool_factory)
+        job.planned.connect(self._planned)
+        job.progressed.connect(self._progressed)
+        job.finished.connect(self._finished)
+        job.failed.connect(self._failed)
+        job.stopped.connect(self._stopped)
+        view.set_running(0, f"Planning the comparison of {len(request.candidates)} languages…")
+        self.w.plots.closeness_tab.show_comparison()
+        self.w.plots.tabs.setCurrentWidget(self.w.plots.closeness_tab)
+        job.start()
+        return job
+
+    @Slot()
+    def stop(self) -> None:
+        if self.job is not None and self.job.running():
+            self.job.stop()
+            self.w.plots.comparison.stop_button.setEnabled(False)
+            self.w.plots.comparison.progress_label.setText("Stopping…")
+
+    @Slot(int, str)
+    def _planned(self, total: int, matching: str) -> None:
+        self.w.plots.comparison.set_running(total, matching)
+
+    @Slot(object)
+    def _progressed(self, p) -> None:
+        self.w.plots.comparison.set_progress(p.done, p.total, p.line)
+        self.w.statusBar().showMessage(f"Comparison: {p.done} of {p.total} runs", 5000)
+
+    @Slot(object)
+    def _finished(self, comparison) -> None:
+        view = self.w.plots.comparison
+        self.comparison = comparison
+        view.show_comparison(comparison)
+        out = self.job.request.out if self.job is not None else None
+        line = f"{len(comparison.records)} runs; files in {out}" if out else ""
+        if out is not None:
+            try:
+                view.export_png(Path(out) / "closeness.png")
+            except DecipherError as e:
+                line += f" (closeness.png not written: {e})"
+        from engine.comparison import unranked
+
+        left_out = unranked(comparison)
+        if left_out:
+            line += "; not compared: " + "; ".join(f"{name} ({why.split(': ', 1)[-1]})" for name, why in left_out)
+        if comparison.run_failures:
+            line += f"; {len(comparison.run_failures)} runs failed (comparison.json says why)"
+        view.set_idle(line)
+        self.w.statusBar().showMessage(f"Comparison finished: {line}", 10000)
+
+    @Slot(str)
+    def _failed(self, message: str) -> None:
+        self.w.plots.comparison.set_idle(f"The comparison failed: {message}")
+        self.w.report_error("The comparison failed", message)
+
+    @Slot()
+    def _stopped(self) -> None:
+        self.w.plots.comparison.set_idle("Stopped; the finished runs are kept, and running the same comparison "
+                                         "again continues from them.")
+
+
+def controller(window) -> ComparisonController:
+    """The window's one comparison controller (made on first use)."""
+    c = getattr(window, "_comparison_controller", None)
+    if c is None:
+        c = window._comparison_controller = ComparisonController(window)
+    return c
+
+
+__all__ = ["ComparisonController", "ComparisonDialog", "ComparisonJob", "ComparisonRequest", "controller",
+           "default_folder", "parse_seeds"]

@@ -1,0 +1,282 @@
+"""``decipher closeness`` (issue 12, item 4): the three files with their columns and order, resuming,
+a bad candidate reported while the others finish, bad numbers in one line with exit status 2, and
+appending to the benchmark's results file."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+
+from engine import closeness_cli  # noqa: E402
+from engine.cli import main  # noqa: E402
+from engine.closeness_run import RESULTS_COLUMNS, run_folder  # noqa: E402
+from engine.comparison import RUNS_COLUMNS, SUMMARY_COLUMNS, plan_comparison  # noqa: E402
+from engine.config import Config  # noqa: E402
+from engine.sweep import InlinePool  # noqa: E402
+from engine.workers import LocalPool, run_task  # noqa: E402
+
+TINY = ["--steps", "10", "--device", "cpu", "--set", "eval_interval=0", "--set", "feature_dim=8",
+        "--set", "min_span=3", "--set", "max_span=6", "--set", "chars_per_batch=80"]
+
+
+class CountingPool(InlinePool):
+    """Runs each task here (no worker process to start) and counts the runs."""
+
+    def __init__(self):
+        self.ran: list[str] = []
+        super().__init__(self._run)
+
+    def _run(self, task):
+        self.ran += [str(item.run_dir) for item in task]
+        return run_task(task)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    from engine.io.tables import write_known, write_lost
+    from engine.synthetic import make_cipher
+    from engine.synthetic_relatives import unrelated_vocabulary
+
+    d = tmp_path_factory.mktemp("closeness")
+    c = make_cipher(n_stems=10, n_inscriptions=12, seed=2)
+    write_lost(d / "lost.csv", c.corpus.inscriptions)
+    write_known(d / "source.csv", c.vocabulary.stems)
+    write_known(d / "unrelated.csv", unrelated_vocabulary(10, seed=2, avoid=c.vocabulary.stems).stems)
+    (d / "bad.csv").write_text("form,ipa\nbaka,ba\x00ka\n", encoding="utf-8")
+    return d
+
+
+def run_cli(argv, pool=None, monkeypatch=None):
+    if pool is not None:
+        monkeypatch.setattr(closeness_cli, "make_pool", lambda workers, ray, gpus=0.0: (pool, 1, 1))
+    return main(["closeness", *argv])
+
+
+def args(files: Path, out: Path, *, seeds=("0", "1"), known=("source", "unrelated", "bad")) -> list[str]:
+    return ["--lost", str(files / "lost.csv"), "--known", *[f"{k}={files / (k + '.csv')}" for k in known],
+            "--seeds", *seeds, "--null", "1", *TINY, "--out", str(out)]
+
+
+def read(path: Path) -> tuple[list[str], list[dict]]:
+    with open(path, encoding="utf-8", newline="") as f:
+        r = csv.DictReader(f)
+        return list(r.fieldnames or ()), list(r)
+
+
+@pytest.fixture(scope="module")
+def first(files, tmp_path_factory):
+    out = tmp_path_factory.mktemp("cmp") / "out"
+    mp = pytest.MonkeyPatch()
+    pool = CountingPool()
+    try:
+        import io
+        import contextlib
+
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            code = run_cli(args(files, out), pool, mp)
+    finally:
+        mp.undo()
+    return out, code, err.getvalue(), pool
+
+
+def test_writes_runs_summary_and_figure_best_first(first):
+    out, code, err, pool = first
+    assert len(pool.ran) == 2 * 2 * 2  # 2 usable candidates x (own + 1 null) x 2 seeds
+    cols, runs = read(out / "runs.csv")
+    assert tuple(cols) == RUNS_COLUMNS
+    assert len(runs) == 8
+    assert {(r["known"], r["seed"], r["null"]) for r in runs} == {
+        (k, s, n) for k in ("source", "unrelated") for s in ("0", "1") for n in ("", "0")}
+    assert all(0 <= float(r["score"]) <= 1 and int(r["steps"]) == 10 for r in runs)
+    cols, summary = read(out / "summary.csv")
+    assert tuple(cols[:7]) == SUMMARY_COLUMNS
+    ranked = [r for r in summary if r["score_mean"]]
+    assert [r["known"] for r in ranked] == [r["known"] for r in
+                                            sorted(ranked, key=lambda r: -float(r["score_mean"]))]
+    assert {r["known"] for r in ranked} == {"source", "unrelated"}
+    for r in ranked:  # the summary is the mean of the candidate's own runs in runs.csv
+        own = [float(x["score"]) for x in runs if x["known"] == r["known"] and x["null"] == ""]
+        assert float(r["score_mean"]) == pytest.approx(sum(own) / len(own), abs=1e-5)
+        assert r["verdict"] in ("closer than chance", "no evidence")
+    png = (out / "closeness.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_bad_candidate_is_reported_and_the_others_finish(first):
+    out, code, err, _ = first
+    assert code == 1  # finished, with something to report
+    _, summary = read(out / "summary.csv")
+    bad = [r for r in summary if r["known"] == "bad"]
+    assert len(bad) == 1 and summary[-1]["known"] == "bad"
+    assert bad[0]["score_mean"] == "" and bad[0]["verdict"].startswith("not compared:")
+    assert "bad.csv, line 2" in bad[0]["verdict"]
+    assert "error: candidate bad:" in err and "bad.csv, line 2" in err
+
+
+def test_a_rerun_redoes_nothing_and_a_wider_one_only_the_new_runs(first, files, monkeypatch):
+    out = first[0]
+    before = (out / "runs.csv").read_text(encoding="utf-8")
+    pool = CountingPool()
+    assert run_cli(args(files, out), pool, monkeypatch) == 1
+    assert pool.ran == []
+    assert (out / "runs.csv").read_text(encoding="utf-8") == before
+    pool = CountingPool()
+    assert run_cli(args(files, out, seeds=("0", "1", "2"), known=("source", "unrelated")), pool, monkeypatch) == 0
+    assert sorted(Path(p).name for p in pool.ran) == ["seed-2"] * 4
+    _, runs = read(out / "runs.csv")
+    assert len(runs) == 12
+
+
+def test_a_changed_plan_gets_new_run_folders(files):
+    from engine.data import Corpus, Vocabulary
+    from engine.io.tables import read_known, read_lost
+
+    lost = Corpus("lost", tuple(read_lost(files / "lost.csv")))
+    cands = {k: Vocabulary(k, tuple(read_known(files / f"{k}.csv"))) for k in ("source", "unrelated")}
+    cfg = Config(feature_dim=8, min_span=3, max_span=6)
+    a = plan_comparison(lost, cands, seeds=(0,), n_null=1, steps=10, config=cfg)
+    b = plan_comparison(lost, cands, seeds=(0,), n_null=1, steps=11, config=cfg)
+    c = plan_comparison(lost, cands, seeds=(0,), n_null=1, stems=9, steps=10, config=cfg)
+    folders = [{run_folder(i) for i in p.items} for p in (a, b, c)]
+    assert folders[0] == {run_folder(i) for i in plan_comparison(lost, cands, seeds=(0,), n_null=1, steps=10,
+                                                                  config=cfg).items}
+    assert not folders[0] & folders[1] and not folders[0] & folders[2]
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--known", "only=X"], "at least two candidate languages (got 1)"),
+    (["--workers", "0"], "--workers must be at least 1"),
+    (["--null", "-1"], "--null must be 0 or more"),
+    (["--stems", "0"], "--stems must be a positive number"),
+    (["--steps", "0"], "--steps must be a positive number"),
+    (["--seeds", "1", "1"], "a seed is given twice"),
+    (["--known", "a=X", "a=Y"], "the name 'a' is given twice"),
+    (["--known", "noequals", "b=Y"], "give NAME=PATH"),
+])
+def test_bad_input_is_one_line_and_exit_2(files, tmp_path, capsys, extra, message):
+    base = ["--lost", str(files / "lost.csv"), "--known", f"a={files / 'source.csv'}",
+            f"b={files / 'unrelated.csv'}", "--out", str(tmp_path / "out")]
+    # a later --known replaces the earlier one (argparse), so each case sets its own candidates
+    assert main(["closeness", *base, *extra]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: ") and message in err[0]
+    assert not (tmp_path / "out").exists()  # nothing written
+
+
+def test_two_unreadable_candidates_of_three_are_an_error(files, tmp_path, capsys):
+    code = main(["closeness", "--lost", str(files / "lost.csv"), "--known", f"a={files / 'source.csv'}",
+                 f"b={files / 'bad.csv'}", f"c={tmp_path / 'missing.csv'}", "--out", str(tmp_path / "out")])
+    assert code == 2
+    assert "at least two usable candidates" in capsys.readouterr().err
+
+
+def test_workers_and_ray_pick_the_sweeps_pools():
+    pool, in_flight, n = closeness_cli.make_pool(2, None)
+    assert isinstance(pool, LocalPool) and pool.workers == 2 and in_flight == 2
+    pool.close()
+
+
+def test_append_results_adds_each_run_once(first, files, tmp_path, monkeypatch, capsys):
+    out = first[0]
+    results = tmp_path / "closeness.csv"
+    extra = ["--append-results", str(results), "--lost-name", "ugaritic"]
+    for expected in (8, 0):  # the second append finds every run already there
+        pool = CountingPool()
+        assert run_cli(args(files, out, known=("source", "unrelated")) + extra, pool, monkeypatch) == 0
+        assert pool.ran == []
+        assert f"{expected} new rows in {results}" in capsys.readouterr().err
+    cols, rows = read(results)
+    assert tuple(cols) == RESULTS_COLUMNS
+    assert len(rows) == 8 and {r["lost"] for r in rows} == {"ugaritic"}
+    assert {(r["known"], r["seed"], r["null"]) for r in rows} == {
+        (k, s, n) for k in ("source", "unrelated") for s in ("0", "1") for n in ("", "0")}
+    assert all(0 <= float(r["coverage_at_default"]) <= 1 for r in rows)
+    (tmp_path / "other.csv").write_text("a,b\n1,2\n", encoding="utf-8")
+    assert run_cli(args(files, out, known=("source", "unrelated")) + ["--append-results", str(tmp_path / "other.csv")],
+                   CountingPool(), monkeypatch) == 2
+    assert "not a closeness results file" in capsys.readouterr().err
+
+
+def test_the_paper_comparisons_commands_name_every_candidate_and_the_results_file(tmp_path, capsys):
+    from benchmarks.closeness_paper import COMPARISONS, command, main as paper_main
+
+    for lost, (_, names, preset, min_units) in COMPARISONS.items():
+        argv = command(lost, workers=2, build=tmp_path, runs=tmp_path / "runs", results=tmp_path / "c.csv")
+        known = argv[argv.index("--known") + 1:argv.index("--preset")]
+        assert [k.split("=", 1)[0] for k in known] == list(names)
+        assert all(k.endswith(f"cand{min_units}/{k.split('=', 1)[0]}.csv") for k in known)
+        assert argv[argv.index("--preset") + 1] == preset
+        assert argv[argv.index("--lost-name") + 1] == lost and argv[argv.index("--append-results") + 1] == str(
+            tmp_path / "c.csv")
+        # the arguments are the command's own: they parse
+        from engine.cli import build_parser
+        args = build_parser().parse_args(argv)
+        assert args.seeds == [0, 1, 2] and args.null == 3 and args.workers == 2
+    assert set(COMPARISONS["ugaritic"][1]) == {"hebrew", "arabic", "latin", "spanish", "hungarian", "turkish", "basque"}
+    assert set(COMPARISONS["iberian"][1]) == {"basque", "latin", "spanish", "hungarian", "turkish", "arabic"}
+    assert {"proto-germanic", "old-norse", "old-english"} < set(COMPARISONS["gothic"][1])
+    assert len(COMPARISONS["gothic"][1]) == 9
+
+
+@pytest.mark.slow
+def test_ray_local_runs_a_tiny_comparison(files, tmp_path, monkeypatch):
+    pytest.importorskip("ray", reason="Ray is the optional [cluster] extra; not installed")
+    import os
+
+    root = str(Path(__file__).resolve().parents[2])  # the Ray workers import this checkout's engine
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
+    monkeypatch.setenv("RAY_DISABLE_USAGE_STATS", "1")
+    out = tmp_path / "out"
+    code = main(["closeness", "--lost", str(files / "lost.csv"), "--known", f"source={files / 'source.csv'}",
+                 f"unrelated={files / 'unrelated.csv'}", "--seeds", "0", "--null", "1", *TINY,
+                 "--ray", "local", "--workers", "2", "--out", str(out)])
+    assert code == 0
+    _, runs = read(out / "runs.csv")
+    assert len(runs) == 4 and {r["known"] for r in runs} == {"source", "unrelated"}
+
+
+def test_an_unreachable_ray_address_is_one_line_and_writes_nothing(files, tmp_path, capsys):
+    import socket
+
+    pytest.importorskip("ray", reason="Ray is the optional [cluster] extra; not installed")
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    code = main(["closeness", "--lost", str(files / "lost.csv"), "--known", f"a={files / 'source.csv'}",
+                 f"b={files / 'unrelated.csv'}", "--ray", f"127.0.0.1:{port}", "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "no Ray cluster answers there" in err[0]
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_prior_reaches_every_run_and_is_part_of_the_fingerprint(files, tmp_path, monkeypatch):
+    from engine.data import PinnedValue
+
+    (tmp_path / "prior.csv").write_text("lost,known_ipa\nb,b\n", encoding="utf-8")
+    pool = CountingPool()
+    seen = []
+    real = pool._run
+
+    def spy(task):
+        seen.extend(item.inputs.pins for item in task)
+        return real(task)
+
+    pool.run = spy
+    out = tmp_path / "out"
+    code = run_cli(args(files, out, seeds=("0",), known=("source", "unrelated")) + ["--prior", str(tmp_path / "prior.csv")],
+                   pool, monkeypatch)
+    assert code == 0 and len(seen) == 4
+    assert all([(x.lost, x.known_ipa) for x in p] == [("b", "b")] for p in seen)  # candidates and nulls alike
+    from engine.data import Corpus, Vocabulary
+    from engine.io.tables import read_known, read_lost
+
+    plan = plan_comparison(Corpus("lost", tuple(read_lost(files / "lost.csv"))),
+                           {k: Vocabulary(k, tuple(read_known(files / f"{k}.csv"))) for k in ("source", "unrelated")},
+                           seeds=(0,), n_null=0)
+    item = plan.items[0]
+    assert run_folder(item) != run_folder(item, (PinnedValue("b", "b"),))
