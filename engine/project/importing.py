@@ -184,7 +184,9 @@ def import_hesperia(project: Project, path: str | Path, *, name: str | None = No
 
     path = Path(path)
     result = read_hesperia(path, **options)
-    inscriptions = list(getattr(result, "inscriptions", result))
+    # a record with no letter left once cleaned (only lost signs, or a Latin text) holds nothing to
+    # decipher, and a project stores no empty text: it is left out (the reader's report counts it)
+    inscriptions = [i for i in getattr(result, "inscriptions", result) if i.text.strip()]
     return project.add_corpus(_name(name, path), inscriptions, source=str(path), format="hesperia")
 
 

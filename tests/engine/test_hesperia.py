@@ -295,3 +295,30 @@ def test_full_agreement_with_authors(full):
     assert rep.common == 2094 and not rep.only_ours and not rep.only_authors
     assert rep.agreement >= AGREEMENT_MIN, rep.summary()
     assert rep.letters_identical / rep.common >= LETTERS_AGREEMENT_MIN, rep.summary()
+
+
+def test_a_record_with_no_letter_left_is_left_out_of_the_project(tmp_path):
+    """The shared export has such records (e.g. B.36.LATINA, TEXTO `$VV&`): a project stores no
+    empty text, so the whole import used to fail on them."""
+    from engine.project.importing import import_hesperia
+    from engine.project.store import Project
+
+    path = tmp_path / "export.csv"
+    path.write_text('"REF. HESPERIA","TEXTO","LENGUA"\n"A.1","ka","IBERICO"\n"A.2","$VV&","IBERICO"\n'
+                    '"A.3","++","IBERICO"\n"A.4","ti","IBERICO"\n', encoding="utf-8")
+    imp = read_hesperia(path)
+    assert [i.id for i in imp.inscriptions] == ["A.1", "A.2", "A.3", "A.4"]
+    assert imp.report.counts["texts with no letters left"] == 2
+    with Project.create(tmp_path / "p.decipher") as project:
+        corpus = import_hesperia(project, path)
+        assert [i.id for i in project.corpus(corpus).inscriptions] == ["A.1", "A.4"]
+
+
+def test_the_shared_export_imports_into_a_project(tmp_path):
+    from engine.project.importing import import_hesperia
+    from engine.project.store import Project
+
+    export = shared_path("iberian", "hesperia_epigrafy.csv")   # skips when ../shared is absent
+    with Project.create(tmp_path / "p.decipher") as project:
+        corpus = import_hesperia(project, export)
+        assert len(project.corpus(corpus).inscriptions) > 2000
