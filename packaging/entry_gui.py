@@ -4,9 +4,13 @@ PyInstaller runs this file as a top-level ``__main__`` module (no parent package
 the app absolutely; ``decipher_gui/__main__.py`` is the ``python -m`` entry, not this one.
 """
 
+import multiprocessing
 import sys
 
-from decipher_gui.app import main
-
 if __name__ == "__main__":
+    # first: in a bundle, a spawned child (the app's training run, a sweep worker) starts this
+    # same executable, and freeze_support() turns it into that child instead of a second app
+    multiprocessing.freeze_support()
+    from decipher_gui.app import main
+
     sys.exit(main())
