@@ -18,7 +18,9 @@ trains on a thread of the app's process, i.e. before the run moved to a child pr
 
 ``--sweep N`` runs ``decipher sweep --workers N`` on the sample's files (as a user would, so its
 workers have the sweep's default priority) during the measured runs. ``--tree DIR`` measures the
-app in another source tree (e.g. an export of an older commit), with this script.
+app in another source tree (e.g. an export of an older commit), with this script. ``--bare S``
+measures the floor instead: a Qt event loop with nothing but the probe for S seconds, under the
+same load (what the machine's scheduler alone costs a window).
 """
 
 from __future__ import annotations
@@ -74,14 +76,37 @@ def launch_time(project: Path, tmp: Path) -> float:
 
 
 def _cause(start: float, end: float, spans) -> str:
-    """What overlapped most of a gap: a GUI handler, a garbage collection, or neither (painting,
-    or the worker holding the GIL)."""
-    best, what = 0.0, "paint/GIL"
+    """What overlapped a gap: the GUI-thread work (handlers, redraws, Python paint methods) and
+    garbage collections that fell in it, with their ms, or "paint/GIL" when none did (C++
+    painting, waiting for the GIL, or waiting for a core)."""
+    parts: dict[str, float] = {}
     for a, b, name in spans:
         overlap = min(end, b) - max(start, a)
-        if overlap > best:
-            best, what = overlap, name
-    return what if best > 0.3 * (end - start) else "paint/GIL"
+        if overlap > 0:
+            parts[name] = parts.get(name, 0.0) + overlap
+    if not parts or max(parts.values()) < 0.1 * (end - start):
+        return "paint/GIL"
+    top = sorted(parts.items(), key=lambda kv: -kv[1])[:3]
+    return " + ".join(f"{name} {ms * 1000:.0f} ms" for name, ms in top)
+
+
+def bare(args) -> None:
+    """The floor: the longest gap of an event loop that does nothing but tick."""
+    from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
+
+    from decipher_gui.probe import EventLoopProbe
+
+    app = QCoreApplication.instance() or QCoreApplication([])
+    probe = EventLoopProbe(args.interval)
+    probe.start()
+    loop = QEventLoop()
+    QTimer.singleShot(int(args.bare * 1000), loop.quit)
+    loop.exec()
+    probe.stop()
+    rep = probe.report()
+    print("RESULT " + json.dumps({"longest_gap_ms": rep.longest * 1000, "p99_gap_ms": rep.percentile(0.99) * 1000,
+                                  "gaps_over_50ms": rep.over(0.05)}), flush=True)
+    del app
 
 
 def child(args) -> None:
@@ -113,6 +138,31 @@ def child(args) -> None:
             spans.append((t, time.perf_counter(), f"{_key} handler"))
 
         setattr(LiveRunBridge, name, timed)
+    # other GUI-thread work a gap can be charged to: the bridge's deferred redraws, the window's
+    # refreshes, and the Python paint methods of the plots and the inscription view
+    from decipher_gui.mainwindow import MainWindow as _Window
+    from decipher_gui.panels.inscriptions import InscriptionView
+    from pyqtgraph import GraphicsView
+
+    def span_of(cls, name, what):
+        original = getattr(cls, name, None)
+        if original is None:
+            return
+
+        def spanned(*a, _original=original, **k):
+            t = time.perf_counter()
+            try:
+                return _original(*a, **k)
+            finally:
+                spans.append((t, time.perf_counter(), what))
+
+        setattr(cls, name, spanned)
+
+    for cls, name, what in ((LiveRunBridge, "_after_steps", "views redraw"), (LiveRunBridge, "_flush_plots", "plots update"),
+                            (LiveRunBridge, "_after_eval", "eval views"), (LiveRunBridge, "_on_run_recorded", "run recorded"),
+                            (LiveRunBridge, "set_run_state", "run state"), (_Window, "refresh_runs", "runs table"),
+                            (GraphicsView, "paintEvent", "plot paint"), (InscriptionView, "viewportEvent", "inscriptions paint")):
+        span_of(cls, name, what)
     gc_start: list[float] = []
 
     def on_gc(phase, info):
@@ -252,13 +302,14 @@ def main() -> int:
                    help="sample the training thread's stack, to say where it was when a gap ended")
     p.add_argument("--profile", type=Path, metavar="OUT.txt",
                    help="with --child: write a cProfile of the GUI thread during the run")
+    p.add_argument("--bare", type=float, metavar="S", help="measure a bare event loop for S seconds (the floor)")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--project", type=Path, help=argparse.SUPPRESS)
     p.add_argument("--tmp", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
         sys.path.insert(0, str(args.tree.resolve()))  # the app under measurement, before this checkout
-        child(args)
+        bare(args) if args.bare else child(args)
         return 0
     global TREE
     TREE = args.tree.resolve()
@@ -291,6 +342,28 @@ def _measure(args, tmp: Path) -> int:
         shutil.copy(master, copy)
         launches.append(launch_time(copy, tmp))
         print(f"launch {i + 1}: {launches[-1]:.2f} s to a shown window", flush=True)
+    if args.bare:
+        floors = []
+        for i in range(args.repeat):
+            out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", "--bare", str(args.bare),
+                                  "--interval", str(args.interval), "--tree", str(TREE)],
+                                 cwd=TREE, env=_env(tmp, TREE), capture_output=True, text=True, timeout=3600)
+            line = next((x for x in out.stdout.splitlines() if x.startswith("RESULT ")), None)
+            if line is None:
+                print(out.stderr[-3000:], file=sys.stderr)
+                return 1
+            floors.append(json.loads(line[7:]))
+            print(f"bare {i + 1}: longest gap {floors[-1]['longest_gap_ms']:.0f} ms, p99 "
+                  f"{floors[-1]['p99_gap_ms']:.0f} ms, >50 ms: {floors[-1]['gaps_over_50ms']}", flush=True)
+        load_after = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+        print(f"medians (bare event loop, {args.bare:g} s each): longest_gap_ms="
+              f"{statistics.median(f['longest_gap_ms'] for f in floors):.3g}, p99_gap_ms="
+              f"{statistics.median(f['p99_gap_ms'] for f in floors):.3g}, load_average_before={load_before:.3g}, "
+              f"load_average_after={load_after:.3g}")
+        if args.json:
+            args.json.write_text(json.dumps({"bare": floors, "load_average_before": load_before,
+                                             "load_average_after": load_after}, indent=2) + "\n")
+        return 0
     for i in range(args.repeat):
         copy = tmp / f"run{i}.decipher"
         shutil.copy(master, copy)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,8 +36,8 @@ from .driver import RunDriver
 
 
 def _run_nice() -> int:
-    """DECIPHER_GUI_RUN_NICE (0..19), else 5."""
-    text = os.environ.get("DECIPHER_GUI_RUN_NICE", "5")
+    """DECIPHER_GUI_RUN_NICE (0..19), else 0."""
+    text = os.environ.get("DECIPHER_GUI_RUN_NICE", "0")
     try:
         value = int(text)
     except ValueError:
@@ -46,9 +47,11 @@ def _run_nice() -> int:
     return value
 
 
-#: How much lower the run's process is scheduled than the app: a little below the window (so a
-#: repaint gets a core before a training step does) and above the sweep workers (niceness 10), so
-#: the run a user watches moves ahead of a background sweep.
+#: How much lower the run's process is scheduled than the app (DECIPHER_GUI_RUN_NICE). 0 by
+#: default, i.e. ahead of sweep workers (niceness 10), so the run a user watches moves first.
+#: Measured with two busy processes (docs/benchmarks.md, "GUI responsiveness"): niceness 5 did not
+#: shorten the window's gaps (longest 230 vs 188 ms, medians of 3) and made the run 2x slower; the
+#: window uses ~3 % of a core and waits on the scheduler's latency, not on the run's share.
 RUN_NICE = _run_nice()
 
 
@@ -136,6 +139,12 @@ def child_main(request: RunRequest, events, commands) -> None:
             pass
     finally:
         events.close()
+    # Everything is recorded and committed (the recorder closed its connection) and the app was
+    # told: leave now. The interpreter's own teardown with torch and numba loaded took ~5 s here,
+    # all of it time in which the app still showed the run as active.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 # ---------------------------------------------------------------------------------------------
