@@ -7,10 +7,10 @@ the CLI absolutely.
 import multiprocessing
 import sys
 
-if __name__ == "__main__":
-    # first: in a bundle, a spawned child (the app's training run, a sweep worker) starts this
-    # same executable, and freeze_support() turns it into that child instead of a second app
-    multiprocessing.freeze_support()
-    from engine.cli import main
+from engine.cli import main
 
+if __name__ == "__main__":
+    # sweep and seed workers are spawned from this executable: let them be workers, not a
+    # second command line
+    multiprocessing.freeze_support()
     sys.exit(main())

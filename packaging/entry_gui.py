@@ -7,10 +7,10 @@ the app absolutely; ``decipher_gui/__main__.py`` is the ``python -m`` entry, not
 import multiprocessing
 import sys
 
-if __name__ == "__main__":
-    # first: in a bundle, a spawned child (the app's training run, a sweep worker) starts this
-    # same executable, and freeze_support() turns it into that child instead of a second app
-    multiprocessing.freeze_support()
-    from decipher_gui.app import main
+from decipher_gui.app import main
 
+if __name__ == "__main__":
+    # a seed group's worker processes are spawned from this executable: let them be workers,
+    # not a second window
+    multiprocessing.freeze_support()
     sys.exit(main())
