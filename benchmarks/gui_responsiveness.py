@@ -1,6 +1,7 @@
 """GUI responsiveness: launch-to-shown time, and the longest event-loop gap while a run trains.
 
     .venv/bin/python benchmarks/gui_responsiveness.py [--repeat 3] [--steps 60] [--interval 5] [--load 2]
+        [--sweep 2] [--tree DIR]
 
 Each repetition is a fresh process (so the first-run torch import is included). A QTimer on the
 GUI thread ticks every ``--interval`` ms; the gaps between its ticks say how long the event loop
@@ -12,7 +13,14 @@ running during the measured runs, as other programs on a busy machine would; the
 before and after is printed so the conditions are on record. ``DECIPHER_GUI_RENICE=1`` in the
 environment makes the app lower its training threads' priority (for comparison; off by default).
 ``--sample`` samples the threads' stacks every 10 ms and says, for the worst gaps, where the GUI
-thread was during the gap and where the training thread was just after it.
+thread was during the gap and where the training thread was just after it (only where the run
+trains on a thread of the app's process, i.e. before the run moved to a child process).
+
+``--sweep N`` runs ``decipher sweep --workers N`` on the sample's files (as a user would, so its
+workers have the sweep's default priority) during the measured runs. ``--tree DIR`` measures the
+app in another source tree (e.g. an export of an older commit), with this script. ``--bare S``
+measures the floor instead: a Qt event loop with nothing but the probe for S seconds, under the
+same load (what the machine's scheduler alone costs a window).
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ import gc
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -30,22 +39,36 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+TREE = ROOT  # the app's source tree under measurement (--tree)
 sys.path.insert(0, str(ROOT))
 
 
-def _env(tmp: Path) -> dict:
+def _env(tmp: Path, tree: Path = ROOT) -> dict:
     env = dict(os.environ)
     env.setdefault("QT_QPA_PLATFORM", "offscreen")
     env.update(XDG_CONFIG_HOME=str(tmp / "config"), DECIPHER_GUI_DATA_DIR=str(tmp / "appdata"),
-               PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""))
+               PYTHONPATH=str(tree) + os.pathsep + env.get("PYTHONPATH", ""))
     return env
+
+
+def start_sweep(workers: int, tmp: Path, tree: Path) -> subprocess.Popen:
+    """``decipher sweep`` on the sample's files with ``workers`` processes and enough runs to outlast
+    the measurement (it is killed at the end); its workers keep the sweep's default niceness."""
+    sample = tree / "resources" / "sample"
+    cmd = [sys.executable, "-m", "engine.cli", "sweep", "--lost", str(sample / "lost.csv"), "--known",
+           str(sample / "known.csv"), "--seeds", *map(str, range(200)), "--steps", "400", "--device", "cpu",
+           "--workers", str(workers), "--out", str(tmp / "sweep")]
+    env = _env(tmp, tree)
+    env.pop("DECIPHER_WORKER_NICE", None)
+    return subprocess.Popen(cmd, cwd=tree, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
 
 
 def launch_time(project: Path, tmp: Path) -> float:
     """Seconds from starting the process to the window shown (the app prints SHOWN <epoch>)."""
     t0 = time.time()
     out = subprocess.run([sys.executable, "-m", "decipher_gui", "--exit-when-shown", str(project)],
-                         cwd=ROOT, env=_env(tmp), capture_output=True, text=True, timeout=300)
+                         cwd=TREE, env=_env(tmp, TREE), capture_output=True, text=True, timeout=300)
     line = next((x for x in out.stdout.splitlines() if x.startswith("SHOWN")), None)
     if line is None:
         raise RuntimeError(out.stderr[-2000:])
@@ -53,14 +76,37 @@ def launch_time(project: Path, tmp: Path) -> float:
 
 
 def _cause(start: float, end: float, spans) -> str:
-    """What overlapped most of a gap: a GUI handler, a garbage collection, or neither (painting,
-    or the worker holding the GIL)."""
-    best, what = 0.0, "paint/GIL"
+    """What overlapped a gap: the GUI-thread work (handlers, redraws, Python paint methods) and
+    garbage collections that fell in it, with their ms, or "paint/GIL" when none did (C++
+    painting, waiting for the GIL, or waiting for a core)."""
+    parts: dict[str, float] = {}
     for a, b, name in spans:
         overlap = min(end, b) - max(start, a)
-        if overlap > best:
-            best, what = overlap, name
-    return what if best > 0.3 * (end - start) else "paint/GIL"
+        if overlap > 0:
+            parts[name] = parts.get(name, 0.0) + overlap
+    if not parts or max(parts.values()) < 0.1 * (end - start):
+        return "paint/GIL"
+    top = sorted(parts.items(), key=lambda kv: -kv[1])[:3]
+    return " + ".join(f"{name} {ms * 1000:.0f} ms" for name, ms in top)
+
+
+def bare(args) -> None:
+    """The floor: the longest gap of an event loop that does nothing but tick."""
+    from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
+
+    from decipher_gui.probe import EventLoopProbe
+
+    app = QCoreApplication.instance() or QCoreApplication([])
+    probe = EventLoopProbe(args.interval)
+    probe.start()
+    loop = QEventLoop()
+    QTimer.singleShot(int(args.bare * 1000), loop.quit)
+    loop.exec()
+    probe.stop()
+    rep = probe.report()
+    print("RESULT " + json.dumps({"longest_gap_ms": rep.longest * 1000, "p99_gap_ms": rep.percentile(0.99) * 1000,
+                                  "gaps_over_50ms": rep.over(0.05)}), flush=True)
+    del app
 
 
 def child(args) -> None:
@@ -92,6 +138,31 @@ def child(args) -> None:
             spans.append((t, time.perf_counter(), f"{_key} handler"))
 
         setattr(LiveRunBridge, name, timed)
+    # other GUI-thread work a gap can be charged to: the bridge's deferred redraws, the window's
+    # refreshes, and the Python paint methods of the plots and the inscription view
+    from decipher_gui.mainwindow import MainWindow as _Window
+    from decipher_gui.panels.inscriptions import InscriptionView
+    from pyqtgraph import GraphicsView
+
+    def span_of(cls, name, what):
+        original = getattr(cls, name, None)
+        if original is None:
+            return
+
+        def spanned(*a, _original=original, **k):
+            t = time.perf_counter()
+            try:
+                return _original(*a, **k)
+            finally:
+                spans.append((t, time.perf_counter(), what))
+
+        setattr(cls, name, spanned)
+
+    for cls, name, what in ((LiveRunBridge, "_after_steps", "views redraw"), (LiveRunBridge, "_flush_plots", "plots update"),
+                            (LiveRunBridge, "_after_eval", "eval views"), (LiveRunBridge, "_on_run_recorded", "run recorded"),
+                            (LiveRunBridge, "set_run_state", "run state"), (_Window, "refresh_runs", "runs table"),
+                            (GraphicsView, "paintEvent", "plot paint"), (InscriptionView, "viewportEvent", "inscriptions paint")):
+        span_of(cls, name, what)
     gc_start: list[float] = []
 
     def on_gc(phase, info):
@@ -124,7 +195,8 @@ def child(args) -> None:
                     if ident == gui_ident:
                         gui_samples.append((now, " < ".join(names)))
                     elif any(n.startswith(("training", "model", "lattice", "kernels", "alignment", "trie",
-                                         "decoding", "evaluation", "driver", "session", "closeness"))
+                                         "decoding", "evaluation", "driver", "session", "closeness", "runprocess",
+                                         "connection", "popen_spawn_posix", "worker"))
                            for n in names):
                         samples.append((now, " < ".join(names)))
 
@@ -151,12 +223,26 @@ def child(args) -> None:
     window.runEnded.connect(ended.append)
     base = Config.from_dict(dict(window.project.setting(RUN_CONFIG_KEY)))
     config = base.replace(steps=args.steps, eval_interval=max(1, args.steps // 3), device="cpu")
+    profiler = None
+    if args.profile:  # the GUI thread's own work during the run (cProfile follows one thread)
+        import cProfile
+
+        profiler = cProfile.Profile()
+        profiler.enable()
     probe.start()
+    cpu0 = time.process_time()
     marks["click"] = time.perf_counter()
     window.start_run(config)
     process_until(lambda: bool(ended), 1_800_000)
     marks["end"] = time.perf_counter()
+    app_cpu = time.process_time() - cpu0
     probe.stop()
+    if profiler is not None:
+        import pstats
+
+        profiler.disable()
+        with open(args.profile, "w", encoding="utf-8") as f:
+            pstats.Stats(profiler, stream=f).sort_stats("cumulative").print_stats(60)
     rep = probe.report()
     t0 = probe.t0
 
@@ -182,6 +268,8 @@ def child(args) -> None:
         "worst_gaps": [(round(t, 3), round(g * 1000, 1), _cause(t0 + t, t0 + t + g, spans))
                        for t, g in sorted(rep.gaps, key=lambda x: -x[1])[:5]],
         "phases_s": {k: round(v - t0, 3) for k, v in marks.items()},
+        "torch_in_app_process": "torch" in sys.modules,
+        "app_cpu_share": app_cpu / max(1e-9, marks["end"] - marks["click"]),
     }
     if args.sample:
         stop_sampling.set()
@@ -206,26 +294,37 @@ def main() -> int:
     p.add_argument("--interval", type=int, default=5, help="probe timer interval, ms")
     p.add_argument("--json", type=Path)
     p.add_argument("--load", type=int, default=0, help="CPU-bound background processes during the runs")
+    p.add_argument("--sweep", type=int, default=0, metavar="N",
+                   help="run `decipher sweep --workers N` on the sample beside the app during the runs")
+    p.add_argument("--tree", type=Path, default=ROOT, help="the app's source tree to measure (default: this one)")
     p.add_argument("--skip-launch", action="store_true", help="measure the runs only")
     p.add_argument("--sample", action="store_true",
                    help="sample the training thread's stack, to say where it was when a gap ended")
+    p.add_argument("--profile", type=Path, metavar="OUT.txt",
+                   help="with --child: write a cProfile of the GUI thread during the run")
+    p.add_argument("--bare", type=float, metavar="S", help="measure a bare event loop for S seconds (the floor)")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--project", type=Path, help=argparse.SUPPRESS)
     p.add_argument("--tmp", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
-        child(args)
+        sys.path.insert(0, str(args.tree.resolve()))  # the app under measurement, before this checkout
+        bare(args) if args.bare else child(args)
         return 0
-    from engine.sample import create_sample_project
-
+    global TREE
+    TREE = args.tree.resolve()
     tmp = Path(tempfile.mkdtemp(prefix="gui-bench-"))
     load = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.load)]
+    sweep = start_sweep(args.sweep, tmp, TREE) if args.sweep else None
     try:
         return _measure(args, tmp)
     finally:
         for proc in load:
             proc.kill()
             proc.wait()
+        if sweep is not None:
+            os.killpg(sweep.pid, signal.SIGKILL)  # the sweep and its workers (their own session)
+            sweep.wait()
 
 
 def _measure(args, tmp: Path) -> int:
@@ -236,20 +335,42 @@ def _measure(args, tmp: Path) -> int:
     launches, runs = [], []
     load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {load_before:.2f}, "
-          f"{args.load} busy background processes, renice {'on' if os.environ.get('DECIPHER_GUI_RENICE') == '1' else 'off'}",
-          flush=True)
+          f"{args.load} busy background processes, sweep workers {args.sweep}, tree {TREE}, "
+          f"renice {'on' if os.environ.get('DECIPHER_GUI_RENICE') == '1' else 'off'}", flush=True)
     for i in range(0 if args.skip_launch else args.repeat):
         copy = tmp / f"launch{i}.decipher"
         shutil.copy(master, copy)
         launches.append(launch_time(copy, tmp))
         print(f"launch {i + 1}: {launches[-1]:.2f} s to a shown window", flush=True)
+    if args.bare:
+        floors = []
+        for i in range(args.repeat):
+            out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", "--bare", str(args.bare),
+                                  "--interval", str(args.interval), "--tree", str(TREE)],
+                                 cwd=TREE, env=_env(tmp, TREE), capture_output=True, text=True, timeout=3600)
+            line = next((x for x in out.stdout.splitlines() if x.startswith("RESULT ")), None)
+            if line is None:
+                print(out.stderr[-3000:], file=sys.stderr)
+                return 1
+            floors.append(json.loads(line[7:]))
+            print(f"bare {i + 1}: longest gap {floors[-1]['longest_gap_ms']:.0f} ms, p99 "
+                  f"{floors[-1]['p99_gap_ms']:.0f} ms, >50 ms: {floors[-1]['gaps_over_50ms']}", flush=True)
+        load_after = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+        print(f"medians (bare event loop, {args.bare:g} s each): longest_gap_ms="
+              f"{statistics.median(f['longest_gap_ms'] for f in floors):.3g}, p99_gap_ms="
+              f"{statistics.median(f['p99_gap_ms'] for f in floors):.3g}, load_average_before={load_before:.3g}, "
+              f"load_average_after={load_after:.3g}")
+        if args.json:
+            args.json.write_text(json.dumps({"bare": floors, "load_average_before": load_before,
+                                             "load_average_after": load_after}, indent=2) + "\n")
+        return 0
     for i in range(args.repeat):
         copy = tmp / f"run{i}.decipher"
         shutil.copy(master, copy)
         out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", "--project", str(copy),
-                              "--steps", str(args.steps), "--interval", str(args.interval), "--tmp", str(tmp)]
-                             + (["--sample"] if args.sample else []),
-                             cwd=ROOT, env=_env(tmp), capture_output=True, text=True, timeout=3600)
+                              "--steps", str(args.steps), "--interval", str(args.interval), "--tmp", str(tmp),
+                              "--tree", str(TREE)] + (["--sample"] if args.sample else []),
+                             cwd=TREE, env=_env(tmp, TREE), capture_output=True, text=True, timeout=3600)
         line = next((x for x in out.stdout.splitlines() if x.startswith("RESULT ")), None)
         if line is None:
             print(out.stderr[-3000:], file=sys.stderr)
@@ -260,7 +381,8 @@ def _measure(args, tmp: Path) -> int:
               f"{r['startup_longest_gap_ms']:.0f}, training {r['training_longest_gap_ms']:.0f}), p99 "
               f"{r['p99_gap_ms']:.0f} ms, >50 ms: {r['gaps_over_50ms']}, idle {r['idle_longest_gap_ms']:.0f} ms, "
               f"{r['screen_updates_per_s']:.1f} updates/s, step handler max {r['step_handler_max_ms']:.0f} ms, "
-              f"eval handler max {r['eval_handler_max_ms']:.0f} ms; worst gaps (t s, ms) {r['worst_gaps']}",
+              f"eval handler max {r['eval_handler_max_ms']:.0f} ms, app CPU {r.get('app_cpu_share', 0):.0%} of a core, torch in the app's process: "
+              f"{r.get('torch_in_app_process')}; worst gaps (t s, ms) {r['worst_gaps']}",
               flush=True)
         for gap_ms, frames, gui, n in r.get("worst_gaps_training_thread_after", []):
             print(f"    gap {gap_ms:.0f} ms; training thread just after: {frames}; GUI thread during it "
@@ -273,6 +395,7 @@ def _measure(args, tmp: Path) -> int:
             "eval_handler_max_ms", "start_to_first_step_s", "training_s")},
     }
     med["background_processes"] = args.load
+    med["sweep_workers"] = args.sweep
     med["load_average_before"] = load_before
     med["load_average_after"] = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print("medians: " + ", ".join(f"{k}={v:.3g}" for k, v in med.items()))

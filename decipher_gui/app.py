@@ -1,8 +1,8 @@
 """Start-up: ``decipher-gui [PROJECT]``, ``python -m decipher_gui``, and the screenshot mode
 ``decipher-gui --screenshot OUT.png [--steps N] [PROJECT]``.
 
-torch is not imported here: it loads on the worker thread when the first run starts, so the
-window appears quickly.
+torch is never imported in the app's process: runs train in a child process
+(decipher_gui/runprocess.py), so the window appears quickly and stays responsive.
 """
 
 from __future__ import annotations

@@ -1,17 +1,18 @@
 """The GUI's side of a run session (no Qt here): the bridge that turns the session's events into
-``emit(kind, payload)`` calls a worker thread forwards to the window, with step events coalesced
-so a view receives a few updates a second at most.
+``emit(kind, payload)`` calls, with step events coalesced so a view receives a few updates a second
+at most. The app runs it in a child process (decipher_gui/runprocess.py), where ``emit`` sends
+each event over a pipe, so every payload is a picklable frozen value.
 
 The run itself (building the trainer, pause, stop, pins, checkpoints, the project record) is the
-engine's RunSession; :class:`RunDriver` holds one and its bridge. The GUI calls :meth:`pause`,
-:meth:`resume`, :meth:`stop`, :meth:`abort` and :meth:`send_pins` from its own thread; :meth:`run`
-runs on the worker thread and emits:
+engine's RunSession; :class:`RunDriver` holds one and its bridge. :meth:`pause`, :meth:`resume`,
+:meth:`stop`, :meth:`abort` and :meth:`send_pins` are safe from any thread; :meth:`run` runs on
+the training thread and emits:
 
     ("started", (device, run_id))   the trainer is built (torch imported, data prepared) and,
                                     with a recorder, the run is recorded in the project
     ("steps", StepBatch)            coalesced step events, at most one per ``min_interval``
     ("paused", step: int) / ("resumed", step: int)
-    ("pins_applied", n_pins: int)   new pins were handed to the trainer (from the next step on)
+    ("pins_applied", pins: tuple)   new pins were handed to the trainer (from the next step on)
     ("eval", EvalEvent)             always delivered, after the steps before it
     ("finished", FinishedEvent)     always the last, unless
     ("error", RunFailure)           the run raised
@@ -110,7 +111,7 @@ class GuiBridge(RunSink):
         self.emit("eval", event)
 
     def pins_changed(self, step: int, pins: tuple[PinnedValue, ...]) -> None:
-        self.emit("pins_applied", len(pins))
+        self.emit("pins_applied", tuple(pins))
 
     def paused(self, step: int) -> None:
         self.flush()
@@ -136,7 +137,7 @@ class GuiBridge(RunSink):
 
 
 class RunDriver:
-    """One run session driven on the calling (worker) thread, with its GUI bridge.
+    """One run session driven on the calling (training) thread, with its GUI bridge.
 
     ``session`` is an engine RunSession whose sinks (e.g. the project recorder) are already set;
     the bridge is appended to them when :meth:`run` starts. ``min_interval`` (seconds) bounds how
@@ -188,7 +189,7 @@ class RunDriver:
     def step(self) -> int:
         return self.session.step
 
-    # ---- the worker thread --------------------------------------------------------------------
+    # ---- the training thread ------------------------------------------------------------------
 
     def run(self, emit: Callable[[str, Any], None]) -> None:
         recorder = next((s for s in self.session.sinks if hasattr(s, "run_id")), None)

@@ -12,13 +12,18 @@ from engine.errors import DecipherError
 from engine.results import EvalEvent, FinishedEvent
 
 from . import queries
-from .priority import lower_other_threads
 from .driver import RunFailure, StepBatch
 from .errors import describe
 from .worker import IDLE, PAUSED, RunController
 
 if TYPE_CHECKING:
     from .mainwindow import MainWindow
+
+#: While a run trains, the plots and the views that follow it (span highlights, pin grid, sign
+#: values) are redrawn at most once per UPDATE_EVERY_MS each, half a period apart, so that no turn
+#: of the event loop repaints them all at once: each costs ~10-30 ms of CPU, and on a busy machine
+#: the window gets a fraction of a core (docs/benchmarks.md, "GUI responsiveness").
+UPDATE_EVERY_MS = 1000
 
 RUN_WORDS = {"idle": "Idle", "starting": "Starting run…", "running": "Running", "paused": "Paused",
              "stopping": "Stopping…"}
@@ -42,6 +47,12 @@ class LiveRunBridge(QObject):
         c.errored.connect(self._on_run_error)
         c.ended.connect(self._on_ended)
         c.message.connect(lambda text: window.statusBar().showMessage(text, 8000))
+        self._plot_records: list = []  # step records not yet drawn
+        self._views_due = False
+        self._phase = 0
+        self._tick = QTimer(self)
+        self._tick.setInterval(UPDATE_EVERY_MS // 2)
+        self._tick.timeout.connect(self._on_tick)
 
     # ---- commands ----------------------------------------------------------------------------
 
@@ -60,6 +71,7 @@ class LiveRunBridge(QObject):
                 w.report_error("Invalid run settings", str(exc))
                 return False
         s.start_live()
+        self._plot_records, self._views_due = [], False
         w.plots.reset_run()
         w.runs.set_progress(0, config.steps)
         try:
@@ -93,6 +105,11 @@ class LiveRunBridge(QObject):
     def set_run_state(self, run_state: str) -> None:
         w = self.w
         w.runs.set_state(run_state)
+        if run_state == "starting":
+            # a plain bar at step 0, not the style's busy animation: that repaints ~60 times a
+            # second for the whole start-up, and on a busy machine the scheduler then hands the
+            # window its share of a core late (gaps of 0.5 s measured; docs/benchmarks.md)
+            w.runs.set_progress(0, self.controller.total_steps)
         text = RUN_WORDS.get(run_state, run_state)
         if self.controller.run_id is not None and run_state != IDLE:
             text = f"Run {self.controller.run_id}: {text}"
@@ -105,9 +122,6 @@ class LiveRunBridge(QObject):
         w.pins.send_button.setEnabled(run_state == PAUSED)
 
     def _on_started(self, device: str) -> None:
-        # the run's worker now exists: let it (and torch's pool) yield the cores to this thread
-        lower_other_threads()
-        self._lowered_pool = False
         self.w.runs.set_device(device)
         kind = "CUDA" if device.startswith("cuda") else "CPU"
         self.w.status_device.setText(f"Device: {kind}" + ("" if device == "cpu" else f" — {device}"))
@@ -122,19 +136,33 @@ class LiveRunBridge(QObject):
 
     def _on_steps(self, batch: StepBatch) -> None:
         s, w = self.state, self.w
-        if not getattr(self, "_lowered_pool", True):  # torch's compute threads start with the first step
-            lower_other_threads()
-            self._lowered_pool = True
         s.live_step = batch.last.step
         w.runs.set_progress(batch.last.step, batch.total_steps, f"run {s.live_run}")
         w.runs.set_state(self.controller.state, f"step {batch.last.step} of {batch.total_steps}, "
                                                 f"loss {batch.last.losses.get('total', float('nan')):.3f}")
-        w.plots.add_steps(batch.records)
         s.live_matches = batch.live_matches
         if batch.mapping is not None:
             s.live_mapping = batch.mapping
-        # the rest in the next turn of the event loop, so no single slot blocks it for long
-        QTimer.singleShot(0, self._after_steps)
+        # the costly redraws later, each on its own turn of the event loop (UPDATE_EVERY_MS)
+        self._plot_records.extend(batch.records)
+        self._views_due = True
+        if not self._tick.isActive():
+            self._tick.start()
+
+    def _on_tick(self) -> None:
+        self._phase ^= 1
+        if self._phase:
+            self._flush_plots()
+        elif self._views_due:
+            self._views_due = False
+            self._after_steps()
+        if not self._plot_records and not self._views_due:
+            self._tick.stop()
+
+    def _flush_plots(self) -> None:
+        records, self._plot_records = self._plot_records, []
+        if records:
+            self.w.plots.add_steps(records)
 
     def _after_steps(self) -> None:
         s = self.state
@@ -146,6 +174,7 @@ class LiveRunBridge(QObject):
 
     def _on_eval(self, event: EvalEvent) -> None:
         s = self.state
+        self._flush_plots()  # the steps before the evaluation first
         self.w.plots.add_evaluation(event.step, dict(event.metrics), event.closeness,
                                     queries.live_label(s.project, s.live_run))
         if event.mapping is not None:
@@ -174,6 +203,9 @@ class LiveRunBridge(QObject):
 
     def _on_ended(self, status: str) -> None:
         s, w = self.state, self.w
+        self._tick.stop()
+        self._flush_plots()
+        self._views_due = False
         s.live_matches = ()
         w.runs.set_state(IDLE, f"last run {status}")
         w.refresh_runs(select=s.shown_run)

@@ -5,6 +5,10 @@ ctypes.CDLL) does the dlopen, it holds the GIL for the whole call, so the GUI th
 ~0.2 s on the CPU build (seconds on CUDA builds). Calling libc's ``dlopen`` through a ctypes
 function pointer releases the GIL during the call; the later ``import torch`` then finds the
 libraries already mapped. Any failure here is ignored: the real import reports real problems.
+
+Not used by the app since its runs train in a child process (torch is never imported in the
+app's process); kept for decipher_gui/trainer_factory.py's in-process path, which
+benchmarks/gui_worker_check.py measures.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
-"""Building the trainer on the worker thread, gently for the window (no Qt here).
+"""Building the trainer on a thread of a process that also runs a window, gently (no Qt here).
 
-The engine's session builds the trainer (engine.session.build_trainer); the GUI wraps that call:
-the first run imports torch (about a second of work, millions of objects), and this keeps it from
-freezing the GUI thread, and leaves one CPU core to the window.
+The app no longer needs this: its runs train in a child process (decipher_gui/runprocess.py),
+which calls engine.session.build_trainer directly. It is kept for benchmarks/gui_worker_check.py,
+which measures the Qt-free in-process path on a GPU machine, and for the GUI tests' fixture that
+restores torch's thread count (tests/gui/conftest.py).
 """
 
 from __future__ import annotations

@@ -1,46 +1,57 @@
-"""A training run on a worker thread, and its controller on the GUI thread.
+"""A training run in a child process, and its controller on the GUI thread.
 
-The worker (a QObject moved to a QThread) runs the engine's RunSession through a RunDriver and
-records the run in the project through the engine's recorder on its own connection; its events
-reach the controller by queued signals, so every slot and every widget runs on the GUI thread. torch is
-imported on the worker thread, when the first run starts.
+The run (engine RunSession, recorded in the project by the engine's recorder) trains in a child
+process (decipher_gui/runprocess.py), so the engine never holds this process's GIL and torch is
+never imported here. A reader on its own QThread blocks on the child's event pipe (the GIL
+released) and forwards each event by queued signal, so every slot and every widget runs on the
+GUI thread; commands go to the child over a second pipe and apply at step boundaries.
 """
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
 
 from engine.config import Config
 from engine.data import PinnedValue
-from engine.project.recording import RunRecorder, resolve_checkpoint
+from engine.project.recording import resolve_checkpoint
 from engine.project.store import Project
-from engine.session import RunInputs, RunSession
+from engine.session import RunInputs
 
-from .driver import RunDriver, RunFailure, StepBatch, describe_failure
-from .trainer_factory import gentle_build
+from .driver import RunFailure, StepBatch, describe_failure
+from .runprocess import RunProcess, RunRequest
 
 #: Seconds between live decodings of the current batch (the inscription view's highlights).
 LIVE_INTERVAL = 0.25
+
+#: What builds the trainer in the child: None for the engine's build_trainer; tests set a
+#: picklable (module-level) fake.
+child_build: Callable[..., Any] | None = None
 
 IDLE, STARTING, RUNNING, PAUSED, STOPPING = "idle", "starting", "running", "paused", "stopping"
 
 
 class RunWorker(QObject):
-    """Lives on the worker thread; ``run`` blocks there until the run ends."""
+    """Lives on the reader thread; ``run`` starts the child and forwards its events until it ends."""
 
     event = Signal(str, object)
     done = Signal()
 
-    def __init__(self, driver: RunDriver):
+    def __init__(self, handle: RunProcess):
         super().__init__()
-        self.driver = driver
+        self.handle = handle
 
     @Slot()
     def run(self) -> None:
         try:
-            self.driver.run(self.event.emit)
+            try:
+                self.handle.start()
+            except Exception as exc:  # noqa: BLE001 — e.g. no process could be started: a failed run
+                self.event.emit("error", describe_failure(exc))
+                return
+            for kind, payload in self.handle.events():
+                self.event.emit(kind, payload)
         finally:
             self.done.emit()
 
@@ -65,11 +76,13 @@ class RunController(QObject):
         self.state = IDLE
         self.device = ""
         self.run_id: int | None = None
-        self.driver: RunDriver | None = None
+        self.driver: RunProcess | None = None
+        """The running child's handle (its ``step``, ``pins``, ``pid``, ``run_id``), None when idle."""
         self._thread: QThread | None = None
         self._worker: RunWorker | None = None
         self.last_step = 0
         self.total_steps = 0
+        self._final = "failed"
 
     # ---- state -----------------------------------------------------------------------------
 
@@ -100,17 +113,16 @@ class RunController(QObject):
         inputs = RunInputs(project.corpus(corpus_id), project.vocabulary(language_id), config,
                            gold=tuple(project.gold(corpus_id)), pins=tuple(pins), resume=resume,
                            overrides={"steps": config.steps} if resume is not None else {})
-        # the worker records the run through its own connection to the project file
-        recorder = RunRecorder(project.path, corpus_id=corpus_id, language_id=language_id,
-                               resumed_from=resume_run, critical=False)
-        session = RunSession(inputs, sinks=[recorder], checkpoint=recorder.checkpoint_file,
-                             build=gentle_build, live_interval=LIVE_INTERVAL)
+        # the child records the run through its own connection to the project file
+        request = RunRequest(inputs, project.path, corpus_id, language_id, resumed_from=resume_run,
+                             min_interval=self.min_interval, live_interval=LIVE_INTERVAL, build=child_build)
         self.run_id = None
-        self.driver = RunDriver(session, min_interval=self.min_interval)
+        self._final = "failed"
+        self.driver = RunProcess(request)
         self.last_step, self.total_steps = 0, config.steps
         self.device = ""
         thread = QThread(self)
-        thread.setObjectName("decipher-run")
+        thread.setObjectName("decipher-run-reader")
         worker = RunWorker(self.driver)
         worker.moveToThread(thread)
         thread.started.connect(worker.run)
@@ -151,7 +163,7 @@ class RunController(QObject):
         return True
 
     def wait(self, msecs: int = 30_000) -> bool:
-        """Block until the worker thread has ended (for closing the window)."""
+        """Block until the run's process has ended and its events are read (for closing the window)."""
         if self._thread is None:
             return True
         return self._thread.wait(msecs)
@@ -187,8 +199,8 @@ class RunController(QObject):
             if self.state == PAUSED:
                 self._set_state(RUNNING)
         elif kind == "pins_applied":
-            self.pinsApplied.emit(int(payload))
-            self.message.emit(f"{payload} pinned values handed to the run")
+            self.pinsApplied.emit(len(payload))
+            self.message.emit(f"{len(payload)} pinned values handed to the run")
         elif kind == "finished":
             self._final = "stopped" if payload.reason == "stopped" else "completed"
             self.finished.emit(payload)
@@ -201,7 +213,7 @@ class RunController(QObject):
 
     @Slot()
     def _on_thread_finished(self) -> None:
-        final = getattr(self, "_final", "failed")
+        final = self._final
         self._final = "failed"
         if self._worker is not None:
             self._worker.deleteLater()

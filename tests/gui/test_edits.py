@@ -4,6 +4,7 @@ failing run, the run-settings form, and the Qt-free command objects underneath."
 from __future__ import annotations
 
 import threading
+from functools import partial
 
 import pytest
 from PySide6.QtWidgets import QMessageBox
@@ -14,6 +15,7 @@ from engine.data import PinnedValue
 from engine.project.store import Project
 
 from .conftest import DATA, RUN_TIMEOUT_MS
+from .fake_runs import fake_trainer
 from .test_driver import FakeTrainer
 
 
@@ -76,7 +78,7 @@ def test_ipa_picker_filters_by_features_and_pins(window, qtbot):
 def test_run_failure_is_reported_and_recorded(window, qtbot, monkeypatch):
     from decipher_gui import worker
 
-    monkeypatch.setattr(worker, "gentle_build", lambda inputs, **k: FakeTrainer(steps=5, fail_at=2))
+    monkeypatch.setattr(worker, "child_build", partial(fake_trainer, steps=5, fail_at=2))  # built in the run's process
     with qtbot.waitSignal(window.runEnded, timeout=RUN_TIMEOUT_MS) as ended:
         assert window.start_run()
     assert ended.args == ["failed"]
@@ -201,12 +203,9 @@ def test_recorder_writes_a_run_from_the_worker_thread(sample_path):
 
 
 def test_closing_the_window_mid_run_records_it_as_stopped(window, qtbot, monkeypatch, sample_path):
-    import time
-
     from decipher_gui import worker
 
-    monkeypatch.setattr(worker, "gentle_build", lambda inputs, **k: FakeTrainer(
-        steps=100_000, eval_every=0, gate=lambda step: time.sleep(0.005)))
+    monkeypatch.setattr(worker, "child_build", partial(fake_trainer, steps=100_000, eval_every=0, step_sleep=0.005))
     with qtbot.waitSignal(window.controller.stepsArrived, timeout=RUN_TIMEOUT_MS):
         assert window.start_run()
     window.close()

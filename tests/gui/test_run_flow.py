@@ -138,7 +138,7 @@ def test_pause_pin_send_resume_then_stop_midway(window, qtbot):
     with qtbot.waitSignal(window.controller.pinsApplied, timeout=RUN_TIMEOUT_MS):
         window.runs.pause_button.click()  # resume
     assert applied == [1]
-    assert [(p.lost, p.known_ipa) for p in window.controller.driver.trainer.pins] == [("l", "l")]
+    assert [(p.lost, p.known_ipa) for p in window.controller.driver.pins] == [("l", "l")]  # handed over in the run's process
 
     with qtbot.waitSignal(window.runEnded, timeout=RUN_TIMEOUT_MS) as ended:
         window.runs.stop_button.click()

@@ -4,6 +4,8 @@ of a run made on the command line."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
 from engine.config import Config
@@ -13,7 +15,7 @@ from engine.project.store import Project
 from engine.sample import RUN_CONFIG_KEY
 
 from .conftest import RUN_TIMEOUT_MS
-from .test_driver import FakeTrainer
+from .fake_runs import fake_trainer
 
 pytest.importorskip("torch")
 
@@ -58,11 +60,10 @@ def test_a_run_started_in_the_app_resumes_from_the_command_line(qtbot, sample_pa
 def test_a_pin_change_sent_to_a_paused_run_is_recorded_with_its_step(qtbot, sample_path, monkeypatch):
     from decipher_gui import worker
 
-    # The fake trainer asks for the pause itself, from the worker thread, just before it makes
-    # step 4: the session then pauses right after step 4 however the threads are scheduled (a
+    # The fake trainer asks for the pause itself, in the run's process, just before it makes
+    # step 4: the session then pauses right after step 4 however the processes are scheduled (a
     # pause asked from the GUI thread could land after step 3 or step 4, depending on load).
-    monkeypatch.setattr(worker, "gentle_build", lambda inputs, **k: FakeTrainer(
-        steps=8, eval_every=0, gate=lambda step: step == 3 and controller.driver.pause()))
+    monkeypatch.setattr(worker, "child_build", partial(fake_trainer, steps=8, eval_every=0, pause_at=3))
     controller = worker.RunController(min_interval=0)
     start_pins = [PinnedValue("l", "l")]
     new_pins = (PinnedValue("l", "l"), PinnedValue("k", "q", 2.0))
