@@ -2,15 +2,14 @@
 competes with its K best stems only (setting ``candidate_stems``; issue 15).
 
 The paper's P(span | matched) is the mean of P(span | stem) over all |V| stems. With a
-dictionary ten times larger a word's true stem weighs ten times less in that mean, while the
-chance resemblances weigh as much as before, and training drifts toward mappings that fit "some
-stem" of the big dictionary. With ``candidate_stems = K``, from step ``candidate_start *
-anneal_steps`` on each span's mean runs over its K best-scoring stems under the current mapping
-(chosen without gradient and without gold), and the decoder's log |V| becomes log K: a span sees
-the competition of a K-stem dictionary whatever the dictionary's size. Narrowing from the first
-step does not work: the untrained mapping's K best are chance, and training fixes on them
-(docs/benchmarks.md, "Large vocabularies"). K = 0 or K >= |V| is exactly the paper's model.
-Evaluation always ranks every stem of the vocabulary.
+dictionary ten times larger a word's true stem weighs ten times less in that mean, and training
+more often ends in a worse optimum (docs/benchmarks.md, "Large vocabularies"). With
+``candidate_stems = K``, from step ``candidate_start * anneal_steps`` the number of stems each
+span averages over narrows geometrically from |V| to K at the end of annealing; they are the
+span's best-scoring stems under the current mapping, chosen without gradient and without gold,
+and the decoder's log |V| becomes log K. Narrowing from the first step does not work: the
+untrained mapping's best stems are chance, and training fixes on them. K = 0 or K >= |V| is
+exactly the paper's model. Evaluation always ranks every stem of the vocabulary.
 """
 
 from __future__ import annotations
@@ -56,12 +55,3 @@ def top_candidates(scores: torch.Tensor, k: int) -> torch.Tensor:
     idx = torch.topk(scores, min(k, V), dim=0).indices                        # (k, S, nslot)
     mask.scatter_(0, idx, True)
     return mask & (scores > NEG / 2)
-
-
-def candidate_log_match(scores: torch.Tensor, prep: Prepared, step: int | None = None) -> torch.Tensor:
-    """(S, nslot) log P(span | matched) over each span's K best stems at ``step``, for scores
-    without gradient (the corpus objective of a finished run)."""
-    k = competition_size(prep, step)
-    if k >= scores.shape[0]:
-        return torch.logsumexp(scores, dim=0) - math.log(prep.n_stems)
-    return torch.logsumexp(torch.topk(scores, k, dim=0).values, dim=0) - math.log(k)
