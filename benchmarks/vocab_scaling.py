@@ -98,7 +98,8 @@ def run_one(spec: dict) -> dict:
         settings = dict(UGARITIC, eval_interval=0)
     steps = spec["steps"]
     config = Config(**settings, steps=steps, anneal_steps=int(spec.get("anneal_fraction", 2 / 3) * steps),
-                    seed=spec["seed"], candidate_stems=spec["candidate_stems"], device="cpu")
+                    seed=spec["seed"], candidate_stems=spec["candidate_stems"], device="cpu",
+                    **({"candidate_start": spec["candidate_start"]} if "candidate_start" in spec else {}))
     trainer = Trainer(corpus, vocab, config, gold=gold, live_interval=None)
     times, last = [], 0.0
     narrowed_from = config.anneal_steps     # competition_size reaches K here (engine/candidate_stems.py)
@@ -139,6 +140,8 @@ def main(argv=None) -> int:
     p.add_argument("--extra-known", type=Path, help="real: where the added stems are drawn from")
     p.add_argument("--draw-seed", type=int, default=0, help="real: seed of the drawn stems")
     p.add_argument("--candidate-stems", type=int, nargs="+", default=[0], help="values of the setting (0 = off)")
+    p.add_argument("--candidate-start", type=float, nargs="+", default=[None],
+                   help="values of candidate_start (default: the setting's default)")
     p.add_argument("--steps", type=int, default=None, help="training steps (synthetic 200, real 3000)")
     p.add_argument("--seeds", type=int, nargs="+", default=[0])
     p.add_argument("--threads", type=int, default=1)
@@ -153,10 +156,12 @@ def main(argv=None) -> int:
     steps = args.steps or (200 if args.mode == "synthetic" else 3000)
     specs = []
     for size in (args.multipliers if args.mode == "synthetic" else args.sizes):
-        for k in args.candidate_stems:
+        for k, start in ((k, st) for k in args.candidate_stems for st in args.candidate_start):
             for seed in args.seeds:
                 spec = {"mode": args.mode, "steps": steps, "seed": seed, "candidate_stems": k,
                         "threads": args.threads}
+                if start is not None:
+                    spec["candidate_start"] = start
                 if args.mode == "synthetic":
                     spec["multiplier"] = size
                 else:
