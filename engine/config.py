@@ -158,6 +158,19 @@ class Config:
     pin_weight: float = _setting(
         10.0, _OBJ, "Weight of -log P(lost | known) for every pinned value (the paper's partial/full "
         "models).", OURS, ge=0, le=1e6)
+    # 0 keeps the paper's mean over all |V| stems; any K >= |V| is the same model.
+    candidate_stems: int = _setting(
+        0, _OBJ, "K: from candidate_start on, each span's P(span | matched) is the mean over its best-scoring "
+        "stems under the current mapping, their number narrowing geometrically from |V| to K by the end of "
+        "annealing (and the decoder's log |V| becomes log K), so a large dictionary's chance resemblances weigh "
+        "less (beyond the paper; docs/deviations-from-paper.md). 0 = all stems (the paper). Evaluation always "
+        "ranks every stem.",
+        OURS, ge=0, le=10_000_000)
+    # Narrowing from the first step fixes the mapping on chance resemblances (docs/benchmarks.md,
+    # "Large vocabularies"): the spans first need a rough mapping learned against every stem.
+    candidate_start: float = _setting(
+        0.5, _OBJ, "When candidate_stems is on: the fraction of anneal_steps trained against every stem "
+        "before each span competes with its K best only.", OURS, ge=0, le=1)
     likelihood_weight: float = _setting(
         0.0, _OBJ, "Weight of -log P(X); 0 in the authors' code.", CODE, ge=0, le=1e6)
 

@@ -9,6 +9,7 @@ from typing import Iterator
 import torch
 
 from .alignment import NEG
+from .candidate_stems import competition_size
 from .lattice import viterbi
 from .objective import lattice_log_o, log_match_prior
 from .prepared import Prepared
@@ -48,7 +49,7 @@ def decode_batch(prep: Prepared, batch: SpanBatch, scores: torch.Tensor, top_k: 
     if batch.n_starts == 0:
         return []
     best = scores.max(dim=0).values                                       # (S, nslot)
-    emit = place_emissions(best - math.log(prep.n_stems) + log_match_prior(prep), batch)
+    emit = place_emissions(best - math.log(competition_size(prep)) + log_match_prior(prep), batch)
     paths = viterbi(emit, batch.chunk_len, batch.lattice_lengths, lattice_log_o(prep))
     lookup = start_lookup(batch)
     norm = normaliser(prep, batch, prep.stem_len)

@@ -66,6 +66,10 @@ class SeedGroup:
             raise ValueError("a seed group needs at least one seed")
         if len(set(seeds)) != len(seeds):
             raise ValueError(f"the seeds must differ, got {list(seeds)}")
+        if config.candidate_stems > 0:
+            from .errors import InputError
+            raise InputError("setting candidate_stems: seeds trained together (--seeds) do not support it yet; "
+                             "run each seed on its own")
         self.seeds = [int(s) for s in seeds]
         self.trainers: list[Trainer] = []
         self._torch_rng: list[torch.Tensor] = []

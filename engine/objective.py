@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import torch
 
+from .alignment import NEG
+from .candidate_stems import competition_size, top_candidates
 from .lattice import forward_sums
 from .model import CharMapping
 from .prepared import Prepared
@@ -52,6 +54,21 @@ def log_match_prior(prep: Prepared) -> float:
     return math.log(1.0 - cfg.unmatched_prior) - math.log(cfg.max_span - cfg.min_span + 1)
 
 
+def _candidate_scores(log_p, prep: Prepared, batch: SpanBatch, gamma: float, stem_units, stem_len, dp_impl,
+                      k: int):
+    """``candidate_stems`` (engine/candidate_stems.py): every stem scored without gradient, then the DP
+    with gradient over the union of the spans' k best stems; each span's log P(span | matched)
+    is the mean over its own k. Returns the detached scores of every stem and that (S, nslot)."""
+    with torch.no_grad():
+        full = span_scores(log_p.detach(), prep, batch, gamma, stem_units, stem_len, impl=dp_impl)
+    chosen = top_candidates(full, k)                                            # (V, S, nslot)
+    union = chosen.flatten(1).any(dim=1).nonzero().squeeze(1)
+    sub = span_scores(log_p, prep, batch, gamma, stem_units[union], stem_len[union], impl=dp_impl,
+                      cache_tries=False)
+    sub = torch.where(chosen[union], sub, sub.new_tensor(NEG))
+    return full, span_given_match(sub, k)
+
+
 def _no_timer(name: str):
     return contextlib.nullcontext()
 
@@ -65,10 +82,16 @@ def batch_objective(model: CharMapping, prep: Prepared, batch: SpanBatch, step: 
     gamma = cfg.insertion_cost(step)
     with timer("char_distribution"):
         log_p = model.log_probs(dropout=True)
+    k = competition_size(prep, step)
     with timer("edit_dp"):
-        scores = span_scores(log_p, prep, batch, gamma, stem_units, stem_len, impl=dp_impl)
+        if k < prep.n_stems:
+            scores, log_e = _candidate_scores(log_p, prep, batch, gamma, stem_units, stem_len, dp_impl, k)
+        else:
+            scores = span_scores(log_p, prep, batch, gamma, stem_units, stem_len, impl=dp_impl)
+            log_e = None
     with timer("word_dp"):
-        log_e = span_given_match(scores, prep.n_stems)                          # (S, nslot)
+        if log_e is None:
+            log_e = span_given_match(scores, prep.n_stems)                      # (S, nslot)
         emit = place_emissions(log_e + log_match_prior(prep), batch)
         # reward r = scale * P(span | E)^(1/|span|)
         log_r = math.log(cfg.reward_scale) + log_e / batch.span_len.to(log_e.dtype)

@@ -91,7 +91,10 @@ def make_batch(prep: Prepared, chunk_indices: list[int]) -> SpanBatch:
 
 
 def _trie(prep: Prepared, key, stem_units: torch.Tensor, stem_len: torch.Tensor) -> StemTrie:
-    """Build a stem trie once per (subset, device) and keep it on the prepared problem."""
+    """Build a stem trie once per (subset, device) and keep it on the prepared problem; a key of
+    None (a batch's own candidate stems, engine/candidates.py) builds it without keeping it."""
+    if key is None:
+        return StemTrie.build(stem_units.cpu(), stem_len.cpu()).to(stem_units.device)
     cache = prep.__dict__.setdefault("_tries", {})
     full_key = (key, str(stem_units.device))
     if full_key not in cache:
@@ -117,11 +120,12 @@ def _dp(log_p, prep, key, units, lens, windows, lengths, gamma, impl, col_table=
 
 def span_scores(log_p: torch.Tensor, prep: Prepared, batch: SpanBatch, gamma: float,
                 stem_units: torch.Tensor, stem_len: torch.Tensor, impl: str = "auto",
-                col_table: torch.Tensor | None = None) -> torch.Tensor:
+                col_table: torch.Tensor | None = None, cache_tries: bool = True) -> torch.Tensor:
     """(V, S, nslot) log P(span | stem), NEG where the span or the pair is impossible.
 
     ``log_p`` may be T models' tables (T, K, C) with ``col_table`` (S,) naming each start's table
-    (the multi-seed trainer; fused DP only)."""
+    (the multi-seed trainer; fused DP only). ``cache_tries=False``: the stems are a one-off subset
+    (a batch's candidates), whose tries are not kept."""
     cfg = prep.config
     impl = resolve_impl(impl, log_p.device) if isinstance(impl, str) else impl
     S = batch.n_starts
@@ -129,7 +133,7 @@ def span_scores(log_p: torch.Tensor, prep: Prepared, batch: SpanBatch, gamma: fl
     if S == 0:
         return log_p.new_full((V, 0, batch.span_len.shape[1]), NEG)
     if not cfg.segmented:
-        out = _dp(log_p, prep, "all", stem_units, stem_len, batch.windows, batch.lattice_lengths, gamma, impl,
+        out = _dp(log_p, prep, "all" if cache_tries else None, stem_units, stem_len, batch.windows, batch.lattice_lengths, gamma, impl,
                   col_table)
         return torch.where(batch.valid.unsqueeze(0), out, out.new_tensor(NEG))
     # Whole words: group the words by length and score each group only against the stems whose
@@ -141,7 +145,7 @@ def span_scores(log_p: torch.Tensor, prep: Prepared, batch: SpanBatch, gamma: fl
         v_idx = ((stem_len - L).abs() <= cfg.band).nonzero().squeeze(1)
         if v_idx.numel() == 0:
             continue
-        res = _dp(log_p, prep, ("len", L), stem_units[v_idx], stem_len[v_idx], batch.windows[s_idx, :L], [L],
+        res = _dp(log_p, prep, ("len", L) if cache_tries else None, stem_units[v_idx], stem_len[v_idx], batch.windows[s_idx, :L], [L],
                   gamma, impl, None if col_table is None else col_table[s_idx])
         out = out.index_put((v_idx.view(-1, 1), s_idx.view(1, -1), torch.zeros_like(s_idx).view(1, -1)),
                             res[:, :, 0])

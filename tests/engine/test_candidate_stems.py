@@ -1,0 +1,134 @@
+"""candidate_stems (engine/candidate_stems.py): the narrowing schedule, the top-K choice, the default
+model unchanged, evaluation over the whole vocabulary, and a 10x-distractor synthetic cipher."""
+
+import math
+
+import pytest
+import torch
+
+from benchmarks.vocab_scaling import SYNTHETIC_SETTINGS, distractor_stems, synthetic_problem
+from engine.alignment import NEG
+from engine.candidate_stems import competition_size, narrowing_step, top_candidates
+from engine.config import Config
+from engine.model import CharMapping
+from engine.objective import batch_objective, pin_pairs
+from engine.prepared import prepare
+from engine.scoring import make_batch, span_given_match, span_scores
+from engine.synthetic import make_cipher
+from engine.training import Trainer
+
+
+@pytest.fixture(scope="module")
+def cipher():
+    return make_cipher(n_stems=20, n_inscriptions=12, seed=6, dividers=True)
+
+
+def _prep(cipher, **settings):
+    cfg = Config(feature_dim=4, segmented=True, min_span=3, steps=100, anneal_steps=100, **settings)
+    return prepare(cipher.corpus, cipher.vocabulary, cfg)
+
+
+def test_competition_size_schedule(cipher):
+    V = len(cipher.vocabulary.stems)
+    assert competition_size(_prep(cipher), 0) == V                           # off by default
+    assert competition_size(_prep(cipher, candidate_stems=V), 100) == V       # K >= |V|: the paper
+    prep = _prep(cipher, candidate_stems=4, candidate_start=0.5)
+    assert narrowing_step(prep) == 50
+    sizes = [competition_size(prep, s) for s in range(0, 120)]
+    assert sizes[:50] == [V] * 50                                             # every stem first
+    assert sizes[100:] == [4] * 20                                            # K from the end of annealing
+    assert all(a >= b for a, b in zip(sizes, sizes[1:]))                      # narrows, never widens
+    assert V > sizes[75] > 4                                                  # geometrically in between
+    assert competition_size(prep) == 4                                        # the decoder's K
+
+
+def test_top_candidates_keeps_the_best_and_never_an_impossible_pair():
+    scores = torch.tensor([[[-1.0], [-9.0]],
+                           [[-3.0], [NEG]],
+                           [[-2.0], [-8.0]],
+                           [[-7.0], [NEG]]])                                  # (V=4, S=2, 1)
+    mask = top_candidates(scores, 2)
+    assert mask[:, 0, 0].tolist() == [True, False, True, False]
+    assert mask[:, 1, 0].tolist() == [True, False, True, False]
+    only_one_possible = top_candidates(torch.tensor([[[-5.0]], [[NEG]], [[NEG]]]), 2)
+    assert only_one_possible[:, 0, 0].tolist() == [True, False, False]
+
+
+def test_default_and_k_at_least_v_give_the_papers_loss(cipher):
+    V = len(cipher.vocabulary.stems)
+    losses = []
+    for settings in ({}, {"candidate_stems": V}, {"candidate_stems": V + 5, "candidate_start": 0.0}):
+        prep = _prep(cipher, dropout=0.0, **settings)
+        torch.manual_seed(0)
+        model = CharMapping(prep.lost_letters, prep.known_units, prep.config).double()
+        batch = make_batch(prep, prep.trainable_chunks()[:6])
+        losses.append(float(batch_objective(model, prep, batch, 80, pin_pairs(prep, []),
+                                            prep.stem_units, prep.stem_len).loss.detach()))
+    assert losses[0] == losses[1] == losses[2]
+
+
+def test_narrowed_objective_is_the_mean_over_each_spans_k_best(cipher):
+    prep = _prep(cipher, dropout=0.0, candidate_stems=3, candidate_start=0.0)
+    torch.manual_seed(0)
+    model = CharMapping(prep.lost_letters, prep.known_units, prep.config).double()
+    batch = make_batch(prep, prep.trainable_chunks()[:6])
+    step = 100
+    result = batch_objective(model, prep, batch, step, pin_pairs(prep, []), prep.stem_units, prep.stem_len)
+    result.loss.backward()
+    assert all(torch.isfinite(p.grad).all() for p in model.parameters())
+    # the scores handed back (live decoding) are every stem's
+    assert result.scores.shape[0] == prep.n_stems
+    # the lattice saw log mean over each span's 3 best stems
+    with torch.no_grad():
+        full = span_scores(model.log_probs(dropout=False), prep, batch, prep.config.insertion_cost(step),
+                           prep.stem_units, prep.stem_len)
+    expected = torch.logsumexp(torch.topk(full, 3, dim=0).values, dim=0) - math.log(3)
+    paper = span_given_match(full, prep.n_stems)
+    emit = result.lattice_inputs[0]
+    from engine.objective import log_match_prior
+    from engine.scoring import place_emissions
+    assert torch.allclose(emit, place_emissions(expected + log_match_prior(prep), batch))
+    assert not torch.allclose(emit, place_emissions(paper + log_match_prior(prep), batch))
+
+
+def test_evaluation_ranks_every_stem(cipher):
+    trainer = Trainer(cipher.corpus, cipher.vocabulary,
+                      Config(feature_dim=4, segmented=True, min_span=3, steps=3, anneal_steps=2,
+                             candidate_stems=2, candidate_start=0.0, eval_interval=0),
+                      gold=cipher.gold, live_interval=0)
+    events = list(trainer.run())
+    ev = trainer.last_evaluation
+    assert any(len(m.alternatives) > 2 for m in ev.matches)                   # top_k 10 > K = 2
+    assert any(r is not None and r > 2 for r in ev.gold_ranks)                # ranks among all stems
+    assert any(getattr(e, "batch_matches", ()) for e in events)               # live decoding works
+
+
+def test_distractors_come_from_the_same_sound_system_and_avoid_the_true_stems():
+    true = ["pata", "kiso"]
+    extra = distractor_stems(true, 50, seed=1)
+    assert len({s.form for s in extra}) == 50 and not {s.form for s in extra} & set(true)
+    assert all(s.form[0] in "ptkbdgmnslrfvwjh" and 4 <= len(s.form) <= 6 for s in extra)
+
+
+def test_ten_times_the_distractors_the_setting_finds_what_the_paper_misses():
+    """The issue's synthetic check: 30 true stems + 300 random stems of the same sound system.
+    Seed 3: the paper's model ends in a wrong optimum; candidate_stems 16 finds the cognates.
+    Seed 3 was chosen because it shows the gain: over seeds 0-4 the setting helps 3 of 5 and does
+    not rescue seeds 0 and 4 (docs/benchmarks.md, "Large vocabularies"), which is why it is off by
+    default. This test pins the mechanism on one seed, not the setting's general benefit."""
+    corpus, vocab, gold = synthetic_problem(10)
+    assert len(vocab.stems) == 330
+    results = {}
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)        # as the benchmark: tiny tensors, a second thread only waits
+    try:
+        for k in (0, 16):
+            cfg = Config(**SYNTHETIC_SETTINGS, steps=150, anneal_steps=100, seed=3, candidate_stems=k)
+            trainer = Trainer(corpus, vocab, cfg, gold=gold, live_interval=None)
+            list(trainer.run())
+            results[k] = trainer.last_evaluation.metrics
+    finally:
+        torch.set_num_threads(threads)
+    assert results[0]["p_at_1"] < 0.5
+    assert results[16]["p_at_1"] >= 0.7
+    assert results[16]["p_at_10"] >= results[0]["p_at_10"]
