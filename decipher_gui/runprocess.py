@@ -28,23 +28,15 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 from engine.data import PinnedValue
-from engine.errors import DecipherError
 from engine.session import RunFailure, RunInputs, RunSession, build_trainer, describe_failure
-from engine.workers import PINNED_ENV
+from engine.workers import PINNED_ENV, nice_from_env
 
 from .driver import RunDriver
 
 
 def _run_nice() -> int:
     """DECIPHER_GUI_RUN_NICE (0..19), else 0."""
-    text = os.environ.get("DECIPHER_GUI_RUN_NICE", "0")
-    try:
-        value = int(text)
-    except ValueError:
-        raise DecipherError(f"DECIPHER_GUI_RUN_NICE must be a whole number 0..19, got {text!r}") from None
-    if not 0 <= value <= 19:
-        raise DecipherError(f"DECIPHER_GUI_RUN_NICE must be a whole number 0..19, got {value}")
-    return value
+    return nice_from_env("DECIPHER_GUI_RUN_NICE", 0)
 
 
 #: How much lower the run's process is scheduled than the app (DECIPHER_GUI_RUN_NICE). 0 by

@@ -21,17 +21,23 @@ from typing import Any, Callable, Sequence
 from .errors import DecipherError
 from .session import RunSink
 
-def _worker_nice() -> int:
-    """DECIPHER_WORKER_NICE (0..19), else 10. The test suite sets 0: niced workers starve behind any
-    other busy process, and a test must not take minutes longer because the machine is loaded."""
-    text = os.environ.get("DECIPHER_WORKER_NICE", "10")
+def nice_from_env(name: str, default: int) -> int:
+    """A niceness (0..19) from the environment variable ``name``, else ``default``; one line naming
+    the variable when it is not a whole number in range."""
+    text = os.environ.get(name, str(default))
     try:
         value = int(text)
     except ValueError:
-        raise DecipherError(f"DECIPHER_WORKER_NICE must be a whole number 0..19, got {text!r}") from None
+        raise DecipherError(f"{name} must be a whole number 0..19, got {text!r}") from None
     if not 0 <= value <= 19:
-        raise DecipherError(f"DECIPHER_WORKER_NICE must be a whole number 0..19, got {value}")
+        raise DecipherError(f"{name} must be a whole number 0..19, got {value}")
     return value
+
+
+def _worker_nice() -> int:
+    """DECIPHER_WORKER_NICE (0..19), else 10. The test suite sets 0: niced workers starve behind any
+    other busy process, and a test must not take minutes longer because the machine is loaded."""
+    return nice_from_env("DECIPHER_WORKER_NICE", 10)
 
 
 #: Worker processes run at this much lower CPU priority than the app or shell that started them.
