@@ -10,8 +10,7 @@ eval_interval). Prints one line per repetition and the medians; ``--json`` write
 
 ``--load N`` keeps N CPU-bound processes (a pure-Python busy loop each, at normal priority)
 running during the measured runs, as other programs on a busy machine would; the load average
-before and after is printed so the conditions are on record. ``DECIPHER_GUI_RENICE=1`` in the
-environment makes the app lower its training threads' priority (for comparison; off by default).
+before and after is printed so the conditions are on record.
 ``--sample`` samples the threads' stacks every 10 ms and says, for the worst gaps, where the GUI
 thread was during the gap and where the training thread was just after it (only where the run
 trains on a thread of the app's process, i.e. before the run moved to a child process).
@@ -335,8 +334,7 @@ def _measure(args, tmp: Path) -> int:
     launches, runs = [], []
     load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {load_before:.2f}, "
-          f"{args.load} busy background processes, sweep workers {args.sweep}, tree {TREE}, "
-          f"renice {'on' if os.environ.get('DECIPHER_GUI_RENICE') == '1' else 'off'}", flush=True)
+          f"{args.load} busy background processes, sweep workers {args.sweep}, tree {TREE}", flush=True)
     for i in range(0 if args.skip_launch else args.repeat):
         copy = tmp / f"launch{i}.decipher"
         shutil.copy(master, copy)

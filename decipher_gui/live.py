@@ -48,6 +48,7 @@ class LiveRunBridge(QObject):
         c.ended.connect(self._on_ended)
         c.message.connect(lambda text: window.statusBar().showMessage(text, 8000))
         self._plot_records: list = []  # step records not yet drawn
+        self._eval_row: tuple[int, dict] = (0, {})  # the newest evaluation's step and metrics
         self._views_due = False
         self._phase = 0
         self._tick = QTimer(self)
@@ -73,6 +74,7 @@ class LiveRunBridge(QObject):
         s.start_live()
         self._plot_records, self._views_due = [], False
         w.plots.reset_run()
+        w.plots.set_step_range(config.steps)
         w.runs.set_progress(0, config.steps)
         try:
             self.controller.start(project, s.corpus_id, s.language_id, config)
@@ -180,6 +182,7 @@ class LiveRunBridge(QObject):
         if event.mapping is not None:
             s.live_mapping = event.mapping
         s.eval_matches = event.matches
+        self._eval_row = (event.step, dict(event.metrics))
         QTimer.singleShot(0, self._after_eval)
 
     def _after_eval(self) -> None:
@@ -189,7 +192,11 @@ class LiveRunBridge(QObject):
         if s.shown_run == s.live_run and s.live_run is not None:
             s.live_matches = ()
             self.w.load_shown_matches(s.eval_matches)
-        QTimer.singleShot(0, lambda: self.w.refresh_runs(select=s.shown_run))
+        # only the live run's row changed: update it in place (re-reading every run from the
+        # project cost the longest gaps under load; the whole table is re-read when the run ends)
+        step, metrics = self._eval_row
+        if s.live_run is None or not self.w.runs.update_run_row(s.live_run, step, metrics):
+            QTimer.singleShot(0, lambda: self.w.refresh_runs(select=s.shown_run))
 
     def _on_finished(self, event: FinishedEvent) -> None:
         self.w.statusBar().showMessage(f"Run {self.state.live_run} {event.reason} after {event.step} steps "

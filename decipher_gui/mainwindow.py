@@ -599,8 +599,7 @@ class MainWindow(QMainWindow):
         s = self.state
         matches = s.shown_matches if self._shown_corpus() == s.corpus_id else []
         live = s.live_matches if s.shows_live(self.controller.active) else ()
-        self.inscriptions.view.model().set_marks(marks_by_inscription(matches, s.decisions, live))
-        self.inscriptions.view.viewport().update()
+        self.inscriptions.view.model().set_marks(marks_by_inscription(matches, s.decisions, live))  # repaints its rows
 
     def current_mapping(self) -> tuple[MappingSnapshot | None, int | None, str]:
         """The mapping to shade the grid with, its step and the caption's source ("live" only while

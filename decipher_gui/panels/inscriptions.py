@@ -88,10 +88,16 @@ class InscriptionListModel(QAbstractListModel):
             self.gold.setdefault(g.inscription_id, []).append(g)
         self.endResetModel()
 
-    def set_marks(self, marks: dict[str, list[SpanMark]]) -> None:
-        self.marks = marks
-        if self.inscriptions:
-            self.dataChanged.emit(self.index(0), self.index(len(self.inscriptions) - 1))
+    def set_marks(self, marks: dict[str, list[SpanMark]]) -> list[int]:
+        """Replace the spans; only the rows whose spans changed are repainted (a live run changes a
+        few inscriptions per update, and repainting every visible row cost the most of the view's
+        redraws). Returns those rows."""
+        old, self.marks = self.marks, marks
+        rows = sorted(self.row_of[i] for i in old.keys() | marks.keys()
+                      if i in self.row_of and old.get(i, []) != marks.get(i, []))
+        for row in rows:  # one row per signal: for a range, the view repaints its whole viewport
+            self.dataChanged.emit(self.index(row), self.index(row))
+        return rows
 
     def rowCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.inscriptions)

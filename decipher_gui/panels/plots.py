@@ -14,7 +14,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QGuiApplication, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QHBoxLayout, QHeaderView, QLabel, QProgressBar,
-                               QPushButton, QSplitter, QStackedWidget, QTableView, QTabWidget, QVBoxLayout,
+                               QGraphicsItem, QPushButton, QSplitter, QStackedWidget, QTableView, QTabWidget, QVBoxLayout,
                                QWidget)
 
 from . import wrapping_label
@@ -119,6 +119,10 @@ class PlotWithTable(QWidget):
         self.plot.setToolTip("Click a legend entry to hide or show its curve; drag to pan, wheel to zoom, "
                              "the small A in a corner rescales. The Table button shows the values.")
         self.legend = self.plot.addLegend(offset=(-10, 10))
+        # the axes (with their grid lines) are redrawn from a cached pixmap while their range
+        # stands still, not replayed line by line on every curve update (~40 % of a repaint)
+        for side in ("left", "bottom"):
+            self.plot.getAxis(side).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         if y_range is not None:
             self.plot.setYRange(*y_range, padding=0.02)
         self.plot.setMinimumHeight(120)
@@ -271,7 +275,15 @@ class PlotsPanel(QWidget):
         self._steps = []
         for w in (self.losses, self.coverage, self.quality):
             w.clear()
+            w.plot.enableAutoRange(axis="x")
         self.closeness.clear(keep=[n for n in self.closeness.series if not n.startswith("▶")])
+
+    def set_step_range(self, steps: int) -> None:
+        """A live run's step axis, fixed at its planned steps: the axis then stays as it is while
+        the curves grow, instead of being rescaled and redrawn on every update (reset_run and a
+        stored run's history go back to fitting the data)."""
+        for w in (self.losses, self.coverage, self.quality):
+            w.plot.setXRange(0, max(1, steps), padding=0.02)
 
     def add_steps(self, records: Sequence[StepRecord]) -> None:
         if not records:

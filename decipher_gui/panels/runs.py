@@ -395,16 +395,18 @@ class RunsPanel(QWidget):
                 values = [str(r.id), r.status, mark, languages.get(r.language_id or -1, ""), r.device or "",
                           "" if r.last_step is None else str(r.last_step),
                           _pct(m.get("p_at_1")), _pct(m.get("p_at_10")), _pct(m.get("coverage"))]
+                try:  # one tooltip per row, made once (a run's settings summary is not free)
+                    tip = (f"settings: {r.summary()}" + (f"\nerror: {r.error}" if r.error else "")
+                           + f"\nstarted {r.started_at}" + (f", ended {r.ended_at}" if r.ended_at else "")
+                           + (f"\n{mark_tip}" if mark_tip else ""))
+                except DecipherError:
+                    tip = None
                 for c, v in enumerate(values):
                     item = QTableWidgetItem(v)
                     if c in (0, 5, 6, 7, 8):
                         item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                    try:
-                        item.setToolTip(f"settings: {r.summary()}" + (f"\nerror: {r.error}" if r.error else "")
-                                        + f"\nstarted {r.started_at}" + (f", ended {r.ended_at}" if r.ended_at else "")
-                                        + (f"\n{mark_tip}" if mark_tip else ""))
-                    except DecipherError:
-                        pass
+                    if tip is not None:
+                        item.setToolTip(tip)
                     if c == self.GROUP_COLUMN and mark_tip:
                         item.setToolTip(mark_tip)
                         if "★" in mark:
@@ -416,6 +418,19 @@ class RunsPanel(QWidget):
                 self.history.selectRow(self._run_ids.index(select))
         finally:
             self._filling = False
+
+    def update_run_row(self, run_id: int, step: int, metrics: dict) -> bool:
+        """A live run's evaluation in its own row (step reached, P@1, P@10, coverage), without
+        re-reading every run from the project; False when the run has no row yet."""
+        if run_id not in self._run_ids:
+            return False
+        row = self._run_ids.index(run_id)
+        for col, text in ((5, str(step)), (6, _pct(metrics.get("p_at_1"))), (7, _pct(metrics.get("p_at_10"))),
+                          (8, _pct(metrics.get("coverage")))):
+            item = self.history.item(row, col)
+            if item is not None:
+                item.setText(text)
+        return True
 
     def _chosen(self) -> None:
         if self._filling:

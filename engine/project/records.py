@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
@@ -68,9 +69,10 @@ class RunRecord:
     def summary(self) -> str:
         """Config.summary() of the run's settings, or a note when they no longer load."""
         try:
-            return self.settings().summary()
-        except DecipherError as e:
-            return f"unreadable settings ({e})"
+            key = json.dumps(self.config, sort_keys=True, ensure_ascii=False)
+        except (TypeError, ValueError):  # not JSON (made in code, not read from a store): no cache
+            return _summary_of(dict(self.config))
+        return _summary_of_json(key)
 
 
 @dataclass(frozen=True)
@@ -96,3 +98,17 @@ def _run_record(row: Sequence) -> RunRecord:
     d["config"] = json.loads(d["config"] or "{}")
     d["pins"] = tuple(PinnedValue(lo, k, w, bool(lk), n) for lo, k, w, lk, n in json.loads(d["pins"] or "[]"))
     return RunRecord(**d)
+
+
+def _summary_of(config: dict) -> str:
+    try:
+        return Config.from_dict(config).summary()
+    except DecipherError as e:
+        return f"unreadable settings ({e})"
+
+
+@lru_cache(maxsize=1024)
+def _summary_of_json(config_json: str) -> str:
+    """A stored run's settings never change, but the runs table re-reads every run after each
+    evaluation; validating each one again cost most of a refresh (docs/benchmarks.md)."""
+    return _summary_of(json.loads(config_json))

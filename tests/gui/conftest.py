@@ -32,19 +32,6 @@ def isolated_settings(tmp_path, monkeypatch):
     return tmp_path
 
 
-@pytest.fixture(autouse=True)
-def restore_process_state():
-    """A GUI run changes process-wide state for the window's sake (torch threads, frozen GC
-    generations); give it back so engine tests in the same process see the defaults."""
-    import gc
-
-    yield
-    from decipher_gui.trainer_factory import restore_torch_threads
-
-    restore_torch_threads()
-    gc.unfreeze()
-
-
 @pytest.fixture(scope="session")
 def sample_master(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("sample") / "sample.decipher"
