@@ -18,13 +18,19 @@ def _steps(first: int, n: int) -> list[StepRecord]:
     return [StepRecord(s, {"total": 10.0 / s, "quality": 1.0}, 0.4, 0.5, 1.0, 0.0) for s in range(first, first + n)]
 
 
-def test_live_step_axis_stays_fixed_and_a_stored_run_fits_its_data(qtbot):
+def shown_plots(qtbot) -> PlotsPanel:
+    """A plots panel on screen, reset for a new run."""
     panel = PlotsPanel()
     qtbot.addWidget(panel)
     panel.resize(700, 400)
     panel.show()
     qtbot.waitExposed(panel)
     panel.reset_run()
+    return panel
+
+
+def test_live_step_axis_stays_fixed_and_a_stored_run_fits_its_data(qtbot):
+    panel = shown_plots(qtbot)
     panel.set_step_range(300)
     panel.add_steps(_steps(1, 20))
     qtbot.wait(20)
@@ -40,12 +46,7 @@ def test_live_step_axis_stays_fixed_and_a_stored_run_fits_its_data(qtbot):
 
 
 def test_hidden_tab_is_drawn_correctly_when_shown_again(qtbot):
-    panel = PlotsPanel()
-    qtbot.addWidget(panel)
-    panel.resize(700, 400)
-    panel.show()
-    qtbot.waitExposed(panel)
-    panel.reset_run()
+    panel = shown_plots(qtbot)
     panel.set_step_range(100)
     panel.add_steps(_steps(1, 10))  # the Coverage tab is hidden: its curves wait
     panel.tabs.setCurrentIndex(1)
