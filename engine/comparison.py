@@ -36,6 +36,7 @@ Z_THRESHOLD = 2.0
 CLOSER = "closer than chance"
 NO_EVIDENCE = "no evidence"
 UNTESTED = "no null runs"
+TOO_FEW = "too few null runs (2 or more needed)"
 
 RUNS_COLUMNS = ("known", "seed", "null", "score", "coverage", "steps", "wall_s")
 SUMMARY_COLUMNS = ("known", "score_mean", "score_sd", "null_mean", "null_sd", "z", "verdict")
@@ -293,7 +294,11 @@ def empirical_p(value: float, null_values: Sequence[float]) -> float:
     return (1 + sum(1 for v in null_values if v >= value)) / (1 + len(null_values))
 
 
-def verdict(z: float) -> str:
+def verdict(z: float, null_runs: int | None = None) -> str:
+    """The plain verdict of a z-score; ``null_runs`` (when given) says why there is none: a single
+    null run has no spread to measure a distance in."""
+    if null_runs is not None and null_runs == 1:
+        return TOO_FEW
     if math.isnan(z):
         return UNTESTED
     return CLOSER if z >= Z_THRESHOLD else NO_EVIDENCE
@@ -357,7 +362,9 @@ def summarise(plan: Plan, records: Iterable[RunRecord],
         null = [r for r in mine if r.item.null is not None]
         s_mean, s_sd = _mean_sd([r.score for r in real])
         n_mean, n_sd = _mean_sd([r.score for r in null])
-        z = z_score(s_mean, n_mean, n_sd)
+        if len(null) == 1:  # one null run has no spread: no distance can be measured in it
+            n_sd = math.nan
+        z = z_score(s_mean, n_mean, n_sd) if not math.isnan(n_sd) else math.nan
         counts = unit_counts(plan.matching.vocabularies[name].stems)
         weights = {u: float(c) for u, c in counts.items()}
         by_null: dict[int, list[RunResult]] = {}
@@ -365,7 +372,7 @@ def summarise(plan: Plan, records: Iterable[RunRecord],
             by_null.setdefault(r.item.null, []).append(r.result)
         real_results = [r.result for r in real]
         summaries.append(CandidateSummary(
-            name, s_mean, s_sd, n_mean, n_sd, z, empirical_p(s_mean, [r.score for r in null]), verdict(z),
+            name, s_mean, s_sd, n_mean, n_sd, z, empirical_p(s_mean, [r.score for r in null]), verdict(z, len(null)),
             len(real), len(null),
             _signal(real_results, by_null, lambda a, b: mapping_agreement(a, b, weights)),
             _signal(real_results, by_null, decoding_agreement)))
@@ -454,7 +461,7 @@ def write_comparison(out: str | os.PathLike, comparison: Comparison, *, plot: bo
 
 __all__ = [
     "CLOSER", "CandidateSummary", "Comparison", "NO_EVIDENCE", "Plan", "PlanItem", "RUNS_COLUMNS", "RunRecord",
-    "RunResult", "SUMMARY_COLUMNS", "SUMMARY_EXTRA", "Signal", "UNTESTED", "Z_THRESHOLD", "as_result", "compare",
+    "RunResult", "SUMMARY_COLUMNS", "SUMMARY_EXTRA", "Signal", "TOO_FEW", "UNTESTED", "Z_THRESHOLD", "as_result", "compare",
     "decoding_agreement", "empirical_p", "unranked", "load_candidates", "mapping_agreement", "plan_comparison", "record",
     "run_plan", "summarise", "train_run", "verdict", "write_comparison", "z_score",
 ]

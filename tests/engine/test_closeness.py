@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from engine.closeness import closeness_curve, closeness_score, coverage_at
-from engine.comparison import (CLOSER, NO_EVIDENCE, UNTESTED, PlanItem, RunResult, compare, decoding_agreement,
+from engine.comparison import (CLOSER, NO_EVIDENCE, TOO_FEW, UNTESTED, PlanItem, RunResult, compare, decoding_agreement,
                                empirical_p, mapping_agreement, plan_comparison, z_score)
 from engine.config import Config
 from engine.data import Corpus, Inscription, Stem, Vocabulary
@@ -204,6 +204,15 @@ def test_without_nulls_the_verdict_says_so():
                      run_fn=fake_run)
     assert {s.verdict for s in result.summaries} == {UNTESTED}
     assert [s.known for s in result.summaries] == ["near", "mid", "far"]
+
+
+def test_one_null_run_is_too_few_for_a_verdict():
+    """A single null run has no spread: z was ±inf and the verdict "closer than chance" (seen on the
+    Iberian comparison at --seeds 0 --null 1)."""
+    result = compare(LOST, _candidates(), seeds=(0,), n_null=1, config=Config(min_span=3, max_span=8),
+                     run_fn=fake_run)
+    assert {s.verdict for s in result.summaries} == {TOO_FEW}
+    assert all(math.isnan(s.z) and math.isnan(s.null_sd) for s in result.summaries)
 
 
 def test_a_candidate_file_that_fails_stops_nothing_else(tmp_path):
