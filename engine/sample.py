@@ -6,7 +6,7 @@ import tomllib
 from pathlib import Path
 
 from .config import Config
-from .io.tables import read_gold, read_known, read_lost
+from .io.tables import read_gold, read_known, read_lost, read_prior
 
 RESOURCES = Path(__file__).resolve().parent.parent / "resources"
 SAMPLE_DIR = RESOURCES / "sample"
@@ -14,8 +14,8 @@ RUN_CONFIG_KEY = "run_config"
 """Project setting holding the default run settings (a dict of Config fields)."""
 
 
-def sample_manifest() -> dict:
-    with open(SAMPLE_DIR / "sample.toml", "rb") as f:
+def sample_manifest(folder: Path = SAMPLE_DIR) -> dict:
+    with open(folder / "sample.toml", "rb") as f:
         return tomllib.load(f)
 
 
@@ -25,21 +25,34 @@ def sample_config() -> Config:
 
 def create_sample_project(path: str | Path, *, overwrite: bool = False):
     """Write the sample project to ``path`` (a new .decipher file) and return it open."""
+    return create_project_from_folder(path, SAMPLE_DIR, overwrite=overwrite, source="bundled sample",
+                                      default_name="Sample")
+
+
+def create_project_from_folder(path: str | Path, folder: Path, *, overwrite: bool = False,
+                               source: str, default_name: str):
+    """A new project at ``path`` from a sample folder: its ``sample.toml`` names the lost, known and
+    (optional) gold and prior files, the corpus and language names, the run settings and the
+    project's name. Written in one transaction; nothing is left behind when it fails."""
     from .project.store import Project
 
-    m = sample_manifest()
-    inscriptions = read_lost(SAMPLE_DIR / m["lost"])
-    stems = read_known(SAMPLE_DIR / m["known"])
-    gold = read_gold(SAMPLE_DIR / m["gold"], inscriptions=inscriptions) if m.get("gold") else []
+    m = sample_manifest(folder)
+    inscriptions = read_lost(folder / m["lost"])
+    stems = read_known(folder / m["known"])
+    gold = read_gold(folder / m["gold"], inscriptions=inscriptions) if m.get("gold") else []
+    pins = read_prior(folder / m["prior"]) if m.get("prior") else []
+    config = Config.from_dict(m.get("config", {}), path=folder / "sample.toml")
     project = Project.create(path, overwrite=overwrite)
     try:
         with project.transaction():
-            corpus_id = project.add_corpus(m["corpus"], inscriptions, source="bundled sample")
-            project.add_language(m["language"], stems, source="bundled sample")
+            corpus_id = project.add_corpus(m["corpus"], inscriptions, source=source)
+            project.add_language(m["language"], stems, source=source)
             if gold:
                 project.set_gold(corpus_id, gold)
-            project.set_setting(RUN_CONFIG_KEY, sample_config().to_dict())
-            project.set_setting("name", m.get("name", "Sample"))
+            if pins:
+                project.set_pins(pins)
+            project.set_setting(RUN_CONFIG_KEY, config.to_dict())
+            project.set_setting("name", m.get("name", default_name))
     except BaseException:
         project.close()
         Path(path).unlink(missing_ok=True)
