@@ -187,28 +187,24 @@ class WindowActions(QObject):
             settings.put("last_dir", str(Path(path).parent))
         return path or None
 
-    def export_matches_dialog(self) -> None:
+    def _export_table(self, title: str, default_name: str, write) -> None:
+        """Ask for a CSV/TSV file to write one of the open project's tables to."""
         if self.w.project is None:
             return
-        path = self.save_path("Export match report", f"matches-run{self.w.state.shown_run or ''}.csv",
-                              "CSV (*.csv);;TSV (*.tsv)")
+        path = self.save_path(title, default_name, "CSV (*.csv);;TSV (*.tsv)")
         if path:
-            self.w.export_matches(path)
+            write(path)
+
+    def export_matches_dialog(self) -> None:
+        self._export_table("Export match report", f"matches-run{self.w.state.shown_run or ''}.csv",
+                           self.w.export_matches)
 
     def export_prior_dialog(self) -> None:
-        if self.w.project is None:
-            return
-        path = self.save_path("Export pinned values", "PRIOR.csv", "CSV (*.csv);;TSV (*.tsv)")
-        if path:
-            self.w.export_prior(path)
+        self._export_table("Export pinned values", "PRIOR.csv", self.w.export_prior)
 
     def export_sign_values_dialog(self) -> None:
-        if self.w.project is None:
-            return
-        path = self.save_path("Export sign values", f"sign-values-run{self.w.state.shown_run or ''}.csv",
-                              "CSV (*.csv);;TSV (*.tsv)")
-        if path:
-            self.w.export_sign_values(path)
+        self._export_table("Export sign values", f"sign-values-run{self.w.state.shown_run or ''}.csv",
+                           self.w.export_sign_values)
 
     def export_cldf_dialog(self) -> None:
         if self.w.project is None:
