@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import ProjectError
-from . import access
+from . import access, rawfile
 
 #: ``PRAGMA application_id`` of every project file: the ASCII bytes "DCPH" (0x44435048).
 APPLICATION_ID = 0x44435048
@@ -284,9 +284,9 @@ def read_header(path: Path) -> FileInfo:
     if not path.is_file():
         raise ProjectError(f"{path}: not a file")
     try:
-        with open(path, "rb") as f:
-            head = f.read(100)
-        size = path.stat().st_size
+        with rawfile.held(path) as raw:  # never a descriptor of our own: see rawfile
+            head = raw.read(100)
+            size = raw.size()
     except OSError as e:
         raise ProjectError(f"{path}: cannot read the file ({e.strerror or e})") from None
     if size == 0:

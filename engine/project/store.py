@@ -29,7 +29,7 @@ import sqlite_utils
 from ..data import Corpus, GoldAnnotation, Inscription, PinnedValue, Stem, Vocabulary, split_units
 from ..errors import ProjectError
 from . import schema
-from . import access
+from . import access, rawfile
 from .access import Access
 # re-exported: callers import these from here
 from .liveness import (STALE_OTHER_HOST, STALE_SAME_HOST, _parse_time, _utc_now,  # noqa: F401
@@ -65,6 +65,8 @@ class Project(RunsMixin):
         """The backup written before that upgrade."""
         self.interrupted: list[int] = []
         """Runs this open found dead and marked "interrupted"."""
+        self._raw: rawfile.RawFile | None = None
+        """This process's descriptor of the file, held until after ``conn`` closes (see rawfile)."""
 
     # ---- opening and closing -------------------------------------------------------------
 
@@ -133,9 +135,14 @@ class Project(RunsMixin):
         if not read_only:
             access.restore_shm_mode(path, access=access_check)
         how = access.choose(path, read_only=read_only, access=access_check)
+        try:  # held until after the connection closes, see rawfile
+            raw = rawfile.hold(path)
+        except OSError as e:
+            raise ProjectError(f"{path}: cannot read the file ({e.strerror or e})") from None
         try:
             conn = access.connect(path, how)
         except sqlite3.Error as e:
+            rawfile.release(raw)
             raise ProjectError(f"{path}: cannot open ({e})") from None
         backup: list[Path] = []
         migrated_from = None
@@ -148,7 +155,8 @@ class Project(RunsMixin):
                                        "upgraded (make it writable)")
                 try:
                     before, _ = schema.migrate(
-                        conn, before_change=lambda v: backup.append(_write_backup(conn, path, v)))
+                        conn, before_change=lambda v: backup.append(
+                            _write_backup(conn, raw, path, v)))
                 except ProjectError as e:
                     if not backup:  # the backup itself failed: its message says so
                         raise
@@ -174,13 +182,16 @@ class Project(RunsMixin):
                                    f"v{SCHEMA_VERSION}")
         except ProjectError:
             conn.close()
+            rawfile.release(raw)
             raise
         except sqlite3.Error as e:
             conn.close()
+            rawfile.release(raw)
             raise ProjectError(f"{path}: cannot open ({e})") from None
         project = cls(path, conn, migrated_from=migrated_from,
                       backup=backup[0] if backup and migrated_from is not None else None,
                       access=how, clock=clock)
+        project._raw = raw
         if how.read_only:
             return project
         try:
@@ -210,6 +221,9 @@ class Project(RunsMixin):
                 pass
             finally:
                 conn.close()
+                raw, self._raw = self._raw, None
+                if raw is not None:  # only now: closing it earlier would drop SQLite's locks
+                    rawfile.release(raw)
 
     @property
     def closed(self) -> bool:
@@ -657,9 +671,12 @@ def _same_bytes(a: Path, b: Path) -> bool:
         return False
 
 
-def _write_backup(conn: sqlite3.Connection, path: Path, version: int) -> Path:
+def _write_backup(conn: sqlite3.Connection, raw: rawfile.RawFile, path: Path,
+                  version: int) -> Path:
     """Copy the file to ``<file>.v<N>.bak`` before an upgrade; called by :func:`schema.migrate`
-    under its write lock, so no other process changes the file while it is copied.
+    under its write lock, so no other process changes the file while it is copied. The bytes
+    are read through ``raw``, the descriptor the project holds: opening and closing one of our
+    own would release that very lock (see rawfile).
 
     Exact bytes when no WAL holds data (else a consistent copy through SQLite's backup API). A
     backup with the same bytes already there (left by an earlier attempt that failed) is
@@ -675,7 +692,8 @@ def _write_backup(conn: sqlite3.Connection, path: Path, version: int) -> Path:
             finally:
                 dst.close()
         else:
-            shutil.copy2(path, tmp)
+            raw.copy_to(tmp)
+            shutil.copystat(path, tmp)
         target = schema.backup_path(path, version)
         for earlier in schema.backup_paths(path, version):
             if _same_bytes(earlier, tmp):

@@ -115,3 +115,45 @@ def test_concurrent_first_opens_upgrade_once_with_one_backup(tmp_path):
     _check_file(path, WRITERS * 2, ids)
     backups = sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".bak"))
     assert backups == ["old.decipher.v1.bak"]
+
+
+PROBE = textwrap.dedent("""
+    import sqlite3, sys
+    conn = sqlite3.connect(sys.argv[1], timeout=0, isolation_level=None)
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        print("got the write lock")
+    except sqlite3.OperationalError as e:
+        print("refused:", e)
+""")
+
+
+def test_reading_the_file_during_an_upgrade_keeps_its_write_lock(tmp_path, monkeypatch):
+    """The backup and any header read made while an upgrade holds the write lock read through the
+    project's own descriptor: closing any other descriptor of the file would release this
+    process's locks (POSIX), and another process could then write, or roll back our journal,
+    in the middle of the upgrade. Checked without timing: a second process probes the lock."""
+    import engine.project.store as store
+    from engine.project import inspect_file
+
+    path = tmp_path / "old.decipher"
+    _build_file(path, 1)
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA journal_mode=DELETE")  # locks on the main file itself, as in old files
+    conn.close()
+    probes = []
+    write_backup = store._write_backup
+
+    def backup_then_probe(*args):
+        made = write_backup(*args)
+        inspect_file(path, check=False)  # a header read in the same process, as the app may do
+        probes.append(subprocess.run([sys.executable, "-c", PROBE, str(path)], capture_output=True,
+                                     text=True, check=True).stdout.strip())
+        return made
+
+    monkeypatch.setattr(store, "_write_backup", backup_then_probe)
+    with Project.open(path) as project:
+        assert project.migrated_from == 1
+    assert probes == ["refused: database is locked"]
+    from engine.project import rawfile
+    assert rawfile.holders() == 0  # the descriptor went with the last close
