@@ -20,6 +20,7 @@ import os
 import shutil
 import sqlite3
 import threading
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -171,9 +172,7 @@ class Project(RunsMixin):
             # the pragmas that are not stored in the file
             conn.execute("PRAGMA foreign_keys=ON")
             if not how.read_only:
-                mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
-                if mode.lower() != "wal":
-                    conn.execute("PRAGMA journal_mode=WAL")
+                _switch_to_wal(conn)
                 conn.execute("PRAGMA synchronous=NORMAL")
             # a second check after the upgrade: this must be ours and current now
             version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -624,6 +623,32 @@ class Project(RunsMixin):
             "pins": self.conn.execute("SELECT count(*) FROM pin").fetchone()[0],
             "runs": statuses,
         }
+
+
+def _switch_to_wal(conn: sqlite3.Connection, *, tries: int = 50, pause: float = 0.02) -> bool:
+    """Put a file that is still in rollback-journal mode (older files may be) into WAL mode.
+
+    The switch needs the file to itself: while another process reads or writes it SQLite answers
+    SQLITE_BUSY (at once when waiting could deadlock, else after the whole busy timeout), so it
+    is tried without waiting, a few times over a few seconds, and otherwise left to the next open. Rollback mode is slower for many processes but just as safe (every change
+    still waits its turn), so a file that stays in it a little longer opens normally. Returns
+    whether the file is in WAL mode now.
+    """
+    if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() == "wal":
+        return True
+    timeout = conn.execute("PRAGMA busy_timeout").fetchone()[0]
+    conn.execute("PRAGMA busy_timeout=0")  # else a reader that stays makes each try wait it out
+    try:
+        for attempt in range(tries):
+            try:
+                return conn.execute("PRAGMA journal_mode=WAL").fetchone()[0].lower() == "wal"
+            except sqlite3.OperationalError as e:
+                if getattr(e, "sqlite_errorcode", sqlite3.SQLITE_BUSY) & 0xFF != sqlite3.SQLITE_BUSY:
+                    raise
+                time.sleep(pause * (1 + attempt % 5))
+        return False
+    finally:
+        conn.execute(f"PRAGMA busy_timeout={int(timeout)}")
 
 
 def _build_file(path: Path, version: int) -> None:
