@@ -6,6 +6,8 @@ vocabulary, each with its null vocabularies, over several seeds (docs/closeness.
     python -m benchmarks.closeness_synthetic --seeds 0 1 2 --null 3 --steps 200 --out DIR
     python -m benchmarks.closeness_synthetic --dump runs.jsonl     # also keep every run's result
     python -m benchmarks.closeness_synthetic --analyse runs.jsonl  # every signal from a dump, no training
+    python -m benchmarks.closeness_synthetic --restarts 4 --dump r4.jsonl   # 4 trainings per seed, best objective kept
+    python -m benchmarks.closeness_synthetic --analyse r4.jsonl --restarts 2  # the same dump with 2 restarts
 
 Prints one line per candidate and signal (score, mapping and decoding consistency) and writes
 the comparison's files (runs.csv, summary.csv, closeness.png, …) to --out when given. --analyse
@@ -50,7 +52,7 @@ def setting(n_stems: int = 30, n_inscriptions: int = 40, cipher_seed: int = 2) -
 
 def run(*, seeds: Sequence[int] = (0, 1, 2), n_null: int = 3, steps: int = 200, names: Sequence[str] | None = None,
         out=None, n_stems: int = 30, n_inscriptions: int = 40, cipher_seed: int = 2, quiet: bool = True,
-        dump: str | None = None, null_mode: str = "skeleton") -> Comparison:
+        dump: str | None = None, null_mode: str = "skeleton", restarts: int = 1) -> Comparison:
     cipher, candidates = setting(n_stems, n_inscriptions, cipher_seed)
     if names:
         candidates = {k: v for k, v in candidates.items() if k in names}
@@ -64,12 +66,13 @@ def run(*, seeds: Sequence[int] = (0, 1, 2), n_null: int = 3, steps: int = 200, 
             dump_file.write(json.dumps(_dumped(rec), ensure_ascii=False) + "\n")
             dump_file.flush()
         if not quiet:
-            print(f"  {rec.item.known} seed {rec.item.seed} null {rec.item.null}: score {rec.score:.3f} "
+            print(f"  {rec.item.known} seed {rec.item.seed} null {rec.item.null} restart {rec.item.restart}: "
+                  f"score {rec.score:.3f} objective {rec.result.objective or math.nan:.3f} "
                   f"({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
 
     try:
         return compare(cipher.corpus, candidates, seeds=seeds, n_null=n_null, config=cfg, out=out, on_run=progress,
-                       plot=out is not None, null_mode=null_mode)
+                       plot=out is not None, null_mode=null_mode, restarts=restarts)
     finally:
         if dump_file is not None:
             dump_file.close()
@@ -102,29 +105,47 @@ def decipher(name: str, *, seeds: Sequence[int], steps: int = 200, n_stems: int 
 
 def _dumped(rec: RunRecord) -> dict:
     r = rec.result
-    return {"known": rec.item.known, "seed": rec.item.seed, "null": rec.item.null, "score": rec.score,
+    return {"known": rec.item.known, "seed": rec.item.seed, "null": rec.item.null, "restart": rec.item.restart,
+            "objective": r.objective, "score": rec.score,
             "coverage": r.coverage, "steps": r.steps, "wall_s": r.wall_s, "curve": r.curve,
             "mapping": None if r.mapping is None else np.asarray(r.mapping).tolist(),
             "known_units": r.known_units, "spans": r.spans, "margins": r.margins}
 
 
-def analyse(path: str, *, n_stems: int = 30, n_inscriptions: int = 40, cipher_seed: int = 2) -> str:
-    """Every signal of a dump made by ``--dump`` (the same setting's arguments), without training."""
+def load_dump(path: str, *, seeds: Sequence[int] | None = None, restarts: int | None = None, n_stems: int = 30,
+              n_inscriptions: int = 40, cipher_seed: int = 2) -> tuple:
+    """(plan, every training's record) of a ``--dump`` file, keeping only ``seeds`` and the first
+    ``restarts`` restarts of each seed when given (a dump of R restarts holds every smaller R)."""
     rows = [json.loads(line) for line in open(path, encoding="utf-8") if line.strip()]
+    rows = [r for r in rows if (seeds is None or r["seed"] in seeds)
+            and (restarts is None or r.get("restart", 0) < restarts)]
+    if not rows:
+        raise SystemExit(f"{path}: no runs of those seeds and restarts")
     cipher, candidates = setting(n_stems, n_inscriptions, cipher_seed)
     names = list(dict.fromkeys(r["known"] for r in rows))
-    seeds = sorted({r["seed"] for r in rows})
     n_null = len({r["null"] for r in rows if r["null"] is not None})
     cfg = Config(**{**CONFIG, "steps": rows[0]["steps"]})
-    plan = plan_comparison(cipher.corpus, {k: candidates[k] for k in names}, seeds=seeds, n_null=n_null, config=cfg)
-    items = {i.key: i for i in plan.items}
+    plan = plan_comparison(cipher.corpus, {k: candidates[k] for k in names}, seeds=sorted({r["seed"] for r in rows}),
+                           n_null=n_null, config=cfg, restarts=1 + max(r.get("restart", 0) for r in rows))
+    items = {(i.key, i.restart): i for i in plan.items}
     records = []
     for r in rows:
-        item: PlanItem = items[(r["known"], -1 if r["null"] is None else r["null"], r["seed"])]
+        item: PlanItem = items[((r["known"], -1 if r["null"] is None else r["null"], r["seed"]), r.get("restart", 0))]
         res = RunResult(tuple(tuple(p) for p in r["curve"]), r["coverage"], r["steps"], r["wall_s"],
                         None if r["mapping"] is None else np.array(r["mapping"]), tuple(r["known_units"]),
-                        tuple(tuple(x) for x in r["spans"]), tuple(r["margins"]))
+                        tuple(tuple(x) for x in r["spans"]), tuple(r["margins"]), r.get("objective"))
         records.append(record(item, res))
+    return cipher, plan, records
+
+
+def analyse(path: str, *, seeds: Sequence[int] | None = None, restarts: int | None = None, n_stems: int = 30,
+            n_inscriptions: int = 40, cipher_seed: int = 2) -> str:
+    """Every signal of a dump made by ``--dump`` (the same setting's arguments), without training."""
+    cipher, plan, trainings = load_dump(path, seeds=seeds, restarts=restarts, n_stems=n_stems,
+                                        n_inscriptions=n_inscriptions, cipher_seed=cipher_seed)
+    names = plan.candidates
+    comparison = summarise(plan, trainings)
+    records = comparison.records  # the kept restart of each seed
     text = {i.id: i.units for i in cipher.corpus.inscriptions}
 
     def margin(res: RunResult) -> float:
@@ -138,7 +159,7 @@ def analyse(path: str, *, n_stems: int = 30, n_inscriptions: int = 40, cipher_se
         total = sum(sum(c.values()) for c in strings.values())
         return sum(max(c.values()) for c in strings.values()) / total if total else math.nan
 
-    lines = [report(summarise(plan, records)), "",
+    lines = [report(comparison), "", separation(comparison), "",
              "per-run signals tried (mean ± sd over the group's runs):",
              "candidate  null  score          margin         one-string"]
     groups: dict[tuple, list[RunResult]] = defaultdict(list)
@@ -166,6 +187,24 @@ def analyse(path: str, *, n_stems: int = 30, n_inscriptions: int = 40, cipher_se
     return "\n".join(lines)
 
 
+def separation(c: Comparison, a: str = "relative", b: str = "unrelated") -> str:
+    """Whether candidate ``a`` beats ``b`` beyond the spread over seeds (the issue's requirement:
+    mean - sd of a above mean + sd of b), with the kept runs' scores per seed."""
+    by = {s.known: s for s in c.summaries}
+    if a not in by or b not in by:
+        return ""
+    sa, sb = by[a], by[b]
+    margin = (sa.score_mean - sa.score_sd) - (sb.score_mean + sb.score_sd)
+
+    def kept(name):
+        recs = sorted((r for r in c.records if r.item.known == name and r.item.null is None), key=lambda r: r.item.seed)
+        return " ".join(f"{r.score:.3f}" for r in recs)
+
+    return (f"{a} {sa.score_mean:.3f}±{sa.score_sd:.3f} [{kept(a)}] vs {b} {sb.score_mean:.3f}±{sb.score_sd:.3f} "
+            f"[{kept(b)}] (restarts {c.plan.restarts}): margin beyond the spreads {margin:+.3f} "
+            f"({'separated' if margin > 0 else 'NOT separated'})")
+
+
 def report(c: Comparison) -> str:
     lines = [c.plan.matching.describe(), "candidate  signal    real    null mean  null sd      z  verdict"]
     for s in c.summaries:
@@ -180,8 +219,10 @@ def report(c: Comparison) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    p.add_argument("--seeds", type=int, nargs="+", help="default 0 1 2 (with --analyse: every seed of the dump)")
     p.add_argument("--null", type=int, default=3)
+    p.add_argument("--restarts", type=int, help="trainings per seed, the lowest final objective kept (default 1; "
+                                                 "with --analyse: the first R restarts of the dump, default all)")
     p.add_argument("--steps", type=int, default=200)
     p.add_argument("--candidates", nargs="+", choices=["source", "relative", "unrelated"])
     p.add_argument("--stems", type=int, default=30, help="stems of the source vocabulary")
@@ -194,15 +235,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--decipher", choices=["source", "relative"], help="only P@K of this candidate per seed")
     a = p.parse_args(argv)
     if a.decipher:
-        print("\n".join(decipher(a.decipher, seeds=a.seeds, steps=a.steps, n_stems=a.stems,
+        print("\n".join(decipher(a.decipher, seeds=a.seeds or [0, 1, 2], steps=a.steps, n_stems=a.stems,
                                  n_inscriptions=a.inscriptions, cipher_seed=a.cipher_seed)))
         return 0
     if a.analyse:
-        print(analyse(a.analyse, n_stems=a.stems, n_inscriptions=a.inscriptions, cipher_seed=a.cipher_seed))
+        print(analyse(a.analyse, seeds=a.seeds, restarts=a.restarts, n_stems=a.stems, n_inscriptions=a.inscriptions,
+                      cipher_seed=a.cipher_seed))
         return 0
-    c = run(seeds=a.seeds, n_null=a.null, steps=a.steps, names=a.candidates, out=a.out, n_stems=a.stems,
+    c = run(seeds=a.seeds or [0, 1, 2], n_null=a.null, restarts=a.restarts or 1, steps=a.steps,
+            names=a.candidates, out=a.out, n_stems=a.stems,
             n_inscriptions=a.inscriptions, cipher_seed=a.cipher_seed, quiet=False, dump=a.dump, null_mode=a.null_mode)
     print(report(c))
+    print(separation(c))
     return 0
 
 
