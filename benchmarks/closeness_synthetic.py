@@ -4,10 +4,13 @@ vocabulary, each with its null vocabularies, over several seeds (docs/closeness.
 
     python -m benchmarks.closeness_synthetic                       # the documented setting
     python -m benchmarks.closeness_synthetic --seeds 0 1 2 --null 3 --steps 200 --out DIR
-    python -m benchmarks.closeness_synthetic --dump runs.jsonl     # also keep every run's result
+    python -m benchmarks.closeness_synthetic --dump runs.jsonl     # also keep every run's result (a dump
+                                                                   # that exists is resumed: its runs are reused)
     python -m benchmarks.closeness_synthetic --analyse runs.jsonl  # every signal from a dump, no training
     python -m benchmarks.closeness_synthetic --restarts 4 --dump r4.jsonl   # 4 trainings per seed, best objective kept
     python -m benchmarks.closeness_synthetic --analyse r4.jsonl --restarts 2  # the same dump with 2 restarts
+    python -m benchmarks.closeness_synthetic --analyse r4.jsonl --out DIR    # its files (restarts.csv, …)
+    python -m benchmarks.closeness_synthetic --separation DIR/restarts.csv   # relative vs unrelated per R
 
 Prints one line per candidate and signal (score, mapping and decoding consistency) and writes
 the comparison's files (runs.csv, summary.csv, closeness.png, …) to --out when given. --analyse
@@ -20,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import statistics
 import sys
 import time
@@ -29,7 +33,7 @@ from typing import Sequence
 import numpy as np
 
 from engine.comparison import (Comparison, PlanItem, RunRecord, RunResult, compare, plan_comparison, record,
-                               summarise)
+                               summarise, train_run)
 from engine.config import Config
 from engine.synthetic import make_cipher
 from engine.synthetic_relatives import HEAVY, sound_change, unrelated_vocabulary
@@ -58,12 +62,24 @@ def run(*, seeds: Sequence[int] = (0, 1, 2), n_null: int = 3, steps: int = 200, 
         candidates = {k: v for k, v in candidates.items() if k in names}
     cfg = Config(**{**CONFIG, "steps": steps, "anneal_steps": int(steps * 0.6)})
     t0 = time.perf_counter()
+    context = {"setting": [n_stems, n_inscriptions, cipher_seed], "null_mode": null_mode}
+    # a dump that exists is resumed: its runs of this setting are read back, not trained again
+    done = {}
+    if dump and os.path.exists(dump):
+        for row in _rows(dump):
+            if {k: row.get(k, v) for k, v in DUMP_DEFAULTS.items()} == context:
+                done[_dump_key(row)] = _result(row)
+    dump_file = open(dump, "a", encoding="utf-8") if dump else None
 
-    dump_file = open(dump, "w", encoding="utf-8") if dump else None
+    def run_fn(item: PlanItem) -> RunResult:
+        key = (item.known, item.null, item.seed, item.restart, item.config.steps)
+        return done[key] if key in done else train_run(item)
 
     def progress(rec):
+        if (rec.item.known, rec.item.null, rec.item.seed, rec.item.restart, rec.item.config.steps) in done:
+            return
         if dump_file is not None:
-            dump_file.write(json.dumps(_dumped(rec), ensure_ascii=False) + "\n")
+            dump_file.write(json.dumps({**_dumped(rec), **context}, ensure_ascii=False) + "\n")
             dump_file.flush()
         if not quiet:
             print(f"  {rec.item.known} seed {rec.item.seed} null {rec.item.null} restart {rec.item.restart}: "
@@ -72,7 +88,7 @@ def run(*, seeds: Sequence[int] = (0, 1, 2), n_null: int = 3, steps: int = 200, 
 
     try:
         return compare(cipher.corpus, candidates, seeds=seeds, n_null=n_null, config=cfg, out=out, on_run=progress,
-                       plot=out is not None, null_mode=null_mode, restarts=restarts)
+                       plot=out is not None, null_mode=null_mode, restarts=restarts, run_fn=run_fn)
     finally:
         if dump_file is not None:
             dump_file.close()
@@ -103,6 +119,25 @@ def decipher(name: str, *, seeds: Sequence[int], steps: int = 200, n_stems: int 
     return lines
 
 
+#: What a dump row made before these keys were written was made with.
+DUMP_DEFAULTS = {"setting": [30, 40, 2], "null_mode": "skeleton"}
+
+
+def _rows(path: str) -> list[dict]:
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def _dump_key(row: dict) -> tuple:
+    return (row["known"], row["null"], row["seed"], row.get("restart", 0), row["steps"])
+
+
+def _result(r: dict) -> RunResult:
+    return RunResult(tuple(tuple(p) for p in r["curve"]), r["coverage"], r["steps"], r["wall_s"],
+                     None if r["mapping"] is None else np.array(r["mapping"]), tuple(r["known_units"]),
+                     tuple(tuple(x) for x in r["spans"]), tuple(r["margins"]), r.get("objective"))
+
+
 def _dumped(rec: RunRecord) -> dict:
     r = rec.result
     return {"known": rec.item.known, "seed": rec.item.seed, "null": rec.item.null, "restart": rec.item.restart,
@@ -116,8 +151,7 @@ def load_dump(path: str, *, seeds: Sequence[int] | None = None, restarts: int | 
               n_inscriptions: int = 40, cipher_seed: int = 2) -> tuple:
     """(plan, every training's record) of a ``--dump`` file, keeping only ``seeds`` and the first
     ``restarts`` restarts of each seed when given (a dump of R restarts holds every smaller R)."""
-    rows = [json.loads(line) for line in open(path, encoding="utf-8") if line.strip()]
-    rows = [r for r in rows if (seeds is None or r["seed"] in seeds)
+    rows = [r for r in _rows(path) if (seeds is None or r["seed"] in seeds)
             and (restarts is None or r.get("restart", 0) < restarts)]
     if not rows:
         raise SystemExit(f"{path}: no runs of those seeds and restarts")
@@ -131,20 +165,22 @@ def load_dump(path: str, *, seeds: Sequence[int] | None = None, restarts: int | 
     records = []
     for r in rows:
         item: PlanItem = items[((r["known"], -1 if r["null"] is None else r["null"], r["seed"]), r.get("restart", 0))]
-        res = RunResult(tuple(tuple(p) for p in r["curve"]), r["coverage"], r["steps"], r["wall_s"],
-                        None if r["mapping"] is None else np.array(r["mapping"]), tuple(r["known_units"]),
-                        tuple(tuple(x) for x in r["spans"]), tuple(r["margins"]), r.get("objective"))
-        records.append(record(item, res))
+        records.append(record(item, _result(r)))
     return cipher, plan, records
 
 
 def analyse(path: str, *, seeds: Sequence[int] | None = None, restarts: int | None = None, n_stems: int = 30,
-            n_inscriptions: int = 40, cipher_seed: int = 2) -> str:
-    """Every signal of a dump made by ``--dump`` (the same setting's arguments), without training."""
+            n_inscriptions: int = 40, cipher_seed: int = 2, out: str | None = None) -> str:
+    """Every signal of a dump made by ``--dump`` (the same setting's arguments), without training;
+    with ``out``, also the comparison's files (runs.csv, restarts.csv, summary.csv, …) there."""
     cipher, plan, trainings = load_dump(path, seeds=seeds, restarts=restarts, n_stems=n_stems,
                                         n_inscriptions=n_inscriptions, cipher_seed=cipher_seed)
     names = plan.candidates
     comparison = summarise(plan, trainings)
+    if out is not None:
+        from engine.comparison import write_comparison
+
+        write_comparison(out, comparison, plot=False)
     records = comparison.records  # the kept restart of each seed
     text = {i.id: i.units for i in cipher.corpus.inscriptions}
 
@@ -205,6 +241,62 @@ def separation(c: Comparison, a: str = "relative", b: str = "unrelated") -> str:
             f"({'separated' if margin > 0 else 'NOT separated'})")
 
 
+def separation_table(path: str, *, a: str = "relative", b: str = "unrelated", per_set: int = 3,
+                     restarts: Sequence[int] | None = None) -> str:
+    """From a comparison's restarts.csv (every training; ``--analyse DUMP --out DIR`` writes one): for
+    each number of restarts R (the first R of every seed), whether ``a`` beats ``b`` beyond the spread
+    over seeds (mean - sd above mean + sd) on every set of ``per_set`` seeds, on the disjoint sets
+    (seeds in order), and each candidate's z and verdict against its nulls treated alike."""
+    import csv
+    import itertools
+
+    from engine.comparison import verdict, z_score
+
+    with open(path, encoding="utf-8", newline="") as f:
+        rows = [r for r in csv.DictReader(f)]
+    runs: dict[tuple, list[tuple[float, int, float]]] = defaultdict(list)
+    for r in rows:
+        obj = float(r["objective"]) if r["objective"] else math.inf
+        runs[(r["known"], r["null"], int(r["seed"]))].append((obj, int(r["restart"]), float(r["score"])))
+    seeds = sorted({k[2] for k in runs if k[0] == a and k[1] == ""} & {k[2] for k in runs if k[0] == b and k[1] == ""})
+    top = min(len(v) for k, v in runs.items() if k[1] == "" and k[0] in (a, b) and k[2] in seeds)
+    per_set = min(per_set, len(seeds))
+
+    def kept(known, null, seed, R):  # the lowest objective of the first R restarts
+        got = [x for x in runs.get((known, null, seed), ()) if x[1] < R]
+        return min(got)[2] if len(got) == R else None
+
+    def ms(v):
+        return statistics.fmean(v), statistics.stdev(v) if len(v) > 1 else 0.0
+
+    def margin(S, R):
+        (ma, sa), (mb, sb) = ms([kept(a, "", s, R) for s in S]), ms([kept(b, "", s, R) for s in S])
+        return (ma - sa) - (mb + sb), ma, sa, mb, sb
+
+    lines = [f"{a} vs {b}: beyond the spread over {per_set} seeds (mean - sd of {a} > mean + sd of {b}); "
+             f"seeds {' '.join(map(str, seeds))}; the restart with the lowest objective kept"]
+    disjoint = [tuple(seeds[i:i + per_set]) for i in range(0, len(seeds) - per_set + 1, per_set)]
+    for R in restarts or range(1, top + 1):
+        if R > top:
+            continue
+        every = [margin(S, R)[0] for S in itertools.combinations(seeds, per_set)]
+        lines.append(f"R={R:2d}: separated on {sum(m > 0 for m in every)}/{len(every)} sets of {per_set} seeds, "
+                     f"median margin {statistics.median(every):+.3f}")
+        for S in disjoint:
+            m, ma, sa, mb, sb = margin(S, R)
+            verdicts = []
+            for name, mean in ((a, ma), (b, mb)):
+                nulls = [kept(name, n, s, R) for n in sorted({k[1] for k in runs if k[0] == name and k[1] != ""})
+                         for s in S]
+                if nulls and None not in nulls and len(nulls) > 1:
+                    nm, nsd = ms(nulls)
+                    z = z_score(mean, nm, nsd)
+                    verdicts.append(f"{name} z {z:.1f} {verdict(z, len(nulls))}")
+            lines.append(f"      seeds {' '.join(map(str, S))}: {a} {ma:.3f}±{sa:.3f}  {b} {mb:.3f}±{sb:.3f}  "
+                         f"margin {m:+.3f}" + (f"  ({'; '.join(verdicts)})" if verdicts else ""))
+    return "\n".join(lines)
+
+
 def report(c: Comparison) -> str:
     lines = [c.plan.matching.describe(), "candidate  signal    real    null mean  null sd      z  verdict"]
     for s in c.summaries:
@@ -230,17 +322,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--cipher-seed", type=int, default=2)
     p.add_argument("--null-mode", default="skeleton", choices=["skeleton", "across", "within"])
     p.add_argument("--out")
-    p.add_argument("--dump", help="write every run's result (curve, mapping, spans) to this JSON-lines file")
+    p.add_argument("--dump", help="write every run's result (curve, mapping, spans) to this JSON-lines file; when it "
+                                  "exists, the runs it holds (same setting) are read back instead of trained")
     p.add_argument("--analyse", metavar="DUMP", help="print every signal of a --dump file and train nothing")
     p.add_argument("--decipher", choices=["source", "relative"], help="only P@K of this candidate per seed")
+    p.add_argument("--separation", metavar="RESTARTS_CSV",
+                   help="train nothing: from a comparison's restarts.csv, whether the relative beats the unrelated "
+                        "vocabulary beyond the seeds' spread for each number of restarts and set of seeds")
     a = p.parse_args(argv)
     if a.decipher:
         print("\n".join(decipher(a.decipher, seeds=a.seeds or [0, 1, 2], steps=a.steps, n_stems=a.stems,
                                  n_inscriptions=a.inscriptions, cipher_seed=a.cipher_seed)))
         return 0
+    if a.separation:
+        print(separation_table(a.separation, restarts=[a.restarts] if a.restarts else None))
+        return 0
     if a.analyse:
         print(analyse(a.analyse, seeds=a.seeds, restarts=a.restarts, n_stems=a.stems, n_inscriptions=a.inscriptions,
-                      cipher_seed=a.cipher_seed))
+                      cipher_seed=a.cipher_seed, out=a.out))
         return 0
     c = run(seeds=a.seeds or [0, 1, 2], n_null=a.null, restarts=a.restarts or 1, steps=a.steps,
             names=a.candidates, out=a.out, n_stems=a.stems,
