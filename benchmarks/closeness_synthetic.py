@@ -4,8 +4,13 @@ vocabulary, each with its null vocabularies, over several seeds (docs/closeness.
 
     python -m benchmarks.closeness_synthetic                       # the documented setting
     python -m benchmarks.closeness_synthetic --seeds 0 1 2 --null 3 --steps 200 --out DIR
-    python -m benchmarks.closeness_synthetic --dump runs.jsonl     # also keep every run's result
+    python -m benchmarks.closeness_synthetic --dump runs.jsonl     # also keep every run's result (a dump
+                                                                   # that exists is resumed: its runs are reused)
     python -m benchmarks.closeness_synthetic --analyse runs.jsonl  # every signal from a dump, no training
+    python -m benchmarks.closeness_synthetic --restarts 4 --dump r4.jsonl   # 4 trainings per seed, best objective kept
+    python -m benchmarks.closeness_synthetic --analyse r4.jsonl --restarts 2  # the same dump with 2 restarts
+    python -m benchmarks.closeness_synthetic --analyse r4.jsonl --out DIR    # its files (restarts.csv, …)
+    python -m benchmarks.closeness_synthetic --separation DIR/restarts.csv   # relative vs unrelated per R
 
 Prints one line per candidate and signal (score, mapping and decoding consistency) and writes
 the comparison's files (runs.csv, summary.csv, closeness.png, …) to --out when given. --analyse
@@ -18,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import statistics
 import sys
 import time
@@ -27,7 +33,7 @@ from typing import Sequence
 import numpy as np
 
 from engine.comparison import (Comparison, PlanItem, RunRecord, RunResult, compare, plan_comparison, record,
-                               summarise)
+                               summarise, train_run)
 from engine.config import Config
 from engine.synthetic import make_cipher
 from engine.synthetic_relatives import HEAVY, sound_change, unrelated_vocabulary
@@ -50,26 +56,39 @@ def setting(n_stems: int = 30, n_inscriptions: int = 40, cipher_seed: int = 2) -
 
 def run(*, seeds: Sequence[int] = (0, 1, 2), n_null: int = 3, steps: int = 200, names: Sequence[str] | None = None,
         out=None, n_stems: int = 30, n_inscriptions: int = 40, cipher_seed: int = 2, quiet: bool = True,
-        dump: str | None = None, null_mode: str = "skeleton") -> Comparison:
+        dump: str | None = None, null_mode: str = "skeleton", restarts: int = 1) -> Comparison:
     cipher, candidates = setting(n_stems, n_inscriptions, cipher_seed)
     if names:
         candidates = {k: v for k, v in candidates.items() if k in names}
     cfg = Config(**{**CONFIG, "steps": steps, "anneal_steps": int(steps * 0.6)})
     t0 = time.perf_counter()
+    context = {"setting": [n_stems, n_inscriptions, cipher_seed], "null_mode": null_mode}
+    # a dump that exists is resumed: its runs of this setting are read back, not trained again
+    done = {}
+    if dump and os.path.exists(dump):
+        for row in _rows(dump):
+            if {k: row.get(k, v) for k, v in DUMP_DEFAULTS.items()} == context:
+                done[_dump_key(row)] = _result(row)
+    dump_file = open(dump, "a", encoding="utf-8") if dump else None
 
-    dump_file = open(dump, "w", encoding="utf-8") if dump else None
+    def run_fn(item: PlanItem) -> RunResult:
+        key = (item.known, item.null, item.seed, item.restart, item.config.steps)
+        return done[key] if key in done else train_run(item)
 
     def progress(rec):
+        if (rec.item.known, rec.item.null, rec.item.seed, rec.item.restart, rec.item.config.steps) in done:
+            return
         if dump_file is not None:
-            dump_file.write(json.dumps(_dumped(rec), ensure_ascii=False) + "\n")
+            dump_file.write(json.dumps({**_dumped(rec), **context}, ensure_ascii=False) + "\n")
             dump_file.flush()
         if not quiet:
-            print(f"  {rec.item.known} seed {rec.item.seed} null {rec.item.null}: score {rec.score:.3f} "
+            print(f"  {rec.item.known} seed {rec.item.seed} null {rec.item.null} restart {rec.item.restart}: "
+                  f"score {rec.score:.3f} objective {rec.result.objective or math.nan:.3f} "
                   f"({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
 
     try:
         return compare(cipher.corpus, candidates, seeds=seeds, n_null=n_null, config=cfg, out=out, on_run=progress,
-                       plot=out is not None, null_mode=null_mode)
+                       plot=out is not None, null_mode=null_mode, restarts=restarts, run_fn=run_fn)
     finally:
         if dump_file is not None:
             dump_file.close()
@@ -100,31 +119,69 @@ def decipher(name: str, *, seeds: Sequence[int], steps: int = 200, n_stems: int 
     return lines
 
 
+#: What a dump row made before these keys were written was made with.
+DUMP_DEFAULTS = {"setting": [30, 40, 2], "null_mode": "skeleton"}
+
+
+def _rows(path: str) -> list[dict]:
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def _dump_key(row: dict) -> tuple:
+    return (row["known"], row["null"], row["seed"], row.get("restart", 0), row["steps"])
+
+
+def _result(r: dict) -> RunResult:
+    return RunResult(tuple(tuple(p) for p in r["curve"]), r["coverage"], r["steps"], r["wall_s"],
+                     None if r["mapping"] is None else np.array(r["mapping"]), tuple(r["known_units"]),
+                     tuple(tuple(x) for x in r["spans"]), tuple(r["margins"]), r.get("objective"))
+
+
 def _dumped(rec: RunRecord) -> dict:
     r = rec.result
-    return {"known": rec.item.known, "seed": rec.item.seed, "null": rec.item.null, "score": rec.score,
+    return {"known": rec.item.known, "seed": rec.item.seed, "null": rec.item.null, "restart": rec.item.restart,
+            "objective": r.objective, "score": rec.score,
             "coverage": r.coverage, "steps": r.steps, "wall_s": r.wall_s, "curve": r.curve,
             "mapping": None if r.mapping is None else np.asarray(r.mapping).tolist(),
             "known_units": r.known_units, "spans": r.spans, "margins": r.margins}
 
 
-def analyse(path: str, *, n_stems: int = 30, n_inscriptions: int = 40, cipher_seed: int = 2) -> str:
-    """Every signal of a dump made by ``--dump`` (the same setting's arguments), without training."""
-    rows = [json.loads(line) for line in open(path, encoding="utf-8") if line.strip()]
+def load_dump(path: str, *, seeds: Sequence[int] | None = None, restarts: int | None = None, n_stems: int = 30,
+              n_inscriptions: int = 40, cipher_seed: int = 2) -> tuple:
+    """(plan, every training's record) of a ``--dump`` file, keeping only ``seeds`` and the first
+    ``restarts`` restarts of each seed when given (a dump of R restarts holds every smaller R)."""
+    rows = [r for r in _rows(path) if (seeds is None or r["seed"] in seeds)
+            and (restarts is None or r.get("restart", 0) < restarts)]
+    if not rows:
+        raise SystemExit(f"{path}: no runs of those seeds and restarts")
     cipher, candidates = setting(n_stems, n_inscriptions, cipher_seed)
     names = list(dict.fromkeys(r["known"] for r in rows))
-    seeds = sorted({r["seed"] for r in rows})
     n_null = len({r["null"] for r in rows if r["null"] is not None})
     cfg = Config(**{**CONFIG, "steps": rows[0]["steps"]})
-    plan = plan_comparison(cipher.corpus, {k: candidates[k] for k in names}, seeds=seeds, n_null=n_null, config=cfg)
-    items = {i.key: i for i in plan.items}
+    plan = plan_comparison(cipher.corpus, {k: candidates[k] for k in names}, seeds=sorted({r["seed"] for r in rows}),
+                           n_null=n_null, config=cfg, restarts=1 + max(r.get("restart", 0) for r in rows))
+    items = {(i.key, i.restart): i for i in plan.items}
     records = []
     for r in rows:
-        item: PlanItem = items[(r["known"], -1 if r["null"] is None else r["null"], r["seed"])]
-        res = RunResult(tuple(tuple(p) for p in r["curve"]), r["coverage"], r["steps"], r["wall_s"],
-                        None if r["mapping"] is None else np.array(r["mapping"]), tuple(r["known_units"]),
-                        tuple(tuple(x) for x in r["spans"]), tuple(r["margins"]))
-        records.append(record(item, res))
+        item: PlanItem = items[((r["known"], -1 if r["null"] is None else r["null"], r["seed"]), r.get("restart", 0))]
+        records.append(record(item, _result(r)))
+    return cipher, plan, records
+
+
+def analyse(path: str, *, seeds: Sequence[int] | None = None, restarts: int | None = None, n_stems: int = 30,
+            n_inscriptions: int = 40, cipher_seed: int = 2, out: str | None = None) -> str:
+    """Every signal of a dump made by ``--dump`` (the same setting's arguments), without training;
+    with ``out``, also the comparison's files (runs.csv, restarts.csv, summary.csv, …) there."""
+    cipher, plan, trainings = load_dump(path, seeds=seeds, restarts=restarts, n_stems=n_stems,
+                                        n_inscriptions=n_inscriptions, cipher_seed=cipher_seed)
+    names = plan.candidates
+    comparison = summarise(plan, trainings)
+    if out is not None:
+        from engine.comparison import write_comparison
+
+        write_comparison(out, comparison, plot=False)
+    records = comparison.records  # the kept restart of each seed
     text = {i.id: i.units for i in cipher.corpus.inscriptions}
 
     def margin(res: RunResult) -> float:
@@ -138,7 +195,7 @@ def analyse(path: str, *, n_stems: int = 30, n_inscriptions: int = 40, cipher_se
         total = sum(sum(c.values()) for c in strings.values())
         return sum(max(c.values()) for c in strings.values()) / total if total else math.nan
 
-    lines = [report(summarise(plan, records)), "",
+    lines = [report(comparison), "", separation(comparison), "",
              "per-run signals tried (mean ± sd over the group's runs):",
              "candidate  null  score          margin         one-string"]
     groups: dict[tuple, list[RunResult]] = defaultdict(list)
@@ -166,6 +223,80 @@ def analyse(path: str, *, n_stems: int = 30, n_inscriptions: int = 40, cipher_se
     return "\n".join(lines)
 
 
+def separation(c: Comparison, a: str = "relative", b: str = "unrelated") -> str:
+    """Whether candidate ``a`` beats ``b`` beyond the spread over seeds (the issue's requirement:
+    mean - sd of a above mean + sd of b), with the kept runs' scores per seed."""
+    by = {s.known: s for s in c.summaries}
+    if a not in by or b not in by:
+        return ""
+    sa, sb = by[a], by[b]
+    margin = (sa.score_mean - sa.score_sd) - (sb.score_mean + sb.score_sd)
+
+    def kept(name):
+        recs = sorted((r for r in c.records if r.item.known == name and r.item.null is None), key=lambda r: r.item.seed)
+        return " ".join(f"{r.score:.3f}" for r in recs)
+
+    return (f"{a} {sa.score_mean:.3f}±{sa.score_sd:.3f} [{kept(a)}] vs {b} {sb.score_mean:.3f}±{sb.score_sd:.3f} "
+            f"[{kept(b)}] (restarts {c.plan.restarts}): margin beyond the spreads {margin:+.3f} "
+            f"({'separated' if margin > 0 else 'NOT separated'})")
+
+
+def separation_table(path: str, *, a: str = "relative", b: str = "unrelated", per_set: int = 3,
+                     restarts: Sequence[int] | None = None) -> str:
+    """From a comparison's restarts.csv (every training; ``--analyse DUMP --out DIR`` writes one): for
+    each number of restarts R (the first R of every seed), whether ``a`` beats ``b`` beyond the spread
+    over seeds (mean - sd above mean + sd) on every set of ``per_set`` seeds, on the disjoint sets
+    (seeds in order), and each candidate's z and verdict against its nulls treated alike."""
+    import csv
+    import itertools
+
+    from engine.comparison import verdict, z_score
+
+    with open(path, encoding="utf-8", newline="") as f:
+        rows = [r for r in csv.DictReader(f)]
+    runs: dict[tuple, list[tuple[float, int, float]]] = defaultdict(list)
+    for r in rows:
+        obj = float(r["objective"]) if r["objective"] else math.inf
+        runs[(r["known"], r["null"], int(r["seed"]))].append((obj, int(r["restart"]), float(r["score"])))
+    seeds = sorted({k[2] for k in runs if k[0] == a and k[1] == ""} & {k[2] for k in runs if k[0] == b and k[1] == ""})
+    top = min(len(v) for k, v in runs.items() if k[1] == "" and k[0] in (a, b) and k[2] in seeds)
+    per_set = min(per_set, len(seeds))
+
+    def kept(known, null, seed, R):  # the lowest objective of the first R restarts
+        got = [x for x in runs.get((known, null, seed), ()) if x[1] < R]
+        return min(got)[2] if len(got) == R else None
+
+    def ms(v):
+        return statistics.fmean(v), statistics.stdev(v) if len(v) > 1 else 0.0
+
+    def margin(S, R):
+        (ma, sa), (mb, sb) = ms([kept(a, "", s, R) for s in S]), ms([kept(b, "", s, R) for s in S])
+        return (ma - sa) - (mb + sb), ma, sa, mb, sb
+
+    lines = [f"{a} vs {b}: beyond the spread over {per_set} seeds (mean - sd of {a} > mean + sd of {b}); "
+             f"seeds {' '.join(map(str, seeds))}; the restart with the lowest objective kept"]
+    disjoint = [tuple(seeds[i:i + per_set]) for i in range(0, len(seeds) - per_set + 1, per_set)]
+    for R in restarts or range(1, top + 1):
+        if R > top:
+            continue
+        every = [margin(S, R)[0] for S in itertools.combinations(seeds, per_set)]
+        lines.append(f"R={R:2d}: separated on {sum(m > 0 for m in every)}/{len(every)} sets of {per_set} seeds, "
+                     f"median margin {statistics.median(every):+.3f}")
+        for S in disjoint:
+            m, ma, sa, mb, sb = margin(S, R)
+            verdicts = []
+            for name, mean in ((a, ma), (b, mb)):
+                nulls = [kept(name, n, s, R) for n in sorted({k[1] for k in runs if k[0] == name and k[1] != ""})
+                         for s in S]
+                if nulls and None not in nulls and len(nulls) > 1:
+                    nm, nsd = ms(nulls)
+                    z = z_score(mean, nm, nsd)
+                    verdicts.append(f"{name} z {z:.1f} {verdict(z, len(nulls))}")
+            lines.append(f"      seeds {' '.join(map(str, S))}: {a} {ma:.3f}±{sa:.3f}  {b} {mb:.3f}±{sb:.3f}  "
+                         f"margin {m:+.3f}" + (f"  ({'; '.join(verdicts)})" if verdicts else ""))
+    return "\n".join(lines)
+
+
 def report(c: Comparison) -> str:
     lines = [c.plan.matching.describe(), "candidate  signal    real    null mean  null sd      z  verdict"]
     for s in c.summaries:
@@ -180,8 +311,10 @@ def report(c: Comparison) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    p.add_argument("--seeds", type=int, nargs="+", help="default 0 1 2 (with --analyse: every seed of the dump)")
     p.add_argument("--null", type=int, default=3)
+    p.add_argument("--restarts", type=int, help="trainings per seed, the lowest final objective kept (default 1; "
+                                                 "with --analyse: the first R restarts of the dump, default all)")
     p.add_argument("--steps", type=int, default=200)
     p.add_argument("--candidates", nargs="+", choices=["source", "relative", "unrelated"])
     p.add_argument("--stems", type=int, default=30, help="stems of the source vocabulary")
@@ -189,20 +322,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--cipher-seed", type=int, default=2)
     p.add_argument("--null-mode", default="skeleton", choices=["skeleton", "across", "within"])
     p.add_argument("--out")
-    p.add_argument("--dump", help="write every run's result (curve, mapping, spans) to this JSON-lines file")
+    p.add_argument("--dump", help="write every run's result (curve, mapping, spans) to this JSON-lines file; when it "
+                                  "exists, the runs it holds (same setting) are read back instead of trained")
     p.add_argument("--analyse", metavar="DUMP", help="print every signal of a --dump file and train nothing")
     p.add_argument("--decipher", choices=["source", "relative"], help="only P@K of this candidate per seed")
+    p.add_argument("--separation", metavar="RESTARTS_CSV",
+                   help="train nothing: from a comparison's restarts.csv, whether the relative beats the unrelated "
+                        "vocabulary beyond the seeds' spread for each number of restarts and set of seeds")
     a = p.parse_args(argv)
     if a.decipher:
-        print("\n".join(decipher(a.decipher, seeds=a.seeds, steps=a.steps, n_stems=a.stems,
+        print("\n".join(decipher(a.decipher, seeds=a.seeds or [0, 1, 2], steps=a.steps, n_stems=a.stems,
                                  n_inscriptions=a.inscriptions, cipher_seed=a.cipher_seed)))
         return 0
-    if a.analyse:
-        print(analyse(a.analyse, n_stems=a.stems, n_inscriptions=a.inscriptions, cipher_seed=a.cipher_seed))
+    if a.separation:
+        print(separation_table(a.separation, restarts=[a.restarts] if a.restarts else None))
         return 0
-    c = run(seeds=a.seeds, n_null=a.null, steps=a.steps, names=a.candidates, out=a.out, n_stems=a.stems,
+    if a.analyse:
+        print(analyse(a.analyse, seeds=a.seeds, restarts=a.restarts, n_stems=a.stems, n_inscriptions=a.inscriptions,
+                      cipher_seed=a.cipher_seed, out=a.out))
+        return 0
+    c = run(seeds=a.seeds or [0, 1, 2], n_null=a.null, restarts=a.restarts or 1, steps=a.steps,
+            names=a.candidates, out=a.out, n_stems=a.stems,
             n_inscriptions=a.inscriptions, cipher_seed=a.cipher_seed, quiet=False, dump=a.dump, null_mode=a.null_mode)
     print(report(c))
+    print(separation(c))
     return 0
 
 

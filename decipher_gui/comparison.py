@@ -1,5 +1,5 @@
-"""Run ▸ Compare known languages…: the dialog (corpus, candidate languages, seeds, nulls, vocabulary
-size, steps) and the comparison running in the background through the sweep's worker processes."""
+"""Run ▸ Compare known languages…: the dialog (corpus, candidate languages, seeds, restarts, nulls,
+vocabulary size, steps) and the comparison running in the background through the sweep's worker processes."""
 
 from __future__ import annotations
 
@@ -34,6 +34,8 @@ class ComparisonRequest:
     config: Config
     out: Path
     workers: int
+    restarts: int = 1
+    """trainings per seed (candidates and nulls alike); the lowest final objective is kept"""
 
 
 def parse_seeds(text: str) -> tuple[int, ...]:
@@ -59,7 +61,7 @@ def default_folder(project_path: Path, corpus_name: str) -> Path:
 
 class ComparisonDialog(QDialog):
     """Choose a corpus, two or more candidate languages (the project's known languages, plus KNOWN.csv
-    files), seeds, the number of null vocabularies, the vocabulary size and the steps per run."""
+    files), seeds, restarts per seed, the number of null vocabularies, the vocabulary size and the steps per run."""
 
     def __init__(self, project, config: Config, parent=None):
         super().__init__(parent)
@@ -103,6 +105,15 @@ class ComparisonDialog(QDialog):
         self.seeds.setToolTip("One run per seed and language; the spread over seeds is drawn as a band")
         self.seeds.textChanged.connect(lambda _t: self._check())
         form.addRow("Seeds:", self.seeds)
+        from engine.comparison import MAX_RESTARTS
+
+        self.restarts = QSpinBox()
+        self.restarts.setRange(1, MAX_RESTARTS)
+        self.restarts.setValue(1)
+        self.restarts.setToolTip("Trainings per seed, each with its own sub-seed, for languages and nulls alike; "
+                                 "the one with the lowest final training objective is kept as the seed's run "
+                                 "(helps a distant relative whose words are found on some starts only)")
+        form.addRow("Restarts per seed:", self.restarts)
         self.nulls = QSpinBox()
         self.nulls.setRange(0, 100)
         self.nulls.setValue(3)
@@ -225,7 +236,7 @@ class ComparisonDialog(QDialog):
             raise DecipherError("Give a folder for the comparison's files.")
         return ComparisonRequest(corpus, candidates, parse_seeds(self.seeds.text()), self.nulls.value(),
                                  self.stems.value() or None, self.config.replace(steps=self.steps.value()),
-                                 Path(folder), self.workers.value())
+                                 Path(folder), self.workers.value(), self.restarts.value())
 
 
 def _default_pool(workers: int):
@@ -281,7 +292,7 @@ class ComparisonJob(QObject):
         r = self.request
         try:
             plan = plan_comparison(r.corpus, dict(r.candidates), seeds=r.seeds, n_null=r.n_null, stems=r.stems,
-                                   config=r.config)
+                                   config=r.config, restarts=r.restarts)
             self.planned.emit(len(plan.items), plan.matching.describe())
             self.pool = StoppablePool(self.pool_factory(r.workers))
             if self._stop.is_set():
@@ -398,7 +409,8 @@ class ComparisonController(QObject):
         self.comparison = comparison
         view.show_comparison(comparison)
         out = self.job.request.out if self.job is not None else None
-        line = f"{len(comparison.records)} runs; files in {out}" if out else ""
+        n = len(comparison.trainings or comparison.records)
+        line = f"{n} runs; files in {out}" if out else ""
         if out is not None:
             try:
                 view.export_png(Path(out) / "closeness.png")

@@ -31,6 +31,9 @@ def add_closeness_parser(sub) -> None:
                    help="null vocabularies per candidate (default 3; 0: no verdict)")
     p.add_argument("--null-mode", default="skeleton", choices=["skeleton", "across", "within"],
                    help="how a null rearranges a candidate's sounds (default skeleton; docs/closeness.md)")
+    p.add_argument("--restarts", type=int, default=1, metavar="R",
+                   help="trainings per seed, candidates and nulls alike, each with its own sub-seed; the one with "
+                        "the lowest final training objective is kept as the seed's run (default 1: no restart)")
     p.add_argument("--stems", type=int, metavar="M",
                    help="sample every candidate to M stems (default: the smallest candidate's usable size)")
     p.add_argument("--steps", type=int)
@@ -76,6 +79,7 @@ def parse_candidates(pairs: list[str]) -> dict[str, Path]:
 
 def check_numbers(args) -> None:
     """Every number of the command range-checked before anything is read or run."""
+    from .comparison import MAX_RESTARTS
     from .workers import check_workers
 
     if args.workers is not None:
@@ -84,6 +88,8 @@ def check_numbers(args) -> None:
         raise DecipherError(f"--null must be 0 or more null vocabularies per candidate, got {args.null}")
     if args.null > 100:
         raise DecipherError(f"--null {args.null} is more than 100 null vocabularies per candidate")
+    if not 1 <= args.restarts <= MAX_RESTARTS:
+        raise DecipherError(f"--restarts must be from 1 to {MAX_RESTARTS} trainings per seed, got {args.restarts}")
     if args.stems is not None and args.stems < 1:
         raise DecipherError(f"--stems must be a positive number of stems, got {args.stems}")
     if args.steps is not None and args.steps < 1:
@@ -127,7 +133,7 @@ def cmd_closeness(args) -> int:
     corpus = Corpus(args.lost.stem, tuple(read_lost(args.lost)))
     pins = tuple(read_prior(args.prior)) if args.prior is not None else ()
     plan = plan_comparison(corpus, candidates, seeds=tuple(args.seeds), n_null=args.null, stems=args.stems,
-                           config=config, null_mode=args.null_mode)
+                           config=config, null_mode=args.null_mode, restarts=args.restarts)
     for name, why in plan.failures.items():  # a candidate that cannot be read stops nothing else
         _log(f"error: candidate {name}: {why}; compared without it")
     pool, in_flight, n = make_pool(args.workers, args.ray, args.gpus_per_run)  # a bad --ray: nothing written
@@ -137,8 +143,10 @@ def cmd_closeness(args) -> int:
         pool.close()
         raise
     _log(f"closeness: {plan.matching.describe()}")
+    restarts = f" x {args.restarts} restarts" if args.restarts > 1 else ""
     _log(f"closeness: {len(plan.items)} runs ({len(plan.candidates)} candidates x (1 + {args.null} nulls) x "
-         f"{len(args.seeds)} seeds) on {n} {'Ray' if args.ray else 'local'} worker{'s' if n != 1 else ''} -> {out}")
+         f"{len(args.seeds)} seeds{restarts}) on {n} {'Ray' if args.ray else 'local'} "
+         f"worker{'s' if n != 1 else ''} -> {out}")
     try:
         comparison = run_comparison(plan, out, pool, in_flight=in_flight, log=_log, pins=pins)
     finally:
@@ -152,7 +160,7 @@ def cmd_closeness(args) -> int:
     if args.append_results is not None:
         added = append_results(args.append_results, args.lost_name or args.lost.stem, comparison)
         _log(f"closeness: {added} new rows in {args.append_results}")
-    _log(f"closeness: {len(comparison.records)} of {len(plan.items)} runs finished; "
+    _log(f"closeness: {len(comparison.trainings)} of {len(plan.items)} runs finished; "
          f"{out / 'summary.csv'}, {out / 'runs.csv'}, {out / 'closeness.png'}")
     return 1 if (comparison.run_failures or plan.failures) else 0
 

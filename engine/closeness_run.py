@@ -2,9 +2,10 @@
 in parallel, resumable, stoppable; shared by ``decipher closeness`` and the app's comparison dialog.
 
 Each run of a plan (engine/comparison.py) is a sweep run in ``OUT/KNOWN/own-FP/seed-K`` or
-``OUT/KNOWN/null-I-FP/seed-K``; FP fingerprints the run's vocabulary, lost text and settings, so a
-rerun into the same folder redoes nothing it already finished, and a changed plan (other stems,
-steps, candidates) gets fresh folders instead of reusing runs that no longer fit it.
+``OUT/KNOWN/null-I-FP/seed-K`` (restart r > 0 of a seed: ``seed-K-restart-r``); FP fingerprints the
+run's vocabulary, lost text and settings, so a rerun into the same folder redoes nothing it already
+finished, and a changed plan (other stems, steps, candidates) gets fresh folders instead of reusing
+runs that no longer fit it.
 """
 
 from __future__ import annotations
@@ -50,8 +51,10 @@ def folder_name(name: str) -> str:
 
 
 def run_folder(item: PlanItem, pins: tuple = ()) -> str:
+    """Restart 0 keeps the folder a comparison without restarts uses, so adding restarts reuses it."""
     kind = "own" if item.null is None else f"null-{item.null}"
-    return f"{folder_name(item.known)}/{kind}-{fingerprint(item, pins)}/seed-{item.seed}"
+    restart = f"-restart-{item.restart}" if item.restart else ""
+    return f"{folder_name(item.known)}/{kind}-{fingerprint(item, pins)}/seed-{item.seed}{restart}"
 
 
 class StoppablePool:
@@ -93,8 +96,9 @@ class Progress:
 
 
 def read_run(run_dir: Path) -> RunResult:
-    """A finished run's result from its folder: metrics.json (curve, coverage, steps, wall time) and
-    matches.csv (the best stem of each decoded span, for the decoding-agreement signal)."""
+    """A finished run's result from its folder: metrics.json (curve, coverage, steps, wall time, the
+    final objective the worker added) and matches.csv (the best stem of each decoded span, for the
+    decoding-agreement signal)."""
     m = json.loads((run_dir / "metrics.json").read_text(encoding="utf-8"))
     curve = tuple((float(c), float(v)) for c, v in m.get("closeness") or ())
     if not curve:
@@ -108,9 +112,11 @@ def read_run(run_dir: Path) -> RunResult:
                 rank = int(r["rank"])
                 if key not in spans or rank < spans[key][0]:
                     spans[key] = (rank, r["stem_ipa"])
+    objective = m.get("objective")
     return RunResult(curve, float(m.get("coverage", math.nan)), int(m.get("steps", 0)),
                      float(m.get("wall_time_s", 0.0)),
-                     spans=tuple((k[0], k[1], k[2], ipa) for k, (_, ipa) in sorted(spans.items())))
+                     spans=tuple((k[0], k[1], k[2], ipa) for k, (_, ipa) in sorted(spans.items())),
+                     objective=None if objective is None else float(objective))
 
 
 class _Tracked:
@@ -166,12 +172,16 @@ def run_comparison(plan: Plan, out: str | Path, pool, *, in_flight: int | None =
     for item in plan.items:
         d = run_folder(item, tuple(pins))
         by_dir[d] = item
-        planned.append(PlannedRun(item.known, item.seed, {} if item.null is None else {"null": item.null}, d))
+        settings = {} if item.null is None else {"null": item.null}
+        if item.restart:
+            settings["restart"] = item.restart
+        planned.append(PlannedRun(item.known, item.seed, settings, d))
 
     def make_items(known: str):
         def make(p: PlannedRun) -> RunItem:
             it = by_dir[p.run_dir]
-            return RunItem(out / p.run_dir, it.known, it.seed, "" if it.null is None else f"null={it.null}",
+            label = " ".join(f"{k}={v}" for k, v in p.settings.items())
+            return RunItem(out / p.run_dir, it.known, it.config.seed, label,
                            inputs=RunInputs(it.lost, it.vocabulary, it.config, pins=tuple(pins)))
         return make
 

@@ -7,11 +7,15 @@ with its null vocabularies, over several seeds (the core of ``decipher closeness
     write_comparison(out_dir, comparison)        # runs.csv, summary.csv, curves.csv, closeness.png
 
 ``compare(...)`` does all four. A sweep runs ``plan.items`` in parallel with its own run_fn and
-hands the records to :func:`summarise`. The statistics are defined in docs/closeness.md.
+hands the records to :func:`summarise`. With ``restarts=R`` every (candidate or null, seed) is trained
+R times with different sub-seeds and the restart with the lowest final training objective is kept as
+that seed's run (:func:`keep_best_restarts`; gold is never read). The statistics are defined in
+docs/closeness.md.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import math
@@ -39,6 +43,13 @@ UNTESTED = "no null runs"
 TOO_FEW = "too few null runs (2 or more needed)"
 
 RUNS_COLUMNS = ("known", "seed", "null", "score", "coverage", "steps", "wall_s")
+#: Beyond the issue's columns: which restart was kept, of how many, and its final objective.
+RUNS_EXTRA = ("restart", "restarts", "objective")
+#: restarts.csv: every training of a comparison, kept or not.
+RESTARTS_COLUMNS = ("known", "seed", "null", "restart", "train_seed", "objective", "score", "coverage", "steps",
+                    "wall_s", "kept")
+#: Restarts per seed are range-checked: 1 (no restart) to this many.
+MAX_RESTARTS = 50
 SUMMARY_COLUMNS = ("known", "score_mean", "score_sd", "null_mean", "null_sd", "z", "verdict")
 #: Beyond the issue's columns: the empirical p-value and the second signals (docs/closeness.md).
 SUMMARY_EXTRA = ("p", "n_seeds", "n_null_runs", "mapping", "mapping_null_mean", "mapping_null_sd", "mapping_z",
@@ -56,9 +67,13 @@ class PlanItem:
     lost: Corpus
     vocabulary: Vocabulary
     config: Config
+    """its ``seed`` is the training seed: the comparison's seed for restart 0, a sub-seed otherwise"""
+    restart: int = 0
+    """which of the seed's restarts (0 .. restarts-1)"""
 
     @property
     def key(self) -> tuple[str, int, int]:
+        """The (candidate, null, seed) this run counts for: the restarts of one seed share it."""
         return (self.known, -1 if self.null is None else self.null, self.seed)
 
 
@@ -77,6 +92,9 @@ class RunResult:
     spans: tuple[tuple[str, int, int, str], ...] = ()
     margins: tuple[float, ...] = ()
     """per decoded span: its best stem's score minus the second best's (how clearly one stem wins)"""
+    objective: float | None = None
+    """the run's final training objective over the whole corpus (engine/final_objective.py; lower is
+    better): what picks a seed's restart"""
 
 
 @dataclass(frozen=True)
@@ -84,12 +102,28 @@ class RunRecord:
     item: PlanItem
     result: RunResult
     score: float
+    restarts: int = 1
+    """how many finished restarts of its seed this run was chosen from (1: no choice)"""
 
     @property
     def row(self) -> tuple:
+        """runs.csv: RUNS_COLUMNS, then RUNS_EXTRA"""
         r = self.result
         return (self.item.known, self.item.seed, "" if self.item.null is None else self.item.null,
-                round(self.score, 6), round(r.coverage, 6), r.steps, round(r.wall_s, 3))
+                round(self.score, 6), round(r.coverage, 6), r.steps, round(r.wall_s, 3),
+                self.item.restart, self.restarts, _num(r.objective))
+
+    @property
+    def restart_row(self) -> tuple:
+        """restarts.csv (without ``kept``)"""
+        r = self.result
+        return (self.item.known, self.item.seed, "" if self.item.null is None else self.item.null, self.item.restart,
+                self.item.config.seed, _num(r.objective), round(self.score, 6), round(r.coverage, 6), r.steps,
+                round(r.wall_s, 3))
+
+
+def _num(x: float | None) -> float | str:
+    return "" if x is None or (isinstance(x, float) and math.isnan(x)) else round(x, 6)
 
 
 @dataclass
@@ -103,6 +137,8 @@ class Plan:
     null_mode: str
     failures: dict[str, str] = field(default_factory=dict)
     """candidate -> why it could not be used (it stops nothing else)"""
+    restarts: int = 1
+    """trainings per (candidate or null, seed); the one with the lowest final objective is kept"""
 
 
 @dataclass(frozen=True)
@@ -147,9 +183,12 @@ class CandidateSummary:
 class Comparison:
     plan: Plan
     records: list[RunRecord]
+    """one per (candidate or null, seed): the kept restart"""
     summaries: list[CandidateSummary]
     """best first"""
     run_failures: list[tuple[PlanItem, str]] = field(default_factory=list)
+    trainings: list[RunRecord] = field(default_factory=list)
+    """every finished training, every restart (``records`` is chosen from these)"""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -177,8 +216,9 @@ def load_candidates(candidates: Mapping[str, Vocabulary | str | os.PathLike]
 def plan_comparison(lost: Corpus, candidates: Mapping[str, Vocabulary | str | os.PathLike], *,
                     seeds: Sequence[int] = (0, 1, 2), n_null: int = 3, stems: int | None = None,
                     steps: int | None = None, config: Config | None = None, null_mode: str = "skeleton",
-                    sample_seed: int = 0) -> Plan:
-    """Load and match the candidates, build their nulls and list every run (real runs first).
+                    sample_seed: int = 0, restarts: int = 1) -> Plan:
+    """Load and match the candidates, build their nulls and list every run (real runs first), each
+    seed ``restarts`` times (candidates and nulls alike; :func:`restart_seed` gives the sub-seeds).
 
     Raises DecipherError when fewer than two candidates are given or usable, or the numbers are off.
     """
@@ -190,6 +230,7 @@ def plan_comparison(lost: Corpus, candidates: Mapping[str, Vocabulary | str | os
         raise DecipherError(f"the number of null vocabularies must not be negative (got {n_null})")
     if steps is not None and steps < 0:
         raise DecipherError(f"steps must not be negative (got {steps})")
+    check_restarts(restarts)
     config = config or Config()
     vocabs, failed = load_candidates(candidates)
     if len(vocabs) < 2:
@@ -202,13 +243,33 @@ def plan_comparison(lost: Corpus, candidates: Mapping[str, Vocabulary | str | os
     items: list[PlanItem] = []
     for name, vocab in matching.vocabularies.items():
         for seed in seeds:
-            items.append(PlanItem(name, seed, None, lost, vocab, base.replace(seed=seed)))
+            for r in range(restarts):
+                items.append(PlanItem(name, seed, None, lost, vocab, base.replace(seed=restart_seed(seed, r)), r))
     for name, vocab in matching.vocabularies.items():
         for i in range(n_null):
             null = null_vocabulary(vocab, sample_seed, i, mode=null_mode)
             for seed in seeds:
-                items.append(PlanItem(name, seed, i, lost, null, base.replace(seed=seed)))
-    return Plan(lost, list(matching.vocabularies), items, matching, tuple(seeds), n_null, null_mode, failed)
+                for r in range(restarts):
+                    items.append(PlanItem(name, seed, i, lost, null, base.replace(seed=restart_seed(seed, r)), r))
+    return Plan(lost, list(matching.vocabularies), items, matching, tuple(seeds), n_null, null_mode, failed,
+                restarts)
+
+
+def check_restarts(restarts: int) -> int:
+    """Restarts per seed: a whole number from 1 (no restart) to MAX_RESTARTS."""
+    if isinstance(restarts, bool) or not isinstance(restarts, int) or not 1 <= restarts <= MAX_RESTARTS:
+        raise DecipherError(f"restarts per seed must be a whole number from 1 to {MAX_RESTARTS}, got {restarts}")
+    return restarts
+
+
+def restart_seed(seed: int, restart: int) -> int:
+    """The training seed of a seed's restart: the seed itself for restart 0 (a comparison without
+    restarts trains exactly what it did before, and its runs are reused when restarts are added), a
+    32-bit number hashed from (seed, restart) otherwise, so no restart repeats another seed's run."""
+    if restart == 0:
+        return seed
+    digest = hashlib.sha256(f"closeness restart {seed} {restart}".encode("ascii")).digest()
+    return int.from_bytes(digest[:4], "big")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -263,8 +324,32 @@ def train_run(item: PlanItem) -> RunResult:
     spans = tuple((m.inscription_id, m.start, m.end, m.best.ipa) for m in last.matches)
     margins = tuple(float(m.alternatives[0].score - m.alternatives[1].score) if len(m.alternatives) > 1 else 0.0
                     for m in last.matches)
+    from .final_objective import corpus_objective
+
+    objective = corpus_objective(trainer)["objective"]
     return RunResult(tuple(last.closeness), float(last.coverage), trainer.step, float(trainer.elapsed),
-                     np.asarray(mapping.probs), tuple(mapping.known), spans, margins)
+                     np.asarray(mapping.probs), tuple(mapping.known), spans, margins, float(objective))
+
+
+def keep_best_restarts(records: Iterable[RunRecord]) -> list[RunRecord]:
+    """One record per (candidate, null, seed): of its finished restarts, the one with the lowest final
+    training objective (a restart without one counts as worst; ties go to the lower restart). The
+    same rule for candidates and nulls; only the training objective is read, never gold. The kept
+    record says how many restarts it was chosen from; the order of first appearance is kept."""
+    groups: dict[tuple, list[RunRecord]] = {}
+    for r in records:
+        groups.setdefault(r.item.key, []).append(r)
+
+    def rank(r: RunRecord) -> tuple[float, int]:
+        o = r.result.objective
+        return (math.inf if o is None or math.isnan(o) else o, r.item.restart)
+
+    out = []
+    for group in groups.values():
+        best = min(group, key=rank)
+        out.append(best if best.restarts == len(group) else
+                   RunRecord(best.item, best.result, best.score, len(group)))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -352,7 +437,8 @@ def summarise(plan: Plan, records: Iterable[RunRecord],
     run, z, empirical p and verdict, and the two consistency signals; best (highest score) first."""
     from .nulls import unit_counts
 
-    records = list(records)
+    trainings = list(records)
+    records = keep_best_restarts(trainings)
     summaries = []
     for name in plan.candidates:
         mine = [r for r in records if r.item.known == name]
@@ -377,17 +463,17 @@ def summarise(plan: Plan, records: Iterable[RunRecord],
             _signal(real_results, by_null, lambda a, b: mapping_agreement(a, b, weights)),
             _signal(real_results, by_null, decoding_agreement)))
     summaries.sort(key=lambda s: (-s.score_mean, -(s.z if not math.isnan(s.z) else -math.inf), s.known))
-    return Comparison(plan, records, summaries, list(run_failures))
+    return Comparison(plan, records, summaries, list(run_failures), trainings)
 
 
 def compare(lost: Corpus, candidates: Mapping[str, Vocabulary | str | os.PathLike], *,
             seeds: Sequence[int] = (0, 1, 2), n_null: int = 3, stems: int | None = None, steps: int | None = None,
             config: Config | None = None, run_fn: Callable[[PlanItem], RunResult | tuple] = train_run,
             out: str | os.PathLike | None = None, null_mode: str = "skeleton", sample_seed: int = 0,
-            on_run: Callable[[RunRecord], None] | None = None, plot: bool = True) -> Comparison:
+            on_run: Callable[[RunRecord], None] | None = None, plot: bool = True, restarts: int = 1) -> Comparison:
     """Plan, run (one after another), summarise and, with ``out``, write the comparison's files."""
     plan = plan_comparison(lost, candidates, seeds=seeds, n_null=n_null, stems=stems, steps=steps,
-                           config=config, null_mode=null_mode, sample_seed=sample_seed)
+                           config=config, null_mode=null_mode, sample_seed=sample_seed, restarts=restarts)
     failures: list[tuple[PlanItem, str]] = []
     records = run_plan(plan, run_fn, on_run=on_run, failures=failures)
     comparison = summarise(plan, records, failures)
@@ -423,7 +509,10 @@ def write_comparison(out: str | os.PathLike, comparison: Comparison, *, plot: bo
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    write_csv(out / "runs.csv", RUNS_COLUMNS, (r.row for r in comparison.records))
+    write_csv(out / "runs.csv", RUNS_COLUMNS + RUNS_EXTRA, (r.row for r in comparison.records))
+    kept = {id(r.result) for r in comparison.records}
+    write_csv(out / "restarts.csv", RESTARTS_COLUMNS,
+              (r.restart_row + (int(id(r.result) in kept),) for r in comparison.trainings or comparison.records))
     write_csv(out / "summary.csv", SUMMARY_COLUMNS + SUMMARY_EXTRA,
               [s.row for s in comparison.summaries] + unranked_rows(comparison))
     write_csv(out / "curves.csv", ("known", "seed", "null", "confidence", "coverage"),
@@ -436,6 +525,9 @@ def write_comparison(out: str | os.PathLike, comparison: Comparison, *, plot: bo
         "seeds": list(plan.seeds),
         "n_null": plan.n_null,
         "null_mode": plan.null_mode,
+        "restarts": plan.restarts,
+        "restart_choice": "per seed, the restart with the lowest final training objective "
+                          "(engine/final_objective.py); candidates and nulls alike; gold never read",
         "matching": plan.matching.describe(),
         "stems": plan.matching.size,
         "score": "area under coverage vs confidence (docs/closeness.md)",
@@ -450,7 +542,7 @@ def write_comparison(out: str | os.PathLike, comparison: Comparison, *, plot: bo
     tmp = out / "comparison.json.part"
     tmp.write_text(json.dumps(info, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     tmp.replace(out / "comparison.json")
-    written = [out / n for n in ("runs.csv", "summary.csv", "curves.csv", "comparison.json")]
+    written = [out / n for n in ("runs.csv", "restarts.csv", "summary.csv", "curves.csv", "comparison.json")]
     if plot:
         from .closeness_plot import render_comparison
         png = render_comparison(comparison, out / "closeness.png")
@@ -460,8 +552,9 @@ def write_comparison(out: str | os.PathLike, comparison: Comparison, *, plot: bo
 
 
 __all__ = [
-    "CLOSER", "CandidateSummary", "Comparison", "NO_EVIDENCE", "Plan", "PlanItem", "RUNS_COLUMNS", "RunRecord",
-    "RunResult", "SUMMARY_COLUMNS", "SUMMARY_EXTRA", "Signal", "TOO_FEW", "UNTESTED", "Z_THRESHOLD", "as_result", "compare",
-    "decoding_agreement", "empirical_p", "unranked", "load_candidates", "mapping_agreement", "plan_comparison", "record",
-    "run_plan", "summarise", "train_run", "verdict", "write_comparison", "z_score",
+    "CLOSER", "CandidateSummary", "Comparison", "MAX_RESTARTS", "NO_EVIDENCE", "Plan", "PlanItem", "RESTARTS_COLUMNS",
+    "RUNS_COLUMNS", "RUNS_EXTRA", "RunRecord", "RunResult", "SUMMARY_COLUMNS", "SUMMARY_EXTRA", "Signal", "TOO_FEW",
+    "UNTESTED", "Z_THRESHOLD", "as_result", "check_restarts", "compare", "decoding_agreement", "empirical_p",
+    "keep_best_restarts", "unranked", "load_candidates", "mapping_agreement", "plan_comparison", "record",
+    "restart_seed", "run_plan", "summarise", "train_run", "verdict", "write_comparison", "z_score",
 ]

@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 from engine.closeness import closeness_curve, closeness_score, coverage_at
-from engine.comparison import (CLOSER, NO_EVIDENCE, TOO_FEW, UNTESTED, PlanItem, RunResult, compare, decoding_agreement,
-                               empirical_p, mapping_agreement, plan_comparison, z_score)
+from engine.comparison import (CLOSER, NO_EVIDENCE, TOO_FEW, UNTESTED, PlanItem, RunRecord, RunResult, as_result,
+                               compare, decoding_agreement, empirical_p, keep_best_restarts, mapping_agreement,
+                               plan_comparison, restart_seed, z_score)
 from engine.config import Config
 from engine.data import Corpus, Inscription, Stem, Vocabulary
 from engine.errors import DecipherError
@@ -250,3 +251,85 @@ def test_a_failing_run_is_reported_and_the_rest_go_on():
     assert [(i.known, i.seed) for i, _ in result.run_failures] == [("mid", 1)]
     mid = next(s for s in result.summaries if s.known == "mid")
     assert mid.n_seeds == 1 and mid.n_null_runs == 4
+
+
+# ---- restarts ----------------------------------------------------------------------------------
+
+def test_restarts_plan_the_same_sub_seeds_for_candidates_and_their_nulls():
+    one = plan_comparison(LOST, _candidates(), seeds=(0, 1), n_null=2, config=Config(min_span=3, max_span=8))
+    three = plan_comparison(LOST, _candidates(), seeds=(0, 1), n_null=2, config=Config(min_span=3, max_span=8),
+                            restarts=3)
+    assert three.restarts == 3 and len(three.items) == 3 * len(one.items)
+    # restart 0 is exactly the run without restarts
+    assert [i for i in three.items if i.restart == 0] == one.items
+    sub = {}
+    for i in three.items:
+        sub.setdefault((i.known, i.null), set()).add((i.seed, i.restart, i.config.seed))
+    assert len(set(map(frozenset, sub.values()))) == 1  # every candidate and every null: the same trainings
+    train_seeds = [s for s in next(iter(sub.values()))]
+    assert len({t for _, _, t in train_seeds}) == 6  # no restart repeats another seed's training
+    assert restart_seed(5, 0) == 5 and restart_seed(5, 1) == restart_seed(5, 1) != restart_seed(6, 1)
+    assert all(0 <= restart_seed(s, r) < 2 ** 32 for s in range(5) for r in range(5))
+
+
+@pytest.mark.parametrize("bad", [0, -1, 51, 1.5, True])
+def test_restarts_are_range_checked(bad):
+    with pytest.raises(DecipherError, match="restarts per seed must be a whole number from 1 to 50"):
+        plan_comparison(LOST, _candidates(), restarts=bad)
+
+
+def _rec(known, null, seed, restart, score, objective):
+    item = PlanItem(known, seed, null, LOST, _vocab(), Config(seed=restart_seed(seed, restart)), restart)
+    curve = tuple((1 - p / 40, 2 * score * (p / 40)) for p in range(41))
+    return RunRecord(item, RunResult(curve, 0.5, 10, 1.0, objective=objective), score)
+
+
+def test_the_restart_with_the_lowest_objective_is_kept_not_the_best_score():
+    # the objective alone decides: here the lowest objective has the lowest score (gold is nowhere)
+    records = [_rec("a", None, 0, 0, 0.30, -2.0), _rec("a", None, 0, 1, 0.10, -5.0), _rec("a", None, 0, 2, 0.20, -3.0),
+               _rec("a", 0, 0, 0, 0.25, -1.0), _rec("a", 0, 0, 1, 0.15, -4.0),  # a null: the same rule
+               _rec("a", None, 1, 0, 0.20, None), _rec("a", None, 1, 1, 0.12, math.nan),  # none: the first restart
+               _rec("a", None, 2, 0, 0.20, None), _rec("a", None, 2, 1, 0.11, -1.0)]   # a missing one counts as worst
+    kept = {r.item.key: r for r in keep_best_restarts(records)}
+    assert {k: (r.item.restart, r.restarts) for k, r in kept.items()} == {
+        ("a", -1, 0): (1, 3), ("a", 0, 0): (1, 2), ("a", -1, 1): (0, 2), ("a", -1, 2): (1, 2)}
+    assert kept[("a", -1, 0)].score == 0.10 and kept[("a", 0, 0)].score == 0.15
+    # ties go to the lower restart, whatever order the records come in
+    tie = [_rec("a", None, 0, 1, 0.2, -3.0), _rec("a", None, 0, 0, 0.1, -3.0)]
+    assert keep_best_restarts(tie)[0].item.restart == 0
+
+
+def _objective_run(item: PlanItem) -> RunResult:
+    """A fake run whose objective is lowest on restart 1 for every candidate and null alike, and whose
+    score says which restart it was (restart 1: the candidate's level, others: 0.1)."""
+    base = as_result(fake_run(item))
+    score = base.coverage / 2 if item.restart == 1 else 0.1
+    curve = tuple((1 - p / 40, 2 * score * (p / 40)) for p in range(41))
+    return RunResult(curve, base.coverage, base.steps, base.wall_s, objective=-1.0 - (item.restart == 1))
+
+
+def test_a_comparison_with_restarts_summarises_the_kept_runs_and_writes_every_training(tmp_path):
+    out = tmp_path / "cmp"
+    calls = []
+
+    def run(item):
+        calls.append(item)
+        return _objective_run(item)
+
+    result = compare(LOST, _candidates(), seeds=(0, 1, 2), n_null=3, config=Config(min_span=3, max_span=8),
+                     run_fn=run, out=out, restarts=3)
+    assert len(calls) == 3 * 3 * (1 + 3) * 3 and len(result.trainings) == len(calls)
+    assert len(result.records) == 3 * 3 * (1 + 3) and {r.item.restart for r in result.records} == {1}
+    # the same as the comparison without restarts, whose runs are the restarts kept here
+    plain = compare(LOST, _candidates(), seeds=(0, 1, 2), n_null=3, config=Config(min_span=3, max_span=8),
+                    run_fn=fake_run)
+    assert [(s.known, s.verdict) for s in result.summaries] == [(s.known, s.verdict) for s in plain.summaries]
+    for a, b in zip(result.summaries, plain.summaries):
+        assert a.score_mean == pytest.approx(b.score_mean, abs=1e-3) and a.n_seeds == 3 and a.n_null_runs == 9
+    with open(out / "runs.csv", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 36 and {(r["restart"], r["restarts"], r["objective"]) for r in rows} == {("1", "3", "-2.0")}
+    with open(out / "restarts.csv", encoding="utf-8") as f:
+        trainings = list(csv.DictReader(f))
+    assert len(trainings) == 108 and sum(r["kept"] == "1" for r in trainings) == 36
+    assert all((r["kept"] == "1") == (r["restart"] == "1") for r in trainings)

@@ -5,6 +5,7 @@ appending to the benchmark's results file."""
 from __future__ import annotations
 
 import csv
+import math
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ pytest.importorskip("torch")
 from engine import closeness_cli  # noqa: E402
 from engine.cli import main  # noqa: E402
 from engine.closeness_run import RESULTS_COLUMNS, run_folder  # noqa: E402
-from engine.comparison import RUNS_COLUMNS, SUMMARY_COLUMNS, plan_comparison  # noqa: E402
+from engine.comparison import RUNS_COLUMNS, RUNS_EXTRA, SUMMARY_COLUMNS, plan_comparison  # noqa: E402
 from engine.config import Config  # noqa: E402
 from engine.sweep import InlinePool  # noqa: E402
 from engine.workers import LocalPool, run_task  # noqa: E402
@@ -88,8 +89,10 @@ def test_writes_runs_summary_and_figure_best_first(first):
     out, code, err, pool = first
     assert len(pool.ran) == 2 * 2 * 2  # 2 usable candidates x (own + 1 null) x 2 seeds
     cols, runs = read(out / "runs.csv")
-    assert tuple(cols) == RUNS_COLUMNS
+    assert tuple(cols) == RUNS_COLUMNS + RUNS_EXTRA  # the issue's columns first, then the restart's
     assert len(runs) == 8
+    assert {(r["restart"], r["restarts"]) for r in runs} == {("0", "1")}
+    assert all(math.isfinite(float(r["objective"])) for r in runs)  # the worker's final objective, read back
     assert {(r["known"], r["seed"], r["null"]) for r in runs} == {
         (k, s, n) for k in ("source", "unrelated") for s in ("0", "1") for n in ("", "0")}
     assert all(0 <= float(r["score"]) <= 1 and int(r["steps"]) == 10 for r in runs)
@@ -155,6 +158,8 @@ def test_a_changed_plan_gets_new_run_folders(files):
     (["--stems", "0"], "--stems must be a positive number"),
     (["--steps", "0"], "--steps must be a positive number"),
     (["--seeds", "1", "1"], "a seed is given twice"),
+    (["--restarts", "0"], "--restarts must be from 1 to 50"),
+    (["--restarts", "51"], "--restarts must be from 1 to 50"),
     (["--known", "a=X", "a=Y"], "the name 'a' is given twice"),
     (["--known", "noequals", "b=Y"], "give NAME=PATH"),
 ])
@@ -173,6 +178,34 @@ def test_two_unreadable_candidates_of_three_are_an_error(files, tmp_path, capsys
                  f"b={files / 'bad.csv'}", f"c={tmp_path / 'missing.csv'}", "--out", str(tmp_path / "out")])
     assert code == 2
     assert "at least two usable candidates" in capsys.readouterr().err
+
+
+def test_restarts_are_runs_of_the_plan_and_added_restarts_reuse_the_first(files, tmp_path, monkeypatch):
+    """--restarts R: every (candidate or null, seed) is trained R times, each a resumable run of its own;
+    restart 0 is the run a comparison without restarts makes, so going from 1 to 2 restarts trains only
+    the second restarts, and runs.csv keeps one row per seed: the restart with the lowest objective."""
+    out = tmp_path / "out"
+    base = args(files, out, seeds=("0",), known=("source", "unrelated"))
+    pool = CountingPool()
+    assert run_cli(base, pool, monkeypatch) == 0
+    assert sorted(Path(p).name for p in pool.ran) == ["seed-0"] * 4
+    pool = CountingPool()
+    assert run_cli(base + ["--restarts", "2"], pool, monkeypatch) == 0
+    assert sorted(Path(p).name for p in pool.ran) == ["seed-0-restart-1"] * 4  # only the new restarts
+    _, runs = read(out / "runs.csv")
+    _, trainings = read(out / "restarts.csv")
+    assert len(runs) == 4 and {r["restarts"] for r in runs} == {"2"}
+    assert len(trainings) == 8 and {r["restart"] for r in trainings} == {"0", "1"}
+    for r in runs:  # the kept run is the lower objective of its two restarts, nulls alike
+        mine = [t for t in trainings if (t["known"], t["seed"], t["null"]) == (r["known"], r["seed"], r["null"])]
+        best = min(mine, key=lambda t: float(t["objective"]))
+        assert (r["restart"], r["score"]) == (best["restart"], best["score"]) and best["kept"] == "1"
+    assert {t["train_seed"] for t in trainings if t["restart"] == "0"} == {"0"}
+    _, results = read(out / "results.csv")
+    assert {r["settings"] for r in results} == {"", "restart=1", "null=0", "null=0 restart=1"}
+    pool = CountingPool()
+    assert run_cli(base + ["--restarts", "2"], pool, monkeypatch) == 0
+    assert pool.ran == []  # resumed: nothing redone
 
 
 def test_workers_and_ray_pick_the_sweeps_pools():

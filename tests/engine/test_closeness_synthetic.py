@@ -12,7 +12,7 @@ from benchmarks.closeness_synthetic import run, setting
 from engine.comparison import CLOSER, NO_EVIDENCE
 from engine.phonology import ipa_units
 
-#: The comparisons of 24 trainings run only when asked for (a few minutes on one core).
+#: The comparisons of 24-96 trainings run only when asked for (a few minutes each on one core).
 slow = pytest.mark.skipif(not os.environ.get("DECIPHER_SLOW"), reason="a long comparison: set DECIPHER_SLOW=1")
 
 
@@ -47,12 +47,28 @@ def test_the_skeleton_null_finds_no_evidence_for_an_unrelated_vocabulary():
     assert verdicts == {"source": CLOSER, "unrelated": NO_EVIDENCE}
 
 
+#: Restarts per seed for the distant relative: it is deciphered on about one start in four at test size,
+#: so 16 starts miss it on a seed with probability about 0.76**16 = 1 %. Chosen over every set of 3 of
+#: 9 seeds (docs/closeness.md, "With restarts"), not on this test's seeds (they separate from R = 4 on).
+RESTARTS = 16
+
+
 @pytest.mark.slow
 @slow
-@pytest.mark.xfail(strict=False, reason="open (docs/closeness.md): at test size the heavy relative is deciphered on "
-                                        "1 seed of 3-4, and no signal tried separates it from the unrelated "
-                                        "vocabulary beyond the spread over seeds")
 def test_a_distant_relative_beats_an_unrelated_vocabulary_beyond_the_seeds_spread():
-    c = run(seeds=(0, 1, 2), n_null=3, steps=200, names=("relative", "unrelated"))
+    # each seed's run is the restart with the lowest final training objective (no gold), both candidates alike
+    c = run(seeds=(0, 1, 2), n_null=0, steps=200, names=("relative", "unrelated"), restarts=RESTARTS)
     rel, unrel = (next(s for s in c.summaries if s.known == k) for k in ("relative", "unrelated"))
+    assert len(c.trainings) == 2 * 3 * RESTARTS and {r.restarts for r in c.records} == {RESTARTS}
     assert rel.score_mean - rel.score_sd > unrel.score_mean + unrel.score_sd
+
+
+@pytest.mark.slow
+@slow
+def test_a_relative_is_closer_than_chance_with_restarts_and_the_unrelated_is_not():
+    # the nulls get the same restarts and the same rule; without restarts the relative's verdict depends on
+    # the seeds (z 5.5 on seeds 0 1 2, -0.1 on 3 4 5, 1.8 on 6 7 8; docs/closeness.md)
+    c = run(seeds=(0, 1, 2), n_null=3, steps=200, names=("relative", "unrelated"), restarts=4)
+    assert {r.restarts for r in c.records} == {4} and len(c.records) == 2 * 3 * (1 + 3)
+    verdicts = {s.known: s.verdict for s in c.summaries}
+    assert verdicts == {"relative": CLOSER, "unrelated": NO_EVIDENCE}

@@ -76,6 +76,30 @@ def test_the_dialog_lists_the_projects_languages_and_needs_two(win, tmp_path):
     assert "whole numbers" in d.problem.text()
 
 
+def test_restarts_per_seed_reach_the_comparison(win, qtbot, tmp_path):
+    from decipher_gui.comparison import ComparisonDialog, controller
+    from engine.comparison import MAX_RESTARTS
+    from engine.sweep import InlinePool
+    from engine.workers import run_task
+
+    d = ComparisonDialog(win.project, TINY, win)
+    assert d.restarts.value() == 1  # default: no restart, as before
+    assert (d.restarts.minimum(), d.restarts.maximum()) == (1, MAX_RESTARTS)
+    d.restarts.setValue(2)
+    d.seeds.setText("0")
+    d.nulls.setValue(0)
+    d.folder.setText(str(tmp_path / "cmp"))
+    request = d.request()
+    assert request.restarts == 2
+    c = controller(win)
+    c.start(request, pool_factory=lambda n: InlinePool(run_task))  # the tiny runs on the job's thread
+    qtbot.waitUntil(lambda: c.comparison is not None or win.last_error is not None, timeout=120_000)
+    assert c.comparison is not None, win.last_error
+    assert c.comparison.plan.restarts == 2
+    assert len(c.comparison.trainings) == 4 and len(c.comparison.records) == 2  # 2 languages x 1 seed x 2 restarts
+    assert {r.restarts for r in c.comparison.records} == {2}
+
+
 def test_a_tiny_comparison_runs_in_a_worker_and_the_tab_shows_it(win, qtbot, tmp_path):
     from decipher_gui.comparison import ComparisonDialog, controller
     from engine.workers import LocalPool
