@@ -19,6 +19,16 @@ from engine.training import Trainer
 SMALL = dict(feature_dim=4, segmented=True, min_span=3, steps=14, anneal_steps=10, eval_interval=0)
 
 
+@pytest.fixture(autouse=True)
+def one_thread():
+    """Tiny tensors: a second torch thread only waits, and on a loaded box it waits a long time
+    (a 14-step run took 25 s with two threads and 0.9 s with one)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 @pytest.fixture(scope="module")
 def cipher():
     return make_cipher(n_stems=20, n_inscriptions=12, seed=6, dividers=True)
@@ -39,10 +49,11 @@ def test_start_seeds_begin_with_the_runs_own_and_are_distinct_32_bit_and_stable(
     assert start_seeds(7, 1) == (7,)
 
 
-def test_selection_steps_are_a_fraction_of_annealing_within_the_run():
-    assert selection_steps(Config(steps=3000, anneal_steps=2000, restart_fraction=0.25)) == 500
-    assert selection_steps(Config(steps=100, anneal_steps=2000, restart_fraction=0.5)) == 100   # at most steps
-    assert selection_steps(Config(steps=10, anneal_steps=0, restart_fraction=0.5)) == 1          # at least 1
+def test_selection_steps_are_a_fraction_of_the_run():
+    assert selection_steps(Config(steps=3000, restart_fraction=0.25)) == 750
+    assert selection_steps(Config(steps=150, restart_fraction=0.6667)) == 100
+    assert selection_steps(Config(steps=3000)) == 3000                   # the default: whole runs
+    assert selection_steps(Config(steps=10, restart_fraction=0.01)) == 1   # at least 1
     assert selection_steps(Config(steps=0)) == 0
     assert Selection.new(Config(steps=0, restarts=4)) is None
     assert Selection.new(Config()) is None                                                     # the paper
@@ -67,7 +78,7 @@ def test_the_kept_start_is_the_lowest_and_its_run_is_the_single_run_of_its_seed(
     trainer, events = _train(cipher, seed=3, restarts=3, restart_fraction=0.5)
     sel = trainer.selection
     S = sel.steps
-    assert S == 5 and sel.done and len(sel.objectives) == 3
+    assert S == 7 and sel.done and len(sel.objectives) == 3
     assert sel.kept == min(range(3), key=lambda r: sel.objectives[r])
     # every start's S steps, then the kept one's remaining steps
     assert [e.step for e in events] == [*range(1, S + 1)] * 3 + [*range(S + 1, SMALL["steps"] + 1)]
@@ -94,7 +105,7 @@ def test_the_choice_reads_no_gold(cipher):
     assert torch.equal(with_gold.model.aligner, without.model.aligner)
 
 
-@pytest.mark.parametrize("stop_at", [3, 7, 12, 16])     # in start 0, start 1, start 2, after the choice
+@pytest.mark.parametrize("stop_at", [3, 9, 16, 25])     # in start 0, start 1, start 2, after the choice
 def test_a_checkpoint_resumes_to_the_same_choice_and_run(tmp_path, cipher, stop_at):
     settings = {**SMALL, "seed": 2, "restarts": 3, "restart_fraction": 0.5}
     whole, _ = _train(cipher, seed=2, restarts=3, restart_fraction=0.5)
@@ -114,11 +125,11 @@ def test_a_checkpoint_resumes_to_the_same_choice_and_run(tmp_path, cipher, stop_
 
 def test_a_resume_that_would_choose_differently_is_refused(tmp_path, cipher):
     a = Trainer(cipher.corpus, cipher.vocabulary, Config(**SMALL, restarts=3), live_interval=None)
-    for _ in zip(range(7), a.run()):
+    for _ in zip(range(20), a.run()):       # start 1 of 3, each of the whole 14 steps
         pass
     path = a.save_checkpoint(tmp_path / "mid.pt")
     for overrides in ({"restarts": 2}, {"restarts": 1}, {"restart_fraction": 0.9}):
-        with pytest.raises(InputError, match="setting restarts: the checkpoint chose among 3 starts"):
+        with pytest.raises(InputError, match="setting restarts: the checkpoint chose among 3 starts of 14 steps"):
             Trainer.from_checkpoint(path, cipher.corpus, cipher.vocabulary, config_overrides=overrides)
     # more steps are fine: the choice is the record's, not recomputed from the new steps
     b = Trainer.from_checkpoint(path, cipher.corpus, cipher.vocabulary, config_overrides={"steps": 40},
@@ -179,3 +190,25 @@ def test_seeds_in_lockstep_refuse_restarts(cipher):
 
     with pytest.raises(InputError, match="setting restarts"):
         SeedGroup(cipher.corpus, cipher.vocabulary, Config(**SMALL, restarts=2), [0, 1])
+
+
+def test_ten_times_the_distractors_restarts_find_what_the_paper_misses():
+    """The issue's synthetic check: 30 true stems + 300 random stems of the same sound system.
+    Seed 0: the paper's model (and candidate_stems alone, P@1 0.12) ends in a wrong optimum; with
+    restarts the start with the lowest final objective is kept, chosen without gold, and it finds the
+    cognates. Two starts suffice for seed 0 (its second start is kept); the benchmark uses four and
+    lifts every seed 0-4 to P@1 >= 0.75 (docs/benchmarks.md, "Large vocabularies": restarts)."""
+    from benchmarks.vocab_scaling import SYNTHETIC_SETTINGS, synthetic_problem
+
+    corpus, vocab, gold = synthetic_problem(10)
+    assert len(vocab.stems) == 330
+    results = {}
+    for name, settings in (("paper", {}), ("restarts", {"restarts": 2, "candidate_stems": 16})):
+        cfg = Config(**SYNTHETIC_SETTINGS, steps=150, anneal_steps=100, seed=0, **settings)
+        trainer = Trainer(corpus, vocab, cfg, gold=gold, live_interval=None)
+        list(trainer.run())
+        results[name] = (trainer.last_evaluation.metrics, trainer.selection)
+    paper, (found, sel) = results["paper"][0], results["restarts"]
+    assert paper["p_at_1"] < 0.5
+    assert sel.kept == 1 and sel.objectives[1] < sel.objectives[0]
+    assert found["p_at_1"] >= 0.8 and found["p_at_10"] >= 0.95 > paper["p_at_10"]
