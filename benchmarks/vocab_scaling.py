@@ -16,7 +16,15 @@ set's vocabulary, up to each size (CSV files from ``decipher import-cog``; see d
 Each configuration runs in its own process (so its peak memory is its own) and prints one JSON
 line: P@1, P@10, the gold-free final objective (engine/final_objective.py), the median
 training-step time (all steps, and the steps after annealing, when candidate_stems has narrowed
-to K), the final evaluation's time and peak RSS.
+to K), the steps trained and the training's wall time (with ``--restarts R``, every start's steps),
+the final evaluation's time and peak RSS.
+
+Ranking (synthetic; does the objective after S steps already rank starts as their final P@1?):
+each seed trains once, its gold-free objective over the corpus is taken at each step of ``--at``,
+and the summary says, for every S and every group of R starts, how good the start with the lowest
+objective at S ends up (what ``restarts = R`` would keep):
+
+    python -m benchmarks.vocab_scaling ranking --multipliers 10 --seeds 0 1 2 3 4 5 6 7 --at 10 25 50 100
 """
 
 from __future__ import annotations
@@ -88,6 +96,8 @@ def run_one(spec: dict) -> dict:
     from engine.run_outputs import peak_memory_mb
     from engine.training import Trainer
 
+    if spec["mode"] == "ranking":
+        return rank_one(spec)
     torch.set_num_threads(spec.get("threads", 1))
     if spec["mode"] == "synthetic":
         corpus, vocab, gold = synthetic_problem(spec["multiplier"])
@@ -99,16 +109,22 @@ def run_one(spec: dict) -> dict:
     steps = spec["steps"]
     config = Config(**settings, steps=steps, anneal_steps=int(spec.get("anneal_fraction", 2 / 3) * steps),
                     seed=spec["seed"], candidate_stems=spec["candidate_stems"], device="cpu",
-                    **({"candidate_start": spec["candidate_start"]} if "candidate_start" in spec else {}))
+                    **({"candidate_start": spec["candidate_start"]} if "candidate_start" in spec else {}),
+                    **({"restarts": spec["restarts"]} if spec.get("restarts", 1) > 1 else {}),
+                    **({"restart_fraction": spec["restart_fraction"]} if "restart_fraction" in spec else {}))
     trainer = Trainer(corpus, vocab, config, gold=gold, live_interval=None)
     times, last = [], 0.0
-    narrowed_from = config.anneal_steps     # competition_size reaches K here (engine/candidate_stems.py)
+    t_train = time.perf_counter()
     for event in trainer.run(steps):
         if isinstance(event, StepEvent):
             times.append(event.elapsed - last)
             last = event.elapsed
-            if event.step >= steps:
+            sel = trainer.selection
+            if event.step >= steps and (sel is None or sel.done):
                 break
+    train_s = time.perf_counter() - t_train
+    # competition_size reaches K at anneal_steps (engine/candidate_stems.py): the last steps of the kept start
+    narrowed_from = len(times) - (steps - config.anneal_steps)
     from engine.final_objective import corpus_objective
 
     objective = corpus_objective(trainer)
@@ -122,14 +138,107 @@ def run_one(spec: dict) -> dict:
             "p_at_1": round(ev.metrics["p_at_1"], 4), "p_at_10": round(ev.metrics["p_at_10"], 4),
             "coverage": round(ev.metrics["coverage"], 4), "objective": round(objective["objective"], 4),
             "quality": round(objective["quality"], 4),
+            "steps_trained": len(times), "train_s": round(train_s, 2),
+            **({k: v for k, v in trainer.selection.metrics().items()} if trainer.selection is not None else {}),
             "step_s_median": round(statistics.median(timed), 4) if timed else None,
-            "step_s_median_after_annealing": round(statistics.median(late), 4) if late else None,
+            "step_s_median_after_annealing": round(statistics.median(late), 4) if late and narrowed_from > 0 else None,
             "eval_s": round(eval_s, 2), "peak_rss_mb": round(peak_memory_mb(), 1)}
+
+
+def rank_one(spec: dict) -> dict:
+    """One seed of the paper's setting on the synthetic cipher: its gold-free objective at each step
+    of ``spec["at"]`` and its P@1, P@10 at the end."""
+    import torch
+
+    from engine.config import Config
+    from engine.final_objective import corpus_objective
+    from engine.results import StepEvent
+    from engine.training import Trainer
+
+    torch.set_num_threads(spec.get("threads", 1))
+    corpus, vocab, gold = synthetic_problem(spec["multiplier"])
+    steps = spec["steps"]
+    config = Config(**SYNTHETIC_SETTINGS, steps=steps, anneal_steps=int(spec.get("anneal_fraction", 2 / 3) * steps),
+                    seed=spec["seed"], device="cpu")
+    trainer = Trainer(corpus, vocab, config, gold=gold, live_interval=None)
+    at = sorted(set(spec["at"]))
+    from engine.evaluation import evaluate
+
+    scores: dict[str, dict[str, float]] = {"objective_at": {}, "objective_end_schedule_at": {}, "quality_at": {},
+                                           "p_at_1_at": {}}
+    for event in trainer.run(steps):
+        if isinstance(event, StepEvent) and event.step in at:
+            now = corpus_objective(trainer)
+            s = str(event.step)
+            scores["objective_at"][s] = round(now["objective"], 4)
+            scores["quality_at"][s] = round(-now["quality"], 4)          # lower is better, as the objective
+            # the same model scored under the end of annealing's insertion cost and coverage target
+            scores["objective_end_schedule_at"][s] = round(corpus_objective(trainer, step=steps)["objective"], 4)
+            # gold, for the record only: how well P@1 at S itself foretells the final P@1
+            ev = evaluate(trainer.model, trainer.prep, gold, step=trainer.step)
+            scores["p_at_1_at"][s] = -round(ev.metrics["p_at_1"], 4)     # negated: lower is better
+    m = trainer.last_evaluation.metrics
+    return {**spec, **scores, "p_at_1": round(m["p_at_1"], 4), "p_at_10": round(m["p_at_10"], 4)}
+
+
+def spearman(a, b) -> float:
+    """Spearman's rank correlation (ties get their mean rank)."""
+    import numpy as np
+
+    def ranks(x):
+        x = np.asarray(x, dtype=float)
+        order = np.argsort(x, kind="stable")
+        r = np.empty(len(x))
+        r[order] = np.arange(len(x), dtype=float)
+        for v in np.unique(x):          # ties: the mean of their ranks
+            r[x == v] = r[x == v].mean()
+        return r
+
+    ra, rb = ranks(a), ranks(b)
+    if ra.std() == 0 or rb.std() == 0:
+        return float("nan")
+    return float(np.corrcoef(ra, rb)[0, 1])
+
+
+def summarise_ranking(rows: list[dict], restarts: int = 4) -> list[dict]:
+    """For every score and every S: Spearman's rho between the score at S and the final P@1 (expect
+    < 0: lower score, higher P@1), and over every group of ``restarts`` seeds the final P@1 of the
+    seed with the lowest score at S (what restarts would keep), against the group's mean and best.
+    Scores: the objective (schedule of step S), the objective under the end of annealing's schedule,
+    -quality, and -P@1 at S (gold: a bound on what any score at S could tell)."""
+    out = []
+    for score in ("objective_at", "objective_end_schedule_at", "quality_at", "p_at_1_at"):
+        out += _summarise_score(rows, restarts, score)
+    return out
+
+
+def _summarise_score(rows: list[dict], restarts: int, score: str) -> list[dict]:
+    from itertools import combinations
+
+    out = []
+    steps = sorted({int(s) for r in rows for s in r.get(score, {})})
+    for s in steps:
+        have = [r for r in rows if str(s) in r.get(score, {})]
+        obj = [r[score][str(s)] for r in have]
+        p1 = [r["p_at_1"] for r in have]
+        rho = spearman(obj, p1) if len(have) > 2 else float("nan")
+        kept, mean, best = [], [], []
+        for group in combinations(range(len(have)), min(restarts, len(have))):
+            chosen = min(group, key=lambda i: obj[i])
+            kept.append(p1[chosen])
+            mean.append(sum(p1[i] for i in group) / len(group))
+            best.append(max(p1[i] for i in group))
+        n = len(kept)
+        out.append({"score": score, "S": s, "spearman_score_vs_p_at_1": round(float(rho), 3), "groups": n,
+                    "kept_p_at_1_mean": round(sum(kept) / n, 3),
+                    "group_mean_p_at_1": round(sum(mean) / n, 3), "oracle_p_at_1_mean": round(sum(best) / n, 3),
+                    "kept_is_best": round(sum(k == b for k, b in zip(kept, best)) / n, 3)})
+    return out
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("mode", choices=("synthetic", "real"))
+    p.add_argument("mode", choices=("synthetic", "real", "ranking"))
     p.add_argument("--multipliers", type=int, nargs="+", default=[0, 10],
                    help="synthetic: distractor stems per true stem")
     p.add_argument("--sizes", type=int, nargs="+", default=[4071, 8000, 16000, 39216],
@@ -142,7 +251,14 @@ def main(argv=None) -> int:
     p.add_argument("--candidate-stems", type=int, nargs="+", default=[0], help="values of the setting (0 = off)")
     p.add_argument("--candidate-start", type=float, nargs="+", default=[None],
                    help="values of candidate_start (default: the setting's default)")
-    p.add_argument("--steps", type=int, default=None, help="training steps (synthetic 200, real 3000)")
+    p.add_argument("--restarts", type=int, nargs="+", default=[1], help="values of the setting restarts (1 = off)")
+    p.add_argument("--restart-fraction", type=float, default=None,
+                   help="restart_fraction (default: the setting's default)")
+    p.add_argument("--at", type=int, nargs="+", default=[5, 10, 20, 30, 50, 75, 100],
+                   help="ranking: the steps S at which each seed's objective is taken")
+    p.add_argument("--group", type=int, default=4, help="ranking: R, the starts one selection compares")
+    p.add_argument("--summary-only", type=Path, help="ranking: summarise the JSON lines of this file")
+    p.add_argument("--steps", type=int, default=None, help="training steps (synthetic and ranking 200, real 3000)")
     p.add_argument("--seeds", type=int, nargs="+", default=[0])
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--out", type=Path, help="append the JSON lines to this file too")
@@ -153,21 +269,35 @@ def main(argv=None) -> int:
         return 0
     if args.mode == "real" and not all((args.lost, args.known, args.gold, args.extra_known)):
         p.error("real needs --lost, --known, --gold and --extra-known")
-    steps = args.steps or (200 if args.mode == "synthetic" else 3000)
+    if args.summary_only:
+        rows = [json.loads(line) for line in args.summary_only.read_text(encoding="utf-8").splitlines() if line.strip()]
+        for line in summarise_ranking([r for r in rows if r.get("mode") == "ranking"], args.group):
+            print(json.dumps(line))
+        return 0
+    steps = args.steps or (3000 if args.mode == "real" else 200)
     specs = []
-    for size in (args.multipliers if args.mode == "synthetic" else args.sizes):
-        for k, start in ((k, st) for k in args.candidate_stems for st in args.candidate_start):
+    if args.mode == "ranking":
+        specs = [{"mode": "ranking", "steps": steps, "seed": seed, "multiplier": m, "at": args.at,
+                  "threads": args.threads} for m in args.multipliers for seed in args.seeds]
+    for size in (args.multipliers if args.mode == "synthetic" else args.sizes if args.mode == "real" else ()):
+        for k, start, R in ((k, st, R) for k in args.candidate_stems for st in args.candidate_start
+                            for R in args.restarts):
             for seed in args.seeds:
                 spec = {"mode": args.mode, "steps": steps, "seed": seed, "candidate_stems": k,
                         "threads": args.threads}
                 if start is not None:
                     spec["candidate_start"] = start
+                if R > 1:
+                    spec["restarts"] = R
+                    if args.restart_fraction is not None:
+                        spec["restart_fraction"] = args.restart_fraction
                 if args.mode == "synthetic":
                     spec["multiplier"] = size
                 else:
                     spec.update(size=size, draw_seed=args.draw_seed, lost=str(args.lost), known=str(args.known),
                                 gold=str(args.gold), extra_known=str(args.extra_known))
                 specs.append(spec)
+    rows = []
     for spec in specs:
         res = subprocess.run([sys.executable, "-m", "benchmarks.vocab_scaling", args.mode, "--one", json.dumps(spec)],
                              capture_output=True, text=True)
@@ -175,10 +305,14 @@ def main(argv=None) -> int:
             print(res.stderr, file=sys.stderr)
             return res.returncode
         line = res.stdout.strip().splitlines()[-1]
+        rows.append(json.loads(line))
         print(line, flush=True)
         if args.out:
             with open(args.out, "a", encoding="utf-8") as f:
                 f.write(line + "\n")
+    if args.mode == "ranking":
+        for line in summarise_ranking(rows, args.group):
+            print(json.dumps(line), flush=True)
     return 0
 
 

@@ -199,6 +199,18 @@ class Config:
     seed: int = _setting(
         0, _OPT, "Random seed: the same seed, data and settings give the same run.", OURS, ge=0,
         le=MAX_SEED)
+    # Basin selection (issue 15): with a large dictionary many seeds end in a worse optimum of the same
+    # objective, so several starts are trained and the one with the lowest objective is kept.
+    restarts: int = _setting(
+        1, _OPT, "R: train R starts (the run's seed and R - 1 seeds derived from it) for restart_fraction x "
+        "steps each, keep the one whose objective over the whole corpus is lowest (gold-free) and continue "
+        "only it to the full steps (beyond the paper; docs/deviations-from-paper.md). 1 = one start "
+        "(the paper).", OURS, ge=1, le=64)
+    # 1.0: on the 10x synthetic cipher the objective ranks the starts only at the end of the run
+    # (docs/benchmarks.md, "Large vocabularies": restarts); at the end of annealing or earlier it does not.
+    restart_fraction: float = _setting(
+        1.0, _OPT, "When restarts > 1: the fraction of steps each start trains before the choice (rounded, "
+        "at least 1 step); 1 = each start trains the whole run.", OURS, gt=0, le=1)
     device: str = _setting(
         "auto", _OPT, "auto = CUDA when torch sees a GPU, else the CPU; or cpu, cuda, cuda:N.", OURS,
         choices=("auto", "cpu", "cuda"), note="or cuda:N")

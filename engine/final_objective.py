@@ -11,8 +11,9 @@ from __future__ import annotations
 import math
 
 
-def corpus_objective(trainer, *, chars_per_batch: int | None = None) -> dict[str, float]:
-    """``{"objective", "quality", "coverage_ratio", "sound_loss", "pins"}`` of ``trainer``'s model."""
+def corpus_objective(trainer, *, chars_per_batch: int | None = None, step: int | None = None) -> dict[str, float]:
+    """``{"objective", "quality", "coverage_ratio", "sound_loss", "pins"}`` of ``trainer``'s model,
+    with the insertion cost and coverage target of ``step`` (default: the trainer's step)."""
     import torch
 
     from .decoding import eval_batches
@@ -20,7 +21,8 @@ def corpus_objective(trainer, *, chars_per_batch: int | None = None) -> dict[str
     from .objective import lattice_log_o, log_match_prior, pin_pairs
     from .scoring import make_batch, place_emissions, span_given_match, span_scores
 
-    prep, cfg, model, step = trainer.prep, trainer.config, trainer.model, trainer.step
+    prep, cfg, model = trainer.prep, trainer.config, trainer.model
+    step = trainer.step if step is None else step
     device = trainer.device
     chars = chars_per_batch or max(cfg.chars_per_batch * 4, 400)
     gamma = cfg.insertion_cost(step)

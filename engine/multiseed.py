@@ -70,6 +70,10 @@ class SeedGroup:
             from .errors import InputError
             raise InputError("setting candidate_stems: seeds trained together (--seeds) do not support it yet; "
                              "run each seed on its own")
+        if config.restarts > 1:
+            from .errors import InputError
+            raise InputError("setting restarts: seeds trained in lockstep do not support it; run each seed on its "
+                             "own (decipher run --seeds does)")
         self.seeds = [int(s) for s in seeds]
         self.trainers: list[Trainer] = []
         self._torch_rng: list[torch.Tensor] = []

@@ -31,6 +31,7 @@ from .model import CharMapping
 from .objective import batch_objective, pin_pairs
 from .prepared import Prepared, ngram_weights, prepare
 from .results import MappingSnapshot
+from .restarts import Selection
 from .results import EvalEvent, Event, FinishedEvent, StepEvent, UpdatePins
 from .scoring import make_batch
 
@@ -104,11 +105,13 @@ class Trainer:
         self.optimizer = torch.optim.SGD(self.model.parameters(), lr=self.config.lr)
         self.step = 0
         self.elapsed = 0.0
+        self.sampler = BatchSampler(self.prep, self.rng)
+        #: the choice among starts (setting restarts; engine/restarts.py), None with one start
+        self.selection: Selection | None = Selection.new(self.config)
         if state is not None:
             self._load_state(state)
         self._pin_index = pin_pairs(self.prep, self.pins)
         self._stop = threading.Event()
-        self.sampler = BatchSampler(self.prep, self.rng)
         self._units = self.prep.stem_units.to(self.device)
         self._lens = self.prep.stem_len.to(self.device)
         self.last_evaluation: Evaluation | None = None
@@ -133,7 +136,13 @@ class Trainer:
         self.model.train()
         t_start = time.perf_counter() - self.elapsed
         reason = "completed"
-        while self.step < total:
+        while True:
+            sel = self.selection
+            if sel is not None and not sel.done and self.step >= sel.steps:
+                self._end_start(sel)    # scores this start; the next one, or the kept one, goes on
+                continue
+            if self.step >= total:
+                break
             if self._stop.is_set():
                 reason = "stopped"
                 break
@@ -159,7 +168,8 @@ class Trainer:
                               cfg.insertion_cost(self.step), cfg.coverage_target(self.step), self.elapsed, live)
             sent = yield event
             self._receive(sent)
-            if cfg.eval_interval > 0 and self.step % cfg.eval_interval == 0 and self.step < total:
+            if cfg.eval_interval > 0 and self.step % cfg.eval_interval == 0 and self.step < total and \
+                    (sel is None or sel.done):      # no evaluation of a start that may be dropped
                 sent = yield self._eval_event()
                 self._receive(sent)
         if self.step > 0 or reason == "completed":
@@ -167,6 +177,30 @@ class Trainer:
             self._receive(sent)
         self.elapsed = time.perf_counter() - t_start
         yield FinishedEvent(self.step, reason, self.elapsed)
+
+    # ---- restarts (engine/restarts.py) ----
+    def _end_start(self, sel: Selection) -> None:
+        """The current start has trained S steps: score it without gold, then begin the next start,
+        or, once every start is scored, continue the lowest one from its state after S steps."""
+        from .final_objective import corpus_objective
+
+        if sel.current < len(sel.seeds):
+            sel.record(corpus_objective(self)["objective"], self._training_state)
+        if sel.current < len(sel.seeds):
+            self._begin_start(sel.seeds[sel.current])
+        else:
+            self._set_training_state(sel.choose())
+
+    def _begin_start(self, seed: int) -> None:
+        """A fresh model, optimiser and random streams for ``seed``: what Trainer() of that seed
+        would start from (the prepared data are shared)."""
+        torch.manual_seed(seed)
+        np.random.seed(seed % (2**32))
+        self.rng = random.Random(seed)
+        self.model = CharMapping(self.prep.lost_letters, self.prep.known_units, self.config).to(self.device)
+        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=self.config.lr)
+        self.sampler = BatchSampler(self.prep, self.rng)
+        self.step = 0
 
     def _parameters_finite(self) -> bool:
         with torch.no_grad():
@@ -177,8 +211,11 @@ class Trainer:
             self.set_pins(sent.pins)
 
     def evaluate(self) -> Evaluation:
-        self.last_evaluation = evaluate(self.model, self.prep, self.gold, step=self.step, device=self.device)
-        return self.last_evaluation
+        ev = evaluate(self.model, self.prep, self.gold, step=self.step, device=self.device)
+        if self.selection is not None:
+            ev.metrics.update(self.selection.metrics())
+        self.last_evaluation = ev
+        return ev
 
     def _eval_event(self) -> EvalEvent:
         ev = self.evaluate()
@@ -194,24 +231,64 @@ class Trainer:
     def state(self) -> dict:
         """Everything a resumed run needs, as tensors and plain values only (so that loading can
         refuse anything else: ``torch.load(weights_only=True)``)."""
-        np_state = np.random.get_state()
-        version, internal, gauss = self.rng.getstate()
-        return {
+        out = {
             "format": CHECKPOINT_FORMAT,
             "engine_version": __version__,
             "config": self.config.to_dict(),
             "lost_letters": list(self.prep.lost_letters),
             "known_units": list(self.prep.known_units),
-            "model": {k: v.detach().cpu() for k, v in self.model.state_dict().items()},
-            "optimizer": self.optimizer.state_dict(),
-            "step": int(self.step),
+            **self._training_state(),
             "elapsed": float(self.elapsed),
             "pins": [dict(p.__dict__) for p in self.pins],
+        }
+        if self.selection is not None:
+            out["restarts"] = self.selection.to_state()
+        return out
+
+    def _training_state(self) -> dict:
+        """What one start's training continues from: model, optimiser, step, the random streams and
+        the sampler's place in its shuffled pass (copies, as tensors and plain values)."""
+        import copy
+
+        np_state = np.random.get_state()
+        version, internal, gauss = self.rng.getstate()
+        return {
+            "model": {k: v.detach().cpu().clone() for k, v in self.model.state_dict().items()},
+            "optimizer": copy.deepcopy(self.optimizer.state_dict()),
+            "step": int(self.step),
             "rng": [int(version), torch.tensor(internal, dtype=torch.int64), gauss],
             "numpy_rng": [str(np_state[0]), torch.from_numpy(np_state[1].astype(np.int64)),
                           int(np_state[2]), int(np_state[3]), float(np_state[4])],
             "torch_rng": torch.get_rng_state(),
+            "sampler_order": torch.tensor(self.sampler.order, dtype=torch.int64),
         }
+
+    def _set_training_state(self, state: dict) -> None:
+        """Continue from ``state`` (a _training_state or a checkpoint); InputError if it does not fit."""
+        try:
+            self.model.load_state_dict(state["model"])
+            self.optimizer.load_state_dict(state["optimizer"])
+        except (RuntimeError, ValueError, KeyError, TypeError) as e:
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise InputError(f"the checkpoint's model does not fit these settings ({first})") from None
+        self.step = int(state["step"])
+        if "rng" in state:
+            version, internal, gauss = state["rng"]
+            internal = tuple(int(x) for x in (internal.tolist() if torch.is_tensor(internal) else internal))
+            self.rng.setstate((int(version), internal, gauss))
+        if "numpy_rng" in state:
+            name, keys, pos, has_gauss, cached = state["numpy_rng"]
+            np.random.set_state((name, np.asarray(keys.tolist() if torch.is_tensor(keys) else keys,
+                                                  dtype=np.uint32), int(pos), int(has_gauss), float(cached)))
+        if "torch_rng" in state:
+            torch.set_rng_state(state["torch_rng"])
+        if "sampler_order" in state:      # checkpoints before it start a fresh shuffled pass
+            order = state["sampler_order"]
+            order = [int(i) for i in (order.tolist() if torch.is_tensor(order) else order)]
+            n = len(self.prep.chunks)
+            if any(i < 0 or i >= n for i in order):
+                raise InputError("the checkpoint's batch order names chunks this corpus does not have")
+            self.sampler.order = order
 
     def save_checkpoint(self, path: str | Path) -> Path:
         """Write the checkpoint atomically (a failed write leaves the previous one; the error
@@ -234,24 +311,30 @@ class Trainer:
                 list(state.get("known_units", ())) != list(self.prep.known_units):
             raise InputError("the checkpoint was trained on other letters or IPA units than this corpus and "
                              "vocabulary give; resume it with the same data")
-        try:
-            self.model.load_state_dict(state["model"])
-            self.optimizer.load_state_dict(state["optimizer"])
-        except (RuntimeError, ValueError, KeyError, TypeError) as e:
-            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-            raise InputError(f"the checkpoint's model does not fit these settings ({first})") from None
-        self.step = int(state["step"])
+        self._load_selection(state)
+        self._set_training_state(state)
         self.elapsed = float(state.get("elapsed", 0.0))
-        if "rng" in state:
-            version, internal, gauss = state["rng"]
-            internal = tuple(int(x) for x in (internal.tolist() if torch.is_tensor(internal) else internal))
-            self.rng.setstate((int(version), internal, gauss))
-        if "numpy_rng" in state:
-            name, keys, pos, has_gauss, cached = state["numpy_rng"]
-            np.random.set_state((name, np.asarray(keys.tolist() if torch.is_tensor(keys) else keys,
-                                                  dtype=np.uint32), int(pos), int(has_gauss), float(cached)))
-        if "torch_rng" in state:
-            torch.set_rng_state(state["torch_rng"])
+
+    def _load_selection(self, state: dict) -> None:
+        """A resumed run finishes the choice among starts its checkpoint recorded, never a new one:
+        settings that would make another choice are refused."""
+        record = state.get("restarts")
+        cfg = self.config
+        if record is None:
+            if cfg.restarts > 1 and int(state.get("step", 0)) > 0:
+                raise InputError(f"setting restarts: the checkpoint was trained from a single start, and the "
+                                 f"choice among {cfg.restarts} starts is made from a run's first step; resume it "
+                                 f"with restarts=1, or start a new run")
+            if cfg.restarts > 1:
+                return              # a checkpoint of step 0: the fresh run's selection stands
+            self.selection = None
+            return
+        sel = Selection.from_state(record)
+        if cfg.restarts != len(sel.seeds) or cfg.restart_fraction != sel.fraction:
+            raise InputError(f"setting restarts: the checkpoint chose among {len(sel.seeds)} starts of "
+                             f"{sel.steps} steps (restarts={len(sel.seeds)}, restart_fraction={sel.fraction:g}); "
+                             f"a resumed run keeps that choice: resume it with those settings")
+        self.selection = sel
 
     @classmethod
     def from_checkpoint(cls, path: str | Path, corpus: Corpus, vocabulary, *, gold=(), pins=None,
