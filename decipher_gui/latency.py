@@ -3,7 +3,9 @@ scheduler (EEVDF, kernel 6.12 and later) for a short time slice, which lets it r
 wakes instead of waiting for busy programs' slices to end (docs/benchmarks.md, "GUI responsiveness").
 
 No privileges are needed: a shorter slice does not raise the thread's share of the CPU, only how
-soon it gets its turn. Elsewhere (older kernels, other systems) nothing changes.
+soon it gets its turn. Measured: it halved a bare event loop's waits for a core at load average
+15-20 but did not shorten the app's longest gap at 9-12. Elsewhere (older kernels, other
+systems) nothing changes.
 """
 
 from __future__ import annotations

@@ -103,9 +103,10 @@ def _own_session() -> None:
     """Leave the app's session. Linux (with autogroup scheduling) shares the CPU between sessions
     first, then between the processes of one session: in the app's session the run would take
     the window's turns on a busy machine; in its own it takes its own. Measured with two busy
-    processes beside the app (docs/benchmarks.md, "GUI responsiveness"): start-up and training
-    about twice as fast, the window's waits no longer. The app's end still reaches the run: the
-    command pipe closes (see :func:`_obey`), and Ctrl-C was the app's to handle anyway."""
+    processes in the app's session (docs/benchmarks.md, "GUI responsiveness"): at load average
+    15-20 the run reached its first step in 19-25 s instead of 38-60 s; at 9-12 no difference, and
+    the window's gaps no longer either way. The app's end still reaches the run: the command pipe
+    closes (see :func:`_obey`), and Ctrl-C was the app's to handle anyway."""
     if hasattr(os, "setsid"):
         try:
             os.setsid()
