@@ -89,14 +89,78 @@ def _cause(start: float, end: float, spans) -> str:
     return " + ".join(f"{name} {ms * 1000:.0f} ms" for name, ms in top)
 
 
+def _split_text(split, gap: float) -> str:
+    """One gap's time by the kernel's counters: the GUI thread's CPU, its wait for a core, the time
+    it slept (timer, GIL, lock), and the other threads of the process that ran meanwhile."""
+    if split is None:
+        return ""
+    others = sorted(split.others_cpu.items(), key=lambda kv: -kv[1])[:2]
+    text = (f"GUI cpu {split.gui_cpu * 1000:.0f} / wait for a core {split.gui_wait * 1000:.0f} / slept "
+            f"{split.slept(gap) * 1000:.0f} ms")
+    if others:
+        text += "; meanwhile " + ", ".join(f"{name} {cpu * 1000:.0f} ms" for name, cpu in others)
+    return text
+
+
+def _gap_budget(rep, threshold: float = 0.02) -> dict:
+    """Summed over the gaps longer than ``threshold``: how much was the GUI thread's CPU, its wait
+    for a core, and sleep (ms), and the number of such gaps."""
+    out = {"gaps": 0, "gui_cpu_ms": 0.0, "gui_wait_ms": 0.0, "slept_ms": 0.0}
+    if rep.splits is None:
+        return out
+    for (_, gap), split in zip(rep.gaps, rep.splits):
+        if gap > threshold:
+            out["gaps"] += 1
+            out["gui_cpu_ms"] += split.gui_cpu * 1000
+            out["gui_wait_ms"] += split.gui_wait * 1000
+            out["slept_ms"] += split.slept(gap) * 1000
+    return {k: round(v, 1) for k, v in out.items()}
+
+
+def _worst(rep, t0: float, spans, n: int = 5) -> list:
+    order = sorted(range(len(rep.gaps)), key=lambda i: -rep.gaps[i][1])[:n]
+    return [(round(rep.gaps[i][0], 3), round(rep.gaps[i][1] * 1000, 1),
+             _cause(t0 + rep.gaps[i][0], t0 + sum(rep.gaps[i]), spans),
+             _split_text(rep.splits[i] if rep.splits else None, rep.gaps[i][1])) for i in order]
+
+
+def _probe_class():
+    """This checkout's EventLoopProbe, also when ``--tree`` measures an older app (whose probe may
+    lack the per-thread counters): the measurement stays the same for every tree."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_bench_probe", ROOT / "decipher_gui" / "probe.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module.EventLoopProbe
+
+
+def _slice_ns() -> int | None:
+    try:
+        with open("/proc/thread-self/sched", encoding="ascii") as f:
+            return next((int(x.split(":")[1]) for x in f if x.startswith("se.slice")), None)
+    except OSError:
+        return None
+
+
+def _short_slice_if_the_tree_asks() -> bool:
+    """What the tree's make_application does for the GUI thread's scheduling (none before latency.py)."""
+    try:
+        from decipher_gui.latency import request_short_slice
+    except ImportError:
+        return False
+    return request_short_slice()
+
+
 def bare(args) -> None:
     """The floor: the longest gap of an event loop that does nothing but tick."""
     from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
 
-    from decipher_gui.probe import EventLoopProbe
-
+    EventLoopProbe = _probe_class()
+    slice_asked = _short_slice_if_the_tree_asks()
     app = QCoreApplication.instance() or QCoreApplication([])
-    probe = EventLoopProbe(args.interval)
+    probe = EventLoopProbe(args.interval, threads=True)
     probe.start()
     loop = QEventLoop()
     QTimer.singleShot(int(args.bare * 1000), loop.quit)
@@ -104,7 +168,9 @@ def bare(args) -> None:
     probe.stop()
     rep = probe.report()
     print("RESULT " + json.dumps({"longest_gap_ms": rep.longest * 1000, "p99_gap_ms": rep.percentile(0.99) * 1000,
-                                  "gaps_over_50ms": rep.over(0.05)}), flush=True)
+                                  "gaps_over_50ms": rep.over(0.05), "worst_gaps": _worst(rep, probe.t0, []),
+                                  "gaps_over_20ms_budget": _gap_budget(rep), "gaps_over_20ms": rep.over(0.02),
+                                  "short_slice": slice_asked}), flush=True)
     del app
 
 
@@ -115,26 +181,28 @@ def child(args) -> None:
     from decipher_gui import settings
     from decipher_gui.app import dispose, make_application
     from decipher_gui.mainwindow import MainWindow, process_until
-    from decipher_gui.probe import EventLoopProbe
     from engine.config import Config
     from engine.sample import RUN_CONFIG_KEY
 
+    EventLoopProbe = _probe_class()
     settings.SETTINGS_PATH = Path(args.tmp) / "settings.ini"
     app = make_application()
     if os.environ.get("PROBE_SWITCH_INTERVAL"):  # compare: the app itself sets 0.002
         sys.setswitchinterval(float(os.environ["PROBE_SWITCH_INTERVAL"]))
     handler_times: dict[str, list[float]] = {"steps": [], "eval": []}
     spans: list[tuple[float, float, str]] = []  # (start, end, what) of GUI-thread work and GC pauses
+    costs: dict[str, list[float]] = {}  # what -> the GUI thread's CPU seconds of each occurrence
     from decipher_gui.live import LiveRunBridge
 
     for name, key in (("_on_steps", "steps"), ("_on_eval", "eval")):
         original = getattr(LiveRunBridge, name)
 
         def timed(self, payload, _original=original, _key=key):
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.thread_time()
             _original(self, payload)
             handler_times[_key].append(time.perf_counter() - t)
             spans.append((t, time.perf_counter(), f"{_key} handler"))
+            costs.setdefault(f"{_key} handler", []).append(time.thread_time() - c)
 
         setattr(LiveRunBridge, name, timed)
     # other GUI-thread work a gap can be charged to: the bridge's deferred redraws, the window's
@@ -149,11 +217,12 @@ def child(args) -> None:
             return
 
         def spanned(*a, _original=original, **k):
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.thread_time()
             try:
                 return _original(*a, **k)
             finally:
                 spans.append((t, time.perf_counter(), what))
+                costs.setdefault(what, []).append(time.thread_time() - c)
 
         setattr(cls, name, spanned)
 
@@ -164,11 +233,17 @@ def child(args) -> None:
         span_of(cls, name, what)
     gc_start: list[float] = []
 
+    import threading
+
+    gui_thread = threading.get_ident()
+
     def on_gc(phase, info):
         if phase == "start":
-            gc_start[:] = [time.perf_counter()]
+            gc_start[:] = [time.perf_counter(), time.thread_time()]
         elif gc_start:
-            spans.append((gc_start[0], time.perf_counter(), f"gc gen{info['generation']}"))
+            where = "" if threading.get_ident() == gui_thread else f" ({threading.current_thread().name})"
+            spans.append((gc_start[0], time.perf_counter(), f"gc gen{info['generation']}{where}"))
+            costs.setdefault(f"gc gen{info['generation']}{where}", []).append(time.thread_time() - gc_start[1])
 
     gc.callbacks.append(on_gc)
     samples: list[tuple[float, str]] = []  # (time, the training thread's innermost frames)
@@ -206,7 +281,7 @@ def child(args) -> None:
     window.show()
     for _ in range(5):
         app.processEvents()
-    probe = EventLoopProbe(args.interval)
+    probe = EventLoopProbe(args.interval, threads=True)
     # idle baseline
     probe.start()
     process_until(lambda: False, 1500)
@@ -228,6 +303,7 @@ def child(args) -> None:
 
         profiler = cProfile.Profile()
         profiler.enable()
+    costs.clear()  # the run's work only
     probe.start()
     cpu0 = time.process_time()
     marks["click"] = time.perf_counter()
@@ -264,10 +340,16 @@ def child(args) -> None:
         "step_handler_max_ms": max(handler_times["steps"], default=0) * 1000,
         "step_handler_median_ms": statistics.median(handler_times["steps"]) * 1000 if handler_times["steps"] else 0,
         "eval_handler_max_ms": max(handler_times["eval"], default=0) * 1000,
-        "worst_gaps": [(round(t, 3), round(g * 1000, 1), _cause(t0 + t, t0 + t + g, spans))
-                       for t, g in sorted(rep.gaps, key=lambda x: -x[1])[:5]],
+        "worst_gaps": _worst(rep, t0, spans),
+        "gaps_over_20ms_budget": _gap_budget(rep),
+        "gaps_over_20ms": rep.over(0.02),
+        "gaps_over_20ms_per_s": rep.over(0.02) / max(1e-9, rel("end")),
+        "gui_wait_share": _gap_budget(rep)["gui_wait_ms"] / 1000 / max(1e-9, rel("end")),
+        "gui_slice_ns": _slice_ns(),
         "phases_s": {k: round(v - t0, 3) for k, v in marks.items()},
         "torch_in_app_process": "torch" in sys.modules,
+        "gui_cpu_ms": {what: {"n": len(v), "total": round(sum(v) * 1000, 1), "max": round(max(v) * 1000, 1)}
+                       for what, v in sorted(costs.items(), key=lambda kv: -sum(kv[1]))},
         "app_cpu_share": app_cpu / max(1e-9, marks["end"] - marks["click"]),
     }
     if args.sample:
@@ -293,6 +375,9 @@ def main() -> int:
     p.add_argument("--interval", type=int, default=5, help="probe timer interval, ms")
     p.add_argument("--json", type=Path)
     p.add_argument("--load", type=int, default=0, help="CPU-bound background processes during the runs")
+    p.add_argument("--load-session", choices=("same", "own"), default="same",
+                   help="the busy processes in this script's session, i.e. the app's (default), or each in its "
+                        "own, as programs started elsewhere on a desktop are (Linux schedules sessions as groups)")
     p.add_argument("--sweep", type=int, default=0, metavar="N",
                    help="run `decipher sweep --workers N` on the sample beside the app during the runs")
     p.add_argument("--tree", type=Path, default=ROOT, help="the app's source tree to measure (default: this one)")
@@ -313,7 +398,8 @@ def main() -> int:
     global TREE
     TREE = args.tree.resolve()
     tmp = Path(tempfile.mkdtemp(prefix="gui-bench-"))
-    load = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.load)]
+    load = [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=args.load_session == "own")
+            for _ in range(args.load)]
     sweep = start_sweep(args.sweep, tmp, TREE) if args.sweep else None
     try:
         return _measure(args, tmp)
@@ -334,7 +420,7 @@ def _measure(args, tmp: Path) -> int:
     launches, runs = [], []
     load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {load_before:.2f}, "
-          f"{args.load} busy background processes, sweep workers {args.sweep}, tree {TREE}", flush=True)
+          f"{args.load} busy background processes ({args.load_session} session), sweep workers {args.sweep}, tree {TREE}", flush=True)
     for i in range(0 if args.skip_launch else args.repeat):
         copy = tmp / f"launch{i}.decipher"
         shutil.copy(master, copy)
@@ -352,7 +438,8 @@ def _measure(args, tmp: Path) -> int:
                 return 1
             floors.append(json.loads(line[7:]))
             print(f"bare {i + 1}: longest gap {floors[-1]['longest_gap_ms']:.0f} ms, p99 "
-                  f"{floors[-1]['p99_gap_ms']:.0f} ms, >50 ms: {floors[-1]['gaps_over_50ms']}", flush=True)
+                  f"{floors[-1]['p99_gap_ms']:.0f} ms, >50 ms: {floors[-1]['gaps_over_50ms']}; gaps > 20 ms "
+                  f"{floors[-1]['gaps_over_20ms_budget']}; worst gaps (t s, ms) {floors[-1]['worst_gaps']}", flush=True)
         load_after = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
         print(f"medians (bare event loop, {args.bare:g} s each): longest_gap_ms="
               f"{statistics.median(f['longest_gap_ms'] for f in floors):.3g}, p99_gap_ms="
@@ -380,8 +467,13 @@ def _measure(args, tmp: Path) -> int:
               f"{r['p99_gap_ms']:.0f} ms, >50 ms: {r['gaps_over_50ms']}, idle {r['idle_longest_gap_ms']:.0f} ms, "
               f"{r['screen_updates_per_s']:.1f} updates/s, step handler max {r['step_handler_max_ms']:.0f} ms, "
               f"eval handler max {r['eval_handler_max_ms']:.0f} ms, app CPU {r.get('app_cpu_share', 0):.0%} of a core, torch in the app's process: "
-              f"{r.get('torch_in_app_process')}; worst gaps (t s, ms) {r['worst_gaps']}",
+              f"{r.get('torch_in_app_process')}; gaps > 20 ms {r['gaps_over_20ms_budget']}",
               flush=True)
+        print("    GUI-thread CPU during the run (ms): " + "; ".join(
+            f"{what} {c['n']}x, total {c['total']:.0f}, max {c['max']:.0f}" for what, c in r["gui_cpu_ms"].items()),
+            flush=True)
+        for t, gap_ms, cause, split in r["worst_gaps"]:
+            print(f"    gap {gap_ms:.0f} ms at {t:.2f} s: {cause}; {split}", flush=True)
         for gap_ms, frames, gui, n in r.get("worst_gaps_training_thread_after", []):
             print(f"    gap {gap_ms:.0f} ms; training thread just after: {frames}; GUI thread during it "
                   f"({n} samples): {gui}", flush=True)
@@ -389,10 +481,12 @@ def _measure(args, tmp: Path) -> int:
         "launch_to_shown_s": statistics.median(launches) if launches else float("nan"),
         **{k: statistics.median(r[k] for r in runs) for k in (
             "longest_gap_ms", "startup_longest_gap_ms", "training_longest_gap_ms", "p99_gap_ms",
-            "gaps_over_50ms", "idle_longest_gap_ms", "screen_updates_per_s", "step_handler_max_ms",
+            "gaps_over_50ms", "gaps_over_20ms_per_s", "gui_wait_share", "idle_longest_gap_ms",
+            "screen_updates_per_s", "step_handler_max_ms",
             "eval_handler_max_ms", "start_to_first_step_s", "training_s")},
     }
     med["background_processes"] = args.load
+    med["load_in_own_session"] = int(args.load_session == "own")
     med["sweep_workers"] = args.sweep
     med["load_average_before"] = load_before
     med["load_average_after"] = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")

@@ -99,12 +99,28 @@ def _obey(session: RunSession, commands) -> None:
             getattr(session, command.name)()
 
 
+def _own_session() -> None:
+    """Leave the app's session. Linux (with autogroup scheduling) shares the CPU between sessions
+    first, then between the processes of one session: in the app's session the run would take
+    the window's turns on a busy machine; in its own it takes its own. Measured with two busy
+    processes in the app's session (docs/benchmarks.md, "GUI responsiveness"): at load average
+    15-20 the run reached its first step in 19-25 s instead of 38-60 s; at 9-12 no difference, and
+    the window's gaps no longer either way. The app's end still reaches the run: the command pipe
+    closes (see :func:`_obey`), and Ctrl-C was the app's to handle anyway."""
+    if hasattr(os, "setsid"):
+        try:
+            os.setsid()
+        except OSError:  # already a session leader
+            pass
+
+
 def child_main(request: RunRequest, events, commands) -> None:
     """The child process: one run session, recorded in the project, its events sent to ``events``."""
     global _session
     from engine.project.recording import RunRecorder
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in a terminal is the app's to handle
+    _own_session()
     if request.nice and hasattr(os, "nice"):
         try:
             os.nice(request.nice)  # before any other thread exists: they all inherit it

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -44,6 +45,9 @@ def take_screenshots(window, out: Path, *, steps: int = 30, panels: bool = False
         return 1
     ended: list[str] = []
     window.runEnded.connect(ended.append)
+    trained_in: list[int | None] = []  # the run's process (a packaged app's check reads this line)
+    window.controller.started.connect(
+        lambda _device: trained_in.append(window.controller.driver.pid if window.controller.driver else None))
     if steps > 0:
         window.runs.form.set_config(_run_config(window, steps))
         if not window.start_run():
@@ -69,8 +73,13 @@ def take_screenshots(window, out: Path, *, steps: int = 30, panels: bool = False
             _settle()
             ok &= plots.grab().save(str(out.with_name(out.stem + f"-{name}.png")))
         plots.tabs.setCurrentIndex(0)
+    if ended:
+        pid = trained_in[0] if trained_in else "?"
+        print(f"decipher-gui: run {ended[-1]} ({steps} steps), trained in process {pid} "
+              f"(the app is process {os.getpid()})", file=sys.stderr)
     if ended and ended[-1] == "failed":
         print(f"decipher-gui: the run failed: {window.last_error}", file=sys.stderr)
+        ok = False
     print(f"decipher-gui: wrote {out}", file=sys.stderr)
     return 0 if ok else 1
 

@@ -11,7 +11,10 @@ folders, the working directory outside the repository) and checks that:
    (spa-Latn), trains 5 steps (``decipher run``), and ``decipher project info`` opens the project;
    the project file carries the application id the shared-mime-info magic looks for;
 3. ``decipher-gui --screenshot OUT.png --steps 5`` writes a picture that is not blank, both on
-   the sample project and on the project made in 2.
+   the sample project and on the project made in 2; its run completes in a child process the
+   frozen app spawned (``multiprocessing.freeze_support``), the app starts no other copy of
+   itself (a second window) besides multiprocessing's resource tracker, and nothing it started
+   is left running after it exits (Linux: watched through /proc).
 4. with --startup-runs N: the time from launching decipher-gui to its window being shown
    (``--exit-when-shown``), for the bundle and, in turn, for the source tree
    (``python -m decipher_gui`` with this interpreter): one first launch (fresh profile) and N
@@ -118,9 +121,92 @@ def picture_stats(path: Path) -> tuple[int, int, float, int]:
     return w, h, statistics.pstdev(greys), len(colours)
 
 
+def _processes_of(exe: Path) -> dict[int, tuple[int, str]]:
+    """pid -> (parent pid, command line) of every running process of ``exe`` (Linux /proc)."""
+    found: dict[int, tuple[int, str]] = {}
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            if Path(os.readlink(entry / "exe")) == exe:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                found[int(entry.name)] = (ppid, (entry / "cmdline").read_bytes().replace(b"\0", b" ")
+                                          .decode(errors="replace").strip())
+        except (OSError, ValueError, IndexError):  # not ours to read, or it ended meanwhile
+            continue
+    return found
+
+
+def _descendants(root: int, table: dict[int, tuple[int, str]]) -> dict[int, str]:
+    out: dict[int, str] = {}
+    grew = True
+    while grew:
+        grew = False
+        for pid, (ppid, line) in table.items():
+            if pid not in out and (ppid == root or ppid in out):
+                out[pid] = line
+                grew = True
+    return out
+
+
+def run_watched(cmd: list, env, cwd, timeout: float = 900,
+                linger_s: float = 15) -> tuple[subprocess.CompletedProcess, dict[int, str]]:
+    """Run ``cmd`` like :func:`run`, noting every process of the same executable it starts
+    (pid -> command line) while it runs; fails if any of them is still running ``linger_s``
+    after it ended."""
+    exe = Path(cmd[0]).resolve()
+    print("$ " + " ".join(str(c) for c in cmd), flush=True)
+    t0 = time.perf_counter()
+    started: dict[int, str] = {}
+    with tempfile.TemporaryFile("w+") as out:
+        proc = subprocess.Popen([str(c) for c in cmd], env=env, cwd=cwd, stdout=out, stderr=subprocess.STDOUT,
+                                text=True)
+        while proc.poll() is None:
+            started.update(_descendants(proc.pid, _processes_of(exe)))
+            if time.perf_counter() - t0 > timeout:
+                proc.kill()
+                raise CheckFailed(f"{cmd[0]} did not end within {timeout:.0f} s")
+            time.sleep(0.2)
+        out.seek(0)
+        text = out.read()
+    lingering: dict[int, str] = {}
+    for _ in range(max(1, int(linger_s / 0.2))):  # what the app started must end with it
+        alive = _processes_of(exe)
+        lingering = {pid: line for pid, line in started.items() if pid in alive}
+        if not lingering:
+            break
+        time.sleep(0.2)
+    for line in text.strip().splitlines()[-12:]:
+        print("    " + line)
+    print(f"    (exit {proc.returncode}, {time.perf_counter() - t0:.1f} s)", flush=True)
+    if proc.returncode != 0:
+        raise CheckFailed(f"{cmd[0]} {cmd[1] if len(cmd) > 1 else ''} exited with {proc.returncode}")
+    if lingering:
+        raise CheckFailed(f"still running after {cmd[0]} ended: {lingering}")
+    return subprocess.CompletedProcess(cmd, proc.returncode, text, ""), started
+
+
+def check_run_process(app_output: str, started: dict[int, str]) -> None:
+    """The GUI's run trained in a child process of the frozen app (multiprocessing spawn through
+    freeze_support), and nothing else was started from the executable: no second app, no window."""
+    runs = {pid: line for pid, line in started.items() if "--multiprocessing-fork" in line}
+    trackers = {pid: line for pid, line in started.items() if "multiprocessing.resource_tracker" in line}
+    others = {pid: line for pid, line in started.items() if pid not in runs and pid not in trackers}
+    said = [line for line in app_output.splitlines() if line.startswith("decipher-gui: run ")]
+    if others:
+        raise CheckFailed(f"the app started other copies of itself (a second app?): {others}")
+    if not said or not said[-1].startswith("decipher-gui: run completed"):
+        raise CheckFailed(f"the screenshot's run did not complete: {said or 'no run line'}")
+    child = said[-1].split("trained in process ")[1].split()[0]
+    if not runs or int(child) not in runs:
+        raise CheckFailed(f"the run's process {child} was not a spawned child of the app (seen: {started})")
+    print(f"run process: ok (trained in spawned child {child}; the app also started "
+          f"{len(trackers)} resource tracker(s), nothing else; none left running)")
+
+
 def check_screenshot(bundle: Path, out_png: Path, env, cwd, project: Path | None = None) -> None:
     cmd = [bundle / "decipher-gui", "--screenshot", out_png, "--steps", "5"]
-    run(cmd + ([project] if project else []), env, cwd)
+    proc, started = run_watched(cmd + ([project] if project else []), env, cwd)
+    if sys.platform.startswith("linux"):
+        check_run_process(proc.stdout, started)
     if not out_png.is_file():
         raise CheckFailed(f"no picture written at {out_png}")
     w, h, spread, colours = picture_stats(out_png)

@@ -83,3 +83,27 @@ def test_signal_emits_do_not_use_up_the_singletons(app):
         source.changed.emit(None)
     assert len(got) == 5000
     assert sys.getrefcount(True) > 1_000_000 and sys.getrefcount(None) > 1_000_000
+
+
+def test_screenshot_mode_says_where_the_run_trained_and_fails_with_the_run(window, tmp_path, monkeypatch, capsys):
+    """The packaged app's check reads this line to see the run trained in a spawned child; a run
+    that failed makes the command fail (it used to exit 0 with a picture of the failure)."""
+    from functools import partial
+
+    from decipher_gui import worker
+    from decipher_gui.screenshot import take_screenshots
+
+    from .fake_runs import fake_trainer
+
+    monkeypatch.setattr(worker, "child_build", partial(fake_trainer, steps=5, eval_every=0))
+    assert take_screenshots(window, tmp_path / "ok.png", steps=5, timeout_s=170) == 0
+    said = [x for x in capsys.readouterr().err.splitlines() if x.startswith("decipher-gui: run ")]
+    assert len(said) == 1 and said[0].startswith("decipher-gui: run completed (5 steps), trained in process ")
+    child = int(said[0].split("trained in process ")[1].split()[0])
+    assert child != os.getpid() and said[0].endswith(f"(the app is process {os.getpid()})")
+
+    monkeypatch.setattr(worker, "child_build", partial(fake_trainer, steps=5, eval_every=0, fail_at=2))
+    assert take_screenshots(window, tmp_path / "failed.png", steps=5, timeout_s=170) == 1
+    err = capsys.readouterr().err
+    assert "decipher-gui: run failed (5 steps)" in err and "the run failed" in err
+    assert (tmp_path / "failed.png").is_file(), "the picture is still written, to see what happened"

@@ -98,6 +98,24 @@ def test_pause_pins_and_stop_reach_the_child(controller, qtbot, sample_path, mon
         assert resolve_checkpoint(project.path, run.checkpoint).read_text().startswith("step ")
 
 
+@pytest.mark.skipif(not hasattr(os, "getsid"), reason="sessions are a POSIX notion")
+def test_the_run_trains_in_its_own_session(controller, qtbot, sample_path, monkeypatch):
+    """Linux shares the CPU between sessions first: in the app's session the run would take the
+    window's turns on a busy machine (docs/benchmarks.md, "GUI responsiveness")."""
+    from decipher_gui import worker
+
+    monkeypatch.setattr(worker, "child_build", partial(fake_trainer, steps=100_000, eval_every=0, step_sleep=0.01))
+    corpus, language = _ids(sample_path)
+    with Project.open(sample_path) as project:
+        with qtbot.waitSignal(controller.stepsArrived, timeout=RUN_TIMEOUT_MS):
+            controller.start(project, corpus, language, Config(steps=100_000), pins=[])
+        pid = controller.driver.pid
+        assert os.getsid(pid) == pid != os.getsid(0)
+        with qtbot.waitSignal(controller.ended, timeout=RUN_TIMEOUT_MS) as ended:
+            controller.stop()
+    assert ended.args == ["stopped"], "the app's commands still reach it"
+
+
 def test_a_killed_child_becomes_a_failed_run_with_a_message(controller, qtbot, sample_path, monkeypatch):
     from decipher_gui import worker
 
