@@ -128,3 +128,9 @@ def test_full_data_old_norse_keeps_root_geminates():
     oe = build("ang", 0, 0, proiel=proiel, etymology=etym, _cache=cache)
     assert {"sēon", "heofon", "seofon", "niġon"} <= {s.form for s in oe.stems}
     assert "heof" not in {s.form for s in oe.stems}
+
+
+def test_onvocab_runner_refuses_the_grids_results_file(capsys):
+    from benchmarks import gothic, gothic_onvocab
+    assert gothic_onvocab.main(["--data", "nowhere", "--results", str(gothic.RESULTS)]) == 2
+    assert "not the grid's gothic.csv" in capsys.readouterr().err
