@@ -666,6 +666,110 @@ def vocabulary_funnel(lang: KnownLanguage, links: Sequence[tuple[Token, Link]], 
     }
 
 
+#: Examples kept per stage of :func:`vocabulary_losses`.
+LOSS_EXAMPLES = 6
+
+
+def vocabulary_losses(lang: KnownLanguage, links: Sequence[tuple[Token, Link]], etym: Etymology,
+                      vocab: GothicVocabulary, *, min_units: int = MIN_UNITS, max_units: int = MAX_UNITS,
+                      sibling_rule: bool = True, examples: int = LOSS_EXAMPLES) -> list[dict]:
+    """The loss table: for each stage from the table's words to the vocabulary, how many candidate
+    words or stems it loses, how many Gothic tokens stand behind them (tokens linked to their PG
+    headwords), and the examples with most tokens. Stages: linking (the Gothic word of the headword
+    is not linked to a token), table coverage (a linked headword lists no word of ``lang``), the
+    sibling rule, stemming (words merged into one stem), transcription failures, stems under
+    ``min_units`` units (split into words already short and words made short by stemming), over
+    ``max_units``, and stems in range whose tokens all took another headword group."""
+    system = lang.system()
+    to_ipa = transcriber(system) if isinstance(system, str) else system.transcribe  # type: ignore[union-attr]
+    head_tokens: Counter = Counter()
+    for _, link in links:
+        for h in link.headwords:
+            head_tokens[h] += 1
+    linked = set(head_tokens)
+
+    def words_of(h: str) -> set[str]:
+        return _known_words(lang, h, etym)
+
+    def stage(name: str, lost: int, unit: str, items: list[tuple[int, str]]) -> dict:
+        items.sort(key=lambda x: (-x[0], x[1]))
+        return {"stage": name, "lost": lost, "unit": unit, "tokens": sum(n for n, _ in items),
+                "examples": [f"{text} ({n} tokens)" if n else text for n, text in items[:examples]]}
+
+    out: list[dict] = []
+    unlinked = [(h, w) for h in sorted(set(etym.gothic_words) - linked) for w in sorted(words_of(h))]
+    out.append(stage("linking: the headword's Gothic word is not linked to a token", len(unlinked), "words",
+                     [(0, f"{w} < *{h} (Gothic {', '.join(sorted(etym.gothic_words[h]))})") for h, w in unlinked]))
+    bare = [h for h in sorted(linked) if not words_of(h)]
+    if lang.code != "pgm":
+        out.append(stage(f"table coverage: a linked headword lists no {lang.name} word", len(bare), "headwords",
+                         [(head_tokens[h], f"*{h} (Gothic {', '.join(sorted(etym.gothic_words.get(h, ())))})")
+                          for h in bare]))
+    pairs = {(h, w) for h in linked for w in words_of(h)}
+    derived = {(h, w): sib for h in linked
+               for w, sib in (derived_words(words_of(h), lang.stemmer) if sibling_rule else {}).items()}
+    kept = {w for h, w in pairs if (h, w) not in derived}
+    out.append(stage("sibling rule: a compound or derivative of a sibling word", len({w for _, w in derived} - kept),
+                     "words", [(head_tokens[h], f"{w} ⊃ {sib} (*{h})") for (h, w), sib in derived.items()]))
+    by_stem: dict[str, set[str]] = defaultdict(set)
+    stem_tokens: Counter = Counter()
+    for h, w in pairs:
+        if (h, w) in derived:
+            continue
+        f = lang.stemmer(w)
+        if f:
+            by_stem[f].add(w)
+            stem_tokens[f] = max(stem_tokens[f], head_tokens[h])
+    merged = [(stem_tokens[f], f"{' + '.join(sorted(ws))} → {f}") for f, ws in by_stem.items() if len(ws) > 1]
+    out.append(stage("stemming: several words give one stem", len(kept) - len(by_stem), "words", merged))
+    failed, short_whole, short_stemmed, long = [], [], [], []
+    in_range = []
+    for f in sorted(by_stem):
+        try:
+            ipa = to_ipa(f)
+            n = len(ipa_units(ipa))
+        except (TranscriptionError, InputError) as e:
+            failed.append((stem_tokens[f], f"{f}: {getattr(e, 'detail', None) or e}"))
+            continue
+        item = (stem_tokens[f], f"{', '.join(sorted(by_stem[f]))} → {f} /{ipa}/")
+        if n < min_units:
+            whole = []
+            for w in by_stem[f]:
+                try:
+                    whole.append(len(ipa_units(to_ipa(_plain(w).strip("-")))))
+                except (TranscriptionError, InputError):
+                    pass
+            (short_stemmed if any(m >= min_units for m in whole) else short_whole).append(item)
+        elif n > max_units:
+            long.append(item)
+        else:
+            in_range.append(f)
+    out.append(stage("transcription: the stem cannot be read", len(failed), "stems", failed))
+    out.append(stage(f"length: under {min_units} IPA units, the word itself too", len(short_whole), "stems",
+                     short_whole))
+    out.append(stage(f"length: under {min_units} IPA units after stemming (the word has {min_units}+)",
+                     len(short_stemmed), "stems", short_stemmed))
+    out.append(stage(f"length: over {max_units} IPA units", len(long), "stems", long))
+    unused = [f for f in in_range if f not in vocab.stems]
+    out.append(stage("in range, but every token took another headword group", len(unused), "stems",
+                     [(stem_tokens[f], f) for f in unused]))
+    out.append({"stage": "stems in the vocabulary", "lost": 0, "unit": "stems", "kept": len(vocab.stems),
+                "tokens": len(vocab.token_stems), "examples": []})
+    return out
+
+
+def losses_markdown(losses: Sequence[dict], title: str) -> str:
+    """A loss table (:func:`vocabulary_losses`) as Markdown."""
+    lines = [f"**{title}**", "", "| stage | lost | tokens behind them | examples |", "|---|---|---|---|"]
+    for r in losses:
+        if "kept" in r:
+            lines.append(f"| **{r['stage']}** | **{r['kept']}** kept | {r['tokens']:,} gold rows | |")
+            continue
+        ex = "; ".join(r["examples"]).replace("|", "\\|")
+        lines.append(f"| {r['stage']} | {r['lost']:,} {r['unit']} | {r['tokens']:,} | {ex} |")
+    return "\n".join(lines) + "\n"
+
+
 # --------------------------------------------------------------------------------------------
 # the dataset
 
@@ -799,6 +903,8 @@ def build(known: str, wr: int, seed: int, *, proiel: str | Path, etymology: str 
                                                max_units=max_units, lemma_keys=_lemma_keys(sentences),
                                                sibling_rule=sibling_rule),
         "token_funnel": vocab.token_funnel,
+        "vocabulary_losses": vocabulary_losses(KNOWN_LANGUAGES[known], links, etym, vocab, min_units=min_units,
+                                               max_units=max_units, sibling_rule=sibling_rule),
         "sibling_rule": {
             "applied": sibling_rule,
             "gold_links_dropped": vocab.tokens_dropped_derived_only,
@@ -975,6 +1081,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--keep-derived", action="store_true",
                    help="keep ON/OE words that are compounds or derivatives of a sibling word under the same PG "
                         "headword as stems (the builder before the sibling rule; for comparisons)")
+    p.add_argument("--losses", action="store_true",
+                   help="also print, for each known language, the loss table (where candidate stems are lost, "
+                        "stage by stage, with examples; stats.json `vocabulary_losses`) as Markdown")
     p.add_argument("--quiet", action="store_true", help="print nothing but errors")
     return p
 
@@ -1022,6 +1131,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                                                 f"tokens; {st['transcription_failures']} stems not transcribable)")
                 print(f"{known} WR {wr}: {st['chunks']} chunks, {st['stems']} stems, {st['matched_tokens']} gold "
                       f"rows{extra} -> {out}")
+            if args.losses and not args.sample and wr == args.wr[0]:
+                print(losses_markdown(ds.stats["vocabulary_losses"], f"{KNOWN_LANGUAGES[known].name} ({known})"))
     except InputError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -119,21 +119,45 @@ def gothic_stem(word: str) -> str:
 # --------------------------------------------------------------------------------------------
 # Old Norse and Old English (Wiktionary normalised spellings)
 
-#: Old Norse: one strip of a nominative/infinitive ending (-r, -ur, -ir, -ar, -a, -ja, -i, -ast),
-#: then a final long consonant from assimilation (-nn, -ll after a vowel) is shortened.
+#: Old Norse: one strip of a nominative/infinitive ending (-r, -ur, -ir, -ar, -a, -ja, -i, -ast), as in
+#: the authors' stemmer (xib ``scripts/stemmer_FH.py``, ``get_on_stem``): the longest ending that is at
+#: most half the word, -r only after a consonant (``dagr`` → ``dag``, but ``sær``, ``skór``, ``vínber``
+#: keep theirs); then, only when nothing was stripped, a final long consonant from assimilation of the
+#: nominative -r (-nn, -ll) is shortened (``steinn`` → ``stein``), while a root's geminate before a
+#: stripped ending stays (``kunna`` → ``kunn``, ``fylla`` → ``fyll``, ``fullr`` → ``full``).
 NORSE_ENDINGS: tuple[str, ...] = ("ast", "ja", "ir", "ur", "ar", "a", "i", "r")
+#: Words the authors' ON stemmer leaves whole (the adverb *aptr* "back", Gothic *aftra*).
+NORSE_EXCEPTIONS: frozenset[str] = frozenset({"aptr"})
+_NORSE_CONSONANTS = frozenset("bcdfghjklmnpqrstvwxzþð")
 
-#: Old English: one strip of an infinitive or nominative ending (-ian, -an, -on, -u, -a, -e).
+#: Old English: one strip of an infinitive or nominative ending (-ian, -ean, -an, -u, -a, -e).
 #: (The authors' script also stripped -h; we do not, as final h is part of the root: feoh, hēah.)
-ENGLISH_ENDINGS: tuple[str, ...] = ("ian", "ean", "an", "on", "u", "a", "e")
+#: No -on: it is not an ending of a lemma, and stripping it cut roots (heofon, seofon, niġon) and the
+#: diphthong of contracted infinitives (sēon = s-ēo-n, not sē-on); the authors' list has none either.
+ENGLISH_ENDINGS: tuple[str, ...] = ("ian", "ean", "an", "u", "a", "e")
 
 
 def norse_stem(word: str) -> str:
-    """``dagr`` → ``dag``, ``setja`` → ``set``, ``hjalpa`` → ``hjalp``, ``tǫnn`` → ``tǫn``."""
-    w = strip_suffixes(_base_letters(word), NORSE_ENDINGS, vowels=NORSE_VOWELS, min_letters=2, repeat=False)
-    for double in ("nn", "ll"):
-        if w.endswith(double) and _letters(w) > 3:
-            w = w[:-1]
+    """``dagr`` → ``dag``, ``setja`` → ``set``, ``hjalpa`` → ``hjalp``, ``tǫnn`` → ``tǫn``,
+    ``kunna`` → ``kunn``, ``sær`` → ``sær`` (the rules at :data:`NORSE_ENDINGS`)."""
+    w = _base_letters(word)
+    if w in NORSE_EXCEPTIONS:
+        return w
+    stripped = False
+    n = _letters(w)
+    for e in sorted(NORSE_ENDINGS, key=len, reverse=True):
+        if not w.endswith(e) or 2 * len(e) > n:
+            continue
+        rest = w[: -len(e)]
+        if e == "r" and rest[-1:] not in _NORSE_CONSONANTS:
+            continue
+        if _letters(rest) >= 2 and _has_vowel(rest, NORSE_VOWELS):
+            w, stripped = rest, True
+            break
+    if not stripped:
+        for double in ("nn", "ll"):
+            if w.endswith(double) and _letters(w) > 3:
+                w = w[:-1]
     return w
 
 
@@ -146,6 +170,6 @@ def english_stem(word: str) -> str:
 STEMMERS = {"pgm": pg_stem, "got": gothic_stem, "non": norse_stem, "ang": english_stem}
 
 __all__ = [
-    "ENGLISH_ENDINGS", "GOTHIC_ENDINGS", "NORSE_ENDINGS", "PG_ENDINGS", "STEMMERS",
+    "ENGLISH_ENDINGS", "GOTHIC_ENDINGS", "NORSE_ENDINGS", "NORSE_EXCEPTIONS", "PG_ENDINGS", "STEMMERS",
     "english_stem", "gothic_stem", "norse_stem", "pg_stem", "strip_suffixes",
 ]
