@@ -212,3 +212,25 @@ def test_ten_times_the_distractors_restarts_find_what_the_paper_misses():
     assert paper["p_at_1"] < 0.5
     assert sel.kept == 1 and sel.objectives[1] < sel.objectives[0]
     assert found["p_at_1"] >= 0.8 and found["p_at_10"] >= 0.95 > paper["p_at_10"]
+
+
+def test_the_sessions_last_checkpoint_holds_the_kept_start(tmp_path, cipher):
+    """Every start counts its steps from 0 and the kept one goes on from where the last one ended,
+    so a step already checkpointed comes round again with another model: the session's checkpoint
+    must still be written then. (It compared steps only, and a run whose last start was checkpointed
+    at its last step ended with that start's model and an unmade choice in checkpoint.pt.)"""
+    import itertools
+
+    from engine.session import RunInputs, RunSession
+
+    config = Config(**{**SMALL, "steps": 6, "anneal_steps": 4}, restarts=2, device="cpu")
+    ticks = itertools.count()
+    session = RunSession(RunInputs(cipher.corpus, cipher.vocabulary, config), checkpoint=tmp_path / "ck.pt",
+                         checkpoint_every_s=1, clock=lambda: 10.0 * next(ticks))   # a checkpoint at every step
+    outcome = session.run()
+    assert outcome.status == "completed"
+    sel = session.trainer.selection
+    saved = torch.load(tmp_path / "ck.pt", weights_only=True)
+    assert saved["restarts"]["kept"] == sel.kept >= 0 and len(saved["restarts"]["objectives"]) == 2
+    for name, p in session.trainer.model.state_dict().items():
+        assert torch.equal(saved["model"][name], p), name
