@@ -143,12 +143,19 @@ def test_a_resume_that_would_choose_differently_is_refused(tmp_path, cipher):
         Trainer.from_checkpoint(single_path, cipher.corpus, cipher.vocabulary, config_overrides={"restarts": 4})
 
 
-def test_a_malformed_record_is_refused_in_one_line(tmp_path, cipher):
-    a = Trainer(cipher.corpus, cipher.vocabulary, Config(**SMALL, restarts=2), live_interval=None)
-    for _ in zip(range(3), a.run()):
+@pytest.mark.parametrize("key, value", [
+    ("best", 7),
+    ("best", 1),    # a start not scored yet (only start 0 is): the resume indexed past the scores
+    ("best", -1),   # no best although start 0 is scored
+    ("kept", 0),    # chosen before starts 1 and 2 were scored: the resume went on with start 1 as if kept
+])
+def test_a_malformed_record_is_refused_in_one_line(tmp_path, cipher, key, value):
+    a = Trainer(cipher.corpus, cipher.vocabulary, Config(**SMALL, restarts=3), live_interval=None)
+    for _ in zip(range(20), a.run()):       # start 1 of 3: start 0 scored
         pass
     state = a.state()
-    state["restarts"]["best"] = 7
+    assert state["restarts"]["objectives"] and state["restarts"]["best"] == 0 and state["restarts"]["kept"] == -1
+    state["restarts"][key] = value
     torch.save(state, tmp_path / "bad.pt")
     with pytest.raises(InputError, match="record of the restarts is inconsistent"):
         Trainer.from_checkpoint(tmp_path / "bad.pt", cipher.corpus, cipher.vocabulary)
