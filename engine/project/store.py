@@ -187,6 +187,10 @@ class Project(RunsMixin):
             conn.close()
             rawfile.release(raw)
             raise ProjectError(f"{path}: cannot open ({e})") from None
+        except BaseException:  # anything else (Ctrl-C in a long upgrade): no connection or descriptor left
+            conn.close()
+            rawfile.release(raw)
+            raise
         project = cls(path, conn, migrated_from=migrated_from,
                       backup=backup[0] if backup and migrated_from is not None else None,
                       access=how, clock=clock)
