@@ -72,3 +72,26 @@ def test_a_relative_is_closer_than_chance_with_restarts_and_the_unrelated_is_not
     assert {r.restarts for r in c.records} == {4} and len(c.records) == 2 * 3 * (1 + 3)
     verdicts = {s.known: s.verdict for s in c.summaries}
     assert verdicts == {"relative": CLOSER, "unrelated": NO_EVIDENCE}
+
+
+def test_a_dump_is_resumed_and_its_analysis_takes_one_length_of_run(tmp_path, monkeypatch):
+    """--dump appends and reuses what it holds; runs of another length are trained anew into the
+    same file, so --analyse must not count a 2-step and a 3-step run of one seed as its restarts."""
+    import benchmarks.closeness_synthetic as bench
+
+    dump = str(tmp_path / "runs.jsonl")
+    trained = []
+    train = bench.train_run
+    monkeypatch.setattr(bench, "train_run", lambda item: trained.append(item.config.steps) or train(item))
+    kwargs = dict(seeds=(0,), n_null=0, names=("relative", "unrelated"), dump=dump)
+    bench.run(steps=2, **kwargs)
+    bench.run(steps=2, **kwargs)     # resumed: nothing trained again
+    bench.run(steps=3, **kwargs)     # another length: trained, and appended to the same dump
+    assert trained == [2, 2, 3, 3]
+    with pytest.raises(SystemExit, match="runs of 2, 3 steps; pick one with --steps"):
+        bench.analyse(dump)
+    _, plan, records = bench.load_dump(dump, steps=3)
+    assert plan.restarts == 1 and len(records) == 2 and {r.result.steps for r in records} == {3}
+    assert "relative" in bench.analyse(dump, steps=2)
+    with pytest.raises(SystemExit, match="no runs of this setting"):
+        bench.load_dump(dump, n_stems=20)
