@@ -265,14 +265,25 @@ def separation_table(path: str, *, a: str = "relative", b: str = "unrelated", pe
 
     from engine.comparison import verdict, z_score
 
-    with open(path, encoding="utf-8", newline="") as f:
-        rows = [r for r in csv.DictReader(f)]
     runs: dict[tuple, list[tuple[float, int, float]]] = defaultdict(list)
-    for r in rows:
-        obj = float(r["objective"]) if r["objective"] else math.inf
-        runs[(r["known"], r["null"], int(r["seed"]))].append((obj, int(r["restart"]), float(r["score"])))
+    try:
+        with open(path, encoding="utf-8", newline="") as f:
+            for r in csv.DictReader(f):
+                obj = float(r["objective"]) if r["objective"] else math.inf
+                runs[(r["known"], r["null"], int(r["seed"]))].append((obj, int(r["restart"]), float(r["score"])))
+    except OSError as e:
+        raise SystemExit(f"{path}: cannot read it ({e.strerror or e})") from None
+    except (KeyError, ValueError) as e:
+        raise SystemExit(f"{path}: not a comparison's restarts.csv ({type(e).__name__}: {e})") from None
     seeds = sorted({k[2] for k in runs if k[0] == a and k[1] == ""} & {k[2] for k in runs if k[0] == b and k[1] == ""})
-    top = min(len(v) for k, v in runs.items() if k[1] == "" and k[0] in (a, b) and k[2] in seeds)
+    if not seeds:
+        raise SystemExit(f"{path}: no seed has runs of both {a} and {b}")
+
+    def complete(v) -> int:  # restarts 0 .. R-1 all there (a failed training leaves a hole)
+        have = {x[1] for x in v}
+        return next(r for r in itertools.count() if r not in have)
+
+    top = min(complete(v) for k, v in runs.items() if k[1] == "" and k[0] in (a, b) and k[2] in seeds)
     per_set = min(per_set, len(seeds))
 
     def kept(known, null, seed, R):  # the lowest objective of the first R restarts

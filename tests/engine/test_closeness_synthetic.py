@@ -95,3 +95,30 @@ def test_a_dump_is_resumed_and_its_analysis_takes_one_length_of_run(tmp_path, mo
     assert "relative" in bench.analyse(dump, steps=2)
     with pytest.raises(SystemExit, match="no runs of this setting"):
         bench.load_dump(dump, n_stems=20)
+
+
+def test_the_separation_table_reads_whole_restarts_only_and_refuses_other_files(tmp_path):
+    """--separation on a restarts.csv with a hole (restart 1 of one seed failed, restart 2 there):
+    R goes up to the restarts every seed has (R = 2 ended in a TypeError on the missing one)."""
+    from benchmarks.closeness_synthetic import separation_table
+    from engine.comparison import RESTARTS_COLUMNS
+
+    lines = [",".join(RESTARTS_COLUMNS)]
+    for known, base in (("relative", 0.3), ("unrelated", 0.1)):
+        for seed in (0, 1, 2):
+            for restart in (0, 1, 2):
+                if (known, seed, restart) == ("relative", 2, 1):
+                    continue
+                lines.append(f"{known},{seed},,{restart},{seed * 10 + restart},{-restart},"
+                             f"{base + 0.01 * seed + 0.001 * restart},0.5,10,1.0,0")
+    path = tmp_path / "restarts.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    table = separation_table(str(path))
+    assert "R= 1: separated on 1/1 sets of 3 seeds" in table and "R= 2" not in table
+    with pytest.raises(SystemExit, match="no seed has runs of both relative and other"):
+        separation_table(str(path), b="other")
+    with pytest.raises(SystemExit, match="cannot read it"):
+        separation_table(str(tmp_path / "missing.csv"))
+    (tmp_path / "runs.csv").write_text("known,seed,null,score\nrelative,0,,0.3\n", encoding="utf-8")
+    with pytest.raises(SystemExit, match="not a comparison's restarts.csv"):
+        separation_table(str(tmp_path / "runs.csv"))
