@@ -148,19 +148,32 @@ def _dumped(rec: RunRecord) -> dict:
 
 
 def load_dump(path: str, *, seeds: Sequence[int] | None = None, restarts: int | None = None, n_stems: int = 30,
-              n_inscriptions: int = 40, cipher_seed: int = 2) -> tuple:
-    """(plan, every training's record) of a ``--dump`` file, keeping only ``seeds`` and the first
-    ``restarts`` restarts of each seed when given (a dump of R restarts holds every smaller R)."""
-    rows = [r for r in _rows(path) if (seeds is None or r["seed"] in seeds)
-            and (restarts is None or r.get("restart", 0) < restarts)]
+              n_inscriptions: int = 40, cipher_seed: int = 2, steps: int | None = None) -> tuple:
+    """(plan, every training's record) of a ``--dump`` file, keeping only the runs of this setting
+    (``n_stems``, ``n_inscriptions``, ``cipher_seed``), ``seeds`` and the first ``restarts`` restarts of
+    each seed when given (a dump of R restarts holds every smaller R), and ``steps`` when given. A dump
+    is appended to, so it may hold runs of several steps or null modes: those are refused unless
+    ``steps`` picks one (runs of two lengths would be counted as restarts of one seed)."""
+    want = {"setting": [n_stems, n_inscriptions, cipher_seed]}
+    rows = [r for r in _rows(path) if r.get("setting", DUMP_DEFAULTS["setting"]) == want["setting"]
+            and (seeds is None or r["seed"] in seeds) and (restarts is None or r.get("restart", 0) < restarts)
+            and (steps is None or r["steps"] == steps)]
     if not rows:
-        raise SystemExit(f"{path}: no runs of those seeds and restarts")
+        raise SystemExit(f"{path}: no runs of this setting (stems, inscriptions, cipher seed "
+                         f"{', '.join(map(str, want['setting']))}), those seeds, restarts and steps")
+    lengths = sorted({r["steps"] for r in rows})
+    modes = sorted({r.get("null_mode", DUMP_DEFAULTS["null_mode"]) for r in rows})
+    if len(lengths) > 1:
+        raise SystemExit(f"{path}: runs of {', '.join(map(str, lengths))} steps; pick one with --steps")
+    if len(modes) > 1:
+        raise SystemExit(f"{path}: runs of the null modes {', '.join(modes)}; analyse a dump of one")
     cipher, candidates = setting(n_stems, n_inscriptions, cipher_seed)
     names = list(dict.fromkeys(r["known"] for r in rows))
     n_null = len({r["null"] for r in rows if r["null"] is not None})
-    cfg = Config(**{**CONFIG, "steps": rows[0]["steps"]})
+    cfg = Config(**{**CONFIG, "steps": lengths[0]})
     plan = plan_comparison(cipher.corpus, {k: candidates[k] for k in names}, seeds=sorted({r["seed"] for r in rows}),
-                           n_null=n_null, config=cfg, restarts=1 + max(r.get("restart", 0) for r in rows))
+                           n_null=n_null, config=cfg, restarts=1 + max(r.get("restart", 0) for r in rows),
+                           null_mode=modes[0])
     items = {(i.key, i.restart): i for i in plan.items}
     records = []
     for r in rows:
@@ -170,11 +183,11 @@ def load_dump(path: str, *, seeds: Sequence[int] | None = None, restarts: int | 
 
 
 def analyse(path: str, *, seeds: Sequence[int] | None = None, restarts: int | None = None, n_stems: int = 30,
-            n_inscriptions: int = 40, cipher_seed: int = 2, out: str | None = None) -> str:
+            n_inscriptions: int = 40, cipher_seed: int = 2, out: str | None = None, steps: int | None = None) -> str:
     """Every signal of a dump made by ``--dump`` (the same setting's arguments), without training;
     with ``out``, also the comparison's files (runs.csv, restarts.csv, summary.csv, …) there."""
     cipher, plan, trainings = load_dump(path, seeds=seeds, restarts=restarts, n_stems=n_stems,
-                                        n_inscriptions=n_inscriptions, cipher_seed=cipher_seed)
+                                        n_inscriptions=n_inscriptions, cipher_seed=cipher_seed, steps=steps)
     names = plan.candidates
     comparison = summarise(plan, trainings)
     if out is not None:
@@ -252,14 +265,25 @@ def separation_table(path: str, *, a: str = "relative", b: str = "unrelated", pe
 
     from engine.comparison import verdict, z_score
 
-    with open(path, encoding="utf-8", newline="") as f:
-        rows = [r for r in csv.DictReader(f)]
     runs: dict[tuple, list[tuple[float, int, float]]] = defaultdict(list)
-    for r in rows:
-        obj = float(r["objective"]) if r["objective"] else math.inf
-        runs[(r["known"], r["null"], int(r["seed"]))].append((obj, int(r["restart"]), float(r["score"])))
+    try:
+        with open(path, encoding="utf-8", newline="") as f:
+            for r in csv.DictReader(f):
+                obj = float(r["objective"]) if r["objective"] else math.inf
+                runs[(r["known"], r["null"], int(r["seed"]))].append((obj, int(r["restart"]), float(r["score"])))
+    except OSError as e:
+        raise SystemExit(f"{path}: cannot read it ({e.strerror or e})") from None
+    except (KeyError, ValueError) as e:
+        raise SystemExit(f"{path}: not a comparison's restarts.csv ({type(e).__name__}: {e})") from None
     seeds = sorted({k[2] for k in runs if k[0] == a and k[1] == ""} & {k[2] for k in runs if k[0] == b and k[1] == ""})
-    top = min(len(v) for k, v in runs.items() if k[1] == "" and k[0] in (a, b) and k[2] in seeds)
+    if not seeds:
+        raise SystemExit(f"{path}: no seed has runs of both {a} and {b}")
+
+    def complete(v) -> int:  # restarts 0 .. R-1 all there (a failed training leaves a hole)
+        have = {x[1] for x in v}
+        return next(r for r in itertools.count() if r not in have)
+
+    top = min(complete(v) for k, v in runs.items() if k[1] == "" and k[0] in (a, b) and k[2] in seeds)
     per_set = min(per_set, len(seeds))
 
     def kept(known, null, seed, R):  # the lowest objective of the first R restarts
@@ -315,7 +339,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--null", type=int, default=3)
     p.add_argument("--restarts", type=int, help="trainings per seed, the lowest final objective kept (default 1; "
                                                  "with --analyse: the first R restarts of the dump, default all)")
-    p.add_argument("--steps", type=int, default=200)
+    p.add_argument("--steps", type=int, help="default 200 (with --analyse: the dump's, which must be one)")
     p.add_argument("--candidates", nargs="+", choices=["source", "relative", "unrelated"])
     p.add_argument("--stems", type=int, default=30, help="stems of the source vocabulary")
     p.add_argument("--inscriptions", type=int, default=40)
@@ -331,7 +355,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "vocabulary beyond the seeds' spread for each number of restarts and set of seeds")
     a = p.parse_args(argv)
     if a.decipher:
-        print("\n".join(decipher(a.decipher, seeds=a.seeds or [0, 1, 2], steps=a.steps, n_stems=a.stems,
+        print("\n".join(decipher(a.decipher, seeds=a.seeds or [0, 1, 2], steps=a.steps or 200, n_stems=a.stems,
                                  n_inscriptions=a.inscriptions, cipher_seed=a.cipher_seed)))
         return 0
     if a.separation:
@@ -339,9 +363,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if a.analyse:
         print(analyse(a.analyse, seeds=a.seeds, restarts=a.restarts, n_stems=a.stems, n_inscriptions=a.inscriptions,
-                      cipher_seed=a.cipher_seed, out=a.out))
+                      cipher_seed=a.cipher_seed, out=a.out, steps=a.steps))
         return 0
-    c = run(seeds=a.seeds or [0, 1, 2], n_null=a.null, restarts=a.restarts or 1, steps=a.steps,
+    c = run(seeds=a.seeds or [0, 1, 2], n_null=a.null, restarts=a.restarts or 1, steps=a.steps or 200,
             names=a.candidates, out=a.out, n_stems=a.stems,
             n_inscriptions=a.inscriptions, cipher_seed=a.cipher_seed, quiet=False, dump=a.dump, null_mode=a.null_mode)
     print(report(c))

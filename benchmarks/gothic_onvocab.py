@@ -30,7 +30,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.results.resolve() == gothic.RESULTS.resolve():
         print("error: write these rows to a file of their own, not the grid's gothic.csv", file=sys.stderr)
         return 2
-    cells = [CELLS[int(i)] for i in args.cells.split(",")]
+    try:
+        cells = [CELLS[int(i)] for i in args.cells.split(",")]
+    except (ValueError, IndexError):
+        print(f"error: --cells takes indices 0-{len(CELLS) - 1} separated by commas, got {args.cells!r}",
+              file=sys.stderr)
+        return 2
+    for c in cells:  # before any run: a missing dataset would end a later cell in a traceback
+        data = gothic.dataset_dir(c.known, c.wr, args.data)
+        missing = [n for n in ("lost.csv", "known.csv", "gold.csv") if not (data / n).is_file()]
+        if missing:
+            print(f"error: {data}: no {', '.join(missing)} (build the datasets into --data first)", file=sys.stderr)
+            return 2
     gothic.run_grid(cells, results=args.results, workers=0, cache=args.data, build=False)
     return 0
 

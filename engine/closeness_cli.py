@@ -158,8 +158,14 @@ def cmd_closeness(args) -> int:
     for name, why in unranked(comparison):
         _log(f"  {name}: {why}")
     if args.append_results is not None:
-        added = append_results(args.append_results, args.lost_name or args.lost.stem, comparison)
+        conflicts: list[str] = []
+        added = append_results(args.append_results, args.lost_name or args.lost.stem, comparison,
+                               conflicts=conflicts)
         _log(f"closeness: {added} new rows in {args.append_results}")
+        if conflicts:
+            _log(f"closeness: warning: {len(conflicts)} runs not added: {args.append_results} already has a run "
+                 f"of the same lost, known, seed, null and steps with another score (made with other "
+                 f"--restarts?): {'; '.join(conflicts)}")
     _log(f"closeness: {len(comparison.trainings)} of {len(plan.items)} runs finished; "
          f"{out / 'summary.csv'}, {out / 'runs.csv'}, {out / 'closeness.png'}")
     return 1 if (comparison.run_failures or plan.failures) else 0

@@ -222,10 +222,13 @@ def run_comparison(plan: Plan, out: str | Path, pool, *, in_flight: int | None =
     return comparison
 
 
-def append_results(path: str | Path, lost: str, comparison: Comparison) -> int:
+def append_results(path: str | Path, lost: str, comparison: Comparison, *,
+                   conflicts: list[str] | None = None) -> int:
     """Append the comparison's finished runs to a results file (:data:`RESULTS_COLUMNS`), leaving out
     those already there (same lost, known, seed, null and steps), so appending again after a resumed
-    run adds only the new runs. Returns how many rows were added."""
+    run adds only the new runs. Returns how many rows were added. The file has no column for the
+    restarts, so a seed's kept run that differs from the one already there (another ``--restarts``)
+    is not added either: ``conflicts`` (when given) gets a line for each."""
     from .io.atomic import write_csv
 
     path = Path(path)
@@ -237,15 +240,18 @@ def append_results(path: str | Path, lost: str, comparison: Comparison) -> int:
             if header is not None and tuple(header) != RESULTS_COLUMNS:
                 raise DecipherError(f"{path}: not a closeness results file (columns {', '.join(RESULTS_COLUMNS)})")
             rows = [r for r in reader if r]
-    seen = {(r[0], r[1], r[2], r[3], r[6]) for r in rows if len(r) == len(RESULTS_COLUMNS)}
+    seen = {(r[0], r[1], r[2], r[3], r[6]): r[4] for r in rows if len(r) == len(RESULTS_COLUMNS)}
     added = 0
     for rec in comparison.records:
         r = rec.result
         null = "" if rec.item.null is None else str(rec.item.null)
         key = (lost, rec.item.known, str(rec.item.seed), null, str(r.steps))
         if key in seen:
+            if conflicts is not None and seen[key] != f"{rec.score:.6f}":
+                conflicts.append(f"{rec.item.known} seed {rec.item.seed}" + (f" null {null}" if null else "")
+                                 + f": {seen[key]} there, {rec.score:.6f} now")
             continue
-        seen.add(key)
+        seen[key] = f"{rec.score:.6f}"
         rows.append([lost, rec.item.known, str(rec.item.seed), null, f"{rec.score:.6f}",
                      f"{coverage_at(r.curve, DEFAULT_CONFIDENCE):.6f}", str(r.steps), f"{r.wall_s:.3f}"])
         added += 1

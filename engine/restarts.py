@@ -112,9 +112,13 @@ class Selection:
                       int(data["kept"]))
         except (KeyError, TypeError, ValueError, AttributeError):
             raise InputError("the checkpoint's record of the restarts is malformed") from None
-        R = len(sel.seeds)
-        if not (R >= 2 and sel.steps >= 1 and len(sel.objectives) <= R and -1 <= sel.best < max(R, 1)
-                and -1 <= sel.kept < R and (sel.done or sel.best_state is not None or not sel.objectives)
+        R, n = len(sel.seeds), len(sel.objectives)
+        # best names a scored start (none before the first), and the choice is made only once every
+        # start is scored, of the best one: else a resume would index past the scores or go on with
+        # a start that was never chosen
+        if not (R >= 2 and sel.steps >= 1 and n <= R and (sel.best == -1 if n == 0 else 0 <= sel.best < n)
+                and (sel.kept == -1 or (n == R and sel.kept == sel.best))
+                and (sel.done or sel.best_state is not None or not sel.objectives)
                 and (sel.best_state is None or isinstance(sel.best_state, dict))):
             raise InputError("the checkpoint's record of the restarts is inconsistent")
         return sel

@@ -92,7 +92,7 @@ def make_batch(prep: Prepared, chunk_indices: list[int]) -> SpanBatch:
 
 def _trie(prep: Prepared, key, stem_units: torch.Tensor, stem_len: torch.Tensor) -> StemTrie:
     """Build a stem trie once per (subset, device) and keep it on the prepared problem; a key of
-    None (a batch's own candidate stems, engine/candidates.py) builds it without keeping it."""
+    None (a batch's own candidate stems, engine/candidate_stems.py) builds it without keeping it."""
     if key is None:
         return StemTrie.build(stem_units.cpu(), stem_len.cpu()).to(stem_units.device)
     cache = prep.__dict__.setdefault("_tries", {})

@@ -274,6 +274,7 @@ class RunSession:
         self.checkpoint_path: Path | None = None
         self._c = _Control()
         self._saved_step: int | None = None
+        self._saved_at: Any = None  # the trainer's position when it was saved (see _save_checkpoint)
         self._interrupted: str | None = None
 
     # ---- control, from any thread -------------------------------------------------------------
@@ -398,11 +399,14 @@ class RunSession:
         return outcome
 
     def _save_checkpoint(self) -> None:
-        if self.checkpoint_path is None or self._saved_step == self.step:
+        # the step alone is not enough: with restarts every start counts from 0 and the kept start
+        # goes on from the step the last one ended at (Trainer.position says which start)
+        at = (getattr(self.trainer, "position", None), self.step)
+        if self.checkpoint_path is None or self._saved_at == at:
             return
         self.checkpoint_path.parent.mkdir(parents=True, exist_ok=True)
         self.trainer.save_checkpoint(self.checkpoint_path)
-        self._saved_step = self.step
+        self._saved_step, self._saved_at = self.step, at
         self._each_critical("checkpoint", self.checkpoint_path, self.step)
 
     def _take_pins(self) -> tuple[PinnedValue, ...] | None:

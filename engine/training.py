@@ -178,6 +178,13 @@ class Trainer:
         self.elapsed = time.perf_counter() - t_start
         yield FinishedEvent(self.step, reason, self.elapsed)
 
+    @property
+    def position(self) -> tuple[int, int]:
+        """(start, step): where training stands. With restarts the step alone repeats (every start
+        counts from 0, and the kept one goes on from S), so a checkpoint is due when this changes."""
+        sel = self.selection
+        return (sel.current if sel is not None else 0, self.step)
+
     # ---- restarts (engine/restarts.py) ----
     def _end_start(self, sel: Selection) -> None:
         """The current start has trained S steps: score it without gold, then begin the next start,

@@ -195,7 +195,9 @@ def check_run_process(app_output: str, started: dict[int, str]) -> None:
         raise CheckFailed(f"the app started other copies of itself (a second app?): {others}")
     if not said or not said[-1].startswith("decipher-gui: run completed"):
         raise CheckFailed(f"the screenshot's run did not complete: {said or 'no run line'}")
-    child = said[-1].split("trained in process ")[1].split()[0]
+    child = said[-1].partition("trained in process ")[2].split(" ", 1)[0]
+    if not child.isdigit():  # "?" or "None": the app did not see its run's process start
+        raise CheckFailed(f"the app did not say which process trained the run: {said[-1]!r}")
     if not runs or int(child) not in runs:
         raise CheckFailed(f"the run's process {child} was not a spawned child of the app (seen: {started})")
     print(f"run process: ok (trained in spawned child {child}; the app also started "

@@ -187,6 +187,10 @@ class Project(RunsMixin):
             conn.close()
             rawfile.release(raw)
             raise ProjectError(f"{path}: cannot open ({e})") from None
+        except BaseException:  # anything else (Ctrl-C in a long upgrade): no connection or descriptor left
+            conn.close()
+            rawfile.release(raw)
+            raise
         project = cls(path, conn, migrated_from=migrated_from,
                       backup=backup[0] if backup and migrated_from is not None else None,
                       access=how, clock=clock)
@@ -630,9 +634,10 @@ def _switch_to_wal(conn: sqlite3.Connection, *, tries: int = 50, pause: float = 
 
     The switch needs the file to itself: while another process reads or writes it SQLite answers
     SQLITE_BUSY (at once when waiting could deadlock, else after the whole busy timeout), so it
-    is tried without waiting, a few times over a few seconds, and otherwise left to the next open. Rollback mode is slower for many processes but just as safe (every change
-    still waits its turn), so a file that stays in it a little longer opens normally. Returns
-    whether the file is in WAL mode now.
+    is tried without waiting, ``tries`` times over about 3 s (pauses of 1-5 x ``pause``), and
+    otherwise left to the next open. Rollback mode is slower for many processes but just as safe
+    (every change still waits its turn), so a file that stays in it a little longer opens
+    normally. Returns whether the file is in WAL mode now.
     """
     if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() == "wal":
         return True

@@ -333,3 +333,23 @@ def test_a_comparison_with_restarts_summarises_the_kept_runs_and_writes_every_tr
         trainings = list(csv.DictReader(f))
     assert len(trainings) == 108 and sum(r["kept"] == "1" for r in trainings) == 36
     assert all((r["kept"] == "1") == (r["restart"] == "1") for r in trainings)
+
+
+def test_appending_a_kept_restart_over_another_run_of_the_seed_says_so(tmp_path):
+    """The results file has no restarts column: a seed's kept run from --restarts 2 cannot be told
+    from the run of --restarts 1 already there, so it is not added, but no longer silently."""
+    from engine.closeness_run import append_results
+
+    config = Config(min_span=3, max_span=8)
+    one = compare(LOST, _candidates(), seeds=(0, 1), n_null=1, config=config, run_fn=_objective_run)
+    two = compare(LOST, _candidates(), seeds=(0, 1), n_null=1, config=config, run_fn=_objective_run, restarts=2)
+    assert {r.item.restart for r in two.records} == {1}
+    path = tmp_path / "closeness.csv"
+    assert append_results(path, "lost", one) == len(one.records) == 12
+    conflicts: list[str] = []
+    assert append_results(path, "lost", two, conflicts=conflicts) == 0
+    differ = [r for r, s in zip(two.records, one.records) if f"{r.score:.6f}" != f"{s.score:.6f}"]
+    assert differ and len(conflicts) == len(differ)
+    assert all(" there, " in c and " now" in c for c in conflicts)
+    again: list[str] = []
+    assert append_results(path, "lost", one, conflicts=again) == 0 and again == []   # the same runs: nothing to say

@@ -72,3 +72,53 @@ def test_a_relative_is_closer_than_chance_with_restarts_and_the_unrelated_is_not
     assert {r.restarts for r in c.records} == {4} and len(c.records) == 2 * 3 * (1 + 3)
     verdicts = {s.known: s.verdict for s in c.summaries}
     assert verdicts == {"relative": CLOSER, "unrelated": NO_EVIDENCE}
+
+
+def test_a_dump_is_resumed_and_its_analysis_takes_one_length_of_run(tmp_path, monkeypatch):
+    """--dump appends and reuses what it holds; runs of another length are trained anew into the
+    same file, so --analyse must not count a 2-step and a 3-step run of one seed as its restarts."""
+    import benchmarks.closeness_synthetic as bench
+
+    dump = str(tmp_path / "runs.jsonl")
+    trained = []
+    train = bench.train_run
+    monkeypatch.setattr(bench, "train_run", lambda item: trained.append(item.config.steps) or train(item))
+    kwargs = dict(seeds=(0,), n_null=0, names=("relative", "unrelated"), dump=dump)
+    bench.run(steps=2, **kwargs)
+    bench.run(steps=2, **kwargs)     # resumed: nothing trained again
+    bench.run(steps=3, **kwargs)     # another length: trained, and appended to the same dump
+    assert trained == [2, 2, 3, 3]
+    with pytest.raises(SystemExit, match="runs of 2, 3 steps; pick one with --steps"):
+        bench.analyse(dump)
+    _, plan, records = bench.load_dump(dump, steps=3)
+    assert plan.restarts == 1 and len(records) == 2 and {r.result.steps for r in records} == {3}
+    assert "relative" in bench.analyse(dump, steps=2)
+    with pytest.raises(SystemExit, match="no runs of this setting"):
+        bench.load_dump(dump, n_stems=20)
+
+
+def test_the_separation_table_reads_whole_restarts_only_and_refuses_other_files(tmp_path):
+    """--separation on a restarts.csv with a hole (restart 1 of one seed failed, restart 2 there):
+    R goes up to the restarts every seed has (R = 2 ended in a TypeError on the missing one)."""
+    from benchmarks.closeness_synthetic import separation_table
+    from engine.comparison import RESTARTS_COLUMNS
+
+    lines = [",".join(RESTARTS_COLUMNS)]
+    for known, base in (("relative", 0.3), ("unrelated", 0.1)):
+        for seed in (0, 1, 2):
+            for restart in (0, 1, 2):
+                if (known, seed, restart) == ("relative", 2, 1):
+                    continue
+                lines.append(f"{known},{seed},,{restart},{seed * 10 + restart},{-restart},"
+                             f"{base + 0.01 * seed + 0.001 * restart},0.5,10,1.0,0")
+    path = tmp_path / "restarts.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    table = separation_table(str(path))
+    assert "R= 1: separated on 1/1 sets of 3 seeds" in table and "R= 2" not in table
+    with pytest.raises(SystemExit, match="no seed has runs of both relative and other"):
+        separation_table(str(path), b="other")
+    with pytest.raises(SystemExit, match="cannot read it"):
+        separation_table(str(tmp_path / "missing.csv"))
+    (tmp_path / "runs.csv").write_text("known,seed,null,score\nrelative,0,,0.3\n", encoding="utf-8")
+    with pytest.raises(SystemExit, match="not a comparison's restarts.csv"):
+        separation_table(str(tmp_path / "runs.csv"))

@@ -134,3 +134,17 @@ def test_onvocab_runner_refuses_the_grids_results_file(capsys):
     from benchmarks import gothic, gothic_onvocab
     assert gothic_onvocab.main(["--data", "nowhere", "--results", str(gothic.RESULTS)]) == 2
     assert "not the grid's gothic.csv" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--cells", "0,5"], "--cells takes indices 0-2"),
+    (["--cells", "a"], "--cells takes indices 0-2"),
+    ([], "no lost.csv, known.csv, gold.csv"),
+])
+def test_onvocab_runner_refuses_bad_cells_and_missing_data_in_one_line(tmp_path, capsys, argv, message):
+    from benchmarks import gothic_onvocab
+    assert gothic_onvocab.main(["--data", str(tmp_path / "nowhere"), "--results", str(tmp_path / "r.csv"),
+                                *argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: ") and message in err[0]
+    assert not (tmp_path / "r.csv").exists()

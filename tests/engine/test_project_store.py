@@ -128,14 +128,44 @@ def _garbage(tmp_path):
 @pytest.mark.parametrize("make", [_not_sqlite, _empty, _random, _foreign, _other_app, _newer,
                                   _truncated, _garbage])
 def test_refused_files_are_left_byte_for_byte(tmp_path, make):
+    from engine.project import rawfile
+
     path, words = make(tmp_path)
     before = sha(path)
     listing = sorted(os.listdir(tmp_path))
+    held = rawfile.holders()
     with pytest.raises(ProjectError, match=words) as err:
         Project.open(path)
     assert str(path) in str(err.value)
     assert sha(path) == before
     assert sorted(os.listdir(tmp_path)) == listing  # no -wal/-shm/.bak left behind
+    assert rawfile.holders() == held  # nor a descriptor of the file held in this process
+
+
+@pytest.mark.parametrize("error", [KeyboardInterrupt, RuntimeError])
+def test_an_open_interrupted_during_the_upgrade_holds_nothing(tmp_path, monkeypatch, error):
+    """Whatever ends an open early (here Ctrl-C or a bug in the middle of the upgrade) closes its
+    connection and lets go of the file's descriptor (engine/project/rawfile.py): a later open in
+    the same process upgrades the file, and the descriptor goes with its close."""
+    import engine.project.schema as schema
+    from engine.project import rawfile
+
+    path = tmp_path / "old.decipher"
+    _v1_file(path)
+    held = rawfile.holders()
+    migrate = schema.migrate
+
+    def interrupted(*args, **kwargs):
+        raise error("in the middle of the upgrade")
+
+    monkeypatch.setattr(schema, "migrate", interrupted)
+    with pytest.raises(error):
+        Project.open(path)
+    assert rawfile.holders() == held
+    monkeypatch.setattr(schema, "migrate", migrate)
+    with Project.open(path) as project:
+        assert project.migrated_from == 1
+    assert rawfile.holders() == held
 
 
 def test_missing_file_and_folder(tmp_path):

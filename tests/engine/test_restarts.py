@@ -143,12 +143,19 @@ def test_a_resume_that_would_choose_differently_is_refused(tmp_path, cipher):
         Trainer.from_checkpoint(single_path, cipher.corpus, cipher.vocabulary, config_overrides={"restarts": 4})
 
 
-def test_a_malformed_record_is_refused_in_one_line(tmp_path, cipher):
-    a = Trainer(cipher.corpus, cipher.vocabulary, Config(**SMALL, restarts=2), live_interval=None)
-    for _ in zip(range(3), a.run()):
+@pytest.mark.parametrize("key, value", [
+    ("best", 7),
+    ("best", 1),    # a start not scored yet (only start 0 is): the resume indexed past the scores
+    ("best", -1),   # no best although start 0 is scored
+    ("kept", 0),    # chosen before starts 1 and 2 were scored: the resume went on with start 1 as if kept
+])
+def test_a_malformed_record_is_refused_in_one_line(tmp_path, cipher, key, value):
+    a = Trainer(cipher.corpus, cipher.vocabulary, Config(**SMALL, restarts=3), live_interval=None)
+    for _ in zip(range(20), a.run()):       # start 1 of 3: start 0 scored
         pass
     state = a.state()
-    state["restarts"]["best"] = 7
+    assert state["restarts"]["objectives"] and state["restarts"]["best"] == 0 and state["restarts"]["kept"] == -1
+    state["restarts"][key] = value
     torch.save(state, tmp_path / "bad.pt")
     with pytest.raises(InputError, match="record of the restarts is inconsistent"):
         Trainer.from_checkpoint(tmp_path / "bad.pt", cipher.corpus, cipher.vocabulary)
@@ -212,3 +219,25 @@ def test_ten_times_the_distractors_restarts_find_what_the_paper_misses():
     assert paper["p_at_1"] < 0.5
     assert sel.kept == 1 and sel.objectives[1] < sel.objectives[0]
     assert found["p_at_1"] >= 0.8 and found["p_at_10"] >= 0.95 > paper["p_at_10"]
+
+
+def test_the_sessions_last_checkpoint_holds_the_kept_start(tmp_path, cipher):
+    """Every start counts its steps from 0 and the kept one goes on from where the last one ended,
+    so a step already checkpointed comes round again with another model: the session's checkpoint
+    must still be written then. (It compared steps only, and a run whose last start was checkpointed
+    at its last step ended with that start's model and an unmade choice in checkpoint.pt.)"""
+    import itertools
+
+    from engine.session import RunInputs, RunSession
+
+    config = Config(**{**SMALL, "steps": 6, "anneal_steps": 4}, restarts=2, device="cpu")
+    ticks = itertools.count()
+    session = RunSession(RunInputs(cipher.corpus, cipher.vocabulary, config), checkpoint=tmp_path / "ck.pt",
+                         checkpoint_every_s=1, clock=lambda: 10.0 * next(ticks))   # a checkpoint at every step
+    outcome = session.run()
+    assert outcome.status == "completed"
+    sel = session.trainer.selection
+    saved = torch.load(tmp_path / "ck.pt", weights_only=True)
+    assert saved["restarts"]["kept"] == sel.kept >= 0 and len(saved["restarts"]["objectives"]) == 2
+    for name, p in session.trainer.model.state_dict().items():
+        assert torch.equal(saved["model"][name], p), name

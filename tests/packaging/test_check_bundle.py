@@ -24,7 +24,7 @@ CHILD = "/opt/decipher-workbench/decipher-gui --multiprocessing-fork tracker_fd=
 TRACKER = "/opt/decipher-workbench/decipher-gui -B -S -I -c from multiprocessing.resource_tracker import main;main(17)"
 
 
-def said(status: str = "completed", pid: int = 101) -> str:
+def said(status: str = "completed", pid: int | str = 101) -> str:
     return f"decipher-gui: run {status} (5 steps), trained in process {pid} (the app is process 100)\n"
 
 
@@ -38,6 +38,8 @@ def test_a_run_in_a_spawned_child_passes():
     ("decipher-gui: wrote out.png\n", {101: CHILD}, "did not complete"),
     (said(pid=100), {101: CHILD}, "not a spawned child"),
     (said(), {}, "not a spawned child"),
+    (said(pid="?"), {101: CHILD}, "did not say which process"),       # a ValueError traceback before
+    ("decipher-gui: run completed (5 steps)\n", {101: CHILD}, "did not say which process"),
 ])
 def test_what_the_check_refuses(output, started, complaint):
     with pytest.raises(CheckFailed, match=complaint):
