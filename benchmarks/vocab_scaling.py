@@ -19,6 +19,12 @@ training-step time (all steps, and the steps after annealing, when candidate_ste
 to K), the steps trained and the training's wall time (with ``--restarts R``, every start's steps),
 the final evaluation's time and peak RSS.
 
+Eval (real): the time of one evaluation (every word against every stem) of a model trained
+``--steps`` steps (default 0), with its P@K, e.g. the full set's 7,235 words against its 39,216 stems:
+
+    python -m benchmarks.vocab_scaling eval --lost data/uga-full/lost.csv --known data/uga-full/known.csv \\
+        --gold data/uga-full/gold.csv --steps 20
+
 Ranking (synthetic; does the objective after S steps already rank starts as their final P@1?):
 each seed trains once, its gold-free objective over the corpus is taken at each step of ``--at``,
 and the summary says, for every S and every group of R starts, how good the start with the lowest
@@ -98,6 +104,8 @@ def run_one(spec: dict) -> dict:
 
     if spec["mode"] == "ranking":
         return rank_one(spec)
+    if spec["mode"] == "eval":
+        return eval_one(spec)
     torch.set_num_threads(spec.get("threads", 1))
     if spec["mode"] == "synthetic":
         corpus, vocab, gold = synthetic_problem(spec["multiplier"])
@@ -110,6 +118,7 @@ def run_one(spec: dict) -> dict:
     config = Config(**settings, steps=steps, anneal_steps=int(spec.get("anneal_fraction", 2 / 3) * steps),
                     seed=spec["seed"], candidate_stems=spec["candidate_stems"], device="cpu",
                     **({"candidate_start": spec["candidate_start"]} if "candidate_start" in spec else {}),
+                    **({"candidate_refresh": spec["candidate_refresh"]} if "candidate_refresh" in spec else {}),
                     **({"restarts": spec["restarts"]} if spec.get("restarts", 1) > 1 else {}),
                     **({"restart_fraction": spec["restart_fraction"]} if "restart_fraction" in spec else {}))
     trainer = Trainer(corpus, vocab, config, gold=gold, live_interval=None)
@@ -142,7 +151,43 @@ def run_one(spec: dict) -> dict:
             **({k: v for k, v in trainer.selection.metrics().items()} if trainer.selection is not None else {}),
             "step_s_median": round(statistics.median(timed), 4) if timed else None,
             "step_s_median_after_annealing": round(statistics.median(late), 4) if late and narrowed_from > 0 else None,
+            **({"full_pass_spans": cands.full_spans, "cached_spans": cands.cached_spans}
+               if (cands := getattr(trainer, "candidates", None)) is not None else {}),
             "eval_s": round(eval_s, 2), "peak_rss_mb": round(peak_memory_mb(), 1)}
+
+
+def eval_one(spec: dict) -> dict:
+    """The time of one evaluation (every word against every stem, P@K, decoding) of a model trained
+    ``spec["steps"]`` steps (0: untrained) on the given data, and the P@K it gives (for comparing
+    implementations: the same model must give the same numbers)."""
+    import torch
+
+    from engine.config import UGARITIC, Config
+    from engine.data import Corpus, Vocabulary
+    from engine.evaluation import evaluate
+    from engine.io.tables import read_gold, read_known, read_lost
+    from engine.run_outputs import peak_memory_mb
+    from engine.training import Trainer
+
+    torch.set_num_threads(spec.get("threads", 1))
+    inscriptions = read_lost(Path(spec["lost"]))
+    gold = list(read_gold(Path(spec["gold"]), inscriptions=inscriptions))
+    corpus = Corpus("lost", tuple(inscriptions))
+    vocab = Vocabulary("known", tuple(read_known(Path(spec["known"]))))
+    config = Config(**UGARITIC, eval_interval=0, steps=max(spec["steps"], 1), seed=spec["seed"], device="cpu")
+    trainer = Trainer(corpus, vocab, config, gold=gold, live_interval=None)
+    if spec["steps"]:
+        for event in trainer.run(spec["steps"]):
+            if getattr(event, "step", 0) >= spec["steps"]:
+                break
+    t0 = time.perf_counter()
+    ev = evaluate(trainer.model, trainer.prep, gold, step=trainer.step, device="cpu")
+    eval_s = time.perf_counter() - t0
+    return {**{k: v for k, v in spec.items() if k not in ("lost", "known", "gold")}, "lost": spec["lost"],
+            "n_stems": trainer.prep.n_stems, "n_words": len(trainer.prep.chunks), "n_gold": len(gold),
+            "p_at_1": round(ev.metrics["p_at_1"], 4), "p_at_10": round(ev.metrics["p_at_10"], 4),
+            "n_matches": int(ev.metrics["n_matches"]), "eval_s": round(eval_s, 2),
+            "peak_rss_mb": round(peak_memory_mb(), 1)}
 
 
 def rank_one(spec: dict) -> dict:
@@ -238,7 +283,7 @@ def _summarise_score(rows: list[dict], restarts: int, score: str) -> list[dict]:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("mode", choices=("synthetic", "real", "ranking"))
+    p.add_argument("mode", choices=("synthetic", "real", "ranking", "eval"))
     p.add_argument("--multipliers", type=int, nargs="+", default=[0, 10],
                    help="synthetic: distractor stems per true stem")
     p.add_argument("--sizes", type=int, nargs="+", default=[4071, 8000, 16000, 39216],
@@ -251,6 +296,10 @@ def main(argv=None) -> int:
     p.add_argument("--candidate-stems", type=int, nargs="+", default=[0], help="values of the setting (0 = off)")
     p.add_argument("--candidate-start", type=float, nargs="+", default=[None],
                    help="values of candidate_start (default: the setting's default)")
+    p.add_argument("--candidate-refresh", type=int, nargs="+", default=[None],
+                   help="values of candidate_refresh (default: the setting's default)")
+    p.add_argument("--anneal-fraction", type=float, default=None,
+                   help="anneal_steps as a fraction of --steps (default 2/3)")
     p.add_argument("--restarts", type=int, nargs="+", default=[1], help="values of the setting restarts (1 = off)")
     p.add_argument("--restart-fraction", type=float, default=None,
                    help="restart_fraction (default: the setting's default)")
@@ -269,24 +318,33 @@ def main(argv=None) -> int:
         return 0
     if args.mode == "real" and not all((args.lost, args.known, args.gold, args.extra_known)):
         p.error("real needs --lost, --known, --gold and --extra-known")
+    if args.mode == "eval" and not all((args.lost, args.known, args.gold)):
+        p.error("eval needs --lost, --known and --gold")
     if args.summary_only:
         rows = [json.loads(line) for line in args.summary_only.read_text(encoding="utf-8").splitlines() if line.strip()]
         for line in summarise_ranking([r for r in rows if r.get("mode") == "ranking"], args.group):
             print(json.dumps(line))
         return 0
-    steps = args.steps or (3000 if args.mode == "real" else 200)
+    steps = (args.steps or 0) if args.mode == "eval" else args.steps or (3000 if args.mode == "real" else 200)
     specs = []
+    if args.mode == "eval":
+        specs = [{"mode": "eval", "steps": steps, "seed": seed, "threads": args.threads, "lost": str(args.lost),
+                  "known": str(args.known), "gold": str(args.gold)} for seed in args.seeds]
     if args.mode == "ranking":
         specs = [{"mode": "ranking", "steps": steps, "seed": seed, "multiplier": m, "at": args.at,
                   "threads": args.threads} for m in args.multipliers for seed in args.seeds]
     for size in (args.multipliers if args.mode == "synthetic" else args.sizes if args.mode == "real" else ()):
-        for k, start, R in ((k, st, R) for k in args.candidate_stems for st in args.candidate_start
-                            for R in args.restarts):
+        for k, start, refresh, R in ((k, st, rf, R) for k in args.candidate_stems for st in args.candidate_start
+                                     for rf in (args.candidate_refresh if k else [None]) for R in args.restarts):
             for seed in args.seeds:
                 spec = {"mode": args.mode, "steps": steps, "seed": seed, "candidate_stems": k,
                         "threads": args.threads}
                 if start is not None:
                     spec["candidate_start"] = start
+                if refresh is not None:
+                    spec["candidate_refresh"] = refresh
+                if args.anneal_fraction is not None:
+                    spec["anneal_fraction"] = args.anneal_fraction
                 if R > 1:
                     spec["restarts"] = R
                     if args.restart_fraction is not None:

@@ -171,6 +171,13 @@ class Config:
     candidate_start: float = _setting(
         0.5, _OBJ, "When candidate_stems is on: the fraction of anneal_steps trained against every stem "
         "before each span competes with its K best only.", OURS, ge=0, le=1)
+    # Cost (issue 15): the pass over every stem that picks each span's K best is most of a narrowed
+    # step on a large vocabulary; between refreshes a span competes among its last list's stems.
+    candidate_refresh: int = _setting(
+        4, _OBJ, "When candidate_stems is on: each span's best stems over the whole vocabulary are recomputed "
+        "(a DP pass over every stem, without gradient) on every this many-th visit of the span; on the visits "
+        "in between it competes among the stems of its last list, re-ranked under the current mapping. 1 = "
+        "every visit (the setting's first form; slower on a large vocabulary).", OURS, ge=1, le=MAX_STEPS)
     likelihood_weight: float = _setting(
         0.0, _OBJ, "Weight of -log P(X); 0 in the authors' code.", CODE, ge=0, le=1e6)
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import torch
 
 from .alignment import NEG
-from .candidate_stems import competition_size, top_candidates
+from .candidate_stems import CandidateCache, competition_size, lists_mask, top_candidates, top_lists
 from .lattice import forward_sums
 from .model import CharMapping
 from .prepared import Prepared
@@ -54,19 +54,64 @@ def log_match_prior(prep: Prepared) -> float:
     return math.log(1.0 - cfg.unmatched_prior) - math.log(cfg.max_span - cfg.min_span + 1)
 
 
+def _sub_batch(batch: SpanBatch, idx: torch.Tensor) -> SpanBatch:
+    """The same batch with only the starts ``idx`` (for the DP: windows, lengths, validity)."""
+    return SpanBatch(batch.chunk_indices, batch.chunk_len, batch.start_chunk[idx], batch.start_offset[idx],
+                     batch.windows[idx], batch.span_len[idx], batch.valid[idx], batch.lattice_lengths)
+
+
 def _candidate_scores(log_p, prep: Prepared, batch: SpanBatch, gamma: float, stem_units, stem_len, dp_impl,
-                      k: int):
-    """``candidate_stems`` (engine/candidate_stems.py): every stem scored without gradient, then the DP
-    with gradient over the union of the spans' k best stems; each span's log P(span | matched)
-    is the mean over its own k. Returns the detached scores of every stem and that (S, nslot)."""
-    with torch.no_grad():
-        full = span_scores(log_p.detach(), prep, batch, gamma, stem_units, stem_len, impl=dp_impl)
-    chosen = top_candidates(full, k)                                            # (V, S, nslot)
+                      k: int, cache: CandidateCache | None = None):
+    """``candidate_stems`` (engine/candidate_stems.py): the spans due a refresh (all of them without
+    ``cache``) are scored against every stem without gradient and keep their k best; the others
+    take the stems of their cached list. Then the DP with gradient runs over the union of the
+    batch's candidates, and each span's log P(span | matched) is the mean over its own k (a cached
+    list longer than k keeps its k best under the current scores). Returns the detached scores
+    (every stem for the refreshed spans, the union for the others, NEG elsewhere) and that (S, nslot)."""
+    V = stem_units.shape[0]
+    S, nslot = batch.span_len.shape
+    starts = [(batch.chunk_indices[b], o) for b, o in zip(batch.start_chunk.tolist(), batch.start_offset.tolist())]
+    due = [True] * S if cache is None else [cache.due(key, k) for key in starts]
+    due_idx = torch.tensor([s for s in range(S) if due[s]], dtype=torch.long)
+    per_span: list[torch.Tensor | None] = [None] * S            # (nslot, L) stem lists, -1 = none
+    full = None
+    if due_idx.numel():
+        sub_batch = batch if due_idx.numel() == S else _sub_batch(batch, due_idx.to(batch.windows.device))
+        with torch.no_grad():
+            full = span_scores(log_p.detach(), prep, sub_batch, gamma, stem_units, stem_len, impl=dp_impl)
+        top = top_lists(full.cpu(), k)                                          # (S_due, nslot, k')
+        for j, s in enumerate(due_idx.tolist()):
+            per_span[s] = top[j]
+            if cache is not None:
+                cache.store(starts[s], top[j])
+    longer = []                                  # cached lists with more than k stems
+    for s in range(S):
+        if per_span[s] is None:
+            per_span[s] = cache.use(starts[s])
+            if per_span[s].shape[-1] > k:
+                longer.append(s)
+    L = max([k] + [x.shape[-1] for x in per_span])
+    lists = torch.full((S, nslot, L), -1, dtype=torch.long)
+    for s, x in enumerate(per_span):
+        lists[s, :, : x.shape[-1]] = x
+    chosen = lists_mask(lists, V).to(stem_units.device)                        # (V, S, nslot)
     union = chosen.flatten(1).any(dim=1).nonzero().squeeze(1)
     sub = span_scores(log_p, prep, batch, gamma, stem_units[union], stem_len[union], impl=dp_impl,
                       cache_tries=False)
-    sub = torch.where(chosen[union], sub, sub.new_tensor(NEG))
-    return full, span_given_match(sub, k)
+    keep = chosen[union]
+    if longer:                                   # a list from a wider competition: its k best now
+        li = torch.tensor(longer, dtype=torch.long, device=keep.device)
+        vals = torch.where(keep[:, li], sub.detach()[:, li], sub.new_tensor(NEG))
+        keep[:, li] = top_candidates(vals, k) & keep[:, li]
+    sub = torch.where(keep, sub, sub.new_tensor(NEG))
+    if full is not None and due_idx.numel() == S:
+        scores = full
+    else:
+        scores = sub.new_full((V, S, nslot), NEG)
+        scores[union] = sub.detach()
+        if full is not None:
+            scores[:, due_idx.to(scores.device)] = full
+    return scores, span_given_match(sub, k)
 
 
 def _no_timer(name: str):
@@ -75,9 +120,12 @@ def _no_timer(name: str):
 
 def batch_objective(model: CharMapping, prep: Prepared, batch: SpanBatch, step: int, pins,
                     stem_units: torch.Tensor, stem_len: torch.Tensor, *, timer=_no_timer,
-                    dp_impl: str = "auto", lattice_compiled: bool | None = None) -> BatchResult:
+                    dp_impl: str = "auto", lattice_compiled: bool | None = None,
+                    candidates: CandidateCache | None = None) -> BatchResult:
     """The loss of one batch. ``timer(name)`` is a context manager a profiler may pass to time
-    the phases; ``dp_impl`` and ``lattice_compiled`` pick implementations (for benchmarks)."""
+    the phases; ``dp_impl`` and ``lattice_compiled`` pick implementations (for benchmarks);
+    ``candidates``: the run's cached candidate lists (setting candidate_refresh), None = a full
+    pass for every span."""
     cfg = prep.config
     gamma = cfg.insertion_cost(step)
     with timer("char_distribution"):
@@ -85,7 +133,8 @@ def batch_objective(model: CharMapping, prep: Prepared, batch: SpanBatch, step: 
     k = competition_size(prep, step)
     with timer("edit_dp"):
         if k < prep.n_stems:
-            scores, log_e = _candidate_scores(log_p, prep, batch, gamma, stem_units, stem_len, dp_impl, k)
+            scores, log_e = _candidate_scores(log_p, prep, batch, gamma, stem_units, stem_len, dp_impl, k,
+                                                     candidates)
         else:
             scores = span_scores(log_p, prep, batch, gamma, stem_units, stem_len, impl=dp_impl)
             log_e = None

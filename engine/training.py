@@ -32,6 +32,7 @@ from .objective import batch_objective, pin_pairs
 from .prepared import Prepared, ngram_weights, prepare
 from .results import MappingSnapshot
 from .restarts import Selection
+from .candidate_stems import CandidateCache
 from .results import EvalEvent, Event, FinishedEvent, StepEvent, UpdatePins
 from .scoring import make_batch
 
@@ -106,6 +107,8 @@ class Trainer:
         self.step = 0
         self.elapsed = 0.0
         self.sampler = BatchSampler(self.prep, self.rng)
+        #: each span's cached candidate stems (settings candidate_stems, candidate_refresh), or None
+        self.candidates: CandidateCache | None = CandidateCache.for_config(self.config)
         #: the choice among starts (setting restarts; engine/restarts.py), None with one start
         self.selection: Selection | None = Selection.new(self.config)
         if state is not None:
@@ -148,7 +151,7 @@ class Trainer:
                 break
             batch = make_batch(self.prep, self.sampler.next_batch())
             result = batch_objective(self.model, self.prep, batch.to(self.device), self.step, self._pin_index,
-                                     self._units, self._lens)
+                                     self._units, self._lens, candidates=self.candidates)
             self.optimizer.zero_grad(set_to_none=True)
             result.loss.backward()
             if cfg.clip_norm > 0:
@@ -207,6 +210,7 @@ class Trainer:
         self.model = CharMapping(self.prep.lost_letters, self.prep.known_units, self.config).to(self.device)
         self.optimizer = torch.optim.SGD(self.model.parameters(), lr=self.config.lr)
         self.sampler = BatchSampler(self.prep, self.rng)
+        self.candidates = CandidateCache.for_config(self.config)
         self.step = 0
 
     def _parameters_finite(self) -> bool:
@@ -268,6 +272,7 @@ class Trainer:
                           int(np_state[2]), int(np_state[3]), float(np_state[4])],
             "torch_rng": torch.get_rng_state(),
             "sampler_order": torch.tensor(self.sampler.order, dtype=torch.int64),
+            **({"candidate_lists": self.candidates.to_state()} if self.candidates is not None else {}),
         }
 
     def _set_training_state(self, state: dict) -> None:
@@ -296,6 +301,12 @@ class Trainer:
             if any(i < 0 or i >= n for i in order):
                 raise InputError("the checkpoint's batch order names chunks this corpus does not have")
             self.sampler.order = order
+        if self.candidates is not None:
+            # a checkpoint without lists (older, or trained without the setting) refreshes each span
+            # on its next visit; with them, the run goes on exactly as an uninterrupted one
+            self.candidates = CandidateCache.for_config(self.config)
+            if "candidate_lists" in state:
+                self.candidates.load_state(state["candidate_lists"], self.prep.n_stems, len(self.prep.chunks))
 
     def save_checkpoint(self, path: str | Path) -> Path:
         """Write the checkpoint atomically (a failed write leaves the previous one; the error

@@ -35,31 +35,35 @@ class StemTrie:
 
     @classmethod
     def build(cls, stem_units: torch.Tensor, stem_len: torch.Tensor) -> "StemTrie":
-        rows = stem_units.tolist()
-        lens = stem_len.tolist()
-        M = max(lens) if lens else 0
-        nodes: list[dict[tuple, int]] = [{(): 0}] + [{} for _ in range(M)]
-        units: list[list[int]] = [[0]] + [[] for _ in range(M)]
-        parent: list[list[int]] = [[0]] + [[] for _ in range(M)]
-        leaf = []
-        for row, m in zip(rows, lens):
-            prefix: tuple = ()
-            for i in range(1, m + 1):
-                parent_id = nodes[i - 1][prefix]
-                prefix = prefix + (row[i - 1],)
-                if prefix not in nodes[i]:
-                    nodes[i][prefix] = len(units[i])
-                    units[i].append(row[i - 1])
-                    parent[i].append(parent_id)
-            leaf.append(nodes[m][prefix])
-        by_len: dict[int, tuple[list[int], list[int]]] = {}
-        for v, (m, node) in enumerate(zip(lens, leaf)):
-            by_len.setdefault(m, ([], []))
-            by_len[m][0].append(v)
-            by_len[m][1].append(node)
-        as_t = lambda x: torch.tensor(x, dtype=torch.long)  # noqa: E731
-        return cls([as_t(u) for u in units], [as_t(p) for p in parent],
-                   {m: (as_t(a), as_t(b)) for m, (a, b) in by_len.items()}, len(rows))
+        """The trie of the stems, depth by depth with numpy (a batch's candidate stems are built
+        every training step, issue 15): node ids in order of first occurrence, as a plain
+        insertion of the stems one by one would number them."""
+        import numpy as np
+
+        lens = stem_len.cpu().numpy().astype(np.int64)
+        V = len(lens)
+        rows = stem_units.cpu().numpy().astype(np.int64).reshape(V, -1) if V else np.zeros((0, 0), np.int64)
+        M = int(lens.max()) if V else 0
+        base = int(rows.max()) + 1 if rows.size else 1
+        node = np.zeros(V, dtype=np.int64)            # each stem's node at the current depth
+        units: list[np.ndarray] = [np.zeros(1, dtype=np.int64)]
+        parent: list[np.ndarray] = [np.zeros(1, dtype=np.int64)]
+        for i in range(1, M + 1):
+            alive = np.nonzero(lens >= i)[0]
+            key = node[alive] * base + rows[alive, i - 1]
+            uniq, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+            rank = np.empty(len(uniq), dtype=np.int64)
+            rank[np.argsort(first, kind="stable")] = np.arange(len(uniq))   # first-occurrence order
+            ordered = uniq[np.argsort(rank, kind="stable")]
+            units.append(ordered % base)
+            parent.append(ordered // base)
+            node[alive] = rank[inverse.reshape(-1)]
+        as_t = lambda x: torch.from_numpy(np.ascontiguousarray(x, dtype=np.int64))  # noqa: E731
+        by_len = {}
+        for m in sorted(set(lens.tolist()), key=lambda m: int(np.nonzero(lens == m)[0][0])):
+            stems = np.nonzero(lens == m)[0]
+            by_len[int(m)] = (as_t(stems), as_t(node[stems]))
+        return cls([as_t(u) for u in units], [as_t(p) for p in parent], by_len, V)
 
     def to(self, device) -> "StemTrie":
         return StemTrie([u.to(device) for u in self.units], [p.to(device) for p in self.parent],
