@@ -115,6 +115,13 @@ def dataset_dir(known: str, wr: str, cache: Path = CACHE) -> Path:
     return cache / f"{KNOWN[known]}-wr{round(float(wr) * 100)}"
 
 
+def missing_dataset(known: str, wr: str, cache: Path = CACHE) -> str | None:
+    """An error line when ``cache`` lacks the built dataset of (known, wr), else None."""
+    data = dataset_dir(known, wr, cache)
+    missing = [n for n in ("lost.csv", "known.csv", "gold.csv") if not (data / n).is_file()]
+    return f"error: {data}: no {', '.join(missing)} (build the datasets into --data first)" if missing else None
+
+
 def ensure_dataset(known: str, wr: str, cache: Path = CACHE) -> Path:
     """Build the dataset through ``decipher dataset gothic`` when it is not cached yet (seed 0 for
     the word-divider draws, so every run of a ratio sees the same text)."""

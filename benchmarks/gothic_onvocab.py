@@ -37,10 +37,9 @@ def main(argv: Sequence[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     for c in cells:  # before any run: a missing dataset would end a later cell in a traceback
-        data = gothic.dataset_dir(c.known, c.wr, args.data)
-        missing = [n for n in ("lost.csv", "known.csv", "gold.csv") if not (data / n).is_file()]
-        if missing:
-            print(f"error: {data}: no {', '.join(missing)} (build the datasets into --data first)", file=sys.stderr)
+        error = gothic.missing_dataset(c.known, c.wr, args.data)
+        if error:
+            print(error, file=sys.stderr)
             return 2
     gothic.run_grid(cells, results=args.results, workers=0, cache=args.data, build=False)
     return 0
