@@ -104,7 +104,17 @@ class FinishedEvent:
     checkpoint: str | None = None
 
 
-Event = StepEvent | EvalEvent | FinishedEvent
+@dataclass(frozen=True)
+class NoticeEvent:
+    """Something the run's log should say, e.g. that one of several starts (setting restarts)
+    diverged and was set aside; the run goes on."""
+
+    step: int
+    """The step it concerns (for a diverged start: the step at which it diverged)."""
+    text: str
+
+
+Event = StepEvent | EvalEvent | NoticeEvent | FinishedEvent
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,8 @@ changes from any thread, decides when to write checkpoints, and hands every even
     outcome = session.run(handle_signals=True)      # RunOutcome; raises what failed the run
 
 Checkpoints (when a path is given): after the session's first step (an early stop can be
-resumed), at every evaluation, at least every ``checkpoint_every_s`` seconds of the injected
-``clock``, and at the end (completed, stopped, or interrupted by SIGINT/SIGTERM). A run that fails
+resumed), at every evaluation, after a start set aside as diverged (setting restarts), at least
+every ``checkpoint_every_s`` seconds of the injected ``clock``, and at the end (completed, stopped, or interrupted by SIGINT/SIGTERM). A run that fails
 (e.g. its loss turns NaN) writes none, so the last good checkpoint stays.
 
 Sinks (:class:`RunSink`) receive ``started``, ``step``, ``evaluation``, ``pins_changed``,
@@ -31,7 +31,7 @@ from typing import Any, Callable, Mapping, Sequence
 from .config import Config
 from .data import Corpus, GoldAnnotation, PinnedValue, Vocabulary
 from .errors import DecipherError
-from .results import EvalEvent, FinishedEvent, StepEvent, UpdatePins
+from .results import EvalEvent, FinishedEvent, NoticeEvent, StepEvent, UpdatePins
 
 #: How often a run writes a checkpoint at the least (seconds of the session's clock).
 CHECKPOINT_EVERY_S = 600.0
@@ -372,6 +372,11 @@ class RunSession:
                     self._each_critical("evaluation", event)
                     self._save_checkpoint()
                     took_first, last_checkpoint = True, self.clock()
+                elif isinstance(event, NoticeEvent):
+                    # e.g. a diverged start set aside (setting restarts): told to every sink, and
+                    # checkpointed, so that a resumed run neither trains it again nor forgets it
+                    self.message(event.text)
+                    self._save_checkpoint()
                 elif isinstance(event, FinishedEvent):
                     reason = event.reason
                     break
