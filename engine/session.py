@@ -73,6 +73,10 @@ class RunStart:
     pins: tuple[PinnedValue, ...]
     resumed_from: Path | None = None
     """The checkpoint this run continues, if any."""
+    restart: int = 0
+    """The start (setting restarts) the run begins in: 0, or the resumed checkpoint's."""
+    progress: tuple[int, int] | None = None
+    """(steps trained, steps planned) over every start (StepEvent.progress); None: (step, total_steps)."""
 
 
 @dataclass(frozen=True)
@@ -348,8 +352,10 @@ class RunSession:
         pins = getattr(trainer, "pins", None)
         if pins is None:
             pins = (self.inputs.pins if self.inputs is not None else None) or ()
+        progress = getattr(trainer, "progress_of", None)
         start = RunStart(trainer, config, describe_device(trainer), first, config.steps, tuple(pins),
-                         self.inputs.resume if self.inputs is not None else None)
+                         self.inputs.resume if self.inputs is not None else None,
+                         int(getattr(trainer, "restart", 0)), progress() if callable(progress) else None)
         self._each_critical("started", start)
         spec = self._checkpoint_spec
         path = spec(start) if callable(spec) else spec

@@ -176,7 +176,8 @@ class Trainer:
                 live = tuple(decode_batch(self.prep, batch, result.scores, top_k=3))
                 self._last_live = self.elapsed
             event = StepEvent(self.step, total, result.parts, result.coverage_ratio,
-                              cfg.insertion_cost(self.step), cfg.coverage_target(self.step), self.elapsed, live)
+                              cfg.insertion_cost(self.step), cfg.coverage_target(self.step), self.elapsed, live,
+                              *((self.restart, self.progress_of(total)) if sel is not None else ()))
             sent = yield event
             self._receive(sent)
             if cfg.eval_interval > 0 and self.step % cfg.eval_interval == 0 and self.step < total and \
@@ -195,6 +196,25 @@ class Trainer:
         counts from 0, and the kept one goes on from S), so a checkpoint is due when this changes."""
         sel = self.selection
         return (sel.current if sel is not None else 0, self.step)
+
+    @property
+    def restart(self) -> int:
+        """The start the model is of: 0..R-1 while the starts train, the kept one after the choice
+        (0 with one start)."""
+        sel = self.selection
+        return 0 if sel is None else (sel.kept if sel.done else sel.current)
+
+    def progress_of(self, total: int | None = None) -> tuple[int, int]:
+        """(steps trained, steps planned) over every start of a run of ``total`` steps (default: the
+        settings'): R x S steps for the starts, then the kept one's steps after S. With one start
+        (step, total)."""
+        total = self.config.steps if total is None else total
+        sel = self.selection
+        if sel is None:
+            return self.step, total
+        R, S = len(sel.seeds), sel.steps
+        done = R * S + (self.step - S) if sel.done else min(sel.current, R) * S + self.step
+        return done, R * S + max(0, total - S)
 
     # ---- restarts (engine/restarts.py) ----
     def _end_start(self, sel: Selection) -> None:
@@ -254,7 +274,7 @@ class Trainer:
     def _eval_event(self) -> EvalEvent:
         ev = self.evaluate()
         return EvalEvent(self.step, tuple(ev.matches), ev.coverage, tuple(ev.closeness), dict(ev.metrics),
-                         self.mapping())
+                         self.mapping(), self.restart)
 
     def mapping(self) -> MappingSnapshot:
         with torch.no_grad():

@@ -431,3 +431,77 @@ def test_a_record_with_inconsistent_divergences_is_refused(tmp_path, cipher, cha
     torch.save(state, tmp_path / "bad.pt")
     with pytest.raises(InputError, match="record of the restarts is inconsistent"):
         Trainer.from_checkpoint(tmp_path / "bad.pt", cipher.corpus, cipher.vocabulary)
+
+
+# ---- the stored curve and the progress of a run with restarts ----
+
+
+def test_the_stored_curve_is_the_kept_starts_and_progress_never_goes_back(tmp_path, cipher):
+    """Every start counts its steps from 1. The project keeps each start's rows apart (restart) and
+    shows the kept start's as the run's curve; steps.csv says whose each row is; the progress counts
+    every start's steps. (Before, a later start overwrote an earlier one's rows in the project, the
+    curve shown mixed starts, and the progress went back to 0 at each start.)"""
+    import csv
+
+    from engine.project import Project
+    from engine.project.recording import RunRecorder
+    from engine.run_outputs import OutputFolder
+    from engine.session import RunInputs, RunSession, RunSink
+
+    class Watch(RunSink):
+        def __init__(self):
+            self.events, self.start = [], None
+
+        def started(self, start):
+            self.start = start
+
+        def step(self, event):
+            self.events.append(event)
+
+    config = Config(**SMALL, seed=2, restarts=3, restart_fraction=0.5, device="cpu")
+    watch = Watch()
+    with Project.create(tmp_path / "p.decipher") as project:
+        recorder = RunRecorder(project, step_every=0.0)
+        out = tmp_path / "out"
+        out.mkdir()
+        session = RunSession(RunInputs(cipher.corpus, cipher.vocabulary, config),
+                             sinks=[recorder, OutputFolder(out), watch])
+        session.run()
+        sel = session.trainer.selection
+        kept, S, steps = sel.kept, sel.steps, SMALL["steps"]
+        # the steps each start trained, and the progress over all of them
+        assert [e.restart for e in watch.events] == [0] * S + [1] * S + [2] * S + [kept] * (steps - S)
+        assert watch.start.progress == (0, 3 * S + steps - S)
+        assert [e.progress for e in watch.events] == [(n, 3 * S + steps - S) for n in range(1, 3 * S + steps - S + 1)]
+        kept_losses = {e.step: e.losses["total"] for e in watch.events if e.restart == kept}
+        assert sorted(kept_losses) == list(range(1, steps + 1))
+        # the project: the run's curve is the kept start's, every step once; the others kept apart
+        run = recorder.run_id
+        assert project.curve_restart(run) == kept
+        curve = project.metrics(run, "loss/total")
+        assert [s for s, _, _ in curve] == list(range(1, steps + 1))
+        assert {s: v for s, _, v in curve} == pytest.approx(kept_losses, abs=1e-9)
+        by_start = project.metrics_by_restart(run)
+        assert sorted(by_start) == [0, 1, 2]
+        for r in {0, 1, 2} - {kept}:
+            mine = {e.step: e.losses["total"] for e in watch.events if e.restart == r}
+            assert {s: v for s, n, v in by_start[r] if n == "loss/total"} == pytest.approx(mine, abs=1e-9)
+        assert project.latest_metrics(run)["restart_kept"] == kept
+        assert project.metrics(run, "coverage") and project.metrics(run, "coverage", restart=(kept + 1) % 3) == []
+    # steps.csv: a restart column says whose each row is
+    with open(out / "steps.csv", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert list(rows[0])[:2] == ["restart", "step"]
+    assert [(int(r["restart"]), int(r["step"])) for r in rows] == [(e.restart, e.step) for e in watch.events]
+
+
+def test_one_start_keeps_its_files_as_before(tmp_path, cipher):
+    from engine.run_outputs import OutputFolder
+    from engine.session import RunInputs, RunSession
+
+    out = tmp_path / "out"
+    out.mkdir()
+    RunSession(RunInputs(cipher.corpus, cipher.vocabulary, Config(**SMALL, device="cpu")),
+               sinks=[OutputFolder(out)]).run()
+    header = (out / "steps.csv").read_text(encoding="utf-8").splitlines()[0]
+    assert header.startswith("step,") and "restart" not in header
