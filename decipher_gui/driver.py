@@ -41,6 +41,8 @@ class StepRecord:
     coverage_target: float
     insertion_cost: float
     elapsed: float
+    restart: int = 0
+    """The start (setting restarts) the step trained: each start counts its steps from 1."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,8 @@ class StepBatch:
     total_steps: int
     live_matches: tuple[Match, ...]
     mapping: MappingSnapshot | None = None
+    progress: tuple[int, int] | None = None
+    """(steps trained, steps planned) over every start (StepEvent.progress); None: (last step, total_steps)."""
 
     @property
     def last(self) -> StepRecord:
@@ -60,7 +64,7 @@ class StepBatch:
 
 def _record(ev: StepEvent) -> StepRecord:
     return StepRecord(ev.step, dict(ev.losses), ev.coverage, ev.coverage_target, ev.insertion_cost,
-                      ev.elapsed)
+                      ev.elapsed, ev.restart)
 
 
 class GuiBridge(RunSink):
@@ -82,13 +86,14 @@ class GuiBridge(RunSink):
         self.pending: list[StepRecord] = []
         self.live: tuple[Match, ...] = ()
         self.total = 0
+        self.progress: tuple[int, int] | None = None
         self.last_emit = 0.0
 
     def flush(self) -> None:
         if not self.pending:
             return
         mapping = self.trainer.mapping() if self.snapshot_mapping else None
-        self.emit("steps", StepBatch(tuple(self.pending), self.total, self.live, mapping))
+        self.emit("steps", StepBatch(tuple(self.pending), self.total, self.live, mapping, self.progress))
         self.pending = []
         self.last_emit = self.clock()
 
@@ -100,6 +105,7 @@ class GuiBridge(RunSink):
 
     def step(self, event: StepEvent) -> None:
         self.total = event.total_steps
+        self.progress = event.progress
         self.pending.append(_record(event))
         if event.batch_matches:  # the trainer decodes a batch only every so often
             self.live = tuple(event.batch_matches)

@@ -139,8 +139,11 @@ class LiveRunBridge(QObject):
     def _on_steps(self, batch: StepBatch) -> None:
         s, w = self.state, self.w
         s.live_step = batch.last.step
-        w.runs.set_progress(batch.last.step, batch.total_steps, f"run {s.live_run}")
-        w.runs.set_state(self.controller.state, f"step {batch.last.step} of {batch.total_steps}, "
+        # with restarts the bar counts every start's steps (it does not go back when a start begins)
+        done, planned = batch.progress or (batch.last.step, batch.total_steps)
+        w.runs.set_progress(done, planned, f"run {s.live_run}")
+        where = f"start {batch.last.restart}, " if batch.progress is not None else ""
+        w.runs.set_state(self.controller.state, f"{where}step {batch.last.step} of {batch.total_steps}, "
                                                 f"loss {batch.last.losses.get('total', float('nan')):.3f}")
         s.live_matches = batch.live_matches
         if batch.mapping is not None:

@@ -77,6 +77,17 @@ class StepEvent:
     elapsed: float
     batch_matches: tuple[Match, ...] = ()
     """Viterbi decoding of the inscriptions in this batch (for live highlights)."""
+    restart: int = 0
+    """The start this step trained (setting restarts: 0..R-1 while the starts are trained, the kept
+    one after the choice; every start counts its steps from 1). 0 with one start."""
+    work: tuple[int, int] | None = None
+    """(steps trained so far, steps planned) over every start, for progress that does not jump back
+    when a start begins; None: (step, total_steps), as with one start."""
+
+    @property
+    def progress(self) -> tuple[int, int]:
+        """(done, planned): the run's progress in steps trained, over every start."""
+        return self.work if self.work is not None else (self.step, self.total_steps)
 
 
 @dataclass(frozen=True)
@@ -91,6 +102,8 @@ class EvalEvent:
     """The closeness curve: (confidence threshold, coverage of spans at least that confident)."""
     metrics: Mapping[str, float] = field(default_factory=dict)
     mapping: MappingSnapshot | None = None
+    restart: int = 0
+    """The start (setting restarts) evaluated: the kept one once chosen (StepEvent.restart)."""
 
 
 @dataclass(frozen=True)
@@ -104,7 +117,17 @@ class FinishedEvent:
     checkpoint: str | None = None
 
 
-Event = StepEvent | EvalEvent | FinishedEvent
+@dataclass(frozen=True)
+class NoticeEvent:
+    """Something the run's log should say, e.g. that one of several starts (setting restarts)
+    diverged and was set aside; the run goes on."""
+
+    step: int
+    """The step it concerns (for a diverged start: the step at which it diverged)."""
+    text: str
+
+
+Event = StepEvent | EvalEvent | NoticeEvent | FinishedEvent
 
 
 @dataclass(frozen=True)

@@ -95,7 +95,9 @@ class OutputFolder(RunSink):
         self.trainer = start.trainer
 
     def step(self, event: StepEvent) -> None:
-        self.history.append({"step": event.step, **event.losses, "batch_coverage": event.coverage})
+        # with restarts every start counts its steps from 1: the restart column says whose they are
+        restart = {"restart": event.restart} if getattr(self.trainer, "selection", None) is not None else {}
+        self.history.append({**restart, "step": event.step, **event.losses, "batch_coverage": event.coverage})
 
     def finishing(self, outcome: RunOutcome) -> None:
         write_outputs(self.out, self.trainer, outcome, self.history)
@@ -118,13 +120,17 @@ class ProgressBar(RunSink):
                 print(line, file=self.file)
         from tqdm import tqdm
 
-        self.bar = tqdm(total=start.total_steps, initial=start.step, disable=self.quiet, file=self.file,
+        done, planned = start.progress or (start.step, start.total_steps)   # over every start (restarts)
+        self.bar = tqdm(total=planned, initial=done, disable=self.quiet, file=self.file,
                         unit="step", dynamic_ncols=True)
 
     def step(self, event: StepEvent) -> None:
         if self.bar is None:
             return
-        self.bar.update(1)
+        done, planned = event.progress
+        if planned != self.bar.total:
+            self.bar.total = planned
+        self.bar.update(done - self.bar.n)
         if event.step % 10 == 0 or event.step == event.total_steps:
             self.bar.set_postfix(loss=f"{event.losses['total']:.3f}", cov=f"{event.coverage:.2f}")
 

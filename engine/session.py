@@ -8,8 +8,8 @@ changes from any thread, decides when to write checkpoints, and hands every even
     outcome = session.run(handle_signals=True)      # RunOutcome; raises what failed the run
 
 Checkpoints (when a path is given): after the session's first step (an early stop can be
-resumed), at every evaluation, at least every ``checkpoint_every_s`` seconds of the injected
-``clock``, and at the end (completed, stopped, or interrupted by SIGINT/SIGTERM). A run that fails
+resumed), at every evaluation, after a start set aside as diverged (setting restarts), at least
+every ``checkpoint_every_s`` seconds of the injected ``clock``, and at the end (completed, stopped, or interrupted by SIGINT/SIGTERM). A run that fails
 (e.g. its loss turns NaN) writes none, so the last good checkpoint stays.
 
 Sinks (:class:`RunSink`) receive ``started``, ``step``, ``evaluation``, ``pins_changed``,
@@ -31,7 +31,7 @@ from typing import Any, Callable, Mapping, Sequence
 from .config import Config
 from .data import Corpus, GoldAnnotation, PinnedValue, Vocabulary
 from .errors import DecipherError
-from .results import EvalEvent, FinishedEvent, StepEvent, UpdatePins
+from .results import EvalEvent, FinishedEvent, NoticeEvent, StepEvent, UpdatePins
 
 #: How often a run writes a checkpoint at the least (seconds of the session's clock).
 CHECKPOINT_EVERY_S = 600.0
@@ -73,6 +73,10 @@ class RunStart:
     pins: tuple[PinnedValue, ...]
     resumed_from: Path | None = None
     """The checkpoint this run continues, if any."""
+    restart: int = 0
+    """The start (setting restarts) the run begins in: 0, or the resumed checkpoint's."""
+    progress: tuple[int, int] | None = None
+    """(steps trained, steps planned) over every start (StepEvent.progress); None: (step, total_steps)."""
 
 
 @dataclass(frozen=True)
@@ -348,8 +352,10 @@ class RunSession:
         pins = getattr(trainer, "pins", None)
         if pins is None:
             pins = (self.inputs.pins if self.inputs is not None else None) or ()
+        progress = getattr(trainer, "progress_of", None)
         start = RunStart(trainer, config, describe_device(trainer), first, config.steps, tuple(pins),
-                         self.inputs.resume if self.inputs is not None else None)
+                         self.inputs.resume if self.inputs is not None else None,
+                         int(getattr(trainer, "restart", 0)), progress() if callable(progress) else None)
         self._each_critical("started", start)
         spec = self._checkpoint_spec
         path = spec(start) if callable(spec) else spec
@@ -372,6 +378,11 @@ class RunSession:
                     self._each_critical("evaluation", event)
                     self._save_checkpoint()
                     took_first, last_checkpoint = True, self.clock()
+                elif isinstance(event, NoticeEvent):
+                    # e.g. a diverged start set aside (setting restarts): told to every sink, and
+                    # checkpointed, so that a resumed run neither trains it again nor forgets it
+                    self.message(event.text)
+                    self._save_checkpoint()
                 elif isinstance(event, FinishedEvent):
                     reason = event.reason
                     break

@@ -1,7 +1,7 @@
 """Training as a generator of events that the caller drives step by step.
 
     trainer = Trainer(corpus, vocabulary, config, gold=gold, pins=pins)
-    for event in trainer.run():          # StepEvent ..., EvalEvent, ..., FinishedEvent
+    for event in trainer.run():          # StepEvent ..., EvalEvent, ..., FinishedEvent (NoticeEvent: a line for the log)
         ...
     gen.send(UpdatePins(pins))           # new pinned values, used from the next step on
 
@@ -33,7 +33,7 @@ from .prepared import Prepared, ngram_weights, prepare
 from .results import MappingSnapshot
 from .restarts import Selection
 from .candidate_stems import CandidateCache
-from .results import EvalEvent, Event, FinishedEvent, StepEvent, UpdatePins
+from .results import EvalEvent, Event, FinishedEvent, NoticeEvent, StepEvent, UpdatePins
 from .scoring import make_batch
 
 
@@ -156,11 +156,19 @@ class Trainer:
             result.loss.backward()
             if cfg.clip_norm > 0:
                 torch.nn.utils.clip_grad_norm_(self.model.parameters(), cfg.clip_norm)
+            diverged = None
             if not torch.isfinite(result.loss):
-                raise TrainingDiverged(f"the loss became {float(result.loss)} at step {self.step + 1}")
-            self.optimizer.step()
-            if not self._parameters_finite():
-                raise TrainingDiverged(f"the model's parameters became non-finite at step {self.step + 1}")
+                diverged = f"the loss became {float(result.loss.detach())} at step {self.step + 1}"
+            else:
+                self.optimizer.step()
+                if not self._parameters_finite():
+                    diverged = f"the model's parameters became non-finite at step {self.step + 1}"
+            if diverged is not None:
+                if sel is None or sel.done:     # one start (the paper's run), or the kept one: the run fails
+                    raise TrainingDiverged(diverged)
+                sent = yield self._start_diverged(sel, diverged)    # set aside; the next start goes on
+                self._receive(sent)
+                continue
             self.step += 1
             self.elapsed = time.perf_counter() - t_start
             live: tuple = ()
@@ -168,7 +176,8 @@ class Trainer:
                 live = tuple(decode_batch(self.prep, batch, result.scores, top_k=3))
                 self._last_live = self.elapsed
             event = StepEvent(self.step, total, result.parts, result.coverage_ratio,
-                              cfg.insertion_cost(self.step), cfg.coverage_target(self.step), self.elapsed, live)
+                              cfg.insertion_cost(self.step), cfg.coverage_target(self.step), self.elapsed, live,
+                              *((self.restart, self.progress_of(total)) if sel is not None else ()))
             sent = yield event
             self._receive(sent)
             if cfg.eval_interval > 0 and self.step % cfg.eval_interval == 0 and self.step < total and \
@@ -188,6 +197,25 @@ class Trainer:
         sel = self.selection
         return (sel.current if sel is not None else 0, self.step)
 
+    @property
+    def restart(self) -> int:
+        """The start the model is of: 0..R-1 while the starts train, the kept one after the choice
+        (0 with one start)."""
+        sel = self.selection
+        return 0 if sel is None else (sel.kept if sel.done else sel.current)
+
+    def progress_of(self, total: int | None = None) -> tuple[int, int]:
+        """(steps trained, steps planned) over every start of a run of ``total`` steps (default: the
+        settings'): R x S steps for the starts, then the kept one's steps after S. With one start
+        (step, total)."""
+        total = self.config.steps if total is None else total
+        sel = self.selection
+        if sel is None:
+            return self.step, total
+        R, S = len(sel.seeds), sel.steps
+        done = R * S + (self.step - S) if sel.done else min(sel.current, R) * S + self.step
+        return done, R * S + max(0, total - S)
+
     # ---- restarts (engine/restarts.py) ----
     def _end_start(self, sel: Selection) -> None:
         """The current start has trained S steps: score it without gold, then begin the next start,
@@ -200,6 +228,21 @@ class Trainer:
             self._begin_start(sel.seeds[sel.current])
         else:
             self._set_training_state(sel.choose())
+
+    def _start_diverged(self, sel: Selection, why: str) -> NoticeEvent:
+        """The current start diverged before it was scored: record it (never kept), then begin the
+        next start, or, after the last, keep the best of those scored; TrainingDiverged when every
+        start diverged."""
+        r, R, at = sel.current, len(sel.seeds), self.step + 1
+        sel.record_diverged(at, why)
+        text = f"restarts: start {r} of 0..{R - 1} (seed {sel.seeds[r]}) diverged ({why}); it is set aside"
+        if sel.current < R:
+            self._begin_start(sel.seeds[sel.current])
+            return NoticeEvent(at, f"{text}, going on with start {sel.current}")
+        if sel.all_diverged:
+            raise TrainingDiverged(f"every one of the {R} starts (setting restarts) diverged: {sel.divergence_text()}")
+        self._set_training_state(sel.choose())
+        return NoticeEvent(at, f"{text}; start {sel.kept} (the lowest objective of those that did not diverge) is kept")
 
     def _begin_start(self, seed: int) -> None:
         """A fresh model, optimiser and random streams for ``seed``: what Trainer() of that seed
@@ -231,7 +274,7 @@ class Trainer:
     def _eval_event(self) -> EvalEvent:
         ev = self.evaluate()
         return EvalEvent(self.step, tuple(ev.matches), ev.coverage, tuple(ev.closeness), dict(ev.metrics),
-                         self.mapping())
+                         self.mapping(), self.restart)
 
     def mapping(self) -> MappingSnapshot:
         with torch.no_grad():

@@ -270,9 +270,11 @@ class PlotsPanel(QWidget):
             self.tabs.addTab(self.closeness_tab if w is self.closeness else w, name)
         lay.addWidget(self.tabs)
         self._steps: list[StepRecord] = []
+        self._restart = 0   # the start (setting restarts) whose steps the step plots show
 
     def reset_run(self, label: str = "current run") -> None:
         self._steps = []
+        self._restart = 0
         for w in (self.losses, self.coverage, self.quality):
             w.clear()
             w.plot.enableAutoRange(axis="x")
@@ -289,6 +291,14 @@ class PlotsPanel(QWidget):
         if not records:
             return
         self._steps.extend(records)
+        restart = records[-1].restart
+        if restart != self._restart or any(r.restart != restart for r in records):
+            # another start (setting restarts; each counts its steps from 1): show its curve alone,
+            # the kept one's whole curve once the choice is made
+            self._restart = restart
+            for w in (self.losses, self.coverage):
+                w.clear(keep=["corpus coverage (eval)"])
+            records = [r for r in self._steps if r.restart == restart]
         xs = [r.step for r in records]
         parts = [p for p in LOSS_PARTS if p in records[0].losses]
         parts += [p for p in records[0].losses if p not in LOSS_PARTS and p != "log_likelihood"]

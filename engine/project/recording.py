@@ -189,6 +189,8 @@ class RunRecorder(RunSink):
         self.last_step = 0
         self.ended = False
         self._pins: tuple[PinnedValue, ...] | None = None
+        #: the start (setting restarts) the model is of: steps and evaluations are recorded under it
+        self.restart = 0
 
     @property
     def project_path(self) -> Path:
@@ -212,6 +214,7 @@ class RunRecorder(RunSink):
                     self.project.heartbeat(self.run_id, start.step)
         self._pins = tuple(start.pins)
         self.last_step = start.step
+        self.restart = int(getattr(start, "restart", 0))
 
     def checkpoint_file(self, start: RunStart | None = None) -> Path | None:
         """The default checkpoint of this run: ``<project>.runs/run-<id>/checkpoint.pt`` (None when
@@ -222,9 +225,13 @@ class RunRecorder(RunSink):
 
     def step(self, event: StepEvent, *, force: bool = False) -> None:
         """Losses, coverage and schedules of a step (names ``loss/<name>``, ``batch_coverage``,
-        ``insertion_cost``, ``coverage_target``); throttled, and always written on the last step."""
+        ``insertion_cost``, ``coverage_target``) under the step's start (setting restarts); throttled,
+        and always written on the last step (of each start) and before another start's first."""
         if not self._open():
             return
+        if event.restart != self.restart and self._unwritten is not None:
+            self.step(self._unwritten, force=True)      # the last start's last step stays on its curve
+        self.restart = event.restart
         now = self.clock()
         last = event.step >= event.total_steps
         self.last_step = event.step
@@ -234,7 +241,7 @@ class RunRecorder(RunSink):
         values = {f"loss/{k}": float(v) for k, v in event.losses.items()}
         values.update(batch_coverage=event.coverage, insertion_cost=event.insertion_cost,
                       coverage_target=event.coverage_target)
-        self.project.record_metrics(self.run_id, event.step, values)
+        self.project.record_metrics(self.run_id, event.step, values, restart=event.restart)
         self._last_write = now
         self._unwritten = None
 
@@ -246,7 +253,8 @@ class RunRecorder(RunSink):
         values = {k: float(v) for k, v in event.metrics.items()}
         values["coverage"] = event.coverage
         with self.project.transaction():
-            self.project.record_metrics(self.run_id, event.step, values)
+            self.restart = int(getattr(event, "restart", self.restart))
+            self.project.record_metrics(self.run_id, event.step, values, restart=self.restart)
             self.project.record_matches(self.run_id, event.matches)
             if event.mapping is not None:
                 record_mapping(self.project, self.run_id, event.step, event.mapping)

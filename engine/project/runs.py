@@ -116,33 +116,64 @@ class RunsMixin:
             self._beat(run_id, None)
 
     @_locked
-    def record_metrics(self, run_id: int, step: int, metrics: Mapping[str, float]) -> None:
-        """Store metric values at a step (a value recorded twice for a step is replaced)."""
+    def record_metrics(self, run_id: int, step: int, metrics: Mapping[str, float], *,
+                       restart: int | None = None) -> None:
+        """Store metric values at a step (a value recorded twice for a step is replaced).
+
+        ``restart``: the start (setting restarts) whose step this is; each start counts its steps
+        from 1, so its rows are kept apart, and the start last recorded becomes the run's curve
+        (:meth:`metrics`): the one being trained, the kept one once chosen. None: the run's curve."""
         self._need("run", run_id)
         with self.transaction():
+            if restart is None:
+                restart = self._curve_restart(run_id)
+            else:
+                self.conn.execute("UPDATE run SET curve_restart = ? WHERE id = ? AND curve_restart != ?",
+                                  (int(restart), run_id, int(restart)))
             self.conn.executemany(
-                "INSERT INTO run_metric (run_id, name, step, value) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT (run_id, name, step) DO UPDATE SET value = excluded.value",
-                [(run_id, str(k), int(step), _real(v)) for k, v in metrics.items()])
+                "INSERT INTO run_metric (run_id, name, restart, step, value) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (run_id, name, restart, step) DO UPDATE SET value = excluded.value",
+                [(run_id, str(k), int(restart), int(step), _real(v)) for k, v in metrics.items()])
             self._beat(run_id, step)
 
+    def _curve_restart(self, run_id: int) -> int:
+        row = self.conn.execute("SELECT curve_restart FROM run WHERE id = ?", (run_id,)).fetchone()
+        return int(row[0]) if row is not None and row[0] is not None else 0
+
     @_locked
-    def metrics(self, run_id: int, name: str | None = None) -> list[tuple[int, str, float]]:
-        """(step, name, value) rows in step order (NaN comes back for a NaN stored)."""
-        sql = "SELECT step, name, value FROM run_metric WHERE run_id = ?"
-        args: tuple = (run_id,)
+    def metrics(self, run_id: int, name: str | None = None, *, restart: int | None = None) -> list[tuple[int, str, float]]:
+        """(step, name, value) rows in step order (NaN comes back for a NaN stored): the run's
+        curve, i.e. the rows of its kept start (setting restarts; the start being trained while the
+        choice is not made), or of ``restart``. A run of one start has only start 0."""
+        sql = "SELECT step, name, value FROM run_metric WHERE run_id = ? AND restart = ?"
+        args: tuple = (run_id, self._curve_restart(run_id) if restart is None else int(restart))
         if name is not None:
             sql += " AND name = ?"
             args += (name,)
         return [(s, n, _unreal(v)) for s, n, v in self.conn.execute(sql + " ORDER BY step, name", args)]
 
     @_locked
+    def metrics_by_restart(self, run_id: int) -> dict[int, list[tuple[int, str, float]]]:
+        """Every start's (step, name, value) rows, by start (setting restarts), in step order."""
+        out: dict[int, list[tuple[int, str, float]]] = {}
+        for r, s, n, v in self.conn.execute("SELECT restart, step, name, value FROM run_metric WHERE run_id = ? "
+                                            "ORDER BY restart, step, name", (run_id,)):
+            out.setdefault(int(r), []).append((s, n, _unreal(v)))
+        return out
+
+    @_locked
+    def curve_restart(self, run_id: int) -> int:
+        """The start whose rows are the run's curve (0 for a run of one start)."""
+        self._need("run", run_id)
+        return self._curve_restart(run_id)
+
+    @_locked
     def latest_metrics(self, run_id: int) -> dict[str, float]:
-        """Each metric's value at the last step it was recorded."""
+        """Each metric's value at the last step it was recorded (on the run's curve)."""
         rows = self.conn.execute(
-            "SELECT name, value FROM run_metric m WHERE run_id = ? AND step = "
-            "(SELECT max(step) FROM run_metric WHERE run_id = m.run_id AND name = m.name) "
-            "ORDER BY name", (run_id,))
+            "SELECT name, value FROM run_metric m WHERE run_id = ? AND restart = ? AND step = "
+            "(SELECT max(step) FROM run_metric WHERE run_id = m.run_id AND name = m.name AND restart = m.restart) "
+            "ORDER BY name", (run_id, self._curve_restart(run_id)))
         return {n: _unreal(v) for n, v in rows}
 
     @_locked

@@ -201,6 +201,29 @@ def _v3(conn: sqlite3.Connection) -> None:
                      (run_id, step, lost, known, probs))
 
 
+# version 3 -> 4: with restarts (setting restarts) every start counts its steps from 1, so a run's
+# metric rows are keyed by the start too (rows before it: start 0), and the run names the start
+# whose rows are its curve (the one being trained, the kept one once chosen)
+
+_V4 = [
+    # rebuilt by copying, not by ALTER TABLE ... RENAME (which left the WAL checkpoint of a new
+    # file "locked" under SQLite 3.40)
+    "CREATE TABLE run_metric_v3 AS SELECT run_id, name, step, value FROM run_metric",
+    "DROP TABLE run_metric",
+    """CREATE TABLE run_metric (
+        run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        restart INTEGER NOT NULL DEFAULT 0 CHECK (restart >= 0),
+        step INTEGER NOT NULL,
+        value REAL,
+        PRIMARY KEY (run_id, name, restart, step)
+    )""",
+    "INSERT INTO run_metric (run_id, name, restart, step, value) SELECT run_id, name, 0, step, value FROM run_metric_v3",
+    "DROP TABLE run_metric_v3",
+    "ALTER TABLE run ADD COLUMN curve_restart INTEGER NOT NULL DEFAULT 0",
+]
+
+
 def _statements(sql: list[str]) -> Callable[[sqlite3.Connection], None]:
     def apply(conn: sqlite3.Connection) -> None:
         for statement in sql:
@@ -209,7 +232,8 @@ def _statements(sql: list[str]) -> Callable[[sqlite3.Connection], None]:
 
 
 #: ``MIGRATIONS[v]`` upgrades a file of version ``v`` to ``v + 1`` (inside the caller's transaction).
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_statements(_V1), _statements(_V2), _v3]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_statements(_V1), _statements(_V2), _v3,
+                                                          _statements(_V4)]
 
 
 def schema_version() -> int:

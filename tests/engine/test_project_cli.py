@@ -32,7 +32,7 @@ def test_new_import_export_runs_info(tmp_path, capsys):
     assert (tmp_path / "known.tsv").read_text(encoding="utf-8").startswith("form\tipa\tgloss\tsource\n")
     assert main(["info", f]) == 0
     info = capsys.readouterr().out
-    assert "schema v3" in info and "iberian (4 inscriptions, 3 gold" in info
+    assert "schema v4" in info and "iberian (4 inscriptions, 3 gold" in info
     assert "basque (4 stems" in info and "pinned values: 3" in info
     assert main(["runs", f]) == 0
     assert "no runs yet" in capsys.readouterr().out

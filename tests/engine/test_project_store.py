@@ -551,3 +551,28 @@ def test_two_connections_share_the_file(tmp_path):
     assert not sidecars(path)
     with Project.open(path) as again:
         assert again.run(run_id).status == "completed" and len(again.pins()) == 4
+
+
+def test_a_v3_files_metrics_become_start_0_and_stay_the_runs_curve(tmp_path):
+    """Schema v4 keys a run's metric rows by the start too (setting restarts): the rows of an older
+    file are start 0's, still read back as the run's curve."""
+    path = tmp_path / "v3.decipher"
+    _build_file(path, 3)
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA journal_mode=DELETE")
+    conn.execute("INSERT INTO run (status, started_at, config) VALUES ('completed', '2020-01-01T00:00:00+00:00', '{}')")
+    conn.executemany("INSERT INTO run_metric (run_id, name, step, value) VALUES (1, ?, ?, ?)",
+                     [("loss/total", 1, 2.0), ("loss/total", 2, 1.5), ("p_at_1", 2, None)])
+    conn.commit()
+    conn.close()
+    with Project.open(path) as project:
+        assert project.migrated_from == 3 and project.backup == tmp_path / "v3.decipher.v3.bak"
+        assert project.metrics(1) == [(1, "loss/total", 2.0), (2, "loss/total", 1.5), (2, "p_at_1", pytest.approx(float("nan"), nan_ok=True))]
+        assert project.metrics_by_restart(1).keys() == {0} and project.curve_restart(1) == 0
+        assert project.latest_metrics(1)["loss/total"] == 1.5
+        # a start's rows no longer replace another's at the same step
+        project.record_metrics(1, 1, {"loss/total": 9.0}, restart=1)
+        assert project.curve_restart(1) == 1 and project.metrics(1, "loss/total") == [(1, "loss/total", 9.0)]
+        assert project.metrics(1, "loss/total", restart=0)[0] == (1, "loss/total", 2.0)
+        project.record_metrics(1, 2, {"loss/total": 1.0}, restart=0)
+        assert [v for _, _, v in project.metrics(1, "loss/total")] == [2.0, 1.0]

@@ -241,3 +241,267 @@ def test_the_sessions_last_checkpoint_holds_the_kept_start(tmp_path, cipher):
     assert saved["restarts"]["kept"] == sel.kept >= 0 and len(saved["restarts"]["objectives"]) == 2
     for name, p in session.trainer.model.state_dict().items():
         assert torch.equal(saved["model"][name], p), name
+
+
+# ---- a start that diverges is set aside; the run goes on (only every start diverging fails it) ----
+
+
+def _poison(monkeypatch, trainer, starts, at_step=3, how="loss"):
+    """Make the trainer's starts in ``starts`` diverge at their step ``at_step``: the loss becomes
+    NaN (``how="loss"``), or the parameters after the update do (``how="parameters"``). Returns the
+    list of (start, step) of every batch trained, to see what was (not) trained again."""
+    import dataclasses
+
+    import engine.training as training
+
+    real = training.batch_objective
+    trained = []
+
+    def objective(model, prep, batch, step, *args, **kwargs):
+        result = real(model, prep, batch, step, *args, **kwargs)
+        start = trainer.selection.current if trainer.selection is not None else 0
+        trained.append((start, step + 1))
+        if start in starts and step + 1 == at_step and not (trainer.selection and trainer.selection.done):
+            if how == "loss":
+                return dataclasses.replace(result, loss=result.loss * float("nan"))
+            with torch.no_grad():
+                next(model.parameters()).view(-1)[0] = float("nan")   # non-finite after the update
+        return result
+
+    monkeypatch.setattr(training, "batch_objective", objective)
+    return trained
+
+
+@pytest.mark.parametrize("how", ["loss", "parameters"])
+def test_a_diverging_start_is_set_aside_and_the_run_goes_on(cipher, monkeypatch, how):
+    from engine.results import NoticeEvent
+
+    settings = {**SMALL, "seed": 2, "restarts": 3, "restart_fraction": 0.5}
+    whole, _ = _train(cipher, seed=2, restarts=3, restart_fraction=0.5)
+    trainer = Trainer(cipher.corpus, cipher.vocabulary, Config(**settings), live_interval=None)
+    _poison(monkeypatch, trainer, {1}, at_step=3, how=how)
+    events = list(trainer.run())
+    notices = [e for e in events if isinstance(e, NoticeEvent)]
+    assert len(notices) == 1 and notices[0].step == 3
+    assert "start 1 " in notices[0].text and "diverged" in notices[0].text and "at step 3" in notices[0].text
+    assert "going on with start 2" in notices[0].text
+    sel = trainer.selection
+    assert sel.done and sel.diverged == [0, 3, 0]
+    assert sel.objectives[1] != sel.objectives[1]                       # NaN: no objective
+    assert sel.objectives[0] == whole.selection.objectives[0] and sel.objectives[2] == whole.selection.objectives[2]
+    assert sel.kept == min((0, 2), key=lambda r: sel.objectives[r])
+    m = trainer.last_evaluation.metrics
+    assert m["restart_diverged_1"] == 3 and "restart_diverged_0" not in m and m["restart_kept"] == sel.kept
+    # the kept start's run is still the single run of its seed (start 2 began from its own seed)
+    steps = [e.step for e in events if isinstance(e, StepEvent)]
+    assert steps == [*range(1, 8), 1, 2, *range(1, 8), *range(8, 15)]
+    if whole.selection.kept != 1:
+        assert whole.selection.kept == sel.kept
+        assert torch.equal(trainer.model.aligner, whole.model.aligner)
+
+
+def test_a_diverging_last_start_keeps_the_best_of_the_others(cipher, monkeypatch):
+    from engine.results import NoticeEvent
+
+    trainer = Trainer(cipher.corpus, cipher.vocabulary, Config(**SMALL, seed=2, restarts=2), live_interval=None)
+    _poison(monkeypatch, trainer, {1}, at_step=5)
+    events = list(trainer.run())
+    notice, = [e for e in events if isinstance(e, NoticeEvent)]
+    assert "start 0" in notice.text and "is kept" in notice.text
+    assert trainer.selection.kept == 0 and trainer.step == SMALL["steps"]
+    single, _ = _train(cipher, seed=2)
+    assert torch.equal(trainer.model.aligner, single.model.aligner)
+
+
+def test_every_start_diverging_fails_the_run_naming_each(cipher, monkeypatch):
+    from engine.training import TrainingDiverged
+
+    trainer = Trainer(cipher.corpus, cipher.vocabulary, Config(**SMALL, seed=2, restarts=3), live_interval=None)
+    _poison(monkeypatch, trainer, {0, 1, 2}, at_step=2)
+    with pytest.raises(TrainingDiverged, match=r"every one of the 3 starts \(setting restarts\) diverged: "
+                                                r"start 0 \(seed 2\): the loss became nan at step 2; start 1"):
+        list(trainer.run())
+
+
+def test_one_start_diverging_fails_the_run_as_before(cipher, monkeypatch):
+    from engine.training import TrainingDiverged
+
+    trainer = Trainer(cipher.corpus, cipher.vocabulary, Config(**SMALL, seed=2), live_interval=None)
+    _poison(monkeypatch, trainer, {0}, at_step=4)
+    with pytest.raises(TrainingDiverged, match=r"^the loss became nan at step 4$"):
+        list(trainer.run())
+
+
+def test_the_kept_start_diverging_after_the_choice_fails_the_run(cipher, monkeypatch):
+    """With restart_fraction < 1 the kept start trains on alone: nothing is left to fall back on."""
+    import dataclasses
+
+    import engine.training as training
+    from engine.training import TrainingDiverged
+
+    trainer = Trainer(cipher.corpus, cipher.vocabulary, Config(**SMALL, seed=2, restarts=2, restart_fraction=0.5),
+                      live_interval=None)
+    real = training.batch_objective
+
+    def objective(model, prep, batch, step, *args, **kwargs):
+        result = real(model, prep, batch, step, *args, **kwargs)
+        return dataclasses.replace(result, loss=result.loss * float("nan")) if step + 1 == 10 else result
+
+    monkeypatch.setattr(training, "batch_objective", objective)
+    with pytest.raises(TrainingDiverged, match=r"^the loss became nan at step 10$"):
+        list(trainer.run())
+
+
+def test_a_session_checkpoints_the_set_aside_start_and_a_resume_does_not_train_it_again(tmp_path, cipher,
+                                                                                        monkeypatch):
+    """The session writes a checkpoint when a start is set aside: resumed from it (without the
+    poison, so a start trained again would not diverge), the run neither trains start 1 again nor
+    forgets it, and ends as the uninterrupted run with start 1 set aside does."""
+    from engine.results import NoticeEvent
+    from engine.session import RunInputs, RunSession, RunSink
+
+    settings = {**SMALL, "seed": 2, "restarts": 3, "restart_fraction": 0.5, "device": "cpu"}
+    reference = Trainer(cipher.corpus, cipher.vocabulary, Config(**settings), live_interval=None)
+    _poison(monkeypatch, reference, {1}, at_step=3)
+    list(reference.run())
+
+    class StopAfterNotice(RunSink):
+        def __init__(self):
+            self.messages, self.session = [], None
+
+        def message(self, text):
+            self.messages.append(text)
+            self.session.abort()
+
+    sink = StopAfterNotice()
+    session = RunSession(RunInputs(cipher.corpus, cipher.vocabulary, Config(**settings)), sinks=[sink],
+                         checkpoint=tmp_path / "ck.pt", checkpoint_every_s=1e9)
+    sink.session = session
+    real_build = session.build
+
+    def build(inputs, **kw):
+        trainer = real_build(inputs, **kw)
+        _poison(monkeypatch, trainer, {1}, at_step=3)
+        return trainer
+
+    session.build = build
+    outcome = session.run()
+    assert outcome.status == "stopped" and any("start 1 " in m and "diverged" in m for m in sink.messages)
+    saved = torch.load(tmp_path / "ck.pt", weights_only=True)
+    assert saved["restarts"]["diverged"] == [0, 3] and saved["step"] == 0     # start 2 begun
+
+    monkeypatch.undo()
+    b = Trainer.from_checkpoint(tmp_path / "ck.pt", cipher.corpus, cipher.vocabulary, live_interval=None)
+    import engine.training as training
+    real = training.batch_objective
+    trained = []
+    monkeypatch.setattr(training, "batch_objective",
+                        lambda *a, **k: (trained.append(b.selection.current), real(*a, **k))[1])
+    events = list(b.run())
+    assert not any(isinstance(e, NoticeEvent) for e in events)
+    assert 1 not in trained and trained[0] == 2
+    assert b.selection.diverged == [0, 3, 0] and b.selection.kept == reference.selection.kept
+    assert b.selection.objectives[::2] == reference.selection.objectives[::2]
+    assert torch.equal(b.model.aligner, reference.model.aligner)
+    assert b.last_evaluation.metrics["restart_diverged_1"] == 3
+
+
+def test_an_old_record_without_divergences_still_loads(tmp_path, cipher):
+    a = Trainer(cipher.corpus, cipher.vocabulary, Config(**SMALL, restarts=3), live_interval=None)
+    for _ in zip(range(20), a.run()):       # start 1 of 3: start 0 scored
+        pass
+    state = a.state()
+    del state["restarts"]["diverged"], state["restarts"]["why"]    # as written before they existed
+    torch.save(state, tmp_path / "old.pt")
+    b = Trainer.from_checkpoint(tmp_path / "old.pt", cipher.corpus, cipher.vocabulary, live_interval=None)
+    assert b.selection.diverged == [0] and b.selection.best == 0
+
+
+@pytest.mark.parametrize("change", [
+    {"best": 0, "diverged": [3], "why": ["the loss became nan at step 3"]},   # a diverged start as the best
+    {"diverged": [0, 0], "why": ["", ""]},                                     # one entry per start scored
+    {"diverged": [-1], "why": [""]},
+])
+def test_a_record_with_inconsistent_divergences_is_refused(tmp_path, cipher, change):
+    a = Trainer(cipher.corpus, cipher.vocabulary, Config(**SMALL, restarts=3), live_interval=None)
+    for _ in zip(range(20), a.run()):
+        pass
+    state = a.state()
+    state["restarts"].update(change)
+    torch.save(state, tmp_path / "bad.pt")
+    with pytest.raises(InputError, match="record of the restarts is inconsistent"):
+        Trainer.from_checkpoint(tmp_path / "bad.pt", cipher.corpus, cipher.vocabulary)
+
+
+# ---- the stored curve and the progress of a run with restarts ----
+
+
+def test_the_stored_curve_is_the_kept_starts_and_progress_never_goes_back(tmp_path, cipher):
+    """Every start counts its steps from 1. The project keeps each start's rows apart (restart) and
+    shows the kept start's as the run's curve; steps.csv says whose each row is; the progress counts
+    every start's steps. (Before, a later start overwrote an earlier one's rows in the project, the
+    curve shown mixed starts, and the progress went back to 0 at each start.)"""
+    import csv
+
+    from engine.project import Project
+    from engine.project.recording import RunRecorder
+    from engine.run_outputs import OutputFolder
+    from engine.session import RunInputs, RunSession, RunSink
+
+    class Watch(RunSink):
+        def __init__(self):
+            self.events, self.start = [], None
+
+        def started(self, start):
+            self.start = start
+
+        def step(self, event):
+            self.events.append(event)
+
+    config = Config(**SMALL, seed=2, restarts=3, restart_fraction=0.5, device="cpu")
+    watch = Watch()
+    with Project.create(tmp_path / "p.decipher") as project:
+        recorder = RunRecorder(project, step_every=0.0)
+        out = tmp_path / "out"
+        out.mkdir()
+        session = RunSession(RunInputs(cipher.corpus, cipher.vocabulary, config),
+                             sinks=[recorder, OutputFolder(out), watch])
+        session.run()
+        sel = session.trainer.selection
+        kept, S, steps = sel.kept, sel.steps, SMALL["steps"]
+        # the steps each start trained, and the progress over all of them
+        assert [e.restart for e in watch.events] == [0] * S + [1] * S + [2] * S + [kept] * (steps - S)
+        assert watch.start.progress == (0, 3 * S + steps - S)
+        assert [e.progress for e in watch.events] == [(n, 3 * S + steps - S) for n in range(1, 3 * S + steps - S + 1)]
+        kept_losses = {e.step: e.losses["total"] for e in watch.events if e.restart == kept}
+        assert sorted(kept_losses) == list(range(1, steps + 1))
+        # the project: the run's curve is the kept start's, every step once; the others kept apart
+        run = recorder.run_id
+        assert project.curve_restart(run) == kept
+        curve = project.metrics(run, "loss/total")
+        assert [s for s, _, _ in curve] == list(range(1, steps + 1))
+        assert {s: v for s, _, v in curve} == pytest.approx(kept_losses, abs=1e-9)
+        by_start = project.metrics_by_restart(run)
+        assert sorted(by_start) == [0, 1, 2]
+        for r in {0, 1, 2} - {kept}:
+            mine = {e.step: e.losses["total"] for e in watch.events if e.restart == r}
+            assert {s: v for s, n, v in by_start[r] if n == "loss/total"} == pytest.approx(mine, abs=1e-9)
+        assert project.latest_metrics(run)["restart_kept"] == kept
+        assert project.metrics(run, "coverage") and project.metrics(run, "coverage", restart=(kept + 1) % 3) == []
+    # steps.csv: a restart column says whose each row is
+    with open(out / "steps.csv", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert list(rows[0])[:2] == ["restart", "step"]
+    assert [(int(r["restart"]), int(r["step"])) for r in rows] == [(e.restart, e.step) for e in watch.events]
+
+
+def test_one_start_keeps_its_files_as_before(tmp_path, cipher):
+    from engine.run_outputs import OutputFolder
+    from engine.session import RunInputs, RunSession
+
+    out = tmp_path / "out"
+    out.mkdir()
+    RunSession(RunInputs(cipher.corpus, cipher.vocabulary, Config(**SMALL, device="cpu")),
+               sinks=[OutputFolder(out)]).run()
+    header = (out / "steps.csv").read_text(encoding="utf-8").splitlines()[0]
+    assert header.startswith("step,") and "restart" not in header

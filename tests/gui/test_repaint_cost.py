@@ -121,3 +121,22 @@ def test_live_run_row_takes_an_evaluation_in_place(qtbot):
     assert [panel.history.item(1, c).text() for c in (0, 5, 6, 7, 8)] == ["2", "40", "25.0%", "50.0%", "12.5%"]
     assert panel.history.item(0, 5).text() == "5", "the other run's row is untouched"
     assert not panel.update_run_row(3, 1, {}), "a run without a row: the caller re-reads the table"
+
+
+def test_with_restarts_the_live_curve_is_the_current_starts_then_the_kept_ones(qtbot):
+    """Every start (setting restarts) counts its steps from 1: the live loss curve shows the start
+    being trained alone, and once the choice is made the kept start's whole curve (before, the
+    starts' points were strung into one zigzag line over the same steps)."""
+    from dataclasses import replace
+
+    panel = shown_plots(qtbot)
+    start0 = [replace(r, losses={"total": 100.0 + r.step}) for r in _steps(1, 5)]
+    start1 = [replace(r, losses={"total": 200.0 + r.step}, restart=1) for r in _steps(1, 5)]
+    panel.add_steps(start0[:3])
+    panel.add_steps(start0[3:] + start1[:2])    # one batch across the start boundary
+    assert panel.losses.series["total"] == ([1, 2], [201.0, 202.0])
+    panel.add_steps(start1[2:])
+    kept = [replace(r, losses={"total": 100.0 + r.step}) for r in _steps(6, 3)]   # start 0 kept, goes on
+    panel.add_steps(kept)
+    assert panel.losses.series["total"] == (list(range(1, 9)), [100.0 + s for s in range(1, 9)])
+    assert panel.coverage.series["batch coverage"][0] == list(range(1, 9))
