@@ -52,7 +52,7 @@ RESTARTS_COLUMNS = ("known", "seed", "null", "restart", "train_seed", "objective
 MAX_RESTARTS = 50
 SUMMARY_COLUMNS = ("known", "score_mean", "score_sd", "null_mean", "null_sd", "z", "verdict")
 #: Beyond the issue's columns: the empirical p-value and the second signals (docs/closeness.md).
-SUMMARY_EXTRA = ("p", "n_seeds", "n_null_runs", "mapping", "mapping_null_mean", "mapping_null_sd", "mapping_z",
+SUMMARY_EXTRA = ("p", "n_seeds", "n_null_runs", "null_sd_own", "null_sd_pooled", "mapping", "mapping_null_mean", "mapping_null_sd", "mapping_z",
                  "decoding", "decoding_null_mean", "decoding_null_sd", "decoding_z")
 
 
@@ -165,6 +165,10 @@ class CandidateSummary:
     n_null_runs: int
     mapping: Signal | None = None
     decoding: Signal | None = None
+    null_sd_own: float = math.nan
+    """the sd of this candidate's own null runs (``null_sd`` is the larger of it and the pooled sd)"""
+    null_sd_pooled: float = math.nan
+    """the null sd pooled over every candidate of the comparison (nan: no candidate has 2 null runs)"""
 
     @property
     def row(self) -> tuple:
@@ -176,7 +180,8 @@ class CandidateSummary:
             extra += [r(None), r(None), r(None), r(None)] if s is None else [r(s.value), r(s.null_mean),
                                                                                r(s.null_sd), r(s.z)]
         return (self.known, r(self.score_mean), r(self.score_sd), r(self.null_mean), r(self.null_sd), r(self.z),
-                self.verdict, r(self.p), self.n_seeds, self.n_null_runs, *extra)
+                self.verdict, r(self.p), self.n_seeds, self.n_null_runs, r(self.null_sd_own), r(self.null_sd_pooled),
+                *extra)
 
 
 @dataclass
@@ -379,6 +384,18 @@ def empirical_p(value: float, null_values: Sequence[float]) -> float:
     return (1 + sum(1 for v in null_values if v >= value)) / (1 + len(null_values))
 
 
+def pooled_sd(groups: Iterable[Sequence[float]]) -> float:
+    """The within-group sd pooled over groups (sum of squared deviations from each group's mean over
+    the sum of n - 1); groups of one value add nothing; nan when no group has two values."""
+    num, df = 0.0, 0
+    for values in groups:
+        if len(values) > 1:
+            m = statistics.fmean(values)
+            num += sum((v - m) ** 2 for v in values)
+            df += len(values) - 1
+    return math.sqrt(num / df) if df else math.nan
+
+
 def verdict(z: float, null_runs: int | None = None) -> str:
     """The plain verdict of a z-score; ``null_runs`` (when given) says why there is none: a single
     null run has no spread to measure a distance in."""
@@ -439,6 +456,12 @@ def summarise(plan: Plan, records: Iterable[RunRecord],
 
     trainings = list(records)
     records = keep_best_restarts(trainings)
+    # Every null of a comparison is trained on the same lost text with the same settings, so their
+    # spread is pooled over candidates; a candidate's z divides by the larger of its own null sd and
+    # the pooled one: with a few null runs an sd can come out near zero by chance (2 Iberian null
+    # runs of Basque: 0.0003, z 134), docs/closeness.md "The verdict".
+    pooled = pooled_sd([[r.score for r in records if r.item.known == name and r.item.null is not None]
+                        for name in plan.candidates])
     summaries = []
     for name in plan.candidates:
         mine = [r for r in records if r.item.known == name]
@@ -447,9 +470,10 @@ def summarise(plan: Plan, records: Iterable[RunRecord],
             continue
         null = [r for r in mine if r.item.null is not None]
         s_mean, s_sd = _mean_sd([r.score for r in real])
-        n_mean, n_sd = _mean_sd([r.score for r in null])
+        n_mean, own_sd = _mean_sd([r.score for r in null])
         if len(null) == 1:  # one null run has no spread: no distance can be measured in it
-            n_sd = math.nan
+            own_sd = math.nan
+        n_sd = own_sd if math.isnan(own_sd) or math.isnan(pooled) else max(own_sd, pooled)
         z = z_score(s_mean, n_mean, n_sd) if not math.isnan(n_sd) else math.nan
         counts = unit_counts(plan.matching.vocabularies[name].stems)
         weights = {u: float(c) for u, c in counts.items()}
@@ -461,7 +485,7 @@ def summarise(plan: Plan, records: Iterable[RunRecord],
             name, s_mean, s_sd, n_mean, n_sd, z, empirical_p(s_mean, [r.score for r in null]), verdict(z, len(null)),
             len(real), len(null),
             _signal(real_results, by_null, lambda a, b: mapping_agreement(a, b, weights)),
-            _signal(real_results, by_null, decoding_agreement)))
+            _signal(real_results, by_null, decoding_agreement), own_sd, pooled))
     summaries.sort(key=lambda s: (-s.score_mean, -(s.z if not math.isnan(s.z) else -math.inf), s.known))
     return Comparison(plan, records, summaries, list(run_failures), trainings)
 

@@ -14,7 +14,7 @@ import pytest
 from engine.closeness import closeness_curve, closeness_score, coverage_at
 from engine.comparison import (CLOSER, NO_EVIDENCE, TOO_FEW, UNTESTED, PlanItem, RunRecord, RunResult, as_result,
                                compare, decoding_agreement, empirical_p, keep_best_restarts, mapping_agreement,
-                               plan_comparison, restart_seed, z_score)
+                               plan_comparison, pooled_sd, restart_seed, summarise, z_score)
 from engine.config import Config
 from engine.data import Corpus, Inscription, Stem, Vocabulary
 from engine.errors import DecipherError
@@ -353,3 +353,26 @@ def test_appending_a_kept_restart_over_another_run_of_the_seed_says_so(tmp_path)
     assert all(" there, " in c and " now" in c for c in conflicts)
     again: list[str] = []
     assert append_results(path, "lost", one, conflicts=again) == 0 and again == []   # the same runs: nothing to say
+
+
+def test_pooled_sd_over_groups():
+    assert pooled_sd([[1.0, 3.0], [10.0, 10.0, 13.0], [7.0]]) == pytest.approx(math.sqrt((2 + 6) / 3))
+    assert math.isnan(pooled_sd([[1.0], [2.0]])) and math.isnan(pooled_sd([]))
+
+
+def test_a_null_spread_near_zero_by_chance_does_not_make_a_verdict():
+    """Two null runs of one candidate that happen to agree to 1e-4 gave z = 134 and "closer than
+    chance" (Iberian, Basque): z divides by the larger of the candidate's own null sd and the sd
+    pooled over every candidate's nulls."""
+    plan = plan_comparison(LOST, {"a": _vocab("a", 30, 3), "b": _vocab("b", 30, 4)}, seeds=(0,), n_null=2,
+                           config=Config(min_span=3, max_span=8))
+    records = [_rec("a", None, 0, 0, 0.23, -1.0), _rec("a", 0, 0, 0, 0.2000, -1.0), _rec("a", 1, 0, 0, 0.2001, -1.0),
+               _rec("b", None, 0, 0, 0.30, -1.0), _rec("b", 0, 0, 0, 0.18, -1.0), _rec("b", 1, 0, 0, 0.22, -1.0)]
+    by = {s.known: s for s in summarise(plan, records).summaries}
+    pooled = pooled_sd([[0.2000, 0.2001], [0.18, 0.22]])
+    assert by["a"].null_sd_own == pytest.approx(math.sqrt(0.5) * 1e-4)
+    assert by["a"].null_sd_pooled == by["b"].null_sd_pooled == pytest.approx(pooled)
+    assert by["a"].null_sd == pytest.approx(pooled)                  # its own sd alone: z about 424
+    assert by["a"].z == pytest.approx((0.23 - 0.20005) / pooled) and by["a"].verdict == NO_EVIDENCE
+    assert by["b"].null_sd == pytest.approx(by["b"].null_sd_own)     # its own sd is the larger
+    assert by["b"].z == pytest.approx(0.10 / by["b"].null_sd_own) and by["b"].verdict == CLOSER
