@@ -20,3 +20,15 @@ def shared_path(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"needs the full corpus {path} (absent on this checkout)")
     return path
+
+
+@pytest.fixture
+def one_torch_thread():
+    """Tiny tensors: a second torch thread only waits, and on a loaded box it waits a long time (a
+    14-step restarts run took 25 s with two threads and 0.9 s with one). Restored afterwards."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)

@@ -19,14 +19,7 @@ from engine.training import Trainer
 SMALL = dict(feature_dim=4, segmented=True, min_span=3, steps=14, anneal_steps=10, eval_interval=0)
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    """Tiny tensors: a second torch thread only waits, and on a loaded box it waits a long time
-    (a 14-step run took 25 s with two threads and 0.9 s with one)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="module")
