@@ -15,6 +15,7 @@ comparisons' folders under runs/closeness-<lost>/ (docs/benchmarks.md, "Closenes
 from __future__ import annotations
 
 import argparse
+import csv
 import shlex
 import sys
 from pathlib import Path
@@ -108,12 +109,51 @@ def command(lost: str, *, seeds=(0, 1, 2), n_null: int = 3, workers: int | None 
     return argv + ["--append-results", str(results), "--lost-name", lost, "--out", str(runs / f"closeness-{lost}")]
 
 
+def summary_rows(rows: list[dict], lost: str, steps: int | None = None) -> list[dict]:
+    """The summary of one comparison from the rows of closeness.csv (no run folders needed): per
+    candidate its mean score over seeds, its null runs' mean and own sd, the sd pooled over all
+    candidates' nulls, z by the engine's rule (the larger of the two sds) and the verdict; best
+    first. ``steps``: only rows of that many steps (default: the most common)."""
+    import statistics
+    from collections import Counter
+
+    from engine.comparison import empirical_p, pooled_sd, verdict, z_score
+
+    mine = [r for r in rows if r["lost"] == lost]
+    if steps is None and mine:
+        steps = int(Counter(r["steps"] for r in mine).most_common(1)[0][0])
+    mine = [r for r in mine if int(r["steps"]) == steps]
+    names = list(dict.fromkeys(r["known"] for r in mine))
+    real = {n: [float(r["score"]) for r in mine if r["known"] == n and r["null"] == ""] for n in names}
+    null = {n: [float(r["score"]) for r in mine if r["known"] == n and r["null"] != ""] for n in names}
+    pooled = pooled_sd(null.values())
+    out = []
+    for n in names:
+        if not real[n]:
+            continue
+        m = statistics.fmean(real[n])
+        n_mean = statistics.fmean(null[n]) if null[n] else float("nan")
+        own = statistics.stdev(null[n]) if len(null[n]) > 1 else float("nan")
+        sd = own if own != own or pooled != pooled else max(own, pooled)
+        z = z_score(m, n_mean, sd) if sd == sd else float("nan")
+        out.append({"known": n, "n_seeds": len(real[n]), "score_mean": m,
+                    "score_sd": statistics.stdev(real[n]) if len(real[n]) > 1 else 0.0,
+                    "n_null_runs": len(null[n]), "null_mean": n_mean, "null_sd_own": own, "null_sd_pooled": pooled,
+                    "z": z, "p": empirical_p(m, null[n]), "verdict": verdict(z, len(null[n])), "steps": steps})
+    out.sort(key=lambda d: -d["score_mean"])
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.closeness_paper", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="what", required=True)
     pr = sub.add_parser("prepare", help="build the lost texts and candidate vocabularies under build/closeness")
     pr.add_argument("--data", type=Path, default=DATA)
+    sm = sub.add_parser("summary", help="the summary of a comparison from closeness.csv (no training)")
+    sm.add_argument("lost", choices=sorted(COMPARISONS))
+    sm.add_argument("--results", type=Path, default=RESULTS)
+    sm.add_argument("--steps", type=int)
     for name in ("commands", "run"):
         s = sub.add_parser(name)
         if name == "run":
@@ -126,6 +166,24 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.what == "prepare":
         prepare(data=args.data)
+        return 0
+    if args.what == "summary":
+        if not args.results.is_file():
+            print(f"error: {args.results}: no such file", file=sys.stderr)
+            return 2
+        with open(args.results, encoding="utf-8", newline="") as f:
+            rows = list(csv.DictReader(f))
+        missing = {"lost", "known", "seed", "null", "score", "steps"} - set(rows[0] if rows else ())
+        if missing:
+            print(f"error: {args.results}: no column {', '.join(sorted(missing))}", file=sys.stderr)
+            return 2
+        table = summary_rows(rows, args.lost, args.steps)
+        if not table:
+            print(f"error: {args.results}: no finished {args.lost} run", file=sys.stderr)
+            return 2
+        w = csv.writer(sys.stdout, lineterminator="\n")
+        w.writerow(list(table[0]))
+        w.writerows([[f"{v:.4f}" if isinstance(v, float) else v for v in d.values()] for d in table])
         return 0
     lost_names = sorted(COMPARISONS) if args.what == "commands" else [args.lost]
     for lost in lost_names:

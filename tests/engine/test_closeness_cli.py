@@ -313,3 +313,40 @@ def test_a_prior_reaches_every_run_and_is_part_of_the_fingerprint(files, tmp_pat
                            seeds=(0,), n_null=0)
     item = plan.items[0]
     assert run_folder(item) != run_folder(item, (PinnedValue("b", "b"),))
+
+
+def _result_rows(lost, known, real, nulls, steps=3000):
+    rows = [{"lost": lost, "known": known, "seed": str(s), "null": "", "score": str(v), "steps": str(steps)}
+            for s, v in enumerate(real)]
+    rows += [{"lost": lost, "known": known, "seed": "0", "null": str(i), "score": str(v), "steps": str(steps)}
+             for i, v in enumerate(nulls)]
+    return rows
+
+
+def test_the_paper_comparisons_summary_from_closeness_csv(tmp_path, capsys):
+    """`closeness_paper summary` recomputes a comparison's table from closeness.csv alone, with the
+    engine's verdict rule (z over the larger of the own and the pooled null sd)."""
+    from benchmarks.closeness_paper import main as paper_main, summary_rows
+
+    rows = (_result_rows("iberian", "basque", [0.230], [0.1933, 0.1936])
+            + _result_rows("iberian", "latin", [0.134], [0.1604, 0.1349])
+            + _result_rows("iberian", "latin", [0.9], [0.1], steps=100)          # another length: left out
+            + _result_rows("gothic", "basque", [0.5], [0.1, 0.2]))                # another comparison
+    table = summary_rows(rows, "iberian")
+    assert [d["known"] for d in table] == ["basque", "latin"]
+    pooled = math.sqrt(((0.1933 - 0.19345) ** 2 * 2 + (0.1604 - 0.14765) ** 2 * 2) / 2)
+    assert table[0]["null_sd_pooled"] == pytest.approx(pooled)
+    assert table[0]["z"] == pytest.approx((0.230 - 0.19345) / pooled)      # not over its own sd 0.0002
+    assert table[0]["verdict"] == "closer than chance" and table[1]["verdict"] == "no evidence"
+    assert table[0]["steps"] == 3000 and table[0]["n_null_runs"] == 2
+    path = tmp_path / "closeness.csv"
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    assert paper_main(["summary", "iberian", "--results", str(path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("known,n_seeds,score_mean") and out[1].startswith("basque,1,0.2300")
+    assert paper_main(["summary", "ugaritic", "--results", str(path)]) == 2
+    assert "no finished ugaritic run" in capsys.readouterr().err
+    assert paper_main(["summary", "iberian", "--results", str(tmp_path / "none.csv")]) == 2
