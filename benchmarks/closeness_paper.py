@@ -117,7 +117,7 @@ def summary_rows(rows: list[dict], lost: str, steps: int | None = None) -> list[
     import statistics
     from collections import Counter
 
-    from engine.comparison import empirical_p, pooled_sd, verdict, z_score
+    from engine.comparison import empirical_p, pooled_sd, verdict, z_score, z_sd
 
     mine = [r for r in rows if r["lost"] == lost]
     if steps is None and mine:
@@ -134,7 +134,7 @@ def summary_rows(rows: list[dict], lost: str, steps: int | None = None) -> list[
         m = statistics.fmean(real[n])
         n_mean = statistics.fmean(null[n]) if null[n] else float("nan")
         own = statistics.stdev(null[n]) if len(null[n]) > 1 else float("nan")
-        sd = own if own != own or pooled != pooled else max(own, pooled)
+        sd = z_sd(own, pooled)
         z = z_score(m, n_mean, sd) if sd == sd else float("nan")
         out.append({"known": n, "n_seeds": len(real[n]), "score_mean": m,
                     "score_sd": statistics.stdev(real[n]) if len(real[n]) > 1 else 0.0,
@@ -177,7 +177,11 @@ def main(argv: list[str] | None = None) -> int:
         if missing:
             print(f"error: {args.results}: no column {', '.join(sorted(missing))}", file=sys.stderr)
             return 2
-        table = summary_rows(rows, args.lost, args.steps)
+        try:
+            table = summary_rows(rows, args.lost, args.steps)
+        except ValueError as e:  # a score or steps cell that is not a number
+            print(f"error: {args.results}: {e}", file=sys.stderr)
+            return 2
         if not table:
             print(f"error: {args.results}: no finished {args.lost} run", file=sys.stderr)
             return 2

@@ -396,6 +396,14 @@ def pooled_sd(groups: Iterable[Sequence[float]]) -> float:
     return math.sqrt(num / df) if df else math.nan
 
 
+def z_sd(own_sd: float, pooled: float) -> float:
+    """The null sd a z divides by: the larger of the candidate's own and the pooled one (either
+    alone where the other is nan)."""
+    if math.isnan(own_sd) or math.isnan(pooled):
+        return own_sd
+    return max(own_sd, pooled)
+
+
 def verdict(z: float, null_runs: int | None = None) -> str:
     """The plain verdict of a z-score; ``null_runs`` (when given) says why there is none: a single
     null run has no spread to measure a distance in."""
@@ -473,7 +481,7 @@ def summarise(plan: Plan, records: Iterable[RunRecord],
         n_mean, own_sd = _mean_sd([r.score for r in null])
         if len(null) == 1:  # one null run has no spread: no distance can be measured in it
             own_sd = math.nan
-        n_sd = own_sd if math.isnan(own_sd) or math.isnan(pooled) else max(own_sd, pooled)
+        n_sd = z_sd(own_sd, pooled)
         z = z_score(s_mean, n_mean, n_sd) if not math.isnan(n_sd) else math.nan
         counts = unit_counts(plan.matching.vocabularies[name].stems)
         weights = {u: float(c) for u, c in counts.items()}
