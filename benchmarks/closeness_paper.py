@@ -144,6 +144,31 @@ def summary_rows(rows: list[dict], lost: str, steps: int | None = None) -> list[
     return out
 
 
+def curve_rows(path: Path, at: float = 0.7, above: float = 0.4) -> list[dict]:
+    """Per run of a comparison folder's curves.csv: the coverage at confidence ``at`` (engine's
+    coverage_at) and the area of the curve over confidence >= ``above``, as the sum of the coverage
+    at the curve's points from ``above`` on times the grid step (0.025 on the 41-point curve)."""
+    from collections import defaultdict
+
+    from engine.closeness import coverage_at
+
+    curves: dict[tuple, list[tuple[float, float]]] = defaultdict(list)
+    with open(path, encoding="utf-8", newline="") as f:
+        for line, r in enumerate(csv.DictReader(f), start=2):
+            try:
+                curves[(r["known"], r["seed"], r["null"])].append((float(r["confidence"]), float(r["coverage"])))
+            except (KeyError, TypeError, ValueError):
+                raise SystemExit(f"error: {path}, line {line}: not a curves.csv row "
+                                 "(known,seed,null,confidence,coverage)") from None
+    out = []
+    for (known, seed, null), pts in curves.items():
+        pts.sort()
+        step = min((b[0] - a[0] for a, b in zip(pts, pts[1:]) if b[0] > a[0]), default=0.0)
+        out.append({"known": known, "seed": seed, "null": null, f"coverage_at_{at:g}": round(coverage_at(pts, at), 4),
+                    f"area_from_{above:g}": round(sum(v for c, v in pts if c >= above - 1e-9) * step, 4)})
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.closeness_paper", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -154,6 +179,11 @@ def main(argv: list[str] | None = None) -> int:
     sm.add_argument("lost", choices=sorted(COMPARISONS))
     sm.add_argument("--results", type=Path, default=RESULTS)
     sm.add_argument("--steps", type=int)
+    cv = sub.add_parser("curves", help="coverage at one confidence and the area over a confidence, per run of "
+                                       "a comparison folder (its curves.csv)")
+    cv.add_argument("folder", type=Path)
+    cv.add_argument("--at", type=float, default=0.7)
+    cv.add_argument("--from", dest="above", type=float, default=0.4)
     for name in ("commands", "run"):
         s = sub.add_parser(name)
         if name == "run":
@@ -166,6 +196,16 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.what == "prepare":
         prepare(data=args.data)
+        return 0
+    if args.what == "curves":
+        path = args.folder / "curves.csv"
+        if not path.is_file():
+            print(f"error: {path}: no such file (a `decipher closeness` output folder?)", file=sys.stderr)
+            return 2
+        table = curve_rows(path, args.at, args.above)
+        w = csv.writer(sys.stdout, lineterminator="\n")
+        w.writerow(list(table[0]) if table else ["known", "seed", "null"])
+        w.writerows([list(d.values()) for d in table])
         return 0
     if args.what == "summary":
         if not args.results.is_file():

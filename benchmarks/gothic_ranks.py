@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Sequence
 
 from benchmarks import gothic
+from engine.config import parse_assignments
+from engine.errors import InputError
 
 FIELDS = ("inscription_id", "start", "known", "rank")
 
@@ -88,32 +90,24 @@ def compare(a: dict, b: dict, k: int = 10, top: int = 15) -> dict:
             "won_by_b": sum(won.values()), "won_by_b_stems": ", ".join(f"{s} {n}" for s, n in won.most_common(top))}
 
 
-def _settings(pairs: Sequence[str]) -> dict:
-    out = {}
-    for pair in pairs:
-        name, sep, value = pair.partition("=")
-        if not sep or not name:
-            raise SystemExit(f"error: --set takes name=value, got {pair!r}")
-        try:
-            out[name] = json.loads(value)
-        except json.JSONDecodeError:
-            out[name] = value
-    return out
-
-
 def train(args) -> int:
     if args.wr not in gothic.WRS or args.schedule not in gothic.SCHEDULES:
         print(f"error: --wr is one of {', '.join(gothic.WRS)} and --schedule one of {', '.join(gothic.SCHEDULES)}",
               file=sys.stderr)
         return 2
     cell = gothic.Cell(args.known, args.wr, args.variant, args.schedule, args.seed)
+    try:
+        extra = parse_assignments(args.set)
+    except InputError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     error = gothic.missing_dataset(args.known, args.wr, args.data)
     if error:
         print(error, file=sys.stderr)
         return 2
     data = gothic.dataset_dir(args.known, args.wr, args.data)
     lost, known, gold, prior, settings = gothic.cell_arguments(cell, cache=args.data)
-    settings = {**settings, **_settings(args.set)}
+    settings = {**settings, **extra}
     gothic._pin_worker()
     trainer = gothic.train_and_evaluate(lost, known, gold, prior, settings)
     ev = trainer.last_evaluation

@@ -277,7 +277,6 @@ class RunSession:
         self.step = 0
         self.checkpoint_path: Path | None = None
         self._c = _Control()
-        self._saved_step: int | None = None
         self._saved_at: Any = None  # the trainer's position when it was saved (see _save_checkpoint)
         self._interrupted: str | None = None
 
@@ -403,7 +402,7 @@ class RunSession:
             gen.close()
         self._save_checkpoint()
         outcome = RunOutcome(final_status(reason), reason, self.step, first, time.perf_counter() - t0,
-                             start.device, self.checkpoint_path if self._saved_step is not None else None,
+                             start.device, self.checkpoint_path if self._saved_at is not None else None,
                              getattr(trainer, "last_evaluation", None), self._c.note)
         self._each_critical("finishing", outcome)
         self._each("finished", outcome)
@@ -417,7 +416,7 @@ class RunSession:
             return
         self.checkpoint_path.parent.mkdir(parents=True, exist_ok=True)
         self.trainer.save_checkpoint(self.checkpoint_path)
-        self._saved_step, self._saved_at = self.step, at
+        self._saved_at = at
         self._each_critical("checkpoint", self.checkpoint_path, self.step)
 
     def _take_pins(self) -> tuple[PinnedValue, ...] | None:

@@ -350,3 +350,18 @@ def test_the_paper_comparisons_summary_from_closeness_csv(tmp_path, capsys):
     assert paper_main(["summary", "ugaritic", "--results", str(path)]) == 2
     assert "no finished ugaritic run" in capsys.readouterr().err
     assert paper_main(["summary", "iberian", "--results", str(tmp_path / "none.csv")]) == 2
+
+
+def test_the_paper_comparisons_curve_readings(tmp_path, capsys):
+    """`closeness_paper curves DIR`: coverage at a confidence and the area from a confidence on, per run."""
+    from benchmarks.closeness_paper import main as paper_main
+
+    (tmp_path / "curves.csv").write_text(
+        "known,seed,null,confidence,coverage\n" + "".join(
+            f"pg,0,,{c / 40},{max(0.0, 0.8 - c / 40):.4f}\n" for c in range(41)), encoding="utf-8")
+    assert paper_main(["curves", str(tmp_path), "--at", "0.7", "--from", "0.4"]) == 0
+    head, row = capsys.readouterr().out.splitlines()
+    assert head == "known,seed,null,coverage_at_0.7,area_from_0.4"
+    # coverage 0.8 - c: 0.1 at 0.7; points 0.4 .. 0.8 (0.4, 0.375, …, 0) summed times 0.025
+    assert row == f"pg,0,,0.1,{round(sum(0.8 - c / 40 for c in range(16, 33)) * 0.025, 4)}"
+    assert paper_main(["curves", str(tmp_path / "none")]) == 2
