@@ -50,6 +50,10 @@ SYNTHETIC = dict(n_stems=30, n_inscriptions=40, seed=2, dividers=True, filler=(0
 SYNTHETIC_SETTINGS = dict(feature_dim=8, segmented=True, min_span=3, eval_interval=0)
 
 
+# the inputs' paths: in a configuration, not in its result line
+PATH_KEYS = ("lost", "known", "gold", "extra_known")
+
+
 def distractor_stems(true_forms, n: int, *, seed: int, stem_len: tuple[int, int] = (4, 6)):
     """``n`` random stems of the synthetic sound system, none of them one of ``true_forms``."""
     from engine.data import Stem
@@ -142,7 +146,7 @@ def run_one(spec: dict) -> dict:
     eval_s = time.perf_counter() - t0
     timed = times[2:] or times
     late = times[narrowed_from:]
-    return {**{k: v for k, v in spec.items() if k not in ("lost", "known", "gold", "extra_known")},
+    return {**{k: v for k, v in spec.items() if k not in PATH_KEYS},
             "n_stems": trainer.prep.n_stems, "n_gold": len(gold),
             "p_at_1": round(ev.metrics["p_at_1"], 4), "p_at_10": round(ev.metrics["p_at_10"], 4),
             "coverage": round(ev.metrics["coverage"], 4), "objective": round(objective["objective"], 4),
@@ -281,6 +285,33 @@ def _summarise_score(rows: list[dict], restarts: int, score: str) -> list[dict]:
     return out
 
 
+def spec_key(spec: dict) -> dict:
+    """What identifies a configuration in a result line (a line drops the input paths)."""
+    return {k: v for k, v in spec.items() if k not in PATH_KEYS and k != "threads"}
+
+
+def same_spec(spec: dict, line: dict) -> bool:
+    """Whether the result ``line`` was measured for ``spec`` (every key of the spec, paths and threads
+    aside, has the same value in the line)."""
+    return all(k in line and line[k] == v for k, v in spec_key(spec).items())
+
+
+def recorded_specs(out: Path) -> list[dict]:
+    """The result lines already in ``out`` (none when it does not exist yet), so that a sweep
+    interrupted at the end of a session resumes with the configurations not measured yet."""
+    if not out.exists():
+        return []
+    lines = []
+    for n, text in enumerate(out.read_text(encoding="utf-8").splitlines(), 1):
+        if not text.strip():
+            continue
+        try:
+            lines.append(json.loads(text))
+        except json.JSONDecodeError as e:
+            raise SystemExit(f"error: {out}, line {n}: not a JSON line ({e.msg})")
+    return lines
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("mode", choices=("synthetic", "real", "ranking", "eval"))
@@ -310,7 +341,8 @@ def main(argv=None) -> int:
     p.add_argument("--steps", type=int, default=None, help="training steps (synthetic and ranking 200, real 3000)")
     p.add_argument("--seeds", type=int, nargs="+", default=[0])
     p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--out", type=Path, help="append the JSON lines to this file too")
+    p.add_argument("--out", type=Path, help="append the JSON lines to this file too; configurations "
+                   "already in it are skipped (the sweep resumes)")
     p.add_argument("--one", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.one:
@@ -356,7 +388,11 @@ def main(argv=None) -> int:
                                 gold=str(args.gold), extra_known=str(args.extra_known))
                 specs.append(spec)
     rows = []
+    done = recorded_specs(args.out) if args.out else []
     for spec in specs:
+        if any(same_spec(spec, line) for line in done):
+            print(f"already in {args.out}: {json.dumps(spec_key(spec))}", file=sys.stderr, flush=True)
+            continue
         res = subprocess.run([sys.executable, "-m", "benchmarks.vocab_scaling", args.mode, "--one", json.dumps(spec)],
                              capture_output=True, text=True)
         if res.returncode != 0:

@@ -132,3 +132,47 @@ def test_ten_times_the_distractors_the_setting_finds_what_the_paper_misses():
     assert results[0]["p_at_1"] < 0.5
     assert results[16]["p_at_1"] >= 0.7
     assert results[16]["p_at_10"] >= results[0]["p_at_10"]
+
+
+def test_the_sweep_resumes_skipping_configurations_already_in_out(tmp_path, monkeypatch, capsys):
+    """A sweep stopped at the end of a session resumes: configurations whose line is in --out are
+    not trained again, the others are, and their lines are appended."""
+    import json
+    import subprocess
+    import types
+
+    from benchmarks import vocab_scaling
+
+    trained = []
+
+    def fake_run(cmd, capture_output, text):
+        spec = json.loads(cmd[-1])
+        trained.append((spec["multiplier"], spec["candidate_stems"], spec["seed"]))
+        return types.SimpleNamespace(returncode=0, stderr="",
+                                     stdout=json.dumps({**vocab_scaling.spec_key(spec), "p_at_1": 0.5}) + "\n")
+
+    monkeypatch.setattr(subprocess, "run", fake_run)
+    out = tmp_path / "sweep.jsonl"
+    # one configuration already measured (with the extra keys a real line carries)
+    out.write_text(json.dumps({"mode": "synthetic", "steps": 20, "seed": 0, "candidate_stems": 16, "multiplier": 10,
+                               "p_at_1": 0.9, "n_stems": 330}) + "\n\n", encoding="utf-8")
+    args = ["synthetic", "--multipliers", "10", "--candidate-stems", "0", "16", "--seeds", "0", "1",
+            "--steps", "20", "--out", str(out)]
+    assert vocab_scaling.main(args) == 0
+    assert trained == [(10, 0, 0), (10, 0, 1), (10, 16, 1)]
+    lines = [json.loads(t) for t in out.read_text(encoding="utf-8").splitlines() if t.strip()]
+    assert len(lines) == 4 and lines[0]["p_at_1"] == 0.9
+    assert "already in" in capsys.readouterr().err
+    trained.clear()
+    assert vocab_scaling.main(args) == 0 and trained == []          # everything is measured: nothing runs
+    # another step count is another configuration
+    assert vocab_scaling.main(args[:-3] + ["30", "--out", str(out)]) == 0 and len(trained) == 4
+
+
+def test_the_sweep_refuses_a_broken_results_file_in_one_line(tmp_path):
+    from benchmarks import vocab_scaling
+
+    out = tmp_path / "sweep.jsonl"
+    out.write_text('{"mode": "synthetic"}\n{not json\n', encoding="utf-8")
+    with pytest.raises(SystemExit, match=r"sweep.jsonl, line 2: not a JSON line"):
+        vocab_scaling.main(["synthetic", "--multipliers", "10", "--out", str(out)])
