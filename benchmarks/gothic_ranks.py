@@ -10,7 +10,9 @@
 ``train`` runs the grid's cell (benchmarks/gothic.py: the same settings, 3,000 steps, one torch
 thread) on ``--data`` instead of the grid's cache, with ``--set name=value`` added to its settings
 (e.g. ``--set restarts=4``), and writes one row per gold row: ``inscription_id,start,known,rank``
-(``rank`` empty when no correct stem is among the candidates), gzip-compressed.
+(``rank`` empty when no correct stem is among the candidates), gzip-compressed. Its JSON line
+also says how many Gothic letters the learned mapping reads as the full prior's standard values
+(``prior_agree`` of ``prior_letters``, and each letter's best known unit: ``mapping_best``).
 """
 
 from __future__ import annotations
@@ -90,6 +92,26 @@ def compare(a: dict, b: dict, k: int = 10, top: int = 15) -> dict:
             "won_by_b": sum(won.values()), "won_by_b_stems": ", ".join(f"{s} {n}" for s, n in won.most_common(top))}
 
 
+def prior_agreement(mapping, pins) -> dict:
+    """How far a learned character mapping agrees with a table of standard values (``pins``, e.g.
+    the full Gothic prior): for each lost letter the table names and the corpus has, is the known
+    unit the mapping puts first for it (the deletion aside) one of the table's values for it?
+    Gold-free for training (read after it), a diagnostic of *why* a cell scores as it does."""
+    values: dict[str, set[str]] = collections.defaultdict(set)
+    for p in pins:
+        values[p.lost].add(p.known_ipa)
+    best, agree = {}, []
+    for letter in sorted(values):
+        if letter not in mapping.lost:
+            continue
+        ranked = [u for u, _ in mapping.best_known_for(letter, k=len(mapping.known)) if u != mapping.known[0]]
+        best[letter] = ranked[0]
+        if ranked[0] in values[letter]:
+            agree.append(letter)
+    return {"prior_letters": len(best), "prior_agree": len(agree), "prior_agree_letters": " ".join(agree),
+            "mapping_best": " ".join(f"{letter}>{unit}" for letter, unit in best.items())}
+
+
 def train(args) -> int:
     if args.wr not in gothic.WRS or args.schedule not in gothic.SCHEDULES:
         print(f"error: --wr is one of {', '.join(gothic.WRS)} and --schedule one of {', '.join(gothic.SCHEDULES)}",
@@ -114,8 +136,12 @@ def train(args) -> int:
     with open(gold, encoding="utf-8", newline="") as f:
         gold_rows = list(csv.DictReader(f))
     write_ranks(args.out, gold_rows, ev.gold_ranks)
+    from engine.io.tables import read_prior
+
+    standard = prior_agreement(trainer.mapping(), read_prior(gothic.prior_path("full")))
     print(json.dumps({"data": str(data), "settings": settings,
-                      **{m: round(v, 4) for m, v in ev.metrics.items() if m.startswith("p_at_") or "restart" in m}}))
+                      **{m: round(v, 4) for m, v in ev.metrics.items() if m.startswith("p_at_") or "restart" in m},
+                      **standard}, ensure_ascii=False))
     return 0
 
 

@@ -4,7 +4,7 @@ import gzip
 
 import pytest
 
-from benchmarks.gothic_ranks import compare, main, read_ranks, write_ranks
+from benchmarks.gothic_ranks import compare, main, prior_agreement, read_ranks, write_ranks
 
 
 def _gold(*rows):
@@ -52,3 +52,26 @@ def test_train_without_the_dataset_is_one_error_line(tmp_path, capsys):
     assert "no lost.csv, known.csv, gold.csv" in capsys.readouterr().err
     assert main(["train", "--data", str(tmp_path), "--known", "on", "--wr", "0.3", "--out",
                  str(tmp_path / "o.csv.gz")]) == 2
+
+
+def test_prior_agreement_reads_each_letters_best_unit_against_the_table():
+    import numpy as np
+
+    from engine.data import PinnedValue
+    from engine.results import MappingSnapshot
+
+    # probs[k, l] = P(lost l | known k); index 0 is the deletion on both axes
+    known = ("<DEL>", "a", "ɑ", "t", "r")
+    lost = ("<DEL>", "a", "t", "z", "q")
+    probs = np.full((len(known), len(lost)), 0.01)
+    probs[0, 1] = 0.9            # the deletion "best" for a is skipped: the next unit counts
+    probs[2, 1] = 0.5            # a -> ɑ: one of the table's two values for a
+    probs[3, 2] = 0.2
+    probs[1, 2] = 0.4            # t -> a: wrong
+    probs[4, 3] = 0.7            # z -> r: the table says z
+    mapping = MappingSnapshot(lost, known, probs)
+    pins = [PinnedValue("a", "a"), PinnedValue("a", "ɑ"), PinnedValue("t", "t"), PinnedValue("z", "z"),
+            PinnedValue("þ", "θ")]                       # þ: not in this corpus, not counted
+    out = prior_agreement(mapping, pins)
+    assert (out["prior_letters"], out["prior_agree"], out["prior_agree_letters"]) == (3, 1, "a")
+    assert out["mapping_best"] == "a>ɑ t>a z>r"
