@@ -12,7 +12,10 @@ thread) on ``--data`` instead of the grid's cache, with ``--set name=value`` add
 (e.g. ``--set restarts=4``), and writes one row per gold row: ``inscription_id,start,known,rank``
 (``rank`` empty when no correct stem is among the candidates), gzip-compressed. Its JSON line
 also says how many Gothic letters the learned mapping reads as the full prior's standard values
-(``prior_agree`` of ``prior_letters``, and each letter's best known unit: ``mapping_best``).
+(``prior_agree`` of ``prior_letters``, and each letter's best known unit: ``mapping_best``), and the
+gold-free final objective over the corpus with its parts (``final_objective``, ``final_quality`` …;
+engine/final_objective.py; ``final_objective_without_pins`` leaves out the pins' term, so that a base
+and a pinned run of one dataset can be compared by what training optimises).
 """
 
 from __future__ import annotations
@@ -138,10 +141,16 @@ def train(args) -> int:
     write_ranks(args.out, gold_rows, ev.gold_ranks)
     from engine.io.tables import read_prior
 
+    from engine.final_objective import corpus_objective
+
     standard = prior_agreement(trainer.mapping(), read_prior(gothic.prior_path("full")))
+    parts = corpus_objective(trainer)
+    objective = {f"final_{k}": round(v, 4) for k, v in parts.items()}
+    # the same objective without the pins' term: comparable between a base and a pinned run
+    objective["final_objective_without_pins"] = round(parts["objective"] - trainer.config.pin_weight * parts["pins"], 4)
     print(json.dumps({"data": str(data), "settings": settings,
                       **{m: round(v, 4) for m, v in ev.metrics.items() if m.startswith("p_at_") or "restart" in m},
-                      **standard}, ensure_ascii=False))
+                      **standard, **objective}, ensure_ascii=False))
     return 0
 
 
