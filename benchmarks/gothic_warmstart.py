@@ -15,8 +15,11 @@ parameters copied from the PG model before the first step:
 
 Each target run prints one JSON line (P@10, decode-based P@10, and how many Gothic letters its mapping
 reads as the full prior's standard values, as ``benchmarks/gothic_ranks.py train`` reports it) and
-appends it to ``--out``. A warm-started run is not the paper's ``base`` model: it uses a second
-language's vocabulary. It tests whether the base failure is one of finding the basin.
+appends it to ``--out``, with the gold-free final objective (without the pins' term). A warm-started
+run is not the paper's ``base`` model: it uses a second language's vocabulary. It tests whether the
+base failure is one of finding the basin. ``--donor on --donor-variant full`` starts the target from
+the mapping of its own language's run with every letter pinned to its standard value and then trains
+it without pins: if the objective kept that mapping, the base model's failure would be the search's.
 """
 
 from __future__ import annotations
@@ -67,14 +70,26 @@ def transfer(donor, target, part: str) -> dict:
 def _trainer(cell: gothic.Cell, cache: Path):
     from engine.config import Config
     from engine.data import Corpus, Vocabulary
-    from engine.io.tables import read_gold, read_known, read_lost
+    from engine.io.tables import read_gold, read_known, read_lost, read_prior
     from engine.training import Trainer
 
-    lost, known, gold, _prior, settings = gothic.cell_arguments(cell, cache=cache)
+    lost, known, gold, prior, settings = gothic.cell_arguments(cell, cache=cache)
     inscriptions = read_lost(lost)
-    return Trainer(Corpus(Path(lost).parent.name, tuple(inscriptions)),
-                   Vocabulary(Path(known).parent.name, tuple(read_known(known))), Config.from_dict(settings),
-                   gold=read_gold(gold, inscriptions=inscriptions), live_interval=None)
+    stems = read_known(known)
+    pins = gothic.usable_pins(read_prior(prior), stems) if prior else []
+    return Trainer(Corpus(Path(lost).parent.name, tuple(inscriptions)), Vocabulary(Path(known).parent.name, tuple(stems)),
+                   Config.from_dict(settings), gold=read_gold(gold, inscriptions=inscriptions), pins=pins,
+                   live_interval=None)
+
+
+def _objective(trainer) -> dict:
+    """The gold-free final objective over the corpus, without the pins' term (comparable between
+    a pinned donor and an unpinned target)."""
+    from engine.final_objective import corpus_objective
+
+    parts = corpus_objective(trainer)
+    return {"final_objective_without_pins": round(parts["objective"] - trainer.config.pin_weight * parts["pins"], 4),
+            "final_quality": round(parts["quality"], 4), "final_coverage_ratio": round(parts["coverage_ratio"], 4)}
 
 
 def _train(trainer):
@@ -89,6 +104,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.gothic_warmstart", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--target", choices=("on", "oe"), default="on")
+    p.add_argument("--donor", choices=("pg", "on", "oe"), default="pg", help="the language of the run started from")
+    p.add_argument("--donor-variant", choices=("base", "partial", "full"), default="base",
+                   help="the donor's variant: full = every letter pinned to its standard value, so the "
+                        "target starts from the standard values' mapping and trains without pins")
     p.add_argument("--wr", default="1", choices=gothic.WRS)
     p.add_argument("--schedule", default="0-3.5", choices=tuple(gothic.SCHEDULES))
     p.add_argument("--seed", type=int, default=0, help="the seed of the PG run and of the target runs")
@@ -99,7 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
     from engine.io.tables import read_prior
 
-    for known in ("pg", args.target):
+    for known in (args.donor, args.target):
         error = gothic.missing_dataset(known, args.wr, args.data)
         if error:
             print(error, file=sys.stderr)
@@ -107,10 +126,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     gothic._pin_worker()
     standard = read_prior(gothic.prior_path("full"))
     t0 = time.perf_counter()
-    donor = _train(_trainer(gothic.Cell("pg", args.wr, "base", args.schedule, args.seed), args.data))
-    donor_line = {"run": "donor", "known": "pg", "wr": args.wr, "schedule": args.schedule, "seed": args.seed,
-                  "steps": donor.step, "p_at_10": round(donor.last_evaluation.metrics["p_at_10"], 4),
-                  "wall_s": round(time.perf_counter() - t0, 1), **prior_agreement(donor.mapping(), standard)}
+    donor = _train(_trainer(gothic.Cell(args.donor, args.wr, args.donor_variant, args.schedule, args.seed), args.data))
+    donor_line = {"run": "donor", "known": args.donor, "variant": args.donor_variant, "wr": args.wr,
+                  "schedule": args.schedule, "seed": args.seed, "steps": donor.step,
+                  "p_at_10": round(donor.last_evaluation.metrics["p_at_10"], 4),
+                  "wall_s": round(time.perf_counter() - t0, 1), **prior_agreement(donor.mapping(), standard),
+                  **_objective(donor)}
     lines = [donor_line]
     print(json.dumps(donor_line, ensure_ascii=False), flush=True)
     for part in args.parts:
@@ -120,9 +141,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         _train(target)
         m = target.last_evaluation.metrics
         line = {"run": "target", "known": args.target, "wr": args.wr, "schedule": args.schedule, "seed": args.seed,
-                "warm_start": part, "steps": target.step, **copied, "p_at_10": round(m["p_at_10"], 4),
+                "donor": args.donor, "donor_variant": args.donor_variant, "warm_start": part, "steps": target.step, **copied, "p_at_10": round(m["p_at_10"], 4),
                 "p_at_10_strict": round(m.get("p_at_10_strict", float("nan")), 4),
-                "wall_s": round(time.perf_counter() - t0, 1), **prior_agreement(target.mapping(), standard)}
+                "wall_s": round(time.perf_counter() - t0, 1), **prior_agreement(target.mapping(), standard),
+                **_objective(target)}
         lines.append(line)
         print(json.dumps(line, ensure_ascii=False), flush=True)
     if args.out:
