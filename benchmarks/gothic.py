@@ -165,9 +165,8 @@ def usable_pins(pins, stems):
     return [p for p in pins if p.known_ipa in inventory]
 
 
-def train_and_evaluate(lost: str, known: str, gold: str, prior: str | None, settings: dict):
-    """Train and evaluate once, the way ``decipher run`` does (engine/cli.py cmd_run); returns the
-    trainer. The one place to repoint when the engine's run session changes."""
+def make_trainer(lost: str, known: str, gold: str, prior: str | None, settings: dict):
+    """The trainer of one run, as ``decipher run`` builds it (engine/cli.py cmd_run), not yet trained."""
     from engine.config import Config
     from engine.data import Corpus, Vocabulary
     from engine.io.tables import read_gold, read_known, read_lost, read_prior
@@ -178,14 +177,24 @@ def train_and_evaluate(lost: str, known: str, gold: str, prior: str | None, sett
     gold_rows = read_gold(gold, inscriptions=inscriptions)
     pins = usable_pins(read_prior(prior), stems) if prior else []
     config = Config.from_dict(settings)
-    trainer = Trainer(Corpus(Path(lost).parent.name, tuple(inscriptions)),
-                      Vocabulary(Path(known).parent.name, tuple(stems)), config, gold=gold_rows, pins=pins,
-                      live_interval=None)
+    return Trainer(Corpus(Path(lost).parent.name, tuple(inscriptions)),
+                   Vocabulary(Path(known).parent.name, tuple(stems)), config, gold=gold_rows, pins=pins,
+                   live_interval=None)
+
+
+def train(trainer):
+    """Train ``trainer`` to its last step and evaluate it once (if the run did not); returns it."""
     for _ in trainer.run():
         pass
     if trainer.last_evaluation is None:
         trainer.evaluate()
     return trainer
+
+
+def train_and_evaluate(lost: str, known: str, gold: str, prior: str | None, settings: dict):
+    """Train and evaluate once, the way ``decipher run`` does; returns the trainer. The one place to
+    repoint when the engine's run session changes."""
+    return train(make_trainer(lost, known, gold, prior, settings))
 
 
 def run_cell(lost: str, known: str, gold: str, prior: str | None, settings: dict) -> dict:

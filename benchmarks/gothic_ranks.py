@@ -115,6 +115,18 @@ def prior_agreement(mapping, pins) -> dict:
             "mapping_best": " ".join(f"{letter}>{unit}" for letter, unit in best.items())}
 
 
+def final_objective(trainer) -> dict:
+    """The gold-free final objective over the corpus and its parts (``final_objective``,
+    ``final_quality`` …), and ``final_objective_without_pins``: the same without the pins' term, so
+    that a base and a pinned run of one dataset can be compared by what training optimises."""
+    from engine.final_objective import corpus_objective
+
+    parts = corpus_objective(trainer)
+    out = {f"final_{k}": round(v, 4) for k, v in parts.items()}
+    out["final_objective_without_pins"] = round(parts["objective"] - trainer.config.pin_weight * parts["pins"], 4)
+    return out
+
+
 def train(args) -> int:
     if args.wr not in gothic.WRS or args.schedule not in gothic.SCHEDULES:
         print(f"error: --wr is one of {', '.join(gothic.WRS)} and --schedule one of {', '.join(gothic.SCHEDULES)}",
@@ -141,16 +153,10 @@ def train(args) -> int:
     write_ranks(args.out, gold_rows, ev.gold_ranks)
     from engine.io.tables import read_prior
 
-    from engine.final_objective import corpus_objective
-
     standard = prior_agreement(trainer.mapping(), read_prior(gothic.prior_path("full")))
-    parts = corpus_objective(trainer)
-    objective = {f"final_{k}": round(v, 4) for k, v in parts.items()}
-    # the same objective without the pins' term: comparable between a base and a pinned run
-    objective["final_objective_without_pins"] = round(parts["objective"] - trainer.config.pin_weight * parts["pins"], 4)
     print(json.dumps({"data": str(data), "settings": settings,
                       **{m: round(v, 4) for m, v in ev.metrics.items() if m.startswith("p_at_") or "restart" in m},
-                      **standard, **objective}, ensure_ascii=False))
+                      **standard, **final_objective(trainer)}, ensure_ascii=False))
     return 0
 
 

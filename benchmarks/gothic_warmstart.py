@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Sequence
 
 from benchmarks import gothic
-from benchmarks.gothic_ranks import prior_agreement
+from benchmarks.gothic_ranks import final_objective, prior_agreement
 
 PARTS = ("features", "all")
 
@@ -68,36 +68,7 @@ def transfer(donor, target, part: str) -> dict:
 
 
 def _trainer(cell: gothic.Cell, cache: Path):
-    from engine.config import Config
-    from engine.data import Corpus, Vocabulary
-    from engine.io.tables import read_gold, read_known, read_lost, read_prior
-    from engine.training import Trainer
-
-    lost, known, gold, prior, settings = gothic.cell_arguments(cell, cache=cache)
-    inscriptions = read_lost(lost)
-    stems = read_known(known)
-    pins = gothic.usable_pins(read_prior(prior), stems) if prior else []
-    return Trainer(Corpus(Path(lost).parent.name, tuple(inscriptions)), Vocabulary(Path(known).parent.name, tuple(stems)),
-                   Config.from_dict(settings), gold=read_gold(gold, inscriptions=inscriptions), pins=pins,
-                   live_interval=None)
-
-
-def _objective(trainer) -> dict:
-    """The gold-free final objective over the corpus, without the pins' term (comparable between
-    a pinned donor and an unpinned target)."""
-    from engine.final_objective import corpus_objective
-
-    parts = corpus_objective(trainer)
-    return {"final_objective_without_pins": round(parts["objective"] - trainer.config.pin_weight * parts["pins"], 4),
-            "final_quality": round(parts["quality"], 4), "final_coverage_ratio": round(parts["coverage_ratio"], 4)}
-
-
-def _train(trainer):
-    for _ in trainer.run():
-        pass
-    if trainer.last_evaluation is None:
-        trainer.evaluate()
-    return trainer
+    return gothic.make_trainer(*gothic.cell_arguments(cell, cache=cache))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -110,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "target starts from the standard values' mapping and trains without pins")
     p.add_argument("--wr", default="1", choices=gothic.WRS)
     p.add_argument("--schedule", default="0-3.5", choices=tuple(gothic.SCHEDULES))
-    p.add_argument("--seed", type=int, default=0, help="the seed of the PG run and of the target runs")
+    p.add_argument("--seed", type=int, default=0, help="the seed of the donor run and of the target runs")
     p.add_argument("--parts", nargs="+", default=list(PARTS), choices=PARTS)
     p.add_argument("--steps", type=int, default=gothic.STEPS)
     p.add_argument("--data", type=Path, default=gothic.CACHE, help="folder with <known>-wr<WR>/ datasets")
@@ -126,25 +97,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     gothic._pin_worker()
     standard = read_prior(gothic.prior_path("full"))
     t0 = time.perf_counter()
-    donor = _train(_trainer(gothic.Cell(args.donor, args.wr, args.donor_variant, args.schedule, args.seed), args.data))
+    donor = gothic.train(_trainer(gothic.Cell(args.donor, args.wr, args.donor_variant, args.schedule, args.seed), args.data))
     donor_line = {"run": "donor", "known": args.donor, "variant": args.donor_variant, "wr": args.wr,
                   "schedule": args.schedule, "seed": args.seed, "steps": donor.step,
                   "p_at_10": round(donor.last_evaluation.metrics["p_at_10"], 4),
                   "wall_s": round(time.perf_counter() - t0, 1), **prior_agreement(donor.mapping(), standard),
-                  **_objective(donor)}
+                  **final_objective(donor)}
     lines = [donor_line]
     print(json.dumps(donor_line, ensure_ascii=False), flush=True)
     for part in args.parts:
         t0 = time.perf_counter()
         target = _trainer(gothic.Cell(args.target, args.wr, "base", args.schedule, args.seed), args.data)
         copied = transfer(donor.model, target.model, part)
-        _train(target)
+        gothic.train(target)
         m = target.last_evaluation.metrics
         line = {"run": "target", "known": args.target, "wr": args.wr, "schedule": args.schedule, "seed": args.seed,
-                "donor": args.donor, "donor_variant": args.donor_variant, "warm_start": part, "steps": target.step, **copied, "p_at_10": round(m["p_at_10"], 4),
+                "donor": args.donor, "donor_variant": args.donor_variant, "warm_start": part, "steps": target.step,
+                **copied, "p_at_10": round(m["p_at_10"], 4),
                 "p_at_10_strict": round(m.get("p_at_10_strict", float("nan")), 4),
                 "wall_s": round(time.perf_counter() - t0, 1), **prior_agreement(target.mapping(), standard),
-                **_objective(target)}
+                **final_objective(target)}
         lines.append(line)
         print(json.dumps(line, ensure_ascii=False), flush=True)
     if args.out:

@@ -55,3 +55,26 @@ def test_transfer_refuses_what_it_cannot_copy():
 def test_missing_data_is_one_error_line(tmp_path, capsys):
     assert main(["--data", str(tmp_path), "--target", "on"]) == 2
     assert "no lost.csv, known.csv, gold.csv" in capsys.readouterr().err
+
+
+def test_a_run_built_as_the_grid_builds_it_trains_from_the_copied_mapping():
+    """gothic.make_trainer + transfer + gothic.train on the bundled sample (3 steps): the target
+    starts from the donor's parameters and the run ends evaluated, as the script's rows need."""
+    from pathlib import Path
+
+    from benchmarks import gothic
+    from benchmarks.gothic_ranks import final_objective
+
+    sample = Path(__file__).resolve().parents[2] / "resources" / "sample"
+    args = (str(sample / "lost.csv"), str(sample / "known.csv"), str(sample / "gold.csv"), None)
+    settings = dict(steps=3, eval_interval=0, feature_dim=4, min_span=3)
+    donor = gothic.train(gothic.make_trainer(*args, {**settings, "seed": 1}))
+    target = gothic.make_trainer(*args, {**settings, "seed": 2})
+    transfer(donor.model, target.model, "all")
+    assert torch.equal(target.model.aligner, donor.model.aligner)       # same data: every cell is shared
+    assert torch.equal(target.model.log_probs(), donor.model.log_probs())
+    gothic.train(target)
+    assert target.step == 3 and "p_at_10" in target.last_evaluation.metrics
+    assert not torch.equal(target.model.aligner, donor.model.aligner)   # and it trained on from there
+    obj = final_objective(target)
+    assert obj["final_pins"] == 0 and obj["final_objective_without_pins"] == obj["final_objective"]
