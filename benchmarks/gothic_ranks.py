@@ -32,6 +32,7 @@ from typing import Sequence
 from benchmarks import gothic
 from engine.config import parse_assignments
 from engine.errors import InputError
+from engine.io.tables import read_prior
 
 FIELDS = ("inscription_id", "start", "known", "rank")
 
@@ -151,8 +152,6 @@ def train(args) -> int:
     with open(gold, encoding="utf-8", newline="") as f:
         gold_rows = list(csv.DictReader(f))
     write_ranks(args.out, gold_rows, ev.gold_ranks)
-    from engine.io.tables import read_prior
-
     standard = prior_agreement(trainer.mapping(), read_prior(gothic.prior_path("full")))
     print(json.dumps({"data": str(data), "settings": settings,
                       **{m: round(v, 4) for m, v in ev.metrics.items() if m.startswith("p_at_") or "restart" in m},

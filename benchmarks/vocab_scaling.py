@@ -390,8 +390,10 @@ def main(argv=None) -> int:
     rows = []
     done = recorded_specs(args.out) if args.out else []
     for spec in specs:
-        if any(same_spec(spec, line) for line in done):
+        recorded = next((line for line in done if same_spec(spec, line)), None)
+        if recorded is not None:     # measured in an earlier session: counts in the summary, not rerun
             print(f"already in {args.out}: {json.dumps(spec_key(spec))}", file=sys.stderr, flush=True)
+            rows.append(recorded)
             continue
         res = subprocess.run([sys.executable, "-m", "benchmarks.vocab_scaling", args.mode, "--one", json.dumps(spec)],
                              capture_output=True, text=True)
