@@ -124,7 +124,8 @@ def run_one(spec: dict) -> dict:
                     **({"candidate_start": spec["candidate_start"]} if "candidate_start" in spec else {}),
                     **({"candidate_refresh": spec["candidate_refresh"]} if "candidate_refresh" in spec else {}),
                     **({"restarts": spec["restarts"]} if spec.get("restarts", 1) > 1 else {}),
-                    **({"restart_fraction": spec["restart_fraction"]} if "restart_fraction" in spec else {}))
+                    **({"restart_fraction": spec["restart_fraction"]} if "restart_fraction" in spec else {}),
+                    **{k: spec[k] for k in ("curriculum_min_span", "curriculum_fraction") if k in spec})
     trainer = Trainer(corpus, vocab, config, gold=gold, live_interval=None)
     times, last = [], 0.0
     t_train = time.perf_counter()
@@ -334,6 +335,10 @@ def main(argv=None) -> int:
     p.add_argument("--restarts", type=int, nargs="+", default=[1], help="values of the setting restarts (1 = off)")
     p.add_argument("--restart-fraction", type=float, default=None,
                    help="restart_fraction (default: the setting's default)")
+    p.add_argument("--curriculum-min-span", type=int, nargs="+", default=[0],
+                   help="values of curriculum_min_span (0 = off, the paper)")
+    p.add_argument("--curriculum-fraction", type=float, nargs="+", default=[None],
+                   help="values of curriculum_fraction (default: the setting's default)")
     p.add_argument("--at", type=int, nargs="+", default=[5, 10, 20, 30, 50, 75, 100],
                    help="ranking: the steps S at which each seed's objective is taken")
     p.add_argument("--group", type=int, default=4, help="ranking: R, the starts one selection compares")
@@ -366,11 +371,17 @@ def main(argv=None) -> int:
         specs = [{"mode": "ranking", "steps": steps, "seed": seed, "multiplier": m, "at": args.at,
                   "threads": args.threads} for m in args.multipliers for seed in args.seeds]
     for size in (args.multipliers if args.mode == "synthetic" else args.sizes if args.mode == "real" else ()):
-        for k, start, refresh, R in ((k, st, rf, R) for k in args.candidate_stems for st in args.candidate_start
-                                     for rf in (args.candidate_refresh if k else [None]) for R in args.restarts):
+        for k, start, refresh, R, cmin, cfrac in (
+                (k, st, rf, R, cm, cf) for k in args.candidate_stems for st in args.candidate_start
+                for rf in (args.candidate_refresh if k else [None]) for R in args.restarts
+                for cm in args.curriculum_min_span for cf in (args.curriculum_fraction if cm else [None])):
             for seed in args.seeds:
                 spec = {"mode": args.mode, "steps": steps, "seed": seed, "candidate_stems": k,
                         "threads": args.threads}
+                if cmin:
+                    spec["curriculum_min_span"] = cmin
+                    if cfrac is not None:
+                        spec["curriculum_fraction"] = cfrac
                 if start is not None:
                     spec["candidate_start"] = start
                 if refresh is not None:

@@ -166,7 +166,10 @@ class SeedGroup:
         cfg = self.config
         step = self.step
         if batches is None:
-            batches = [make_batch(self.prep, t.sampler.next_batch()) for t in self.trainers]
+            floor = cfg.span_floor(step)    # the long-spans-first curriculum, as Trainer.run
+            for t in self.trainers:
+                t.sampler.min_length = floor
+            batches = [make_batch(self.prep, t.sampler.next_batch(), min_span=floor) for t in self.trainers]
         results = self.losses(batches, step)
         for t in self.trainers:
             t.optimizer.zero_grad(set_to_none=True)

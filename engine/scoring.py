@@ -52,30 +52,34 @@ class SpanBatch:
                          self.valid.to(device), self.lattice_lengths)
 
 
-def make_batch(prep: Prepared, chunk_indices: list[int]) -> SpanBatch:
+def make_batch(prep: Prepared, chunk_indices: list[int], min_span: int | None = None) -> SpanBatch:
+    """``min_span`` (default: the settings'): spans shorter than it do not exist in this batch (the
+    long-spans-first curriculum, Config.span_floor); the lattice keeps its lengths from the settings'
+    min_span, the shorter slots marked invalid."""
     cfg = prep.config
     lidx = prep.lost_index()
     N = cfg.max_span
     lat = list(range(cfg.min_span, cfg.max_span + 1))
+    floor = max(cfg.min_span, min_span or 0)
     starts, offsets, wins, slen, valid = [], [], [], [], []
     for b, ci in enumerate(chunk_indices):
         ids = [lidx[c] for c in prep.chunks[ci].letters]
         L = len(ids)
         if cfg.segmented:
-            if cfg.min_span <= L <= cfg.max_span:
+            if floor <= L <= cfg.max_span:
                 starts.append(b)
                 offsets.append(0)
                 wins.append(ids + [0] * (N - L))
                 slen.append([L])
                 valid.append([True])
             continue
-        for s in range(0, L - cfg.min_span + 1):
+        for s in range(0, L - floor + 1):
             w = ids[s: s + N]
             starts.append(b)
             offsets.append(s)
             wins.append(w + [0] * (N - len(w)))
             slen.append(lat)
-            valid.append([s + n <= L for n in lat])
+            valid.append([s + n <= L and n >= floor for n in lat])
     nslot = 1 if cfg.segmented else len(lat)
     as_long = lambda x, shape: torch.tensor(x, dtype=torch.long).reshape(shape)  # noqa: E731
     return SpanBatch(

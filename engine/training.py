@@ -60,14 +60,25 @@ class BatchSampler:
         if self.mode == "ngram":
             self.weights = ngram_weights(prep.chunks, self.pool, prep.config.min_span, prep.config.max_span)
         self.order: list[int] = []
+        #: chunks shorter than this are passed over (setting curriculum_min_span; the trainer sets it
+        #: each step): a sequential pass drops them from the pass, n-gram sampling draws again
+        self.min_length = 0
+        cfg = prep.config
+        if cfg.curriculum_min_span and not any(len(prep.chunks[i]) >= cfg.curriculum_min_span for i in self.pool):
+            raise InputError(f"setting curriculum_min_span: no inscription has a run of at least "
+                             f"{cfg.curriculum_min_span} letters between dividers to train first")
 
     def _next_chunk(self) -> int:
-        if self.mode == "ngram":
-            return self.rng.choices(self.pool, weights=self.weights)[0]
-        if not self.order:
-            self.order = list(self.pool)
-            self.rng.shuffle(self.order)
-        return self.order.pop()
+        while True:
+            if self.mode == "ngram":
+                ci = self.rng.choices(self.pool, weights=self.weights)[0]
+            else:
+                if not self.order:
+                    self.order = list(self.pool)
+                    self.rng.shuffle(self.order)
+                ci = self.order.pop()
+            if len(self.prep.chunks[ci]) >= self.min_length:
+                return ci
 
     def next_batch(self) -> list[int]:
         limit = self.prep.config.chars_per_batch
@@ -149,7 +160,8 @@ class Trainer:
             if self._stop.is_set():
                 reason = "stopped"
                 break
-            batch = make_batch(self.prep, self.sampler.next_batch())
+            self.sampler.min_length = floor = cfg.span_floor(self.step)
+            batch = make_batch(self.prep, self.sampler.next_batch(), min_span=floor)
             result = batch_objective(self.model, self.prep, batch.to(self.device), self.step, self._pin_index,
                                      self._units, self._lens, candidates=self.candidates)
             self.optimizer.zero_grad(set_to_none=True)
