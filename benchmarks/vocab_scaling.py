@@ -70,15 +70,31 @@ def distractor_stems(true_forms, n: int, *, seed: int, stem_len: tuple[int, int]
     return out
 
 
-def synthetic_problem(multiplier: int, *, distractor_seed: int = 100):
-    """(corpus, vocabulary, gold) of the synthetic cipher with ``multiplier`` x distractor stems."""
-    from engine.data import Vocabulary
-    from engine.synthetic import make_cipher
+def synthetic_problem(multiplier: int, *, distractor_seed: int = 100, stem_len: tuple[int, int] | None = None,
+                      distractor_len: tuple[int, int] = (4, 6), noise_words: int = 0):
+    """(corpus, vocabulary, gold) of the synthetic cipher with ``multiplier`` x distractor stems.
 
-    c = make_cipher(**SYNTHETIC)
+    ``stem_len`` (the true stems', default the cipher's 4..6 sounds) and ``distractor_len`` make a
+    dense dictionary as real ones are: short true stems among many short distractors (a three-sound
+    CVC stem is one of 16 x 5 x 16 = 1,280), where a short word resembles some stem under almost any
+    mapping. ``noise_words``: that many more lost words, enciphered random words of the true stems'
+    lengths with no cognate (in the real Ugaritic set 70 % of the words have none), as inscriptions of
+    their own after the cipher's."""
+    from engine.data import Corpus, Inscription, Vocabulary
+    from engine.synthetic import _word, make_cipher
+
+    c = make_cipher(**SYNTHETIC, **({"stem_len": tuple(stem_len)} if stem_len else {}))
     true = c.vocabulary.stems
-    extra = distractor_stems([s.form for s in true], multiplier * len(true), seed=distractor_seed)
-    return c.corpus, Vocabulary("synthetic+distractors", tuple(true) + tuple(extra)), c.gold
+    extra = distractor_stems([s.form for s in true], multiplier * len(true), seed=distractor_seed,
+                             stem_len=tuple(distractor_len))
+    corpus = c.corpus
+    if noise_words:
+        rng = random.Random(distractor_seed + 1)
+        lo, hi = stem_len or (4, 6)
+        texts = ["".join(c.key[u] for u in _word(rng, lo, hi)) for _ in range(noise_words)]
+        corpus = Corpus(corpus.name, corpus.inscriptions + tuple(
+            Inscription(f"N{i + 1}", t, raw=t) for i, t in enumerate(texts)))
+    return corpus, Vocabulary("synthetic+distractors", tuple(true) + tuple(extra)), c.gold
 
 
 def real_problem(lost: Path, known: Path, gold: Path, extra_known: Path, size: int, *, seed: int = 0):
@@ -112,7 +128,8 @@ def run_one(spec: dict) -> dict:
         return eval_one(spec)
     torch.set_num_threads(spec.get("threads", 1))
     if spec["mode"] == "synthetic":
-        corpus, vocab, gold = synthetic_problem(spec["multiplier"])
+        corpus, vocab, gold = synthetic_problem(spec["multiplier"], **{
+            k: spec[k] for k in ("stem_len", "distractor_len", "noise_words") if k in spec})
         settings = dict(SYNTHETIC_SETTINGS)
     else:
         corpus, vocab, gold = real_problem(Path(spec["lost"]), Path(spec["known"]), Path(spec["gold"]),
@@ -335,6 +352,12 @@ def main(argv=None) -> int:
     p.add_argument("--restarts", type=int, nargs="+", default=[1], help="values of the setting restarts (1 = off)")
     p.add_argument("--restart-fraction", type=float, default=None,
                    help="restart_fraction (default: the setting's default)")
+    p.add_argument("--stem-len", type=int, nargs=2, metavar=("LO", "HI"),
+                   help="synthetic: sounds per true stem (default 4 6)")
+    p.add_argument("--distractor-len", type=int, nargs=2, metavar=("LO", "HI"),
+                   help="synthetic: sounds per distractor stem (default 4 6)")
+    p.add_argument("--noise-words", type=int, default=0,
+                   help="synthetic: enciphered random lost words with no cognate (default 0)")
     p.add_argument("--curriculum-min-span", type=int, nargs="+", default=[0],
                    help="values of curriculum_min_span (0 = off, the paper)")
     p.add_argument("--curriculum-fraction", type=float, nargs="+", default=[None],
@@ -394,6 +417,11 @@ def main(argv=None) -> int:
                         spec["restart_fraction"] = args.restart_fraction
                 if args.mode == "synthetic":
                     spec["multiplier"] = size
+                    for key in ("stem_len", "distractor_len"):
+                        if getattr(args, key):
+                            spec[key] = list(getattr(args, key))
+                    if args.noise_words:
+                        spec["noise_words"] = args.noise_words
                 else:
                     spec.update(size=size, draw_seed=args.draw_seed, lost=str(args.lost), known=str(args.known),
                                 gold=str(args.gold), extra_known=str(args.extra_known))

@@ -1,0 +1,129 @@
+"""How the character mapping develops while a Ugaritic–Hebrew run trains (issue 15, item 1: why
+training on the full set goes wrong where the small set's does not).
+
+    python -m benchmarks.uga_mapping --data data/uga-small --at 100 200 500 1000 3000 --seed 0
+    python -m benchmarks.uga_mapping --data data/uga-full --at 100 200 500 1000 --seed 0 --set candidate_stems=64
+
+The cognate file writes Ugaritic and Hebrew in one transliteration (``akl`` ~ ``akl``), so the
+reading that shares a letter's transliteration (or, for the five consonants Hebrew merged, the
+merged letter: MERGERS), transcribed as the Hebrew side is (engine/transcription.py, table
+"semitic"), is the standard value of every Ugaritic letter. At each step of ``--at`` the script reads the model's mapping (gold-free: the
+standard values are not given to training) and prints one JSON line: how many letters the mapping
+reads as their standard value (``letters_right`` of ``letters``), the same weighted by the letters'
+frequency in the corpus (``tokens_right``), each letter's best unit, and with ``--eval`` P@1 and
+P@10 over the gold (a full evaluation: ~30 s on the full set).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import sys
+import time
+from pathlib import Path
+
+from benchmarks.gothic_ranks import prior_agreement
+
+
+#: Ugaritic consonants that Hebrew merged into another (Proto-Semitic *ð, *ɣ, *θˤ, *θ, *χ): the
+#: cognate's letter is the merged one (Ugaritic *dbH* ~ Hebrew *zbH*); every other letter is its own.
+MERGERS = {"*": "z", "@": "<", "Z": "S", "v": "$", "x": "H"}
+
+
+def standard_values(letters) -> list:
+    """PinnedValue(letter, IPA) for every lost letter the Semitic table transcribes: the IPA of the
+    Hebrew letter its cognates show (itself, or the merged letter of MERGERS)."""
+    from engine.data import PinnedValue
+    from engine.transcription import TranscriptionError, transcribe
+
+    out = []
+    for letter in letters:
+        try:
+            ipa = transcribe(MERGERS.get(letter, letter), "semitic")
+        except TranscriptionError:
+            continue
+        if ipa:
+            out.append(PinnedValue(letter, ipa))
+    return out
+
+
+def mapping_state(trainer, values, frequency: collections.Counter) -> dict:
+    agree = prior_agreement(trainer.mapping(), values)
+    right = set(agree["prior_agree_letters"].split())
+    counted = [v.lost for v in values if v.lost in trainer.prep.lost_letters]
+    total = sum(frequency[c] for c in counted)
+    return {"letters_right": agree["prior_agree"], "letters": agree["prior_letters"],
+            "tokens_right": round(sum(frequency[c] for c in right) / total, 4) if total else None,
+            "mapping_best": agree["mapping_best"]}
+
+
+def main(argv=None) -> int:
+    import torch
+
+    from engine.config import PRESETS, Config, parse_assignments
+    from engine.io.tables import read_gold, read_known, read_lost
+    from engine.data import Corpus, Vocabulary
+    from engine.results import StepEvent
+    from engine.training import Trainer
+
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--data", type=Path, required=True, help="a folder with lost.csv, known.csv, gold.csv")
+    p.add_argument("--at", type=int, nargs="+", default=[3000], help="steps at which the mapping is read")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="settings over the preset's")
+    p.add_argument("--eval", action="store_true", help="also P@1 and P@10 at each step of --at")
+    p.add_argument("--out", type=Path, help="append the JSON lines to this file too")
+    p.add_argument("--checkpoint", type=Path, help="read the mapping of this run's checkpoint (its step) instead "
+                   "of training; --at, --seed and --set are ignored")
+    args = p.parse_args(argv)
+    torch.set_num_threads(1)
+    inscriptions = read_lost(args.data / "lost.csv")
+    corpus = Corpus("lost", tuple(inscriptions))
+    vocab = Vocabulary("known", tuple(read_known(args.data / "known.csv")))
+    gold = list(read_gold(args.data / "gold.csv", inscriptions=inscriptions))
+    extra = parse_assignments(args.set, what="--set")
+    steps = max(args.at)
+    if args.checkpoint:
+        trainer = Trainer.from_checkpoint(args.checkpoint, corpus, vocab, gold=gold, live_interval=None,
+                                          config_overrides={"device": "cpu"})
+        extra = {k: v for k, v in trainer.config.to_dict().items() if v != getattr(Config(), k)}
+        args.seed, args.at, steps = trainer.config.seed, [trainer.step], 0
+    else:
+        config = Config.from_dict({**PRESETS["ugaritic"], "eval_interval": 0, "device": "cpu", "seed": args.seed,
+                                   **extra, "steps": max(steps, int(extra.get("steps", 3000)))})
+        trainer = Trainer(corpus, vocab, config, gold=gold, live_interval=None)
+    frequency = collections.Counter(c for ins in inscriptions for c in ins.text if c != " ")
+    values = standard_values(trainer.prep.lost_letters)
+    at = sorted(set(args.at))
+    t0 = time.perf_counter()
+
+    def report(step: int) -> None:
+        line = {"data": str(args.data), "seed": args.seed, "settings": extra, "step": step,
+                **({"checkpoint": str(args.checkpoint)} if args.checkpoint else {}),
+                **mapping_state(trainer, values, frequency), "train_s": round(time.perf_counter() - t0, 1)}
+        if args.eval:
+            m = trainer.evaluate().metrics
+            line.update(p_at_1=round(m["p_at_1"], 4), p_at_10=round(m["p_at_10"], 4))
+        text = json.dumps(line, ensure_ascii=False)
+        print(text, flush=True)
+        if args.out:
+            with open(args.out, "a", encoding="utf-8") as f:
+                f.write(text + "\n")
+
+    if args.checkpoint:
+        report(trainer.step)
+        return 0
+    if 0 in at:
+        report(0)
+    for event in trainer.run(steps):
+        if isinstance(event, StepEvent) and event.step in at:
+            report(event.step)
+            if event.step >= steps:
+                break
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,45 @@
+"""The issue-15 diagnostics: the Ugaritic standard values the mapping is read against, and the
+synthetic problem's dense dictionary and cognate-less words."""
+
+import collections
+
+from benchmarks.uga_mapping import mapping_state, standard_values
+from benchmarks.vocab_scaling import synthetic_problem
+from engine.config import Config
+from engine.data import PinnedValue
+from engine.training import Trainer
+
+
+def test_standard_values_follow_the_transliteration_and_hebrews_mergers():
+    values = {v.lost: v.known_ipa for v in standard_values(["a", "b", "$", "*", "x", "v", "@", "Z", "y", "?"])}
+    assert values == {"a": "ʔ", "b": "b", "$": "ʃ", "*": "z", "x": "ħ", "v": "ʃ", "@": "ʕ", "Z": "sˤ", "y": "j"}
+
+
+def test_the_mapping_state_counts_letters_and_their_tokens():
+    from engine.synthetic import make_cipher
+
+    c = make_cipher(n_stems=12, n_inscriptions=10, seed=1)
+    pins = [PinnedValue(letter, unit) for unit, letter in c.key.items()]
+    trainer = Trainer(c.corpus, c.vocabulary, Config(feature_dim=4, steps=60, anneal_steps=40, pin_weight=50,
+                                                      eval_interval=0), pins=pins, live_interval=None)
+    freq = collections.Counter(ch for ins in c.corpus.inscriptions for ch in ins.text if ch != " ")
+    values = [p for p in pins if p.lost in trainer.prep.lost_letters]
+    before = mapping_state(trainer, values, freq)
+    list(trainer.run())
+    after = mapping_state(trainer, values, freq)
+    assert after["letters"] == before["letters"] == len(values)
+    assert after["letters_right"] == len(values) and after["tokens_right"] == 1.0
+    assert before["letters_right"] < len(values) and before["tokens_right"] < 1.0
+
+
+def test_the_synthetic_problem_can_be_dense_and_hold_words_without_a_cognate():
+    corpus, vocab, gold = synthetic_problem(10, stem_len=(3, 6), distractor_len=(3, 4), noise_words=20)
+    plain_corpus, plain_vocab, plain_gold = synthetic_problem(10)
+    assert len(corpus.inscriptions) == len(plain_corpus.inscriptions) + 20
+    noise = [i for i in corpus.inscriptions if i.id.startswith("N")]
+    assert len(noise) == 20 and all(3 <= len(i.text) <= 6 and " " not in i.text for i in noise)
+    assert not {g.inscription_id for g in gold} & {i.id for i in noise}
+    distractors = vocab.stems[-300:]
+    assert all(3 <= len(s.ipa) <= 4 for s in distractors)
+    assert any(len(s.ipa) == 3 for s in distractors)
+    assert len(vocab.stems) == len(plain_vocab.stems)
