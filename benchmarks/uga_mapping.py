@@ -3,6 +3,8 @@ training on the full set goes wrong where the small set's does not).
 
     python -m benchmarks.uga_mapping --data data/uga-small --at 100 200 500 1000 3000 --seed 0
     python -m benchmarks.uga_mapping --data data/uga-full --at 100 200 500 1000 --seed 0 --set candidate_stems=64
+    python -m benchmarks.uga_mapping --data data/uga-full --checkpoint RUN/seed-0/checkpoint.pt   # a run's mapping
+    python -m benchmarks.uga_mapping --data data/uga-full --matches RUN/seed-0/matches.csv        # its identical forms
 
 The cognate file writes Ugaritic and Hebrew in one transliteration (``akl`` ~ ``akl``), so the
 reading that shares a letter's transliteration (or, for the five consonants Hebrew merged, the
@@ -58,6 +60,37 @@ def mapping_state(trainer, values, frequency: collections.Counter) -> dict:
             "mapping_best": agree["mapping_best"]}
 
 
+def identical_forms(data: Path, matches: Path) -> dict:
+    """How a run's top-ranked stems (its matches.csv) fare on the gold words whose Ugaritic form is
+    written exactly as one of their gold Hebrew forms (``aby`` ~ ``aby``), which the standard values
+    read as an exact match, against the other gold words; and, for the identical words it misses with
+    a stem of the same length, which letter pairs (Ugaritic, the stem's letter) differ, commonest first."""
+    import csv
+
+    with open(data / "lost.csv", encoding="utf-8", newline="") as f:
+        words = {r["id"]: r["text"] for r in csv.DictReader(f)}
+    gold: dict[str, set[str]] = collections.defaultdict(set)
+    with open(data / "gold.csv", encoding="utf-8", newline="") as f:
+        for r in csv.DictReader(f):
+            gold[r["inscription_id"]].update(r["known"].split("|"))
+    top: dict[str, str] = {}
+    with open(matches, encoding="utf-8", newline="") as f:
+        for r in csv.DictReader(f):
+            if r["rank"] == "1":
+                top[r["inscription_id"]] = r["stem_form"]
+    identical = {i for i, forms in gold.items() if words.get(i) in forms}
+    differ: collections.Counter = collections.Counter()
+    for i in identical:
+        t = top.get(i)
+        if t is not None and t not in gold[i] and len(t) == len(words[i]):
+            differ.update((a, b) for a, b in zip(words[i], t) if a != b)
+    hit = lambda ids: sum(1 for i in ids if top.get(i) in gold[i])  # noqa: E731
+    others = set(gold) - identical
+    return {"matches": str(matches), "gold_words": len(gold), "identical": len(identical),
+            "identical_top1": hit(identical), "others": len(others), "others_top1": hit(others),
+            "identical_missed_by": [f"{a}>{b} {n}" for (a, b), n in differ.most_common(8)]}
+
+
 def main(argv=None) -> int:
     import torch
 
@@ -75,9 +108,14 @@ def main(argv=None) -> int:
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="settings over the preset's")
     p.add_argument("--eval", action="store_true", help="also P@1 and P@10 at each step of --at")
     p.add_argument("--out", type=Path, help="append the JSON lines to this file too")
+    p.add_argument("--matches", type=Path, help="only summarise this run's matches.csv on the gold words written "
+                   "as their Hebrew cognate (identical_forms), and stop")
     p.add_argument("--checkpoint", type=Path, help="read the mapping of this run's checkpoint (its step) instead "
                    "of training; --at, --seed and --set are ignored")
     args = p.parse_args(argv)
+    if args.matches:
+        print(json.dumps(identical_forms(args.data, args.matches), ensure_ascii=False))
+        return 0
     torch.set_num_threads(1)
     inscriptions = read_lost(args.data / "lost.csv")
     corpus = Corpus("lost", tuple(inscriptions))

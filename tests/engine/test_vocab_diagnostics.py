@@ -43,3 +43,18 @@ def test_the_synthetic_problem_can_be_dense_and_hold_words_without_a_cognate():
     assert all(3 <= len(s.ipa) <= 4 for s in distractors)
     assert any(len(s.ipa) == 3 for s in distractors)
     assert len(vocab.stems) == len(plain_vocab.stems)
+
+
+def test_identical_forms_counts_the_words_written_as_their_cognate(tmp_path):
+    from benchmarks.uga_mapping import identical_forms
+
+    (tmp_path / "lost.csv").write_text("id,text\nu:1,aby\nu:2,bny\nu:3,mlkt\nu:4,ab\n", encoding="utf-8")
+    (tmp_path / "gold.csv").write_text("inscription_id,start,word_end,known\nu:1,0,3,aby\nu:2,0,3,bnh\n"
+                                       "u:3,0,4,mlkt|mlkh\nu:4,0,2,ab\n", encoding="utf-8")
+    (tmp_path / "matches.csv").write_text(
+        "inscription_id,start,end,span,rank,stem_form\nu:1,0,3,aby,1,abh\nu:1,0,3,aby,2,aby\n"
+        "u:2,0,3,bny,1,bnh\nu:3,0,4,mlkt,1,mlkh\nu:4,0,2,ab,1,ab\n", encoding="utf-8")
+    out = identical_forms(tmp_path, tmp_path / "matches.csv")
+    assert (out["gold_words"], out["identical"], out["identical_top1"]) == (4, 3, 2)
+    assert (out["others"], out["others_top1"]) == (1, 1)
+    assert out["identical_missed_by"] == ["y>h 1"]
