@@ -108,6 +108,7 @@ def main(argv=None) -> int:
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="settings over the preset's")
     p.add_argument("--eval", action="store_true", help="also P@1 and P@10 at each step of --at")
     p.add_argument("--out", type=Path, help="append the JSON lines to this file too")
+    p.add_argument("--matches-out", type=Path, help="with --eval: write the last evaluation's matches.csv here")
     p.add_argument("--matches", type=Path, help="only summarise this run's matches.csv on the gold words written "
                    "as their Hebrew cognate (identical_forms), and stop")
     p.add_argument("--checkpoint", type=Path, help="read the mapping of this run's checkpoint (its step) instead "
@@ -142,8 +143,14 @@ def main(argv=None) -> int:
                 **({"checkpoint": str(args.checkpoint)} if args.checkpoint else {}),
                 **mapping_state(trainer, values, frequency), "train_s": round(time.perf_counter() - t0, 1)}
         if args.eval:
-            m = trainer.evaluate().metrics
+            ev = trainer.evaluate()
+            m = ev.metrics
             line.update(p_at_1=round(m["p_at_1"], 4), p_at_10=round(m["p_at_10"], 4))
+            if args.matches_out and step == at[-1]:
+                from engine.io.reports import write_matches_csv
+
+                write_matches_csv(args.matches_out, ev.matches)
+                line.update(identical_forms(args.data, args.matches_out))
         text = json.dumps(line, ensure_ascii=False)
         print(text, flush=True)
         if args.out:

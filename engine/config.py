@@ -203,6 +203,11 @@ class Config:
     # so a larger value can only diverge; within the range, divergence is the training's to catch.
     lr: float = _setting(
         0.2, _OPT, "Learning rate of the SGD optimiser.", PAPER, gt=0, le=10)
+    # Issue 15: on the full Ugaritic set P@1 peaks mid-run and is lost after annealing while the mapping of
+    # the affix letters oscillates at the constant lr (docs/benchmarks.md, "Why the full set scores lower").
+    lr_end_fraction: float = _setting(
+        1.0, _OPT, "After annealing the learning rate decays linearly from lr to lr x this by the last step "
+        "(1 = constant, the paper).", OURS, ge=0, le=1)
     clip_norm: float = _setting(
         1.0, _OPT, "Gradients are clipped to this norm (0 = no clipping).", CODE, ge=0, le=1e6)
     # The first chunk always enters a batch, so any positive size works; below max_span a batch
@@ -291,6 +296,14 @@ class Config:
         if self.curriculum_min_span and step < round(self.curriculum_fraction * self.anneal_steps):
             return max(self.min_span, self.curriculum_min_span)
         return self.min_span
+
+    def learning_rate(self, step: int) -> float:
+        """The learning rate of the step taken at ``step`` (counted from 0): lr until the end of annealing,
+        then linear towards lr x lr_end_fraction at the run's last step (setting steps)."""
+        if self.lr_end_fraction == 1.0 or step < self.anneal_steps or self.steps <= self.anneal_steps:
+            return self.lr
+        t = min(step - self.anneal_steps, self.steps - self.anneal_steps) / (self.steps - self.anneal_steps)
+        return self.lr * (1.0 - t * (1.0 - self.lr_end_fraction))
 
     @property
     def resolved_sampling(self) -> str:

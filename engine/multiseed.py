@@ -31,7 +31,7 @@ from .lattice import forward_sums
 from .objective import lattice_log_o, log_match_prior
 from .results import EvalEvent, FinishedEvent, StepEvent
 from .scoring import SpanBatch, make_batch, place_emissions, span_given_match, span_scores
-from .training import Trainer, TrainingDiverged
+from .training import Trainer, TrainingDiverged, set_learning_rate
 
 
 def merge_batches(batches: Sequence[SpanBatch]) -> tuple[SpanBatch, torch.Tensor, list[tuple[int, int]]]:
@@ -180,6 +180,7 @@ class SeedGroup:
             if not torch.isfinite(loss):
                 raise TrainingDiverged(f"seed {t.config.seed}: the loss became {float(loss)} at step {step + 1}")
         for t in self.trainers:
+            set_learning_rate(t.optimizer, cfg.learning_rate(step))
             t.optimizer.step()
             if not t._parameters_finite():
                 raise TrainingDiverged(f"seed {t.config.seed}: the model's parameters became non-finite at "

@@ -98,6 +98,12 @@ class BatchSampler:
                 return batch
 
 
+def set_learning_rate(optimizer: torch.optim.Optimizer, lr: float) -> None:
+    """The step's learning rate (Config.learning_rate; setting lr_end_fraction)."""
+    for group in optimizer.param_groups:
+        group["lr"] = lr
+
+
 class Trainer:
     def __init__(self, corpus: Corpus, vocabulary: Vocabulary | Sequence[Stem], config: Config | None = None, *,
                  gold: Sequence[GoldAnnotation] = (), pins: Iterable[PinnedValue] = (),
@@ -172,6 +178,7 @@ class Trainer:
             if not torch.isfinite(result.loss):
                 diverged = f"the loss became {float(result.loss.detach())} at step {self.step + 1}"
             else:
+                set_learning_rate(self.optimizer, cfg.learning_rate(self.step))
                 self.optimizer.step()
                 if not self._parameters_finite():
                     diverged = f"the model's parameters became non-finite at step {self.step + 1}"

@@ -1,4 +1,5 @@
-"""The long-spans-first curriculum (settings curriculum_min_span, curriculum_fraction; issue 15):
+"""Schedules beyond the paper (issue 15): the long-spans-first curriculum (settings curriculum_min_span,
+curriculum_fraction) and the learning rate after annealing (lr_end_fraction). The curriculum:
 during the first curriculum_fraction x anneal_steps steps only spans of at least curriculum_min_span
 letters are trained, then every span from min_span on."""
 
@@ -113,3 +114,45 @@ def test_a_corpus_without_a_long_enough_word_is_refused_in_one_line(words):
     cfg = Config(**WORDS, curriculum_min_span=6)
     with pytest.raises(InputError, match="curriculum_min_span: no inscription has a run of at least 6 letters"):
         Trainer(corpus, words.vocabulary, cfg, live_interval=None)
+
+
+# ---- the learning rate after annealing (setting lr_end_fraction) ----
+
+def test_the_learning_rate_is_constant_until_annealing_ends_then_decays_linearly():
+    cfg = Config(lr=0.2, steps=300, anneal_steps=200, lr_end_fraction=0.1)
+    assert [cfg.learning_rate(s) for s in (0, 199, 200)] == pytest.approx([0.2, 0.2, 0.2])
+    assert cfg.learning_rate(250) == pytest.approx(0.2 * (1 - 0.5 * 0.9))
+    assert cfg.learning_rate(300) == pytest.approx(0.02) and cfg.learning_rate(10_000) == pytest.approx(0.02)
+    assert all(Config(steps=300, anneal_steps=200).learning_rate(s) == 0.2 for s in (0, 250, 299))
+    with pytest.raises(SettingError, match="lr_end_fraction"):
+        Config(lr_end_fraction=1.5)
+
+
+def test_a_run_takes_the_decayed_rate_and_its_default_is_the_papers_constant(words):
+    base = dict(WORDS, steps=8, anneal_steps=4)
+    runs = {}
+    for f in (1.0, 0.0):
+        t = Trainer(words.corpus, words.vocabulary, Config(**base, lr_end_fraction=f), live_interval=None)
+        list(t.run())
+        runs[f] = t
+    assert runs[1.0].optimizer.param_groups[0]["lr"] == pytest.approx(0.2)
+    assert runs[0.0].optimizer.param_groups[0]["lr"] == pytest.approx(0.2 * (1 - 3 / 4))   # the step at 7
+    assert not torch.allclose(runs[1.0].model.aligner, runs[0.0].model.aligner)
+    # and the first four steps (annealing) are the same run
+    early = {}
+    for f in (1.0, 0.0):
+        t = Trainer(words.corpus, words.vocabulary, Config(**base, lr_end_fraction=f), live_interval=None)
+        list(t.run(4))
+        early[f] = t.model.aligner.detach().clone()
+    assert torch.equal(early[1.0], early[0.0])
+
+
+def test_seeds_in_lockstep_take_the_same_decayed_rate(words):
+    cfg = Config(**{**WORDS, "steps": 6, "anneal_steps": 3}, lr_end_fraction=0.2)
+    group = SeedGroup(words.corpus, words.vocabulary, cfg, [0, 1])
+    for _ in group.run(6):
+        pass
+    single = Trainer(words.corpus, words.vocabulary, cfg.replace(seed=1), live_interval=None)
+    list(single.run(6))
+    for p, q in zip(group.trainers[1].model.parameters(), single.model.parameters()):
+        assert torch.allclose(p, q, atol=1e-5, rtol=1e-5)
