@@ -64,7 +64,10 @@ def identical_forms(data: Path, matches: Path) -> dict:
     """How a run's top-ranked stems (its matches.csv) fare on the gold words whose Ugaritic form is
     written exactly as one of their gold Hebrew forms (``aby`` ~ ``aby``), which the standard values
     read as an exact match, against the other gold words; and, for the identical words it misses with
-    a stem of the same length, which letter pairs (Ugaritic, the stem's letter) differ, commonest first."""
+    a stem of the same length, which letter pairs (Ugaritic, the stem's letter) differ, commonest first.
+
+    matches.csv holds the words the decode matched, so a gold word the decode left unmatched counts as
+    missed (the decode-based figure, not P@1); ``matched`` says how many gold words have a match."""
     import csv
 
     with open(data / "lost.csv", encoding="utf-8", newline="") as f:
@@ -86,7 +89,8 @@ def identical_forms(data: Path, matches: Path) -> dict:
             differ.update((a, b) for a, b in zip(words[i], t) if a != b)
     hit = lambda ids: sum(1 for i in ids if top.get(i) in gold[i])  # noqa: E731
     others = set(gold) - identical
-    return {"matches": str(matches), "gold_words": len(gold), "identical": len(identical),
+    return {"matches": str(matches), "gold_words": len(gold), "matched": sum(1 for i in gold if i in top),
+            "identical": len(identical),
             "identical_top1": hit(identical), "others": len(others), "others_top1": hit(others),
             "identical_missed_by": [f"{a}>{b} {n}" for (a, b), n in differ.most_common(8)]}
 

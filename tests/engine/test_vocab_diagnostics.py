@@ -55,6 +55,6 @@ def test_identical_forms_counts_the_words_written_as_their_cognate(tmp_path):
         "inscription_id,start,end,span,rank,stem_form\nu:1,0,3,aby,1,abh\nu:1,0,3,aby,2,aby\n"
         "u:2,0,3,bny,1,bnh\nu:3,0,4,mlkt,1,mlkh\nu:4,0,2,ab,1,ab\n", encoding="utf-8")
     out = identical_forms(tmp_path, tmp_path / "matches.csv")
-    assert (out["gold_words"], out["identical"], out["identical_top1"]) == (4, 3, 2)
+    assert (out["gold_words"], out["matched"], out["identical"], out["identical_top1"]) == (4, 4, 3, 2)
     assert (out["others"], out["others_top1"]) == (1, 1)
     assert out["identical_missed_by"] == ["y>h 1"]
