@@ -70,12 +70,13 @@ def identical_forms(data: Path, matches: Path) -> dict:
     missed (the decode-based figure, not P@1); ``matched`` says how many gold words have a match."""
     import csv
 
-    with open(data / "lost.csv", encoding="utf-8", newline="") as f:
-        words = {r["id"]: r["text"] for r in csv.DictReader(f)}
+    from engine.io.tables import read_gold, read_lost
+
+    inscriptions = read_lost(data / "lost.csv")
+    words = {ins.id: ins.text for ins in inscriptions}
     gold: dict[str, set[str]] = collections.defaultdict(set)
-    with open(data / "gold.csv", encoding="utf-8", newline="") as f:
-        for r in csv.DictReader(f):
-            gold[r["inscription_id"]].update(r["known"].split("|"))
+    for g in read_gold(data / "gold.csv", inscriptions=inscriptions):
+        gold[g.inscription_id].update(g.known)
     top: dict[str, str] = {}
     with open(matches, encoding="utf-8", newline="") as f:
         for r in csv.DictReader(f):
@@ -96,6 +97,18 @@ def identical_forms(data: Path, matches: Path) -> dict:
 
 
 def main(argv=None) -> int:
+    """A bad input (a missing or malformed file, a bad --set, a foreign checkpoint) is one line on
+    stderr and exit status 2."""
+    from engine.errors import InputError
+
+    try:
+        return _main(argv)
+    except (InputError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+
+def _main(argv=None) -> int:
     import torch
 
     from engine.config import PRESETS, Config, parse_assignments
@@ -121,12 +134,12 @@ def main(argv=None) -> int:
     if args.matches:
         print(json.dumps(identical_forms(args.data, args.matches), ensure_ascii=False))
         return 0
+    extra = parse_assignments(args.set, what="--set")
     torch.set_num_threads(1)
     inscriptions = read_lost(args.data / "lost.csv")
     corpus = Corpus("lost", tuple(inscriptions))
     vocab = Vocabulary("known", tuple(read_known(args.data / "known.csv")))
     gold = list(read_gold(args.data / "gold.csv", inscriptions=inscriptions))
-    extra = parse_assignments(args.set, what="--set")
     steps = max(args.at)
     if args.checkpoint:
         trainer = Trainer.from_checkpoint(args.checkpoint, corpus, vocab, gold=gold, live_interval=None,

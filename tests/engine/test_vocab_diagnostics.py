@@ -58,3 +58,14 @@ def test_identical_forms_counts_the_words_written_as_their_cognate(tmp_path):
     assert (out["gold_words"], out["matched"], out["identical"], out["identical_top1"]) == (4, 4, 3, 2)
     assert (out["others"], out["others_top1"]) == (1, 1)
     assert out["identical_missed_by"] == ["y>h 1"]
+
+
+def test_a_bad_input_is_one_line_and_status_2(tmp_path, capsys):
+    from benchmarks.uga_mapping import main
+
+    assert main(["--data", str(tmp_path), "--matches", str(tmp_path / "matches.csv")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "lost.csv" in err and "Traceback" not in err
+    (tmp_path / "lost.csv").write_text("id,text\nu:1,ab\n", encoding="utf-8")
+    assert main(["--data", str(tmp_path), "--at", "1", "--set", "lr=nope"]) == 2
+    assert "lr" in capsys.readouterr().err
