@@ -32,7 +32,7 @@ def corpus_objective(trainer, *, chars_per_batch: int | None = None, step: int |
     model.eval()
     try:
         with torch.no_grad():
-            log_p = model.log_probs(dropout=False)
+            log_p = model.tables(dropout=False)
             units, lens = prep.stem_units.to(device), prep.stem_len.to(device)
             for idx in eval_batches(prep, list(range(len(prep.chunks))), chars):
                 batch = make_batch(prep, idx).to(device)

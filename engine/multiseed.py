@@ -28,7 +28,7 @@ import torch
 
 from .config import Config
 from .lattice import forward_sums
-from .objective import lattice_log_o, log_match_prior
+from .objective import lattice_log_o, log_match_prior, pin_penalty
 from .results import EvalEvent, FinishedEvent, StepEvent
 from .scoring import SpanBatch, make_batch, place_emissions, span_given_match, span_scores
 from .training import Trainer, TrainingDiverged, set_learning_rate
@@ -127,9 +127,9 @@ class SeedGroup:
         first, second = [], []
         for k, t in enumerate(self.trainers):
             with self.random_streams(k):
-                first.append(t.model.log_probs(dropout=True))
+                first.append(t.model.tables(dropout=True))
                 # the second dropout sample (Omega_loss, pins), drawn in the single run's order
-                second.append(t.model.log_probs(dropout=True))
+                second.append(t.model.tables(dropout=True))
         merged, col_table, rows = merge_batches(batches)
         units, lens = first_trainer_stems(self.trainers[0])
         scores = span_scores(torch.stack(first), prep, merged, gamma, units, lens, impl="fused",
@@ -148,8 +148,7 @@ class SeedGroup:
             coverage_loss = torch.clamp(cfg.coverage_target(step) - cov_ratio, min=0.0)
             probs = second[k].exp()
             sound = t.model.sound_loss(probs) / n_chars
-            pk, pl, pw = t._pin_index
-            pin_term = (pw * -torch.log(probs[pk, pl] + 1e-8)).sum() if pk.numel() else probs.new_zeros(())
+            pin_term = pin_penalty(probs, t._pin_index, t.model.n_lost)
             likelihood = -sums.log_px[a:b].sum() / n_chars
             loss = (-cfg.quality_weight * quality + cfg.coverage_weight * coverage_loss
                     + cfg.sound_loss_weight * sound + cfg.pin_weight * pin_term)
