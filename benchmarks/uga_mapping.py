@@ -5,6 +5,7 @@ training on the full set goes wrong where the small set's does not).
     python -m benchmarks.uga_mapping --data data/uga-full --at 100 200 500 1000 --seed 0 --set candidate_stems=64
     python -m benchmarks.uga_mapping --data data/uga-full --checkpoint RUN/seed-0/checkpoint.pt   # a run's mapping
     python -m benchmarks.uga_mapping --data data/uga-full --matches RUN/seed-0/matches.csv        # its identical forms
+    python -m benchmarks.uga_mapping --data data/uga-full --write-prior PRIOR.csv                 # the standard values
 
 The cognate file writes Ugaritic and Hebrew in one transliteration (``akl`` ~ ``akl``), so the
 reading that shares a letter's transliteration (or, for the five consonants Hebrew merged, the
@@ -25,7 +26,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks.gothic_ranks import prior_agreement
+from benchmarks.gothic_ranks import final_objective, prior_agreement
 
 
 #: Ugaritic consonants that Hebrew merged into another (Proto-Semitic *ð, *ɣ, *θˤ, *θ, *χ): the
@@ -96,6 +97,19 @@ def identical_forms(data: Path, matches: Path) -> dict:
             "identical_missed_by": [f"{a}>{b} {n}" for (a, b), n in differ.most_common(8)]}
 
 
+def write_standard_prior(data: Path, out: Path) -> int:
+    """The standard values of every letter of ``data``'s lost.csv as a PRIOR.csv: pinning them all gives
+    the model the right mapping, what its ranking can reach with it (the ceiling of docs/benchmarks.md)."""
+    from engine.io.atomic import write_csv
+    from engine.io.tables import read_lost
+
+    letters = sorted({c for ins in read_lost(data / "lost.csv") for c in ins.text if c != " "})
+    values = standard_values(letters)
+    write_csv(out, ("lost", "known_ipa"), ((v.lost, v.known_ipa) for v in values))
+    print(f"{len(values)} of {len(letters)} letters -> {out}")
+    return 0
+
+
 def main(argv=None) -> int:
     """A bad input (a missing or malformed file, a bad --set, a foreign checkpoint) is one line on
     stderr and exit status 2."""
@@ -130,7 +144,13 @@ def _main(argv=None) -> int:
                    "as their Hebrew cognate (identical_forms), and stop")
     p.add_argument("--checkpoint", type=Path, help="read the mapping of this run's checkpoint (its step) instead "
                    "of training; --at, --seed and --set are ignored")
+    p.add_argument("--objective", action="store_true", help="also the gold-free final objective at each step of "
+                   "--at (benchmarks/gothic_ranks.final_objective; one more pass over the corpus)")
+    p.add_argument("--write-prior", type=Path, metavar="PRIOR_CSV", help="only write the standard values of the "
+                   "corpus's letters as a PRIOR.csv (lost,known_ipa: `decipher run --prior`), and stop")
     args = p.parse_args(argv)
+    if args.write_prior:
+        return write_standard_prior(args.data, args.write_prior)
     if args.matches:
         print(json.dumps(identical_forms(args.data, args.matches), ensure_ascii=False))
         return 0
@@ -159,6 +179,8 @@ def _main(argv=None) -> int:
         line = {"data": str(args.data), "seed": args.seed, "settings": extra, "step": step,
                 **({"checkpoint": str(args.checkpoint)} if args.checkpoint else {}),
                 **mapping_state(trainer, values, frequency), "train_s": round(time.perf_counter() - t0, 1)}
+        if args.objective:
+            line.update(final_objective(trainer))
         if args.eval:
             ev = trainer.evaluate()
             m = ev.metrics

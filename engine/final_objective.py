@@ -18,7 +18,7 @@ def corpus_objective(trainer, *, chars_per_batch: int | None = None, step: int |
 
     from .decoding import eval_batches
     from .lattice import forward_sums
-    from .objective import lattice_log_o, log_match_prior, pin_pairs
+    from .objective import lattice_log_o, log_match_prior, pin_pairs, pin_penalty
     from .scoring import make_batch, place_emissions, span_given_match, span_scores
 
     prep, cfg, model = trainer.prep, trainer.config, trainer.model
@@ -50,8 +50,7 @@ def corpus_objective(trainer, *, chars_per_batch: int | None = None, step: int |
                 n_chars += int(batch.chunk_len.sum())
             probs = log_p.exp()
             sound = float(model.sound_loss(probs))
-            k, l, w = pin_pairs(prep, trainer.pins)
-            pins = float((w * -torch.log(probs.cpu()[k, l] + 1e-8)).sum()) if k.numel() else 0.0
+            pins = float(pin_penalty(probs.cpu(), pin_pairs(prep, trainer.pins), model.n_lost))
     finally:
         model.train(was_training)
     n = max(n_chars, 1)

@@ -69,3 +69,13 @@ def test_a_bad_input_is_one_line_and_status_2(tmp_path, capsys):
     (tmp_path / "lost.csv").write_text("id,text\nu:1,ab\n", encoding="utf-8")
     assert main(["--data", str(tmp_path), "--at", "1", "--set", "lr=nope"]) == 2
     assert "lr" in capsys.readouterr().err
+
+
+def test_the_standard_values_are_written_as_a_prior_the_run_reads(tmp_path):
+    from benchmarks.uga_mapping import main
+    from engine.io.tables import read_prior
+
+    (tmp_path / "lost.csv").write_text("id,text\nu:1,aby\nu:2,vx H\n", encoding="utf-8")
+    assert main(["--data", str(tmp_path), "--write-prior", str(tmp_path / "prior.csv")]) == 0
+    pins = {p.lost: p.known_ipa for p in read_prior(tmp_path / "prior.csv")}
+    assert pins == {"a": "ʔ", "b": "b", "y": "j", "v": "ʃ", "x": "ħ", "H": "ħ"}
