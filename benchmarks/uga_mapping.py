@@ -97,6 +97,15 @@ def identical_forms(data: Path, matches: Path) -> dict:
             "identical_missed_by": [f"{a}>{b} {n}" for (a, b), n in differ.most_common(8)]}
 
 
+def objective_without_pins(trainer, stems: int) -> float:
+    """The gold-free objective of the trainer's model, less the pins' term, with each span competing among
+    its ``stems`` best stems (engine/final_objective.py): what training at that competition minimises."""
+    from engine.final_objective import corpus_objective
+
+    parts = corpus_objective(trainer, stems=stems)
+    return parts["objective"] - trainer.config.pin_weight * parts["pins"]
+
+
 def write_standard_prior(data: Path, out: Path) -> int:
     """The standard values of every letter of ``data``'s lost.csv as a PRIOR.csv: pinning them all gives
     the model the right mapping, what its ranking can reach with it (the ceiling of docs/benchmarks.md)."""
@@ -144,8 +153,13 @@ def _main(argv=None) -> int:
                    "as their Hebrew cognate (identical_forms), and stop")
     p.add_argument("--checkpoint", type=Path, help="read the mapping of this run's checkpoint (its step) instead "
                    "of training; --at, --seed and --set are ignored")
+    p.add_argument("--checkpoint-out", type=Path, help="write the model at the last step of --at to this "
+                   "checkpoint (read it back with --checkpoint)")
     p.add_argument("--objective", action="store_true", help="also the gold-free final objective at each step of "
                    "--at (benchmarks/gothic_ranks.final_objective; one more pass over the corpus)")
+    p.add_argument("--objective-stems", type=int, nargs="+", default=[], metavar="K", help="also the objective "
+                   "without the pins' term with each span's P(span | matched) the mean over its K best stems "
+                   "(candidate_stems' competition at K) instead of every stem")
     p.add_argument("--write-prior", type=Path, metavar="PRIOR_CSV", help="only write the standard values of the "
                    "corpus's letters as a PRIOR.csv (lost,known_ipa: `decipher run --prior`), and stop")
     args = p.parse_args(argv)
@@ -181,6 +195,8 @@ def _main(argv=None) -> int:
                 **mapping_state(trainer, values, frequency), "train_s": round(time.perf_counter() - t0, 1)}
         if args.objective:
             line.update(final_objective(trainer))
+        for k in args.objective_stems:
+            line[f"final_objective_without_pins_k{k}"] = round(objective_without_pins(trainer, k), 4)
         if args.eval:
             ev = trainer.evaluate()
             m = ev.metrics
@@ -190,6 +206,8 @@ def _main(argv=None) -> int:
 
                 write_matches_csv(args.matches_out, ev.matches)
                 line.update(identical_forms(args.data, args.matches_out))
+        if args.checkpoint_out and step == at[-1] and not args.checkpoint:
+            trainer.save_checkpoint(args.checkpoint_out)
         text = json.dumps(line, ensure_ascii=False)
         print(text, flush=True)
         if args.out:

@@ -11,11 +11,16 @@ from __future__ import annotations
 import math
 
 
-def corpus_objective(trainer, *, chars_per_batch: int | None = None, step: int | None = None) -> dict[str, float]:
+def corpus_objective(trainer, *, chars_per_batch: int | None = None, step: int | None = None,
+                     stems: int | None = None) -> dict[str, float]:
     """``{"objective", "quality", "coverage_ratio", "sound_loss", "pins"}`` of ``trainer``'s model,
-    with the insertion cost and coverage target of ``step`` (default: the trainer's step)."""
+    with the insertion cost and coverage target of ``step`` (default: the trainer's step).
+    ``stems = K``: each span's P(span | matched) is the mean over its K best stems (the competition of
+    setting candidate_stems at K) instead of over every stem, the paper's."""
     import torch
 
+    from .alignment import NEG
+    from .candidate_stems import top_candidates
     from .decoding import eval_batches
     from .lattice import forward_sums
     from .objective import lattice_log_o, log_match_prior, pin_pairs, pin_penalty
@@ -40,7 +45,11 @@ def corpus_objective(trainer, *, chars_per_batch: int | None = None, step: int |
                     n_chars += int(batch.chunk_len.sum())
                     continue
                 scores = span_scores(log_p, prep, batch, gamma, units, lens)
-                log_e = span_given_match(scores, prep.n_stems)
+                if stems and stems < prep.n_stems:
+                    log_e = span_given_match(torch.where(top_candidates(scores, stems), scores,
+                                                         scores.new_tensor(NEG)), stems)
+                else:
+                    log_e = span_given_match(scores, prep.n_stems)
                 emit = place_emissions(log_e + log_match_prior(prep), batch)
                 log_r = math.log(cfg.reward_scale) + log_e / batch.span_len.to(log_e.dtype)
                 sums = forward_sums(emit, place_emissions(log_r, batch), batch.chunk_len,

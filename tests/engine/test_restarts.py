@@ -498,3 +498,14 @@ def test_one_start_keeps_its_files_as_before(tmp_path, cipher):
                sinks=[OutputFolder(out)]).run()
     header = (out / "steps.csv").read_text(encoding="utf-8").splitlines()[0]
     assert header.startswith("step,") and "restart" not in header
+
+
+def test_the_objective_over_each_spans_best_stems_is_the_paper_one_with_every_stem(cipher):
+    trainer, _ = _train(cipher, seed=0)
+    V = trainer.prep.n_stems
+    every = corpus_objective(trainer)
+    assert corpus_objective(trainer, stems=V)["objective"] == pytest.approx(every["objective"], abs=1e-12)
+    # the mean over the best few is larger than the mean over all: quality rises as K falls
+    q = [corpus_objective(trainer, stems=k)["quality"] for k in (V - 1, 4, 1)]
+    assert every["quality"] < q[0] < q[1] < q[2]
+    assert corpus_objective(trainer, stems=1)["sound_loss"] == every["sound_loss"]

@@ -3,6 +3,8 @@ synthetic problem's dense dictionary and cognate-less words."""
 
 import collections
 
+import pytest
+
 from benchmarks.uga_mapping import mapping_state, standard_values
 from benchmarks.vocab_scaling import synthetic_problem
 from engine.config import Config
@@ -79,3 +81,21 @@ def test_the_standard_values_are_written_as_a_prior_the_run_reads(tmp_path):
     assert main(["--data", str(tmp_path), "--write-prior", str(tmp_path / "prior.csv")]) == 0
     pins = {p.lost: p.known_ipa for p in read_prior(tmp_path / "prior.csv")}
     assert pins == {"a": "ʔ", "b": "b", "y": "j", "v": "ʃ", "x": "ħ", "H": "ħ"}
+
+
+def test_a_runs_checkpoint_is_written_and_read_back_with_its_objective(tmp_path, capsys):
+    import json
+
+    from benchmarks.uga_mapping import main
+
+    (tmp_path / "lost.csv").write_text("id,text\nu:1,aby\nu:2,bny\nu:3,mlkt\n", encoding="utf-8")
+    (tmp_path / "known.csv").write_text("form,ipa\naby,ʔbj\nbnh,bnh\nmlkt,mlkt\nabh,ʔbh\n", encoding="utf-8")
+    (tmp_path / "gold.csv").write_text("inscription_id,start,word_end,known\nu:1,0,3,aby\n", encoding="utf-8")
+    ckpt = tmp_path / "run.pt"
+    assert main(["--data", str(tmp_path), "--at", "2", "--checkpoint-out", str(ckpt)]) == 0
+    trained = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert main(["--data", str(tmp_path), "--checkpoint", str(ckpt), "--objective", "--objective-stems", "1", "4"]) == 0
+    read = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert read["step"] == 2 and read["mapping_best"] == trained["mapping_best"]
+    assert read["final_objective_without_pins_k4"] == pytest.approx(read["final_objective_without_pins"])
+    assert read["final_objective_without_pins_k1"] < read["final_objective_without_pins_k4"]
