@@ -106,14 +106,6 @@ class Config:
     # one-hot from the first step and gradients are 1/T times larger, so nothing can be learned.
     temperature: float = _setting(
         0.2, _MAP, "T in P(lost | known) = softmax(E_K . E_L / T).", PAPER, ge=0.01, le=100)
-    # Issue 15: on the full Ugaritic set the word-final correspondences (feminine -t ~ Hebrew -h, final
-    # -y ~ -h) pull the one mapping of t and y towards h everywhere, and the words spelled alike are lost
-    # (docs/benchmarks.md, "A table for the last letter of a word").
-    word_final_mapping: bool = _setting(
-        False, _MAP, "Whole words only (segmented): the last letter of a word is read through its own table "
-        "P_end(lost | known), with E_L,end = (W + W_end) E_K and W_end starting at 0, so a sound change at the "
-        "end of words need not move the mapping inside them (beyond the paper; docs/deviations-from-paper.md). "
-        "False = one table everywhere (the paper).", OURS)
 
     # --- edit-distance DP (paper §3.1.2; code: ExtractModel._get_matches) ---
     edit_mode: EditMode = _setting(
@@ -283,9 +275,6 @@ class Config:
                 not self.min_span <= self.curriculum_min_span <= self.max_span:
             out.append(("curriculum_min_span", f"must be 0 (off) or within min_span..max_span "
                         f"({self.min_span}..{self.max_span}), got {self.curriculum_min_span}"))
-        if self.word_final_mapping and not self.segmented:
-            out.append(("word_final_mapping", "needs whole-word spans (segmented = true): in running text a "
-                        "span's last letter is not the end of a word"))
         return out
 
     # ---- schedules ----

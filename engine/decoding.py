@@ -81,7 +81,7 @@ def decode_batch(prep: Prepared, batch: SpanBatch, scores: torch.Tensor, top_k: 
 def score_chunks(model, prep: Prepared, chunk_indices: list[int], step: int, device,
                  chars_per_batch: int) -> Iterator[tuple[SpanBatch, torch.Tensor]]:
     """Eval-mode (no dropout) span scores, batch by batch, on the CPU."""
-    log_p = model.tables(dropout=False)
+    log_p = model.log_probs(dropout=False)
     gamma = prep.config.insertion_cost(step)
     units, lens = prep.stem_units.to(device), prep.stem_len.to(device)
     for idx in eval_batches(prep, chunk_indices, chars_per_batch):

@@ -37,7 +37,7 @@ def corpus_objective(trainer, *, chars_per_batch: int | None = None, step: int |
     model.eval()
     try:
         with torch.no_grad():
-            log_p = model.tables(dropout=False)
+            log_p = model.log_probs(dropout=False)
             units, lens = prep.stem_units.to(device), prep.stem_len.to(device)
             for idx in eval_batches(prep, list(range(len(prep.chunks))), chars):
                 batch = make_batch(prep, idx).to(device)
@@ -59,7 +59,7 @@ def corpus_objective(trainer, *, chars_per_batch: int | None = None, step: int |
                 n_chars += int(batch.chunk_len.sum())
             probs = log_p.exp()
             sound = float(model.sound_loss(probs))
-            pins = float(pin_penalty(probs.cpu(), pin_pairs(prep, trainer.pins), model.n_lost))
+            pins = float(pin_penalty(probs.cpu(), pin_pairs(prep, trainer.pins)))
     finally:
         model.train(was_training)
     n = max(n_chars, 1)

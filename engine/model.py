@@ -6,11 +6,6 @@ P(l | k) = softmax_l(E_K(k) . E_L(l) / T)                                (l incl
 
 Index 0 on both sides is the deletion pseudo-character, so deletion competes with real letters
 inside the same softmax (as in the authors' code).
-
-With the setting word_final_mapping (beyond the paper), the last letter of a whole word has its own
-table P_end(l | k) = softmax_l(E_K(k) . E_L,end(l) / T), E_L,end(l) = sum_k (W + W_end)[l, k] E_K(k),
-W_end starting at 0; ``tables`` returns both side by side, (K, 2C), and the edit DP reads a word's
-last letter from columns C.. (engine/scoring.py).
 """
 
 from __future__ import annotations
@@ -42,8 +37,6 @@ class CharMapping(nn.Module):
             self.feature_emb = None
             self.unit_emb = nn.Parameter(torch.empty(len(known_units), 7 * d).uniform_(-a, a))
         self.aligner = nn.Parameter(torch.empty(len(lost_letters), len(known_units)).uniform_(-a, a))
-        self.final_aligner = nn.Parameter(torch.zeros(len(lost_letters), len(known_units))) \
-            if config.word_final_mapping else None
 
     @property
     def n_lost(self) -> int:
@@ -59,27 +52,12 @@ class CharMapping(nn.Module):
             e = nn.functional.dropout(e, p=self.config.dropout, training=True)
         return self.config.emb_norm * nn.functional.normalize(e, dim=1, eps=1e-12)
 
-    def _log_softmax(self, e_k: torch.Tensor, aligner: torch.Tensor) -> torch.Tensor:
-        return torch.log_softmax(e_k @ (aligner @ e_k).T / self.config.temperature, dim=1)
-
     def log_probs(self, dropout: bool = False) -> torch.Tensor:
-        """(K, C) log P(lost letter | known unit): the mapping (inside words, with word_final_mapping)."""
-        return self._log_softmax(self.known_embeddings(dropout), self.aligner)
-
-    def tables(self, dropout: bool = False) -> torch.Tensor:
-        """The tables the edit DP reads, from one dropout sample: ``log_probs`` (K, C), or with
-        word_final_mapping (K, 2C), whose columns C.. are log P_end(lost | known) for a word's last letter."""
+        """(K, C) log P(lost letter | known unit)."""
         e_k = self.known_embeddings(dropout)
-        inside = self._log_softmax(e_k, self.aligner)
-        if self.final_aligner is None:
-            return inside
-        return torch.cat([inside, self._log_softmax(e_k, self.aligner + self.final_aligner)], dim=1)
-
-    def final_log_probs(self) -> torch.Tensor | None:
-        """(K, C) log P_end(lost | known) without dropout, or None without word_final_mapping."""
-        return None if self.final_aligner is None else self.tables()[:, self.n_lost:]
+        e_l = self.aligner @ e_k
+        return torch.log_softmax(e_k @ e_l.T / self.config.temperature, dim=1)
 
     def sound_loss(self, probs: torch.Tensor) -> torch.Tensor:
-        """Omega_loss: each lost letter should receive a total mass of about one known unit; with
-        ``tables``' two tables (K, 2C), in each of them."""
+        """Omega_loss: each lost letter should receive a total mass of about one known unit."""
         return ((probs.sum(dim=0) - 1.0) ** 2).sum()

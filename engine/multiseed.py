@@ -127,9 +127,9 @@ class SeedGroup:
         first, second = [], []
         for k, t in enumerate(self.trainers):
             with self.random_streams(k):
-                first.append(t.model.tables(dropout=True))
+                first.append(t.model.log_probs(dropout=True))
                 # the second dropout sample (Omega_loss, pins), drawn in the single run's order
-                second.append(t.model.tables(dropout=True))
+                second.append(t.model.log_probs(dropout=True))
         merged, col_table, rows = merge_batches(batches)
         units, lens = first_trainer_stems(self.trainers[0])
         scores = span_scores(torch.stack(first), prep, merged, gamma, units, lens, impl="fused",
@@ -148,7 +148,7 @@ class SeedGroup:
             coverage_loss = torch.clamp(cfg.coverage_target(step) - cov_ratio, min=0.0)
             probs = second[k].exp()
             sound = t.model.sound_loss(probs) / n_chars
-            pin_term = pin_penalty(probs, t._pin_index, t.model.n_lost)
+            pin_term = pin_penalty(probs, t._pin_index)
             likelihood = -sums.log_px[a:b].sum() / n_chars
             loss = (-cfg.quality_weight * quality + cfg.coverage_weight * coverage_loss
                     + cfg.sound_loss_weight * sound + cfg.pin_weight * pin_term)

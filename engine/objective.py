@@ -114,14 +114,11 @@ def _candidate_scores(log_p, prep: Prepared, batch: SpanBatch, gamma: float, ste
     return scores, span_given_match(sub, k)
 
 
-def pin_penalty(probs: torch.Tensor, pins, n_lost: int) -> torch.Tensor:
-    """sum of weight x -log P(lost | known) over the pinned values; with word_final_mapping's two
-    tables (``probs`` (K, 2C)) a pin holds in both: a pinned letter keeps its value at the end of words."""
+def pin_penalty(probs: torch.Tensor, pins) -> torch.Tensor:
+    """sum of weight x -log P(lost | known) over the pinned values ``pins`` (known, lost, weight index
+    tensors: pin_pairs), from ``probs`` (K, C)."""
     k, l, w = (t.to(probs.device) for t in pins)
-    if not k.numel():
-        return probs.new_zeros(())
-    cols = [l] if probs.shape[1] == n_lost else [l, l + n_lost]
-    return sum((w * -torch.log(probs[k, c] + 1e-8)).sum() for c in cols)
+    return (w * -torch.log(probs[k, l] + 1e-8)).sum() if k.numel() else probs.new_zeros(())
 
 
 def _no_timer(name: str):
@@ -139,7 +136,7 @@ def batch_objective(model: CharMapping, prep: Prepared, batch: SpanBatch, step: 
     cfg = prep.config
     gamma = cfg.insertion_cost(step)
     with timer("char_distribution"):
-        log_p = model.tables(dropout=True)
+        log_p = model.log_probs(dropout=True)
     k = competition_size(prep, step)
     with timer("edit_dp"):
         if k < prep.n_stems:
@@ -162,9 +159,9 @@ def batch_objective(model: CharMapping, prep: Prepared, batch: SpanBatch, step: 
     cov_ratio = sums.coverage.sum() / n_chars
     coverage_loss = torch.clamp(cfg.coverage_target(step) - cov_ratio, min=0.0)
     # Omega_loss and the pins use a second dropout sample, as the authors' code does.
-    probs = model.tables(dropout=True).exp()
+    probs = model.log_probs(dropout=True).exp()
     sound = model.sound_loss(probs) / n_chars
-    pin_term = pin_penalty(probs, pins, model.n_lost)
+    pin_term = pin_penalty(probs, pins)
     likelihood = -sums.log_px.sum() / n_chars
     loss = (-cfg.quality_weight * quality + cfg.coverage_weight * coverage_loss
             + cfg.sound_loss_weight * sound + cfg.pin_weight * pin_term)

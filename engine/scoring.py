@@ -149,12 +149,7 @@ def span_scores(log_p: torch.Tensor, prep: Prepared, batch: SpanBatch, gamma: fl
         v_idx = ((stem_len - L).abs() <= cfg.band).nonzero().squeeze(1)
         if v_idx.numel() == 0:
             continue
-        windows = batch.windows[s_idx, :L]
-        if cfg.word_final_mapping:
-            # the model's tables side by side (CharMapping.tables): a word's last letter reads the second
-            windows = windows.clone()
-            windows[:, L - 1] += log_p.shape[-1] // 2
-        res = _dp(log_p, prep, ("len", L) if cache_tries else None, stem_units[v_idx], stem_len[v_idx], windows, [L],
+        res = _dp(log_p, prep, ("len", L) if cache_tries else None, stem_units[v_idx], stem_len[v_idx], batch.windows[s_idx, :L], [L],
                   gamma, impl, None if col_table is None else col_table[s_idx])
         out = out.index_put((v_idx.view(-1, 1), s_idx.view(1, -1), torch.zeros_like(s_idx).view(1, -1)),
                             res[:, :, 0])
