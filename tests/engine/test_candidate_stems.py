@@ -176,3 +176,37 @@ def test_the_sweep_refuses_a_broken_results_file_in_one_line(tmp_path):
     out.write_text('{"mode": "synthetic"}\n{not json\n', encoding="utf-8")
     with pytest.raises(SystemExit, match=r"sweep.jsonl, line 2: not a JSON line"):
         vocab_scaling.main(["synthetic", "--multipliers", "10", "--out", str(out)])
+
+
+def test_only_the_best_stem_stops_rewarding_a_letter_read_two_ways():
+    """Why candidate_stems = 1 holds the full Ugaritic set's mapping (docs/benchmarks.md, "A competition of
+    one"): where the dictionary holds paradigms (stems that differ only in a last h or j), a mapping under
+    which known h also yields lost j lets a word ending in j match both stems. The paper's mean over
+    every stem adds both up, so its matching quality prefers that reading; each span's best stem alone
+    does not, so it prefers the sharp one. A fixed table through the model's own DP and objective."""
+    from engine.data import Corpus, Inscription, Stem, Vocabulary
+    from engine.final_objective import corpus_objective
+
+    words = ["abj", "kdj", "mnj", "ahl"]              # three words with a paradigm partner, one with h
+    stems = [*words, "abh", "kdh", "mnh"]
+    corpus = Corpus("w", tuple(Inscription(f"w{i}", w) for i, w in enumerate(words)))
+    vocab = Vocabulary("k", tuple(Stem(s, s) for s in stems))
+    trainer = Trainer(corpus, vocab, Config(feature_dim=4, segmented=True, min_span=3, insertion_cost_start=10,
+                                            insertion_cost_end=10, edit_mode="max", steps=1, anneal_steps=0),
+                      live_interval=None)
+    prep = trainer.prep
+    lost, known = prep.lost_index(), prep.known_index()
+
+    def table(h_reads_j: float) -> torch.Tensor:
+        p = torch.full((len(prep.known_units), len(prep.lost_letters)), 1e-6)
+        for u in prep.known_units[1:]:
+            p[known[u], lost[u]] = 1.0
+        p[known["h"], lost["h"]], p[known["h"], lost["j"]] = 1.0 - h_reads_j, h_reads_j
+        return (p / p.sum(dim=1, keepdim=True)).log()
+
+    def quality(h_reads_j: float, stems_k=None) -> float:
+        trainer.model.log_probs = lambda dropout=False: table(h_reads_j)
+        return corpus_objective(trainer, stems=stems_k)["quality"]
+
+    assert quality(0.5) > quality(0.0)                # every stem: the two-way reading matches better
+    assert quality(0.0, stems_k=1) > quality(0.5, stems_k=1)    # the best stem alone: the sharp reading
