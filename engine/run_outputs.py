@@ -38,10 +38,19 @@ def prepare_output_folder(out: Path) -> Path:
     return out
 
 
+#: above this many stems a run without candidate_stems is told of it (docs/benchmarks.md, "Large vocabularies")
+LARGE_VOCABULARY = 10_000
+
+
 def preparation_notes(trainer) -> list[str]:
-    """What the prepared data leave out (stems outside the span lengths, pins without effect)."""
+    """What the prepared data leave out (stems outside the span lengths, pins without effect), and the
+    setting a large dictionary wants."""
     prep = trainer.prep
     notes = []
+    if prep.n_stems > LARGE_VOCABULARY and not prep.config.candidate_stems:
+        notes.append(f"note: {prep.n_stems:,} stems: in a dictionary this large the paper's mean over every stem "
+                     "rewards letters read two ways; candidate_stems = 1 (--set candidate_stems=1) held the right "
+                     "mapping on the full Ugaritic set (docs/benchmarks.md, \"A competition of one\")")
     if prep.excluded_stems:
         notes.append(f"note: {len(prep.excluded_stems)} stems are outside the span lengths "
                      f"{prep.config.min_span}..{prep.config.max_span} and are not used")

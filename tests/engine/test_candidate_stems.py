@@ -210,3 +210,17 @@ def test_only_the_best_stem_stops_rewarding_a_letter_read_two_ways():
 
     assert quality(0.5) > quality(0.0)                # every stem: the two-way reading matches better
     assert quality(0.0, stems_k=1) > quality(0.5, stems_k=1)    # the best stem alone: the sharp reading
+
+
+def test_a_run_on_a_large_dictionary_without_the_setting_is_told_of_it(monkeypatch):
+    from engine import run_outputs
+
+    c = make_cipher(n_stems=12, n_inscriptions=4, seed=1, dividers=True)
+    settings = dict(feature_dim=4, segmented=True, min_span=3)
+    monkeypatch.setattr(run_outputs, "LARGE_VOCABULARY", 11)
+    notes = run_outputs.preparation_notes(Trainer(c.corpus, c.vocabulary, Config(**settings), live_interval=None))
+    assert any("12 stems" in n and "candidate_stems=1" in n for n in notes), notes
+    quiet = [Trainer(c.corpus, c.vocabulary, Config(**settings, candidate_stems=1), live_interval=None)]
+    monkeypatch.setattr(run_outputs, "LARGE_VOCABULARY", 12)
+    quiet.append(Trainer(c.corpus, c.vocabulary, Config(**settings), live_interval=None))
+    assert not any("candidate_stems" in n for t in quiet for n in run_outputs.preparation_notes(t))
