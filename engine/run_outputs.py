@@ -49,8 +49,8 @@ def preparation_notes(trainer) -> list[str]:
     notes = []
     if prep.n_stems > LARGE_VOCABULARY and not prep.config.candidate_stems:
         notes.append(f"note: {prep.n_stems:,} stems: in a dictionary this large the paper's mean over every stem "
-                     "rewards letters read two ways; candidate_stems = 1 (--set candidate_stems=1) held the right "
-                     "mapping on the full Ugaritic set (docs/benchmarks.md, \"A competition of one\")")
+                     "rewards letters read two ways; consider --set candidate_stems=1 (each word or span competes "
+                     "with its best stem alone after annealing; docs/benchmarks.md, \"A competition of one\")")
     if prep.excluded_stems:
         notes.append(f"note: {len(prep.excluded_stems)} stems are outside the span lengths "
                      f"{prep.config.min_span}..{prep.config.max_span} and are not used")
