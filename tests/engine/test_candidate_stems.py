@@ -179,7 +179,7 @@ def test_the_sweep_refuses_a_broken_results_file_in_one_line(tmp_path):
 
 
 def test_only_the_best_stem_stops_rewarding_a_letter_read_two_ways():
-    """Why candidate_stems = 1 holds the full Ugaritic set's mapping (docs/benchmarks.md, "A competition of
+    """Why candidate_stems = 1 can hold the full Ugaritic set's mapping (docs/benchmarks.md, "A competition of
     one"): where the dictionary holds paradigms (stems that differ only in a last h or j), a mapping under
     which known h also yields lost j lets a word ending in j match both stems. The paper's mean over
     every stem adds both up, so its matching quality prefers that reading; each span's best stem alone
