@@ -116,13 +116,14 @@ def prior_agreement(mapping, pins) -> dict:
             "mapping_best": " ".join(f"{letter}>{unit}" for letter, unit in best.items())}
 
 
-def final_objective(trainer) -> dict:
+def final_objective(trainer, stems: int | None = None) -> dict:
     """The gold-free final objective over the corpus and its parts (``final_objective``,
     ``final_quality`` …), and ``final_objective_without_pins``: the same without the pins' term, so
-    that a base and a pinned run of one dataset can be compared by what training optimises."""
+    that a base and a pinned run of one dataset can be compared by what training optimises.
+    ``stems = K``: each span competing among its K best stems (engine/final_objective.py)."""
     from engine.final_objective import corpus_objective
 
-    parts = corpus_objective(trainer)
+    parts = corpus_objective(trainer, stems=stems)
     out = {f"final_{k}": round(v, 4) for k, v in parts.items()}
     out["final_objective_without_pins"] = round(parts["objective"] - trainer.config.pin_weight * parts["pins"], 4)
     return out

@@ -97,15 +97,6 @@ def identical_forms(data: Path, matches: Path) -> dict:
             "identical_missed_by": [f"{a}>{b} {n}" for (a, b), n in differ.most_common(8)]}
 
 
-def objective_without_pins(trainer, stems: int) -> float:
-    """The gold-free objective of the trainer's model, less the pins' term, with each span competing among
-    its ``stems`` best stems (engine/final_objective.py): what training at that competition minimises."""
-    from engine.final_objective import corpus_objective
-
-    parts = corpus_objective(trainer, stems=stems)
-    return parts["objective"] - trainer.config.pin_weight * parts["pins"]
-
-
 def write_standard_prior(data: Path, out: Path) -> int:
     """The standard values of every letter of ``data``'s lost.csv as a PRIOR.csv: pinning them all gives
     the model the right mapping, what its ranking can reach with it (the ceiling of docs/benchmarks.md)."""
@@ -119,14 +110,21 @@ def write_standard_prior(data: Path, out: Path) -> int:
     return 0
 
 
+def _positive(text: str) -> int:
+    value = int(text) if text.strip().lstrip("+").isdigit() else 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"a whole number of stems from 1 on, got {text!r}")
+    return value
+
+
 def main(argv=None) -> int:
-    """A bad input (a missing or malformed file, a bad --set, a foreign checkpoint) is one line on
-    stderr and exit status 2."""
-    from engine.errors import InputError
+    """A bad input (a missing or malformed file, a bad --set, a foreign checkpoint, an output that
+    cannot be written) is one line on stderr and exit status 2."""
+    from engine.errors import DecipherError
 
     try:
         return _main(argv)
-    except (InputError, OSError) as e:
+    except (DecipherError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
 
@@ -157,7 +155,7 @@ def _main(argv=None) -> int:
                    "checkpoint (read it back with --checkpoint)")
     p.add_argument("--objective", action="store_true", help="also the gold-free final objective at each step of "
                    "--at (benchmarks/gothic_ranks.final_objective; one more pass over the corpus)")
-    p.add_argument("--objective-stems", type=int, nargs="+", default=[], metavar="K", help="also the objective "
+    p.add_argument("--objective-stems", type=_positive, nargs="+", default=[], metavar="K", help="also the objective "
                    "without the pins' term with each span's P(span | matched) the mean over its K best stems "
                    "(candidate_stems' competition at K) instead of every stem")
     p.add_argument("--write-prior", type=Path, metavar="PRIOR_CSV", help="only write the standard values of the "
@@ -196,7 +194,7 @@ def _main(argv=None) -> int:
         if args.objective:
             line.update(final_objective(trainer))
         for k in args.objective_stems:
-            line[f"final_objective_without_pins_k{k}"] = round(objective_without_pins(trainer, k), 4)
+            line[f"final_objective_without_pins_k{k}"] = final_objective(trainer, stems=k)["final_objective_without_pins"]
         if args.eval:
             ev = trainer.evaluate()
             m = ev.metrics

@@ -99,3 +99,15 @@ def test_a_runs_checkpoint_is_written_and_read_back_with_its_objective(tmp_path,
     assert read["step"] == 2 and read["mapping_best"] == trained["mapping_best"]
     assert read["final_objective_without_pins_k4"] == pytest.approx(read["final_objective_without_pins"])
     assert read["final_objective_without_pins_k1"] < read["final_objective_without_pins_k4"]
+
+
+def test_an_unwritable_output_and_a_bad_stem_count_are_one_line(tmp_path, capsys):
+    from benchmarks.uga_mapping import main
+
+    (tmp_path / "lost.csv").write_text("id,text\nu:1,aby\n", encoding="utf-8")
+    assert main(["--data", str(tmp_path), "--write-prior", str(tmp_path / "no" / "prior.csv")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "prior.csv" in err and "Traceback" not in err
+    with pytest.raises(SystemExit) as stop:
+        main(["--data", str(tmp_path), "--objective-stems", "0"])
+    assert stop.value.code == 2 and "from 1 on" in capsys.readouterr().err
