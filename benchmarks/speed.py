@@ -362,7 +362,8 @@ def run(args) -> int:
         if args.threads:
             cmd += ["--threads", str(args.threads)]
         proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True,
-                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+                              env={**os.environ, "PYTHONPATH": os.pathsep.join(
+                                  [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])})
         if proc.returncode != 0:
             print(f"{name}: failed\n{proc.stderr}", file=sys.stderr)
             continue
