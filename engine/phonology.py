@@ -8,6 +8,12 @@ Unitisation rules (see docs/formats.md, "IPA units"):
   marks ``ˈ ˌ``, the syllable break ``.`` and the linking mark ``‿``;
 - a tie bar (U+0361 or U+035C) joins two consonants into one unit (``t͡s``), except for the
   doubly-articulated stops ``n͡m d͡b k͡p t͡p`` which are split as in the authors' code;
+- a combining mark is kept in its unit only when the feature table knows it as an IPA diacritic,
+  suprasegmental or tone; any other mark (the dot below of ``ḥ``, the macron below of ``ṯ``) is an
+  error, never dropped;
+- a letter of a scholarly transliteration (``ḥ ṭ ṯ š ś ʾ ʿ ḏ ẓ ġ ḫ ṣ`` …, see ``TRANSLITERATION``)
+  is an error that names the IPA it most likely stands for, even where ipapy would read its mark
+  as a tone (``š``, ``ś``);
 - any other symbol is an error that names the symbol, the word and where it came from.
 """
 
@@ -35,13 +41,83 @@ from ipapy.ipachar import (  # noqa: E402
     DG_V_ROUNDNESS,
 )
 
-from .errors import PhonologyError  # noqa: E402
+from engine.errors import InputError, PhonologyError  # noqa: E402
 
 NONE = "none"
 TIE_BARS = ("\u0361", "\u035c")
 DROPPED = {"ː", "ˑ", "ˈ", "ˌ", ".", "‿", "\u02d0"}
 ALWAYS_SPLIT = frozenset({"n͡m", "d͡b", "k͡p", "t͡p"})
 DELETE = "<DEL>"
+
+
+#: Letters of the scholarly transliterations (Semitic, Arabic, Egyptological) that are not IPA,
+#: with the IPA each most likely stands for (NFC keys; capitals are added below). The values are
+#: those of resources/transcription/semitic-translit.tsv.
+TRANSLITERATION: dict[str, str] = {
+    "ʾ": "ʔ", "ʿ": "ʕ", "ḥ": "ħ", "ḫ": "χ", "ẖ": "x", "ṭ": "tˤ", "ṯ": "θ", "ḏ": "ð", "ḍ": "dˤ",
+    "ẓ": "ðˤ", "ṣ": "sˤ", "ś": "ɬ", "š": "ʃ", "ž": "ʒ", "č": "t͡ʃ", "ǧ": "d͡ʒ", "ġ": "ɣ", "ḳ": "q",
+    "ḇ": "v", "ḡ": "ɣ", "ḵ": "x",
+}
+TRANSLITERATION.update({k.upper(): v for k, v in list(TRANSLITERATION.items()) if k.upper() != k})
+
+
+class NotIPAError(PhonologyError):
+    """An IPA string holds a letter of a transliteration, or a combining mark the feature table
+    does not know: the message names the letter and, when one is known, the IPA it stands for."""
+
+    def __init__(self, symbol: str, word: str, problem: str, *, source: str | None = None,
+                 path=None, line: int | None = None, letters: tuple[str, ...] = ()):
+        #: the transliteration letters the message already names (NFC)
+        self.letters = letters
+        self.symbol = symbol
+        self.word = word
+        self.source = source
+        InputError.__init__(self, problem, path=path, line=line)
+
+
+def transliteration_letters(ipa: str) -> list[str]:
+    """The transliteration letters of ``ipa`` (NFC), in order, each once."""
+    s = unicodedata.normalize("NFC", ipa)
+    return list(dict.fromkeys(ch for ch in s if ch in TRANSLITERATION))
+
+
+def suggest_ipa(text: str) -> str:
+    """``text`` with every transliteration letter replaced by its likely IPA, as space-separated
+    units (``ḥṭ`` -> ``ħ tˤ``); letters that are not transliteration letters are kept."""
+    s = unicodedata.normalize("NFC", text)
+    units: list[str] = []
+    for ch in s:
+        if ch.isspace():
+            continue
+        if ch in TRANSLITERATION:
+            units.append(TRANSLITERATION[ch])
+        elif units and unicodedata.combining(ch):
+            units[-1] += ch
+        else:
+            units.append(ch)
+    return " ".join(units)
+
+
+def _not_ipa_problem(ipa: str, source: str | None) -> tuple[str, str, tuple[str, ...]] | None:
+    letters = transliteration_letters(ipa)
+    if not letters:
+        return None
+    origin = f" (from {source})" if source else ""
+    each = ", ".join(f"{ch!r} -> {TRANSLITERATION[ch]}" for ch in letters)
+    word = "letter" if len(letters) == 1 else "letters"
+    problem = (f"{ipa!r}{origin} is written in a transliteration, not in IPA: the {word} {each}; "
+               f"the IPA most likely is {suggest_ipa(ipa)} (write that, or read the forms with "
+               f"--system semitic-translit)")
+    return unicodedata.normalize("NFD", letters[0]), problem, tuple(letters)
+
+
+def _mark_problem(ipa: str, mark: str, base: str, source: str | None) -> str:
+    origin = f" (from {source})" if source else ""
+    name = unicodedata.name(mark, "")
+    shown = unicodedata.normalize("NFC", base + mark) if base else mark
+    return (f"unknown IPA symbol {mark!r} (U+{ord(mark):04X}{' ' + name if name else ''}) on "
+            f"{shown!r} in {ipa!r}{origin}: the feature table has no such diacritic and would drop "
+            "it; write the IPA the letter stands for")
 
 
 def _labels(group) -> list[str]:
@@ -92,8 +168,6 @@ def _ipa_char(symbol: str):
 
 
 def _is_modifier(ch: str) -> bool:
-    if unicodedata.combining(ch):
-        return True
     c = _ipa_char(ch)
     return c is not None and (c.is_diacritic or c.is_suprasegmental or c.is_tone)
 
@@ -135,17 +209,46 @@ def _units_cached(ipa: str, split: frozenset[str]) -> tuple[str, ...] | tuple[in
             units.append(ch)
         elif _is_modifier(ch) and units:
             units[-1] += ch
+        elif unicodedata.combining(ch) and units:
+            return (-2, ch)           # a mark the feature table does not know: never dropped
         else:
             return (-1, ch)
     return tuple(unicodedata.normalize("NFC", u) for u in units)
+
+
+#: transliteration letters whose mark ipapy reads as a tone (š = s + caron, ś = s + acute …):
+#: they unitise without an error, so ``ipa_units`` looks for them after unitising (NFC and NFD)
+_TONE_TRANSLIT = frozenset(
+    {ch for ch in TRANSLITERATION}
+    | {unicodedata.normalize("NFD", ch)[-1] for ch in TRANSLITERATION
+       if len(unicodedata.normalize("NFD", ch)) > 1})
+
+
+@functools.lru_cache(maxsize=200_000)
+def _has_transliteration(ipa: str) -> bool:
+    return any(ch in _TONE_TRANSLIT for ch in ipa) and bool(transliteration_letters(ipa))
 
 
 def ipa_units(ipa: str, *, source: str | None = None, split: frozenset[str] = ALWAYS_SPLIT,
               path=None, line: int | None = None) -> tuple[str, ...]:
     """Split an IPA string into units; raise PhonologyError naming any unknown symbol."""
     out = _units_cached(ipa, split)
-    if out and out[0] == -1:
+    if out and out[0] in (-1, -2):
+        found = _not_ipa_problem(ipa, source)
+        if found is not None:
+            raise NotIPAError(found[0], ipa, found[1], source=source, path=path, line=line,
+                              letters=found[2])
+        if out[0] == -2:
+            s = _prepare(ipa)
+            at = s.index(str(out[1]))
+            base = next((c for c in reversed(s[:at]) if not unicodedata.combining(c)), "")
+            raise NotIPAError(str(out[1]), ipa, _mark_problem(ipa, str(out[1]), base, source),
+                              source=source, path=path, line=line)
         raise PhonologyError(str(out[1]), ipa, source=source, path=path, line=line)
+    found = _not_ipa_problem(ipa, source) if _has_transliteration(ipa) else None
+    if found is not None:
+        raise NotIPAError(found[0], ipa, found[1], source=source, path=path, line=line,
+                              letters=found[2])
     return out  # type: ignore[return-value]
 
 

@@ -2,8 +2,9 @@
 
 A *system* names how a word is read:
 
-- one of our rule tables in ``resources/transcription/<name>.tsv`` ("semitic", "latin", "basque",
-  "proto-germanic", "gothic"), see docs/transcription.md for what each grapheme becomes and why;
+- one of our rule tables in ``resources/transcription/<name>.tsv`` ("semitic", "semitic-translit",
+  "latin", "basque", "proto-germanic", "gothic"), see docs/transcription.md for what each grapheme
+  becomes and why;
 - a path to a user's own rule-table file in the same format;
 - an epitran code such as "spa-Latn", "tur-Latn", "hun-Latn", "ara-Arab", "deu-Latn".
 
@@ -42,7 +43,8 @@ from .errors import InputError, PhonologyError
 from .phonology import ipa_units
 
 TABLE_DIR = Path(__file__).resolve().parents[1] / "resources" / "transcription"
-BUILTIN_TABLES: tuple[str, ...] = ("semitic", "latin", "basque", "proto-germanic", "gothic")
+BUILTIN_TABLES: tuple[str, ...] = ("semitic", "latin", "basque", "proto-germanic", "gothic",
+                                   "semitic-translit")
 SILENT = "∅"
 COLUMNS = ("grapheme", "ipa", "preceded_by", "followed_by", "note")
 REQUIRED_COLUMNS = ("grapheme", "ipa")

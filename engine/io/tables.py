@@ -17,7 +17,7 @@ from typing import Iterable, Iterator, Mapping, Sequence
 from ..data import (PIN_WEIGHT_MAX, GoldAnnotation, Inscription, PinnedValue, Stem, normalise_text,
                     split_units)
 from ..errors import InputError, PhonologyError
-from ..phonology import ipa_units
+from engine.phonology import TRANSLITERATION, ipa_units
 from .text import (CSV_FIELD_LIMIT, DELIMITERS, ENCODINGS, decode_bytes, detect_delimiter,  # noqa: F401
                    detect_encoding, field_limit_problem, read_text)
 
@@ -50,6 +50,12 @@ def unknown_ipa_symbols(ipa: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def _likely(symbol: str) -> str:
+    """``, most likely ħ`` for a transliteration letter, else nothing."""
+    ipa = TRANSLITERATION.get(unicodedata.normalize("NFC", symbol))
+    return f", most likely IPA {ipa}" if ipa else ""
+
+
 class UnknownIPASymbols(PhonologyError):
     """The unknown IPA symbols of a whole file: ``symbol``/``word``/``line`` are the first one's,
     ``symbols`` lists every (line, symbol, IPA string) found."""
@@ -58,10 +64,11 @@ class UnknownIPASymbols(PhonologyError):
                  limit: int = UNKNOWN_SYMBOLS_SHOWN):
         self.symbols = list(symbols)
         self.symbol, self.word, self.source = first.symbol, first.word, first.source
-        rest = self.symbols[1:]
+        named = set(getattr(first, "letters", ()))     # already named with their IPA in the first
+        rest = [s for s in self.symbols[1:] if not (s[0] == first.line and s[1] in named)]
         problem = first.problem
         if rest:
-            shown = ", ".join(f"{sym!r} (U+{ord(sym[0]):04X}) in {word!r} (line {line})"
+            shown = ", ".join(f"{sym!r} (U+{ord(sym[0]):04X}{_likely(sym)}) in {word!r} (line {line})"
                               for line, sym, word in rest[: max(limit - 1, 0)])
             left = len(rest) - max(limit - 1, 0)
             problem += (f"; {len(rest)} more unknown symbol{'s' if len(rest) > 1 else ''}: {shown}"
