@@ -3,7 +3,8 @@ languages, one row per word, ``_`` for no counterpart and ``|`` between alternat
 
 The lost column becomes one inscription per distinct word (whole words, for ``--segmented``
 runs), the known column the vocabulary (transcribed to IPA), and each lost word with known
-counterparts a gold row spanning the whole word.
+counterparts a gold row spanning the whole word. A lost word holding Leiden brackets is refused
+(a lacuna inside a whole word has no place in this format).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from ..errors import InputError
 from .tables import read_text
 
 MISSING = "_"
+#: Leiden brackets (lacunae, additions, deletions): refused in a lost word (docs/formats.md)
+LEIDEN_BRACKETS = frozenset("[]{}\u27e8\u27e9\u3008\u3009")
 
 
 @dataclass
@@ -68,6 +71,12 @@ def read_cog(path: str | Path, *, system: str = "semitic", lost_column: int = 0,
             word = normalise_text(lost)
             if " " in word:
                 raise InputError(f"lost word {lost!r} contains a space", path=path, line=no)
+            marks = [ch for ch in word if ch in LEIDEN_BRACKETS]
+            if marks:
+                raise InputError(f"lost word {lost!r} holds the Leiden mark {marks[0]!r}: a .cog file lists "
+                                 "whole words, and a gold span cannot cover a lacuna; import the texts "
+                                 "as LOST.csv (which reads Leiden markup) and the gold as GOLD.csv",
+                                 path=path, line=no)
             entry = lost_words.setdefault(word, (no, []))
             entry[1].extend(f for f in forms if f not in entry[1])
     if not lost_words:

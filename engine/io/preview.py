@@ -186,6 +186,11 @@ def _lines(path: Path, text: str, kind: str, limit: int,
         if len(raw) > CSV_FIELD_LIMIT:
             problem = f"the line is {len(raw):,} characters long (at most {CSV_FIELD_LIMIT:,})"
         cells = tuple(c.strip() for c in raw.split("\t")) if kind == "wordlist" else (raw,)
+        if kind == "text" and problem is None:       # its Leiden markup, read as the import reads it
+            try:
+                tables.lost_text(raw, f"{path.stem}:{no}", path=path, line=no)
+            except InputError as e:
+                problem = e.problem
         if kind == "wordlist" and problem is None:
             if len(cells) > 2:
                 problem = f"{len(cells)} tab-separated fields; a plain word list has 'word' or 'word<TAB>gloss'"
@@ -232,7 +237,7 @@ def _row_problem(parser, table, line: int, record: list[str], kind: str, system,
         parser(line, row)
         if ipa is not None and len(ipa.symbols) > before:
             found = ipa.symbols[before:]
-            shown = ", ".join(f"{sym!r} (U+{ord(sym[0]):04X})" for _, sym, _ in found)
+            shown = ", ".join(f"{sym!r} (U+{ord(sym[0]):04X}{tables._likely(sym)})" for _, sym, _ in found)
             return (f"unknown IPA symbol{'s' if len(found) > 1 else ''} {shown} in {found[0][2]!r}")
     except InputError as e:
         return e.problem

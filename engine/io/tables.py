@@ -18,8 +18,9 @@ from ..data import (PIN_WEIGHT_MAX, GoldAnnotation, Inscription, PinnedValue, St
                     split_units)
 from ..errors import InputError, PhonologyError
 from engine.phonology import TRANSLITERATION, ipa_units
-from .text import (CSV_FIELD_LIMIT, DELIMITERS, ENCODINGS, decode_bytes, detect_delimiter,  # noqa: F401
-                   detect_encoding, field_limit_problem, read_text)
+from engine.io.text import (CSV_FIELD_LIMIT, DELIMITERS, DOTTED_MODES, ENCODINGS,  # noqa: F401
+                            decode_bytes, detect_delimiter, detect_encoding, field_limit_problem,
+                            read_leiden, read_text)
 
 LOST_COLUMNS = ("id", "text")
 KNOWN_COLUMNS = ("form", "ipa")
@@ -232,11 +233,23 @@ def _nonempty(items: list, what: str, path) -> list:
 # one parser per format: a row -> a value (or an InputError); shared by the readers and preview
 
 
+def lost_text(raw: str, ins_id: str, *, dotted: str = "uncertain", path=None,
+              line: int | None = None) -> str:
+    """The text the model sees of one lost text: its Leiden markup read (engine.io.text.read_leiden;
+    lacunae become dividers, brackets never become letters). Markup alone is an InputError."""
+    text = read_leiden(raw, dotted=dotted, path=path, line=line).text
+    if not text:
+        raise InputError(f"inscription {ins_id!r} has no letter outside its markup "
+                         f"({normalise_text(raw)!r}: a lacuna or an addition only)", path=path, line=line)
+    return text
+
+
 class _LostRows:
     required, optional = LOST_COLUMNS, ()
 
-    def __init__(self, path, **_):
+    def __init__(self, path, *, dotted: str = "uncertain", **_):
         self.path = path
+        self.dotted = dotted
         self.seen: dict[str, int] = {}
 
     def __call__(self, line: int, row: dict) -> Inscription:
@@ -246,9 +259,9 @@ class _LostRows:
                              path=self.path, line=line)
         self.seen[ins_id] = line
         raw = row.get("text") or ""
-        text = normalise_text(raw)
-        if not text:
+        if not normalise_text(raw):
             raise InputError(f"inscription {ins_id!r} has no text", path=self.path, line=line)
+        text = lost_text(raw, ins_id, dotted=self.dotted, path=self.path, line=line)
         meta = {k: v for k, v in (row.get("_extra") or {}).items() if v}
         return Inscription(ins_id, text, raw=raw, meta=meta)
 
@@ -375,14 +388,16 @@ def _read_table(kind: str, path, *, columns, delimiter, encoding, what: str, **o
 
 
 def read_lost(path: str | Path, *, columns: Mapping[str, str] | None = None,
-              delimiter: str | None = None, encoding: str | None = None) -> list[Inscription]:
-    """LOST.csv: ``id,text``; further columns are kept as metadata."""
+              delimiter: str | None = None, encoding: str | None = None,
+              dotted: str = "uncertain") -> list[Inscription]:
+    """LOST.csv: ``id,text``; further columns are kept as metadata. ``text`` is read with its
+    Leiden markup (``raw`` keeps the cell as written); ``dotted`` see engine.io.text.DOTTED_MODES."""
     return _read_table("lost", path, columns=columns, delimiter=delimiter, encoding=encoding,
-                       what="inscriptions")
+                       what="inscriptions", dotted=dotted)
 
 
 def read_plain_text(path: str | Path, *, id_prefix: str | None = None,
-                    encoding: str | None = None) -> list[Inscription]:
+                    encoding: str | None = None, dotted: str = "uncertain") -> list[Inscription]:
     """Plain text, one inscription per line; ids are ``<prefix><line number>``. A line longer
     than CSV_FIELD_LIMIT is refused (it could not be exported to LOST.csv and read back)."""
     text = read_text(path, encoding=encoding)
@@ -393,9 +408,10 @@ def read_plain_text(path: str | Path, *, id_prefix: str | None = None,
             raise InputError(f"the line is {len(raw):,} characters long; an inscription may have at "
                              f"most {CSV_FIELD_LIMIT:,} (the longest CSV cell, see docs/formats.md)",
                              path=path, line=i)
-        norm = normalise_text(raw)
-        if norm:
-            out.append(Inscription(f"{prefix}{i}", norm, raw=raw))
+        if normalise_text(raw):
+            ins_id = f"{prefix}{i}"
+            out.append(Inscription(ins_id, lost_text(raw, ins_id, dotted=dotted, path=path, line=i),
+                                   raw=raw))
     if not text.strip():
         raise InputError("the file is empty", path=path)
     return out

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from ..errors import InputError
+from engine.data import DIVIDER, normalise_text
+from engine.errors import InputError
 
 #: The longest CSV/TSV cell the readers take, in characters (16 MiB; Python's default is 131,072).
 #: Plain-text imports refuse longer lines, so whatever is imported can be exported and read back.
@@ -194,3 +195,224 @@ def detect_delimiter(header: str, required: Sequence[str], columns: Mapping[str,
 def field_limit_problem() -> str:
     return (f"a cell is longer than {CSV_FIELD_LIMIT:,} characters, the longest a CSV cell may be "
             "(see docs/formats.md); if no cell should be that long, a quote is left open")
+
+
+# ---------------------------------------------------------------------------------------------
+# Leiden conventions in the text of a lost inscription (docs/formats.md, "Leiden conventions")
+
+#: How a dotted letter (letter + U+0323 COMBINING DOT BELOW) is read: ``"uncertain"`` (Leiden:
+#: the letter is read, the dot says it is uncertain and is removed from the text; ``raw`` keeps
+#: it) or ``"letter"`` (the dot is part of the letter, as in ṣ ṭ ḥ of a Semitic transliteration).
+DOTTED_MODES = ("uncertain", "letter")
+DOT_BELOW = "\u0323"
+_OPEN_ADD = "\u27e8\u3008"        # ⟨ 〈 (U+2329 is NFC-normalised to U+3008)
+_CLOSE_ADD = "\u27e9\u3009"       # ⟩ 〉
+_GAP_DASHES = "-‐‑‒–—−"
+_COUNTED = re.compile(r"^\s*(?:c\s*\.?\s*)?(\d{1,4})\s*$")
+_MARKUP = frozenset("[]{}" + _OPEN_ADD + _CLOSE_ADD)   # the same set as engine.io.cog.LEIDEN_BRACKETS
+
+
+@dataclass(frozen=True)
+class LeidenReading:
+    """The text the model sees, read from a lost text written with Leiden conventions, and what
+    markup was read. ``text`` is normalised (spaces are dividers); a lacuna with lost signs is a
+    divider in it, so no span crosses it (the representation of the Hesperia importer,
+    ``lacunae="divide"``). Every ``[ ]`` passage is one *lacuna*: ``restored`` when the editor
+    restored all its letters (they are kept as letters), else it has lost signs, of an unknown
+    number (``lost_unknown``) or a known one (``lost_counted``, ``lost_signs`` in all)."""
+
+    text: str
+    lacunae: int = 0
+    restored: int = 0
+    lost_unknown: int = 0
+    lost_counted: int = 0
+    lost_signs: int = 0
+    restored_letters: int = 0
+    additions: int = 0          # ⟨ ⟩ passages: letters the editor adds; left out of the text
+    deletions: int = 0          # { } passages: letters the scribe wrote in excess; kept
+    uncertain: int = 0          # dotted letters read as uncertain (the dot removed)
+    illegible: int = 0          # runs of dots or … outside brackets: illegible signs (a break)
+
+    @property
+    def marked(self) -> bool:
+        return any((self.lacunae, self.additions, self.deletions, self.uncertain, self.illegible))
+
+
+LEIDEN_COUNTS = ("lacunae", "restored", "lost_unknown", "lost_counted", "lost_signs",
+                 "restored_letters", "additions", "deletions", "uncertain", "illegible")
+
+
+def leiden_totals(readings) -> dict[str, int]:
+    """The counts of many :class:`LeidenReading` added up (every key of ``LEIDEN_COUNTS``)."""
+    totals = dict.fromkeys(LEIDEN_COUNTS, 0)
+    for r in readings:
+        for k in LEIDEN_COUNTS:
+            totals[k] += getattr(r, k)
+    return totals
+
+
+def describe_leiden(totals: Mapping[str, int], *, label: bool = True) -> str:
+    """``2 lacunae (1 restored, 1 with lost signs of unknown number)`` and the other markup read,
+    for import messages and ``decipher project info`` (``label=False``: ``2 (1 restored, …)``)."""
+    n = totals.get("lacunae", 0)
+    parts = []
+    if totals.get("restored"):
+        parts.append(f"{totals['restored']} restored")
+    if totals.get("lost_unknown"):
+        parts.append(f"{totals['lost_unknown']} with lost signs of unknown number")
+    if totals.get("lost_counted"):
+        parts.append(f"{totals['lost_counted']} with a known number of lost signs "
+                     f"({totals.get('lost_signs', 0)} sign{'' if totals.get('lost_signs', 0) == 1 else 's'})")
+    out = (f"{n} lacuna{'' if n == 1 else 'e'}" if label else str(n)) + (f" ({', '.join(parts)})" if parts else "")
+    extra = [(totals.get("illegible", 0), "illegible passage", "illegible passages"),
+             (totals.get("uncertain", 0), "dotted (uncertain) letter", "dotted (uncertain) letters"),
+             (totals.get("additions", 0), "editorial addition ⟨ ⟩ left out",
+              "editorial additions ⟨ ⟩ left out"),
+             (totals.get("deletions", 0), "deletion { } kept", "deletions { } kept")]
+    for k, one, many in extra:
+        if k:
+            out += f", {k} {one if k == 1 else many}"
+    return out
+
+
+def read_leiden(raw: str, *, dotted: str = "uncertain", strict: bool = True, path=None,
+                line: int | None = None) -> LeidenReading:
+    """Read the Leiden markup of one lost text (see :class:`LeidenReading`).
+
+    ``[abc]`` restored letters (kept); ``[...]``, ``[---]``, ``[…]``, ``[- - -]`` lost signs of
+    unknown number; ``[.]``, ``[..]``, ``[c.5]`` a known number; ``[ab..]`` both; ``⟨abc⟩`` letters
+    the editor adds (left out: the scribe did not write them); ``{abc}`` letters the editor deletes
+    (kept: the scribe wrote them); a dotted letter (U+0323) per ``dotted``; dots (or …) outside
+    brackets: illegible signs, a break. A ``[`` or ``]`` alone is a broken edge (the passage runs
+    to the end or from the start of the text). ``strict``: a ``⟨`` or ``{`` that is not closed,
+    or a ``[`` inside ``[ ]``, is an InputError naming ``path`` and ``line``; otherwise ignored.
+    """
+    if dotted not in DOTTED_MODES:
+        raise ValueError(f"dotted must be one of {DOTTED_MODES}, not {dotted!r}")
+    s = unicodedata.normalize("NFD", raw)
+    if not (_MARKUP.intersection(s) or "." in s or "…" in s or DOT_BELOW in s):
+        return LeidenReading(normalise_text(raw))
+    c = dict.fromkeys(LEIDEN_COUNTS, 0)
+    out: list[str] = []
+    i, n = 0, len(s)
+    adding = 0                      # depth of ⟨ ⟩
+    deleting = False
+    region: list[str] | None = None  # the content of an open [ ], None outside
+
+    def problem(msg: str) -> InputError:
+        return InputError(f"{msg} in {unicodedata.normalize('NFC', raw)!r}", path=path, line=line)
+
+    def emit(ch: str) -> None:
+        if adding:
+            return
+        if region is not None:
+            region.append(ch)
+        else:
+            out.append(ch)
+
+    while i < n:
+        ch = s[i]
+        if ch == "[":
+            if region is not None:
+                if strict:
+                    raise problem("a '[' inside a lacuna '[ ]' that is not closed")
+            else:
+                region = []
+        elif ch == "]":
+            if region is None:      # a broken edge: the passage from the start is the lacuna
+                out = _close_region(out, c)
+            else:
+                out.extend(_close_region(region, c))
+                region = None
+        elif ch in _OPEN_ADD:
+            adding += 1
+        elif ch in _CLOSE_ADD:
+            if adding:
+                adding -= 1
+                c["additions"] += 1
+            elif strict:
+                raise problem("a '⟩' with no '⟨' before it")
+        elif ch == "{":
+            if deleting and strict:
+                raise problem("a '{' inside '{ }'")
+            deleting = True
+        elif ch == "}":
+            if not deleting and strict:
+                raise problem("a '}' with no '{' before it")
+            if deleting:
+                c["deletions"] += 1
+            deleting = False
+        elif ch == DOT_BELOW and dotted == "uncertain":
+            c["uncertain"] += 1
+        elif region is None and ch in ".…":
+            j = i
+            while j < n and s[j] in ".…":
+                j += 1
+            out.append(DIVIDER)
+            c["illegible"] += 1
+            i = j
+            continue
+        else:
+            emit(ch)
+        i += 1
+    if region is not None:          # a broken edge: the passage runs to the end
+        out.extend(_close_region(region, c))
+    if strict and adding:
+        raise problem("a '⟨' that is not closed")
+    if strict and deleting:
+        raise problem("a '{' that is not closed")
+    return LeidenReading(normalise_text("".join(out)), **c)
+
+
+def _close_region(content: list[str], c: dict[str, int]) -> list[str]:
+    """The text a ``[ ]`` passage leaves (restored letters, a divider for each gap), counted."""
+    text = "".join(content)
+    c["lacunae"] += 1
+    m = _COUNTED.match(text)
+    if m:
+        c["lost_counted"] += 1
+        c["lost_signs"] += int(m.group(1))
+        return [DIVIDER]
+    out: list[str] = []
+    gaps_unknown = gaps_counted = signs = letters = 0
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "." or ch in _GAP_DASHES or ch == "…":
+            j, dots, other = i, 0, 0
+            while j < n and (text[j] == "." or text[j] in _GAP_DASHES or text[j] == "…"
+                             or (text[j] == " " and j + 1 < n
+                                 and (text[j + 1] == "." or text[j + 1] in _GAP_DASHES))):
+                dots += text[j] == "."
+                other += text[j] in _GAP_DASHES or text[j] == "…"
+                j += 1
+            if other or dots >= 3:
+                gaps_unknown += 1
+            else:
+                gaps_counted += 1
+                signs += dots
+            out.append(DIVIDER)
+            i = j
+            continue
+        if ch == "?":               # "[abc?]": the restoration is uncertain; "[?]": one lost sign
+            if not text.replace("?", "").strip():
+                gaps_counted, signs = 1, 1
+                out.append(DIVIDER)
+            i += 1
+            continue
+        if not ch.isspace() and not unicodedata.combining(ch):
+            letters += 1
+        out.append(ch)
+        i += 1
+    if gaps_unknown:
+        c["lost_unknown"] += 1
+    elif gaps_counted:
+        c["lost_counted"] += 1
+        c["lost_signs"] += signs
+    elif not letters:               # "[ ]" or "[]": blanks stand for lost signs
+        c["lost_unknown"] += 1
+        out = [DIVIDER]
+    else:
+        c["restored"] += 1
+    c["restored_letters"] += letters
+    return out

@@ -190,6 +190,7 @@ def _import(args, out: TextIO) -> int:
     source: Path = getattr(args, kind)
     csv_options = {"columns": args.columns, "delimiter": args.delimiter, "encoding": args.encoding}
     warnings: Sequence[str] = ()
+    markup = ""
     with Project.open(args.file) as project:
         if kind == "lost":
             cid = importing.import_lost(project, source, name=args.name, **csv_options)
@@ -231,7 +232,11 @@ def _import(args, out: TextIO) -> int:
             rid = importing.import_matches(project, source, run_id=args.run, corpus=args.corpus,
                                            language=args.language, unguard=args.unguard, **csv_options)
             message = f"{len(project.match_records(rid))} matches into run {rid}"
+        if kind in ("lost", "text", "hesperia", "cog"):   # what an import of lost texts read
+            markup = _markup(project, next(c for c in project.corpora() if c.id == cid))
     print(f"imported {message} from {source} into {args.file}", file=out)
+    if markup:
+        print(f"  lacunae: {markup}", file=out)
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     return 0
@@ -240,6 +245,22 @@ def _import(args, out: TextIO) -> int:
 def _corpus_message(project: Project, corpus_id: int) -> str:
     info = next(c for c in project.corpora() if c.id == corpus_id)
     return f"corpus {info.name!r} ({info.inscriptions} inscriptions)"
+
+
+def _markup(project: Project, info) -> str:
+    """``2 (1 restored, …)``: the lacunae and other editorial markup read in a corpus's texts."""
+    from engine.io.text import describe_leiden
+
+    return describe_leiden(importing.markup_totals(project.inscriptions(info.id), info.format),
+                           label=False)
+
+
+def _letters(project: Project, corpus_id: int) -> str:
+    """The corpus's letters (the lost alphabet the model sees), space-separated, and how many."""
+    from engine.data import Corpus
+
+    letters = Corpus("c", tuple(project.inscriptions(corpus_id))).lost_alphabet()
+    return f"{' '.join(letters)} ({len(letters)})"
 
 
 def _language_message(project: Project, language_id: int) -> str:
@@ -349,6 +370,8 @@ def _info(args, out: TextIO) -> int:
         for c in s["corpora"]:
             print(f"    {c.id}: {c.name} ({c.inscriptions} inscriptions, {c.gold} gold; {c.format} "
                   f"from {c.source or '-'})", file=out)
+            print(f"      letters: {_letters(project, c.id)}", file=out)
+            print(f"      lacunae: {_markup(project, c)}", file=out)
         print(f"  known languages: {len(s['languages'])}", file=out)
         for x in s["languages"]:
             print(f"    {x.id}: {x.name} ({x.stems} stems; {x.format} from {x.source or '-'})", file=out)

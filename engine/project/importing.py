@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import unicodedata
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -52,19 +53,21 @@ def _split_raw(inscriptions: list[Inscription]) -> list[Inscription]:
 
 def import_lost(project: Project, path: str | Path, *, name: str | None = None,
                 columns: Columns = None, delimiter: str | None = None,
-                encoding: str | None = None) -> int:
-    """LOST.csv/.tsv → a new corpus (named ``name``, default the file's stem); returns its id."""
+                encoding: str | None = None, dotted: str = "uncertain") -> int:
+    """LOST.csv/.tsv → a new corpus (named ``name``, default the file's stem); returns its id.
+    The texts' Leiden markup is read (:func:`markup_totals` counts it; ``raw`` keeps it)."""
     path = Path(path)
     inscriptions = _split_raw(tables.read_lost(path, columns=columns, delimiter=delimiter,
-                                               encoding=encoding))
+                                               encoding=encoding, dotted=dotted))
     return project.add_corpus(_name(name, path), inscriptions, source=str(path), format="lost")
 
 
 def import_text(project: Project, path: str | Path, *, name: str | None = None,
-                encoding: str | None = None) -> int:
-    """Plain text, one inscription per line (ids ``<file stem>:<line>``) → a new corpus."""
+                encoding: str | None = None, dotted: str = "uncertain") -> int:
+    """Plain text, one inscription per line (ids ``<file stem>:<line>``) → a new corpus, its
+    Leiden markup read as in :func:`import_lost`."""
     path = Path(path)
-    inscriptions = tables.read_plain_text(path, encoding=encoding)
+    inscriptions = tables.read_plain_text(path, encoding=encoding, dotted=dotted)
     if not inscriptions:
         raise InputError("no inscriptions in the file (only blank lines?)", path=path)
     return project.add_corpus(_name(name, path), inscriptions, source=str(path), format="text")
@@ -188,6 +191,29 @@ def import_hesperia(project: Project, path: str | Path, *, name: str | None = No
     # decipher, and a project stores no empty text: it is left out (the reader's report counts it)
     inscriptions = [i for i in getattr(result, "inscriptions", result) if i.text.strip()]
     return project.add_corpus(_name(name, path), inscriptions, source=str(path), format="hesperia")
+
+
+def markup_totals(inscriptions: Sequence[Inscription], format: str) -> dict[str, int]:
+    """The editorial markup of a corpus's texts, counted from each inscription's ``raw`` (the text
+    as imported): the keys of ``engine.io.text.LEIDEN_COUNTS``. A Hesperia corpus is counted by
+    its own cleaner (``lacunae`` = its gaps of lost signs, ``restored_letters``)."""
+    from engine.io.text import DOT_BELOW, LEIDEN_COUNTS, leiden_totals, read_leiden
+
+    if format == "hesperia":
+        from engine.io.hesperia import clean_texto
+
+        totals = dict.fromkeys(LEIDEN_COUNTS, 0)
+        for ins in inscriptions:
+            counts = clean_texto(ins.raw if ins.raw is not None else ins.text).counts
+            totals["lacunae"] += counts.get("lacunae", 0)
+            totals["restored_letters"] += counts.get("restored letters (kept)", 0)
+            totals["uncertain"] += counts.get("dotted letters (under-dot removed)", 0)
+        return totals
+    # a corpus imported with dotted="letter" keeps the dots in its letters: they are no markup
+    dotted = "letter" if any(DOT_BELOW in unicodedata.normalize("NFD", ins.text)
+                             for ins in inscriptions) else "uncertain"
+    return leiden_totals(read_leiden(ins.raw if ins.raw is not None else ins.text, strict=False,
+                                     dotted=dotted) for ins in inscriptions)
 
 
 def _stem_list(result: Any) -> list[Stem]:
