@@ -271,7 +271,7 @@ def describe_leiden(totals: Mapping[str, int], *, label: bool = True) -> str:
              (totals.get("deletions", 0), "deletion { } kept", "deletions { } kept")]
     for k, one, many in extra:
         if k:
-            out += f", {k} {one if k == 1 else many}"
+            out += f"; {k} {one if k == 1 else many}"
     return out
 
 

@@ -92,6 +92,9 @@ def _add_verbs(parser: argparse.ArgumentParser) -> None:
                         "or what the header shows)")
     p.add_argument("--encoding", metavar="NAME",
                    help="the file's encoding, e.g. latin-1 or cp1252 (default: UTF-8, or UTF-16 by its BOM)")
+    p.add_argument("--dotted-letters", action="store_true",
+                   help="--lost/--text: a dot below is part of the letter (ṣ ṭ ḥ of a transliteration), "
+                        "not the Leiden mark of an uncertain letter")
     p.add_argument("--replace", action="store_true", help="--prior: the file's pins replace all pins")
     p.add_argument("--run", type=int, metavar="ID", help="--matches: re-import into this run")
     p.add_argument("--unguard", action="store_true",
@@ -192,11 +195,13 @@ def _import(args, out: TextIO) -> int:
     warnings: Sequence[str] = ()
     markup = ""
     with Project.open(args.file) as project:
+        dotted = "letter" if getattr(args, "dotted_letters", False) else "uncertain"
         if kind == "lost":
-            cid = importing.import_lost(project, source, name=args.name, **csv_options)
+            cid = importing.import_lost(project, source, name=args.name, dotted=dotted, **csv_options)
             message = _corpus_message(project, cid)
         elif kind == "text":
-            cid = importing.import_text(project, source, name=args.name, encoding=args.encoding)
+            cid = importing.import_text(project, source, name=args.name, encoding=args.encoding,
+                                        dotted=dotted)
             message = _corpus_message(project, cid)
         elif kind == "hesperia":
             cid = importing.import_hesperia(project, source, name=args.name, encoding=args.encoding)

@@ -118,3 +118,162 @@ def test_bundled_sample_and_test_data_known_lists_still_import():
         assert tables.read_known(path), path
         read += 1
     assert read >= 2
+
+
+# ---- item 3: Leiden conventions in the importers of lost texts ---------------------------------
+
+from engine.config import Config  # noqa: E402
+from engine.data import Corpus, normalise_text  # noqa: E402
+from engine.errors import InputError  # noqa: E402
+from engine.io.cog import read_cog  # noqa: E402
+from engine.io.preview import preview_file  # noqa: E402
+from engine.io.text import read_leiden  # noqa: E402
+from engine.prepared import cut_chunks  # noqa: E402
+from engine.project import Project, export_lost, import_lost, import_text  # noqa: E402
+from engine.project.importing import markup_totals  # noqa: E402
+
+
+@pytest.mark.parametrize("raw,text,counts", [
+    ("ym [b]n [...] lk", "ym bn lk", {"lacunae": 2, "restored": 1, "lost_unknown": 1, "restored_letters": 1}),
+    ("abc[---]def", "abc def", {"lacunae": 1, "lost_unknown": 1}),
+    ("a[- - -]b", "a b", {"lacunae": 1, "lost_unknown": 1}),
+    ("a[…]b", "a b", {"lacunae": 1, "lost_unknown": 1}),
+    ("a[.]b", "a b", {"lacunae": 1, "lost_counted": 1, "lost_signs": 1}),
+    ("a[..]b", "a b", {"lacunae": 1, "lost_counted": 1, "lost_signs": 2}),
+    ("ab[c.5]d", "ab d", {"lacunae": 1, "lost_counted": 1, "lost_signs": 5}),
+    ("[ab..]c", "ab c", {"lacunae": 1, "lost_counted": 1, "lost_signs": 2, "restored_letters": 2}),
+    ("ym⟨b⟩n", "ymn", {"additions": 1}),
+    ("ym〈b〉n", "ymn", {"additions": 1}),
+    ("ym{b}n", "ymbn", {"deletions": 1}),
+    ("y\u0323mn", "ymn", {"uncertain": 1}),
+    ("ym ... lk", "ym lk", {"illegible": 1}),
+    ("ab[", "ab", {"lacunae": 1, "lost_unknown": 1}),
+    ("c]de", "cde", {"lacunae": 1, "restored": 1, "restored_letters": 1}),
+    ("plain text", "plain text", {}),
+])
+def test_leiden_markup_is_read_as_markup(raw, text, counts):
+    r = read_leiden(raw)
+    assert r.text == text
+    for key in ("lacunae", "restored", "lost_unknown", "lost_counted", "lost_signs", "additions",
+                "deletions", "uncertain", "illegible"):
+        assert getattr(r, key) == counts.get(key, 0), key
+    if "restored_letters" in counts:
+        assert r.restored_letters == counts["restored_letters"]
+    assert not set(r.text) & set("[]{}⟨⟩.…") and "\u0323" not in unicodedata.normalize("NFD", r.text)
+
+
+def test_dotted_letters_can_be_letters_of_the_transliteration(tmp_path, capsys):
+    r = read_leiden("ṣdq", dotted="letter")
+    assert r.text == "ṣdq" and r.uncertain == 0
+    assert read_leiden("ṣdq").text == "sdq"
+    src = write(tmp_path / "lost.csv", "id,text\nA,ṣdq\n")
+    project = tmp_path / "p.decipher"
+    assert project_main(["new", str(project)]) == 0
+    assert project_main(["import", str(project), "--lost", str(src), "--name", "a"]) == 0
+    assert "lacunae: 0; 1 dotted (uncertain) letter" in capsys.readouterr().out
+    assert project_main(["import", str(project), "--lost", str(src), "--name", "b", "--dotted-letters"]) == 0
+    assert "lacunae: 0\n" in capsys.readouterr().out
+    with Project.open(project) as p:
+        a, b = p.corpora()
+        assert p.inscriptions(a.id)[0].text == "sdq" and p.inscriptions(b.id)[0].text == "ṣdq"
+        assert markup_totals(p.inscriptions(b.id), b.format)["uncertain"] == 0
+
+
+@pytest.mark.parametrize("raw,needle", [("ab{c", "'{' that is not closed"), ("ab⟨c", "'⟨' that is not closed"),
+                                        ("a}b", "'}' with no '{'"), ("a[b[c]", "'[' inside a lacuna")])
+def test_unbalanced_markup_is_one_line_naming_file_and_line(tmp_path, raw, needle):
+    src = write(tmp_path / "lost.csv", f"id,text\nA,ok\nB,{raw}\n")
+    with pytest.raises(InputError) as e:
+        tables.read_lost(src)
+    assert e.value.line == 3 and e.value.path == str(src) and needle in e.value.problem
+    assert "\n" not in str(e.value)
+
+
+def test_markup_only_text_is_refused(tmp_path):
+    with pytest.raises(InputError, match="no letter outside its markup") as e:
+        tables.read_lost(write(tmp_path / "lost.csv", "id,text\nA,ab\nB,[...]\n"))
+    assert e.value.line == 3
+    with pytest.raises(InputError, match="no letter outside its markup") as e:
+        tables.read_plain_text(write(tmp_path / "t.txt", "ab\n\n[---]\n"))
+    assert e.value.line == 3
+
+
+def test_done_when_import_reports_two_lacunae_and_info_lists_clean_letters(tmp_path, capsys):
+    src = write(tmp_path / "lost.csv", "id,text\nA,ym [b]n [...] lk\n")
+    project = tmp_path / "p.decipher"
+    assert project_main(["new", str(project)]) == 0
+    assert project_main(["import", str(project), "--lost", str(src)]) == 0
+    out = capsys.readouterr().out
+    assert "lacunae: 2 (1 restored, 1 with lost signs of unknown number)" in out
+    assert project_main(["info", str(project)]) == 0
+    info = capsys.readouterr().out.splitlines()
+    letters = [line.strip() for line in info if line.strip().startswith("letters:")]
+    assert letters == ["letters: b k l m n y (6)"]
+    assert any(line.strip().startswith("lacunae: 2") for line in info)
+    with Project.open(project) as p:
+        (ins,) = p.inscriptions(p.corpora()[0].id)
+    assert ins.text == "ym bn lk" and ins.raw == "ym [b]n [...] lk"     # the markup is kept in raw
+
+
+def test_no_span_crosses_a_lacuna_but_restored_letters_join_their_word(tmp_path):
+    src = write(tmp_path / "lost.csv", "id,text\nA,abc[...]def\nB,ab[c]d\nC,xy[..]z\n")
+    corpus = Corpus("c", tuple(tables.read_lost(src)))
+    chunks = [(c.inscription_id, "".join(c.letters)) for c in cut_chunks(corpus, Config())]
+    assert chunks == [("A", "abc"), ("A", "def"), ("B", "abcd"), ("C", "xy"), ("C", "z")]
+
+
+def test_plain_text_reads_the_same_markup(tmp_path, capsys):
+    src = write(tmp_path / "t.txt", "ym [b]n [...] lk\nab⟨c⟩d\n")
+    (a, b) = tables.read_plain_text(src)
+    assert (a.text, a.raw, b.text) == ("ym bn lk", "ym [b]n [...] lk", "abd")
+    project = tmp_path / "p.decipher"
+    assert project_main(["new", str(project)]) == 0
+    assert project_main(["import", str(project), "--text", str(src)]) == 0
+    assert "lacunae: 2 (1 restored, 1 with lost signs of unknown number); 1 editorial addition" \
+        in capsys.readouterr().out
+
+
+def test_export_and_reimport_keeps_text_raw_and_lacunae(tmp_path):
+    src = write(tmp_path / "lost.csv", "id,text\nA,ym [b]n [...] lk\nB,a[.]b\n")
+    with Project.create(tmp_path / "p.decipher") as p:
+        cid = import_lost(p, src)
+        export_lost(p, tmp_path / "out.csv", cid)
+        cid2 = import_lost(p, tmp_path / "out.csv", name="again")
+        first, again = p.inscriptions(cid), p.inscriptions(cid2)
+        assert [(i.text, i.raw) for i in first] == [(i.text, i.raw) for i in again]
+        assert markup_totals(first, "lost") == markup_totals(again, "lost")
+        assert markup_totals(first, "lost")["lacunae"] == 3
+
+
+def test_a_failed_import_writes_nothing(tmp_path):
+    project = tmp_path / "p.decipher"
+    with Project.create(project) as p:
+        import_text(p, write(tmp_path / "ok.txt", "abc\n"))
+    before = project.read_bytes()
+    with Project.open(project) as p:
+        with pytest.raises(InputError):
+            import_lost(p, write(tmp_path / "bad.csv", "id,text\nA,ab\nB,c{d\n"))
+    assert project.read_bytes() == before
+
+
+def test_cog_lost_word_with_brackets_is_refused(tmp_path):
+    src = write(tmp_path / "x.cog", "uga\theb\nab\tab\nab[d]\tabd\n")
+    with pytest.raises(InputError, match="Leiden mark '\\['") as e:
+        read_cog(src)
+    assert e.value.line == 3
+
+
+def test_preview_marks_markup_problems_as_the_import_would(tmp_path):
+    text = preview_file(write(tmp_path / "t.txt", "ab\n[...]\n"), "text")
+    assert [r.problem is None for r in text.rows] == [True, False]
+    lost = preview_file(write(tmp_path / "l.csv", "id,text\nA,a{b\n"), "lost")
+    assert "'{' that is not closed" in lost.rows[0].problem
+
+
+def test_bundled_lost_texts_are_unchanged_by_the_reading():
+    lists = [ROOT / "resources" / "sample" / "lost.csv", ROOT / "resources" / "sample-gothic" / "lost.csv"]
+    lists += sorted(p for p in (ROOT / "tests" / "data").rglob("lost.csv"))
+    for path in lists:
+        for ins in tables.read_lost(path):
+            assert ins.text == normalise_text(ins.raw), (path, ins.id)
+    assert len(lists) >= 4
