@@ -108,6 +108,19 @@ def test_semitic_translit_agrees_with_the_hints():
                 assert unit_features(unit).ptype == "consonant"
 
 
+def test_bundled_sample_projects_still_build(tmp_path):
+    from engine.sample import SAMPLE_DIR, create_project_from_folder, create_sample_project
+
+    with create_sample_project(tmp_path / "s.decipher") as p:
+        assert p.languages() and p.corpora()
+    gothic = SAMPLE_DIR.parent / "sample-gothic"
+    with create_project_from_folder(tmp_path / "g.decipher", gothic, source="test",
+                                    default_name="G") as p:
+        assert p.languages() and p.pins()
+    for prior in sorted((ROOT / "tests" / "data").rglob("prior.csv")):
+        assert tables.read_prior(prior)
+
+
 def test_bundled_sample_and_test_data_known_lists_still_import():
     lists = [ROOT / "resources" / "sample" / "known.csv", ROOT / "resources" / "sample-gothic" / "known.csv"]
     lists += sorted((ROOT / "tests" / "data").rglob("known*.csv"))
