@@ -216,8 +216,8 @@ def _units_cached(ipa: str, split: frozenset[str]) -> tuple[str, ...] | tuple[in
     return tuple(unicodedata.normalize("NFC", u) for u in units)
 
 
-#: transliteration letters whose mark ipapy reads as a tone (š = s + caron, ś = s + acute …):
-#: they unitise without an error, so ``ipa_units`` looks for them after unitising (NFC and NFD)
+#: what may betray a transliteration letter in a string that unitises without an error (š = s +
+#: caron, ś = s + acute: ipapy reads those marks as tones): the letters and their marks
 _TONE_TRANSLIT = frozenset(
     {ch for ch in TRANSLITERATION}
     | {unicodedata.normalize("NFD", ch)[-1] for ch in TRANSLITERATION
@@ -246,9 +246,9 @@ def ipa_units(ipa: str, *, source: str | None = None, split: frozenset[str] = AL
                               source=source, path=path, line=line)
         raise PhonologyError(str(out[1]), ipa, source=source, path=path, line=line)
     found = _not_ipa_problem(ipa, source) if _has_transliteration(ipa) else None
-    if found is not None:
+    if found is not None:     # š, ś: ipapy would read the mark as a tone
         raise NotIPAError(found[0], ipa, found[1], source=source, path=path, line=line,
-                              letters=found[2])
+                          letters=found[2])
     return out  # type: ignore[return-value]
 
 

@@ -261,9 +261,12 @@ def describe_leiden(totals: Mapping[str, int], *, label: bool = True) -> str:
     if totals.get("lost_unknown"):
         parts.append(f"{totals['lost_unknown']} with lost signs of unknown number")
     if totals.get("lost_counted"):
+        signs = totals.get("lost_signs", 0)
         parts.append(f"{totals['lost_counted']} with a known number of lost signs "
-                     f"({totals.get('lost_signs', 0)} sign{'' if totals.get('lost_signs', 0) == 1 else 's'})")
-    out = (f"{n} lacuna{'' if n == 1 else 'e'}" if label else str(n)) + (f" ({', '.join(parts)})" if parts else "")
+                     f"({signs} sign{'' if signs == 1 else 's'})")
+    out = f"{n} lacuna{'' if n == 1 else 'e'}" if label else str(n)
+    if parts:
+        out += f" ({', '.join(parts)})"
     extra = [(totals.get("illegible", 0), "illegible passage", "illegible passages"),
              (totals.get("uncertain", 0), "dotted (uncertain) letter", "dotted (uncertain) letters"),
              (totals.get("additions", 0), "editorial addition ⟨ ⟩ left out",
