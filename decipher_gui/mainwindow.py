@@ -726,30 +726,34 @@ class MainWindow(QMainWindow):
         return n
 
     def export_matches(self, path: str | Path, **options) -> int | None:
+        options.setdefault("guard_formulas", True)  # every export of the app is formula-guarded
         return self._export(f"rows to {path}", lambda: exporting.export_matches(
             self.project, path, run_id=self.state.shown_run, **options))
 
     def export_prior(self, path: str | Path) -> int | None:
-        return self._export(f"pinned values to {path}", lambda: exporting.export_prior(self.project, path))
+        return self._export(f"pinned values to {path}", lambda: exporting.export_prior(
+            self.project, path, guard_formulas=True))
 
     def export_sign_values(self, path: str | Path) -> int | None:
         from engine.signvalues import export_sign_values
 
         mapping, _, _ = self.current_mapping()
         return self._export(f"sign values to {path}", lambda: export_sign_values(
-            self.project, path, run_id=self.state.shown_run, mapping=mapping))
+            self.project, path, run_id=self.state.shown_run, mapping=mapping, guard_formulas=True))
 
     def export_cldf(self, folder: str | Path) -> int | None:
         from engine.fieldexport import export_cldf
 
         return self._export(f"accepted matches as a CLDF Wordlist in {folder}",
-                            lambda: export_cldf(self.project, folder, run_id=self.state.shown_run))
+                            lambda: export_cldf(self.project, folder, run_id=self.state.shown_run,
+                                                guard_formulas=True))
 
     def export_edictor(self, path: str | Path) -> int | None:
         from engine.fieldexport import export_edictor
 
         return self._export(f"accepted matches to {path}",
-                            lambda: export_edictor(self.project, path, run_id=self.state.shown_run))
+                            lambda: export_edictor(self.project, path, run_id=self.state.shown_run,
+                                                   guard_formulas=True))
 
     # ==== view =====================================================================================
 

@@ -304,9 +304,13 @@ def accepted_pairs(project, run_id: int | None = None):
                     _transliterate(table, units), tuple(lost_segments(table, units, unknown)),
                     a.form, stem_shown, tuple(known_segments(a.ipa)), a.ipa, a.gloss, float(a.score)))
     warnings = []
-    if unknown:
-        warnings.append(f"no sound is known for the lost letters {' '.join(sorted(unknown))} (display table "
-                        f"{table.name!r}); their segments are the letters as transliterated")
+    missing = f"; no sound is known for {' '.join(sorted(unknown))}, kept as written" if unknown else ""
+    if pairs and table.name not in _SOUND_SYSTEM_OF:
+        warnings.append(f"the lost forms' segments are their letters read as IPA: the corpus's display table "
+                        f"{table.name!r} gives no sound values (ugaritic-*, hebrew-script and gothic-script "
+                        f"do){missing}")
+    elif unknown:
+        warnings.append(f"the lost forms' segments are the sounds of display table {table.name!r}{missing}")
     return run, corpus, language, pairs, warnings, why
 
 

@@ -24,5 +24,8 @@ def match_rows(matches: Iterable[Match]):
 
 
 def write_matches_csv(path: str | Path, matches: Iterable[Match], *, guard_formulas: bool = True, **kw) -> int:
-    """Write the report; returns how many cells the formula guard changed."""
-    return write_csv(path, MATCH_COLUMNS, match_rows(matches), guard_formulas=guard_formulas, **kw)
+    """Write the report; returns how many cells the formula guard changed. The numbers (score,
+    log_prob, confidence; six decimals) go to the writer as numbers, so the guard never touches a
+    negative score."""
+    rows = (row[:8] + tuple(float(v) for v in row[8:]) for row in match_rows(matches))
+    return write_csv(path, MATCH_COLUMNS, rows, guard_formulas=guard_formulas, **kw)
