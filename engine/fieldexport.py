@@ -315,7 +315,9 @@ def accepted_pairs(project, run_id: int | None = None):
 
 
 def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_-]+", "_", unicodedata.normalize("NFKD", text)).strip("_") or "x"
+    """A CLDF identifier from a name: ASCII letters, digits, _ and -, never starting with - (a
+    spreadsheet would run it as a formula)."""
+    return re.sub(r"[^A-Za-z0-9_-]+", "_", unicodedata.normalize("NFKD", text)).strip("_-") or "x"
 
 
 class _Guard:
