@@ -722,7 +722,11 @@ class MainWindow(QMainWindow):
         except (DecipherError, OSError) as exc:
             self.report_error(*describe(exc))
             return None
-        self.statusBar().showMessage(f"Wrote {n} {what}", 8000)
+        run_id, notes = getattr(n, "run_id", None), list(getattr(n, "warnings", ()))
+        if getattr(n, "guarded", 0):
+            notes.append(f"{n.guarded} cells a spreadsheet would run as formulas start with an added '")
+        message = f"Wrote {int(n)} {what}" + (f" (run {run_id})" if run_id is not None else "")
+        self.statusBar().showMessage("; ".join([message] + notes), 15000 if notes else 8000)
         return n
 
     def export_matches(self, path: str | Path, **options) -> int | None:

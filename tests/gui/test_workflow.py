@@ -81,6 +81,7 @@ def test_run_then_sign_values_exports_and_new_project_is_empty(window, qtbot, tm
     assert len(list(ds["CognateTable"])) == 2
     tsv = tmp_path / "edictor.tsv"
     assert window.export_edictor(tsv) == 1
+    assert f"(run {run.id})" in window.statusBar().currentMessage()  # the run exported is said
     lines = tsv.read_text(encoding="utf-8").splitlines()
     assert lines[0].split("\t")[:6] == ["ID", "DOCULECT", "CONCEPT", "FORM", "VALUE", "TOKENS"]
     assert len(lines) == 3 and lines[1].split("\t")[6] == lines[2].split("\t")[6] == "1"
