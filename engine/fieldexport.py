@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.data import DIVIDER
-from engine.display import (HEBREW_SCRIPT, PRESETS, UGARITIC_TRANSLITERATION, DisplayTable, IDENTITY,
+from engine.display import (IDENTITY, PRESETS, UGARITIC_TRANSLITERATION, DisplayTable,
                             table_for)
 from engine.errors import DecipherError, InputError, ProjectError
 from engine.io.atomic import WriteError, atomic_path, describe_os_error, guard_formula, needs_guard
@@ -130,6 +130,20 @@ _SOUND_SYSTEM_OF = {
 BOUNDARY = "_"
 
 
+def set_corpus_table(project, corpus_id: int, name: str) -> None:
+    """Store one of the display presets (engine/display.py) for a corpus ("none" removes it), as
+    View ▸ Display table does in the app."""
+    from engine.display import preset, setting_key
+
+    table = preset(name)
+    project.set_setting(setting_key(corpus_id), None if name == "none" else table.to_json())
+
+
+def _score(value: float) -> float | None:
+    """A score as written: None (an empty cell) when the run recorded none (NaN)."""
+    return None if value != value else value
+
+
 def known_table_for(project, language_id: int | None) -> DisplayTable | None:
     """The display table stored for a known language, or None."""
     if language_id is None:
@@ -143,11 +157,16 @@ def known_table_for(project, language_id: int | None) -> DisplayTable | None:
         raise ProjectError(f"{project.path.name}: setting {KNOWN_DISPLAY_KEY.format(language_id)!r}: {e}") from None
 
 
-def set_known_table(project, language_id: int, name: str) -> None:
-    """Store one of :data:`KNOWN_TABLES` for a known language ("none" removes it)."""
+def known_table(name: str) -> DisplayTable:
+    """One of :data:`KNOWN_TABLES` by name; an unknown name is an InputError naming them."""
     if name not in KNOWN_TABLES:
         raise InputError(f"unknown display table {name!r} for a known language; one of: {', '.join(KNOWN_TABLES)}")
-    table = KNOWN_TABLES[name]
+    return KNOWN_TABLES[name]
+
+
+def set_known_table(project, language_id: int, name: str) -> None:
+    """Store one of :data:`KNOWN_TABLES` for a known language ("none" removes it)."""
+    table = known_table(name)
     project.set_setting(KNOWN_DISPLAY_KEY.format(language_id), None if name == "none" else table.to_json())
 
 
@@ -308,7 +327,7 @@ def accepted_pairs(project, run_id: int | None = None):
     if pairs and table.name not in _SOUND_SYSTEM_OF:
         warnings.append(f"the lost forms' segments are their letters read as IPA: the corpus's display table "
                         f"{table.name!r} gives no sound values (ugaritic-*, hebrew-script and gothic-script "
-                        f"do){missing}")
+                        f"do: View > Display table, or --lost-display){missing}")
     elif unknown:
         warnings.append(f"the lost forms' segments are the sounds of display table {table.name!r}{missing}")
     return run, corpus, language, pairs, warnings, why
@@ -393,7 +412,7 @@ def export_cldf(project, folder: str | Path, *, run_id: int | None = None, guard
             parameters.append({"ID": pid, "Name": guard(p.gloss or p.stem_shown),
                                "Description": guard(f"{p.inscription_id} letters {p.start}-{p.end}")})
             common = {"Parameter_ID": pid, "Inscription_ID": guard(p.inscription_id), "Span_Start": p.start,
-                      "Span_End": p.end, "Score": p.score, "Run_ID": run.id}
+                      "Span_End": p.end, "Score": _score(p.score), "Run_ID": run.id}
             forms.append({"ID": f"{pid}-lost", "Language_ID": lost_id, "Form": guard(p.transliteration),
                           "Value": guard(p.span), "Shown": guard(p.shown),
                           "Segments": guard.segments(p.segments), **common})
@@ -453,7 +472,7 @@ def export_edictor(project, path: str | Path, *, run_id: int | None = None,
                 (language, p.stem_shown, p.stem, p.stem_segments, known_codes)):
             row_id += 1
             cells = [row_id, doculect, concept, form, value, " ".join(guard.segments(tokens)), p.cogid,
-                     p.inscription_id, span, p.score, codes.get("glottocode", ""),
+                     p.inscription_id, span, _score(p.score), codes.get("glottocode", ""),
                      codes.get("iso639_3", ""), run.id]
             lines.append("\t".join(c if i == 5 else _edictor_cell(c, guard, changed) for i, c in enumerate(cells)))
     if changed:

@@ -132,6 +132,10 @@ def _add_verbs(parser: argparse.ArgumentParser) -> None:
                        help=f"--cldf/--edictor: store this Glottocode for {what} before exporting")
         p.add_argument(f"--{side}-iso639-3", dest=f"{side}_iso639_3", metavar="CODE",
                        help=f"--cldf/--edictor: store this ISO 639-3 code for {what} before exporting")
+    p.add_argument("--lost-display", metavar="TABLE",
+                   help="--cldf/--edictor: store a display table for the run's corpus (as View > Display table "
+                        "does), which gives its letters' transliteration and sounds: ugaritic-transliteration, "
+                        "ugaritic-script, gothic-script, hebrew-script, or none")
     p.add_argument("--known-display", metavar="TABLE",
                    help="--cldf/--edictor: store a display table for the run's known language, so its forms "
                         "are written in transliteration: hebrew-transliteration, hebrew-script, "
@@ -332,6 +336,15 @@ def _field_export(args, project: Project, kind: str, target: Path, out: TextIO) 
     if args.tsv or args.bom:
         raise InputError(f"--tsv and --bom are for the CSV exports, not --{kind}")
     run, why = fieldexport.choose_run(project, args.run)
+    # every option is checked before any is stored, so a bad one changes nothing
+    for side in ("lost", "known"):
+        fieldexport.check_codes(getattr(args, f"{side}_glottocode"), getattr(args, f"{side}_iso639_3"))
+    if args.lost_display is not None:
+        from engine.display import preset
+
+        preset(args.lost_display)
+    if args.known_display is not None:
+        fieldexport.known_table(args.known_display)
     for side, kind_, item in (("lost", "corpus", run.corpus_id), ("known", "language", run.language_id)):
         glotto, iso = getattr(args, f"{side}_glottocode"), getattr(args, f"{side}_iso639_3")
         if glotto is None and iso is None:
@@ -339,6 +352,10 @@ def _field_export(args, project: Project, kind: str, target: Path, out: TextIO) 
         if item is None:
             raise InputError(f"run {run.id} has no {kind_} to give codes to")
         fieldexport.set_language_codes(project, kind_, item, glottocode=glotto, iso639_3=iso)
+    if args.lost_display is not None:
+        if run.corpus_id is None:
+            raise InputError(f"run {run.id} has no corpus to give a display table to")
+        fieldexport.set_corpus_table(project, run.corpus_id, args.lost_display)
     if args.known_display is not None:
         if run.language_id is None:
             raise InputError(f"run {run.id} has no known language to give a display table to")

@@ -9,7 +9,6 @@ from __future__ import annotations
 import csv
 import errno
 import logging
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -31,7 +30,7 @@ from tests.engine.test_project_helpers import filled_project, sha  # noqa: I001
 QUOTED = 'he said "yes"'
 
 
-def ugaritic_project(tmp_path: Path) -> tuple[Path, dict]:
+def ugaritic_project(tmp_path: Path, table: str | None = "ugaritic-script") -> tuple[Path, dict]:
     """Ugaritic letters in the data's ASCII code shown as the cuneiform script, Hebrew stems in the
     same code; run 1 holds three accepted matches, run 2 (a resume) the same matches, none decided."""
     lost = tmp_path / "lost.csv"
@@ -43,7 +42,8 @@ def ugaritic_project(tmp_path: Path) -> tuple[Path, dict]:
     project = Project.create(path)
     cid = import_lost(project, lost, name="Ugaritic")
     lid = import_known(project, known, name="Hebrew")
-    project.set_setting(display.setting_key(cid), display.preset("ugaritic-script").to_json())
+    if table is not None:
+        project.set_setting(display.setting_key(cid), display.preset(table).to_json())
     matches = [Match("U1", 0, 3, "$lm", (Alternative(1, "$lwm", "ʃlwm", -0.5, QUOTED, -1.5),), confidence=0.5),
                Match("U2", 0, 3, "mlk", (Alternative(1, "mlk", "mlk", -0.25, "king", -0.75),), confidence=0.75),
                Match("U3", 0, 3, "x@<", (Alternative(1, "=x", "χ", -1.0, "=1+1", -3.0),), confidence=0.25)]
@@ -254,3 +254,45 @@ def test_reports_writer_is_guarded_by_default(tmp_path):
     assert not _live_cells((tmp_path / "m.csv").read_text(encoding="utf-8"))
     assert write_matches_csv(tmp_path / "raw.csv", [m], guard_formulas=False) == 0
     assert len(_live_cells((tmp_path / "raw.csv").read_text(encoding="utf-8"))) == 3
+
+
+def _tokens(tsv: Path) -> list[str]:
+    return [line.split("\t")[5] for line in tsv.read_text(encoding="utf-8").splitlines()[1:]]
+
+
+def test_display_options_give_transliteration_and_sounds_and_a_bad_one_changes_nothing(tmp_path, capsys):
+    path, ids = ugaritic_project(tmp_path, table=None)
+    tsv = tmp_path / "e.tsv"
+    assert main(["export", str(path), "--edictor", str(tsv)]) == 0
+    err = capsys.readouterr().err
+    assert "gives no sound values" in err and "no sound is known for $" in err  # said, never silent
+    assert _tokens(tsv)[0] == "$ l m"
+    before = sha(path)
+    assert main(["export", str(path), "--edictor", str(tsv), "--known-glottocode", "hebr1245",
+                 "--lost-display", "no-such-table"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no-such-table" in err[0] and sha(path) == before  # the code was not stored
+    assert main(["export", str(path), "--edictor", str(tsv), "--lost-display", "ugaritic-transliteration"]) == 0
+    assert "warning" not in capsys.readouterr().err
+    tokens = _tokens(tsv)
+    assert tokens[0] == "ʃ l m" and tokens[4] == "χ ɣ ʕ"
+    assert tsv.read_text(encoding="utf-8").splitlines()[1].split("\t")[3] == "šlm"
+
+
+def test_a_run_without_scores_writes_empty_score_cells(tmp_path, capsys):
+    pycldf = pytest.importorskip("pycldf")
+    path, ids = ugaritic_project(tmp_path)
+    with Project.open(path) as project:
+        run = project.start_run(Config(), ids["corpus"], ids["language"], device="cpu", seed=2)
+        project.record_matches(run, [Match("U2", 0, 3, "mlk", (Alternative(1, "mlk", "mlk", float("nan"), "king",
+                                                                           float("nan")),))])
+        project.decide(run, "U2", 0, 3, "mlk", "accepted")
+        project.finish_run(run, "completed")
+    assert main(["export", str(path), "--edictor", str(tmp_path / "e.tsv"), "--cldf", str(tmp_path / "c")]) == 2
+    capsys.readouterr()  # one kind at a time
+    assert main(["export", str(path), "--edictor", str(tmp_path / "e.tsv")]) == 0
+    assert f"of run {run} (the newest run with accepted decisions)" in capsys.readouterr().out
+    assert (tmp_path / "e.tsv").read_text(encoding="utf-8").splitlines()[1].split("\t")[9] == ""
+    assert main(["export", str(path), "--cldf", str(tmp_path / "c")]) == 0
+    ds = pycldf.Dataset.from_metadata(tmp_path / "c" / "Wordlist-metadata.json")
+    assert ds.validate() and {f["Score"] for f in ds["FormTable"]} == {None}
