@@ -292,6 +292,11 @@ def _language_message(project: Project, language_id: int) -> str:
 def _export(args, out: TextIO) -> int:
     kind = next(k for k in EXPORT_KINDS if getattr(args, k) is not None)
     target: Path = getattr(args, kind)
+    field_only = [f"--{name.replace('_', '-')}" for name in ("lost_glottocode", "lost_iso639_3", "known_glottocode",
+                                                           "known_iso639_3", "lost_display", "known_display")
+                  if getattr(args, name, None) is not None]
+    if field_only and kind not in ("cldf", "edictor"):
+        raise InputError(f"{', '.join(field_only)} go with --cldf or --edictor, not --{kind.replace('_', '-')}")
     options = {"delimiter": "\t" if args.tsv else None, "bom": args.bom,
                "guard_formulas": args.guard_formulas}
     with Project.open(args.file) as project:

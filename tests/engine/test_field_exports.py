@@ -234,6 +234,8 @@ def test_language_codes_on_import_are_checked_and_stored(tmp_path, capsys):
     assert "not an ISO 639-3 code" in capsys.readouterr().err
     assert main(["import", str(path), "--cog", str(known), "--glottocode", "basq1248"]) == 2
     assert "imports two" in capsys.readouterr().err
+    assert main(["export", str(path), "--known", str(tmp_path / "k.csv"), "--known-glottocode", "basq1248"]) == 2
+    assert "--known-glottocode go with --cldf or --edictor, not --known" in capsys.readouterr().err
     assert main(["import", str(path), "--known", str(known), "--name", "basque", "--glottocode", "basq1248",
                  "--iso639-3", "eus"]) == 0
     assert "glottocode basq1248, iso639_3 eus" in capsys.readouterr().out
