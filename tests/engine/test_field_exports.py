@@ -25,7 +25,7 @@ from engine.project.cli import main
 from engine.results import Alternative, Match
 from engine.signvalues import export_sign_values
 
-from tests.engine.test_project_helpers import filled_project, sha  # noqa: I001
+from tests.engine.test_project_helpers import filled_project, sha
 
 QUOTED = 'he said "yes"'
 
