@@ -637,6 +637,116 @@ RUNNERS: dict[str, Callable[[Path], list[Row]]] = {
     "settings": bad_settings}
 
 
+# --------------------------------------------------------------------------------------------
+# round two: exports
+# (issue 28 items 5 and 8, issue 29 item 4: every export formula-guarded by default with a switch,
+# written through the atomic writer, no .part after a failure; CLDF validates; the run is said)
+
+
+def _export_project(path: Path, tmp: Path, n: int = 600) -> None:
+    """A project whose data start with = - @ (Iberian affixes, a formula, the Ugaritic ASCII ġ):
+    run 1 holds ``n`` accepted matches, run 2 (as after a resume) the same, none decided."""
+    from engine.config import Config
+    from engine.project import Project, import_known, import_lost, import_prior
+    from engine.results import Alternative, Match
+
+    lost, known, prior = tmp / "x-lost.csv", tmp / "x-known.csv", tmp / "x-prior.csv"
+    lost.write_text("id,text\n" + "".join(f"E.{i},=ku-ke@ba\n" for i in range(n)), encoding="utf-8")
+    known.write_text('form,ipa,gloss\n-ke,ke,"he said ""yes"""\n=x,ka,@y\n', encoding="utf-8")
+    prior.write_text("lost,known_ipa\n@,ɣ\n-,k\n", encoding="utf-8")
+    gloss = "=" + "long gloss " * 20
+    project = Project.create(path)
+    cid, lid = import_lost(project, lost, name="=iberian"), import_known(project, known, name="-basque")
+    import_prior(project, prior)
+    matches = [Match(f"E.{i}", 0, 3, "=ku", (Alternative(1, "-ke", "ke", -0.5, gloss if i else 'he said "yes"', -1.5),
+                                             Alternative(2, "=x", "ka", -1.0, "@y", -2.0)), confidence=0.5)
+               for i in range(n)]
+    for decided in (True, False):
+        run = project.start_run(Config(), cid, lid, device="cpu", seed=1)
+        project.record_matches(run, matches)
+        if decided:
+            with project.transaction():
+                for m in matches:
+                    project.decide(run, m.inscription_id, 0, 3, "-ke", "accepted")
+        project.finish_run(run, "completed")
+    project.close()
+
+
+def _live(path: Path) -> int:
+    """Text cells a spreadsheet would run as formulas (numbers such as -0.5 are not)."""
+    from engine.io.atomic import FORMULA_STARTS
+
+    n = 0
+    for f in ([path] if path.is_file() else sorted(path.glob("*.csv"))):
+        text = f.read_text(encoding="utf-8")
+        delimiter = "\t" if f.suffix == ".tsv" else ","
+        import csv
+        for row in csv.reader(text.splitlines(), delimiter=delimiter, quoting=csv.QUOTE_NONE if delimiter == "\t"
+                              else csv.QUOTE_MINIMAL):
+            for c in row:
+                try:
+                    float(c)
+                except ValueError:
+                    n += c.startswith(FORMULA_STARTS)
+    return n
+
+
+def exports_round_two(tmp: Path) -> list[Row]:
+    g = "exports"
+    project = tmp / "exports.decipher"
+    _export_project(project, tmp)
+    rows = []
+    for kind, target, what in (("--cldf", tmp / "cldf", "CLDF Wordlist"), ("--edictor", tmp / "e.tsv", "EDICTOR TSV"),
+                               ("--matches", tmp / "m.csv", "match report"), ("--sign-values", tmp / "s.csv", "sign values"),
+                               ("--lost", tmp / "lost.csv", "LOST.csv")):
+        r = cli("project", "export", project, kind, target)
+        live = _live(target) if target.exists() else -1
+        extra = ""
+        ok = r.code == 0 and live == 0
+        if kind == "--cldf":
+            cldf = Path(sys.executable).with_name("cldf")
+            check = subprocess.run([str(cldf), "validate", str(target / "Wordlist-metadata.json")], capture_output=True,
+                                   text=True, timeout=HANG_GUARD_S) if cldf.exists() else None
+            extra = "; `cldf validate` " + ("not installed" if check is None else f"exit {check.returncode}")
+            ok = ok and (check is None or check.returncode == 0)
+        rows.append(Row(g, f"{what} export guarded by default", f"`project export {kind}` (no flag) of data starting "
+                        "with = - @", "exit 0, no cell a spreadsheet runs as a formula" + (", validates" if extra else ""),
+                        f"exit {r.code}; {live} live formula cells{extra}", ok))
+        if kind == "--edictor":
+            said = r.out.strip()
+            ok = r.code == 0 and "of run 1 (the newest run with accepted decisions; run 2 is newer" in said
+            rows.append(Row(g, "export without --run after a resume", "`project export --edictor`: accepted decisions "
+                            "on run 1, run 2 newer with none", "run 1 exported, and said", said[:120], ok))
+            text = target.read_text(encoding="utf-8")
+            ok = '\the said "yes"\t' in text and '""' not in text
+            rows.append(Row(g, "EDICTOR cells unquoted", 'a gloss `he said "yes"`', "written as is, no CSV quotes",
+                            "as is" if ok else "QUOTED", ok))
+    raw = tmp / "raw.tsv"
+    r = cli("project", "export", project, "--edictor", raw, "--no-guard-formulas")
+    live = _live(raw) if raw.exists() else -1
+    rows.append(Row(g, "the guard's switch", "`project export --edictor --no-guard-formulas`",
+                    "exit 0, the data unchanged", f"exit {r.code}; {live} live formula cells", r.code == 0 and live > 0))
+    folder = tmp / "folder.tsv"
+    folder.mkdir()
+    r = cli("project", "export", project, "--edictor", folder)
+    rows.append(refused(g, "EDICTOR export into a folder", "`project export --edictor DIR`", r, str(folder),
+                        (not parts(tmp), f"{len(parts(tmp))} .part files left")))
+    full = tmp / "full" / "e.tsv"
+    full.parent.mkdir()
+    full.write_text("old\n", encoding="utf-8")
+    r = cli("project", "export", project, "--edictor", full, preexec=file_size_limit(100_000))
+    kept = full.read_text(encoding="utf-8") == "old\n"
+    rows.append(refused(g, "EDICTOR export on a full disk", "`project export --edictor` of ~300 kB, files limited to "
+                        "100,000 bytes", r, str(full), (kept and not parts(tmp) and integrity(project) == "ok",
+                                                        f"old file {'kept' if kept else 'CHANGED'}, "
+                                                        f"{len(parts(tmp))} .part files left")))
+    return rows
+
+
+GROUPS = GROUPS + ("exports",)
+RUNNERS["exports"] = exports_round_two
+
+
 def cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 

@@ -722,34 +722,42 @@ class MainWindow(QMainWindow):
         except (DecipherError, OSError) as exc:
             self.report_error(*describe(exc))
             return None
-        self.statusBar().showMessage(f"Wrote {n} {what}", 8000)
+        run_id, notes = getattr(n, "run_id", None), list(getattr(n, "warnings", ()))
+        if getattr(n, "guarded", 0):
+            notes.append(f"{n.guarded} cells a spreadsheet would run as formulas start with an added '")
+        message = f"Wrote {int(n)} {what}" + (f" (run {run_id})" if run_id is not None else "")
+        self.statusBar().showMessage("; ".join([message] + notes), 15000 if notes else 8000)
         return n
 
     def export_matches(self, path: str | Path, **options) -> int | None:
+        options.setdefault("guard_formulas", True)  # every export of the app is formula-guarded
         return self._export(f"rows to {path}", lambda: exporting.export_matches(
             self.project, path, run_id=self.state.shown_run, **options))
 
     def export_prior(self, path: str | Path) -> int | None:
-        return self._export(f"pinned values to {path}", lambda: exporting.export_prior(self.project, path))
+        return self._export(f"pinned values to {path}", lambda: exporting.export_prior(
+            self.project, path, guard_formulas=True))
 
     def export_sign_values(self, path: str | Path) -> int | None:
         from engine.signvalues import export_sign_values
 
         mapping, _, _ = self.current_mapping()
         return self._export(f"sign values to {path}", lambda: export_sign_values(
-            self.project, path, run_id=self.state.shown_run, mapping=mapping))
+            self.project, path, run_id=self.state.shown_run, mapping=mapping, guard_formulas=True))
 
     def export_cldf(self, folder: str | Path) -> int | None:
         from engine.fieldexport import export_cldf
 
         return self._export(f"accepted matches as a CLDF Wordlist in {folder}",
-                            lambda: export_cldf(self.project, folder, run_id=self.state.shown_run))
+                            lambda: export_cldf(self.project, folder, run_id=self.state.shown_run,
+                                                guard_formulas=True))
 
     def export_edictor(self, path: str | Path) -> int | None:
         from engine.fieldexport import export_edictor
 
         return self._export(f"accepted matches to {path}",
-                            lambda: export_edictor(self.project, path, run_id=self.state.shown_run))
+                            lambda: export_edictor(self.project, path, run_id=self.state.shown_run,
+                                                   guard_formulas=True))
 
     # ==== view =====================================================================================
 

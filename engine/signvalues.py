@@ -87,10 +87,12 @@ def sign_values(mapping: MappingSnapshot | None, pins: Sequence[PinnedValue], *,
 
 def export_sign_values(project, path: str | Path, *, run_id: int | None = None,
                        mapping: MappingSnapshot | None = None, top: int = 3, delimiter: str | None = None,
-                       bom: bool = False, guard_formulas: bool = False) -> int:
+                       bom: bool = False, guard_formulas: bool = True) -> int:
     """Write the sign values of a run (default: the newest with a mapping, else the pins alone);
-    returns the number of rows."""
-    from .project.exporting import _delimiter, write_csv
+    returns the number of rows (a ``Written``, with ``guarded``: the cells the formula guard
+    changed). A report for people, so the formula guard is on unless ``guard_formulas=False``."""
+    from engine.io.atomic import Written
+    from engine.project.exporting import _delimiter, write_csv
 
     path = Path(path)
     if run_id is None and mapping is None:
@@ -116,5 +118,6 @@ def export_sign_values(project, path: str | Path, *, run_id: int | None = None,
     rows = ([v.sign, v.shown, v.rank, v.ipa, "" if v.probability is None else float(v.probability),
              "" if v.share is None else float(v.share), v.pinned, "" if v.weight is None else float(v.weight),
              v.note, "" if run_id is None else run_id] for v in values)
-    write_csv(path, COLUMNS, rows, delimiter=_delimiter(path, delimiter), bom=bom, guard_formulas=guard_formulas)
-    return len(values)
+    guarded = write_csv(path, COLUMNS, rows, delimiter=_delimiter(path, delimiter), bom=bom,
+                        guard_formulas=guard_formulas)
+    return Written(len(values), guarded)

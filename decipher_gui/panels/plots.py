@@ -74,7 +74,10 @@ class SeriesTableModel(QAbstractTableModel):
     def csv_text(self, delimiter: str = ",") -> str:
         buf = io.StringIO()
         w = csv.writer(buf, delimiter=delimiter, lineterminator="\n")
-        w.writerow([self.x_name] + self.names)
+        from engine.io.atomic import guard_formula
+
+        # names (a language called "-ke…") are formula-guarded as in every export; numbers never
+        w.writerow([guard_formula(n) for n in [self.x_name] + self.names])
         for row in self.rows:
             w.writerow(["" if v is None else repr(float(v)) for v in row])
         return buf.getvalue()

@@ -82,6 +82,23 @@ def guard_formula(value: object) -> object:
     return value
 
 
+def needs_guard(value: object) -> bool:
+    """Whether :func:`guard_formula` would change ``value``."""
+    return isinstance(value, str) and value.startswith(FORMULA_STARTS)
+
+
+class Written(int):
+    """What an export returns: the number of rows (an ``int``), with ``guarded``: how many text
+    cells the formula guard prefixed with an apostrophe (0 when the guard was off)."""
+
+    guarded: int
+
+    def __new__(cls, count: int, guarded: int = 0) -> "Written":
+        self = super().__new__(cls, count)
+        self.guarded = int(guarded)
+        return self
+
+
 def unguard_formula(value: str) -> str:
     """Undo :func:`guard_formula` (for reading back a report written with the guard)."""
     if value[:1] == "'" and value[1:2] in FORMULA_STARTS:
@@ -90,17 +107,24 @@ def unguard_formula(value: str) -> str:
 
 
 def write_csv(path: str | Path, header: Sequence[str], rows: Iterable[Sequence], *, delimiter: str = ",",
-              bom: bool = False, guard_formulas: bool = False) -> None:
+              bom: bool = False, guard_formulas: bool = False) -> int:
     """Write a UTF-8 CSV/TSV atomically.
 
     Lines end in CRLF as RFC 4180 says: with that terminator Python's csv writer quotes every cell
     holding a CR or an LF, so any text (a lone CR included) reads back unchanged.
-    ``guard_formulas`` prefixes an apostrophe to text cells a spreadsheet would run as a formula;
-    it is off by default so the data round-trip unchanged.
+    ``guard_formulas`` prefixes an apostrophe to text cells a spreadsheet would run as a formula
+    (the exports the user asks for turn it on; this low-level default is off so that files the
+    engine reads back itself round-trip unchanged). Returns how many cells were guarded.
     """
+    guarded = 0
     with atomic_path(path) as tmp:
         with open(tmp, "w", encoding="utf-8-sig" if bom else "utf-8", newline="") as f:
             writer = csv.writer(f, delimiter=delimiter, lineterminator="\r\n")
             writer.writerow(header)
             for row in rows:
-                writer.writerow([guard_formula(v) for v in row] if guard_formulas else row)
+                if guard_formulas:
+                    row = list(row)
+                    guarded += sum(needs_guard(v) for v in row)
+                    row = [guard_formula(v) for v in row]
+                writer.writerow(row)
+    return guarded

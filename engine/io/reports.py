@@ -1,4 +1,8 @@
-"""The file-based match report of ``decipher run``: one row per decoded span and alternative."""
+"""The file-based match report of ``decipher run``: one row per decoded span and alternative.
+
+:func:`write_matches_csv` writes it as a report for people: through the atomic writer, with the
+formula guard on unless ``guard_formulas=False`` (a run's own ``matches.csv``, which the engine
+reads back, is written by ``engine/run_outputs.py`` unguarded)."""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ from pathlib import Path
 from typing import Iterable
 
 from ..results import Match
-from .tables import write_csv
+from engine.io.atomic import write_csv
 
 MATCH_COLUMNS = ("inscription_id", "start", "end", "span", "rank", "stem_form", "stem_ipa", "gloss",
                  "score", "log_prob", "confidence")
@@ -19,5 +23,9 @@ def match_rows(matches: Iterable[Match]):
                    f"{a.score:.6f}", f"{a.log_prob:.6f}", f"{m.confidence:.6f}")
 
 
-def write_matches_csv(path: str | Path, matches: Iterable[Match], **kw) -> None:
-    write_csv(path, MATCH_COLUMNS, match_rows(matches), **kw)
+def write_matches_csv(path: str | Path, matches: Iterable[Match], *, guard_formulas: bool = True, **kw) -> int:
+    """Write the report; returns how many cells the formula guard changed. The numbers (score,
+    log_prob, confidence; six decimals) go to the writer as numbers, so the guard never touches a
+    negative score."""
+    rows = (row[:8] + tuple(float(v) for v in row[8:]) for row in match_rows(matches))
+    return write_csv(path, MATCH_COLUMNS, rows, guard_formulas=guard_formulas, **kw)

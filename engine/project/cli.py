@@ -26,7 +26,10 @@ from . import exporting, importing
 from .store import Project
 
 IMPORT_KINDS = ("lost", "known", "gold", "prior", "text", "cog", "hesperia", "cldf", "wordlist", "matches")
-EXPORT_KINDS = ("matches", "prior", "lost", "known", "gold", "sign_values")
+EXPORT_KINDS = ("matches", "prior", "lost", "known", "gold", "sign_values", "cldf", "edictor")
+#: Imports that make one corpus or one known language (which --glottocode/--iso639-3 describe).
+CODED_KINDS = {"lost": "corpus", "text": "corpus", "hesperia": "corpus", "known": "language",
+               "cldf": "language", "wordlist": "language"}
 
 #: Metric names shown as P@1 / P@10 by ``decipher project runs`` (compared case-insensitively).
 P_AT_1 = ("p@1", "precision@1", "p_at_1")
@@ -99,6 +102,11 @@ def _add_verbs(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--run", type=int, metavar="ID", help="--matches: re-import into this run")
     p.add_argument("--unguard", action="store_true",
                    help="--matches: drop the apostrophes --guard-formulas added")
+    p.add_argument("--glottocode", metavar="CODE",
+                   help="the Glottocode of the corpus or known language imported (e.g. ugar1238); "
+                        "stored in the project, written by --cldf/--edictor exports")
+    p.add_argument("--iso639-3", dest="iso639_3", metavar="CODE",
+                   help="its ISO 639-3 code (e.g. uga); stored in the project like --glottocode")
 
     p = verbs.add_parser("export", help="export a match report, pins, a corpus, a vocabulary or gold")
     p.add_argument("file", type=Path, help="the project file")
@@ -108,15 +116,33 @@ def _add_verbs(parser: argparse.ArgumentParser) -> None:
                     ("lost", "a corpus as LOST.csv (--corpus)"),
                     ("known", "a known language as KNOWN.csv (--language)"),
                     ("gold", "a corpus's gold as GOLD.csv (--corpus)"),
-                    ("sign-values", "each sign's best sounds with probabilities, pinned or learned (--run)")):
+                    ("sign-values", "each sign's best sounds with probabilities, pinned or learned (--run)"),
+                    ("cldf", "a run's accepted matches as a CLDF Wordlist into the folder OUT (validated)"),
+                    ("edictor", "a run's accepted matches as an EDICTOR/LingPy wordlist TSV")):
         kind.add_argument(f"--{k}", metavar="OUT", type=Path, help=what)
-    p.add_argument("--run", type=int, metavar="ID", help="--matches/--sign-values: which run")
+    p.add_argument("--run", type=int, metavar="ID",
+                   help="--matches/--sign-values/--cldf/--edictor: which run (default for --cldf/--edictor: "
+                        "the newest run with accepted decisions; the run exported is said and written)")
     p.add_argument("--corpus", help="--lost/--gold: which corpus (by name)")
     p.add_argument("--language", help="--known: which known language (by name)")
     p.add_argument("--tsv", action="store_true", help="tab-separated (also chosen by a .tsv name)")
     p.add_argument("--bom", action="store_true", help="start with a UTF-8 BOM (for Excel)")
-    p.add_argument("--guard-formulas", action="store_true",
-                   help="prefix ' to cells a spreadsheet would run as formulas (=, +, -, @)")
+    p.add_argument("--guard-formulas", action=argparse.BooleanOptionalAction, default=True,
+                   help="prefix ' to text cells a spreadsheet would run as formulas (=, +, -, @, tab, CR); "
+                        "on by default, --no-guard-formulas writes the data unchanged (e.g. to re-import it)")
+    for side, what in (("lost", "the run's corpus"), ("known", "the run's known language")):
+        p.add_argument(f"--{side}-glottocode", metavar="CODE",
+                       help=f"--cldf/--edictor: store this Glottocode for {what} before exporting")
+        p.add_argument(f"--{side}-iso639-3", dest=f"{side}_iso639_3", metavar="CODE",
+                       help=f"--cldf/--edictor: store this ISO 639-3 code for {what} before exporting")
+    p.add_argument("--lost-display", metavar="TABLE",
+                   help="--cldf/--edictor: store a display table for the run's corpus (as View > Display table "
+                        "does), which gives its letters' transliteration and sounds: ugaritic-transliteration, "
+                        "ugaritic-script, gothic-script, hebrew-script, or none")
+    p.add_argument("--known-display", metavar="TABLE",
+                   help="--cldf/--edictor: store a display table for the run's known language, so its forms "
+                        "are written in transliteration: hebrew-transliteration, hebrew-script, "
+                        "ugaritic-transliteration, or none")
 
     p = verbs.add_parser("runs", help="list the runs of a project")
     p.add_argument("file", type=Path)
@@ -194,6 +220,16 @@ def _import(args, out: TextIO) -> int:
     csv_options = {"columns": args.columns, "delimiter": args.delimiter, "encoding": args.encoding}
     warnings: Sequence[str] = ()
     markup = ""
+    codes = {"glottocode": getattr(args, "glottocode", None), "iso639_3": getattr(args, "iso639_3", None)}
+    if any(v is not None for v in codes.values()):
+        from engine.fieldexport import check_codes
+
+        check_codes(**codes)  # a bad code is refused before anything is imported
+        if kind not in CODED_KINDS:
+            raise InputError(f"--glottocode/--iso639-3 describe one corpus or known language; --{kind} "
+                             "imports " + ("two (set their codes with `decipher project export P --cldf "
+                                           "DIR --lost-glottocode … --known-glottocode …`)"
+                                           if kind == "cog" else "none"))
     with Project.open(args.file) as project:
         dotted = "letter" if getattr(args, "dotted_letters", False) else "uncertain"
         if kind == "lost":
@@ -239,6 +275,12 @@ def _import(args, out: TextIO) -> int:
             message = f"{len(project.match_records(rid))} matches into run {rid}"
         if kind in ("lost", "text", "hesperia", "cog"):   # what an import of lost texts read
             markup = _markup(project, next(c for c in project.corpora() if c.id == cid))
+        if kind in CODED_KINDS and any(v is not None for v in codes.values()):
+            from engine.fieldexport import set_language_codes
+
+            stored = set_language_codes(project, CODED_KINDS[kind], cid if CODED_KINDS[kind] == "corpus" else lid,
+                                        **codes)
+            message += " (" + ", ".join(f"{k} {v}" for k, v in stored.items()) + ")"
     print(f"imported {message} from {source} into {args.file}", file=out)
     if markup:
         print(f"  lacunae: {markup}", file=out)
@@ -276,6 +318,11 @@ def _language_message(project: Project, language_id: int) -> str:
 def _export(args, out: TextIO) -> int:
     kind = next(k for k in EXPORT_KINDS if getattr(args, k) is not None)
     target: Path = getattr(args, kind)
+    field_only = [f"--{name.replace('_', '-')}" for name in ("lost_glottocode", "lost_iso639_3", "known_glottocode",
+                                                           "known_iso639_3", "lost_display", "known_display")
+                  if getattr(args, name, None) is not None]
+    if field_only and kind not in ("cldf", "edictor"):
+        raise InputError(f"{', '.join(field_only)} go with --cldf or --edictor, not --{kind.replace('_', '-')}")
     options = {"delimiter": "\t" if args.tsv else None, "bom": args.bom,
                "guard_formulas": args.guard_formulas}
     with Project.open(args.file) as project:
@@ -296,10 +343,61 @@ def _export(args, out: TextIO) -> int:
 
             n = export_sign_values(project, target, run_id=args.run, **options)
             what = "sign values"
+        elif kind in ("cldf", "edictor"):
+            return _field_export(args, project, kind, target, out)
         else:
             n = exporting.export_gold(project, target, args.corpus, **options)
             what = "gold annotations"
     print(f"wrote {n} {what} to {target}", file=out)
+    _guard_note(n, args)
+    return 0
+
+
+def _guard_note(n, args) -> None:
+    guarded = getattr(n, "guarded", 0)
+    if guarded:
+        print(f"note: {guarded} text cells that a spreadsheet would run as formulas start with an added ' "
+              "(--no-guard-formulas writes them unchanged)", file=sys.stderr)
+
+
+def _field_export(args, project: Project, kind: str, target: Path, out: TextIO) -> int:
+    """--cldf DIR / --edictor FILE: the app's exports (engine.fieldexport), the run said."""
+    from engine import fieldexport
+
+    if args.tsv or args.bom:
+        raise InputError(f"--tsv and --bom are for the CSV exports, not --{kind}")
+    run, why = fieldexport.choose_run(project, args.run)
+    # every option is checked before any is stored, so a bad one changes nothing
+    for side in ("lost", "known"):
+        fieldexport.check_codes(getattr(args, f"{side}_glottocode"), getattr(args, f"{side}_iso639_3"))
+    if args.lost_display is not None:
+        from engine.display import preset
+
+        preset(args.lost_display)
+    if args.known_display is not None:
+        fieldexport.known_table(args.known_display)
+    for side, kind_, item in (("lost", "corpus", run.corpus_id), ("known", "language", run.language_id)):
+        glotto, iso = getattr(args, f"{side}_glottocode"), getattr(args, f"{side}_iso639_3")
+        if glotto is None and iso is None:
+            continue
+        if item is None:
+            raise InputError(f"run {run.id} has no {kind_} to give codes to")
+        fieldexport.set_language_codes(project, kind_, item, glottocode=glotto, iso639_3=iso)
+    if args.lost_display is not None:
+        if run.corpus_id is None:
+            raise InputError(f"run {run.id} has no corpus to give a display table to")
+        fieldexport.set_corpus_table(project, run.corpus_id, args.lost_display)
+    if args.known_display is not None:
+        if run.language_id is None:
+            raise InputError(f"run {run.id} has no known language to give a display table to")
+        fieldexport.set_known_table(project, run.language_id, args.known_display)
+    write = fieldexport.export_cldf if kind == "cldf" else fieldexport.export_edictor
+    n = write(project, target, run_id=run.id, guard_formulas=args.guard_formulas)
+    print(f"wrote {int(n)} accepted pairs of run {n.run_id} ({why}) "
+          f"{'as a CLDF Wordlist into' if kind == 'cldf' else 'to'} {target}", file=out)
+    for warning in n.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    _guard_note(n, args)
     return 0
 
 

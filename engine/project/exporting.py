@@ -3,7 +3,10 @@ vocabularies and gold back to LOST/KNOWN/GOLD CSV. Columns are described in docs
 
 Every export is UTF-8 (``bom=True`` adds a BOM for Excel), written atomically, with ``.`` as
 decimal point. ``guard_formulas=True`` prefixes an apostrophe to text cells a spreadsheet would
-run as formulas (``=``, ``+``, ``-``, ``@``…); it is off by default so the data stay unchanged.
+run as formulas (``=``, ``+``, ``-``, ``@``…). These functions write files the engine can read
+back, so their own default is off; the front ends turn it on (``decipher project export`` unless
+``--no-guard-formulas``, and every export of the app). Each returns a :class:`Written`: the row
+count, with ``guarded`` the number of cells the guard changed.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ def number(value: float) -> float:
 
 
 # the one formula guard and atomic CSV writer (a failed write names the file, leaves nothing)
-from ..io.atomic import FORMULA_STARTS, guard_formula, write_csv  # noqa: E402,F401
+from engine.io.atomic import FORMULA_STARTS, Written, guard_formula, write_csv  # noqa: E402,F401
 
 
 def _delimiter(path: Path, delimiter: str | None) -> str:
@@ -81,9 +84,9 @@ def export_matches(project: Project, path: str | Path, *, run_id: int | None = N
     if run_id is None:
         run_id = default_run(project).id
     rows = list(match_report_rows(project, run_id))
-    write_csv(path, MATCH_COLUMNS, rows, delimiter=_delimiter(path, delimiter), bom=bom,
-              guard_formulas=guard_formulas)
-    return len(rows)
+    guarded = write_csv(path, MATCH_COLUMNS, rows, delimiter=_delimiter(path, delimiter), bom=bom,
+                        guard_formulas=guard_formulas)
+    return Written(len(rows), guarded)
 
 
 def export_prior(project: Project, path: str | Path, *, delimiter: str | None = None,
@@ -91,10 +94,10 @@ def export_prior(project: Project, path: str | Path, *, delimiter: str | None = 
     """Write the project's pinned values as PRIOR.csv; returns how many."""
     path = Path(path)
     pins = project.pins()
-    write_csv(path, ("lost", "known_ipa", "weight", "locked", "note"),
+    guarded = write_csv(path, ("lost", "known_ipa", "weight", "locked", "note"),
               ((p.lost, p.known_ipa, number(p.weight), int(p.locked), p.note) for p in pins),
               delimiter=_delimiter(path, delimiter), bom=bom, guard_formulas=guard_formulas)
-    return len(pins)
+    return Written(len(pins), guarded)
 
 
 def export_lost(project: Project, path: str | Path, corpus: int | str | None = None, *,
@@ -110,9 +113,9 @@ def export_lost(project: Project, path: str | Path, corpus: int | str | None = N
     header = ["id", "text"] + (["raw"] if with_raw else []) + list(keys)
     rows = ([ins.id, ins.text] + ([ins.raw if ins.raw is not None else ins.text] if with_raw else [])
             + [ins.meta.get(k, "") for k in keys] for ins in inscriptions)
-    write_csv(path, header, rows, delimiter=_delimiter(path, delimiter), bom=bom,
+    guarded = write_csv(path, header, rows, delimiter=_delimiter(path, delimiter), bom=bom,
               guard_formulas=guard_formulas)
-    return len(inscriptions)
+    return Written(len(inscriptions), guarded)
 
 
 def export_known(project: Project, path: str | Path, language: int | str | None = None, *,
@@ -120,9 +123,9 @@ def export_known(project: Project, path: str | Path, language: int | str | None 
     """Write a known language's stems as KNOWN.csv: ``form,ipa,gloss,source``."""
     path = Path(path)
     stems = project.stems(resolve_language(project, language))
-    write_csv(path, ("form", "ipa", "gloss", "source"), ((s.form, s.ipa, s.gloss, s.source) for s in stems),
+    guarded = write_csv(path, ("form", "ipa", "gloss", "source"), ((s.form, s.ipa, s.gloss, s.source) for s in stems),
               delimiter=_delimiter(path, delimiter), bom=bom, guard_formulas=guard_formulas)
-    return len(stems)
+    return Written(len(stems), guarded)
 
 
 def export_gold(project: Project, path: str | Path, corpus: int | str | None = None, *,
@@ -130,7 +133,7 @@ def export_gold(project: Project, path: str | Path, corpus: int | str | None = N
     """Write a corpus's gold annotations as GOLD.csv: ``inscription_id,start,word_end,known``."""
     path = Path(path)
     gold = project.gold(resolve_corpus(project, corpus))
-    write_csv(path, ("inscription_id", "start", "word_end", "known"),
+    guarded = write_csv(path, ("inscription_id", "start", "word_end", "known"),
               ((g.inscription_id, g.start, g.word_end, "|".join(g.known)) for g in gold),
               delimiter=_delimiter(path, delimiter), bom=bom, guard_formulas=guard_formulas)
-    return len(gold)
+    return Written(len(gold), guarded)

@@ -61,6 +61,8 @@ def test_run_then_sign_values_exports_and_new_project_is_empty(window, qtbot, tm
     with open(out, encoding="utf-8", newline="") as f:
         rows = list(csv.DictReader(f))
     assert {r["sign"] for r in rows} >= {"$", "<", "H"}
+    # the app's exports are formula-guarded: the Ugaritic ASCII ġ "@" is written "'@"
+    assert "'@" in {r["sign"] for r in rows} and not any(r["sign"].startswith(("=", "+", "-", "@")) for r in rows)
     assert all(r["run_id"] == str(run.id) for r in rows)
     top = [r for r in rows if r["rank"] == "1"]
     assert len(top) == len({r["sign"] for r in rows})
@@ -79,6 +81,7 @@ def test_run_then_sign_values_exports_and_new_project_is_empty(window, qtbot, tm
     assert len(list(ds["CognateTable"])) == 2
     tsv = tmp_path / "edictor.tsv"
     assert window.export_edictor(tsv) == 1
+    assert f"(run {run.id})" in window.statusBar().currentMessage()  # the run exported is said
     lines = tsv.read_text(encoding="utf-8").splitlines()
     assert lines[0].split("\t")[:6] == ["ID", "DOCULECT", "CONCEPT", "FORM", "VALUE", "TOKENS"]
     assert len(lines) == 3 and lines[1].split("\t")[6] == lines[2].split("\t")[6] == "1"
