@@ -374,6 +374,9 @@ class Config:
                              "save the settings as UTF-8 TOML", path=path) from None
         except tomllib.TOMLDecodeError as e:
             raise InputError(f"not valid TOML: {' '.join(str(e).split())}", path=path) from None
+        except RecursionError:
+            raise InputError("the TOML nests tables or arrays too deeply to be a file of settings",
+                             path=path) from None
         if "config" in data and isinstance(data["config"], dict):
             data = data["config"]
         data.update({k: v for k, v in overrides.items() if v is not None})

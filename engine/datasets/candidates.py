@@ -134,7 +134,7 @@ def words_of(text: str) -> Iterable[str]:
 def read_verses(path: Path) -> Counter:
     """Word frequencies of a ``chapter<TAB>verse<TAB>text`` file."""
     counts: Counter = Counter()
-    for no, line in enumerate(read_text(path).splitlines(), start=1):
+    for no, line in enumerate(read_text(path, invisible="drop").splitlines(), start=1):
         if not line.strip():
             continue
         cells = line.split("\t")
@@ -149,7 +149,7 @@ def read_verses(path: Path) -> Counter:
 def read_frequencies(path: Path) -> Counter:
     """A ``word<TAB>count`` list."""
     counts: Counter = Counter()
-    for no, line in enumerate(read_text(path).splitlines(), start=1):
+    for no, line in enumerate(read_text(path, invisible="drop").splitlines(), start=1):
         if not line.strip():
             continue
         cells = line.split("\t")
@@ -163,7 +163,7 @@ def read_frequencies(path: Path) -> Counter:
 
 def read_trask(path: Path) -> list[tuple[str, str, int]]:
     """(form, gloss, line) of Trask's lexicon; affixes (a leading ``-``) are left out."""
-    lines = read_text(path).splitlines()
+    lines = read_text(path, invisible="drop").splitlines()
     header = [h.strip() for h in lines[0].split("\t")] if lines else []
     if header[:2] != ["form", "gloss"]:
         raise InputError(f"expected a header starting form<TAB>gloss, got {lines[0] if lines else ''!r}",

@@ -36,6 +36,11 @@ def read_cog(path: str | Path, *, system: str = "semitic", lost_column: int = 0,
     from ..transcription import TranscriptionError, transcribe
 
     path = Path(path)
+    for option, value in (("--lost-column", lost_column), ("--known-column", known_column)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise InputError(f"{option} must be a column number from 0, got {value!r}", path=path)
+    if lost_column == known_column:
+        raise InputError(f"--lost-column and --known-column are both {lost_column}", path=path)
     text = read_text(path, encoding=encoding)
     lines = text.splitlines()
     if not lines or not lines[0].strip():

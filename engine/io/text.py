@@ -134,10 +134,40 @@ def check_controls(text: str, *, path=None, allowed: str = ALLOWED_CONTROLS,
                          f"control characters){hint}", path=path, line=text.count("\n", 0, i) + 1)
 
 
+#: Invisible format characters (Unicode category Cf: zero-width spaces and joiners, bidi controls,
+#: a byte-order mark) that would otherwise become letters nobody can see.
+def invisible_problem(text: str) -> tuple[int, str] | None:
+    """The first invisible format character in ``text``: (its index, the problem in words)."""
+    for i, ch in enumerate(text):
+        if unicodedata.category(ch) == "Cf":
+            code = ord(ch)
+            name = unicodedata.name(ch, "a format character")
+            if code == 0xFEFF:
+                why = "a byte-order mark inside the text (two files joined into one?)"
+            elif 0x202A <= code <= 0x202E or 0x2066 <= code <= 0x2069 or code in (0x200E, 0x200F, 0x061C):
+                why = "a bidirectional-text control, which changes how the text looks, not what it says"
+            else:
+                why = "an invisible character, which would become a letter nobody can see"
+            return i, f"U+{code:04X} ({name}): {why}; remove it"
+    return None
+
+
+def check_invisible(text: str, *, path=None) -> None:
+    """Refuse invisible format characters (zero-width, bidi controls, a BOM inside the text),
+    naming the line and column."""
+    found = invisible_problem(text)
+    if found is not None:
+        i, problem = found
+        line_start = text.rfind("\n", 0, i) + 1
+        raise InputError(f"column {i - line_start + 1}: {problem}", path=path, line=text.count("\n", 0, i) + 1)
+
+
 def decode_bytes(data: bytes, encoding: str | None = None, *, path=None, what: str = "file",
-                 allowed_controls: str = ALLOWED_CONTROLS) -> DecodedText:
+                 allowed_controls: str = ALLOWED_CONTROLS, invisible: str = "refuse") -> DecodedText:
     """Decode, check and NFC-normalise a file's bytes. ``encoding`` ``None``/"auto" detects
-    (BOM, else UTF-8); a UTF-8 BOM is dropped whatever the encoding says."""
+    (BOM, else UTF-8); a UTF-8 BOM is dropped whatever the encoding says. ``invisible``:
+    "refuse" invisible format characters (a user's file), or "drop" them (the dataset builders'
+    published corpora, e.g. a soft hyphen in a Bible text)."""
     try:
         chosen = encoding_name(encoding)
     except InputError as e:
@@ -151,11 +181,15 @@ def decode_bytes(data: bytes, encoding: str | None = None, *, path=None, what: s
     except UnicodeDecodeError as e:
         raise _undecodable(data, e, chosen, path, what) from None
     check_controls(text, path=path, allowed=allowed_controls, encoding=chosen)
+    if invisible == "drop":
+        text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+    else:
+        check_invisible(text, path=path)
     return DecodedText(unicodedata.normalize("NFC", text), chosen)
 
 
 def load_text(path: str | Path, what: str = "file", *, encoding: str | None = None,
-              allowed_controls: str = ALLOWED_CONTROLS) -> DecodedText:
+              allowed_controls: str = ALLOWED_CONTROLS, invisible: str = "refuse") -> DecodedText:
     """:func:`decode_bytes` of a file; a missing file or a folder is an InputError too."""
     path = Path(path)
     try:
@@ -166,14 +200,15 @@ def load_text(path: str | Path, what: str = "file", *, encoding: str | None = No
         raise InputError("is a directory, not a file", path=path) from None
     except PermissionError:
         raise InputError("permission denied: cannot read the file", path=path) from None
-    return decode_bytes(data, encoding, path=path, what=what, allowed_controls=allowed_controls)
+    return decode_bytes(data, encoding, path=path, what=what, allowed_controls=allowed_controls,
+                        invisible=invisible)
 
 
 def read_text(path: str | Path, what: str = "file", *, encoding: str | None = None,
-              allowed_controls: str = ALLOWED_CONTROLS) -> str:
+              allowed_controls: str = ALLOWED_CONTROLS, invisible: str = "refuse") -> str:
     """The file's text, NFC, decoded as ``encoding`` (default: detected); a problem names the
     line and the word, and asks to save the ``what`` (e.g. "export") as UTF-8."""
-    return load_text(path, what, encoding=encoding, allowed_controls=allowed_controls).text
+    return load_text(path, what, encoding=encoding, allowed_controls=allowed_controls, invisible=invisible).text
 
 
 def detect_delimiter(header: str, required: Sequence[str], columns: Mapping[str, str] | None = None,

@@ -32,7 +32,19 @@ Columns = Mapping[str, str] | None
 
 
 def _name(name: str | None, path: Path) -> str:
-    return (name or "").strip() or path.stem
+    """The name a user gave (--name), or the file's stem; control and invisible characters are
+    refused (a name is printed to terminals and shown in the app)."""
+    from engine.io.text import invisible_problem
+
+    out = (name or "").strip() or path.stem
+    for ch in out:
+        if unicodedata.category(ch) == "Cc":
+            raise InputError(f"the name '{out.encode('unicode_escape').decode('ascii')}' holds the control "
+                             f"character U+{ord(ch):04X}; choose a name without it")
+    found = invisible_problem(out)
+    if found is not None:
+        raise InputError(f"the name '{out.encode('unicode_escape').decode('ascii')}' holds {found[1]}")
+    return unicodedata.normalize("NFC", out)
 
 
 def _split_raw(inscriptions: list[Inscription]) -> list[Inscription]:
