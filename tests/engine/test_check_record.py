@@ -132,3 +132,10 @@ def test_a_missing_result_file_is_one_line_and_status_2(tmp_path, docs, capsys):
     assert run(page, readme, manifest) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "no-such-file.json" in err
+
+
+def test_the_floor_quoted_in_the_record_is_the_one_the_test_asserts():
+    from benchmarks import quality_floor
+
+    entries = check_record.load_manifest(MANIFEST)
+    assert {"p_at_1": entries["floor-p1"]["value"], "p_at_10": entries["floor-p10"]["value"]} == quality_floor.FLOOR
