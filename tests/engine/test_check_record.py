@@ -139,3 +139,19 @@ def test_the_floor_quoted_in_the_record_is_the_one_the_test_asserts():
 
     entries = check_record.load_manifest(MANIFEST)
     assert {"p_at_1": entries["floor-p1"]["value"], "p_at_10": entries["floor-p10"]["value"]} == quality_floor.FLOOR
+
+
+def test_a_marker_that_follows_no_number_fails(docs, capsys):
+    page, readme = docs
+    text = readme.read_text(encoding="utf-8")
+    readme.write_text(text.replace("## Results\n", "## Results\n\nabout<!--r:uga-small-p1-best--> right\n", 1),
+                      encoding="utf-8")
+    assert run(page, readme) == 1
+    assert "marker 'uga-small-p1-best' does not follow a number" in capsys.readouterr().err
+
+
+def test_values_prints_each_entry_as_the_record_writes_it(capsys):
+    assert check_record.main(["--values"]) == 0
+    values = dict(line.split("\t") for line in capsys.readouterr().out.splitlines())
+    assert set(values) == set(check_record.load_manifest(MANIFEST))
+    assert values["uga-small-p1-best"] == "0.828" and values["got-strict-above-paper"] == "0"
