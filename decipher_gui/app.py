@@ -61,7 +61,9 @@ def make_application(argv: Sequence[str] | None = None):
         app.setStyle("Fusion")
     register_fonts()
     configure_plots(app)
-    icon = Path(__file__).resolve().parent.parent / "resources" / "icons" / "decipher-workbench.svg"
+    from engine.resources import resource
+
+    icon = resource("icons", "decipher-workbench.svg")
     if icon.exists():
         from PySide6.QtGui import QIcon
 

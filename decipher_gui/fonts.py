@@ -3,11 +3,11 @@ Phoenician for display tables in those scripts; all OFL) and the fallback list f
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from PySide6.QtGui import QFont, QFontDatabase, QFontMetrics
 
-FONT_DIR = Path(__file__).resolve().parent.parent / "resources" / "fonts"
+from engine.resources import resource
+
+FONT_DIR = resource("fonts")
 FONT_FILES = ("NotoSans-Regular.ttf", "NotoSans-Bold.ttf", "NotoSansUgaritic-Regular.ttf",
               "NotoSansGothic-Regular.ttf", "NotoSansHebrew-Regular.ttf", "NotoSansPhoenician-Regular.ttf")
 
