@@ -60,6 +60,39 @@ def _add_import_cog_parser(sub) -> None:
                    help="the file's encoding, e.g. latin-1 (default: UTF-8, or UTF-16 by its BOM)")
 
 
+SAMPLE_FILES = ("sample.cog", "lost.csv", "known.csv", "gold.csv", "ATTRIBUTION.md")
+
+
+def _add_sample_parser(sub) -> None:
+    p = sub.add_parser("sample", help="copy the bundled sample data (sample.cog and its CSVs) to a folder",
+                       description="Copy the bundled Ugaritic-Hebrew sample (160 words: sample.cog, lost.csv, "
+                                   "known.csv, gold.csv and ATTRIBUTION.md) to --out, to try `decipher "
+                                   "import-cog`, `decipher run` and `decipher project import` on. Prints the "
+                                   "paths written.")
+    p.add_argument("--out", type=Path, required=True,
+                   help="folder to write to (created if needed; a sample file already there is an error)")
+
+
+def cmd_sample(args) -> int:
+    from engine.io.atomic import WriteError, atomic_path, describe_os_error
+    from engine.resources import resource
+
+    folder = resource("sample")
+    taken = [name for name in SAMPLE_FILES if (args.out / name).exists()]
+    if taken:
+        raise DecipherError(f"{args.out}: {', '.join(taken)} already there; choose another --out")
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise WriteError(args.out, describe_os_error(e)) from None
+    for name in SAMPLE_FILES:
+        with atomic_path(args.out / name) as tmp:
+            tmp.write_bytes((folder / name).read_bytes())
+    for name in SAMPLE_FILES:
+        print(args.out / name)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="decipher", description=__doc__)
     parser.add_argument("--version", action="version", version=f"decipher {__version__}")
@@ -71,6 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .closeness_cli import add_closeness_parser  # issue 12: which known language is closest
     add_closeness_parser(sub)
     _add_import_cog_parser(sub)
+    _add_sample_parser(sub)
     try:
         from .project.cli import add_project_parser
         add_project_parser(sub)
@@ -221,7 +255,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from .sweep_cli import cmd_sweep
     handlers = {"run": cmd_run, "import-cog": cmd_import_cog, "dataset": cmd_dataset, "bench": cmd_bench,
-                "sweep": cmd_sweep}
+                "sweep": cmd_sweep, "sample": cmd_sample}
     try:
         if args.command in handlers:
             return handlers[args.command](args)
