@@ -157,9 +157,13 @@ def test_a_new_user_session_from_an_empty_folder(installed):
     _run([decipher, "project", "new", "p.decipher"], cwd=cwd, env=env)
     _run([decipher, "project", "import", "p.decipher", "--lost", "d/lost.csv"], cwd=cwd, env=env)
     _run([decipher, "project", "import", "p.decipher", "--known", "d/known.csv"], cwd=cwd, env=env)
-    _run([decipher, "run", "--project", "p.decipher", "--steps", "10", "--quiet"], cwd=cwd, env=env)
+    (cwd / "words.txt").write_text("aqua\nrosa\n", encoding="utf-8")  # a second rule table from the wheel
+    _run([decipher, "project", "import", "p.decipher", "--wordlist", "words.txt", "--system", "latin",
+          "--language", "Latin"], cwd=cwd, env=env)
+    _run([decipher, "run", "--project", "p.decipher", "--language", "known", "--steps", "10", "--quiet"],
+         cwd=cwd, env=env)
     info = _run([decipher, "project", "info", "p.decipher"], cwd=cwd, env=env).stdout
-    assert "corpora: 1" in info and "known languages: 1" in info
+    assert "corpora: 1" in info and "known languages: 2" in info
     runs = _run([decipher, "project", "runs", "p.decipher", "--json"], cwd=cwd, env=env).stdout
     assert [json.loads(line)["status"] for line in runs.splitlines() if line.strip()] == ["completed"]
 
@@ -170,3 +174,13 @@ def test_the_app_renders_the_bundled_sample_from_an_empty_folder(installed):
     assert "decipher-gui" in _run([gui, "--version"], cwd=cwd, env=env).stdout
     _run([gui, "--screenshot", "s.png", "--steps", "5"], cwd=cwd, env=env, timeout=600)
     assert (cwd / "s.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_readme_install_section_gives_the_commands_tested_here():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Install\n", 1)[1].split("\n## ", 1)[0]
+    for command in ("decipher sample --out s", "decipher import-cog s/sample.cog --out d",
+                    "decipher run --lost d/lost.csv --known d/known.csv --steps 10 --out r",
+                    "decipher project new p.decipher", "decipher project runs p.decipher --json",
+                    "QT_QPA_PLATFORM=offscreen decipher-gui --screenshot s.png --steps 5"):
+        assert command in section, command
