@@ -71,6 +71,8 @@ def make_application(argv: Sequence[str] | None = None):
         from PySide6.QtGui import QIcon
 
         app.setWindowIcon(QIcon(str(icon)))
+    else:
+        logging.getLogger(__name__).warning("bundled icon missing: %s", icon)
     return app
 
 

@@ -95,7 +95,8 @@ def test_the_wheel_carries_every_resource_and_the_licences(wheel):
                    "sample/sample.cog", "sample-gothic/sample.toml", "priors/gothic-partial.csv",
                    "icons/decipher-workbench.svg"):
         assert f"decipher_resources/{needed}" in names
-    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+    for licence in ("LICENSE", "resources/fonts/OFL.txt", "resources/fonts/OFL-NotoSans-scripts.txt"):
+        assert any(n.endswith(f".dist-info/licenses/{licence}") for n in names), licence
     assert not [n for n in names if n.startswith(("tests/", "benchmarks/"))]
 
 
