@@ -258,25 +258,62 @@ def cmd_import_cog(args) -> int:
     return 0
 
 
-def _reader_went_away() -> int:
+class StdoutClosed(BrokenPipeError):
+    """The reader of stdout went away (``| head``); told apart from any other broken pipe (a
+    worker's connection), which is still an error."""
+
+
+class _GuardedStdout:
+    """sys.stdout while ``main`` runs: the same stream, but a closed pipe on it raises StdoutClosed."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError as e:
+            raise StdoutClosed(*e.args) from None
+
+    def flush(self):
+        try:
+            return self._stream.flush()
+        except BrokenPipeError as e:
+            raise StdoutClosed(*e.args) from None
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def _reader_went_away(stdout) -> int:
     """stdout's reader closed the pipe (``decipher project runs P --json | head -c 10``): the
     reader has what it wanted, so end quietly with status 0. stdout goes to the null device so
-    that the interpreter's last flush has nowhere to fail."""
+    that the interpreter's last flush of what is left in its buffer has nowhere to fail."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, stdout.fileno())
         os.close(devnull)
-    except (OSError, ValueError):  # stdout without a file descriptor (a test's StringIO)
+    except (OSError, ValueError, AttributeError):  # stdout without a file descriptor (a test's StringIO)
         pass
     return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    stdout = sys.stdout
+    if stdout is not None:
+        sys.stdout = _GuardedStdout(stdout)
     try:
-        args = parser.parse_args(argv)  # --help and --version print here
-    except BrokenPipeError:
-        return _reader_went_away()
+        return _main(argv)
+    except StdoutClosed:
+        return _reader_went_away(stdout)
+    finally:
+        if isinstance(sys.stdout, _GuardedStdout):
+            sys.stdout = stdout
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)  # --help and --version print here
     from .sweep_cli import cmd_sweep
     handlers = {"run": cmd_run, "import-cog": cmd_import_cog, "dataset": cmd_dataset, "bench": cmd_bench,
                 "sweep": cmd_sweep, "sample": cmd_sample}
@@ -284,8 +321,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = handlers[args.command](args) if args.command in handlers else args.handler(args)
         sys.stdout.flush()  # a reader that left (`| head`) shows here, not at interpreter exit
         return code
-    except BrokenPipeError:
-        return _reader_went_away()
     except DecipherError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_INPUT

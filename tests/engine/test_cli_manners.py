@@ -97,6 +97,17 @@ def test_a_project_listing_into_a_closed_pipe_ends_quietly(tmp_path, monkeypatch
     assert capsys.readouterr().err == ""
 
 
+def test_a_broken_pipe_that_is_not_stdout_is_still_an_error(tmp_path, monkeypatch):
+    import engine.cli
+
+    def worker_pipe_breaks(args):
+        raise BrokenPipeError(32, "Broken pipe")  # e.g. a worker process's connection
+
+    monkeypatch.setattr(engine.cli, "cmd_sample", worker_pipe_breaks)
+    with pytest.raises(BrokenPipeError):
+        main(["sample", "--out", str(tmp_path / "s")])
+
+
 def test_a_reader_that_left_before_the_first_byte_gets_exit_0_and_no_message(tmp_path):
     # the read end is closed before the command writes anything: every write meets a closed pipe
     proc = subprocess.Popen([sys.executable, "-m", "engine", "sample", "--out", str(tmp_path / "s"), "--json"],
