@@ -1,5 +1,6 @@
 # Two entry points (see README): `make run` opens the app on the bundled sample project,
-# `make test` runs the whole test suite. Both create .venv and install the project on first use.
+# `make test` runs the whole test suite. Both create .venv and install the project with its test
+# extra on first use (Ray is the optional `cluster` extra: pip install -e ".[cluster]"; its tests skip).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -10,7 +11,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip 2>&1 | grep -v 'is ignored' || true
-	$(BIN)/python -m pip install --quiet -e '.[test,cluster]' 2>&1 | grep -v 'is ignored' || true
+	$(BIN)/python -m pip install --quiet -e '.[test]' 2>&1 | grep -v 'is ignored' || true
 	$(BIN)/python -c "import torch, PySide6, pyqtgraph, ipapy, epitran, sqlite_utils, pytestqt, hypothesis, engine"
 	touch $(STAMP)
 

@@ -335,7 +335,8 @@ def add_arguments(p) -> None:
     p.add_argument("--workload", action="append", choices=[*WORKLOADS, *SCALING], help="default: all")
     p.add_argument("--steps", type=int, help="timed steps per workload (default: 40, Ugaritic 10, scaling 10)")
     p.add_argument("--baseline-steps", type=int, help="timed baseline steps (default 3; 0 skips)")
-    p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+    p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"],
+                   help="where to time (default auto: cuda when torch sees a GPU, else cpu)")
     p.add_argument("--json", action="store_true", help="one JSON object per workload")
     p.add_argument("--threads", type=int, help="torch intra-op threads (default: torch's own choice)")
     p.add_argument("--inline", action="store_true", help=argparse.SUPPRESS)

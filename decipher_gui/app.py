@@ -19,8 +19,11 @@ T_IMPORT = time.perf_counter()
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    from engine import __version__
+
     p = argparse.ArgumentParser(prog="decipher-gui", description="Desktop workbench for the decipherment "
                                 "of lost scripts (Luo et al., TACL 2021).")
+    p.add_argument("--version", action="version", version=f"decipher-gui {__version__}")
     p.add_argument("project", nargs="?", type=Path, help="a .decipher project file (default: the last one, "
                    "or the bundled sample project)")
     p.add_argument("--screenshot", type=Path, metavar="OUT.png",
@@ -61,11 +64,15 @@ def make_application(argv: Sequence[str] | None = None):
         app.setStyle("Fusion")
     register_fonts()
     configure_plots(app)
-    icon = Path(__file__).resolve().parent.parent / "resources" / "icons" / "decipher-workbench.svg"
+    from engine.resources import resource
+
+    icon = resource("icons", "decipher-workbench.svg")
     if icon.exists():
         from PySide6.QtGui import QIcon
 
         app.setWindowIcon(QIcon(str(icon)))
+    else:
+        logging.getLogger(__name__).warning("bundled icon missing: %s", icon)
     return app
 
 

@@ -3,11 +3,13 @@ Phoenician for display tables in those scripts; all OFL) and the fallback list f
 
 from __future__ import annotations
 
-from pathlib import Path
+import logging
 
 from PySide6.QtGui import QFont, QFontDatabase, QFontMetrics
 
-FONT_DIR = Path(__file__).resolve().parent.parent / "resources" / "fonts"
+from engine.resources import resource
+
+FONT_DIR = resource("fonts")
 FONT_FILES = ("NotoSans-Regular.ttf", "NotoSans-Bold.ttf", "NotoSansUgaritic-Regular.ttf",
               "NotoSansGothic-Regular.ttf", "NotoSansHebrew-Regular.ttf", "NotoSansPhoenician-Regular.ttf")
 
@@ -31,7 +33,8 @@ def register_fonts() -> list[str]:
         return list(_loaded)
     for name in FONT_FILES:
         path = FONT_DIR / name
-        if not path.exists():
+        if not path.exists():  # said, not skipped silently: an install that lost its package data
+            logging.getLogger(__name__).warning("bundled font missing: %s (system fonts used instead)", path)
             continue
         font_id = QFontDatabase.addApplicationFont(str(path))
         if font_id >= 0:

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -33,9 +35,10 @@ def _add_run_parser(sub) -> None:
     cfg.add_argument("--preset", choices=sorted(PRESETS), help="settings of a paper experiment")
     cfg.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                      help="override one setting, e.g. --set edit_mode=max (repeatable)")
-    cfg.add_argument("--steps", type=int)
-    cfg.add_argument("--seed", type=int)
-    cfg.add_argument("--device", choices=["auto", "cpu", "cuda"])
+    cfg.add_argument("--steps", type=int, help="training steps (default 3000, or the --config file's)")
+    cfg.add_argument("--seed", type=int, help="random seed: the same seed, data and settings give the same run (default 0)")
+    cfg.add_argument("--device", choices=["auto", "cpu", "cuda"],
+                     help="where to train (default auto: cuda when torch sees a GPU, else cpu)")
     cfg.add_argument("--segmented", action="store_true", default=None,
                      help="whole-word spans only (each written word is one candidate span)")
     cfg.add_argument("--resume", type=Path, help="continue from a checkpoint (with its own settings and target "
@@ -49,15 +52,53 @@ def _add_run_parser(sub) -> None:
 
 def _add_import_cog_parser(sub) -> None:
     p = sub.add_parser("import-cog", help="turn a .cog cognate file into LOST/KNOWN/GOLD CSVs")
-    p.add_argument("cog", type=Path)
-    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("cog", type=Path, help="the .cog file: a header naming the languages, one tab-separated "
+                                          "row per word, _ for none, | between alternatives")
+    p.add_argument("--out", type=Path, required=True, help="folder for lost.csv, known.csv and gold.csv")
     p.add_argument("--system", default="semitic", help="transcription of the known column (default: semitic)")
-    p.add_argument("--lost-column", type=int, default=0)
-    p.add_argument("--known-column", type=int, default=1)
+    p.add_argument("--lost-column", type=int, default=0, help="0-based column of the lost words (default 0)")
+    p.add_argument("--known-column", type=int, default=1, help="0-based column of the known words (default 1)")
     p.add_argument("--skip-unknown", action="store_true",
                    help="skip known forms with characters the transcription does not know (listed on stderr)")
     p.add_argument("--encoding", metavar="NAME",
                    help="the file's encoding, e.g. latin-1 (default: UTF-8, or UTF-16 by its BOM)")
+
+
+SAMPLE_FILES = ("sample.cog", "lost.csv", "known.csv", "gold.csv", "ATTRIBUTION.md")
+
+
+def _add_sample_parser(sub) -> None:
+    p = sub.add_parser("sample", help="copy the bundled sample data (sample.cog and its CSVs) to a folder",
+                       description="Copy the bundled Ugaritic-Hebrew sample (160 words: sample.cog, lost.csv, "
+                                   "known.csv, gold.csv and ATTRIBUTION.md) to --out, to try `decipher "
+                                   "import-cog`, `decipher run` and `decipher project import` on. Prints the "
+                                   "paths written.")
+    p.add_argument("--out", type=Path, required=True,
+                   help="folder to write to (created if needed; a sample file already there is an error)")
+    p.add_argument("--json", action="store_true", help="one JSON object per file written (name, path)")
+
+
+def cmd_sample(args) -> int:
+    from engine.io.atomic import WriteError, atomic_path, describe_os_error
+    from engine.resources import resource
+
+    folder = resource("sample")
+    taken = [name for name in SAMPLE_FILES if (args.out / name).exists()]
+    if taken:
+        raise DecipherError(f"{args.out}: {', '.join(taken)} already there; choose another --out")
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise WriteError(args.out, describe_os_error(e)) from None
+    for name in SAMPLE_FILES:
+        with atomic_path(args.out / name) as tmp:
+            tmp.write_bytes((folder / name).read_bytes())
+    for name in SAMPLE_FILES:
+        if args.json:
+            print(json.dumps({"name": name, "path": str(args.out / name)}, ensure_ascii=False))
+        else:
+            print(args.out / name)
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -71,6 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .closeness_cli import add_closeness_parser  # issue 12: which known language is closest
     add_closeness_parser(sub)
     _add_import_cog_parser(sub)
+    _add_sample_parser(sub)
     try:
         from .project.cli import add_project_parser
         add_project_parser(sub)
@@ -80,8 +122,8 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Build LOST/KNOWN/GOLD CSVs (`decipher dataset gothic --help`), the Iberian "
                                    "LOST CSV (`decipher dataset iberian --help`) or a candidate "
                                    "KNOWN CSV for closeness (`decipher dataset candidates --help`).")
-    d.add_argument("name", choices=["gothic", "candidates", "iberian"])
-    d.add_argument("args", nargs=argparse.REMAINDER)
+    d.add_argument("name", choices=["gothic", "candidates", "iberian"], help="which dataset builder")
+    d.add_argument("args", nargs=argparse.REMAINDER, help="the builder's own options (see its --help)")
     b = sub.add_parser("bench", help="time training steps on the benchmark workloads (needs the source tree)",
                        description="Training speed on fixed workloads; see benchmarks/speed.py.")
     _bench_module_arguments(b)
@@ -193,9 +235,9 @@ def cmd_run(args) -> int:
                        resume=args.resume, overrides=overrides)
     outcome = run_in_folder(inputs, out, sinks=[ProgressBar(quiet=args.quiet)], checkpoint_every_s=every * 60,
                             handle_signals=True)
-    summary = ", ".join(f"{k}={v:.3f}" for k, v in outcome.metrics.items() if k in ("p_at_1", "p_at_10", "coverage"))
-    print(f"{outcome.step} steps in {outcome.wall_time_s:.1f} s on {outcome.device}: {summary}; "
-          f"{'' if outcome.status == 'completed' else outcome.status + '; '}results in {out}", file=sys.stderr)
+    from engine.run_outputs import outcome_summary
+
+    print(outcome_summary(outcome, f"results in {out}"), file=sys.stderr)
     return 130 if outcome.reason == "interrupted" else 0
 
 
@@ -216,16 +258,69 @@ def cmd_import_cog(args) -> int:
     return 0
 
 
+class StdoutClosed(BrokenPipeError):
+    """The reader of stdout went away (``| head``); told apart from any other broken pipe (a
+    worker's connection), which is still an error."""
+
+
+class _GuardedStdout:
+    """sys.stdout while ``main`` runs: the same stream, but a closed pipe on it raises StdoutClosed."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError as e:
+            raise StdoutClosed(*e.args) from None
+
+    def flush(self):
+        try:
+            return self._stream.flush()
+        except BrokenPipeError as e:
+            raise StdoutClosed(*e.args) from None
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def _reader_went_away(stdout) -> int:
+    """stdout's reader closed the pipe (``decipher project runs P --json | head -c 10``): the
+    reader has what it wanted, so end quietly with status 0. stdout goes to the null device so
+    that the interpreter's last flush of what is left in its buffer has nowhere to fail."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # stdout without a file descriptor (a test's StringIO)
+        pass
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    stdout = sys.stdout
+    if stdout is not None:
+        sys.stdout = _GuardedStdout(stdout)
+    try:
+        return _main(argv)
+    except StdoutClosed:
+        return _reader_went_away(stdout)
+    finally:
+        if isinstance(sys.stdout, _GuardedStdout):
+            sys.stdout = stdout
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(argv)  # --help and --version print here
     from .sweep_cli import cmd_sweep
     handlers = {"run": cmd_run, "import-cog": cmd_import_cog, "dataset": cmd_dataset, "bench": cmd_bench,
-                "sweep": cmd_sweep}
+                "sweep": cmd_sweep, "sample": cmd_sample}
     try:
-        if args.command in handlers:
-            return handlers[args.command](args)
-        return args.handler(args)
+        code = handlers[args.command](args) if args.command in handlers else args.handler(args)
+        sys.stdout.flush()  # a reader that left (`| head`) shows here, not at interpreter exit
+        return code
     except DecipherError as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_INPUT

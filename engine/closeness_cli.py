@@ -36,15 +36,16 @@ def add_closeness_parser(sub) -> None:
                         "the lowest final training objective is kept as the seed's run (default 1: no restart)")
     p.add_argument("--stems", type=int, metavar="M",
                    help="sample every candidate to M stems (default: the smallest candidate's usable size)")
-    p.add_argument("--steps", type=int)
-    p.add_argument("--preset", choices=sorted(PRESETS))
+    p.add_argument("--steps", type=int, help="training steps of every run (default 3000, or the --config file's)")
+    p.add_argument("--preset", choices=sorted(PRESETS), help="settings of a paper experiment")
     p.add_argument("--config", type=Path, help="a TOML file of settings")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override one setting (repeatable), e.g. --set feature_dim=8")
     p.add_argument("--prior", type=Path, metavar="PRIOR.csv",
                    help="pinned sound values given to every run, candidates and nulls alike "
                         "(e.g. the Iberian partial oracle of the paper's closeness runs)")
-    p.add_argument("--device", choices=["auto", "cpu", "cuda"])
+    p.add_argument("--device", choices=["auto", "cpu", "cuda"],
+                   help="where to train (default auto: cuda when torch sees a GPU, else cpu)")
     p.add_argument("--workers", type=int, default=None,
                    help="worker processes at once (default: the cores this machine gives)")
     p.add_argument("--ray", metavar="ADDRESS|local",

@@ -5,6 +5,7 @@ prepared data leave out."""
 from __future__ import annotations
 
 import json
+import math
 import platform
 import resource
 import sys
@@ -112,6 +113,30 @@ class OutputFolder(RunSink):
         write_outputs(self.out, self.trainer, outcome, self.history)
 
 
+#: What a summary or an evaluation line shows, in this order: (metric, its name in words). "coverage"
+#: is always the decoded coverage of an evaluation; the training batch's share of covered
+#: characters is "batch_coverage" (the progress bar, steps.csv and the project's metrics).
+SHOWN_METRICS = (("p_at_1", "P@1"), ("p_at_10", "P@10"), ("coverage", "coverage"))
+
+
+def metrics_text(metrics: dict[str, float]) -> str:
+    """``P@1 0.250, P@10 0.400, coverage 0.042`` (what there is: without gold, coverage only); ''
+    when the run was never evaluated."""
+    return ", ".join(f"{label} {'-' if math.isnan(metrics[key]) else format(metrics[key], '.3f')}"
+                     for key, label in SHOWN_METRICS if key in metrics)
+
+
+def outcome_summary(outcome: RunOutcome, where: str) -> str:
+    """The last line of ``decipher run``: steps, time, device, the metrics (or that there were
+    none), the status unless completed, and ``where`` the results are."""
+    parts = [f"{outcome.step} steps in {outcome.wall_time_s:.1f} s on {outcome.device}",
+             metrics_text(outcome.metrics) or "not evaluated"]
+    if outcome.status != "completed":
+        parts.append(outcome.status)
+    parts.append(where)
+    return "; ".join(parts)
+
+
 class ProgressBar(RunSink):
     """A tqdm bar on stderr (``quiet``: none), evaluation lines, the preparation notes and messages."""
 
@@ -141,12 +166,13 @@ class ProgressBar(RunSink):
             self.bar.total = planned
         self.bar.update(done - self.bar.n)
         if event.step % 10 == 0 or event.step == event.total_steps:
-            self.bar.set_postfix(loss=f"{event.losses['total']:.3f}", cov=f"{event.coverage:.2f}")
+            # the batch's covered share, not the decoded "coverage" of the evaluation lines
+            self.bar.set_postfix(loss=f"{event.losses['total']:.3f}", batch_coverage=f"{event.coverage:.2f}")
 
     def evaluation(self, event: EvalEvent) -> None:
         if self.bar is not None and not self.quiet:
-            shown = {k: round(v, 3) for k, v in event.metrics.items() if k.startswith(("p_at", "coverage"))}
-            self.bar.write(f"step {event.step}: {shown}")
+            # on the bar's stream (stderr), never stdout: stdout carries data only
+            self.bar.write(f"step {event.step}: {metrics_text(event.metrics) or 'evaluated'}", file=self.file)
 
     def message(self, text: str) -> None:
         if self.bar is not None:

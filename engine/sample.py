@@ -7,9 +7,10 @@ from pathlib import Path
 
 from .config import Config
 from .io.tables import read_gold, read_known, read_lost, read_prior
+from engine.resources import resource
 
-RESOURCES = Path(__file__).resolve().parent.parent / "resources"
-SAMPLE_DIR = RESOURCES / "sample"
+RESOURCES = resource()
+SAMPLE_DIR = resource("sample")
 RUN_CONFIG_KEY = "run_config"
 """Project setting holding the default run settings (a dict of Config fields)."""
 

@@ -41,8 +41,9 @@ from typing import Callable, Iterable, Sequence
 
 from .errors import InputError, PhonologyError
 from .phonology import ipa_units
+from engine.resources import resource
 
-TABLE_DIR = Path(__file__).resolve().parents[1] / "resources" / "transcription"
+TABLE_DIR = resource("transcription")
 BUILTIN_TABLES: tuple[str, ...] = ("semitic", "latin", "basque", "proto-germanic", "gothic",
                                    "semitic-translit")
 SILENT = "∅"

@@ -78,9 +78,10 @@ def check_layout(bundle: Path) -> None:
         if not os.access(bundle / exe, os.X_OK):
             raise CheckFailed(f"{bundle / exe} is missing or not executable")
     internal = bundle / "_internal"
-    needed = ["resources/fonts/OFL.txt", "resources/icons/decipher-workbench.svg",
-              "resources/sample/ATTRIBUTION.md", "resources/sample/sample.toml",
-              "resources/transcription/semitic.tsv", "epitran/data/map/spa-Latn.csv",
+    needed = ["decipher_resources/__init__.py", "decipher_resources/fonts/OFL.txt",
+              "decipher_resources/icons/decipher-workbench.svg",
+              "decipher_resources/sample/ATTRIBUTION.md", "decipher_resources/sample/sample.toml",
+              "decipher_resources/transcription/semitic.tsv", "epitran/data/map/spa-Latn.csv",
               "panphon/data/ipa_all.csv", "jamo/data", "ipapy/data"]
     missing = [n for n in needed if not (internal / n).exists()]
     if missing:

@@ -13,8 +13,9 @@ from typing import Sequence
 
 from ..errors import DecipherError
 from ..sample import create_project_from_folder
+from engine.resources import resource
 
-GOTHIC_SAMPLE_DIR = Path(__file__).resolve().parents[2] / "resources" / "sample-gothic"
+GOTHIC_SAMPLE_DIR = resource("sample-gothic")
 def create_gothic_sample_project(path: str | Path, *, overwrite: bool = False, folder: Path = GOTHIC_SAMPLE_DIR):
     """Write the Gothic sample to ``path`` (a new project file) in one transaction; return it open."""
     return create_project_from_folder(path, folder, overwrite=overwrite, source="bundled Gothic sample",

@@ -63,7 +63,7 @@ def _add_verbs(parser: argparse.ArgumentParser) -> None:
     verbs = parser.add_subparsers(dest="verb", metavar="VERB")
 
     p = verbs.add_parser("new", help="make a new, empty project file")
-    p.add_argument("file", type=Path)
+    p.add_argument("file", type=Path, help="the project file to make (e.g. my.decipher)")
     p.add_argument("--force", action="store_true", help="replace an existing file")
 
     p = verbs.add_parser("import", help="import data into a project (all or nothing)")
@@ -145,12 +145,12 @@ def _add_verbs(parser: argparse.ArgumentParser) -> None:
                         "ugaritic-transliteration, or none")
 
     p = verbs.add_parser("runs", help="list the runs of a project")
-    p.add_argument("file", type=Path)
+    p.add_argument("file", type=Path, help="the project file")
     p.add_argument("--json", action="store_true",
                    help="one JSON object per line per run (id, status, steps, last_step, checkpoint, pins, metrics)")
 
     p = verbs.add_parser("info", help="what a project holds")
-    p.add_argument("file", type=Path)
+    p.add_argument("file", type=Path, help="the project file")
 
 
 def add_project_parser(subparsers) -> argparse.ArgumentParser:
@@ -179,6 +179,8 @@ def handle(args: argparse.Namespace, *, out: TextIO | None = None, err: TextIO |
     except DecipherError as e:
         print(f"decipher project {verb}: error: {_one_line(e)}", file=err)
         return EXIT_USER_ERROR
+    except BrokenPipeError:  # the reader of stdout left (`| head`): engine.cli.main ends quietly
+        raise
     except OSError as e:
         where = f"{e.filename}: " if getattr(e, "filename", None) else ""
         print(f"decipher project {verb}: error: {where}{e.strerror or e}", file=err)

@@ -64,8 +64,9 @@ def test_spec_builds_both_executables_from_the_entry_scripts():
         assert script in spec and (PACKAGING / script).is_file()
     for package in ("epitran", "panphon", "jamo", "ipapy"):  # data files read at run time
         assert f'"{package}"' in spec
-    for folder in ("fonts", "icons", "sample", "transcription"):
-        assert f'"resources" / "{folder}"' in spec and (ROOT / "resources" / folder).is_dir()
+    assert '"resources" / "__init__.py"), RESOURCES)' in spec and 'RESOURCES = "decipher_resources"' in spec
+    for folder in ("fonts", "icons", "sample", "sample-gothic", "priors", "transcription"):
+        assert f'"resources" / "{folder}"), f"{{RESOURCES}}/{folder}")' in spec and (ROOT / "resources" / folder).is_dir()
     assert (ROOT / "resources" / "fonts" / "OFL.txt").is_file()
     assert (ROOT / "resources" / "sample" / "ATTRIBUTION.md").is_file()
 
