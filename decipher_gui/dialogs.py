@@ -103,10 +103,50 @@ class ImportDialog(QDialog):
             lay.addWidget(self.problems)
         lay.addWidget(QLabel("Nothing is written unless the whole file reads without error."))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Import")
+        self.import_button = buttons.button(QDialogButtonBox.StandardButton.Ok)
+        self.import_button.setText("Import")
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         lay.addWidget(buttons)
+        self.path.textChanged.connect(self._update_import_button)
+        self._update_import_button()
+
+    # ---- whether Import may run ---------------------------------------------------------------
+
+    def unset_columns(self) -> list[str]:
+        """Required columns no column of the file is chosen for (never guessed)."""
+        return [name for name, box in self.column_boxes.items()
+                if name in self.kind.columns and not box.currentData()]
+
+    def blocker(self) -> str:
+        """Why Import is disabled now ("" when it is not): no file, a column to choose, a problem
+        in the preview."""
+        path = self.file()
+        if path is None:
+            return "choose a file"
+        if not (path.is_dir() if self.kind.is_dir else path.exists()):
+            return f"{path}: no such file"
+        if not self.kind.columns:
+            return ""
+        unset = self.unset_columns()
+        if unset:
+            return "choose the file's column for " + ", ".join(f"“{n}”" for n in unset)
+        pv = self.last_preview
+        if pv is None:
+            return "the file could not be read"
+        if not pv.ok:
+            return "the preview shows problems: fix the file or the options above"
+        return ""
+
+    def _update_import_button(self) -> None:
+        why = self.blocker()
+        self.import_button.setEnabled(not why)
+        self.import_button.setToolTip(why or "Import the whole file (nothing is written if any line has an error)")
+
+    def accept(self) -> None:  # Enter presses the default button even when it is disabled
+        if self.blocker():
+            return
+        super().accept()
 
     def _browse(self, start_dir: str) -> None:
         path, _ = QFileDialog.getOpenFileName(self, self.windowTitle(), start_dir, self.kind.file_filter)
@@ -127,15 +167,13 @@ class ImportDialog(QDialog):
             keep = box.currentData()
             box.blockSignals(True)
             box.clear()
-            if name in self.kind.optional:
-                box.addItem("(none)", "")
+            # a column the file does not name stays unset until the user chooses it: never the
+            # first column by accident (a header "id,transliteration" once set "text" to "id")
+            box.addItem("(none)" if name in self.kind.optional else "(choose a column)", "")
             for h in header:
                 box.addItem(h, h)
             want = keep if keep in header else (name if name in header else None)
-            if want is not None:
-                box.setCurrentIndex(box.findData(want))
-            elif name in self.kind.optional:
-                box.setCurrentIndex(0)
+            box.setCurrentIndex(box.findData(want) if want is not None else 0)
             box.blockSignals(False)
         self._refresh_preview()
 
@@ -147,11 +185,15 @@ class ImportDialog(QDialog):
         path = self.file()
         if path is None or not path.is_file():
             return
+        unset = self.unset_columns()
         try:
             pv = preview_table(path, encoding=self.encoding.currentData(), delimiter=self.delimiter.currentData(),
-                               columns=self._columns(), required=self.kind.columns)
+                               columns=self._columns(),
+                               required=tuple(n for n in self.kind.columns if n not in unset))
         except OSError as exc:
+            self.last_preview = None
             self.problems.setText(str(exc))
+            self._update_import_button()
             return
         self.last_preview = pv
         sep = {"\t": "tab", ",": "comma", ";": "semicolon", "|": "pipe"}.get(pv.delimiter, repr(pv.delimiter))
@@ -176,11 +218,13 @@ class ImportDialog(QDialog):
                     item.setBackground(QColor(PROBLEM_BG))
                     item.setToolTip(problem)
                     self.preview.setItem(r, pc, item)
+        # rows are named by the file's line, as the importers' errors name them
+        self.preview.setVerticalHeaderLabels([f"line {n}" for n in pv.lines])
         self.preview.resizeColumnsToContents()
-        cells = [f"row {r + 1}, column {pv.header[c] if c < len(pv.header) else c + 1}: {p}"
-                 for (r, c), p in sorted(pv.problems.items())]
-        self.problems.setText("\n".join(pv.messages + cells[:8] + ([f"… and {len(cells) - 8} more"]
-                                                                      if len(cells) > 8 else [])))
+        lines = [f"“{n}”: the file has no column named {n!r}; choose which of its columns holds it"
+                 for n in unset] + pv.problem_lines()
+        self.problems.setText("\n".join(lines[:10] + ([f"… and {len(lines) - 10} more"] if len(lines) > 10 else [])))
+        self._update_import_button()
 
     def options(self) -> dict:
         out: dict = {}
