@@ -17,7 +17,8 @@ from engine.config import PRESETS
 from engine.errors import InputError
 
 from .fonts import text_font
-from .importers import DELIMITERS, ENCODINGS, ImportKind, Preview, encoding_name, preview_table, transcription_systems
+from decipher_gui.importers import (DELIMITERS, ENCODINGS, READS_ENCODING, ImportKind, Preview, encoding_name,
+                                    preview_source, preview_table, transcription_systems)
 
 PROBLEM_BG = "#F8D7DA"   # a cell with a problem: pink, with the reason as tooltip and a ⚠ in the text
 
@@ -95,8 +96,13 @@ class ImportDialog(QDialog):
             self.delimiter.currentIndexChanged.connect(self._reread)
             self.encoding.currentIndexChanged.connect(self._reread)
             self.path.textChanged.connect(self._reread)
+        elif kind.key in READS_ENCODING:
+            # the engine reader decodes the file: the encoding is chosen here, the first lines shown
+            form.addRow("Encoding", self.encoding)
+            self.encoding.currentIndexChanged.connect(self._refresh_preview)
+            self.path.textChanged.connect(self._refresh_preview)
         lay.addLayout(form)
-        if kind.columns:
+        if kind.columns or kind.key in READS_ENCODING:
             lay.addWidget(self.detected)
             lay.addWidget(QLabel("First rows (cells with a problem are marked ⚠):"))
             lay.addWidget(self.preview, 1)
@@ -126,7 +132,7 @@ class ImportDialog(QDialog):
             return "choose a file"
         if not (path.is_dir() if self.kind.is_dir else path.exists()):
             return f"{path}: no such file"
-        if not self.kind.columns:
+        if not self.kind.columns and self.kind.key not in READS_ENCODING:
             return ""
         unset = self.unset_columns()
         if unset:
@@ -187,9 +193,12 @@ class ImportDialog(QDialog):
             return
         unset = self.unset_columns()
         try:
-            pv = preview_table(path, encoding=self.encoding.currentData(), delimiter=self.delimiter.currentData(),
-                               columns=self._columns(),
-                               required=tuple(n for n in self.kind.columns if n not in unset))
+            if self.kind.columns:
+                pv = preview_table(path, encoding=self.encoding.currentData(), delimiter=self.delimiter.currentData(),
+                                   columns=self._columns(),
+                                   required=tuple(n for n in self.kind.columns if n not in unset))
+            else:
+                pv = preview_source(self.kind.key, path, encoding=self.encoding.currentData())
         except OSError as exc:
             self.last_preview = None
             self.problems.setText(str(exc))
@@ -197,8 +206,9 @@ class ImportDialog(QDialog):
             return
         self.last_preview = pv
         sep = {"\t": "tab", ",": "comma", ";": "semicolon", "|": "pipe"}.get(pv.delimiter, repr(pv.delimiter))
-        self.detected.setText(f"Reading as {encoding_name(pv.encoding)}, {sep}-separated; "
-                              f"{len(pv.header)} columns.")
+        self.detected.setText(f"Reading as {encoding_name(pv.encoding)}" +
+                              (f", {sep}-separated; {len(pv.header)} columns." if pv.delimiter else
+                               "; one inscription per line." if self.kind.key == "text" else "."))
         width = max([len(pv.header)] + [len(r) for r in pv.rows])
         self.preview.clear()
         self.preview.setColumnCount(width)
@@ -232,6 +242,11 @@ class ImportDialog(QDialog):
             out["delimiter"] = self.delimiter.currentData()
             out["encoding"] = self.encoding.currentData()
             out["columns"] = self._columns()
+        elif self.kind.key in READS_ENCODING:
+            # what the preview showed is what is read: "Detect" becomes the encoding it found
+            chosen = self.encoding.currentData()
+            out["encoding"] = (self.last_preview.encoding if chosen == "auto" and self.last_preview is not None
+                               else chosen)
         if self.kind.asks_name:
             out["name"] = self.name.text()
         if self.kind.asks_system:

@@ -213,6 +213,35 @@ def preview_table(path: str | Path, *, encoding: str = "auto", delimiter: str | 
     return Preview(codec, delim, header, rows, problems, messages, lines)
 
 
+def preview_source(kind: str, path: str | Path, *, encoding: str = "auto", limit: int = 12) -> Preview:
+    """The first rows of a file an engine reader decodes itself (plain text, Hesperia, word list):
+    a table's rows for CSV/TSV files, else the first lines; a byte the encoding cannot read is
+    marked and named. Never raises for bad content."""
+    path = Path(path)
+    if kind == "hesperia" or (kind == "wordlist" and path.suffix.lower() in (".csv", ".tsv", ".tab")):
+        return preview_table(path, encoding=encoding, limit=limit)
+    data = path.read_bytes()
+    codec = detect_encoding(data) if encoding == "auto" else encoding
+    messages: list[str] = []
+    try:
+        text = decode(path, data, codec)
+    except InputError as exc:
+        messages.append(str(exc))
+        text = data.decode(codec, errors="replace")
+    text = unicodedata.normalize("NFC", text.lstrip("\ufeff"))
+    rows, lines, problems = [], [], {}
+    for n, line in enumerate(text.splitlines(), start=1):
+        if len(rows) >= limit:
+            break
+        if not line.strip():
+            continue
+        if "\ufffd" in line:
+            problems[(len(rows), 0)] = f"{line.replace(chr(0xfffd), '?')!r} is not valid {encoding_name(codec)}"
+        rows.append([line])
+        lines.append(n)
+    return Preview(codec, "", ["text"], rows, problems, messages, lines)
+
+
 def _as_utf8(path: Path, encoding: str) -> tuple[Path, tempfile.TemporaryDirectory | None]:
     """``path`` itself when it is UTF-8, else a UTF-8 copy with the same name in a temporary folder
     (the engine readers take UTF-8 only, until they take an ``encoding``)."""
