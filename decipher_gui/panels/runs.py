@@ -404,7 +404,7 @@ class RunsPanel(QWidget):
                 try:  # one tooltip per row, made once (a run's settings summary is not free)
                     tip = (f"settings: {r.summary()}" + (f"\nerror: {r.error}" if r.error else "")
                            + f"\nstarted {r.started_at}" + (f", ended {r.ended_at}" if r.ended_at else "")
-                           + (f"\n{mark_tip}" if mark_tip else ""))
+                           + (f"\n{mark_tip}" if mark_tip else "") + (f"\n{pins_tip}" if pins_tip else ""))
                 except DecipherError:
                     tip = None
                 for c, v in enumerate(values):
