@@ -5,12 +5,14 @@ is applied at its next step and recorded; until the run has used a pin, the pin 
 
 from __future__ import annotations
 
+import csv
 import json
 
 import pytest
 from PySide6.QtCore import Qt
 
 from engine.data import PinnedValue
+from engine.project.exporting import export_matches
 from engine.project.recording import pin_history, run_summary
 
 from decipher_gui.panels.pins import NotInRunRole
@@ -93,6 +95,12 @@ def test_pause_pin_resume_uses_and_records_the_pin(window, qtbot):
     summary = run_summary(window.project, run_id)  # what `decipher project runs --json` prints
     assert json.loads(json.dumps(summary))["pins"][1]["step"] == paused_at
     assert summary["pins"][1]["pins"][0]["lost"] == LOST
+
+    # the run's match report says which pins it used and from which step
+    report = window.project.path.with_name("report.csv")
+    export_matches(window.project, report, run_id=run_id)
+    with open(report, encoding="utf-8", newline="") as f:
+        assert {r["pins"] for r in csv.DictReader(f)} == {f"from step 0: none; from step {paused_at}: {LOST} → /{KNOWN}/"}
 
     # the later evaluation differs from the same run without the pin: the pinned value is learned
     assert evals[-1].step == plain[-1].step == 60
