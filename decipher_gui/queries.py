@@ -6,6 +6,7 @@ puts them on screen. Edits go through decipher_gui.commands, never through here.
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass, field
 
 from engine.config import Config
@@ -123,6 +124,12 @@ def stored_mapping(project: Project, run_id: int | None) -> tuple[MappingSnapsho
     mapping = mapping_of(project, run_id)
     if mapping is None:
         return None, None
+    try:  # the step of the evaluation that recorded it (what the pins in force are judged at)
+        row = project.conn.execute("SELECT step FROM run_mapping WHERE run_id = ?", (run_id,)).fetchone()
+    except sqlite3.Error:
+        row = None
+    if row is not None and row[0] is not None:
+        return mapping, int(row[0])
     run = run_of(project, run_id)
     return mapping, None if run is None else run.last_step
 
