@@ -75,6 +75,7 @@ class LiveRunBridge(QObject):
                 return False
         s.start_live()
         self._plot_records, self._views_due = [], False
+        self._eval_row = (0, {})
         w.plots.reset_run()
         w.plots.set_step_range(config.steps)
         w.runs.set_progress(0, config.steps)
@@ -200,6 +201,11 @@ class LiveRunBridge(QObject):
         s.eval_matches = event.matches
         self._eval_row = (event.step, dict(event.metrics))
         QTimer.singleShot(0, self._after_eval)
+
+    @property
+    def last_eval_step(self) -> int:
+        """The step of the live run's newest evaluation (0: none yet)."""
+        return self._eval_row[0]
 
     def _after_eval(self) -> None:
         s = self.state

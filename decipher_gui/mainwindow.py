@@ -576,6 +576,7 @@ class MainWindow(QMainWindow):
         self.seed_groups.show_run(s.shown_run)
         self.matches.set_matches(s.shown_matches, self.refs(), s.decisions,
                                  queries.matches_caption(run, len(s.shown_matches)))
+        self.show_pin_state()
         self.update_marks()
         self._refresh_details()
 
@@ -644,7 +645,32 @@ class MainWindow(QMainWindow):
         return pin_state(s.shown_run, history, step, project.pins(), live=live, pending=pending)
 
     def show_pin_state(self) -> None:
-        self.pins.set_pin_state(self.pin_state())
+        state = self.pin_state()
+        self.pins.set_pin_state(state)
+        self.matches.set_pin_note(self._matches_pin_note(state))
+
+    def _matches_pin_note(self, state: PinState | None) -> str:
+        """The matches shown come from the shown run's last evaluation: name the project's pins
+        that evaluation was made without ("" when none)."""
+        s = self.state
+        if state is None or not s.shown_matches:
+            return ""
+        live = s.shown_run == s.live_run and self.controller.active
+        step = self.live.last_eval_step if live else queries.stored_mapping(self.project, s.shown_run)[1]
+        if live and not step:
+            return ""
+        try:
+            history = pin_history(self.project, s.shown_run)
+        except DecipherError:
+            return ""
+        missing = pin_state(s.shown_run, history, step, self.project.pins()).missing
+        if not missing:
+            return ""
+        names = ", ".join(f"{self.display.show(p.lost)} → /{p.known_ipa}/" for p in missing[:4])
+        more = f" and {len(missing) - 4} more" if len(missing) > 4 else ""
+        return (f"These matches (step {step}) were computed without {names}{more}: "
+                + ("the run's next evaluation has it." if live and len(missing) == 1 else
+                   "the run's next evaluation has them." if live else "start a run to use them."))
 
     def _explain(self, mark: SpanMark, brief: bool = False) -> str:
         mapping, _, _ = self.current_mapping()

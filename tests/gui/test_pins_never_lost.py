@@ -113,6 +113,14 @@ def test_pause_pin_resume_uses_and_records_the_pin(window, qtbot):
     assert window.runs.history.item(row, window.runs.PINS_COLUMN).text() == f"0 · 1 from {paused_at}"
     assert f"from step {paused_at}: {LOST} → /{KNOWN}/" in window.runs.history.item(row, window.runs.PINS_COLUMN).toolTip()
 
+    # a pin made after the run: its matches and its grid say they are without it
+    assert not window.matches.pin_note.isVisibleTo(window.matches)
+    window.toggle_pin("k", "k")
+    note = window.matches.pin_note.text()
+    assert window.matches.pin_note.isVisibleTo(window.matches)
+    assert note.startswith("These matches (step 60) were computed without k → /k/")
+    assert "not in run" in window.pins.grid.model().data(window.pins.grid.cell("k", "k"), NotInRunRole)
+
 
 def test_a_pin_made_while_the_run_trains_goes_in_at_the_next_step(window, qtbot):
     c = window.controller
