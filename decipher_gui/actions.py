@@ -55,9 +55,9 @@ class WindowActions(QObject):
         self.export_edictor = self._action("Accepted matches as EDICTOR TSV…", self.export_edictor_dialog)
         self.start = self._action("&Start run", w.start_run, "F5", "Start a run with the settings in the Run panel")
         self.pause = self._action("&Pause / Resume", w.toggle_pause, "F6",
-                                  "Pause after the current step; pin values, then resume")
+                                  "Pause after the current step; pins you change are used from that step on "
+                                  "when you resume")
         self.stop = self._action("S&top run", w.stop_run, "Shift+F5")
-        self.send_pins = self._action("Send pins to paused run", w.send_pins)
         self.compare = self._action("&Compare known languages…", self.compare_dialog,  # issue 12
                                     tip="Which known language is closest: candidates, their nulls, seeds")
         self.bigger = self._action("Larger text", lambda: w.zoom_text(1), SK.ZoomIn)
@@ -116,7 +116,7 @@ class WindowActions(QObject):
         for a in (self.accept, self.reject, self.reopen):
             edit.addAction(a)
         run = bar.addMenu("&Run")
-        for a in (self.start, self.pause, self.stop, self.send_pins):
+        for a in (self.start, self.pause, self.stop):
             run.addAction(a)
         run.addSeparator()
         run.addAction(self.compare)

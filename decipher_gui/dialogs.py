@@ -17,7 +17,8 @@ from engine.config import PRESETS
 from engine.errors import InputError
 
 from .fonts import text_font
-from .importers import DELIMITERS, ENCODINGS, ImportKind, Preview, encoding_name, preview_table, transcription_systems
+from decipher_gui.importers import (DELIMITERS, ENCODINGS, READS_ENCODING, ImportKind, Preview, encoding_name,
+                                    preview_source, preview_table, transcription_systems)
 
 PROBLEM_BG = "#F8D7DA"   # a cell with a problem: pink, with the reason as tooltip and a ⚠ in the text
 
@@ -95,18 +96,63 @@ class ImportDialog(QDialog):
             self.delimiter.currentIndexChanged.connect(self._reread)
             self.encoding.currentIndexChanged.connect(self._reread)
             self.path.textChanged.connect(self._reread)
+        elif kind.key in READS_ENCODING:
+            # the engine reader decodes the file: the encoding is chosen here, the first lines shown
+            form.addRow("Encoding", self.encoding)
+            self.encoding.currentIndexChanged.connect(self._refresh_preview)
+            self.path.textChanged.connect(self._refresh_preview)
         lay.addLayout(form)
-        if kind.columns:
+        if kind.columns or kind.key in READS_ENCODING:
             lay.addWidget(self.detected)
             lay.addWidget(QLabel("First rows (cells with a problem are marked ⚠):"))
             lay.addWidget(self.preview, 1)
             lay.addWidget(self.problems)
         lay.addWidget(QLabel("Nothing is written unless the whole file reads without error."))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Import")
+        self.import_button = buttons.button(QDialogButtonBox.StandardButton.Ok)
+        self.import_button.setText("Import")
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         lay.addWidget(buttons)
+        self.path.textChanged.connect(self._update_import_button)
+        self._update_import_button()
+
+    # ---- whether Import may run ---------------------------------------------------------------
+
+    def unset_columns(self) -> list[str]:
+        """Required columns no column of the file is chosen for (never guessed)."""
+        return [name for name, box in self.column_boxes.items()
+                if name in self.kind.columns and not box.currentData()]
+
+    def blocker(self) -> str:
+        """Why Import is disabled now ("" when it is not): no file, a column to choose, a problem
+        in the preview."""
+        path = self.file()
+        if path is None:
+            return "choose a file"
+        if not (path.is_dir() if self.kind.is_dir else path.exists()):
+            return f"{path}: no such file"
+        if not self.kind.columns and self.kind.key not in READS_ENCODING:
+            return ""
+        unset = self.unset_columns()
+        if unset:
+            return "choose the file's column for " + ", ".join(f"“{n}”" for n in unset)
+        pv = self.last_preview
+        if pv is None:
+            return "the file could not be read"
+        if not pv.ok:
+            return "the preview shows problems: fix the file or the options above"
+        return ""
+
+    def _update_import_button(self) -> None:
+        why = self.blocker()
+        self.import_button.setEnabled(not why)
+        self.import_button.setToolTip(why or "Import the whole file (nothing is written if any line has an error)")
+
+    def accept(self) -> None:  # Enter presses the default button even when it is disabled
+        if self.blocker():
+            return
+        super().accept()
 
     def _browse(self, start_dir: str) -> None:
         path, _ = QFileDialog.getOpenFileName(self, self.windowTitle(), start_dir, self.kind.file_filter)
@@ -127,15 +173,13 @@ class ImportDialog(QDialog):
             keep = box.currentData()
             box.blockSignals(True)
             box.clear()
-            if name in self.kind.optional:
-                box.addItem("(none)", "")
+            # a column the file does not name stays unset until the user chooses it: never the
+            # first column by accident (a header "id,transliteration" once set "text" to "id")
+            box.addItem("(none)" if name in self.kind.optional else "(choose a column)", "")
             for h in header:
                 box.addItem(h, h)
             want = keep if keep in header else (name if name in header else None)
-            if want is not None:
-                box.setCurrentIndex(box.findData(want))
-            elif name in self.kind.optional:
-                box.setCurrentIndex(0)
+            box.setCurrentIndex(box.findData(want) if want is not None else 0)
             box.blockSignals(False)
         self._refresh_preview()
 
@@ -147,16 +191,24 @@ class ImportDialog(QDialog):
         path = self.file()
         if path is None or not path.is_file():
             return
+        unset = self.unset_columns()
         try:
-            pv = preview_table(path, encoding=self.encoding.currentData(), delimiter=self.delimiter.currentData(),
-                               columns=self._columns(), required=self.kind.columns)
+            if self.kind.columns:
+                pv = preview_table(path, encoding=self.encoding.currentData(), delimiter=self.delimiter.currentData(),
+                                   columns=self._columns(),
+                                   required=tuple(n for n in self.kind.columns if n not in unset))
+            else:
+                pv = preview_source(self.kind.key, path, encoding=self.encoding.currentData())
         except OSError as exc:
+            self.last_preview = None
             self.problems.setText(str(exc))
+            self._update_import_button()
             return
         self.last_preview = pv
         sep = {"\t": "tab", ",": "comma", ";": "semicolon", "|": "pipe"}.get(pv.delimiter, repr(pv.delimiter))
-        self.detected.setText(f"Reading as {encoding_name(pv.encoding)}, {sep}-separated; "
-                              f"{len(pv.header)} columns.")
+        self.detected.setText(f"Reading as {encoding_name(pv.encoding)}" +
+                              (f", {sep}-separated; {len(pv.header)} columns." if pv.delimiter else
+                               "; one inscription per line." if self.kind.key == "text" else "."))
         width = max([len(pv.header)] + [len(r) for r in pv.rows])
         self.preview.clear()
         self.preview.setColumnCount(width)
@@ -176,11 +228,13 @@ class ImportDialog(QDialog):
                     item.setBackground(QColor(PROBLEM_BG))
                     item.setToolTip(problem)
                     self.preview.setItem(r, pc, item)
+        # rows are named by the file's line, as the importers' errors name them
+        self.preview.setVerticalHeaderLabels([f"line {n}" for n in pv.lines])
         self.preview.resizeColumnsToContents()
-        cells = [f"row {r + 1}, column {pv.header[c] if c < len(pv.header) else c + 1}: {p}"
-                 for (r, c), p in sorted(pv.problems.items())]
-        self.problems.setText("\n".join(pv.messages + cells[:8] + ([f"… and {len(cells) - 8} more"]
-                                                                      if len(cells) > 8 else [])))
+        lines = [f"“{n}”: the file has no column named {n!r}; choose which of its columns holds it"
+                 for n in unset] + pv.problem_lines()
+        self.problems.setText("\n".join(lines[:10] + ([f"… and {len(lines) - 10} more"] if len(lines) > 10 else [])))
+        self._update_import_button()
 
     def options(self) -> dict:
         out: dict = {}
@@ -188,6 +242,11 @@ class ImportDialog(QDialog):
             out["delimiter"] = self.delimiter.currentData()
             out["encoding"] = self.encoding.currentData()
             out["columns"] = self._columns()
+        elif self.kind.key in READS_ENCODING:
+            # what the preview showed is what is read: "Detect" becomes the encoding it found
+            chosen = self.encoding.currentData()
+            out["encoding"] = (self.last_preview.encoding if chosen == "auto" and self.last_preview is not None
+                               else chosen)
         if self.kind.asks_name:
             out["name"] = self.name.text()
         if self.kind.asks_system:

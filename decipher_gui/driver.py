@@ -12,7 +12,8 @@ the training thread and emits:
                                     with a recorder, the run is recorded in the project
     ("steps", StepBatch)            coalesced step events, at most one per ``min_interval``
     ("paused", step: int) / ("resumed", step: int)
-    ("pins_applied", pins: tuple)   new pins were handed to the trainer (from the next step on)
+    ("pins_applied", PinsApplied)   new pins were handed to the trainer at ``step`` (in force for
+                                    the steps after it), already recorded in the project
     ("eval", EvalEvent)             always delivered, after the steps before it
     ("finished", FinishedEvent)     always the last, unless
     ("error", RunFailure)           the run raised
@@ -60,6 +61,18 @@ class StepBatch:
     @property
     def last(self) -> StepRecord:
         return self.records[-1]
+
+
+@dataclass(frozen=True)
+class PinsApplied:
+    """The pins the trainer uses for the steps after ``step`` (the run's pin history records the
+    same change at the same step)."""
+
+    step: int
+    pins: tuple[PinnedValue, ...]
+
+    def __len__(self) -> int:
+        return len(self.pins)
 
 
 def _record(ev: StepEvent) -> StepRecord:
@@ -117,7 +130,8 @@ class GuiBridge(RunSink):
         self.emit("eval", event)
 
     def pins_changed(self, step: int, pins: tuple[PinnedValue, ...]) -> None:
-        self.emit("pins_applied", tuple(pins))
+        self.flush()  # the steps before the change first, so the window knows where it happened
+        self.emit("pins_applied", PinsApplied(int(step), tuple(pins)))
 
     def paused(self, step: int) -> None:
         self.flush()
@@ -208,4 +222,4 @@ class RunDriver:
             pass
 
 
-__all__ = ["RunDriver", "GuiBridge", "StepBatch", "StepRecord", "RunFailure", "describe_failure"]
+__all__ = ["RunDriver", "GuiBridge", "PinsApplied", "StepBatch", "StepRecord", "RunFailure", "describe_failure"]

@@ -5,6 +5,7 @@ because every engine write is one transaction)."""
 from __future__ import annotations
 
 import logging
+import re
 import sys
 import traceback
 from typing import Callable
@@ -17,9 +18,9 @@ log = logging.getLogger("decipher_gui")
 def describe(exc: BaseException) -> tuple[str, str]:
     """(title, message) for an exception from the engine or the file system."""
     if isinstance(exc, PhonologyError):
-        return "Unknown IPA symbol", _where(exc) + exc.problem
+        return "Unknown IPA symbol", _where(exc) + app_words(exc.problem)
     if isinstance(exc, InputError):
-        return "Problem in the input", _where(exc) + exc.problem
+        return "Problem in the input", _where(exc) + app_words(exc.problem)
     if isinstance(exc, ProjectError):
         return "Project file", str(exc)
     if isinstance(exc, DecipherError):
@@ -35,6 +36,21 @@ def describe(exc: BaseException) -> tuple[str, str]:
     if isinstance(exc, OSError):
         return "File error", str(exc)
     return "Unexpected error", f"{type(exc).__name__}: {exc}"
+
+
+_ENCODING_FLAG = re.compile(r"\s*\(--encoding(?: ([\w-]+))?\)")
+_ENCODING_LABELS = {"cp1252": "Windows-1252", "latin-1": "Latin-1", "latin1": "Latin-1", "iso8859-1": "Latin-1",
+                    "utf-8": "UTF-8", "utf-8-sig": "UTF-8", "utf-16": "UTF-16"}
+
+
+def app_words(text: str) -> str:
+    """An engine message in the app's words: a command-line flag it suggests (``--encoding
+    cp1252``) becomes the dialog's choice ("choose Windows-1252 under Encoding")."""
+    def repl(m: re.Match) -> str:
+        codec = m.group(1)
+        label = _ENCODING_LABELS.get((codec or "").lower(), codec)
+        return f" (choose {label} under Encoding when you import)" if codec else " (choose it under Encoding when you import)"
+    return _ENCODING_FLAG.sub(repl, text)
 
 
 def _where(exc: InputError) -> str:

@@ -63,6 +63,10 @@ KINDS: tuple[ImportKind, ...] = (
 
 BY_KEY = {k.key: k for k in KINDS}
 
+#: Imports whose engine reader takes an ``encoding`` and decodes the file itself (the dialog
+#: offers Encoding and a preview of the first lines for them).
+READS_ENCODING = frozenset({"text", "hesperia", "wordlist"})
+
 
 def transcription_systems() -> list[str]:
     try:
@@ -137,6 +141,22 @@ class Preview:
     rows: list[list[str]]
     problems: dict[tuple[int, int], str] = field(default_factory=dict)   # (row, column) → what is wrong
     messages: list[str] = field(default_factory=list)                     # problems of the whole file
+    lines: list[int] = field(default_factory=list)
+    """The file's line of each row (the header is line 1), as the importers' errors count them."""
+
+    @property
+    def ok(self) -> bool:
+        """Whether the preview shows no problem at all."""
+        return not self.problems and not self.messages
+
+    def problem_lines(self) -> list[str]:
+        """Each problem in one line, in the importers' words: "line N, column 'x': …"."""
+        cells = []
+        for (r, c), p in sorted(self.problems.items()):
+            line = self.lines[r] if r < len(self.lines) else r + 2
+            where = f"column {self.header[c]!r}" if c < len(self.header) else f"field {c + 1}"
+            cells.append(f"line {line}, {where}: {p}")
+        return self.messages + cells
 
 
 def preview_table(path: str | Path, *, encoding: str = "auto", delimiter: str | None = None,
@@ -161,6 +181,7 @@ def preview_table(path: str | Path, *, encoding: str = "auto", delimiter: str | 
     except (StopIteration, csv.Error):
         return Preview(codec, delim, [], [], {}, messages + ["the file is empty"])
     rows: list[list[str]] = []
+    lines: list[int] = []
     problems: dict[tuple[int, int], str] = {}
     mapping = dict(columns or {})
     wanted = {name: mapping.get(name, name) for name in required}
@@ -176,6 +197,7 @@ def preview_table(path: str | Path, *, encoding: str = "auto", delimiter: str | 
                 continue
             r = len(rows)
             rows.append(record)
+            lines.append(reader.line_num)  # the engine's readers name this line in their errors
             if len(record) > len(header):
                 problems[(r, len(header))] = f"{len(record)} fields but the header has {len(header)}"
             for name, src in wanted.items():
@@ -187,8 +209,37 @@ def preview_table(path: str | Path, *, encoding: str = "auto", delimiter: str | 
                 if "\ufffd" in cell:
                     problems[(r, c)] = f"{cell.replace(chr(0xfffd), '?')!r} is not valid {encoding_name(codec)}"
     except csv.Error as exc:
-        messages.append(f"malformed CSV after row {len(rows)}: {exc}")
-    return Preview(codec, delim, header, rows, problems, messages)
+        messages.append(f"line {reader.line_num}: malformed CSV: {exc}")
+    return Preview(codec, delim, header, rows, problems, messages, lines)
+
+
+def preview_source(kind: str, path: str | Path, *, encoding: str = "auto", limit: int = 12) -> Preview:
+    """The first rows of a file an engine reader decodes itself (plain text, Hesperia, word list):
+    a table's rows for CSV/TSV files, else the first lines; a byte the encoding cannot read is
+    marked and named. Never raises for bad content."""
+    path = Path(path)
+    if kind == "hesperia" or (kind == "wordlist" and path.suffix.lower() in (".csv", ".tsv", ".tab")):
+        return preview_table(path, encoding=encoding, limit=limit)
+    data = path.read_bytes()
+    codec = detect_encoding(data) if encoding == "auto" else encoding
+    messages: list[str] = []
+    try:
+        text = decode(path, data, codec)
+    except InputError as exc:
+        messages.append(str(exc))
+        text = data.decode(codec, errors="replace")
+    text = unicodedata.normalize("NFC", text.lstrip("\ufeff"))
+    rows, lines, problems = [], [], {}
+    for n, line in enumerate(text.splitlines(), start=1):
+        if len(rows) >= limit:
+            break
+        if not line.strip():
+            continue
+        if "\ufffd" in line:
+            problems[(len(rows), 0)] = f"{line.replace(chr(0xfffd), '?')!r} is not valid {encoding_name(codec)}"
+        rows.append([line])
+        lines.append(n)
+    return Preview(codec, "", ["text"], rows, problems, messages, lines)
 
 
 def _as_utf8(path: Path, encoding: str) -> tuple[Path, tempfile.TemporaryDirectory | None]:
@@ -211,12 +262,16 @@ def run_import(project: Project, kind: str, path: str | Path, *, name: str | Non
     ("auto" detects), ``delimiter`` and ``columns`` (our column → the file's) apply to tables."""
     path = Path(path)
     table = BY_KEY[kind].columns if kind in BY_KEY else ()
+    if kind in READS_ENCODING:  # the engine reader decodes (and names a bad byte's line) itself
+        return _run_import(project, kind, path, name=name, system=system, language=language, corpus=corpus,
+                           replace=replace, encoding=None if encoding in (None, "auto") else encoding)
     if not table or (encoding is None and delimiter is None and not columns):
         return _run_import(project, kind, path, name=name, system=system, language=language, corpus=corpus,
                            replace=replace)
     data = path.read_bytes()
     codec = detect_encoding(data) if encoding in (None, "auto") else encoding
-    delim = delimiter or detect_delimiter(decode(path, data, codec), path)
+    text = decode(path, data, codec)  # always: a byte the encoding cannot read is named in the app's words
+    delim = delimiter or detect_delimiter(text, path)
     source, tmp = _as_utf8(path, codec)
     try:
         return _run_import(project, kind, source, name=name or path.stem, system=system, language=language,
@@ -232,14 +287,17 @@ def run_import(project: Project, kind: str, path: str | Path, *, name: str | Non
 
 def _run_import(project: Project, kind: str, path: Path, *, name: str | None = None,
                 system: str | None = None, language: str | None = None, corpus: int | str | None = None,
-                replace: bool = False, delimiter: str | None = None, columns: dict[str, str] | None = None) -> str:
+                replace: bool = False, delimiter: str | None = None, columns: dict[str, str] | None = None,
+                encoding: str | None = None) -> str:
     table_options = {} if delimiter is None and columns is None else {"delimiter": delimiter, "columns": columns}
+    if encoding is not None:
+        table_options["encoding"] = encoding
     name = (name or "").strip() or None
     language = (language or "").strip() or None
     corpus_importers = {"lost": importing.import_lost, "text": importing.import_text,
                         "hesperia": importing.import_hesperia}
     if kind in corpus_importers:
-        extra = table_options if kind == "lost" else {}
+        extra = table_options if kind == "lost" else ({"encoding": encoding} if encoding else {})
         cid = corpus_importers[kind](project, path, name=name, **extra)
         return f"Imported corpus {project.corpus(cid).name!r} ({len(project.inscriptions(cid))} inscriptions)"
     if kind in ("known", "wordlist", "cldf"):
@@ -250,7 +308,8 @@ def _run_import(project: Project, kind: str, path: Path, *, name: str | None = N
         elif not system:
             raise ValueError("a word list needs a transcription system")
         else:
-            lid = importing.import_wordlist(project, path, system, name=name, language=language)
+            lid = importing.import_wordlist(project, path, system, name=name, language=language,
+                                            encoding=encoding)
         return f"Imported known language {project.vocabulary(lid).language!r} ({len(project.stems(lid))} stems)"
     if kind == "cog":
         cid, lid = importing.import_cog(project, path, name=name)

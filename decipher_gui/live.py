@@ -44,6 +44,8 @@ class LiveRunBridge(QObject):
         c.stepsArrived.connect(self._on_steps)
         c.evaluated.connect(self._on_eval)
         c.finished.connect(self._on_finished)
+        c.pinsInForce.connect(self._on_pins_in_force)
+        c.pinsQueued.connect(lambda _pins: window.show_pin_state())
         c.errored.connect(self._on_run_error)
         c.ended.connect(self._on_ended)
         c.message.connect(lambda text: window.statusBar().showMessage(text, 8000))
@@ -73,6 +75,7 @@ class LiveRunBridge(QObject):
                 return False
         s.start_live()
         self._plot_records, self._views_due = [], False
+        self._eval_row = (0, {})
         w.plots.reset_run()
         w.plots.set_step_range(config.steps)
         w.runs.set_progress(0, config.steps)
@@ -93,14 +96,21 @@ class LiveRunBridge(QObject):
         self.controller.stop()
 
     def send_pins(self) -> None:
+        """Hand the project's pins to the active run (every pin change does this by itself)."""
         project = self.state.project
-        if project is None:
+        if project is None or not self.controller.active:
             return
-        if self.controller.send_pins(project.pins()):
-            self.w.statusBar().showMessage(f"{len(project.pins())} pinned values will be used from the next "
-                                           "step; Resume to continue", 8000)
+        pins = project.pins()
+        if not self.controller.send_pins(pins):
+            return
+        if not self.controller.pins_pending:
+            return
+        if self.controller.state == PAUSED:
+            text = (f"{len(pins)} pinned values will be used from step {self.controller.last_step} on when you "
+                    "Resume; until then the readings shown are without them")
         else:
-            self.w.statusBar().showMessage("No active run to send the pins to", 5000)
+            text = f"{len(pins)} pinned values go to the run at its next step; the readings shown are without them until then"
+        self.w.statusBar().showMessage(text, 8000)
 
     # ---- controller signals --------------------------------------------------------------------
 
@@ -120,8 +130,12 @@ class LiveRunBridge(QObject):
         w.acts.start.setEnabled(run_state == IDLE)
         w.acts.pause.setEnabled(busy)
         w.acts.stop.setEnabled(busy)
-        w.acts.send_pins.setEnabled(run_state == PAUSED)
-        w.pins.send_button.setEnabled(run_state == PAUSED)
+        w.pins.set_live(self.controller.active)
+
+    def _on_pins_in_force(self, _change) -> None:
+        """The run applied (and recorded) a pin change: its row and the pin marks follow."""
+        self.w.refresh_runs(select=self.state.shown_run)
+        self.w.show_pin_state()
 
     def _on_started(self, device: str) -> None:
         self.w.runs.set_device(device)
@@ -187,6 +201,11 @@ class LiveRunBridge(QObject):
         s.eval_matches = event.matches
         self._eval_row = (event.step, dict(event.metrics))
         QTimer.singleShot(0, self._after_eval)
+
+    @property
+    def last_eval_step(self) -> int:
+        """The step of the live run's newest evaluation (0: none yet)."""
+        return self._eval_row[0]
 
     def _after_eval(self) -> None:
         s = self.state

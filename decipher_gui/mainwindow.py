@@ -20,6 +20,7 @@ from engine import display as display_tables
 from engine.config import Config
 from engine.errors import DecipherError
 from engine.project import exporting
+from engine.project.recording import PinChange, pin_history
 from engine.project.store import Project
 from engine.results import MappingSnapshot, Match
 from engine.sample import create_sample_project
@@ -43,6 +44,7 @@ from .panels.runs import RunsPanel
 from .panels.signs import SignValuesPanel
 from .seedgroup import SeedGroupBridge
 from .state import SessionState
+from decipher_gui.pinstate import PinState, pin_state
 from .worker import PAUSED, RunController
 
 APP_TITLE = "Decipher Workbench"
@@ -156,7 +158,6 @@ class MainWindow(QMainWindow):
         p.pinRequested.connect(self.set_pin)
         p.unpinRequested.connect(lambda pin: self.toggle_pin(pin.lost, pin.known_ipa))
         p.clearRequested.connect(self.clear_pins)
-        p.sendRequested.connect(self.send_pins)
         self.signs.exportRequested.connect(self.acts.export_sign_values_dialog)
         m = self.matches
         m.decideRequested.connect(self.decide)
@@ -452,7 +453,7 @@ class MainWindow(QMainWindow):
         if self.project is None:
             return
         self.pins.set_pins(self.project.pins())
-        self.pins.send_button.setEnabled(self.controller.state == PAUSED)
+        self.live.send_pins()  # a pin is never lost: the active run takes it at its next step or on Resume
         self.show_mapping()
 
     def toggle_pin(self, lost: str, known: str) -> None:
@@ -530,7 +531,7 @@ class MainWindow(QMainWindow):
         history = queries.run_history(project)
         self.runs.set_seed_groups(self.seed_groups.markers())
         self.runs.set_runs(history.runs, history.languages, history.metrics,
-                           select if select is not None else self.state.shown_run)
+                           select if select is not None else self.state.shown_run, pins=history.pins)
 
     def show_run(self, run_id: int) -> None:
         """Show a stored (or the live) run: its corpus, its known language, matches, plots, mapping."""
@@ -575,6 +576,7 @@ class MainWindow(QMainWindow):
         self.seed_groups.show_run(s.shown_run)
         self.matches.set_matches(s.shown_matches, self.refs(), s.decisions,
                                  queries.matches_caption(run, len(s.shown_matches)))
+        self.show_pin_state()
         self.update_marks()
         self._refresh_details()
 
@@ -619,6 +621,56 @@ class MainWindow(QMainWindow):
         self.pins.set_mapping(mapping, step, source)
         pins = self.project.pins() if self.project is not None else []
         self.signs.set_values(mapping, pins, source, step)
+        self.show_pin_state()
+
+    def pin_state(self) -> PinState | None:
+        """The project's pins against those of the reading shown (the shown run at its mapping's
+        step); None when no run is shown."""
+        s, project = self.state, self.project
+        if project is None or s.shown_run is None:
+            return None
+        _, step, _ = self.current_mapping()
+        live = s.shown_run == s.live_run and self.controller.active
+        try:
+            history = pin_history(project, s.shown_run)
+        except DecipherError:
+            history = []
+        if live and (not history or history[-1].step < self.controller.pins_from):
+            # the project refused the record: the run's own word is what it applied
+            history = list(history) + [PinChange(self.controller.pins_from, self.controller.run_pins)]
+        pending = ""
+        if live and self.controller.pins_pending:
+            pending = ("used from this step on when you Resume" if self.controller.state == PAUSED
+                       else "handed over at the next step")
+        return pin_state(s.shown_run, history, step, project.pins(), live=live, pending=pending)
+
+    def show_pin_state(self) -> None:
+        state = self.pin_state()
+        self.pins.set_pin_state(state)
+        self.matches.set_pin_note(self._matches_pin_note(state))
+
+    def _matches_pin_note(self, state: PinState | None) -> str:
+        """The matches shown come from the shown run's last evaluation: name the project's pins
+        that evaluation was made without ("" when none)."""
+        s = self.state
+        if state is None or not s.shown_matches:
+            return ""
+        live = s.shown_run == s.live_run and self.controller.active
+        step = self.live.last_eval_step if live else queries.stored_mapping(self.project, s.shown_run)[1]
+        if live and not step:
+            return ""
+        try:
+            history = pin_history(self.project, s.shown_run)
+        except DecipherError:
+            return ""
+        missing = pin_state(s.shown_run, history, step, self.project.pins()).missing
+        if not missing:
+            return ""
+        names = ", ".join(f"{self.display.show(p.lost)} → /{p.known_ipa}/" for p in missing[:4])
+        more = f" and {len(missing) - 4} more" if len(missing) > 4 else ""
+        return (f"These matches (step {step}) were computed without {names}{more}: "
+                + ("the run's next evaluation has it." if live and len(missing) == 1 else
+                   "the run's next evaluation has them." if live else "start a run to use them."))
 
     def _explain(self, mark: SpanMark, brief: bool = False) -> str:
         mapping, _, _ = self.current_mapping()

@@ -6,6 +6,7 @@ puts them on screen. Edits go through decipher_gui.commands, never through here.
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass, field
 
 from engine.config import Config
@@ -13,6 +14,7 @@ from engine.data import DIVIDER, GoldAnnotation, Inscription, Stem
 from engine.errors import DecipherError
 from engine.project import exporting
 from engine.project.exporting import inscription_ref
+from engine.project.recording import pin_history
 from engine.project.store import CorpusInfo, LanguageInfo, Project, RunRecord
 from engine.results import MappingSnapshot, Match
 from engine.sample import RUN_CONFIG_KEY
@@ -64,12 +66,35 @@ class RunHistory:
     runs: list[RunRecord]
     languages: dict[int, str]
     metrics: dict[int, dict]
+    pins: dict[int, list] = field(default_factory=dict)
+    """Run id -> its pin changes (engine.project.recording.PinChange: step and the pins after it)."""
 
 
 def run_history(project: Project) -> RunHistory:
     runs = project.runs()
+    pins = {}
+    for r in runs:
+        try:
+            pins[r.id] = pin_history(project, r.id)
+        except DecipherError:
+            pins[r.id] = []
     return RunHistory(runs, {x.id: x.name for x in project.languages()},
-                      {r.id: project.latest_metrics(r.id) for r in runs})
+                      {r.id: project.latest_metrics(r.id) for r in runs}, pins)
+
+
+def pins_cell(history: list) -> tuple[str, str]:
+    """(text, tooltip) of a run's pins for the Runs table: how many pins from which step, e.g.
+    "0 · 1 from 36" for a run that started without pins and got one at step 36."""
+    if not history:
+        return "", ""
+    text = " · ".join(f"{len(c.pins)}" + (f" from {c.step}" if i else "") for i, c in enumerate(history))
+    lines = []
+    for i, c in enumerate(history):
+        head = f"from step {c.step}" if i else (f"at the start (step {c.step})" if c.step else "at the start")
+        body = ", ".join(f"{p.lost} → /{p.known_ipa}/ ({'locked' if p.locked else 'soft'}, weight {p.weight:g})"
+                         for p in c.pins) or "no pins"
+        lines.append(f"{head}: {body}")
+    return text, "Pins the run used:\n" + "\n".join(lines)
 
 
 def newest_run_with_matches(project: Project) -> int | None:
@@ -99,6 +124,12 @@ def stored_mapping(project: Project, run_id: int | None) -> tuple[MappingSnapsho
     mapping = mapping_of(project, run_id)
     if mapping is None:
         return None, None
+    try:  # the step of the evaluation that recorded it (what the pins in force are judged at)
+        row = project.conn.execute("SELECT step FROM run_mapping WHERE run_id = ?", (run_id,)).fetchone()
+    except sqlite3.Error:
+        row = None
+    if row is not None and row[0] is not None:
+        return mapping, int(row[0])
     run = run_of(project, run_id)
     return mapping, None if run is None else run.last_step
 

@@ -185,6 +185,8 @@ class RunProcess:
         """The last step the child reported."""
         self.pins: tuple[PinnedValue, ...] | None = None
         """The pins the child last handed to its trainer (None: still the ones it started with)."""
+        self.pins_step: int | None = None
+        """The step after which :attr:`pins` are in force (None: no change yet)."""
         self.ended = False
         """Whether the child said how the run ended (finished or error)."""
 
@@ -264,7 +266,8 @@ class RunProcess:
         elif kind == "paused":
             self.step = int(payload)
         elif kind == "pins_applied":
-            self.pins = tuple(payload)
+            self.pins = tuple(payload.pins)
+            self.pins_step = int(payload.step)
         if kind in ("finished", "error"):
             self.ended = True
 

@@ -19,7 +19,7 @@ from engine.project.recording import resolve_checkpoint
 from engine.project.store import Project
 from engine.session import RunInputs
 
-from .driver import RunFailure, StepBatch, describe_failure
+from decipher_gui.driver import PinsApplied, RunFailure, StepBatch, describe_failure
 from .runprocess import RunProcess, RunRequest
 
 #: Seconds between live decodings of the current batch (the inscription view's highlights).
@@ -64,7 +64,9 @@ class RunController(QObject):
     runRecorded = Signal(int)           # the run's id in the project
     stepsArrived = Signal(object)       # StepBatch
     evaluated = Signal(object)          # EvalEvent (after its matches are stored)
-    pinsApplied = Signal(int)
+    pinsApplied = Signal(int)           # how many pins the run uses from now on
+    pinsInForce = Signal(object)        # PinsApplied: the run's pins changed at that step (recorded)
+    pinsQueued = Signal(object)         # the pins sent to the run, not yet applied (tuple)
     finished = Signal(object)           # FinishedEvent (after the run is closed in the project)
     errored = Signal(object)            # RunFailure
     ended = Signal(str)                 # the final status: completed, stopped or failed
@@ -83,6 +85,12 @@ class RunController(QObject):
         self.last_step = 0
         self.total_steps = 0
         self._final = "failed"
+        self.run_pins: tuple[PinnedValue, ...] = ()
+        """The pins the live run's trainer uses now (those it started with, then each change applied)."""
+        self.pins_from = 0
+        """The step after which :attr:`run_pins` are in force."""
+        self.queued_pins: tuple[PinnedValue, ...] | None = None
+        """Pins sent to the run that it has not applied yet (at its next step, or on Resume)."""
 
     # ---- state -----------------------------------------------------------------------------
 
@@ -121,6 +129,7 @@ class RunController(QObject):
         self.driver = RunProcess(request)
         self.last_step, self.total_steps = 0, config.steps
         self.device = ""
+        self.run_pins, self.pins_from, self.queued_pins = tuple(pins), 0, None
         thread = QThread(self)
         thread.setObjectName("decipher-run-reader")
         worker = RunWorker(self.driver)
@@ -157,10 +166,24 @@ class RunController(QObject):
             self._set_state(STOPPING)
 
     def send_pins(self, pins: Sequence[PinnedValue]) -> bool:
+        """Queue ``pins`` for the run: a running run takes them before its next step, a paused
+        one when it resumes (recorded at the step it paused at). Pins the run already has, or
+        was already sent, are not sent again. False when no run can take them."""
         if self.driver is None or self.state not in (RUNNING, PAUSED, STARTING):
             return False
+        pins = tuple(pins)
+        if pins == (self.queued_pins if self.queued_pins is not None else self.run_pins):
+            return True
+        # an undo back to the pins in force still goes to the run: it replaces the queued ones
         self.driver.send_pins(pins)
+        self.queued_pins = pins
+        self.pinsQueued.emit(pins)
         return True
+
+    @property
+    def pins_pending(self) -> bool:
+        """Whether pins were sent that the run has not applied yet (and differ from its own)."""
+        return self.queued_pins is not None and self.queued_pins != self.run_pins
 
     def wait(self, msecs: int = 30_000) -> bool:
         """Block until the run's process has ended and its events are read (for closing the window)."""
@@ -194,13 +217,20 @@ class RunController(QObject):
         elif kind == "paused":
             if self.state != STOPPING:
                 self._set_state(PAUSED)
-            self.message.emit(f"Paused at step {payload}: pin values, then Resume")
+            self.message.emit(f"Paused at step {payload}: pins you change now are used from step {payload} "
+                              "on when you Resume")
         elif kind == "resumed":
             if self.state == PAUSED:
                 self._set_state(RUNNING)
         elif kind == "pins_applied":
-            self.pinsApplied.emit(len(payload))
-            self.message.emit(f"{len(payload)} pinned values handed to the run")
+            change: PinsApplied = payload
+            self.run_pins, self.pins_from = tuple(change.pins), change.step
+            if self.queued_pins is not None and tuple(change.pins) == self.queued_pins:
+                self.queued_pins = None
+            self.pinsApplied.emit(len(change.pins))
+            self.pinsInForce.emit(change)
+            where = f" (run {self.run_id})" if self.run_id is not None else ""
+            self.message.emit(f"The run uses {len(change.pins)} pinned values from step {change.step} on{where}")
         elif kind == "finished":
             self._final = "stopped" if payload.reason == "stopped" else "completed"
             self.finished.emit(payload)

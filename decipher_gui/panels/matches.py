@@ -209,6 +209,11 @@ class MatchesPanel(QWidget):
         lay.setContentsMargins(4, 4, 4, 4)
         self.caption = wrapping_label("No run shown")
         lay.addWidget(self.caption)
+        self.pin_note = wrapping_label("")
+        self.pin_note.setStyleSheet("color: #D55E00;")  # the pin grid's "not in this reading" colour
+        self.pin_note.setAccessibleName("Pins these matches were computed without")
+        self.pin_note.hide()
+        lay.addWidget(self.pin_note)
         bar = QHBoxLayout()
         self.search = QLineEdit()
         self.search.setPlaceholderText("Filter…")
@@ -303,6 +308,11 @@ class MatchesPanel(QWidget):
 
     def set_display(self, table: DisplayTable) -> None:
         self.model.set_display(table)
+
+    def set_pin_note(self, text: str) -> None:
+        """Say which pins the matches shown were computed without ("" hides the note)."""
+        self.pin_note.setText(text)
+        self.pin_note.setVisible(bool(text))
 
     def set_matches(self, matches: Sequence[Match], refs: dict[str, str], decisions: dict, caption: str) -> None:
         current = self.current_match() if matches else None

@@ -21,6 +21,7 @@ from engine.errors import DecipherError
 from engine.phonology import FEATURE_GROUPS, NONE, ipa_units, known_segments, unit_features
 from engine.results import MappingSnapshot
 
+from decipher_gui.pinstate import PinState
 from ..analysis import pin_axes
 from . import wrapping_label
 from ..fonts import text_font
@@ -28,6 +29,11 @@ from ..palette import shade, text_on
 
 PinnedRole = Qt.ItemDataRole.UserRole + 10
 ProbRole = Qt.ItemDataRole.UserRole + 11
+NotInRunRole = Qt.ItemDataRole.UserRole + 12
+"""Why the reading shown lacks this cell's pin (or still has a removed one); "" when it agrees."""
+
+#: The mark of a pin the reading shown was computed without.
+NOT_IN_RUN = QColor("#D55E00")
 
 
 class PinGridModel(QAbstractTableModel):
@@ -41,6 +47,7 @@ class PinGridModel(QAbstractTableModel):
         self.pins: dict[tuple[str, str], PinnedValue] = {}
         self.step: int | None = None
         self.display: DisplayTable = IDENTITY   # row headers show the corpus's letters as people write them
+        self.pin_state: PinState | None = None  # the pins of the reading shown (None: no run shown)
 
     def set_display(self, table: DisplayTable) -> None:
         self.display = table
@@ -66,6 +73,24 @@ class PinGridModel(QAbstractTableModel):
         self.pins = {(p.lost, p.known_ipa): p for p in pins}
         if self.rows and self.cols:
             self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, len(self.cols) - 1))
+
+    def set_pin_state(self, state: PinState | None) -> None:
+        self.pin_state = state
+        if self.rows and self.cols:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, len(self.cols) - 1))
+
+    def not_in_reading(self, lost: str, known: str) -> str:
+        """Why the reading shown lacks the pin on this cell ("" when it has it or none is there):
+        a project pin the shown run has not used yet, or a pin the project no longer has."""
+        state = self.pin_state
+        if state is None:
+            return ""
+        pin = self.pins.get((lost, known))
+        if pin is not None and pin in state.missing:
+            return state.status(pin)
+        if pin is None and any((p.lost, p.known_ipa) == (lost, known) for p in state.extra):
+            return f"unpinned, but the reading of run {state.run_id} shown was computed with this pin"
+        return ""
 
     def set_mapping(self, mapping: MappingSnapshot | None, step: int | None = None) -> None:
         """Shade the grid with a mapping snapshot; letters/units it lacks stay blank."""
@@ -113,12 +138,17 @@ class PinGridModel(QAbstractTableModel):
             return p
         if role == PinnedRole:
             return pin
+        if role == NotInRunRole:
+            return self.not_in_reading(lost, known)
         if role in (Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.AccessibleTextRole):
             text = f"{self.display.show(lost)} ← /{known}/: P = " + ("not learned yet" if p is None else f"{p:.3f}")
             if pin is not None:
                 text += f"; pinned ({'locked' if pin.locked else 'soft'}, weight {pin.weight:g})"
                 if pin.note:
                     text += f": {pin.note}"
+            why = self.not_in_reading(lost, known)
+            if why:
+                text += f"; {why}: the shading is without it"
             return text + ". Double-click, Space or Enter to " + ("unpin" if pin else "pin") + "."
         return None
 
@@ -188,6 +218,21 @@ class PinCellDelegate(QStyledItemDelegate):
             else:
                 painter.setPen(ink)
                 painter.drawText(rect.adjusted(0, 1, -3, 0), Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop, "~")
+        if index.data(NotInRunRole):
+            # an orange corner and a dotted frame: this reading was computed without the pin (or
+            # still with a removed one)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(NOT_IN_RUN)
+            corner = QPainterPath()
+            size = min(rect.width(), rect.height()) * 0.55
+            corner.moveTo(rect.left(), rect.bottom())
+            corner.lineTo(rect.left() + size, rect.bottom())
+            corner.lineTo(rect.left(), rect.bottom() - size)
+            corner.closeSubpath()
+            painter.drawPath(corner)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.setPen(QPen(NOT_IN_RUN, 2, Qt.PenStyle.DotLine))
+            painter.drawRect(rect.adjusted(1, 1, -1, -1))
         if option.state & QStyle.StateFlag.State_HasFocus:
             painter.setPen(QPen(option.palette.highlight().color(), 2, Qt.PenStyle.DotLine))
             painter.drawRect(rect.adjusted(3, 3, -3, -3))
@@ -353,7 +398,6 @@ class PinsPanel(QWidget):
     pinRequested = Signal(object)          # PinnedValue (add or change)
     unpinRequested = Signal(object)        # PinnedValue
     clearRequested = Signal()
-    sendRequested = Signal()
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -361,6 +405,10 @@ class PinsPanel(QWidget):
         lay.setContentsMargins(4, 4, 4, 4)
         self.caption = wrapping_label("P(lost letter | known IPA unit)")
         lay.addWidget(self.caption)
+        self.run_pins = wrapping_label("")
+        self.run_pins.setAccessibleName("Pins of the run shown")
+        self.run_pins.hide()
+        lay.addWidget(self.run_pins)
         bar = QHBoxLayout()
         self.pick_button = QPushButton("Pin by features…")
         self.pick_button.setToolTip("Choose an IPA unit by its phonological features, for values not in the grid")
@@ -369,11 +417,7 @@ class PinsPanel(QWidget):
         self.unpin_button.clicked.connect(self._unpin_selected)
         self.clear_button = QPushButton("Clear all")
         self.clear_button.clicked.connect(self.clearRequested)
-        self.send_button = QPushButton("Send pins to paused run")
-        self.send_button.setToolTip("Hand the current pins to the paused run; it continues with them when resumed")
-        self.send_button.setEnabled(False)
-        self.send_button.clicked.connect(self.sendRequested)
-        for b in (self.pick_button, self.unpin_button, self.clear_button, self.send_button):
+        for b in (self.pick_button, self.unpin_button, self.clear_button):
             bar.addWidget(b)
         bar.addStretch(1)
         lay.addLayout(bar)
@@ -383,8 +427,10 @@ class PinsPanel(QWidget):
         self.grid.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.grid.customContextMenuRequested.connect(self._grid_menu)
         split.addWidget(self.grid)
-        self.table = QTableWidget(0, 5)
-        self.table.setHorizontalHeaderLabels(["letter", "IPA", "weight", "locked", "note"])
+        self.table = QTableWidget(0, 6)
+        self.table.setHorizontalHeaderLabels(["letter", "IPA", "weight", "locked", "in the run", "note"])
+        self.table.horizontalHeaderItem(4).setToolTip("Whether the reading shown (the shown run at its step) "
+                                                      "was computed with this pin, and from which step")
         self.table.verticalHeader().hide()
         self.table.setFont(text_font(11))
         self.table.horizontalHeader().setStretchLastSection(True)
@@ -396,10 +442,13 @@ class PinsPanel(QWidget):
         split.setStretchFactor(1, 1)
         lay.addWidget(split, 1)
         self.legend = wrapping_label("Shading and numbers: learned P(letter | IPA) in %. Framed with a padlock = "
-                                     "locked pin; dashed frame with ~ = soft pin. Double-click, Space or Enter pins/unpins.")
+                                     "locked pin; dashed frame with ~ = soft pin; orange corner = the run shown has not "
+                                     "used this pin yet (a pin changed during a run goes to it at its next step, or on "
+                                     "Resume). Double-click, Space or Enter pins/unpins.")
         lay.addWidget(self.legend)
         self._pins: list[PinnedValue] = []
         self._filling = False
+        self._live = False
 
     # ---- contents ----------------------------------------------------------------------------
 
@@ -414,6 +463,22 @@ class PinsPanel(QWidget):
     def set_pins(self, pins: Sequence[PinnedValue]) -> None:
         self.grid.model().set_pins(pins)
         self._fill_table(pins)
+
+    def set_live(self, active: bool) -> None:
+        """Whether a run is active (pins changed now go to it)."""
+        self._live = active
+
+    def set_pin_state(self, state: PinState | None) -> None:
+        """Mark the pins the reading shown was computed without (see decipher_gui/pinstate.py)."""
+        self.grid.model().set_pin_state(state)
+        if state is None:
+            self.run_pins.hide()
+        else:
+            self.run_pins.setText(state.summary())
+            attention = bool(state.missing or state.extra)
+            self.run_pins.setStyleSheet(f"color: {NOT_IN_RUN.name()};" if attention else "")
+            self.run_pins.show()
+        self._fill_table(self._pins)
 
     def set_mapping(self, mapping: MappingSnapshot | None, step: int | None, source: str = "") -> None:
         model = self.grid.model()
@@ -432,10 +497,14 @@ class PinsPanel(QWidget):
             self.table.setRowCount(len(pins))
             for r, p in enumerate(pins):
                 shown = self.grid.model().display.show(p.lost)
-                for c, v in enumerate((shown, f"/{p.known_ipa}/", f"{p.weight:g}", "", p.note)):
+                state = self.grid.model().pin_state
+                in_run = "" if state is None else state.status(p)
+                for c, v in enumerate((shown, f"/{p.known_ipa}/", f"{p.weight:g}", "", in_run, p.note)):
                     item = QTableWidgetItem(v)
-                    if c in (0, 1):
+                    if c in (0, 1, 4):
                         item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
+                    if c == 4 and state is not None and p in state.missing:
+                        item.setForeground(NOT_IN_RUN)
                     if c == 3:
                         item.setFlags((item.flags() | Qt.ItemFlag.ItemIsUserCheckable) & ~Qt.ItemFlag.ItemIsEditable)
                         item.setCheckState(Qt.CheckState.Checked if p.locked else Qt.CheckState.Unchecked)
@@ -460,7 +529,7 @@ class PinsPanel(QWidget):
                 return
         elif item.column() == 3:
             locked = item.checkState() == Qt.CheckState.Checked
-        elif item.column() == 4:
+        elif item.column() == 5:
             note = item.text()
         new = PinnedValue(old.lost, old.known_ipa, weight, locked, note)
         if new != old:

@@ -17,6 +17,7 @@ from engine.config import PRESETS, Config
 from engine.errors import DecipherError
 from engine.project.store import CorpusInfo, LanguageInfo, RunRecord
 from engine.seeds import MAX_SEEDS, parse_seed_list
+from decipher_gui.queries import pins_cell
 
 from ..config_form import BASIC, FieldInfo, config_fields
 from ..config_form import editor_value as _get, make_editor as _editor, set_editor_value as _set
@@ -125,7 +126,9 @@ class RunsPanel(QWidget):
     groupStopRequested = Signal()      # stop the running seed group
 
     #: The Runs table's columns; "seed group" marks the runs of a group and its chosen seed.
-    HISTORY_COLUMNS = ("run", "status", "seed group", "language", "device", "steps", "P@1", "P@10", "coverage")
+    HISTORY_COLUMNS = ("run", "status", "seed group", "language", "device", "steps", "P@1", "P@10", "coverage",
+                       "pins")
+    PINS_COLUMN = 9
     GROUP_COLUMN = 2
 
     def __init__(self, parent=None, advanced_open: bool = False):
@@ -384,7 +387,8 @@ class RunsPanel(QWidget):
         self.device_label.setText(f"Device: {kind}" + ("" if device == "cpu" else f" — {device}"))
 
     def set_runs(self, runs: Sequence[RunRecord], languages: dict[int, str], metrics: dict[int, dict],
-                 select: int | None = None) -> None:
+                 select: int | None = None, pins: dict[int, list] | None = None) -> None:
+        """``pins``: run id -> its pin changes (the "pins" column: how many from which step)."""
         self._filling = True
         try:
             self.history.setRowCount(len(runs))
@@ -395,10 +399,12 @@ class RunsPanel(QWidget):
                 values = [str(r.id), r.status, mark, languages.get(r.language_id or -1, ""), r.device or "",
                           "" if r.last_step is None else str(r.last_step),
                           _pct(m.get("p_at_1")), _pct(m.get("p_at_10")), _pct(m.get("coverage"))]
+                pins_text, pins_tip = pins_cell((pins or {}).get(r.id, []))
+                values.append(pins_text)
                 try:  # one tooltip per row, made once (a run's settings summary is not free)
                     tip = (f"settings: {r.summary()}" + (f"\nerror: {r.error}" if r.error else "")
                            + f"\nstarted {r.started_at}" + (f", ended {r.ended_at}" if r.ended_at else "")
-                           + (f"\n{mark_tip}" if mark_tip else ""))
+                           + (f"\n{mark_tip}" if mark_tip else "") + (f"\n{pins_tip}" if pins_tip else ""))
                 except DecipherError:
                     tip = None
                 for c, v in enumerate(values):
@@ -407,6 +413,8 @@ class RunsPanel(QWidget):
                         item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                     if tip is not None:
                         item.setToolTip(tip)
+                    if c == self.PINS_COLUMN and pins_tip:
+                        item.setToolTip(pins_tip)
                     if c == self.GROUP_COLUMN and mark_tip:
                         item.setToolTip(mark_tip)
                         if "★" in mark:

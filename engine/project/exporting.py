@@ -19,12 +19,13 @@ from ..io.tables import sniff_delimiter
 # the resolvers moved to .resolve; re-exported for the callers that import them from here
 from .resolve import _resolve, default_run, resolve_corpus, resolve_language  # noqa: F401
 from .store import Project, RunRecord
+from engine.project.recording import pin_history
 
 #: The match report's columns, in order (one row per match and alternative).
 MATCH_COLUMNS = (
     "run_id", "match_id", "inscription_id", "inscription_ref", "span_start", "span_end",
     "lost_span", "confidence", "known_language", "rank", "stem", "stem_ipa", "gloss", "score",
-    "log_prob", "decision", "settings",
+    "log_prob", "decision", "settings", "pins",
 )
 
 #: How an undecided (match, alternative) shows in the report's ``decision`` column.
@@ -50,6 +51,15 @@ def inscription_ref(meta, inscription_id: str) -> str:
     return (meta or {}).get("reference") or (meta or {}).get("ref") or inscription_id
 
 
+def pins_text(history) -> str:
+    """A run's pin history in one cell: ``from step 0: none; from step 36: š → /ʃ/`` (a soft pin
+    says ``soft``, a weight other than 1 ``×w``)."""
+    def one(p) -> str:
+        extra = [w for w in ("soft" if not p.locked else "", f"×{p.weight:g}" if p.weight != 1 else "") if w]
+        return f"{p.lost} → /{p.known_ipa}/" + (f" ({', '.join(extra)})" if extra else "")
+    return "; ".join(f"from step {c.step}: " + (", ".join(one(p) for p in c.pins) or "none") for c in history)
+
+
 def match_report_rows(project: Project, run_id: int) -> Iterator[list]:
     """The report's rows for one run (see :data:`MATCH_COLUMNS`)."""
     run = project.run(run_id)
@@ -61,16 +71,18 @@ def match_report_rows(project: Project, run_id: int) -> Iterator[list]:
     if run.corpus_id is not None:
         refs = {i.id: inscription_ref(i.meta, i.id) for i in project.inscriptions(run.corpus_id)}
     decisions = project.decisions(run_id)
+    # an imported report's run says nothing of its pins: empty, not "none"
+    pins = "" if run.status == "imported" else pins_text(pin_history(project, run_id))
     for record in project.match_records(run_id):
         m = record.match
         head = [run_id, record.id, m.inscription_id, refs.get(m.inscription_id, m.inscription_id),
                 m.start, m.end, m.span, number(m.confidence), language]
         if not m.alternatives:
-            yield head + ["", "", "", "", "", "", OPEN, settings]
+            yield head + ["", "", "", "", "", "", OPEN, settings, pins]
         for a in m.alternatives:
             decision = decisions.get((m.inscription_id, m.start, m.end, a.form), OPEN)
             yield head + [a.rank, a.form, a.ipa, a.gloss, number(a.score), number(a.log_prob),
-                          decision, settings]
+                          decision, settings, pins]
 
 
 def export_matches(project: Project, path: str | Path, *, run_id: int | None = None,

@@ -86,6 +86,7 @@ def test_match_report_round_trip(tmp_path):
     assert rows[2]["inscription_ref"] == "B.1.2"  # no reference: the id
     assert rows[0]["known_language"] == "basque"
     assert rows[0]["settings"] == "min_span=3, coverage_end=0.1"
+    assert rows[0]["pins"] == "from step 0: b → /b/, k → /k/ (soft, ×0.5), r → /ɾ/ (×2.25)"
     assert [r["decision"] for r in rows] == ["accepted", "open", "open", "open", "rejected"]
     assert {r["run_id"] for r in rows} == {str(ids["run"])}
 
@@ -98,7 +99,8 @@ def test_match_report_round_trip(tmp_path):
     assert record.status == "imported" and record.summary() == "min_span=3, coverage_end=0.1"
     assert other.matches(run) == sample_matches()
     export_matches(other, tmp_path / "again.csv", run_id=run)
-    drop = ("run_id", "match_id")
+    drop = ("run_id", "match_id", "pins")  # an imported run's pins are not known: empty
+    assert {r["pins"] for r in _rows(tmp_path / "again.csv")} == {""}
     strip = lambda rs: [{k: v for k, v in r.items() if k not in drop} for r in rs]  # noqa: E731
     assert strip(_rows(tmp_path / "again.csv")) == strip(rows)
     other.close()

@@ -23,11 +23,13 @@ from .conftest import RUN_TIMEOUT_MS, small_config
 
 
 def _accept_dialog(monkeypatch, cls, fill):
-    """Make ``cls.exec`` fill the real dialog's widgets with ``fill(dialog)`` and press OK."""
+    """Make ``cls.exec`` fill the real dialog's widgets with ``fill(dialog)`` and press OK (a
+    dialog that refuses OK, e.g. an import with problems, stays rejected)."""
     def exec_(self):
         fill(self)
+        self.setResult(QDialog.DialogCode.Rejected.value)
         self.accept()
-        return QDialog.DialogCode.Accepted
+        return QDialog.DialogCode(self.result())
     monkeypatch.setattr(cls, "exec", exec_)
 
 
@@ -279,12 +281,22 @@ def test_import_dialog_marks_problems_and_names_the_word(window, tmp_path, monke
         seen["problems"] = dict(d.last_preview.problems)
         seen["text"] = d.problems.text()
         seen["cell"] = d.preview.item(0, 1).text()
+        seen["rows"] = [d.preview.verticalHeaderItem(r).text() for r in range(d.preview.rowCount())]
+        seen["import"] = d.import_button.isEnabled()
 
     _accept_dialog(monkeypatch, dialogs.ImportDialog, fill)
+    corpora = len(window.project.corpora())
     window.import_dialog("lost")
     assert seen["problems"][(0, 1)] == "empty 'text'"
     assert "not valid UTF-8" in seen["problems"][(1, 1)] and seen["cell"].startswith("⚠")
     assert "canci?n" in seen["text"]
+    # Import stays disabled while the preview shows a problem: nothing was imported
+    assert seen["import"] is False and len(window.project.corpora()) == corpora
+    # the preview and the importer's error name the same line of the file
+    assert seen["rows"] == ["line 2", "line 3"]
+    assert "line 2, column 'text': empty 'text'" in seen["text"]
+    assert "line 3, column 'text'" in seen["text"]
+    assert not window.import_file("lost", path, encoding="utf-8-sig", delimiter=";")
     title, message = window.last_error
     assert title == "Import failed: problem in the input"
     assert "canci?n" in message and "Line: 3" in message and "offset" not in message
