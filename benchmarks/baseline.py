@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import torch
 
-from engine.alignment import NEG, edit_costs
+from engine.model.alignment import NEG, edit_costs
 
 
 def baseline_span_log_probs(log_p, stem_units, stem_len, windows, lengths, gamma, *, band=2, mode="softmin"):
@@ -37,7 +37,7 @@ def baseline_span_log_probs(log_p, stem_units, stem_len, windows, lengths, gamma
 
 
 def baseline_objective(model, prep, batch, step, pins, units, lens, timer=None):
-    """The training loss through the baseline formulation (same value as engine.objective)."""
-    from engine.objective import _no_timer, batch_objective
+    """The training loss through the baseline formulation (same value as engine.model.objective)."""
+    from engine.model.objective import _no_timer, batch_objective
     return batch_objective(model, prep, batch, step, pins, units, lens, timer=timer or _no_timer,
                            dp_impl=baseline_span_log_probs, lattice_compiled=False)

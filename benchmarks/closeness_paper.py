@@ -117,7 +117,7 @@ def summary_rows(rows: list[dict], lost: str, steps: int | None = None) -> list[
     import statistics
     from collections import Counter
 
-    from engine.comparison import empirical_p, pooled_sd, verdict, z_score, z_sd
+    from engine.closeness.comparison import empirical_p, pooled_sd, verdict, z_score, z_sd
 
     mine = [r for r in rows if r["lost"] == lost]
     if steps is None and mine:
@@ -150,7 +150,7 @@ def curve_rows(path: Path, at: float = 0.7, above: float = 0.4) -> list[dict]:
     at the curve's points from ``above`` on times the grid step (0.025 on the 41-point curve)."""
     from collections import defaultdict
 
-    from engine.closeness import coverage_at
+    from engine.closeness.curve import coverage_at
 
     curves: dict[tuple, list[tuple[float, float]]] = defaultdict(list)
     with open(path, encoding="utf-8", newline="") as f:

@@ -32,11 +32,11 @@ from typing import Sequence
 
 import numpy as np
 
-from engine.comparison import (Comparison, PlanItem, RunRecord, RunResult, compare, plan_comparison, record,
+from engine.closeness.comparison import (Comparison, PlanItem, RunRecord, RunResult, compare, plan_comparison, record,
                                summarise, train_run)
 from engine.config import Config
-from engine.synthetic import make_cipher
-from engine.synthetic_relatives import HEAVY, sound_change, unrelated_vocabulary
+from engine.datasets.synthetic import make_cipher
+from engine.datasets.synthetic_relatives import HEAVY, sound_change, unrelated_vocabulary
 
 #: A test-sized training (a few seconds a run on one CPU core).
 CONFIG = dict(feature_dim=8, steps=200, anneal_steps=120, eval_interval=0, min_span=3, max_span=6)
@@ -98,10 +98,10 @@ def decipher(name: str, *, seeds: Sequence[int], steps: int = 200, n_stems: int 
              cipher_seed: int = 2) -> list[str]:
     """P@1, P@10 and the score of one candidate per seed: how well the words are found. The gold
     rows name source stems; each becomes its relative's stem (the relative's gloss names its source)."""
-    from engine.data import GoldAnnotation
+    from engine.corpus import GoldAnnotation
     from engine.results import EvalEvent
-    from engine.training import Trainer
-    from engine.closeness import closeness_score
+    from engine.training.trainer import Trainer
+    from engine.closeness.curve import closeness_score
 
     cipher, candidates = setting(n_stems, n_inscriptions, cipher_seed)
     vocab = candidates[name]
@@ -191,7 +191,7 @@ def analyse(path: str, *, seeds: Sequence[int] | None = None, restarts: int | No
     names = plan.candidates
     comparison = summarise(plan, trainings)
     if out is not None:
-        from engine.comparison import write_comparison
+        from engine.closeness.comparison import write_comparison
 
         write_comparison(out, comparison, plot=False)
     records = comparison.records  # the kept restart of each seed
@@ -263,7 +263,7 @@ def separation_table(path: str, *, a: str = "relative", b: str = "unrelated", pe
     import csv
     import itertools
 
-    from engine.comparison import verdict, z_score
+    from engine.closeness.comparison import verdict, z_score
 
     runs: dict[tuple, list[tuple[float, int, float]]] = defaultdict(list)
     try:

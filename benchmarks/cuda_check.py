@@ -27,13 +27,13 @@ def main() -> int:
     if not torch.cuda.is_available() and not dry:
         print(json.dumps({"cuda": False}))
         return 1
-    from engine.alignment import NEG
+    from engine.model.alignment import NEG
     from engine.config import Config
-    from engine.data import Corpus, Vocabulary
+    from engine.corpus import Corpus, Vocabulary
     from engine.io.tables import read_gold, read_known, read_lost
-    from engine.lattice import forward_sums
-    from engine.trie_alignment import StemTrie, trie_span_log_probs
-    from engine.training import Trainer
+    from engine.model.lattice import forward_sums
+    from engine.model.trie_alignment import StemTrie, trie_span_log_probs
+    from engine.training.trainer import Trainer
 
     dev = torch.device("cpu" if dry else "cuda")
     out: dict = {"device": "cpu (dry run)" if dry else torch.cuda.get_device_name(dev), "torch": torch.__version__}

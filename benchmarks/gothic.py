@@ -160,17 +160,17 @@ def usable_pins(pins, stems):
     the engine would add their units to the inventory, where Omega_loss would then pull mass
     away from the pinned letter, so the grid leaves them out (the prior tables list alternative
     notations for each letter, e.g. h as /h/ and /x/, and only the known side's one applies)."""
-    from engine.phonology import ipa_units
+    from engine.model.phonology import ipa_units
     inventory = {u for st in stems for u in ipa_units(st.ipa)}
     return [p for p in pins if p.known_ipa in inventory]
 
 
 def make_trainer(lost: str, known: str, gold: str, prior: str | None, settings: dict):
-    """The trainer of one run, as ``decipher run`` builds it (engine/cli.py cmd_run), not yet trained."""
+    """The trainer of one run, as ``decipher run`` builds it (engine/cli/main.py cmd_run), not yet trained."""
     from engine.config import Config
-    from engine.data import Corpus, Vocabulary
+    from engine.corpus import Corpus, Vocabulary
     from engine.io.tables import read_gold, read_known, read_lost, read_prior
-    from engine.training import Trainer
+    from engine.training.trainer import Trainer
 
     inscriptions = read_lost(lost)
     stems = read_known(known)

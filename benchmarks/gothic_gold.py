@@ -25,7 +25,7 @@ from typing import Sequence
 
 from engine.config import Config
 from engine.io.tables import read_gold, read_known, read_lost
-from engine.phonology import ipa_units
+from engine.model.phonology import ipa_units
 
 TOP = 20
 

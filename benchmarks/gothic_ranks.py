@@ -14,7 +14,7 @@ thread) on ``--data`` instead of the grid's cache, with ``--set name=value`` add
 also says how many Gothic letters the learned mapping reads as the full prior's standard values
 (``prior_agree`` of ``prior_letters``, and each letter's best known unit: ``mapping_best``), and the
 gold-free final objective over the corpus with its parts (``final_objective``, ``final_quality`` …;
-engine/final_objective.py; ``final_objective_without_pins`` leaves out the pins' term, so that a base
+engine/training/final_objective.py; ``final_objective_without_pins`` leaves out the pins' term, so that a base
 and a pinned run of one dataset can be compared by what training optimises).
 """
 
@@ -120,8 +120,8 @@ def final_objective(trainer, stems: int | None = None) -> dict:
     """The gold-free final objective over the corpus and its parts (``final_objective``,
     ``final_quality`` …), and ``final_objective_without_pins``: the same without the pins' term, so
     that a base and a pinned run of one dataset can be compared by what training optimises.
-    ``stems = K``: each span competing among its K best stems (engine/final_objective.py)."""
-    from engine.final_objective import corpus_objective
+    ``stems = K``: each span competing among its K best stems (engine/training/final_objective.py)."""
+    from engine.training.final_objective import corpus_objective
 
     parts = corpus_objective(trainer, stems=stems)
     out = {f"final_{k}": round(v, 4) for k, v in parts.items()}

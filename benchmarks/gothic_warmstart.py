@@ -38,7 +38,7 @@ PARTS = ("features", "all")
 
 
 def transfer(donor, target, part: str) -> dict:
-    """Copy ``donor``'s parameters (an engine.model.CharMapping) into ``target`` in place: the
+    """Copy ``donor``'s parameters (an engine.model.mapping.CharMapping) into ``target`` in place: the
     feature embeddings, and with ``part == "all"`` also each aligner cell (lost letter, known unit)
     both models have. Returns counts of what was copied."""
     import torch

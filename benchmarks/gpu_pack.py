@@ -35,7 +35,7 @@ def child(args) -> int:
     torch.set_num_threads(1)
     from benchmarks.speed import gothic_pg, single_steps
     from engine.config import Config
-    from engine.training import Trainer
+    from engine.training.trainer import Trainer
 
     data = gothic_pg()
     if data is None:

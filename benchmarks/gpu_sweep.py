@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def workload(n_stems: int, n_inscriptions: int):
-    """A synthetic substitution cipher (engine/synthetic.py): the same for every N."""
-    from engine.synthetic import make_cipher
+    """A synthetic substitution cipher (engine/datasets/synthetic.py): the same for every N."""
+    from engine.datasets.synthetic import make_cipher
 
     c = make_cipher(n_stems=n_stems, n_inscriptions=n_inscriptions, seed=1)
     return c.corpus, c.vocabulary, c.gold
@@ -34,9 +34,9 @@ def workload(n_stems: int, n_inscriptions: int):
 
 def measure(n: int, *, device: str, steps: int, runs_per_worker: int, data, folder: Path, nice: int) -> dict:
     from engine.config import Config
-    from engine.session import RunInputs
-    from engine.sweep import plan, with_seed, drive
-    from engine.workers import LocalPool, RunItem
+    from engine.runs.session import RunInputs
+    from engine.runs.sweep import plan, with_seed, drive
+    from engine.runs.workers import LocalPool, RunItem
 
     corpus, vocab, gold = data
     base = Config.from_dict({"steps": steps, "device": device, "eval_interval": 0})

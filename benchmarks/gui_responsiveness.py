@@ -182,7 +182,7 @@ def child(args) -> None:
     from decipher_gui.app import dispose, make_application
     from decipher_gui.mainwindow import MainWindow, process_until
     from engine.config import Config
-    from engine.sample import RUN_CONFIG_KEY
+    from engine.datasets.sample import RUN_CONFIG_KEY
 
     EventLoopProbe = _probe_class()
     settings.SETTINGS_PATH = Path(args.tmp) / "settings.ini"
@@ -413,7 +413,7 @@ def main() -> int:
 
 
 def _measure(args, tmp: Path) -> int:
-    from engine.sample import create_sample_project
+    from engine.datasets.sample import create_sample_project
 
     master = tmp / "sample.decipher"
     create_sample_project(master).close()

@@ -5,7 +5,7 @@ a short Ugaritic small-set run, and what a broken edit DP does to it.
 
 writes one JSON line per variant: ``untrained`` (the model before its first step), ``trained``
 (today's code), ``trained-scored-with-broken-dp`` (that model scored with the edit DP's scores
-attached to the wrong stems, an indexing bug: ``engine.scoring._dp``'s output reversed along the
+attached to the wrong stems, an indexing bug: ``engine.model.scoring._dp``'s output reversed along the
 stem axis) and ``broken-dp`` (trained and scored with that DP). The test asserts the floor on
 ``trained`` and that ``trained-scored-with-broken-dp`` falls below it; training with the broken DP
 is measured here only (it would double the test's time). One torch thread, seed 0: the numbers are the same on every run of one
@@ -37,7 +37,7 @@ FLOOR = {"p_at_1": 0.13, "p_at_10": 0.22}
 def broken_dp() -> Iterator[None]:
     """Every edit-DP result reversed along its stem axis while inside: each stem is scored with
     another stem's log P(span | stem), as an off-by-one in the stem index would."""
-    from engine import scoring
+    from engine.model import scoring
 
     real = scoring._dp
 
@@ -53,9 +53,9 @@ def broken_dp() -> Iterator[None]:
 
 def make_trainer(cog_path: Path, steps: int = STEPS, anneal_steps: int = ANNEAL_STEPS, seed: int = SEED):
     from engine.config import UGARITIC, Config
-    from engine.data import Corpus, Vocabulary
+    from engine.corpus import Corpus, Vocabulary
     from engine.io.cog import read_cog
-    from engine.training import Trainer
+    from engine.training.trainer import Trainer
 
     cog = read_cog(cog_path)
     config = Config(**UGARITIC, steps=steps, anneal_steps=anneal_steps, eval_interval=0, seed=seed)

@@ -119,9 +119,9 @@ def parts(folder: Path) -> list[str]:
 
 
 def write_cipher(folder: Path, *, n_stems: int = 25, n_inscriptions: int = 30) -> dict[str, Path]:
-    """A small synthetic cipher (engine/synthetic.py) as LOST/KNOWN/GOLD CSVs."""
+    """A small synthetic cipher (engine/datasets/synthetic.py) as LOST/KNOWN/GOLD CSVs."""
     from engine.io.tables import write_gold, write_known, write_lost
-    from engine.synthetic import make_cipher
+    from engine.datasets.synthetic import make_cipher
 
     folder.mkdir(parents=True, exist_ok=True)
     c = make_cipher(n_stems=n_stems, n_inscriptions=n_inscriptions, seed=4)

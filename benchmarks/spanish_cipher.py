@@ -39,8 +39,8 @@ def build(source: Path = GENESIS, out: Path = FIXTURE, *, n_lost: int = 60, n_kn
     (one fixed random key); known.csv: the ``n_known`` most frequent words of 3+ letters with
     their epitran IPA (the lost words among them); gold.csv: each lost word's own form."""
     from engine.io.tables import write_gold, write_known, write_lost
-    from engine.data import GoldAnnotation, Inscription, Stem
-    from engine.transcription import transcribe
+    from engine.corpus import GoldAnnotation, Inscription, Stem
+    from engine.io.transcription import transcribe
 
     counts = collections.Counter(w for w in words_of(source) if len(w) >= 3)
     known = [w for w, _ in counts.most_common(n_known)]

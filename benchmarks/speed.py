@@ -9,7 +9,7 @@ Workloads (docs/benchmarks.md describes them and records measured numbers):
   (PROIEL text, whitespace ratio 0), |V| = 664 PG stems, spans 4–10.
 - ``ugaritic-full``: Ugaritic whole words against the full Hebrew vocabulary (39,216 stems),
   paper settings for Ugaritic; also times one training pass and one evaluation pass over all words.
-- ``seeds5``: 5 seeds of the gothic-pg setting trained together (engine/multiseed.py) against one
+- ``seeds5``: 5 seeds of the gothic-pg setting trained together (engine/training/lockstep.py) against one
   seed's ordinary training, alternating in the same process: ``ratio`` = wall time of the 5 seeds
   / wall time of one seed for the same number of steps (robust to the box's load).
 - ``scaling``: the Gothic text with synthetic stem vocabularies doubling |V| (150 … 2,400) and
@@ -44,7 +44,7 @@ WORKLOADS = ("gothic-pg", "ugaritic-full", "seeds5", "scaling")
 # data
 
 def gothic_pg():
-    from engine.data import Corpus, Vocabulary
+    from engine.corpus import Corpus, Vocabulary
     from engine.io.tables import read_known, read_lost
 
     out = CACHE / "gothic-pgm-wr0"
@@ -59,7 +59,7 @@ def gothic_pg():
 
 
 def ugaritic():
-    from engine.data import Corpus, Vocabulary
+    from engine.corpus import Corpus, Vocabulary
     from engine.io.cog import read_cog
 
     path = SHARED / "ugaritic_hebrew" / "uga-heb.no_spe.cog"
@@ -71,7 +71,7 @@ def ugaritic():
 
 def synthetic_stems(units: list[str], n: int, seed: int = 0):
     """n distinct random stems of 4-10 units drawn from the given IPA units."""
-    from engine.data import Stem
+    from engine.corpus import Stem
 
     rng = random.Random(seed)
     seen: set[str] = set()
@@ -107,7 +107,7 @@ def timed_steps(trainer, batches, objective, steps: int):
     """Run ``steps`` training steps on the given batches; step times and phase totals."""
     import torch
 
-    from engine.objective import pin_pairs
+    from engine.model.objective import pin_pairs
 
     dev = trainer.device
     sync = (lambda: torch.cuda.synchronize(dev)) if dev.type == "cuda" else (lambda: None)
@@ -150,7 +150,7 @@ def timed_steps(trainer, batches, objective, steps: int):
 
 
 def make_batches(trainer, n: int):
-    from engine.scoring import make_batch
+    from engine.model.scoring import make_batch
     return [make_batch(trainer.prep, trainer.sampler.next_batch()) for _ in range(n)]
 
 
@@ -165,7 +165,7 @@ def peak_mb(device) -> float:
 
 def measure(trainer, steps: int, baseline_steps: int, n_batches: int = 16) -> dict:
     from benchmarks.baseline import baseline_objective
-    from engine.objective import batch_objective
+    from engine.model.objective import batch_objective
 
     batches = make_batches(trainer, n_batches)
     timed_steps(trainer, batches, batch_objective, 2)                       # warm-up (JIT, caches)
@@ -191,8 +191,8 @@ def single_steps(trainer, steps: int) -> None:
     """``steps`` ordinary training steps, exactly as Trainer.run takes them (without events)."""
     import torch
 
-    from engine.objective import batch_objective
-    from engine.scoring import make_batch
+    from engine.model.objective import batch_objective
+    from engine.model.scoring import make_batch
 
     cfg = trainer.config
     for _ in range(steps):
@@ -209,8 +209,8 @@ def single_steps(trainer, steps: int) -> None:
 def seeds_workload(corpus, vocab, n_seeds: int, steps: int, rounds: int, device: str) -> dict:
     """One seed against ``n_seeds`` seeds in lockstep, alternating rounds of ``steps`` steps each."""
     from engine.config import Config
-    from engine.multiseed import SeedGroup
-    from engine.training import Trainer
+    from engine.training.lockstep import SeedGroup
+    from engine.training.trainer import Trainer
 
     cfg = Config(device=device, seed=0)
     single = Trainer(corpus, vocab, cfg, live_interval=None)
@@ -236,7 +236,7 @@ def seeds_workload(corpus, vocab, n_seeds: int, steps: int, rounds: int, device:
 def dp_cells(trainer, batches) -> float:
     """Mean number of (trie node x start x band cell) evaluations per batch (for the FLOP estimate)."""
     cfg = trainer.config
-    from engine.scoring import _trie
+    from engine.model.scoring import _trie
     trie = _trie(trainer.prep, "all", trainer.prep.stem_units, trainer.prep.stem_len)
     nodes = sum(len(u) for u in trie.units[1: cfg.max_span + cfg.band + 1])
     return statistics.mean(nodes * b.n_starts * (2 * cfg.band + 1) for b in batches)
@@ -249,7 +249,7 @@ def run_workload(name: str, steps: int, baseline_steps: int, device: str) -> dic
     import torch
 
     from engine.config import UGARITIC, Config
-    from engine.training import Trainer
+    from engine.training.trainer import Trainer
 
     torch.manual_seed(0)
     base = {"workload": name, "torch": torch.__version__, "threads": torch.get_num_threads()}
@@ -275,9 +275,9 @@ def run_workload(name: str, steps: int, baseline_steps: int, device: str) -> dic
         trainer = Trainer(corpus, vocab, Config(**UGARITIC, device=device, seed=0), gold=gold)
         res = measure(trainer, steps, baseline_steps, n_batches=8)
         # one training pass over every word, then one evaluation pass (decoding + P@K)
-        from engine.decoding import eval_batches
-        from engine.objective import batch_objective
-        from engine.scoring import make_batch
+        from engine.model.decoding import eval_batches
+        from engine.model.objective import batch_objective
+        from engine.model.scoring import make_batch
         pool = trainer.prep.trainable_chunks()
         epoch = [make_batch(trainer.prep, idx) for idx in eval_batches(trainer.prep, pool, trainer.config.chars_per_batch)]
         t0 = time.perf_counter()
@@ -300,13 +300,13 @@ def run_workload(name: str, steps: int, baseline_steps: int, device: str) -> dic
     elif name.startswith("scaling"):
         data = gothic_pg()
         if data is None:
-            from engine.synthetic import make_cipher
+            from engine.datasets.synthetic import make_cipher
             c = make_cipher(n_inscriptions=400, words_per_inscription=(3, 8))
             corpus = c.corpus
         else:
             corpus = data[0]
         _, v, b = name.split(":")
-        from engine.data import Vocabulary
+        from engine.corpus import Vocabulary
         units = ["p", "t", "k", "b", "d", "ɡ", "m", "n", "s", "z", "r", "l", "f", "θ", "x", "h", "w", "j",
                  "a", "e", "i", "o", "u", "ɛ", "ɔ"]
         vocab = Vocabulary("synthetic", tuple(synthetic_stems(units, int(v))))

@@ -9,7 +9,7 @@ training on the full set goes wrong where the small set's does not).
 
 The cognate file writes Ugaritic and Hebrew in one transliteration (``akl`` ~ ``akl``), so the
 reading that shares a letter's transliteration (or, for the five consonants Hebrew merged, the
-merged letter: MERGERS), transcribed as the Hebrew side is (engine/transcription.py, table
+merged letter: MERGERS), transcribed as the Hebrew side is (engine/io/transcription.py, table
 "semitic"), is the standard value of every Ugaritic letter. At each step of ``--at`` the script reads the model's mapping (gold-free: the
 standard values are not given to training) and prints one JSON line: how many letters the mapping
 reads as their standard value (``letters_right`` of ``letters``), the same weighted by the letters'
@@ -37,8 +37,8 @@ MERGERS = {"*": "z", "@": "<", "Z": "S", "v": "$", "x": "H"}
 def standard_values(letters) -> list:
     """PinnedValue(letter, IPA) for every lost letter the Semitic table transcribes: the IPA of the
     Hebrew letter its cognates show (itself, or the merged letter of MERGERS)."""
-    from engine.data import PinnedValue
-    from engine.transcription import TranscriptionError, transcribe
+    from engine.corpus import PinnedValue
+    from engine.io.transcription import TranscriptionError, transcribe
 
     out = []
     for letter in letters:
@@ -134,9 +134,9 @@ def _main(argv=None) -> int:
 
     from engine.config import PRESETS, Config, parse_assignments
     from engine.io.tables import read_gold, read_known, read_lost
-    from engine.data import Corpus, Vocabulary
+    from engine.corpus import Corpus, Vocabulary
     from engine.results import StepEvent
-    from engine.training import Trainer
+    from engine.training.trainer import Trainer
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)

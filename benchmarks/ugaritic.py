@@ -33,7 +33,7 @@ FULL_PRIOR = Path(__file__).with_name("ugaritic_full_prior.csv")
 
 
 def _data(data: str):
-    from engine.data import Corpus, Vocabulary
+    from engine.corpus import Corpus, Vocabulary
     from engine.io.cog import read_cog
 
     cog = read_cog(SHARED / FILES[data])
@@ -42,7 +42,7 @@ def _data(data: str):
 
 def score(trainer, gold) -> dict:
     """P@1/3/5/10 under both normalisations, and P@1 over the words a span can cover."""
-    from engine.evaluation import evaluate
+    from engine.training.evaluation import evaluate
 
     config = trainer.prep.config
     evaluable = [i for i, g in enumerate(gold) if config.min_span <= g.word_end <= config.max_span]
@@ -60,10 +60,10 @@ def score(trainer, gold) -> dict:
 
 
 def run_seed(data: str, variant: str, seed: int, steps: int, device: str, out: Path, checkpoint: bool = True) -> dict:
-    from engine.run_outputs import peak_memory_mb
+    from engine.runs.outputs import peak_memory_mb
     from engine.config import UGARITIC, Config
     from engine.io.tables import read_prior
-    from engine.training import Trainer
+    from engine.training.trainer import Trainer
 
     cog, corpus, vocab = _data(data)
     pins = read_prior(FULL_PRIOR) if variant == "full" else []
@@ -86,7 +86,7 @@ def run_seed(data: str, variant: str, seed: int, steps: int, device: str, out: P
 
 def score_checkpoint(path: Path, data: str, device: str) -> dict:
     """A model trained by run_seed (on either set) scored on ``data``, without further training."""
-    from engine.training import Trainer
+    from engine.training.trainer import Trainer
 
     cog, corpus, vocab = _data(data)
     trainer = Trainer.from_checkpoint(path, corpus, vocab, gold=cog.gold, config_overrides={"device": device},

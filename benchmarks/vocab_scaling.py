@@ -1,7 +1,7 @@
 """Quality, step time and memory as the known vocabulary grows (issue 15), with and without
 ``candidate_stems``.
 
-Synthetic (seconds to minutes): a cipher of engine/synthetic.py (whole words, as Ugaritic) whose
+Synthetic (seconds to minutes): a cipher of engine/datasets/synthetic.py (whole words, as Ugaritic) whose
 vocabulary is the true stems plus M times as many random distractor stems of the same sound system:
 
     python -m benchmarks.vocab_scaling synthetic --multipliers 0 10 --candidate-stems 0 16 --seeds 0 1 2
@@ -14,7 +14,7 @@ set's vocabulary, up to each size (CSV files from ``decipher import-cog``; see d
         --sizes 4071 8000 16000 39216 --candidate-stems 0 4096 --steps 3000 --seeds 0
 
 Each configuration runs in its own process (so its peak memory is its own) and prints one JSON
-line: P@1, P@10, the gold-free final objective (engine/final_objective.py), the median
+line: P@1, P@10, the gold-free final objective (engine/training/final_objective.py), the median
 training-step time (all steps, and the steps after annealing, when candidate_stems has narrowed
 to K), the steps trained and the training's wall time (with ``--restarts R``, every start's steps),
 the final evaluation's time and peak RSS.
@@ -56,8 +56,8 @@ PATH_KEYS = ("lost", "known", "gold", "extra_known")
 
 def distractor_stems(true_forms, n: int, *, seed: int, stem_len: tuple[int, int] = (4, 6)):
     """``n`` random stems of the synthetic sound system, none of them one of ``true_forms``."""
-    from engine.data import Stem
-    from engine.synthetic import _word
+    from engine.corpus import Stem
+    from engine.datasets.synthetic import _word
 
     rng = random.Random(seed)
     seen = set(true_forms)
@@ -80,8 +80,8 @@ def synthetic_problem(multiplier: int, *, distractor_seed: int = 100, stem_len: 
     mapping. ``noise_words``: that many more lost words, enciphered random words of the true stems'
     lengths with no cognate (in the real Ugaritic set 70 % of the words have none), as inscriptions of
     their own after the cipher's."""
-    from engine.data import Corpus, Inscription, Vocabulary
-    from engine.synthetic import _word, make_cipher
+    from engine.corpus import Corpus, Inscription, Vocabulary
+    from engine.datasets.synthetic import _word, make_cipher
 
     c = make_cipher(**SYNTHETIC, **({"stem_len": tuple(stem_len)} if stem_len else {}))
     true = c.vocabulary.stems
@@ -99,7 +99,7 @@ def synthetic_problem(multiplier: int, *, distractor_seed: int = 100, stem_len: 
 
 def real_problem(lost: Path, known: Path, gold: Path, extra_known: Path, size: int, *, seed: int = 0):
     """The small set's words against its stems plus stems of ``extra_known`` (seeded draw) up to ``size``."""
-    from engine.data import Corpus, Vocabulary
+    from engine.corpus import Corpus, Vocabulary
     from engine.io.tables import read_gold, read_known, read_lost
 
     inscriptions = read_lost(lost)
@@ -117,10 +117,10 @@ def run_one(spec: dict) -> dict:
     import torch
 
     from engine.config import UGARITIC, Config
-    from engine.evaluation import evaluate
+    from engine.training.evaluation import evaluate
     from engine.results import StepEvent
-    from engine.run_outputs import peak_memory_mb
-    from engine.training import Trainer
+    from engine.runs.outputs import peak_memory_mb
+    from engine.training.trainer import Trainer
 
     if spec["mode"] == "ranking":
         return rank_one(spec)
@@ -154,9 +154,9 @@ def run_one(spec: dict) -> dict:
             if event.step >= steps and (sel is None or sel.done):
                 break
     train_s = time.perf_counter() - t_train
-    # competition_size reaches K at anneal_steps (engine/candidate_stems.py): the last steps of the kept start
+    # competition_size reaches K at anneal_steps (engine/model/candidate_stems.py): the last steps of the kept start
     narrowed_from = len(times) - (steps - config.anneal_steps)
-    from engine.final_objective import corpus_objective
+    from engine.training.final_objective import corpus_objective
 
     objective = corpus_objective(trainer)
     t0 = time.perf_counter()
@@ -185,11 +185,11 @@ def eval_one(spec: dict) -> dict:
     import torch
 
     from engine.config import UGARITIC, Config
-    from engine.data import Corpus, Vocabulary
-    from engine.evaluation import evaluate
+    from engine.corpus import Corpus, Vocabulary
+    from engine.training.evaluation import evaluate
     from engine.io.tables import read_gold, read_known, read_lost
-    from engine.run_outputs import peak_memory_mb
-    from engine.training import Trainer
+    from engine.runs.outputs import peak_memory_mb
+    from engine.training.trainer import Trainer
 
     torch.set_num_threads(spec.get("threads", 1))
     inscriptions = read_lost(Path(spec["lost"]))
@@ -218,9 +218,9 @@ def rank_one(spec: dict) -> dict:
     import torch
 
     from engine.config import Config
-    from engine.final_objective import corpus_objective
+    from engine.training.final_objective import corpus_objective
     from engine.results import StepEvent
-    from engine.training import Trainer
+    from engine.training.trainer import Trainer
 
     torch.set_num_threads(spec.get("threads", 1))
     corpus, vocab, gold = synthetic_problem(spec["multiplier"])
@@ -229,7 +229,7 @@ def rank_one(spec: dict) -> dict:
                     seed=spec["seed"], device="cpu")
     trainer = Trainer(corpus, vocab, config, gold=gold, live_interval=None)
     at = sorted(set(spec["at"]))
-    from engine.evaluation import evaluate
+    from engine.training.evaluation import evaluate
 
     scores: dict[str, dict[str, float]] = {"objective_at": {}, "objective_end_schedule_at": {}, "quality_at": {},
                                            "p_at_1_at": {}}

@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from engine.closeness import closeness_curve
-from engine.data import DIVIDER, Inscription, Stem
+from engine.closeness.curve import closeness_curve
+from engine.corpus import DIVIDER, Inscription, Stem
 from engine.errors import DecipherError
-from engine.phonology import DELETE, ipa_units
+from engine.model.phonology import DELETE, ipa_units
 from engine.project.store import Project, RunRecord
 from engine.results import Match
 

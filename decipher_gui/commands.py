@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from engine.data import GoldAnnotation, PinnedValue
+from engine.corpus import GoldAnnotation, PinnedValue
 from engine.project.store import Project
 
 PINS = "pins"

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog
                                QVBoxLayout, QWidget)
 
 from engine.config import Config
-from engine.data import Corpus, Vocabulary
+from engine.corpus import Corpus, Vocabulary
 from engine.errors import DecipherError
 
 from . import settings
@@ -54,7 +54,7 @@ def parse_seeds(text: str) -> tuple[int, ...]:
 
 def default_folder(project_path: Path, corpus_name: str) -> Path:
     """Comparisons of a corpus live beside the project: PROJECT-closeness/CORPUS (rerunning one resumes it)."""
-    from engine.closeness_run import folder_name
+    from engine.closeness.runs import folder_name
 
     return project_path.with_name(project_path.stem + "-closeness") / folder_name(corpus_name)
 
@@ -65,7 +65,7 @@ class ComparisonDialog(QDialog):
 
     def __init__(self, project, config: Config, parent=None):
         super().__init__(parent)
-        from engine.workers import default_workers
+        from engine.runs.workers import default_workers
 
         self.setWindowTitle("Compare known languages")
         self.project = project
@@ -105,7 +105,7 @@ class ComparisonDialog(QDialog):
         self.seeds.setToolTip("One run per seed and language; the spread over seeds is drawn as a band")
         self.seeds.textChanged.connect(lambda _t: self._check())
         form.addRow("Seeds:", self.seeds)
-        from engine.comparison import MAX_RESTARTS
+        from engine.closeness.comparison import MAX_RESTARTS
 
         self.restarts = QSpinBox()
         self.restarts.setRange(1, MAX_RESTARTS)
@@ -240,7 +240,7 @@ class ComparisonDialog(QDialog):
 
 
 def _default_pool(workers: int):
-    from engine.workers import LocalPool
+    from engine.runs.workers import LocalPool
 
     return LocalPool(workers)
 
@@ -252,8 +252,8 @@ class ComparisonJob(QObject):
     the finished ones are kept and running the same comparison again continues."""
 
     planned = Signal(int, str)         # runs in all, one line on the matching
-    progressed = Signal(object)        # engine.closeness_run.Progress
-    finished = Signal(object)          # engine.comparison.Comparison
+    progressed = Signal(object)        # engine.closeness.runs.Progress
+    finished = Signal(object)          # engine.closeness.comparison.Comparison
     failed = Signal(str)               # one line
     stopped = Signal()
 
@@ -286,8 +286,8 @@ class ComparisonJob(QObject):
         return not self.running()
 
     def _run(self) -> None:  # on the job's own thread: no widget is touched here
-        from engine.closeness_run import Stopped, StoppablePool, run_comparison
-        from engine.comparison import plan_comparison
+        from engine.closeness.runs import Stopped, StoppablePool, run_comparison
+        from engine.closeness.comparison import plan_comparison
 
         r = self.request
         try:
@@ -416,7 +416,7 @@ class ComparisonController(QObject):
                 view.export_png(Path(out) / "closeness.png")
             except DecipherError as e:
                 line += f" (closeness.png not written: {e})"
-        from engine.comparison import unranked
+        from engine.closeness.comparison import unranked
 
         left_out = unranked(comparison)
         if left_out:

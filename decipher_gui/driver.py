@@ -26,9 +26,9 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from engine.data import PinnedValue
+from engine.corpus import PinnedValue
 from engine.results import EvalEvent, FinishedEvent, MappingSnapshot, Match, StepEvent
-from engine.session import (RunFailure, RunOutcome, RunSession, RunSink, RunStart,
+from engine.runs.session import (RunFailure, RunOutcome, RunSession, RunSink, RunStart,
                             describe_failure)
 
 

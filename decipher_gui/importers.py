@@ -70,7 +70,7 @@ READS_ENCODING = frozenset({"text", "hesperia", "wordlist"})
 
 def transcription_systems() -> list[str]:
     try:
-        from engine.transcription import available_systems
+        from engine.io.transcription import available_systems
         return list(available_systems())
     except Exception:  # the transcription module is optional for the GUI
         return []

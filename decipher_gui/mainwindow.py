@@ -16,14 +16,14 @@ from PySide6.QtCore import QByteArray, QCoreApplication, QEventLoop, Qt, QTimer,
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QMessageBox, QWidget
 
-from engine import display as display_tables
+from engine.io import display as display_tables
 from engine.config import Config
 from engine.errors import DecipherError
 from engine.project import exporting
 from engine.project.recording import PinChange, pin_history
 from engine.project.store import Project
 from engine.results import MappingSnapshot, Match
-from engine.sample import create_sample_project
+from engine.datasets.sample import create_sample_project
 
 from .config_form import editor_value
 from . import queries, settings
@@ -490,7 +490,7 @@ class MainWindow(QMainWindow):
         except DecipherError as exc:
             self.report_error("Invalid run settings", str(exc))
             return
-        from engine.sample import RUN_CONFIG_KEY
+        from engine.datasets.sample import RUN_CONFIG_KEY
 
         self._execute(SetSetting(RUN_CONFIG_KEY, values, self.project.setting(RUN_CONFIG_KEY),
                                  "Change default run settings"))
@@ -791,21 +791,21 @@ class MainWindow(QMainWindow):
             self.project, path, guard_formulas=True))
 
     def export_sign_values(self, path: str | Path) -> int | None:
-        from engine.signvalues import export_sign_values
+        from engine.io.signvalues import export_sign_values
 
         mapping, _, _ = self.current_mapping()
         return self._export(f"sign values to {path}", lambda: export_sign_values(
             self.project, path, run_id=self.state.shown_run, mapping=mapping, guard_formulas=True))
 
     def export_cldf(self, folder: str | Path) -> int | None:
-        from engine.fieldexport import export_cldf
+        from engine.io.fieldexport import export_cldf
 
         return self._export(f"accepted matches as a CLDF Wordlist in {folder}",
                             lambda: export_cldf(self.project, folder, run_id=self.state.shown_run,
                                                 guard_formulas=True))
 
     def export_edictor(self, path: str | Path) -> int | None:
-        from engine.fieldexport import export_edictor
+        from engine.io.fieldexport import export_edictor
 
         return self._export(f"accepted matches to {path}",
                             lambda: export_edictor(self.project, path, run_id=self.state.shown_run,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from engine.data import PinnedValue
+from engine.corpus import PinnedValue
 
 PinKey = tuple[str, str, float, bool]
 """What makes a pin the same pin for the trainer: letter, IPA unit, weight, locked (not the note)."""

@@ -10,14 +10,14 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from engine.config import Config
-from engine.data import DIVIDER, GoldAnnotation, Inscription, Stem
+from engine.corpus import DIVIDER, GoldAnnotation, Inscription, Stem
 from engine.errors import DecipherError
 from engine.project import exporting
 from engine.project.exporting import inscription_ref
 from engine.project.recording import pin_history
 from engine.project.store import CorpusInfo, LanguageInfo, Project, RunRecord
 from engine.results import MappingSnapshot, Match
-from engine.sample import RUN_CONFIG_KEY
+from engine.datasets.sample import RUN_CONFIG_KEY
 
 from .analysis import run_label, stored_closeness
 from .recorder import mapping_of

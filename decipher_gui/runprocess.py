@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
-from engine.data import PinnedValue
-from engine.session import RunFailure, RunInputs, RunSession, build_trainer, describe_failure
-from engine.workers import PINNED_ENV, nice_from_env
+from engine.corpus import PinnedValue
+from engine.runs.session import RunFailure, RunInputs, RunSession, build_trainer, describe_failure
+from engine.runs.workers import PINNED_ENV, nice_from_env
 
 from .driver import RunDriver
 

@@ -10,7 +10,7 @@ from PySide6.QtCore import QCoreApplication, QEventLoop
 
 from engine.config import Config
 from engine.errors import DecipherError
-from engine.sample import RUN_CONFIG_KEY
+from engine.datasets.sample import RUN_CONFIG_KEY
 
 
 def _settle(rounds: int = 5) -> None:

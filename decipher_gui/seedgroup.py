@@ -1,4 +1,4 @@
-"""A seed group from the Run panel: trained by engine.seeds.run_seeds_in_project in worker processes
+"""A seed group from the Run panel: trained by engine.runs.seeds.run_seeds_in_project in worker processes
 (a background thread only waits on them), and what the views show of a group: each match's
 agreement, agreed and contested spans, and a warning when the chosen seed disagrees with most others.
 """
@@ -12,7 +12,7 @@ from PySide6.QtCore import QObject, QThread, Signal
 
 from engine.config import Config
 from engine.errors import DecipherError
-from engine.seeds import (SeedsOutcome, StopRequest, group_agreement, group_folder, group_of_run,
+from engine.runs.seeds import (SeedsOutcome, StopRequest, group_agreement, group_folder, group_of_run,
                           parse_seed_list, seed_groups)
 
 from .errors import describe
@@ -23,12 +23,12 @@ if TYPE_CHECKING:
 
 class SeedGroupThread(QThread):
     """Runs one group to its end on a background thread. The training is in worker processes
-    (engine.workers.LocalPool: at most one per core, pinned threads, lower priority); this thread
+    (engine.runs.workers.LocalPool: at most one per core, pinned threads, lower priority); this thread
     only waits on them. Its signals reach the GUI thread queued; it touches no widget."""
 
     progressed = Signal(int, int)     # seeds finished, seeds in the group
     logged = Signal(str)
-    succeeded = Signal(object)        # engine.seeds.SeedsOutcome
+    succeeded = Signal(object)        # engine.runs.seeds.SeedsOutcome
     failed = Signal(str, str)         # title, message
 
     def __init__(self, project_path: Path, config: Config, seeds: Sequence[int], out: Path,
@@ -40,8 +40,8 @@ class SeedGroupThread(QThread):
         self.outcome: SeedsOutcome | None = None
 
     def run(self) -> None:
-        from engine.seeds import run_seeds_in_project
-        from engine.workers import LocalPool
+        from engine.runs.seeds import run_seeds_in_project
+        from engine.runs.workers import LocalPool
 
         pool = LocalPool(self.workers)
         try:
@@ -62,7 +62,7 @@ class SeedGroupThread(QThread):
 
 def group_workers(n_seeds: int) -> int:
     """Worker processes for a group: one per seed, at most one per core."""
-    from engine.workers import default_workers
+    from engine.runs.workers import default_workers
 
     return max(1, min(n_seeds, default_workers()))
 

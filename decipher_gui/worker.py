@@ -14,10 +14,10 @@ from typing import Any, Callable, Sequence
 from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
 
 from engine.config import Config
-from engine.data import PinnedValue
+from engine.corpus import PinnedValue
 from engine.project.recording import resolve_checkpoint
 from engine.project.store import Project
-from engine.session import RunInputs
+from engine.runs.session import RunInputs
 
 from decipher_gui.driver import PinsApplied, RunFailure, StepBatch, describe_failure
 from .runprocess import RunProcess, RunRequest

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Iterable, Literal, Mapping
 
-from .errors import InputError
+from engine.errors import InputError
 
 # where a default comes from
 PAPER = "paper"

@@ -9,8 +9,8 @@ from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QLineEdit, QListWidget,
                                QListWidgetItem, QSplitter, QTableView, QVBoxLayout, QWidget)
 
-from engine.data import Inscription, Stem
-from engine.display import IDENTITY, DisplayTable
+from engine.corpus import Inscription, Stem
+from engine.io.display import IDENTITY, DisplayTable
 from engine.project.exporting import inscription_ref
 from engine.project.store import CorpusInfo, LanguageInfo
 

@@ -23,9 +23,9 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
                                QStyleOptionViewItem, QTableWidget, QTableWidgetItem, QToolTip,
                                QVBoxLayout, QWidget)
 
-from engine.data import DIVIDER, GoldAnnotation, Inscription
-from engine.display import IDENTITY, DisplayTable
-from engine.explain import best_alignment
+from engine.corpus import DIVIDER, GoldAnnotation, Inscription
+from engine.io.display import IDENTITY, DisplayTable
+from engine.model.explain import best_alignment
 from engine.project.exporting import inscription_ref
 from engine.results import MappingSnapshot, Match
 

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeade
                                QLineEdit, QPushButton, QSplitter, QTableView, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
-from engine.display import IDENTITY, DisplayTable
+from engine.io.display import IDENTITY, DisplayTable
 from engine.results import Match
 
 from . import wrapping_label

@@ -15,10 +15,10 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog,
                                QSplitter, QStyle, QStyledItemDelegate, QTableView, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
-from engine.data import PinnedValue
-from engine.display import IDENTITY, DisplayTable
+from engine.corpus import PinnedValue
+from engine.io.display import IDENTITY, DisplayTable
 from engine.errors import DecipherError
-from engine.phonology import FEATURE_GROUPS, NONE, ipa_units, known_segments, unit_features
+from engine.model.phonology import FEATURE_GROUPS, NONE, ipa_units, known_segments, unit_features
 from engine.results import MappingSnapshot
 
 from decipher_gui.pinstate import PinState

@@ -411,7 +411,7 @@ class ComparisonView(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.colours: dict[str, str] = {}
-        """candidate -> colour, fixed for the session once given (engine.closeness_plot.colour_of)"""
+        """candidate -> colour, fixed for the session once given (engine.closeness.plot.colour_of)"""
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.null_band: pg.FillBetweenItem | None = None
         lay = QVBoxLayout(self)
@@ -506,16 +506,16 @@ class ComparisonView(QWidget):
     # ---- the figure and the table ----
 
     def colour(self, name: str) -> str:
-        from engine.closeness_plot import colour_of
+        from engine.closeness.plot import colour_of
 
         if name not in self.colours:
             self.colours[name] = colour_of(name, set(self.colours.values()))
         return self.colours[name]
 
     def show_comparison(self, comparison) -> None:
-        """Draw an engine.comparison.Comparison (its runs' curves) and fill the table."""
-        from engine.closeness_plot import curve_bands
-        from engine.comparison import unranked
+        """Draw an engine.closeness.comparison.Comparison (its runs' curves) and fill the table."""
+        from engine.closeness.plot import curve_bands
+        from engine.closeness.comparison import unranked
 
         curves, band = curve_bands(comparison)
         plan = comparison.plan

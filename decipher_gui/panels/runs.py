@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout,
 from engine.config import PRESETS, Config
 from engine.errors import DecipherError
 from engine.project.store import CorpusInfo, LanguageInfo, RunRecord
-from engine.seeds import MAX_SEEDS, parse_seed_list
+from engine.runs.seeds import MAX_SEEDS, parse_seed_list
 from decipher_gui.queries import pins_cell
 
 from ..config_form import BASIC, FieldInfo, config_fields

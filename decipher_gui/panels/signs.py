@@ -1,5 +1,5 @@
 """The best sound per sign: each lost sign (as the display table shows it), its top IPA values
-with their share, and whether a pin holds it; exportable as CSV (engine.signvalues)."""
+with their share, and whether a pin holds it; exportable as CSV (engine.io.signvalues)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QPushButton, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
-from engine.data import PinnedValue
-from engine.display import IDENTITY, DisplayTable
+from engine.corpus import PinnedValue
+from engine.io.display import IDENTITY, DisplayTable
 from engine.results import MappingSnapshot
-from engine.signvalues import SignValue, sign_values
+from engine.io.signvalues import SignValue, sign_values
 
 from . import wrapping_label
 from ..fonts import text_font

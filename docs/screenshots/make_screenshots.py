@@ -28,8 +28,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 def control_stems(stems, seed=1):
     """Each stem's IPA units in a random order: same inventory, same lengths, no real words."""
-    from engine.data import Stem
-    from engine.phonology import ipa_units
+    from engine.corpus import Stem
+    from engine.model.phonology import ipa_units
 
     rng = random.Random(seed)
     out, seen = [], set()
@@ -57,9 +57,9 @@ def main() -> int:
     from decipher_gui.panels.pins import IpaPicker
     from decipher_gui.screenshot import show_best_span
     from engine.config import Config
-    from engine import display as display_tables
-    from engine.data import Inscription, PinnedValue
-    from engine.sample import RUN_CONFIG_KEY, create_sample_project
+    from engine.io import display as display_tables
+    from engine.corpus import Inscription, PinnedValue
+    from engine.datasets.sample import RUN_CONFIG_KEY, create_sample_project
 
     tmp = Path(tempfile.mkdtemp(prefix="screens-"))
     settings.SETTINGS_PATH = tmp / "settings.ini"

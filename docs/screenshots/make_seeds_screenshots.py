@@ -33,8 +33,8 @@ def main() -> int:
     from decipher_gui.app import dispose, make_application
     from decipher_gui.mainwindow import MainWindow, process_until
     from engine.config import Config
-    from engine.display import IDENTITY
-    from engine.sample import RUN_CONFIG_KEY, create_sample_project
+    from engine.io.display import IDENTITY
+    from engine.datasets.sample import RUN_CONFIG_KEY, create_sample_project
 
     tmp = Path(tempfile.mkdtemp(prefix="seeds-shots-"))
     settings.SETTINGS_PATH = tmp / "settings.ini"

@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from ..data import Stem
-from ..errors import DecipherError, InputError
-from ..io.tables import read_text, write_known
-from ..phonology import ipa_units
+from engine.corpus import Stem
+from engine.errors import DecipherError, InputError
+from engine.io.tables import read_text, write_known
+from engine.model.phonology import ipa_units
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 DEFAULT_STEMS = 600  # the paper's vocabulary size for the closeness experiment
@@ -43,7 +43,7 @@ class Language:
     stemmer: str | None
     """a Snowball algorithm, "latin" (our rules) or None (the words are stems already)"""
     system: str
-    """the transcription system (engine/transcription.py)"""
+    """the transcription system (engine/io/transcription.py)"""
 
 
 LANGUAGES: dict[str, Language] = {
@@ -204,7 +204,7 @@ class Built:
 def _transcribed(items: Iterable[tuple[str, str]], system: str, min_units: int, max_units: int, built: Built,
                  path: Path) -> Iterable[Stem]:
     """Stems of (stem, gloss) pairs that transcribe and fit the limits, distinct by IPA units."""
-    from ..transcription import TranscriptionError, transcriber
+    from engine.io.transcription import TranscriptionError, transcriber
 
     to_ipa = transcriber(system)
     seen: set[tuple[str, ...]] = set()
@@ -282,7 +282,7 @@ def build(language: str, *, stems: int = DEFAULT_STEMS, min_units: int = MIN_UNI
     if lang.kind == "trask":
         return from_list(lang, [(f, g) for f, g, _ in read_trask(path)], seed=seed, **kw)
     if lang.kind == "cog":
-        from ..io.cog import read_cog
+        from engine.io.cog import read_cog
 
         cog = read_cog(path, system=lang.system, on_unknown="skip")
         return from_list(lang, [(s.form, s.gloss) for s in cog.stems], seed=seed, **kw)
@@ -290,8 +290,8 @@ def build(language: str, *, stems: int = DEFAULT_STEMS, min_units: int = MIN_UNI
 
 
 def _from_gothic(lang: Language, *, stems: int, min_units: int, max_units: int, seed: int, data: Path) -> Built:
-    from .gothic import ETYMOLOGY_FILE, PROIEL_FILE
-    from .gothic import build as build_gothic
+    from engine.datasets.gothic import ETYMOLOGY_FILE, PROIEL_FILE
+    from engine.datasets.gothic import build as build_gothic
 
     ds = build_gothic(lang.path, 0, seed, proiel=data / PROIEL_FILE, etymology=data / ETYMOLOGY_FILE,
                       min_units=min_units, max_units=max_units)

@@ -1,6 +1,6 @@
 """Rule tables for Old Norse and Old English spelling → IPA (written for the Gothic datasets).
 
-They use the rule-table format of ``engine/transcription.py`` (docs/transcription.md) and are
+They use the rule-table format of ``engine/io/transcription.py`` (docs/transcription.md) and are
 parsed with its :func:`parse_rule_table`, so a word with a letter no rule reads raises a
 TranscriptionError naming it; the dataset builder counts and reports such words.
 
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 
-from ..transcription import RuleTable, parse_rule_table
+from engine.io.transcription import RuleTable, parse_rule_table
 
 OLD_NORSE_RULES = """\
 # Old Norse (normalised) -> IPA; see engine/datasets/germanic_ipa.py for sources

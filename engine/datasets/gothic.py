@@ -36,13 +36,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from ..data import GoldAnnotation, Inscription, Stem
-from ..errors import InputError
-from ..io.tables import write_csv
-from ..phonology import ipa_units
-from ..transcription import TranscriptionError, transcriber
-from .germanic_ipa import old_english_table, old_norse_table
-from .stemmers import english_stem, gothic_stem, norse_stem, pg_stem
+from engine.corpus import GoldAnnotation, Inscription, Stem
+from engine.errors import InputError
+from engine.io.tables import write_csv
+from engine.model.phonology import ipa_units
+from engine.io.transcription import TranscriptionError, transcriber
+from engine.datasets.germanic_ipa import old_english_table, old_norse_table
+from engine.datasets.stemmers import english_stem, gothic_stem, norse_stem, pg_stem
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 PROIEL_FILE = Path("gothic_proiel") / "gothic-nt.conll"

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from ..errors import DecipherError
-from ..sample import create_project_from_folder
+from engine.errors import DecipherError
+from engine.datasets.sample import create_project_from_folder
 from engine.resources import resource
 
 GOTHIC_SAMPLE_DIR = resource("sample-gothic")

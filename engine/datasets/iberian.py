@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from ..errors import DecipherError, InputError
+from engine.errors import DecipherError, InputError
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 SOURCE = "iberian/iberian.csv"
@@ -150,7 +150,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from ..io.atomic import write_csv, write_text
+    from engine.io.atomic import write_csv, write_text
 
     args = parser().parse_args(argv)
     source = args.source or args.data / SOURCE

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
-from ..errors import DecipherError
+from engine.errors import DecipherError
 
 #: Cell openings a spreadsheet would run as a formula (OWASP "CSV injection").
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")

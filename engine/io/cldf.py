@@ -20,11 +20,11 @@ import unicodedata
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..data import Stem
-from ..errors import InputError, PhonologyError
-from ..phonology import ipa_units, unit_features
-from ..transcription import transcribe
-from .tables import IpaChecker, iter_rows, read_text
+from engine.corpus import Stem
+from engine.errors import InputError, PhonologyError
+from engine.model.phonology import ipa_units, unit_features
+from engine.io.transcription import transcribe
+from engine.io.tables import IpaChecker, iter_rows, read_text
 
 TERMS = "http://cldf.clld.org/v1.0/terms.rdf#"
 BOUNDARIES = frozenset({"+", "_", "#"})
@@ -232,7 +232,7 @@ def read_cldf_wordlist(path: str | Path, *, language: str | None = None, system:
 
     ``language`` keeps the forms of one language: its Language_ID, or its name, Glottocode or
     ISO 639-3 code in the LanguageTable. ``system`` transcribes forms that have no Segments and
-    are not IPA (see engine.transcription). Without ``language`` every form is read.
+    are not IPA (see engine.io.transcription). Without ``language`` every form is read.
     """
     path = Path(path)
     forms_t, par_t, lang_t, where = _resolve(path)

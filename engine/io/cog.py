@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..data import GoldAnnotation, Inscription, Stem, normalise_text, split_units
-from ..errors import InputError
-from .tables import read_text
+from engine.corpus import GoldAnnotation, Inscription, Stem, normalise_text, split_units
+from engine.errors import InputError
+from engine.io.tables import read_text
 
 MISSING = "_"
 #: Leiden brackets (lacunae, additions, deletions): refused in a lost word (docs/formats.md)
@@ -33,7 +33,7 @@ class CogImport:
 
 def read_cog(path: str | Path, *, system: str = "semitic", lost_column: int = 0, known_column: int = 1,
              on_unknown: str = "error", encoding: str | None = None) -> CogImport:
-    from ..transcription import TranscriptionError, transcribe
+    from engine.io.transcription import TranscriptionError, transcribe
 
     path = Path(path)
     for option, value in (("--lost-column", lost_column), ("--known-column", known_column)):

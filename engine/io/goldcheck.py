@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from ..data import GoldAnnotation, nfc
+from engine.corpus import GoldAnnotation, nfc
 
 #: How many missing forms one warning names before "…".
 SHOWN = 5

@@ -9,7 +9,7 @@ breaks, HTML entities, numerals and Latin or Greek words in capitals, and catalo
 special signs (``S47f``). Acute accents are *signs of the script* (á é í ó ú ŕ ś ḿ) and are kept.
 
 :func:`clean_texto` turns one ``TEXTO`` into the text the model sees; :func:`read_hesperia`
-reads a whole file into :class:`~engine.data.Inscription` objects plus a report of what was
+reads a whole file into :class:`~engine.corpus.Inscription` objects plus a report of what was
 done, skipped or not understood; :func:`compare_with_authors` measures agreement with the
 cleaned file of Luo et al. (2021).
 
@@ -31,10 +31,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from ..data import DIVIDER, Corpus, Inscription, make_corpus, normalise_text
-from ..errors import InputError
-from .tables import read_text
-from .text import ALLOWED_CONTROLS, field_limit_problem
+from engine.corpus import DIVIDER, Corpus, Inscription, make_corpus, normalise_text
+from engine.errors import InputError
+from engine.io.tables import read_text
+from engine.io.text import ALLOWED_CONTROLS, field_limit_problem
 
 __all__ = [
     "IBERIAN_LETTERS", "CleanedText", "UnknownSymbol", "SkippedRow", "RenamedId", "HesperiaReport",

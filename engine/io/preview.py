@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from ..data import Inscription
-from ..errors import InputError
-from . import tables
-from .text import (CSV_FIELD_LIMIT, decode_bytes, detect_encoding, encoding_name, field_limit_problem,
+from engine.corpus import Inscription
+from engine.errors import InputError
+from engine.io import tables
+from engine.io.text import (CSV_FIELD_LIMIT, decode_bytes, detect_encoding, encoding_name, field_limit_problem,
                    suggest_encoding)
 
 #: Import kinds whose rows are checked like the reader checks them.
@@ -128,7 +128,7 @@ def preview_file(path: str | Path, kind: str, *, delimiter: str | None = None,
 
 
 def _wordlist_is_table(path: Path, text: str, columns, delimiter) -> bool:
-    from .wordlist import _is_table
+    from engine.io.wordlist import _is_table
     return _is_table(path, text, columns, delimiter)
 
 
@@ -164,7 +164,7 @@ def _raw_rows(text: str, delim: str, limit: int) -> tuple[list[str], list[Previe
 def _transcribe_problem(system: str | None, form: str, path: Path, line: int) -> str | None:
     if system is None or not form.strip():
         return None if form.strip() else "empty form"
-    from ..transcription import transcriber
+    from engine.io.transcription import transcriber
     try:
         transcriber(system)(unicodedata.normalize("NFC", form.strip()), path=path, line=line)
     except InputError as e:  # TranscriptionError included

@@ -2,14 +2,14 @@
 
 :func:`write_matches_csv` writes it as a report for people: through the atomic writer, with the
 formula guard on unless ``guard_formulas=False`` (a run's own ``matches.csv``, which the engine
-reads back, is written by ``engine/run_outputs.py`` unguarded)."""
+reads back, is written by ``engine/runs/outputs.py`` unguarded)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Iterable
 
-from ..results import Match
+from engine.results import Match
 from engine.io.atomic import write_csv
 
 MATCH_COLUMNS = ("inscription_id", "start", "end", "span", "rank", "stem_form", "stem_ipa", "gloss",

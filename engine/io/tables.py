@@ -14,10 +14,10 @@ import unicodedata
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping, Sequence
 
-from ..data import (PIN_WEIGHT_MAX, GoldAnnotation, Inscription, PinnedValue, Stem, normalise_text,
+from engine.corpus import (PIN_WEIGHT_MAX, GoldAnnotation, Inscription, PinnedValue, Stem, normalise_text,
                     split_units)
-from ..errors import InputError, PhonologyError
-from engine.phonology import TRANSLITERATION, ipa_units
+from engine.errors import InputError, PhonologyError
+from engine.model.phonology import TRANSLITERATION, ipa_units
 from engine.io.text import (CSV_FIELD_LIMIT, DELIMITERS, DOTTED_MODES, ENCODINGS,  # noqa: F401
                             decode_bytes, detect_delimiter, detect_encoding, field_limit_problem,
                             read_leiden, read_text)
@@ -456,7 +456,7 @@ def read_prior(path: str | Path, *, columns: Mapping[str, str] | None = None,
 
 
 # one atomic CSV writer for the whole engine (a failed write leaves nothing, and names the file)
-from .atomic import write_csv  # noqa: E402
+from engine.io.atomic import write_csv  # noqa: E402
 
 
 def write_lost(path, inscriptions: Iterable[Inscription], **kw) -> None:

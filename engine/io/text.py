@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from engine.data import DIVIDER, normalise_text
+from engine.corpus import DIVIDER, normalise_text
 from engine.errors import InputError
 
 #: The longest CSV/TSV cell the readers take, in characters (16 MiB; Python's default is 131,072).

@@ -7,7 +7,7 @@ Accepted files (UTF-8 unless an encoding is given; see docs/transcription.md, "W
 - CSV or TSV with a header holding a ``form`` column and optionally ``gloss`` (other names through
   ``columns={"form": "Lemma", "gloss": "English"}``); other columns are ignored.
 
-Every word is transcribed with :func:`engine.transcription.transcribe`; identical forms are kept
+Every word is transcribed with :func:`engine.io.transcription.transcribe`; identical forms are kept
 once (their distinct glosses joined with "; "). Every problem names the file and the line.
 """
 
@@ -17,10 +17,10 @@ import unicodedata
 from pathlib import Path
 from typing import Iterable, Mapping, NamedTuple
 
-from ..data import Stem
-from ..errors import InputError
-from ..transcription import RuleTable, TranscriptionError, transcriber
-from .tables import _Table, read_text
+from engine.corpus import Stem
+from engine.errors import InputError
+from engine.io.transcription import RuleTable, TranscriptionError, transcriber
+from engine.io.tables import _Table, read_text
 
 TABLE_SUFFIXES = (".csv", ".tsv", ".tab")
 ON_UNKNOWN = ("error", "skip")

@@ -3,14 +3,14 @@
 See docs/formats.md ("Project file") for the tables, pragmas, migrations and backups.
 """
 
-from .exporting import (MATCH_COLUMNS, export_gold, export_known, export_lost, export_matches,
+from engine.project.exporting import (MATCH_COLUMNS, export_gold, export_known, export_lost, export_matches,
                         export_prior, match_report_rows)
-from .importing import (import_cldf, import_cog, import_gold, import_hesperia, import_known,
+from engine.project.importing import (import_cldf, import_cog, import_gold, import_hesperia, import_known,
                         import_lost, import_matches, import_prior, import_text, import_wordlist,
                         read_match_report)
-from .recording import RunRecorder
-from .schema import APPLICATION_ID, SCHEMA_VERSION, inspect_file
-from .store import (CorpusInfo, LanguageInfo, MatchRecord, PinRecord, Project, RunRecord,
+from engine.project.recording import RunRecorder
+from engine.project.schema import APPLICATION_ID, SCHEMA_VERSION, inspect_file
+from engine.project.store import (CorpusInfo, LanguageInfo, MatchRecord, PinRecord, Project, RunRecord,
                     code_version, pid_alive)
 
 __all__ = [

@@ -14,11 +14,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
-from ..errors import ProjectError
-from ..io.tables import sniff_delimiter
+from engine.errors import ProjectError
+from engine.io.tables import sniff_delimiter
 # the resolvers moved to .resolve; re-exported for the callers that import them from here
-from .resolve import _resolve, default_run, resolve_corpus, resolve_language  # noqa: F401
-from .store import Project, RunRecord
+from engine.project.resolve import _resolve, default_run, resolve_corpus, resolve_language  # noqa: F401
+from engine.project.store import Project, RunRecord
 from engine.project.recording import pin_history
 
 #: The match report's columns, in order (one row per match and alternative).

@@ -18,15 +18,15 @@ import unicodedata
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ..config import Config, parse_value, settings_info
-from ..data import GoldAnnotation, Inscription, Stem
-from ..errors import InputError
-from ..io import tables
-from ..io.goldcheck import MissingGoldForm, gold_warning, missing_gold_forms
-from ..results import Alternative, Match
-from .exporting import MATCH_COLUMNS, OPEN, resolve_corpus
-from .schema import DECISIONS
-from .store import Project
+from engine.config import Config, parse_value, settings_info
+from engine.corpus import GoldAnnotation, Inscription, Stem
+from engine.errors import InputError
+from engine.io import tables
+from engine.io.goldcheck import MissingGoldForm, gold_warning, missing_gold_forms
+from engine.results import Alternative, Match
+from engine.project.exporting import MATCH_COLUMNS, OPEN, resolve_corpus
+from engine.project.schema import DECISIONS
+from engine.project.store import Project
 
 Columns = Mapping[str, str] | None
 
@@ -168,7 +168,7 @@ def import_cog(project: Project, path: str | Path, *, name: str | None = None,
     """A ``.cog`` cognate file → a corpus, a known language (transcribed with ``system``) and the
     corpus's gold, in one transaction. The corpus is named ``name`` (default: the file's stem),
     the language ``language`` (default: the known column's header). Returns (corpus id, language id)."""
-    from ..io.cog import read_cog  # provided by engine/io/cog.py
+    from engine.io.cog import read_cog  # provided by engine/io/cog.py
 
     path = Path(path)
     result = read_cog(path, system=system, on_unknown=on_unknown, encoding=encoding)
@@ -195,7 +195,7 @@ def import_hesperia(project: Project, path: str | Path, *, name: str | None = No
     """A Hesperia (Iberian) export → a new corpus (``raw`` = TEXTO as in the file, ``text`` the
     cleaned transliteration, the other columns as metadata). ``options`` go to
     ``engine.io.hesperia.read_hesperia`` (``language``, ``lacunae``, ``numerals``, ``encoding``)."""
-    from ..io.hesperia import read_hesperia  # provided by engine/io/hesperia.py
+    from engine.io.hesperia import read_hesperia  # provided by engine/io/hesperia.py
 
     path = Path(path)
     result = read_hesperia(path, **options)
@@ -240,7 +240,7 @@ def import_wordlist(project: Project, path: str | Path, system: str, *, name: st
     """A word list (plain text, CSV or TSV) transcribed to IPA with transcription system
     ``system`` → a new known language, named ``name``, else ``language``, else the file's stem.
     ``on_unknown="skip"`` leaves out the words that cannot be transcribed instead of failing."""
-    from ..io.wordlist import read_wordlist  # provided by engine/io/wordlist.py
+    from engine.io.wordlist import read_wordlist  # provided by engine/io/wordlist.py
 
     path = Path(path)
     stems = _stem_list(read_wordlist(path, system, columns=columns, delimiter=delimiter,
@@ -257,7 +257,7 @@ def import_cldf(project: Project, path: str | Path, *, name: str | None = None,
     transcribes forms that have neither Segments nor IPA. The language is named ``name``, else
     ``language``, else the file's stem.
     """
-    from ..io.cldf import read_cldf_wordlist  # provided by engine/io/cldf.py
+    from engine.io.cldf import read_cldf_wordlist  # provided by engine/io/cldf.py
 
     path = Path(path)
     stems = _stem_list(read_cldf_wordlist(path, language=language, system=system))
@@ -284,7 +284,7 @@ def parse_settings(text: str) -> dict[str, Any]:
     return out
 
 
-from ..io.atomic import unguard_formula as _unguard  # noqa: E402  (one formula guard, both ways)
+from engine.io.atomic import unguard_formula as _unguard  # noqa: E402  (one formula guard, both ways)
 
 
 def _float(row: dict, name: str, path: Path, line: int, default: float) -> float:

@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from .. import __version__
+from engine import __version__
 
 #: A run still "running" whose process lives on this host is taken for dead only when its
 #: heartbeat is older than this (guards against a reused pid); seconds.

@@ -7,10 +7,10 @@ import functools
 import sqlite3
 from typing import TYPE_CHECKING, Callable, TypeVar
 
-from ..errors import DecipherError, ProjectError
+from engine.errors import DecipherError, ProjectError
 
 if TYPE_CHECKING:
-    from .store import Project
+    from engine.project.store import Project
 
 T = TypeVar("T")
 

@@ -2,7 +2,7 @@
 sweep worker): its settings, code version and device, its pins with their history, step metrics,
 evaluations with their matches, the learned character mapping, checkpoints, and its end.
 
-As a sink of a run session (engine/session.py)::
+As a sink of a run session (engine/runs/session.py)::
 
     recorder = RunRecorder(project_or_path, corpus_id=c, language_id=l, resumed_from=None)
     RunSession(inputs, sinks=[recorder, ...], checkpoint=recorder.checkpoint_file).run()
@@ -25,11 +25,11 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ..data import PinnedValue
-from ..errors import ProjectError
-from ..results import EvalEvent, FinishedEvent, MappingSnapshot, StepEvent
-from ..session import RunOutcome, RunSink, RunStart, failure_text
-from .store import Project, now_iso
+from engine.corpus import PinnedValue
+from engine.errors import ProjectError
+from engine.results import EvalEvent, FinishedEvent, MappingSnapshot, StepEvent
+from engine.runs.session import RunOutcome, RunSink, RunStart, failure_text
+from engine.project.store import Project, now_iso
 
 #: Where GUI runs before schema v3 kept their last character mapping (still read as a fallback).
 LEGACY_MAPPING_KEY = "gui.mapping.run.{}"
@@ -304,7 +304,7 @@ class RunRecorder(RunSink):
             self.finish(event)
 
     def finish(self, event: FinishedEvent) -> None:
-        from ..session import final_status
+        from engine.runs.session import final_status
 
         if self._open():
             self.project.finish_run(self.run_id, final_status(event.reason), checkpoint=event.checkpoint)

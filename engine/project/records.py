@@ -7,10 +7,10 @@ from functools import lru_cache
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from ..config import Config
-from ..data import PinnedValue
-from ..errors import DecipherError
-from ..results import Match
+from engine.config import Config
+from engine.corpus import PinnedValue
+from engine.errors import DecipherError
+from engine.results import Match
 
 
 @dataclass(frozen=True)

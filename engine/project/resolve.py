@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..errors import ProjectError
-from .store import Project, RunRecord
+from engine.errors import ProjectError
+from engine.project.store import Project, RunRecord
 
 
 def _resolve(value: int | str | None, check, by_name, listing, what: str) -> int:

@@ -14,12 +14,12 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from ..config import Config
-from ..session import CHECKPOINT_EVERY_S, RunInputs, RunOutcome, RunSession, RunSink, RunStart
-from .exporting import resolve_corpus, resolve_language
-from .recording import (RunRecorder, checkpoint_folder, resolve_checkpoint, run_of_checkpoint,
+from engine.config import Config
+from engine.runs.session import CHECKPOINT_EVERY_S, RunInputs, RunOutcome, RunSession, RunSink, RunStart
+from engine.project.exporting import resolve_corpus, resolve_language
+from engine.project.recording import (RunRecorder, checkpoint_folder, resolve_checkpoint, run_of_checkpoint,
                         stored_path)
-from .store import Project
+from engine.project.store import Project
 
 __all__ = ["run_in_project", "checkpoint_folder", "stored_path", "resolve_checkpoint"]
 
@@ -56,7 +56,7 @@ def run_in_project(project_path: str | Path, *, config: Config, corpus: str | in
     (validated before anything is recorded). Raises what failed the run, after recording it
     as failed. Every argument is picklable, so a sweep worker process can call this directly.
     """
-    from ..run_outputs import OutputFolder, prepare_output_folder
+    from engine.runs.outputs import OutputFolder, prepare_output_folder
 
     project_path = Path(project_path)
     out_dir = prepare_output_folder(Path(out)) if out is not None else None

@@ -10,14 +10,14 @@ import socket
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from ..config import Config
-from ..data import PinnedValue
-from ..errors import ProjectError
-from ..results import Alternative, Match
-from .liveness import STALE_OTHER_HOST, STALE_SAME_HOST, code_version, dead_runs
-from .locking import _locked
-from .records import _RUN_COLUMNS, DecisionKey, MatchRecord, RunRecord, _run_record
-from .schema import DECISIONS
+from engine.config import Config
+from engine.corpus import PinnedValue
+from engine.errors import ProjectError
+from engine.results import Alternative, Match
+from engine.project.liveness import STALE_OTHER_HOST, STALE_SAME_HOST, code_version, dead_runs
+from engine.project.locking import _locked
+from engine.project.records import _RUN_COLUMNS, DecisionKey, MatchRecord, RunRecord, _run_record
+from engine.project.schema import DECISIONS
 
 FINAL_STATUSES = ("completed", "stopped", "failed", "interrupted")
 

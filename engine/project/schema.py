@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from ..errors import ProjectError
-from . import access, rawfile
+from engine.errors import ProjectError
+from engine.project import access, rawfile
 
 #: ``PRAGMA application_id`` of every project file: the ASCII bytes "DCPH" (0x44435048).
 APPLICATION_ID = 0x44435048

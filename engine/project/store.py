@@ -27,19 +27,19 @@ from typing import Any, Callable, Iterable, Iterator
 
 import sqlite_utils
 
-from ..data import Corpus, GoldAnnotation, Inscription, PinnedValue, Stem, Vocabulary, split_units
-from ..errors import ProjectError
-from . import schema
-from . import access, rawfile
-from .access import Access
+from engine.corpus import Corpus, GoldAnnotation, Inscription, PinnedValue, Stem, Vocabulary, split_units
+from engine.errors import ProjectError
+from engine.project import schema
+from engine.project import access, rawfile
+from engine.project.access import Access
 # re-exported: callers import these from here
-from .liveness import (STALE_OTHER_HOST, STALE_SAME_HOST, _parse_time, _utc_now,  # noqa: F401
+from engine.project.liveness import (STALE_OTHER_HOST, STALE_SAME_HOST, _parse_time, _utc_now,  # noqa: F401
                        code_version, now_iso, pid_alive)
-from .locking import T, _locked  # noqa: F401
-from .records import (_RUN_COLUMNS, CorpusInfo, DecisionKey, LanguageInfo, MatchRecord,  # noqa: F401
+from engine.project.locking import T, _locked  # noqa: F401
+from engine.project.records import (_RUN_COLUMNS, CorpusInfo, DecisionKey, LanguageInfo, MatchRecord,  # noqa: F401
                       PinRecord, RunRecord, _run_record)
-from .runs import FINAL_STATUSES, RunsMixin, _real, _unreal  # noqa: F401
-from .schema import APPLICATION_ID, SCHEMA_VERSION
+from engine.project.runs import FINAL_STATUSES, RunsMixin, _real, _unreal  # noqa: F401
+from engine.project.schema import APPLICATION_ID, SCHEMA_VERSION
 
 
 class Project(RunsMixin):

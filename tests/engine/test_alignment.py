@@ -6,7 +6,7 @@ import math
 import pytest
 import torch
 
-from engine.alignment import NEG, span_log_probs
+from engine.model.alignment import NEG, span_log_probs
 
 
 def all_alignments(m: int, n: int, band: int):

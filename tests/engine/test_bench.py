@@ -5,11 +5,11 @@ import torch
 
 from benchmarks.baseline import baseline_objective
 from engine.config import Config
-from engine.model import CharMapping
-from engine.objective import batch_objective, pin_pairs
-from engine.prepared import prepare
-from engine.scoring import make_batch
-from engine.synthetic import make_cipher
+from engine.model.mapping import CharMapping
+from engine.model.objective import batch_objective, pin_pairs
+from engine.model.prepared import prepare
+from engine.model.scoring import make_batch
+from engine.datasets.synthetic import make_cipher
 
 
 @pytest.mark.parametrize("segmented", [False, True])

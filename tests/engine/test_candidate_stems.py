@@ -1,4 +1,4 @@
-"""candidate_stems (engine/candidate_stems.py): the narrowing schedule, the top-K choice, the default
+"""candidate_stems (engine/model/candidate_stems.py): the narrowing schedule, the top-K choice, the default
 model unchanged, evaluation over the whole vocabulary, and a 10x-distractor synthetic cipher."""
 
 import math
@@ -7,15 +7,15 @@ import pytest
 import torch
 
 from benchmarks.vocab_scaling import SYNTHETIC_SETTINGS, distractor_stems, synthetic_problem
-from engine.alignment import NEG
-from engine.candidate_stems import competition_size, narrowing_step, top_candidates
+from engine.model.alignment import NEG
+from engine.model.candidate_stems import competition_size, narrowing_step, top_candidates
 from engine.config import Config
-from engine.model import CharMapping
-from engine.objective import batch_objective, pin_pairs
-from engine.prepared import prepare
-from engine.scoring import make_batch, span_given_match, span_scores
-from engine.synthetic import make_cipher
-from engine.training import Trainer
+from engine.model.mapping import CharMapping
+from engine.model.objective import batch_objective, pin_pairs
+from engine.model.prepared import prepare
+from engine.model.scoring import make_batch, span_given_match, span_scores
+from engine.datasets.synthetic import make_cipher
+from engine.training.trainer import Trainer
 
 
 @pytest.fixture(scope="module")
@@ -85,8 +85,8 @@ def test_narrowed_objective_is_the_mean_over_each_spans_k_best(cipher):
     expected = torch.logsumexp(torch.topk(full, 3, dim=0).values, dim=0) - math.log(3)
     paper = span_given_match(full, prep.n_stems)
     emit = result.lattice_inputs[0]
-    from engine.objective import log_match_prior
-    from engine.scoring import place_emissions
+    from engine.model.objective import log_match_prior
+    from engine.model.scoring import place_emissions
     assert torch.allclose(emit, place_emissions(expected + log_match_prior(prep), batch))
     assert not torch.allclose(emit, place_emissions(paper + log_match_prior(prep), batch))
 
@@ -184,8 +184,8 @@ def test_only_the_best_stem_stops_rewarding_a_letter_read_two_ways():
     which known h also yields lost j lets a word ending in j match both stems. The paper's mean over
     every stem adds both up, so its matching quality prefers that reading; each span's best stem alone
     does not, so it prefers the sharp one. A fixed table through the model's own DP and objective."""
-    from engine.data import Corpus, Inscription, Stem, Vocabulary
-    from engine.final_objective import corpus_objective
+    from engine.corpus import Corpus, Inscription, Stem, Vocabulary
+    from engine.training.final_objective import corpus_objective
 
     words = ["abj", "kdj", "mnj", "ahl"]              # three words with a paradigm partner, one with h
     stems = [*words, "abh", "kdh", "mnh"]
@@ -213,7 +213,7 @@ def test_only_the_best_stem_stops_rewarding_a_letter_read_two_ways():
 
 
 def test_a_run_on_a_large_dictionary_without_the_setting_is_told_of_it(monkeypatch):
-    from engine import run_outputs
+    from engine.runs import outputs as run_outputs
 
     c = make_cipher(n_stems=12, n_inscriptions=4, seed=1, dividers=True)
     settings = dict(feature_dim=4, segmented=True, min_span=3)

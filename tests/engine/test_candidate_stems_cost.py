@@ -1,6 +1,6 @@
 """The cost side of candidate_stems (issue 15): cached candidate lists refreshed every
-candidate_refresh-th visit of a span (engine/candidate_stems.py CandidateCache), the tries of a
-batch's candidate stems built with numpy (engine/trie_alignment.py), checkpoints of the lists."""
+candidate_refresh-th visit of a span (engine/model/candidate_stems.py CandidateCache), the tries of a
+batch's candidate stems built with numpy (engine/model/trie_alignment.py), checkpoints of the lists."""
 
 import math
 import random
@@ -8,17 +8,17 @@ import random
 import pytest
 import torch
 
-from engine.candidate_stems import CandidateCache, lists_mask, top_candidates, top_lists
+from engine.model.candidate_stems import CandidateCache, lists_mask, top_candidates, top_lists
 from engine.config import Config, SettingError
 from engine.errors import InputError
-from engine.model import CharMapping
-from engine.objective import batch_objective, log_match_prior, pin_pairs
-from engine.prepared import prepare
+from engine.model.mapping import CharMapping
+from engine.model.objective import batch_objective, log_match_prior, pin_pairs
+from engine.model.prepared import prepare
 from engine.results import StepEvent
-from engine.scoring import make_batch, place_emissions, span_scores
-from engine.synthetic import make_cipher
-from engine.training import Trainer
-from engine.trie_alignment import StemTrie
+from engine.model.scoring import make_batch, place_emissions, span_scores
+from engine.datasets.synthetic import make_cipher
+from engine.training.trainer import Trainer
+from engine.model.trie_alignment import StemTrie
 
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -158,7 +158,7 @@ def test_a_list_from_a_wider_competition_keeps_its_k_best_now(cipher):
     cache = CandidateCache.for_config(prep.config)
     torch.manual_seed(0)
     model = CharMapping(prep.lost_letters, prep.known_units, prep.config).double()
-    from engine.objective import _candidate_scores
+    from engine.model.objective import _candidate_scores
     log_p = model.log_probs(dropout=False)
     gamma = prep.config.insertion_cost(100)
     _candidate_scores(log_p, prep, batch, gamma, prep.stem_units, prep.stem_len, "auto", 8, cache)

@@ -9,7 +9,7 @@ from engine.datasets.candidates import (LANGUAGES, build, latin_stem, lower, rea
                                         words_of)
 from engine.errors import DecipherError, InputError
 from engine.io.tables import read_known
-from engine.phonology import ipa_units
+from engine.model.phonology import ipa_units
 from tests.conftest import DATA, shared_path
 
 FIX = DATA / "candidates"

@@ -13,7 +13,7 @@ import pytest
 
 from engine.cli import main
 from engine.io.tables import write_gold, write_known, write_lost
-from engine.synthetic import make_cipher
+from engine.datasets.synthetic import make_cipher
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"

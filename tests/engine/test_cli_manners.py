@@ -16,11 +16,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from engine.cli import SAMPLE_FILES, build_parser, main
+from engine.cli.main import SAMPLE_FILES, build_parser, main
 from engine.io.tables import write_known, write_lost
-from engine.run_outputs import metrics_text, outcome_summary
-from engine.session import RunOutcome
-from engine.synthetic import make_cipher
+from engine.runs.outputs import metrics_text, outcome_summary
+from engine.runs.session import RunOutcome
+from engine.datasets.synthetic import make_cipher
 
 ROOT = Path(__file__).resolve().parents[2]
 FAST = ["--set", "feature_dim=8", "--set", "eval_interval=5", "--set", "anneal_steps=5"]
@@ -98,12 +98,12 @@ def test_a_project_listing_into_a_closed_pipe_ends_quietly(tmp_path, monkeypatch
 
 
 def test_a_broken_pipe_that_is_not_stdout_is_still_an_error(tmp_path, monkeypatch):
-    import engine.cli
+    import engine.cli.main
 
     def worker_pipe_breaks(args):
         raise BrokenPipeError(32, "Broken pipe")  # e.g. a worker process's connection
 
-    monkeypatch.setattr(engine.cli, "cmd_sample", worker_pipe_breaks)
+    monkeypatch.setattr(engine.cli.main, "cmd_sample", worker_pipe_breaks)
     with pytest.raises(BrokenPipeError):
         main(["sample", "--out", str(tmp_path / "s")])
 

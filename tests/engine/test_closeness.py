@@ -11,16 +11,16 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from engine.closeness import closeness_curve, closeness_score, coverage_at
-from engine.comparison import (CLOSER, NO_EVIDENCE, TOO_FEW, UNTESTED, PlanItem, RunRecord, RunResult, as_result,
+from engine.closeness.curve import closeness_curve, closeness_score, coverage_at
+from engine.closeness.comparison import (CLOSER, NO_EVIDENCE, TOO_FEW, UNTESTED, PlanItem, RunRecord, RunResult, as_result,
                                compare, decoding_agreement, empirical_p, keep_best_restarts, mapping_agreement,
                                plan_comparison, pooled_sd, restart_seed, summarise, z_score)
 from engine.config import Config
-from engine.data import Corpus, Inscription, Stem, Vocabulary
+from engine.corpus import Corpus, Inscription, Stem, Vocabulary
 from engine.errors import DecipherError
-from engine.matching import match_vocabularies
-from engine.nulls import is_vowel, null_vocabularies, null_vocabulary, unit_counts
-from engine.phonology import ipa_units
+from engine.closeness.vocab_sizes import match_vocabularies
+from engine.closeness.nulls import is_vowel, null_vocabularies, null_vocabulary, unit_counts
+from engine.model.phonology import ipa_units
 from engine.results import Alternative, Match
 
 
@@ -338,7 +338,7 @@ def test_a_comparison_with_restarts_summarises_the_kept_runs_and_writes_every_tr
 def test_appending_a_kept_restart_over_another_run_of_the_seed_says_so(tmp_path):
     """The results file has no restarts column: a seed's kept run from --restarts 2 cannot be told
     from the run of --restarts 1 already there, so it is not added, but no longer silently."""
-    from engine.closeness_run import append_results
+    from engine.closeness.runs import append_results
 
     config = Config(min_span=3, max_span=8)
     one = compare(LOST, _candidates(), seeds=(0, 1), n_null=1, config=config, run_fn=_objective_run)

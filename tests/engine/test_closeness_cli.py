@@ -12,13 +12,13 @@ import pytest
 
 pytest.importorskip("torch")
 
-from engine import closeness_cli  # noqa: E402
+from engine.cli import closeness as closeness_cli  # noqa: E402
 from engine.cli import main  # noqa: E402
-from engine.closeness_run import RESULTS_COLUMNS, run_folder  # noqa: E402
-from engine.comparison import RUNS_COLUMNS, RUNS_EXTRA, SUMMARY_COLUMNS, plan_comparison  # noqa: E402
+from engine.closeness.runs import RESULTS_COLUMNS, run_folder  # noqa: E402
+from engine.closeness.comparison import RUNS_COLUMNS, RUNS_EXTRA, SUMMARY_COLUMNS, plan_comparison  # noqa: E402
 from engine.config import Config  # noqa: E402
-from engine.sweep import InlinePool  # noqa: E402
-from engine.workers import LocalPool, run_task  # noqa: E402
+from engine.runs.sweep import InlinePool  # noqa: E402
+from engine.runs.workers import LocalPool, run_task  # noqa: E402
 
 TINY = ["--steps", "10", "--device", "cpu", "--set", "eval_interval=0", "--set", "feature_dim=8",
         "--set", "min_span=3", "--set", "max_span=6", "--set", "chars_per_batch=80"]
@@ -39,8 +39,8 @@ class CountingPool(InlinePool):
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     from engine.io.tables import write_known, write_lost
-    from engine.synthetic import make_cipher
-    from engine.synthetic_relatives import unrelated_vocabulary
+    from engine.datasets.synthetic import make_cipher
+    from engine.datasets.synthetic_relatives import unrelated_vocabulary
 
     d = tmp_path_factory.mktemp("closeness")
     c = make_cipher(n_stems=10, n_inscriptions=12, seed=2)
@@ -136,7 +136,7 @@ def test_a_rerun_redoes_nothing_and_a_wider_one_only_the_new_runs(first, files, 
 
 
 def test_a_changed_plan_gets_new_run_folders(files):
-    from engine.data import Corpus, Vocabulary
+    from engine.corpus import Corpus, Vocabulary
     from engine.io.tables import read_known, read_lost
 
     lost = Corpus("lost", tuple(read_lost(files / "lost.csv")))
@@ -247,7 +247,7 @@ def test_the_paper_comparisons_commands_name_every_candidate_and_the_results_fil
         assert argv[argv.index("--lost-name") + 1] == lost and argv[argv.index("--append-results") + 1] == str(
             tmp_path / "c.csv")
         # the arguments are the command's own: they parse
-        from engine.cli import build_parser
+        from engine.cli.main import build_parser
         args = build_parser().parse_args(argv)
         assert args.seeds == [0, 1, 2] and args.null == 3 and args.workers == 2
     assert set(COMPARISONS["ugaritic"][1]) == {"hebrew", "arabic", "latin", "spanish", "hungarian", "turkish", "basque"}
@@ -288,7 +288,7 @@ def test_an_unreachable_ray_address_is_one_line_and_writes_nothing(files, tmp_pa
 
 
 def test_a_prior_reaches_every_run_and_is_part_of_the_fingerprint(files, tmp_path, monkeypatch):
-    from engine.data import PinnedValue
+    from engine.corpus import PinnedValue
 
     (tmp_path / "prior.csv").write_text("lost,known_ipa\nb,b\n", encoding="utf-8")
     pool = CountingPool()
@@ -305,7 +305,7 @@ def test_a_prior_reaches_every_run_and_is_part_of_the_fingerprint(files, tmp_pat
                    pool, monkeypatch)
     assert code == 0 and len(seen) == 4
     assert all([(x.lost, x.known_ipa) for x in p] == [("b", "b")] for p in seen)  # candidates and nulls alike
-    from engine.data import Corpus, Vocabulary
+    from engine.corpus import Corpus, Vocabulary
     from engine.io.tables import read_known, read_lost
 
     plan = plan_comparison(Corpus("lost", tuple(read_lost(files / "lost.csv"))),

@@ -9,8 +9,8 @@ import os
 import pytest
 
 from benchmarks.closeness_synthetic import run, setting
-from engine.comparison import CLOSER, NO_EVIDENCE
-from engine.phonology import ipa_units
+from engine.closeness.comparison import CLOSER, NO_EVIDENCE
+from engine.model.phonology import ipa_units
 
 #: The comparisons of 24-96 trainings run only when asked for (a few minutes each on one core).
 slow = pytest.mark.skipif(not os.environ.get("DECIPHER_SLOW"), reason="a long comparison: set DECIPHER_SLOW=1")
@@ -101,7 +101,7 @@ def test_the_separation_table_reads_whole_restarts_only_and_refuses_other_files(
     """--separation on a restarts.csv with a hole (restart 1 of one seed failed, restart 2 there):
     R goes up to the restarts every seed has (R = 2 ended in a TypeError on the missing one)."""
     from benchmarks.closeness_synthetic import separation_table
-    from engine.comparison import RESTARTS_COLUMNS
+    from engine.closeness.comparison import RESTARTS_COLUMNS
 
     lines = [",".join(RESTARTS_COLUMNS)]
     for known, base in (("relative", 0.3), ("unrelated", 0.1)):

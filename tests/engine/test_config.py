@@ -16,7 +16,7 @@ from engine.config import (CODE, OURS, PAPER, PRESET_INFO, PRESETS, SECTIONS, Co
                            check_value, parse_assignments, parse_value, settings_info)
 from engine.errors import InputError
 from engine.io.tables import write_known, write_lost
-from engine.synthetic import make_cipher
+from engine.datasets.synthetic import make_cipher
 
 
 @pytest.fixture(scope="module")
@@ -193,7 +193,7 @@ def test_unreadable_config_file_whoever_runs_the_tests(files, tmp_path, capsys, 
 def test_config_file_preset_and_set_combine(tmp_path):
     from types import SimpleNamespace
 
-    from engine.cli import make_config
+    from engine.cli.main import make_config
 
     path = tmp_path / "good.toml"
     path.write_text("lr = 1\nsteps = 50\nmin_span = 4\n", encoding="utf-8")

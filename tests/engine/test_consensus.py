@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.consensus import (Reading, choose_seed, consensus, consensus_table, read_readings,
+from engine.runs.consensus import (Reading, choose_seed, consensus, consensus_table, read_readings,
                               readings_of, summary, support)
 from engine.results import Alternative, Match
 

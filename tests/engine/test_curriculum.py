@@ -7,13 +7,13 @@ import pytest
 import torch
 
 from engine.config import Config, SettingError
-from engine.data import Corpus, Inscription
+from engine.corpus import Corpus, Inscription
 from engine.errors import InputError
-from engine.multiseed import SeedGroup
-from engine.prepared import prepare
-from engine.scoring import make_batch
-from engine.synthetic import make_cipher
-from engine.training import Trainer
+from engine.training.lockstep import SeedGroup
+from engine.model.prepared import prepare
+from engine.model.scoring import make_batch
+from engine.datasets.synthetic import make_cipher
+from engine.training.trainer import Trainer
 
 WORDS = dict(feature_dim=8, segmented=True, min_span=3, max_span=10, eval_interval=0, dropout=0.0,
              steps=12, anneal_steps=12, chars_per_batch=60)

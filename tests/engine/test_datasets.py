@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from engine.data import DIVIDER
+from engine.corpus import DIVIDER
 from engine.datasets import gothic
 from engine.datasets.gothic import (build, chunk_sentences, clean_form, lemma_parts, locate_base, main,
                                     read_proiel, render_chunks, split_balanced)
@@ -223,7 +223,7 @@ def test_gold_offsets_match_the_text(mini_cache, wr):
 
 
 def test_known_stems_have_4_to_10_units(mini_cache):
-    from engine.phonology import ipa_units
+    from engine.model.phonology import ipa_units
     for known in ("pgm", "non", "ang"):
         ds = mini(known, cache=mini_cache)
         assert ds.stems and ds.stats["transcription_failures"] == 0

@@ -9,11 +9,11 @@ import unicodedata
 import numpy as np
 import pytest
 
-from engine import display
-from engine.data import Inscription, PinnedValue
+from engine.io import display
+from engine.corpus import Inscription, PinnedValue
 from engine.errors import InputError
 from engine.results import MappingSnapshot
-from engine.signvalues import sign_values
+from engine.io.signvalues import sign_values
 
 
 UGARITIC_DATA_LETTERS = set("$&*<@HSTZabdghiklmnpqrstuvwxyz")
@@ -112,15 +112,15 @@ def test_words_shorter_than_the_shortest_span():
 def test_state_and_queries_do_not_import_qt():
     import subprocess
 
-    code = ("import sys, decipher_gui.state, decipher_gui.queries, engine.display, engine.signvalues, "
-            "engine.fieldexport; print(any(m.startswith('PySide6') for m in sys.modules))")
+    code = ("import sys, decipher_gui.state, decipher_gui.queries, engine.io.display, engine.io.signvalues, "
+            "engine.io.fieldexport; print(any(m.startswith('PySide6') for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
 
 def test_sign_values_export_without_a_run_lists_the_pins(tmp_path):
     from engine.project.store import Project
-    from engine.signvalues import export_sign_values
+    from engine.io.signvalues import export_sign_values
 
     with Project.create(tmp_path / "p.decipher") as project:
         project.add_corpus("c", [Inscription("1", "ab")])

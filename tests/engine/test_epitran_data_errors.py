@@ -9,7 +9,7 @@ import types
 
 import pytest
 
-import engine.transcription as tr
+import engine.io.transcription as tr
 from engine.errors import InputError
 
 MISSING = "/bundle/_internal/jamo/data/U+11xx.json"

@@ -14,12 +14,12 @@ from benchmarks import gothic as grid
 from engine.config import Config
 from engine.datasets.gothic import GOTHIC_LETTERS
 from engine.io.tables import read_lost, read_prior
-from engine.model import CharMapping
-from engine.objective import batch_objective, pin_pairs
-from engine.phonology import ipa_units, unit_features
-from engine.prepared import prepare
-from engine.scoring import make_batch
-from engine.synthetic import make_cipher
+from engine.model.mapping import CharMapping
+from engine.model.objective import batch_objective, pin_pairs
+from engine.model.phonology import ipa_units, unit_features
+from engine.model.prepared import prepare
+from engine.model.scoring import make_batch
+from engine.datasets.synthetic import make_cipher
 from tests.conftest import DATA
 
 PRIORS = grid.PRIORS

@@ -57,7 +57,7 @@ def test_train_without_the_dataset_is_one_error_line(tmp_path, capsys):
 def test_prior_agreement_reads_each_letters_best_unit_against_the_table():
     import numpy as np
 
-    from engine.data import PinnedValue
+    from engine.corpus import PinnedValue
     from engine.results import MappingSnapshot
 
     # probs[k, l] = P(lost l | known k); index 0 is the deletion on both axes

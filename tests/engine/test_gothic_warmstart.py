@@ -5,8 +5,8 @@ import torch
 
 from benchmarks.gothic_warmstart import main, transfer
 from engine.config import Config
-from engine.model import CharMapping
-from engine.phonology import DELETE
+from engine.model.mapping import CharMapping
+from engine.model.phonology import DELETE
 
 
 def _model(lost, known, seed, **settings):

@@ -7,7 +7,7 @@ import unicodedata
 
 import pytest
 
-from engine.data import DIVIDER, Inscription
+from engine.corpus import DIVIDER, Inscription
 from engine.errors import InputError
 from engine.io.hesperia import (
     IBERIAN_LETTERS,

@@ -9,7 +9,7 @@ import pytest
 from engine.datasets import iberian
 from engine.errors import InputError
 from engine.io.tables import read_lost, read_prior
-from engine.phonology import ipa_units
+from engine.model.phonology import ipa_units
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "iberian" / "iberian.csv"
 PRIOR = Path(__file__).resolve().parents[2] / "resources" / "priors" / "iberian-partial.csv"

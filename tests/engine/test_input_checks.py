@@ -12,17 +12,17 @@ import pytest
 
 from engine.cli import main as decipher_main
 from engine.config import Config
-from engine.data import GoldAnnotation, Inscription, PinnedValue, Stem
+from engine.corpus import GoldAnnotation, Inscription, PinnedValue, Stem
 from engine.errors import InputError, PhonologyError
-from engine.evaluation import gold_targets
-from engine.data import Corpus
+from engine.training.evaluation import gold_targets
+from engine.corpus import Corpus
 from engine.io import tables
 from engine.io.cog import read_cog
 from engine.io.wordlist import read_wordlist
-from engine.prepared import prepare
+from engine.model.prepared import prepare
 from engine.project import (Project, export_lost, import_gold, import_known, import_lost,
                             import_prior, import_text)
-from engine.project.cli import main as project_main
+from engine.cli.project import main as project_main
 
 from .test_project_helpers import sha
 

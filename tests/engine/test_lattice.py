@@ -5,8 +5,8 @@ import math
 import pytest
 import torch
 
-from engine.alignment import NEG
-from engine.lattice import forward_sums, viterbi
+from engine.model.alignment import NEG
+from engine.model.lattice import forward_sums, viterbi
 
 
 def segmentations(L, span_lengths):
@@ -68,7 +68,7 @@ def test_forward_sums_and_viterbi_match_enumeration(L):
 
 
 def test_compiled_lattice_matches_torch_values_and_gradients():
-    from engine import kernels
+    from engine.model import kernels
     if not kernels.HAVE_NUMBA:
         pytest.skip("numba kernels switched off")
     g = torch.Generator().manual_seed(11)

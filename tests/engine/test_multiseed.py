@@ -5,13 +5,13 @@ import pytest
 import torch
 
 from engine.config import Config
-from engine.data import PinnedValue
-from engine.multiseed import SeedGroup, train_seeds
-from engine.scoring import make_batch
-from engine.session import RunInputs, RunSink
-from engine.synthetic import make_cipher
-from engine.training import Trainer, load_checkpoint
-from engine.trie_alignment import StemTrie, fused_span_log_probs, trie_span_log_probs
+from engine.corpus import PinnedValue
+from engine.training.lockstep import SeedGroup, train_seeds
+from engine.model.scoring import make_batch
+from engine.runs.session import RunInputs, RunSink
+from engine.datasets.synthetic import make_cipher
+from engine.training.trainer import Trainer, load_checkpoint
+from engine.model.trie_alignment import StemTrie, fused_span_log_probs, trie_span_log_probs
 
 SMALL = dict(feature_dim=8, steps=6, anneal_steps=4, eval_interval=0, chars_per_batch=60)
 
@@ -154,9 +154,9 @@ def test_seeds_benchmark_reports_both_walls(cipher):
 
 @pytest.mark.parametrize("segmented", [False, True])
 def test_fused_and_torch_trie_objectives_agree(segmented):
-    from engine.model import CharMapping
-    from engine.objective import batch_objective, pin_pairs
-    from engine.prepared import prepare
+    from engine.model.mapping import CharMapping
+    from engine.model.objective import batch_objective, pin_pairs
+    from engine.model.prepared import prepare
 
     c = make_cipher(n_stems=20, n_inscriptions=12, seed=6, dividers=segmented)
     cfg = Config(feature_dim=6, dropout=0.0, segmented=segmented, min_span=3)
@@ -178,8 +178,8 @@ def test_seeds_in_folders_write_a_single_runs_outputs(cipher, tmp_path):
     import csv
     import json
 
-    from engine.multiseed import train_seeds_in_folders
-    from engine.run_outputs import run_in_folder
+    from engine.training.lockstep import train_seeds_in_folders
+    from engine.runs.outputs import run_in_folder
 
     inputs = RunInputs(cipher.corpus, cipher.vocabulary, Config(**{**SMALL, "steps": 3}), gold=tuple(cipher.gold))
     train_seeds_in_folders(inputs, [0, 1], lambda s: tmp_path / f"seed-{s}")
@@ -201,7 +201,7 @@ def test_seeds_in_folders_write_a_single_runs_outputs(cipher, tmp_path):
 
 
 def test_compiled_logsumexp_over_stems_matches_torch():
-    from engine.scoring import span_given_match
+    from engine.model.scoring import span_given_match
 
     g = torch.Generator().manual_seed(1)
     x = torch.randn(40, 25, 7, generator=g, dtype=torch.float64) * 5

@@ -10,9 +10,9 @@ import pytest
 
 from engine.errors import PhonologyError
 from engine.io import tables
-from engine.phonology import TRANSLITERATION, NotIPAError, ipa_units, suggest_ipa, unit_features
-from engine.project.cli import main as project_main
-from engine.transcription import BUILTIN_TABLES, load_rule_table, transcribe
+from engine.model.phonology import TRANSLITERATION, NotIPAError, ipa_units, suggest_ipa, unit_features
+from engine.cli.project import main as project_main
+from engine.io.transcription import BUILTIN_TABLES, load_rule_table, transcribe
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -109,7 +109,7 @@ def test_semitic_translit_agrees_with_the_hints():
 
 
 def test_bundled_sample_projects_still_build(tmp_path):
-    from engine.sample import SAMPLE_DIR, create_project_from_folder, create_sample_project
+    from engine.datasets.sample import SAMPLE_DIR, create_project_from_folder, create_sample_project
 
     with create_sample_project(tmp_path / "s.decipher") as p:
         assert p.languages() and p.corpora()
@@ -136,12 +136,12 @@ def test_bundled_sample_and_test_data_known_lists_still_import():
 # ---- item 3: Leiden conventions in the importers of lost texts ---------------------------------
 
 from engine.config import Config  # noqa: E402
-from engine.data import Corpus, normalise_text  # noqa: E402
+from engine.corpus import Corpus, normalise_text  # noqa: E402
 from engine.errors import InputError  # noqa: E402
 from engine.io.cog import read_cog  # noqa: E402
 from engine.io.preview import preview_file  # noqa: E402
 from engine.io.text import read_leiden  # noqa: E402
-from engine.prepared import cut_chunks  # noqa: E402
+from engine.model.prepared import cut_chunks  # noqa: E402
 from engine.project import Project, export_lost, import_lost, import_text  # noqa: E402
 from engine.project.importing import markup_totals  # noqa: E402
 

@@ -23,11 +23,11 @@ from pathlib import Path
 import pytest
 
 from engine.config import Config
-from engine.data import Inscription
+from engine.corpus import Inscription
 from engine.errors import DecipherError, ProjectError
 from engine.project import Project, export_prior, schema
 from engine.project.access import Access, choose
-from engine.project.cli import main
+from engine.cli.project import main
 
 from .test_project_helpers import filled_project, sha, sidecars
 

@@ -1,4 +1,4 @@
-"""``decipher project …`` verbs, called through engine.project.cli.main(argv)."""
+"""``decipher project …`` verbs, called through engine.cli.project.main(argv)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import argparse
 import pytest
 
 from engine.project import Project
-from engine.project.cli import add_project_parser, main
+from engine.cli.project import add_project_parser, main
 
 from .test_project_helpers import DATA, filled_project, sha
 

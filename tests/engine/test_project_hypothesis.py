@@ -15,7 +15,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.data import PIN_WEIGHT_MAX, Inscription, Stem
+from engine.corpus import PIN_WEIGHT_MAX, Inscription, Stem
 from engine.errors import InputError
 from engine.project import (Project, export_gold, export_known, export_lost, export_prior,
                             import_gold, import_known, import_lost, import_prior)

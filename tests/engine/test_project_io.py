@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.data import GoldAnnotation, Inscription, Stem
+from engine.corpus import GoldAnnotation, Inscription, Stem
 from engine.errors import InputError, ProjectError
 from engine.project import (MATCH_COLUMNS, Project, export_gold, export_known, export_lost,
                             export_matches, export_prior, import_cldf, import_cog, import_gold,

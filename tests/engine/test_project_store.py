@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from engine.config import Config
-from engine.data import GoldAnnotation, Inscription, PinnedValue, Stem
+from engine.corpus import GoldAnnotation, Inscription, PinnedValue, Stem
 from engine.errors import ProjectError
 from engine.project import APPLICATION_ID, SCHEMA_VERSION, Project, pid_alive, schema
 from engine.project.store import _build_file

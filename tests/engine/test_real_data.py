@@ -1,9 +1,9 @@
 """End to end on real data from ../shared/data (skipped where the corpora are absent)."""
 
 from engine.config import UGARITIC, Config
-from engine.data import Corpus, Vocabulary
+from engine.corpus import Corpus, Vocabulary
 from engine.io.cog import read_cog
-from engine.training import Trainer
+from engine.training.trainer import Trainer
 from tests.conftest import shared_path
 
 

@@ -1,4 +1,4 @@
-"""restarts (engine/restarts.py, Trainer): R short starts scored by the gold-free objective, the lowest
+"""restarts (engine/training/restarts.py, Trainer): R short starts scored by the gold-free objective, the lowest
 continued. The kept start's run is exactly the single run of its seed; the choice reads no gold;
 checkpoints mid-choice resume to the same choice and run; settings that would choose differently on
 resume are refused; decipher run --seeds does each seed's own choice; a 10x-distractor cipher."""
@@ -10,11 +10,11 @@ import torch
 
 from engine.config import Config, SettingError
 from engine.errors import InputError
-from engine.final_objective import corpus_objective
-from engine.restarts import Selection, selection_steps, start_seeds
+from engine.training.final_objective import corpus_objective
+from engine.training.restarts import Selection, selection_steps, start_seeds
 from engine.results import StepEvent
-from engine.synthetic import make_cipher
-from engine.training import Trainer
+from engine.datasets.synthetic import make_cipher
+from engine.training.trainer import Trainer
 
 SMALL = dict(feature_dim=4, segmented=True, min_span=3, steps=14, anneal_steps=10, eval_interval=0)
 
@@ -170,8 +170,8 @@ def test_a_whole_word_run_resumes_in_the_same_shuffled_pass(tmp_path, cipher):
 
 
 def test_decipher_run_seeds_does_each_seeds_own_choice(tmp_path, cipher):
-    from engine.seeds import run_seeds
-    from engine.session import RunInputs
+    from engine.runs.seeds import run_seeds
+    from engine.runs.session import RunInputs
 
     config = Config(**SMALL, restarts=2, device="cpu")
     inputs = RunInputs(cipher.corpus, cipher.vocabulary, config, gold=tuple(cipher.gold))
@@ -186,7 +186,7 @@ def test_decipher_run_seeds_does_each_seeds_own_choice(tmp_path, cipher):
 
 
 def test_seeds_in_lockstep_refuse_restarts(cipher):
-    from engine.multiseed import SeedGroup
+    from engine.training.lockstep import SeedGroup
 
     with pytest.raises(InputError, match="setting restarts"):
         SeedGroup(cipher.corpus, cipher.vocabulary, Config(**SMALL, restarts=2), [0, 1])
@@ -221,7 +221,7 @@ def test_the_sessions_last_checkpoint_holds_the_kept_start(tmp_path, cipher):
     at its last step ended with that start's model and an unmade choice in checkpoint.pt.)"""
     import itertools
 
-    from engine.session import RunInputs, RunSession
+    from engine.runs.session import RunInputs, RunSession
 
     config = Config(**{**SMALL, "steps": 6, "anneal_steps": 4}, restarts=2, device="cpu")
     ticks = itertools.count()
@@ -245,7 +245,7 @@ def _poison(monkeypatch, trainer, starts, at_step=3, how="loss"):
     list of (start, step) of every batch trained, to see what was (not) trained again."""
     import dataclasses
 
-    import engine.training as training
+    import engine.training.trainer as training
 
     real = training.batch_objective
     trained = []
@@ -307,7 +307,7 @@ def test_a_diverging_last_start_keeps_the_best_of_the_others(cipher, monkeypatch
 
 
 def test_every_start_diverging_fails_the_run_naming_each(cipher, monkeypatch):
-    from engine.training import TrainingDiverged
+    from engine.training.trainer import TrainingDiverged
 
     trainer = Trainer(cipher.corpus, cipher.vocabulary, Config(**SMALL, seed=2, restarts=3), live_interval=None)
     _poison(monkeypatch, trainer, {0, 1, 2}, at_step=2)
@@ -317,7 +317,7 @@ def test_every_start_diverging_fails_the_run_naming_each(cipher, monkeypatch):
 
 
 def test_one_start_diverging_fails_the_run_as_before(cipher, monkeypatch):
-    from engine.training import TrainingDiverged
+    from engine.training.trainer import TrainingDiverged
 
     trainer = Trainer(cipher.corpus, cipher.vocabulary, Config(**SMALL, seed=2), live_interval=None)
     _poison(monkeypatch, trainer, {0}, at_step=4)
@@ -329,8 +329,8 @@ def test_the_kept_start_diverging_after_the_choice_fails_the_run(cipher, monkeyp
     """With restart_fraction < 1 the kept start trains on alone: nothing is left to fall back on."""
     import dataclasses
 
-    import engine.training as training
-    from engine.training import TrainingDiverged
+    import engine.training.trainer as training
+    from engine.training.trainer import TrainingDiverged
 
     trainer = Trainer(cipher.corpus, cipher.vocabulary, Config(**SMALL, seed=2, restarts=2, restart_fraction=0.5),
                       live_interval=None)
@@ -351,7 +351,7 @@ def test_a_session_checkpoints_the_set_aside_start_and_a_resume_does_not_train_i
     poison, so a start trained again would not diverge), the run neither trains start 1 again nor
     forgets it, and ends as the uninterrupted run with start 1 set aside does."""
     from engine.results import NoticeEvent
-    from engine.session import RunInputs, RunSession, RunSink
+    from engine.runs.session import RunInputs, RunSession, RunSink
 
     settings = {**SMALL, "seed": 2, "restarts": 3, "restart_fraction": 0.5, "device": "cpu"}
     reference = Trainer(cipher.corpus, cipher.vocabulary, Config(**settings), live_interval=None)
@@ -385,7 +385,7 @@ def test_a_session_checkpoints_the_set_aside_start_and_a_resume_does_not_train_i
 
     monkeypatch.undo()
     b = Trainer.from_checkpoint(tmp_path / "ck.pt", cipher.corpus, cipher.vocabulary, live_interval=None)
-    import engine.training as training
+    import engine.training.trainer as training
     real = training.batch_objective
     trained = []
     monkeypatch.setattr(training, "batch_objective",
@@ -438,8 +438,8 @@ def test_the_stored_curve_is_the_kept_starts_and_progress_never_goes_back(tmp_pa
 
     from engine.project import Project
     from engine.project.recording import RunRecorder
-    from engine.run_outputs import OutputFolder
-    from engine.session import RunInputs, RunSession, RunSink
+    from engine.runs.outputs import OutputFolder
+    from engine.runs.session import RunInputs, RunSession, RunSink
 
     class Watch(RunSink):
         def __init__(self):
@@ -489,8 +489,8 @@ def test_the_stored_curve_is_the_kept_starts_and_progress_never_goes_back(tmp_pa
 
 
 def test_one_start_keeps_its_files_as_before(tmp_path, cipher):
-    from engine.run_outputs import OutputFolder
-    from engine.session import RunInputs, RunSession
+    from engine.runs.outputs import OutputFolder
+    from engine.runs.session import RunInputs, RunSession
 
     out = tmp_path / "out"
     out.mkdir()

@@ -15,10 +15,10 @@ pytest.importorskip("torch")
 from engine.config import Config  # noqa: E402
 from engine.errors import DecipherError  # noqa: E402
 from engine.results import Alternative, Match  # noqa: E402
-from engine.seeds import (StopRequest, group_agreement, group_folder, group_of_run, parse_seed_list,  # noqa: E402
+from engine.runs.seeds import (StopRequest, group_agreement, group_folder, group_of_run, parse_seed_list,  # noqa: E402
                           run_seeds_in_project, seed_groups)
-from engine.sweep import InlinePool, read_results  # noqa: E402
-from engine.workers import run_task  # noqa: E402
+from engine.runs.sweep import InlinePool, read_results  # noqa: E402
+from engine.runs.workers import run_task  # noqa: E402
 
 TINY = Config(steps=2, eval_interval=0, feature_dim=8, chars_per_batch=60, device="cpu")
 
@@ -27,7 +27,7 @@ TINY = Config(steps=2, eval_interval=0, feature_dim=8, chars_per_batch=60, devic
 def project_path(tmp_path):
     from engine.io.tables import write_gold, write_known, write_lost
     from engine.project import Project, import_gold, import_known, import_lost
-    from engine.synthetic import make_cipher
+    from engine.datasets.synthetic import make_cipher
 
     c = make_cipher(n_stems=10, n_inscriptions=8, seed=3)
     files = {name: tmp_path / f"{name}.csv" for name in ("lost", "known", "gold")}
@@ -176,7 +176,7 @@ def test_group_folder_is_beside_the_project_and_keyed_by_settings(tmp_path):
 
 
 def test_chosen_disagrees_with_most_exactly_when_fewer_than_half_the_others_corroborate():
-    from engine.consensus import Reading, corroboration, summary
+    from engine.runs.consensus import Reading, corroboration, summary
 
     def R(start, stem):
         return Reading("A", start, start + 2, "xy", stem)

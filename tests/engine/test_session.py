@@ -17,14 +17,14 @@ import torch
 
 from engine.cli import main
 from engine.config import Config
-from engine.data import PinnedValue
+from engine.corpus import PinnedValue
 from engine.io.tables import write_gold, write_known, write_lost
 from engine.project import Project, import_gold, import_known, import_lost
 from engine.project.recording import mapping_of, pin_history, resolve_checkpoint
 from engine.results import EvalEvent, FinishedEvent, StepEvent, UpdatePins
-from engine.session import RunInputs, RunSession, RunSink
-from engine.synthetic import make_cipher
-from engine.training import Trainer, load_checkpoint
+from engine.runs.session import RunInputs, RunSession, RunSink
+from engine.datasets.synthetic import make_cipher
+from engine.training.trainer import Trainer, load_checkpoint
 
 FAST = ["--set", "feature_dim=8", "--set", "anneal_steps=20", "--device", "cpu", "--quiet"]
 
@@ -235,9 +235,9 @@ def test_checkpoints_hold_only_tensors_and_plain_values(tmp_path, cipher):
 
 
 def test_disk_full_on_the_checkpoint_fails_the_run_in_one_line(tmp_path, project, monkeypatch, capsys):
-    import engine.training
+    import engine.training.trainer
 
-    real = engine.training.torch.save
+    real = engine.training.trainer.torch.save
     calls = {"n": 0}
 
     def full(obj, f, *a, **k):
@@ -247,7 +247,7 @@ def test_disk_full_on_the_checkpoint_fails_the_run_in_one_line(tmp_path, project
             raise OSError(errno.ENOSPC, "No space left on device")
         return real(obj, f, *a, **k)
 
-    monkeypatch.setattr(engine.training.torch, "save", full)
+    monkeypatch.setattr(engine.training.trainer.torch, "save", full)
     code = main(["run", "--project", str(project), "--steps", "6", "--set", "eval_interval=3", *FAST])
     err = capsys.readouterr().err
     assert code == 2
@@ -315,7 +315,7 @@ def test_out_naming_an_existing_file_is_refused_and_no_run_is_left(tmp_path, pro
 
 
 def test_a_diverging_run_fails_with_its_reason_and_keeps_the_last_good_checkpoint(project, monkeypatch, capsys):
-    import engine.training
+    import engine.training.trainer
 
     real_step = torch.optim.SGD.step
 
@@ -328,7 +328,7 @@ def test_a_diverging_run_fails_with_its_reason_and_keeps_the_last_good_checkpoin
         return out
 
     poisoned.calls = 0
-    monkeypatch.setattr(engine.training.torch.optim.SGD, "step", poisoned)
+    monkeypatch.setattr(engine.training.trainer.torch.optim.SGD, "step", poisoned)
     code = main(["run", "--project", str(project), "--steps", "10", "--set", "eval_interval=2", *FAST])
     err = capsys.readouterr().err
     assert code == 2 and "diverged" in err and "non-finite at step 4" in err and "Traceback" not in err
@@ -488,8 +488,8 @@ def test_nothing_below_the_cli_imports_it_and_the_gui_builds_no_trainer():
             continue  # the command line's own modules (`decipher run --seeds`, `decipher sweep`, `decipher closeness`)
         if path.relative_to(root).as_posix() == "engine/__main__.py":
             continue  # `python -m engine`: the command line itself
-        found = {n for n in imports(path) if n in ("engine.cli", "..cli", ".cli", "...cli") or n.endswith(".cli.main")}
+        found = {n for n in imports(path) if n in ("engine.cli.main", "..cli", ".cli", "...cli") or n.endswith(".cli.main")}
         assert not found, f"{path.relative_to(root)} imports the CLI: {found}"
     for path in (root / "decipher_gui").rglob("*.py"):
         text = path.read_text(encoding="utf-8")
-        assert "engine.training" not in text and "Trainer(" not in text, f"{path.relative_to(root)} builds a trainer"
+        assert "engine.training.trainer" not in text and "Trainer(" not in text, f"{path.relative_to(root)} builds a trainer"

@@ -1,9 +1,9 @@
 """Strict (decode-based) P@K: the gold span must be decoded and its stem ranked in the top K."""
 
 from engine.config import Config
-from engine.data import Corpus, GoldAnnotation, Inscription, Stem, Vocabulary
-from engine.evaluation import gold_targets, strict_precision_at_k
-from engine.prepared import prepare
+from engine.corpus import Corpus, GoldAnnotation, Inscription, Stem, Vocabulary
+from engine.training.evaluation import gold_targets, strict_precision_at_k
+from engine.model.prepared import prepare
 from engine.results import Alternative, Match
 
 
@@ -34,8 +34,8 @@ def test_strict_p_at_k_counts_only_decoded_gold_spans():
 
 
 def test_evaluate_reports_strict_figures_beside_p_at_k():
-    from engine.synthetic import make_cipher
-    from engine.training import Trainer
+    from engine.datasets.synthetic import make_cipher
+    from engine.training.trainer import Trainer
 
     cipher = make_cipher(n_stems=20, n_inscriptions=15, seed=3)
     trainer = Trainer(cipher.corpus, cipher.vocabulary, Config(feature_dim=4, steps=0, eval_interval=0),

@@ -14,8 +14,8 @@ import pytest
 pytest.importorskip("torch")
 
 from engine.cli import main  # noqa: E402
-from engine.sweep import RESULT_COLUMNS, InlinePool, PlannedRun, _tasks, drive, read_results  # noqa: E402
-from engine.workers import KILL_ENV, LocalPool, RunItem, RunResult  # noqa: E402
+from engine.runs.sweep import RESULT_COLUMNS, InlinePool, PlannedRun, _tasks, drive, read_results  # noqa: E402
+from engine.runs.workers import KILL_ENV, LocalPool, RunItem, RunResult  # noqa: E402
 
 TINY = ["--steps", "2", "--device", "cpu", "--set", "eval_interval=0", "--set", "feature_dim=8",
         "--set", "chars_per_batch=60"]
@@ -24,7 +24,7 @@ TINY = ["--steps", "2", "--device", "cpu", "--set", "eval_interval=0", "--set", 
 @pytest.fixture()
 def cipher(tmp_path):
     from engine.io.tables import write_gold, write_known, write_lost
-    from engine.synthetic import make_cipher
+    from engine.datasets.synthetic import make_cipher
 
     c = make_cipher(n_stems=10, n_inscriptions=8, seed=3)
     paths = {name: tmp_path / f"{name}.csv" for name in ("lost", "known", "gold")}
@@ -46,7 +46,7 @@ def rows_of(path: Path) -> list[dict]:
 
 
 def test_run_seeds_writes_each_seed_consensus_and_choice(cipher, tmp_path, capsys):
-    from engine.consensus import read_readings
+    from engine.runs.consensus import read_readings
 
     out = tmp_path / "seeds"
     args = ["run", "--lost", str(cipher["lost"]), "--known", str(cipher["known"]), "--gold", str(cipher["gold"]),
@@ -122,7 +122,7 @@ def _make_items(out):
 
 
 def test_interrupted_sweep_continues_without_redoing_finished_runs(tmp_path):
-    from engine.sweep import plan
+    from engine.runs.sweep import plan
 
     planned = plan(["A", "B"], [{"lr": 0.1}, {"lr": 0.2}], [0, 1])
     calls: list[str] = []
@@ -157,7 +157,7 @@ def test_interrupted_sweep_continues_without_redoing_finished_runs(tmp_path):
 
 
 def test_seed_groups_are_cut_into_tasks():
-    from engine.sweep import plan
+    from engine.runs.sweep import plan
 
     planned = plan(["A"], [{"lr": 0.1}, {"lr": 0.2}], [0, 1, 2])
     assert [len(t) for t in _tasks(planned, 1)] == [1] * 6
@@ -196,10 +196,10 @@ def test_sweep_results_complete_and_resumed_sweep_redoes_nothing(cipher, tmp_pat
 
 
 def test_killed_worker_run_is_marked_and_redone(cipher, tmp_path, monkeypatch):
-    from engine.data import Corpus, Vocabulary
+    from engine.corpus import Corpus, Vocabulary
     from engine.io.tables import read_known, read_lost
-    from engine.session import RunInputs
-    from engine.sweep import plan, with_seed
+    from engine.runs.session import RunInputs
+    from engine.runs.sweep import plan, with_seed
     from engine.config import Config
 
     out = tmp_path / "sweep"
@@ -295,7 +295,7 @@ def test_ray_missing_says_how_to_install(cipher, tmp_path, capsys, monkeypatch):
 @pytest.mark.slow
 def test_ray_local_runs_a_tiny_sweep(cipher, tmp_path, monkeypatch):
     ray = pytest.importorskip("ray", reason="Ray is the optional [cluster] extra; not installed")
-    from engine.workers import RayPool
+    from engine.runs.workers import RayPool
 
     # the Ray workers import this checkout's engine
     root = str(Path(__file__).resolve().parents[2])
@@ -304,10 +304,10 @@ def test_ray_local_runs_a_tiny_sweep(cipher, tmp_path, monkeypatch):
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False,
              _system_config={"worker_register_timeout_seconds": 60})
     try:
-        from engine.data import Corpus, Vocabulary
+        from engine.corpus import Corpus, Vocabulary
         from engine.io.tables import read_known, read_lost
-        from engine.session import RunInputs
-        from engine.sweep import plan, with_seed
+        from engine.runs.session import RunInputs
+        from engine.runs.sweep import plan, with_seed
         from engine.config import Config
 
         out = tmp_path / "sweep"
@@ -335,7 +335,7 @@ def test_ray_local_runs_a_tiny_sweep(cipher, tmp_path, monkeypatch):
 
 
 def test_run_items_keeps_order_and_retries_a_dead_worker(tmp_path):
-    from engine.sweep import MAX_ATTEMPTS, run_items
+    from engine.runs.sweep import MAX_ATTEMPTS, run_items
 
     items = [RunItem(tmp_path / f"r{i}", "k", i) for i in range(4)]
     died: dict[int, int] = {}

@@ -6,15 +6,15 @@ import pytest
 import torch
 
 from engine.config import Config
-from engine.data import PinnedValue
-from engine.evaluation import evaluate
-from engine.model import CharMapping
-from engine.objective import batch_objective, pin_pairs
-from engine.prepared import prepare
+from engine.corpus import PinnedValue
+from engine.training.evaluation import evaluate
+from engine.model.mapping import CharMapping
+from engine.model.objective import batch_objective, pin_pairs
+from engine.model.prepared import prepare
 from engine.results import EvalEvent, FinishedEvent, StepEvent, UpdatePins
-from engine.scoring import make_batch
-from engine.synthetic import make_cipher
-from engine.training import Trainer
+from engine.model.scoring import make_batch
+from engine.datasets.synthetic import make_cipher
+from engine.training.trainer import Trainer
 
 SMALL = dict(feature_dim=8, steps=200, anneal_steps=120, eval_interval=0, seed=0)
 
@@ -138,7 +138,7 @@ def test_checkpoint_resume_continues_identically(tmp_path, cipher):
 def test_evaluation_counts_unscorable_gold_rows_as_misses(cipher):
     cfg = Config(**SMALL)
     trainer = Trainer(cipher.corpus, cipher.vocabulary, cfg, gold=cipher.gold)
-    from engine.data import GoldAnnotation
+    from engine.corpus import GoldAnnotation
     gold = list(cipher.gold) + [GoldAnnotation(cipher.corpus.inscriptions[0].id, 0, 2, (cipher.gold[0].known[0],))]
     ev = evaluate(trainer.model, trainer.prep, gold, step=0)
     assert ev.gold_ranks[-1] is None

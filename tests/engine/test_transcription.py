@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from engine.errors import InputError
-from engine.phonology import ipa_units
-from engine.transcription import (
+from engine.model.phonology import ipa_units
+from engine.io.transcription import (
     BUILTIN_TABLES,
     RuleTableError,
     TranscriptionError,

@@ -3,8 +3,8 @@
 import pytest
 import torch
 
-from engine.alignment import span_log_probs
-from engine.trie_alignment import StemTrie, trie_span_log_probs
+from engine.model.alignment import span_log_probs
+from engine.model.trie_alignment import StemTrie, trie_span_log_probs
 
 
 def problem(seed, V=30, K=7, C=6, S=9, N=7):
@@ -77,7 +77,7 @@ def test_static_buffers_with_padding_give_the_same_values_and_gradients():
 
 @pytest.mark.parametrize("mode", ["softmin", "max", "sum"])
 def test_kept_and_recomputed_local_gradients_agree(mode, monkeypatch):
-    import engine.trie_alignment as ta
+    import engine.model.trie_alignment as ta
     logits, units, lens, windows = problem(7, V=30, S=8)
     trie = StemTrie.build(units, lens)
     grads = []

@@ -8,8 +8,8 @@ import pytest
 from benchmarks.uga_mapping import mapping_state, standard_values
 from benchmarks.vocab_scaling import synthetic_problem
 from engine.config import Config
-from engine.data import PinnedValue
-from engine.training import Trainer
+from engine.corpus import PinnedValue
+from engine.training.trainer import Trainer
 
 
 def test_standard_values_follow_the_transliteration_and_hebrews_mergers():
@@ -18,7 +18,7 @@ def test_standard_values_follow_the_transliteration_and_hebrews_mergers():
 
 
 def test_the_mapping_state_counts_letters_and_their_tokens():
-    from engine.synthetic import make_cipher
+    from engine.datasets.synthetic import make_cipher
 
     c = make_cipher(n_stems=12, n_inscriptions=10, seed=1)
     pins = [PinnedValue(letter, unit) for unit, letter in c.key.items()]

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.data import Stem
+from engine.corpus import Stem
 from engine.errors import InputError, PhonologyError
 from engine.io.cldf import read_cldf_wordlist, segments_to_ipa
 from engine.io.wordlist import SkippedLine, WordlistResult, read_wordlist
-from engine.phonology import ipa_units
-from engine.transcription import TranscriptionError
+from engine.model.phonology import ipa_units
+from engine.io.transcription import TranscriptionError
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "wordlists"
 CLDF = DATA / "cldf"

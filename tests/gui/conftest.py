@@ -13,7 +13,7 @@ pytest.importorskip("pytestqt")
 
 from decipher_gui.compat import protect_singletons  # noqa: E402
 from engine.config import Config  # noqa: E402
-from engine.sample import RUN_CONFIG_KEY, create_sample_project  # noqa: E402
+from engine.datasets.sample import RUN_CONFIG_KEY, create_sample_project  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"
 

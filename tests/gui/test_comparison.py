@@ -16,7 +16,7 @@ pytest.importorskip("torch")
 from PySide6.QtCore import QTimer  # noqa: E402
 
 from engine.config import Config  # noqa: E402
-from engine.sample import RUN_CONFIG_KEY  # noqa: E402
+from engine.datasets.sample import RUN_CONFIG_KEY  # noqa: E402
 
 TINY = Config(feature_dim=8, min_span=3, max_span=6, eval_interval=0, chars_per_batch=80, device="cpu", steps=10)
 
@@ -24,17 +24,17 @@ TINY = Config(feature_dim=8, min_span=3, max_span=6, eval_interval=0, chars_per_
 @pytest.fixture
 def project_path(tmp_path) -> Path:
     from engine.project.store import Project
-    from engine.synthetic import make_cipher
-    from engine.synthetic_relatives import unrelated_vocabulary
+    from engine.datasets.synthetic import make_cipher
+    from engine.datasets.synthetic_relatives import unrelated_vocabulary
 
     c = make_cipher(n_stems=10, n_inscriptions=12, seed=2)
     path = tmp_path / "synthetic.decipher"
     project = Project.create(path)
     with project.transaction():
-        project.add_corpus("cipher", c.corpus.inscriptions, source="engine/synthetic.py")
-        project.add_language("source", c.vocabulary.stems, source="engine/synthetic.py")
+        project.add_corpus("cipher", c.corpus.inscriptions, source="engine/datasets/synthetic.py")
+        project.add_language("source", c.vocabulary.stems, source="engine/datasets/synthetic.py")
         project.add_language("unrelated", unrelated_vocabulary(10, seed=2, avoid=c.vocabulary.stems).stems,
-                             source="engine/synthetic_relatives.py")
+                             source="engine/datasets/synthetic_relatives.py")
         project.set_setting(RUN_CONFIG_KEY, TINY.to_dict())
     project.close()
     return path
@@ -78,9 +78,9 @@ def test_the_dialog_lists_the_projects_languages_and_needs_two(win, tmp_path):
 
 def test_restarts_per_seed_reach_the_comparison(win, qtbot, tmp_path):
     from decipher_gui.comparison import ComparisonDialog, controller
-    from engine.comparison import MAX_RESTARTS
-    from engine.sweep import InlinePool
-    from engine.workers import run_task
+    from engine.closeness.comparison import MAX_RESTARTS
+    from engine.runs.sweep import InlinePool
+    from engine.runs.workers import run_task
 
     d = ComparisonDialog(win.project, TINY, win)
     assert d.restarts.value() == 1  # default: no restart, as before
@@ -102,7 +102,7 @@ def test_restarts_per_seed_reach_the_comparison(win, qtbot, tmp_path):
 
 def test_a_tiny_comparison_runs_in_a_worker_and_the_tab_shows_it(win, qtbot, tmp_path):
     from decipher_gui.comparison import ComparisonDialog, controller
-    from engine.workers import LocalPool
+    from engine.runs.workers import LocalPool
 
     bad = tmp_path / "bad.csv"
     bad.write_text("form,ipa\nbaka,ba\x00ka\n", encoding="utf-8")
@@ -172,7 +172,7 @@ def test_a_tiny_comparison_runs_in_a_worker_and_the_tab_shows_it(win, qtbot, tmp
 
 def test_stop_ends_the_worker_processes_at_once_and_keeps_the_state(win, qtbot, tmp_path):
     from decipher_gui.comparison import ComparisonDialog, controller
-    from engine.workers import LocalPool
+    from engine.runs.workers import LocalPool
 
     d = ComparisonDialog(win.project, TINY.replace(steps=100_000), win)  # runs that would not end by themselves
     d.seeds.setText("0 1")

@@ -9,14 +9,14 @@ import numpy as np
 
 from decipher_gui.driver import RunDriver as _RunDriver
 from decipher_gui.driver import StepBatch, describe_failure
-from engine.data import PinnedValue
+from engine.corpus import PinnedValue
 from engine.errors import InputError
-from engine.session import RunSession, RunSink
+from engine.runs.session import RunSession, RunSink
 from engine.results import MappingSnapshot, EvalEvent, FinishedEvent, StepEvent, UpdatePins
 
 
 class FakeTrainer:
-    """Yields like engine.training.Trainer: steps, an evaluation every ``eval_every``, the end."""
+    """Yields like engine.training.trainer.Trainer: steps, an evaluation every ``eval_every``, the end."""
 
     device = "cpu"
 

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from decipher_gui import commands
 from decipher_gui.panels.pins import IpaPicker
-from engine.data import PinnedValue
+from engine.corpus import PinnedValue
 from engine.project.store import Project
 
 from .conftest import DATA, RUN_TIMEOUT_MS
@@ -116,7 +116,7 @@ def test_run_settings_default_to_the_project_and_save_undoably(window):
     assert form.values()["feature_dim"] == 35 and form.values()["segmented"] is True
     form.editors["steps"][0].setValue(123)
     window.save_run_defaults()
-    from engine.sample import RUN_CONFIG_KEY
+    from engine.datasets.sample import RUN_CONFIG_KEY
 
     assert window.project.setting(RUN_CONFIG_KEY)["steps"] == 123
     window.act_undo.trigger()
@@ -179,7 +179,7 @@ def test_recorder_writes_a_run_from_the_worker_thread(sample_path):
     from decipher_gui.driver import RunDriver
     from engine.config import Config
     from engine.project.recording import RunRecorder, mapping_of
-    from engine.session import RunSession
+    from engine.runs.session import RunSession
 
     with Project.open(sample_path) as project:
         corpus, language = project.corpora()[0].id, project.languages()[0].id

@@ -11,7 +11,7 @@ import json
 import pytest
 from PySide6.QtCore import Qt
 
-from engine.data import PinnedValue
+from engine.corpus import PinnedValue
 from engine.project.exporting import export_matches
 from engine.project.recording import pin_history, run_summary
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.data import PinnedValue
+from engine.corpus import PinnedValue
 from engine.project.recording import PinChange
 
 from decipher_gui.pinstate import pin_key, pin_state, pins_at

@@ -9,7 +9,7 @@ from decipher_gui.panels.inscriptions import InscriptionPanel
 from decipher_gui.panels.plots import PlotsPanel
 from decipher_gui.panels.runs import RunsPanel
 from engine.config import Config
-from engine.data import Inscription
+from engine.corpus import Inscription
 from engine.project.records import RunRecord
 from engine.results import Alternative, Match
 

@@ -13,7 +13,7 @@ from PySide6.QtGui import QImage
 from decipher_gui.analysis import marks_by_inscription
 from decipher_gui.panels.matches import AGREEMENT_TIP, COLUMNS, SortRole
 from decipher_gui.seedgroup import group_markers, group_warning
-from engine.display import IDENTITY
+from engine.io.display import IDENTITY
 from engine.results import Alternative, Match
 
 from .conftest import RUN_TIMEOUT_MS, small_config
@@ -106,7 +106,7 @@ def _span_pixels(view, image: QImage, mark) -> list[int]:
 
 
 def test_agreed_and_contested_spans_are_drawn_differently_ltr_and_rtl(window, qtbot, tmp_path):
-    from engine.data import Inscription
+    from engine.corpus import Inscription
 
     panel = window.inscriptions
     view = panel.view
@@ -267,7 +267,7 @@ def test_stop_ends_the_group_s_workers_and_the_same_group_resumes_later(window, 
     assert all(not _pid_alive(r.pid) for r in new), "the workers are gone"
     assert "Seed group stopped: 0 of 2 seeds finished" in window.statusBar().currentMessage()
     assert not window.project.setting("seed_groups"), "no seed finished: no group to show"
-    from engine.sweep import read_results
+    from engine.runs.sweep import read_results
 
     rows = read_results(out / "results.csv")
     assert {rows["seed-3"].status, rows["seed-4"].status} == {"stopped"}

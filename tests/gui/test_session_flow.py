@@ -9,10 +9,10 @@ from functools import partial
 import pytest
 
 from engine.config import Config
-from engine.data import PinnedValue
+from engine.corpus import PinnedValue
 from engine.project.recording import pin_history, resolve_checkpoint
 from engine.project.store import Project
-from engine.sample import RUN_CONFIG_KEY
+from engine.datasets.sample import RUN_CONFIG_KEY
 
 from .conftest import RUN_TIMEOUT_MS
 from .fake_runs import fake_trainer

@@ -7,9 +7,9 @@ import numpy as np
 from PySide6.QtCore import QPoint
 
 from decipher_gui.analysis import marks_by_inscription
-from engine.closeness import closeness_curve
+from engine.closeness.curve import closeness_curve
 from decipher_gui.panels.inscriptions import InscriptionPanel, explain_html
-from engine.data import DIVIDER, GoldAnnotation, Inscription
+from engine.corpus import DIVIDER, GoldAnnotation, Inscription
 from engine.results import Alternative, MappingSnapshot, Match
 
 TEXT = "neitin iunstir baśbidirte ḿbaŕbin keŕekiar selkiteŕ biuŕ ildun ekiar ianbaŕ tolirbaś"

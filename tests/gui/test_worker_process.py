@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from engine.config import Config
-from engine.data import PinnedValue
+from engine.corpus import PinnedValue
 from engine.project.recording import pin_history, resolve_checkpoint
 from engine.project.store import Project
 
@@ -140,7 +140,7 @@ def test_a_killed_child_becomes_a_failed_run_with_a_message(controller, qtbot, s
 def test_a_child_whose_app_vanished_stops_with_a_checkpoint(sample_path):
     """The command pipe closing (the app crashed) makes the child end the run as stopped."""
     from decipher_gui.runprocess import RunProcess, RunRequest
-    from engine.session import RunInputs
+    from engine.runs.session import RunInputs
 
     corpus, language = _ids(sample_path)
     with Project.open(sample_path) as project:

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QDialog, QFileDialog
 from decipher_gui import dialogs
 from decipher_gui.analysis import SpanMark
 from decipher_gui.fonts import SCRIPT_SAMPLES, missing_glyphs, text_font
-from engine import display as display_tables
+from engine.io import display as display_tables
 from engine.config import Config
 from engine.results import Alternative, Match
 
@@ -107,7 +107,7 @@ def test_run_then_sign_values_exports_and_new_project_is_empty(window, qtbot, tm
     assert window.state.shown_run is None and window.state.decisions == {}
     # the preset chosen at creation is the project's run settings
     assert window.runs.form.config().min_span == 3 and window.runs.form.config().segmented
-    from engine.sample import RUN_CONFIG_KEY
+    from engine.datasets.sample import RUN_CONFIG_KEY
 
     assert window.project.setting(RUN_CONFIG_KEY)["min_span"] == 3
     # exporting now says there is no run, and nothing stale is on screen to suggest otherwise

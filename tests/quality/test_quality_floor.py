@@ -74,7 +74,7 @@ def test_null_calibration_at_test_size(one_torch_thread):
     DECIPHER_SLOW test in tests/engine/test_closeness_synthetic.py runs 3 x 3 x 200): the true source is
     closer than chance, an unrelated vocabulary with the same syllable shapes is not."""
     from benchmarks.closeness_synthetic import run
-    from engine.comparison import CLOSER, NO_EVIDENCE
+    from engine.closeness.comparison import CLOSER, NO_EVIDENCE
 
     c = run(seeds=(0, 1), n_null=2, steps=100, names=("source", "unrelated"))
     assert len(c.records) == 2 * 2 * (1 + 2)

@@ -1,0 +1,175 @@
+"""``decipher closeness``: one lost text against several candidate languages and their null
+vocabularies, over seeds, in worker processes or on a Ray cluster, resumable (docs/closeness.md)."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+from engine.config import PRESETS
+from engine.errors import DecipherError
+
+
+def _log(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def add_closeness_parser(sub) -> None:
+    p = sub.add_parser(
+        "closeness", help="which known language is closest: candidates, their nulls, seeds (docs/closeness.md)",
+        description="Train the lost text against every candidate vocabulary (matched to one size) and against "
+                    "null vocabularies of each, over several seeds, and write OUT/runs.csv, OUT/summary.csv "
+                    "(best first, with z-scores and verdicts) and OUT/closeness.png. Runs already finished in "
+                    "OUT are not redone.")
+    p.add_argument("--lost", type=Path, required=True, help="LOST.csv: id,text")
+    p.add_argument("--known", nargs="+", required=True, metavar="NAME=PATH",
+                   help="the candidate languages: a name and its KNOWN.csv (form,ipa[,gloss]); two or more")
+    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], metavar="K", help="default: 0 1 2")
+    p.add_argument("--null", type=int, default=3, metavar="N",
+                   help="null vocabularies per candidate (default 3; 0: no verdict)")
+    p.add_argument("--null-mode", default="skeleton", choices=["skeleton", "across", "within"],
+                   help="how a null rearranges a candidate's sounds (default skeleton; docs/closeness.md)")
+    p.add_argument("--restarts", type=int, default=1, metavar="R",
+                   help="trainings per seed, candidates and nulls alike, each with its own sub-seed; the one with "
+                        "the lowest final training objective is kept as the seed's run (default 1: no restart)")
+    p.add_argument("--stems", type=int, metavar="M",
+                   help="sample every candidate to M stems (default: the smallest candidate's usable size)")
+    p.add_argument("--steps", type=int, help="training steps of every run (default 3000, or the --config file's)")
+    p.add_argument("--preset", choices=sorted(PRESETS), help="settings of a paper experiment")
+    p.add_argument("--config", type=Path, help="a TOML file of settings")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override one setting (repeatable), e.g. --set feature_dim=8")
+    p.add_argument("--prior", type=Path, metavar="PRIOR.csv",
+                   help="pinned sound values given to every run, candidates and nulls alike "
+                        "(e.g. the Iberian partial oracle of the paper's closeness runs)")
+    p.add_argument("--device", choices=["auto", "cpu", "cuda"],
+                   help="where to train (default auto: cuda when torch sees a GPU, else cpu)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="worker processes at once (default: the cores this machine gives)")
+    p.add_argument("--ray", metavar="ADDRESS|local",
+                   help="run each run as a Ray task on the cluster at ADDRESS, or on one started here")
+    p.add_argument("--gpus-per-run", type=float, default=0.0, help="with --ray: the share of a GPU each run asks for")
+    p.add_argument("--append-results", type=Path, metavar="CSV",
+                   help="also append the finished runs to CSV (benchmarks/results/closeness.csv: "
+                        "lost,known,seed,null,score,coverage_at_default,steps,wall_s); rows already there are "
+                        "not added again")
+    p.add_argument("--lost-name", metavar="NAME",
+                   help="with --append-results: the lost text's name in that file (default: LOST.csv's file name)")
+    p.add_argument("--out", type=Path, required=True, help="the comparison's folder")
+    p.set_defaults(handler=cmd_closeness)
+
+
+def parse_candidates(pairs: list[str]) -> dict[str, Path]:
+    """``NAME=PATH`` pairs -> {name: path}; one line naming the pair that is wrong."""
+    out: dict[str, Path] = {}
+    for pair in pairs:
+        name, sep, path = pair.partition("=")
+        name, path = name.strip(), path.strip()
+        if not sep or not name or not path:
+            raise DecipherError(f"--known {pair!r}: give NAME=PATH, e.g. hebrew=known-hebrew.csv")
+        if name in out:
+            raise DecipherError(f"--known: the name {name!r} is given twice")
+        out[name] = Path(path)
+    if len(out) < 2:
+        raise DecipherError(f"a comparison needs at least two candidate languages (got {len(out)}): "
+                            "--known NAME=PATH NAME=PATH …")
+    return out
+
+
+def check_numbers(args) -> None:
+    """Every number of the command range-checked before anything is read or run."""
+    from engine.closeness.comparison import MAX_RESTARTS
+    from engine.runs.workers import check_workers
+
+    if args.workers is not None:
+        check_workers(args.workers)
+    if args.null < 0:
+        raise DecipherError(f"--null must be 0 or more null vocabularies per candidate, got {args.null}")
+    if args.null > 100:
+        raise DecipherError(f"--null {args.null} is more than 100 null vocabularies per candidate")
+    if not 1 <= args.restarts <= MAX_RESTARTS:
+        raise DecipherError(f"--restarts must be from 1 to {MAX_RESTARTS} trainings per seed, got {args.restarts}")
+    if args.stems is not None and args.stems < 1:
+        raise DecipherError(f"--stems must be a positive number of stems, got {args.stems}")
+    if args.steps is not None and args.steps < 1:
+        raise DecipherError(f"--steps must be a positive number of steps, got {args.steps}")
+    if len(set(args.seeds)) != len(args.seeds):
+        raise DecipherError(f"--seeds: a seed is given twice ({' '.join(map(str, args.seeds))})")
+    if any(s < 0 for s in args.seeds):
+        raise DecipherError(f"--seeds must be 0 or more, got {' '.join(map(str, args.seeds))}")
+    if not (0 <= args.gpus_per_run <= 1) or math.isnan(args.gpus_per_run):
+        raise DecipherError(f"--gpus-per-run must be between 0 and 1, got {args.gpus_per_run}")
+    if args.lost_name is not None and not args.lost_name.strip():
+        raise DecipherError("--lost-name must not be empty")
+
+
+def make_pool(workers: int | None, ray: str | None, gpus_per_run: float = 0.0):
+    """The pool ``decipher sweep`` would use for the same --workers/--ray, and its runs in flight."""
+    from engine.runs.workers import LocalPool, RayPool, default_workers
+
+    n = workers or default_workers()
+    if ray:
+        pool = RayPool(ray, workers=n if ray == "local" else None, gpus_per_run=gpus_per_run)
+        return pool, (n if ray == "local" else max(n, 64)), n
+    return LocalPool(n), n, n
+
+
+def cmd_closeness(args) -> int:
+    from engine.cli.main import make_config
+    from engine.closeness.runs import append_results, run_comparison
+    from engine.closeness.comparison import plan_comparison, unranked
+    from engine.corpus import Corpus
+    from engine.io.tables import read_lost, read_prior
+    from engine.runs.outputs import prepare_output_folder
+
+    check_numbers(args)
+    candidates = parse_candidates(args.known)
+    ns = argparse.Namespace(preset=args.preset, config=args.config, set=args.set, steps=args.steps, seed=None,
+                            device=args.device, segmented=None)
+    config = make_config(ns)
+    if not args.lost.is_file():
+        raise DecipherError(f"{args.lost}: no such lost-text file")
+    corpus = Corpus(args.lost.stem, tuple(read_lost(args.lost)))
+    pins = tuple(read_prior(args.prior)) if args.prior is not None else ()
+    plan = plan_comparison(corpus, candidates, seeds=tuple(args.seeds), n_null=args.null, stems=args.stems,
+                           config=config, null_mode=args.null_mode, restarts=args.restarts)
+    for name, why in plan.failures.items():  # a candidate that cannot be read stops nothing else
+        _log(f"error: candidate {name}: {why}; compared without it")
+    pool, in_flight, n = make_pool(args.workers, args.ray, args.gpus_per_run)  # a bad --ray: nothing written
+    try:
+        out = prepare_output_folder(args.out)
+    except BaseException:
+        pool.close()
+        raise
+    _log(f"closeness: {plan.matching.describe()}")
+    restarts = f" x {args.restarts} restarts" if args.restarts > 1 else ""
+    _log(f"closeness: {len(plan.items)} runs ({len(plan.candidates)} candidates x (1 + {args.null} nulls) x "
+         f"{len(args.seeds)} seeds{restarts}) on {n} {'Ray' if args.ray else 'local'} "
+         f"worker{'s' if n != 1 else ''} -> {out}")
+    try:
+        comparison = run_comparison(plan, out, pool, in_flight=in_flight, log=_log, pins=pins)
+    finally:
+        pool.close()
+    for s in comparison.summaries:
+        z = "" if s.z != s.z else f", z {s.z:.2f}"
+        _log(f"  {s.known}: score {s.score_mean:.4f} ± {s.score_sd:.4f}, null {s.null_mean:.4f} ± {s.null_sd:.4f}"
+             f"{z}: {s.verdict}")
+    for name, why in unranked(comparison):
+        _log(f"  {name}: {why}")
+    if args.append_results is not None:
+        conflicts: list[str] = []
+        added = append_results(args.append_results, args.lost_name or args.lost.stem, comparison,
+                               conflicts=conflicts)
+        _log(f"closeness: {added} new rows in {args.append_results}")
+        if conflicts:
+            _log(f"closeness: warning: {len(conflicts)} runs not added: {args.append_results} already has a run "
+                 f"of the same lost, known, seed, null and steps with another score (made with other "
+                 f"--restarts?): {'; '.join(conflicts)}")
+    _log(f"closeness: {len(comparison.trainings)} of {len(plan.items)} runs finished; "
+         f"{out / 'summary.csv'}, {out / 'runs.csv'}, {out / 'closeness.png'}")
+    return 1 if (comparison.run_failures or plan.failures) else 0
+
+
+__all__ = ["add_closeness_parser", "check_numbers", "cmd_closeness", "make_pool", "parse_candidates"]

@@ -1,0 +1,1 @@
+"""Which known language is closest: the closeness curve, null vocabularies, matched sizes, comparisons."""

@@ -1,0 +1,592 @@
+"""Which known language is closest: one lost text against several candidate vocabularies, each
+with its null vocabularies, over several seeds (the core of ``decipher closeness``).
+
+    plan = plan_comparison(lost, {"hebrew": "heb.csv", "arabic": vocab}, seeds=(0, 1, 2), n_null=3)
+    records = run_plan(plan, train_run)          # or any run_fn: PlanItem -> RunResult
+    comparison = summarise(plan, records)        # best first, with z-scores and verdicts
+    write_comparison(out_dir, comparison)        # runs.csv, summary.csv, curves.csv, closeness.png
+
+``compare(...)`` does all four. A sweep runs ``plan.items`` in parallel with its own run_fn and
+hands the records to :func:`summarise`. With ``restarts=R`` every (candidate or null, seed) is trained
+R times with different sub-seeds and the restart with the lowest final training objective is kept as
+that seed's run (:func:`keep_best_restarts`; gold is never read). The statistics are defined in
+docs/closeness.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+import os
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from engine.closeness.curve import DEFAULT_CONFIDENCE, closeness_score, coverage_at
+from engine.config import Config
+from engine.corpus import Corpus, Vocabulary
+from engine.errors import DecipherError
+from engine.closeness.vocab_sizes import Matching, match_vocabularies
+from engine.closeness.nulls import null_vocabulary
+
+#: A candidate is "closer than chance" when its mean score is at least this many null standard
+#: deviations above the null mean (one-sided; about 2.3 % of a normal null lies beyond it).
+Z_THRESHOLD = 2.0
+CLOSER = "closer than chance"
+NO_EVIDENCE = "no evidence"
+UNTESTED = "no null runs"
+TOO_FEW = "too few null runs (2 or more needed)"
+
+RUNS_COLUMNS = ("known", "seed", "null", "score", "coverage", "steps", "wall_s")
+#: Beyond the issue's columns: which restart was kept, of how many, and its final objective.
+RUNS_EXTRA = ("restart", "restarts", "objective")
+#: restarts.csv: every training of a comparison, kept or not.
+RESTARTS_COLUMNS = ("known", "seed", "null", "restart", "train_seed", "objective", "score", "coverage", "steps",
+                    "wall_s", "kept")
+#: Restarts per seed are range-checked: 1 (no restart) to this many.
+MAX_RESTARTS = 50
+SUMMARY_COLUMNS = ("known", "score_mean", "score_sd", "null_mean", "null_sd", "z", "verdict")
+#: Beyond the issue's columns: the empirical p-value and the second signals (docs/closeness.md).
+SUMMARY_EXTRA = ("p", "n_seeds", "n_null_runs", "null_sd_own", "null_sd_pooled", "mapping", "mapping_null_mean", "mapping_null_sd", "mapping_z",
+                 "decoding", "decoding_null_mean", "decoding_null_sd", "decoding_z")
+
+
+@dataclass(frozen=True)
+class PlanItem:
+    """One training run of a comparison: a candidate (or one of its nulls) with one seed."""
+
+    known: str
+    seed: int
+    null: int | None
+    """None for the candidate's own vocabulary, else the null's index"""
+    lost: Corpus
+    vocabulary: Vocabulary
+    config: Config
+    """its ``seed`` is the training seed: the comparison's seed for restart 0, a sub-seed otherwise"""
+    restart: int = 0
+    """which of the seed's restarts (0 .. restarts-1)"""
+
+    @property
+    def key(self) -> tuple[str, int, int]:
+        """The (candidate, null, seed) this run counts for: the restarts of one seed share it."""
+        return (self.known, -1 if self.null is None else self.null, self.seed)
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What a run hands back: its final closeness curve, coverage, steps and wall time; optionally
+    its character mapping (known × lost probabilities, rows = known units) and its decoded spans
+    ``(inscription, start, end, best stem ipa)`` for the consistency signals."""
+
+    curve: tuple[tuple[float, float], ...]
+    coverage: float
+    steps: int
+    wall_s: float
+    mapping: np.ndarray | None = None
+    known_units: tuple[str, ...] = ()
+    spans: tuple[tuple[str, int, int, str], ...] = ()
+    margins: tuple[float, ...] = ()
+    """per decoded span: its best stem's score minus the second best's (how clearly one stem wins)"""
+    objective: float | None = None
+    """the run's final training objective over the whole corpus (engine/training/final_objective.py; lower is
+    better): what picks a seed's restart"""
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    item: PlanItem
+    result: RunResult
+    score: float
+    restarts: int = 1
+    """how many finished restarts of its seed this run was chosen from (1: no choice)"""
+
+    @property
+    def row(self) -> tuple:
+        """runs.csv: RUNS_COLUMNS, then RUNS_EXTRA"""
+        r = self.result
+        return (self.item.known, self.item.seed, "" if self.item.null is None else self.item.null,
+                round(self.score, 6), round(r.coverage, 6), r.steps, round(r.wall_s, 3),
+                self.item.restart, self.restarts, _num(r.objective))
+
+    @property
+    def restart_row(self) -> tuple:
+        """restarts.csv (without ``kept``)"""
+        r = self.result
+        return (self.item.known, self.item.seed, "" if self.item.null is None else self.item.null, self.item.restart,
+                self.item.config.seed, _num(r.objective), round(self.score, 6), round(r.coverage, 6), r.steps,
+                round(r.wall_s, 3))
+
+
+def _num(x: float | None) -> float | str:
+    return "" if x is None or (isinstance(x, float) and math.isnan(x)) else round(x, 6)
+
+
+@dataclass
+class Plan:
+    lost: Corpus
+    candidates: list[str]
+    items: list[PlanItem]
+    matching: Matching
+    seeds: tuple[int, ...]
+    n_null: int
+    null_mode: str
+    failures: dict[str, str] = field(default_factory=dict)
+    """candidate -> why it could not be used (it stops nothing else)"""
+    restarts: int = 1
+    """trainings per (candidate or null, seed); the one with the lowest final objective is kept"""
+
+
+@dataclass(frozen=True)
+class Signal:
+    """A candidate's value of one signal and its distance from the candidate's nulls."""
+
+    value: float
+    null_mean: float
+    null_sd: float
+    z: float
+
+
+@dataclass(frozen=True)
+class CandidateSummary:
+    known: str
+    score_mean: float
+    score_sd: float
+    null_mean: float
+    null_sd: float
+    z: float
+    p: float
+    verdict: str
+    n_seeds: int
+    n_null_runs: int
+    mapping: Signal | None = None
+    decoding: Signal | None = None
+    null_sd_own: float = math.nan
+    """the sd of this candidate's own null runs (``null_sd`` is the larger of it and the pooled sd)"""
+    null_sd_pooled: float = math.nan
+    """the null sd pooled over every candidate of the comparison (nan: no candidate has 2 null runs)"""
+
+    @property
+    def row(self) -> tuple:
+        def r(x):
+            return "" if x is None or (isinstance(x, float) and math.isnan(x)) else round(x, 6)
+
+        extra = []
+        for s in (self.mapping, self.decoding):
+            extra += [r(None), r(None), r(None), r(None)] if s is None else [r(s.value), r(s.null_mean),
+                                                                               r(s.null_sd), r(s.z)]
+        return (self.known, r(self.score_mean), r(self.score_sd), r(self.null_mean), r(self.null_sd), r(self.z),
+                self.verdict, r(self.p), self.n_seeds, self.n_null_runs, r(self.null_sd_own), r(self.null_sd_pooled),
+                *extra)
+
+
+@dataclass
+class Comparison:
+    plan: Plan
+    records: list[RunRecord]
+    """one per (candidate or null, seed): the kept restart"""
+    summaries: list[CandidateSummary]
+    """best first"""
+    run_failures: list[tuple[PlanItem, str]] = field(default_factory=list)
+    trainings: list[RunRecord] = field(default_factory=list)
+    """every finished training, every restart (``records`` is chosen from these)"""
+
+
+# ---------------------------------------------------------------------------------------------
+# planning
+
+
+def load_candidates(candidates: Mapping[str, Vocabulary | str | os.PathLike]
+                    ) -> tuple[dict[str, Vocabulary], dict[str, str]]:
+    """Read the candidates given as KNOWN.csv paths; a file that fails is reported, not raised."""
+    from engine.io.tables import read_known
+
+    ok: dict[str, Vocabulary] = {}
+    failed: dict[str, str] = {}
+    for name, value in candidates.items():
+        if isinstance(value, Vocabulary):
+            ok[name] = value
+            continue
+        try:
+            ok[name] = Vocabulary(name, tuple(read_known(value, source=name)))
+        except (DecipherError, OSError, UnicodeError, ValueError) as e:
+            failed[name] = str(e) if isinstance(e, DecipherError) else f"{value}: {e}"
+    return ok, failed
+
+
+def plan_comparison(lost: Corpus, candidates: Mapping[str, Vocabulary | str | os.PathLike], *,
+                    seeds: Sequence[int] = (0, 1, 2), n_null: int = 3, stems: int | None = None,
+                    steps: int | None = None, config: Config | None = None, null_mode: str = "skeleton",
+                    sample_seed: int = 0, restarts: int = 1) -> Plan:
+    """Load and match the candidates, build their nulls and list every run (real runs first), each
+    seed ``restarts`` times (candidates and nulls alike; :func:`restart_seed` gives the sub-seeds).
+
+    Raises DecipherError when fewer than two candidates are given or usable, or the numbers are off.
+    """
+    if len(candidates) < 2:
+        raise DecipherError(f"a comparison needs at least two candidate languages (got {len(candidates)})")
+    if not seeds or len(set(seeds)) != len(seeds):
+        raise DecipherError(f"seeds must be one or more distinct numbers (got {list(seeds)})")
+    if n_null < 0:
+        raise DecipherError(f"the number of null vocabularies must not be negative (got {n_null})")
+    if steps is not None and steps < 0:
+        raise DecipherError(f"steps must not be negative (got {steps})")
+    check_restarts(restarts)
+    config = config or Config()
+    vocabs, failed = load_candidates(candidates)
+    if len(vocabs) < 2:
+        why = "; ".join(f"{k}: {v}" for k, v in failed.items())
+        raise DecipherError(f"a comparison needs at least two usable candidates; {len(vocabs)} of "
+                            f"{len(candidates)} could be read ({why})")
+    matching = match_vocabularies(vocabs, stems=stems, min_units=config.min_span, max_units=config.max_span,
+                                  seed=sample_seed)
+    base = config if steps is None else config.replace(steps=steps)
+    items: list[PlanItem] = []
+    for name, vocab in matching.vocabularies.items():
+        for seed in seeds:
+            for r in range(restarts):
+                items.append(PlanItem(name, seed, None, lost, vocab, base.replace(seed=restart_seed(seed, r)), r))
+    for name, vocab in matching.vocabularies.items():
+        for i in range(n_null):
+            null = null_vocabulary(vocab, sample_seed, i, mode=null_mode)
+            for seed in seeds:
+                for r in range(restarts):
+                    items.append(PlanItem(name, seed, i, lost, null, base.replace(seed=restart_seed(seed, r)), r))
+    return Plan(lost, list(matching.vocabularies), items, matching, tuple(seeds), n_null, null_mode, failed,
+                restarts)
+
+
+def check_restarts(restarts: int) -> int:
+    """Restarts per seed: a whole number from 1 (no restart) to MAX_RESTARTS."""
+    if isinstance(restarts, bool) or not isinstance(restarts, int) or not 1 <= restarts <= MAX_RESTARTS:
+        raise DecipherError(f"restarts per seed must be a whole number from 1 to {MAX_RESTARTS}, got {restarts}")
+    return restarts
+
+
+def restart_seed(seed: int, restart: int) -> int:
+    """The training seed of a seed's restart: the seed itself for restart 0 (a comparison without
+    restarts trains exactly what it did before, and its runs are reused when restarts are added), a
+    32-bit number hashed from (seed, restart) otherwise, so no restart repeats another seed's run."""
+    if restart == 0:
+        return seed
+    digest = hashlib.sha256(f"closeness restart {seed} {restart}".encode("ascii")).digest()
+    return int.from_bytes(digest[:4], "big")
+
+
+# ---------------------------------------------------------------------------------------------
+# running
+
+
+def as_result(value: RunResult | tuple) -> RunResult:
+    """A run_fn may return a RunResult or the plain tuple (curve, coverage, steps, wall_s)."""
+    if isinstance(value, RunResult):
+        return value
+    curve, coverage, steps, wall_s = value
+    return RunResult(tuple((float(c), float(v)) for c, v in curve), float(coverage), int(steps), float(wall_s))
+
+
+def record(item: PlanItem, value: RunResult | tuple) -> RunRecord:
+    result = as_result(value)
+    return RunRecord(item, result, closeness_score(result.curve))
+
+
+def run_plan(plan: Plan, run_fn: Callable[[PlanItem], RunResult | tuple], *,
+             on_run: Callable[[RunRecord], None] | None = None,
+             failures: list[tuple[PlanItem, str]] | None = None) -> list[RunRecord]:
+    """Run every item in order. A run that raises DecipherError or FloatingPointError is listed in
+    ``failures`` (when given) and the others go on; other errors propagate."""
+    out = []
+    for item in plan.items:
+        try:
+            rec = record(item, run_fn(item))
+        except (DecipherError, FloatingPointError) as e:
+            if failures is None:
+                raise
+            failures.append((item, str(e)))
+            continue
+        out.append(rec)
+        if on_run is not None:
+            on_run(rec)
+    return out
+
+
+def train_run(item: PlanItem) -> RunResult:
+    """The real run_fn: train the engine on the item (headless) and read its final evaluation."""
+    from engine.results import EvalEvent
+    from engine.training.trainer import Trainer
+
+    trainer = Trainer(item.lost, item.vocabulary, item.config, live_interval=None)
+    last = None
+    for event in trainer.run():
+        if isinstance(event, EvalEvent):
+            last = event
+    assert last is not None  # a run always evaluates once at its end
+    mapping = last.mapping
+    spans = tuple((m.inscription_id, m.start, m.end, m.best.ipa) for m in last.matches)
+    margins = tuple(float(m.alternatives[0].score - m.alternatives[1].score) if len(m.alternatives) > 1 else 0.0
+                    for m in last.matches)
+    from engine.training.final_objective import corpus_objective
+
+    objective = corpus_objective(trainer)["objective"]
+    return RunResult(tuple(last.closeness), float(last.coverage), trainer.step, float(trainer.elapsed),
+                     np.asarray(mapping.probs), tuple(mapping.known), spans, margins, float(objective))
+
+
+def keep_best_restarts(records: Iterable[RunRecord]) -> list[RunRecord]:
+    """One record per (candidate, null, seed): of its finished restarts, the one with the lowest final
+    training objective (a restart without one counts as worst; ties go to the lower restart). The
+    same rule for candidates and nulls; only the training objective is read, never gold. The kept
+    record says how many restarts it was chosen from; the order of first appearance is kept."""
+    groups: dict[tuple, list[RunRecord]] = {}
+    for r in records:
+        groups.setdefault(r.item.key, []).append(r)
+
+    def rank(r: RunRecord) -> tuple[float, int]:
+        o = r.result.objective
+        return (math.inf if o is None or math.isnan(o) else o, r.item.restart)
+
+    out = []
+    for group in groups.values():
+        best = min(group, key=rank)
+        out.append(best if best.restarts == len(group) else
+                   RunRecord(best.item, best.result, best.score, len(group)))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# statistics
+
+
+def _mean_sd(values: Sequence[float]) -> tuple[float, float]:
+    if not values:
+        return math.nan, math.nan
+    return statistics.fmean(values), statistics.stdev(values) if len(values) > 1 else 0.0
+
+
+def z_score(value: float, null_mean: float, null_sd: float) -> float:
+    """(value - null mean) / null sd; ±inf when the null has no spread, nan without a null."""
+    if math.isnan(null_mean):
+        return math.nan
+    diff = value - null_mean
+    if null_sd > 0:
+        return diff / null_sd
+    return math.inf if diff > 0 else -math.inf if diff < 0 else 0.0
+
+
+def empirical_p(value: float, null_values: Sequence[float]) -> float:
+    """(1 + null runs scoring at least ``value``) / (1 + null runs): never 0, nan without a null."""
+    if not null_values:
+        return math.nan
+    return (1 + sum(1 for v in null_values if v >= value)) / (1 + len(null_values))
+
+
+def pooled_sd(groups: Iterable[Sequence[float]]) -> float:
+    """The within-group sd pooled over groups (sum of squared deviations from each group's mean over
+    the sum of n - 1); groups of one value add nothing; nan when no group has two values."""
+    num, df = 0.0, 0
+    for values in groups:
+        if len(values) > 1:
+            m = statistics.fmean(values)
+            num += sum((v - m) ** 2 for v in values)
+            df += len(values) - 1
+    return math.sqrt(num / df) if df else math.nan
+
+
+def z_sd(own_sd: float, pooled: float) -> float:
+    """The null sd a z divides by: the larger of the candidate's own and the pooled one (either
+    alone where the other is nan)."""
+    if math.isnan(own_sd) or math.isnan(pooled):
+        return own_sd
+    return max(own_sd, pooled)
+
+
+def verdict(z: float, null_runs: int | None = None) -> str:
+    """The plain verdict of a z-score; ``null_runs`` (when given) says why there is none: a single
+    null run has no spread to measure a distance in."""
+    if null_runs is not None and null_runs == 1:
+        return TOO_FEW
+    if math.isnan(z):
+        return UNTESTED
+    return CLOSER if z >= Z_THRESHOLD else NO_EVIDENCE
+
+
+def mapping_agreement(a: RunResult, b: RunResult, weights: Mapping[str, float]) -> float:
+    """How alike two runs' character mappings are: for each known unit, the overlap
+    sum_l min(P_a(l | k), P_b(l | k)) of its distributions over lost letters, averaged with the
+    unit's frequency in the vocabulary as weight (1 = the same mapping, 0 = disjoint)."""
+    if a.mapping is None or b.mapping is None or a.known_units != b.known_units:
+        return math.nan
+    total = num = 0.0
+    for k, unit in enumerate(a.known_units):
+        w = weights.get(unit, 0.0)
+        if w <= 0:
+            continue
+        num += w * float(np.minimum(a.mapping[k], b.mapping[k]).sum())
+        total += w
+    return num / total if total else math.nan
+
+
+def decoding_agreement(a: RunResult, b: RunResult) -> float:
+    """How alike two runs' readings are: letters in spans both runs decode identically (same place,
+    same best stem) over the mean number of letters each decodes."""
+    la = sum(e - s for _, s, e, _ in a.spans)
+    lb = sum(e - s for _, s, e, _ in b.spans)
+    if la + lb == 0:
+        return math.nan
+    same = set(a.spans) & set(b.spans)
+    return sum(e - s for _, s, e, _ in same) / ((la + lb) / 2)
+
+
+def _pairwise(results: Sequence[RunResult], fn) -> float:
+    vals = [fn(a, b) for a, b in itertools.combinations(results, 2)]
+    vals = [v for v in vals if not math.isnan(v)]
+    return statistics.fmean(vals) if vals else math.nan
+
+
+def _signal(real: Sequence[RunResult], nulls: Mapping[int, Sequence[RunResult]], fn) -> Signal | None:
+    value = _pairwise(real, fn)
+    if math.isnan(value):
+        return None
+    null_values = [v for v in (_pairwise(rs, fn) for rs in nulls.values()) if not math.isnan(v)]
+    m, sd = _mean_sd(null_values)
+    return Signal(value, m, sd, z_score(value, m, sd))
+
+
+def summarise(plan: Plan, records: Iterable[RunRecord],
+              run_failures: Sequence[tuple[PlanItem, str]] = ()) -> Comparison:
+    """Per candidate: mean and sd of its score over seeds, its nulls' mean and sd over every null
+    run, z, empirical p and verdict, and the two consistency signals; best (highest score) first."""
+    from engine.closeness.nulls import unit_counts
+
+    trainings = list(records)
+    records = keep_best_restarts(trainings)
+    # Every null of a comparison is trained on the same lost text with the same settings, so their
+    # spread is pooled over candidates; a candidate's z divides by the larger of its own null sd and
+    # the pooled one: with a few null runs an sd can come out near zero by chance (2 Iberian null
+    # runs of Basque: 0.0003, z 134), docs/closeness.md "The verdict".
+    pooled = pooled_sd([[r.score for r in records if r.item.known == name and r.item.null is not None]
+                        for name in plan.candidates])
+    summaries = []
+    for name in plan.candidates:
+        mine = [r for r in records if r.item.known == name]
+        real = [r for r in mine if r.item.null is None]
+        if not real:
+            continue
+        null = [r for r in mine if r.item.null is not None]
+        s_mean, s_sd = _mean_sd([r.score for r in real])
+        n_mean, own_sd = _mean_sd([r.score for r in null])
+        if len(null) == 1:  # one null run has no spread: no distance can be measured in it
+            own_sd = math.nan
+        n_sd = z_sd(own_sd, pooled)
+        z = z_score(s_mean, n_mean, n_sd) if not math.isnan(n_sd) else math.nan
+        counts = unit_counts(plan.matching.vocabularies[name].stems)
+        weights = {u: float(c) for u, c in counts.items()}
+        by_null: dict[int, list[RunResult]] = {}
+        for r in null:
+            by_null.setdefault(r.item.null, []).append(r.result)
+        real_results = [r.result for r in real]
+        summaries.append(CandidateSummary(
+            name, s_mean, s_sd, n_mean, n_sd, z, empirical_p(s_mean, [r.score for r in null]), verdict(z, len(null)),
+            len(real), len(null),
+            _signal(real_results, by_null, lambda a, b: mapping_agreement(a, b, weights)),
+            _signal(real_results, by_null, decoding_agreement), own_sd, pooled))
+    summaries.sort(key=lambda s: (-s.score_mean, -(s.z if not math.isnan(s.z) else -math.inf), s.known))
+    return Comparison(plan, records, summaries, list(run_failures), trainings)
+
+
+def compare(lost: Corpus, candidates: Mapping[str, Vocabulary | str | os.PathLike], *,
+            seeds: Sequence[int] = (0, 1, 2), n_null: int = 3, stems: int | None = None, steps: int | None = None,
+            config: Config | None = None, run_fn: Callable[[PlanItem], RunResult | tuple] = train_run,
+            out: str | os.PathLike | None = None, null_mode: str = "skeleton", sample_seed: int = 0,
+            on_run: Callable[[RunRecord], None] | None = None, plot: bool = True, restarts: int = 1) -> Comparison:
+    """Plan, run (one after another), summarise and, with ``out``, write the comparison's files."""
+    plan = plan_comparison(lost, candidates, seeds=seeds, n_null=n_null, stems=stems, steps=steps,
+                           config=config, null_mode=null_mode, sample_seed=sample_seed, restarts=restarts)
+    failures: list[tuple[PlanItem, str]] = []
+    records = run_plan(plan, run_fn, on_run=on_run, failures=failures)
+    comparison = summarise(plan, records, failures)
+    if out is not None:
+        write_comparison(out, comparison, plot=plot)
+    return comparison
+
+
+# ---------------------------------------------------------------------------------------------
+# files
+
+
+def unranked(comparison: Comparison) -> list[tuple[str, str]]:
+    """(candidate, why) for every candidate without a score: its file could not be read, or none of
+    its own runs finished. They follow the ranked rows of summary.csv, their verdict saying why."""
+    ranked = {s.known for s in comparison.summaries}
+    out = [(name, f"not compared: {why}") for name, why in comparison.plan.failures.items()]
+    for name in comparison.plan.candidates:
+        if name not in ranked:
+            errors = [e for i, e in comparison.run_failures if i.known == name and i.null is None]
+            out.append((name, "not compared: no run finished" + (f" ({errors[0]})" if errors else "")))
+    return out
+
+
+def unranked_rows(comparison: Comparison) -> list[tuple]:
+    width = len(SUMMARY_COLUMNS) + len(SUMMARY_EXTRA)
+    return [(name, "", "", "", "", "", why) + ("",) * (width - len(SUMMARY_COLUMNS)) for name, why in unranked(comparison)]
+
+
+def write_comparison(out: str | os.PathLike, comparison: Comparison, *, plot: bool = True) -> list[Path]:
+    """runs.csv, summary.csv, curves.csv, comparison.json and (when it can render) closeness.png."""
+    from engine.io.tables import write_csv
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    write_csv(out / "runs.csv", RUNS_COLUMNS + RUNS_EXTRA, (r.row for r in comparison.records))
+    kept = {id(r.result) for r in comparison.records}
+    write_csv(out / "restarts.csv", RESTARTS_COLUMNS,
+              (r.restart_row + (int(id(r.result) in kept),) for r in comparison.trainings or comparison.records))
+    write_csv(out / "summary.csv", SUMMARY_COLUMNS + SUMMARY_EXTRA,
+              [s.row for s in comparison.summaries] + unranked_rows(comparison))
+    write_csv(out / "curves.csv", ("known", "seed", "null", "confidence", "coverage"),
+              ((r.item.known, r.item.seed, "" if r.item.null is None else r.item.null, c, v)
+               for r in comparison.records for c, v in r.result.curve))
+    plan = comparison.plan
+    info = {
+        "lost": plan.lost.name,
+        "candidates": plan.candidates,
+        "seeds": list(plan.seeds),
+        "n_null": plan.n_null,
+        "null_mode": plan.null_mode,
+        "restarts": plan.restarts,
+        "restart_choice": "per seed, the restart with the lowest final training objective "
+                          "(engine/training/final_objective.py); candidates and nulls alike; gold never read",
+        "matching": plan.matching.describe(),
+        "stems": plan.matching.size,
+        "score": "area under coverage vs confidence (docs/closeness.md)",
+        f"coverage_at_{DEFAULT_CONFIDENCE}": {s.known: statistics.fmean(
+            coverage_at(r.result.curve) for r in comparison.records
+            if r.item.known == s.known and r.item.null is None) for s in comparison.summaries},
+        "z_threshold": Z_THRESHOLD,
+        "failed_candidates": plan.failures,
+        "failed_runs": [{"known": i.known, "seed": i.seed, "null": i.null, "error": e}
+                        for i, e in comparison.run_failures],
+    }
+    tmp = out / "comparison.json.part"
+    tmp.write_text(json.dumps(info, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.replace(out / "comparison.json")
+    written = [out / n for n in ("runs.csv", "restarts.csv", "summary.csv", "curves.csv", "comparison.json")]
+    if plot:
+        from engine.closeness.plot import render_comparison
+        png = render_comparison(comparison, out / "closeness.png")
+        if png is not None:
+            written.append(png)
+    return written
+
+
+__all__ = [
+    "CLOSER", "CandidateSummary", "Comparison", "MAX_RESTARTS", "NO_EVIDENCE", "Plan", "PlanItem", "RESTARTS_COLUMNS",
+    "RUNS_COLUMNS", "RUNS_EXTRA", "RunRecord", "RunResult", "SUMMARY_COLUMNS", "SUMMARY_EXTRA", "Signal", "TOO_FEW",
+    "UNTESTED", "Z_THRESHOLD", "as_result", "check_restarts", "compare", "decoding_agreement", "empirical_p",
+    "keep_best_restarts", "unranked", "load_candidates", "mapping_agreement", "plan_comparison", "record",
+    "restart_seed", "run_plan", "summarise", "train_run", "verdict", "write_comparison", "z_score",
+]

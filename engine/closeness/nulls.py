@@ -1,0 +1,114 @@
+"""Null vocabularies: a candidate vocabulary's sounds rearranged so that no cognate survives.
+
+A null keeps what makes closeness scores comparable (the number of stems, each stem's length in
+IPA units, how often each unit occurs) and destroys what a relative language has and chance does
+not: the words themselves. Scores against nulls tell how well *any* vocabulary of this size and
+sound inventory covers the lost text (docs/closeness.md).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Sequence
+
+from engine.corpus import Stem, Vocabulary
+from engine.model.phonology import ipa_units, unit_features
+
+#: "skeleton" (the default): the consonants of all stems pooled and shuffled into the consonant slots,
+#: the vowels into the vowel slots, so each stem keeps its length and its consonant-vowel pattern
+#: (the language's syllable shapes) and the vocabulary its unit counts, while the words are gone;
+#: "across": all units pooled, shuffled and dealt back at the same stem lengths (keeps size, lengths
+#: and unit counts but also breaks the syllable shapes: a weaker null, which a vocabulary of the
+#: right syllable shapes beats without being related, docs/closeness.md);
+#: "within": each stem's own units in a shuffled order.
+NULL_MODES = ("skeleton", "across", "within")
+
+#: Swaps tried to turn a null's accidental duplicate stems into distinct ones.
+_MAX_REPAIRS = 10_000
+
+
+def _units(vocab: Vocabulary) -> list[tuple[str, ...]]:
+    return [ipa_units(s.ipa, source=f"stem {s.form!r} of {vocab.language}") for s in vocab.stems]
+
+
+def is_vowel(unit: str) -> bool:
+    return unit_features(unit).ptype == "vowel"
+
+
+def null_vocabulary(vocab: Vocabulary, seed: int, index: int = 0, *, mode: str = "skeleton") -> Vocabulary:
+    """The ``index``-th null of ``vocab`` for ``seed`` (the same arguments give the same null).
+
+    Its stems are in the order of ``vocab``'s, with the same length each; form = IPA, no gloss.
+    Duplicate stems the shuffle happens to create are repaired by swapping units between stems
+    (which keeps every count), so the null has as many distinct stems as the candidate.
+    """
+    if mode not in NULL_MODES:
+        raise ValueError(f"unknown null mode {mode!r}; use one of {', '.join(NULL_MODES)}")
+    rng = random.Random(f"null:{mode}:{seed}:{index}")
+    units = _units(vocab)
+    if mode == "skeleton":
+        pools = {kind: [u for stem in units for u in stem if is_vowel(u) == kind] for kind in (False, True)}
+        for pool in pools.values():
+            rng.shuffle(pool)
+        out = [[pools[is_vowel(u)].pop() for u in stem] for stem in units]
+    elif mode == "across":
+        pool = [u for stem in units for u in stem]
+        rng.shuffle(pool)
+        out, i = [], 0
+        for stem in units:
+            out.append(pool[i:i + len(stem)])
+            i += len(stem)
+    else:
+        out = []
+        for stem in units:
+            s = list(stem)
+            rng.shuffle(s)
+            out.append(s)
+    _repair_duplicates(out, rng, allowed=len(units) - len(set(units)), mode=mode)
+    label = f"{vocab.language} null {index}"
+    stems = tuple(Stem("".join(u), "".join(u), "", label) for u in out)
+    return Vocabulary(label, stems)
+
+
+def _repair_duplicates(stems: list[list[str]], rng: random.Random, *, allowed: int, mode: str) -> None:
+    """Swap units until at most ``allowed`` stems repeat an earlier one (the candidate's own count);
+    a swap never changes what the mode keeps (skeleton: only a vowel with a vowel, a consonant with a
+    consonant)."""
+    for _ in range(_MAX_REPAIRS):
+        seen: dict[tuple[str, ...], int] = {}
+        dup = []
+        for i, s in enumerate(stems):
+            key = tuple(s)
+            if key in seen:
+                dup.append(i)
+            else:
+                seen[key] = i
+        if len(dup) <= allowed:
+            return
+        i = rng.choice(dup)
+        a = rng.randrange(len(stems[i]))
+        if mode != "within":
+            j = rng.randrange(len(stems))
+            b = rng.randrange(len(stems[j]))
+            if mode == "skeleton" and is_vowel(stems[i][a]) != is_vowel(stems[j][b]):
+                continue
+            stems[i][a], stems[j][b] = stems[j][b], stems[i][a]
+        else:  # within a stem: only its own order can change
+            b = rng.randrange(len(stems[i]))
+            stems[i][a], stems[i][b] = stems[i][b], stems[i][a]
+
+
+def null_vocabularies(vocab: Vocabulary, n: int, seed: int = 0, *, mode: str = "skeleton") -> list[Vocabulary]:
+    """``n`` distinct nulls of ``vocab`` (indices 0 … n-1) for ``seed``."""
+    if n < 0:
+        raise ValueError(f"the number of nulls must not be negative (got {n})")
+    return [null_vocabulary(vocab, seed, i, mode=mode) for i in range(n)]
+
+
+def unit_counts(stems: Sequence[Stem]) -> Counter:
+    """How often each IPA unit occurs in ``stems`` (what a null keeps)."""
+    return Counter(u for s in stems for u in ipa_units(s.ipa))
+
+
+__all__ = ["NULL_MODES", "is_vowel", "null_vocabularies", "null_vocabulary", "unit_counts"]

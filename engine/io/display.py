@@ -1,0 +1,193 @@
+"""Display tables: how a corpus's letters are shown to people, while the engine keeps its own.
+
+A corpus's letters are what the data files hold (the Ugaritic data use an ASCII encoding: ``$``
+for š, ``<`` for ʿ, ``@`` for ġ …). A display table maps each engine letter to the text shown in
+every view and in export columns meant for people, and says the writing direction. Tables live in
+the project's settings (``display.corpus.<id>``, JSON), so no schema change is needed.
+
+Presets: the conventional Ugaritic transliteration, the Ugaritic script (U+10380–1039F), the
+Gothic script (U+10330–1034F) and the Hebrew script (right to left) for the ASCII Hebrew of the
+same data. The Ugaritic letter values follow resources/transcription/semitic.tsv (Huehnergard 2012).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+from engine.errors import InputError
+
+SETTING_KEY = "display.corpus.{}"
+DIRECTIONS = ("auto", "ltr", "rtl")
+#: The longest text one letter may be shown as (a digraph or a letter with marks).
+MAX_SHOWN = 8
+
+#: The ASCII encoding of the Ugaritic data (Snyder et al. 2010) → the conventional transliteration.
+UGARITIC_TRANSLITERATION = {
+    "a": "ʾa", "i": "ʾi", "u": "ʾu", "b": "b", "g": "g", "x": "ḫ", "d": "d", "h": "h", "w": "w",
+    "z": "z", "H": "ḥ", "T": "ṭ", "y": "y", "k": "k", "$": "š", "l": "l", "m": "m", "*": "ḏ",
+    "n": "n", "Z": "ẓ", "s": "s", "<": "ʿ", "p": "p", "S": "ṣ", "q": "q", "r": "r", "v": "ṯ",
+    "@": "ġ", "t": "t", "&": "s̀",
+}
+
+#: The same letters in the Ugaritic cuneiform alphabet (Unicode block Ugaritic).
+UGARITIC_SCRIPT = {
+    "a": "\U00010380", "b": "\U00010381", "g": "\U00010382", "x": "\U00010383", "d": "\U00010384",
+    "h": "\U00010385", "w": "\U00010386", "z": "\U00010387", "H": "\U00010388", "T": "\U00010389",
+    "y": "\U0001038A", "k": "\U0001038B", "$": "\U0001038C", "l": "\U0001038D", "m": "\U0001038E",
+    "*": "\U0001038F", "n": "\U00010390", "Z": "\U00010391", "s": "\U00010392", "<": "\U00010393",
+    "p": "\U00010394", "S": "\U00010395", "q": "\U00010396", "r": "\U00010397", "v": "\U00010398",
+    "@": "\U00010399", "t": "\U0001039A", "i": "\U0001039B", "u": "\U0001039C", "&": "\U0001039D",
+}
+
+#: Gothic transliteration (as engine.datasets.gothic writes it) → the Gothic alphabet.
+GOTHIC_SCRIPT = {
+    "a": "\U00010330", "b": "\U00010331", "g": "\U00010332", "d": "\U00010333", "e": "\U00010334",
+    "q": "\U00010335", "z": "\U00010336", "h": "\U00010337", "þ": "\U00010338", "i": "\U00010339",
+    "k": "\U0001033A", "l": "\U0001033B", "m": "\U0001033C", "n": "\U0001033D", "j": "\U0001033E",
+    "u": "\U0001033F", "p": "\U00010340", "r": "\U00010342", "s": "\U00010343", "t": "\U00010344",
+    "w": "\U00010345", "f": "\U00010346", "x": "\U00010347", "ƕ": "\U00010348", "o": "\U00010349",
+}
+
+#: The ASCII Hebrew of the same data → Hebrew letters (written right to left).
+HEBREW_SCRIPT = {
+    "a": "א", "b": "ב", "g": "ג", "d": "ד", "h": "ה", "w": "ו", "z": "ז", "H": "ח", "T": "ט",
+    "y": "י", "k": "כ", "l": "ל", "m": "מ", "n": "נ", "s": "ס", "<": "ע", "p": "פ", "S": "צ",
+    "q": "ק", "r": "ר", "$": "שׁ", "&": "שׂ", "t": "ת",
+}
+
+#: Hebrew letters written differently at the end of a word.
+HEBREW_FINALS = {"k": "ך", "m": "ם", "n": "ן", "p": "ף", "S": "ץ"}
+
+
+@dataclass(frozen=True)
+class DisplayTable:
+    """Engine letter → shown text, and the writing direction ("auto" looks at the shown text)."""
+
+    name: str = "none"
+    letters: Mapping[str, str] = field(default_factory=dict)
+    direction: str = "auto"
+    #: letters with another form at the end of a written word (Hebrew ך ם ן ף ץ)
+    finals: Mapping[str, str] = field(default_factory=dict)
+
+    def show(self, unit: str) -> str:
+        return self.letters.get(unit, unit)
+
+    def show_at(self, units, i: int) -> str:
+        """Unit ``i`` of an inscription as shown: its final form before a word divider or the end."""
+        unit = units[i]
+        if self.finals and unit in self.finals and (i + 1 == len(units) or units[i + 1] == " "):
+            return self.finals[unit]
+        return self.show(unit)
+
+    def show_text(self, units: Iterable[str] | str) -> str:
+        """A run of engine letters as shown (word dividers stay spaces). A plain string is read
+        greedily, longest table letter first, so multi-character letters are found too."""
+        if not isinstance(units, str):
+            units = list(units)
+            return "".join(self.show_at(units, i) for i in range(len(units)))
+        if not self.letters:
+            return units
+        longest = max(len(k) for k in self.letters)
+        out, i = [], 0
+        while i < len(units):
+            for n in range(min(longest, len(units) - i), 0, -1):
+                piece = units[i:i + n]
+                if piece in self.letters:
+                    out.append(self.letters[piece])
+                    i += n
+                    break
+            else:
+                out.append(units[i])
+                i += 1
+        return "".join(out)
+
+    def right_to_left(self, sample: Iterable[str] = ()) -> bool:
+        """Whether text is laid out right to left: said by the table, or (auto) most letters of
+        ``sample`` (engine letters, shown through the table) are of a right-to-left script."""
+        if self.direction != "auto":
+            return self.direction == "rtl"
+        rtl = ltr = 0
+        for unit in sample:
+            for ch in self.show(unit):
+                kind = unicodedata.bidirectional(ch)
+                if kind in ("R", "AL"):
+                    rtl += 1
+                elif kind == "L":
+                    ltr += 1
+        return rtl > ltr
+
+    @property
+    def is_identity(self) -> bool:
+        return not any(k != v for k, v in self.letters.items()) and self.direction == "auto"
+
+    def to_json(self) -> dict[str, Any]:
+        out = {"name": self.name, "letters": dict(self.letters), "direction": self.direction}
+        if self.finals:
+            out["finals"] = dict(self.finals)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any) -> "DisplayTable":
+        """A table from the project's settings or a user's edit (checked: strings, NFC, short)."""
+        if not data:
+            return IDENTITY
+        if not isinstance(data, Mapping):
+            raise InputError("a display table must be an object with 'letters' and 'direction'")
+        letters = data.get("letters", {})
+        if not isinstance(letters, Mapping):
+            raise InputError("a display table's 'letters' must map letters to text")
+        clean: dict[str, str] = {}
+        for key, value in letters.items():
+            if not isinstance(key, str) or not isinstance(value, str) or not key:
+                raise InputError(f"display table: letter {key!r} → {value!r} must be text")
+            value = unicodedata.normalize("NFC", value.strip())
+            if not value or len(value) > MAX_SHOWN or any(unicodedata.category(c) == "Cc" for c in value):
+                raise InputError(f"display table: letter {key!r} is shown as {value!r}; give 1 to "
+                                 f"{MAX_SHOWN} printable characters")
+            clean[unicodedata.normalize("NFC", key)] = value
+        direction = data.get("direction", "auto")
+        if direction not in DIRECTIONS:
+            raise InputError(f"display table: direction must be one of {', '.join(DIRECTIONS)}, not {direction!r}")
+        finals = data.get("finals", {})
+        if not isinstance(finals, Mapping) or not all(isinstance(k, str) and isinstance(v, str)
+                                                      and 0 < len(v) <= MAX_SHOWN for k, v in finals.items()):
+            raise InputError("a display table's 'finals' must map letters to short text")
+        return cls(str(data.get("name", "custom")), clean, direction,
+                   {k: unicodedata.normalize("NFC", v) for k, v in finals.items()})
+
+
+IDENTITY = DisplayTable()
+
+#: name → (label, table). The first is "as the data files write them".
+PRESETS: dict[str, tuple[str, DisplayTable]] = {
+    "none": ("Letters as in the data files", IDENTITY),
+    "ugaritic-transliteration": ("Ugaritic: conventional transliteration (š ḥ ṣ ṯ ẓ ġ ʿ …)",
+                                 DisplayTable("ugaritic-transliteration", UGARITIC_TRANSLITERATION, "ltr")),
+    "ugaritic-script": ("Ugaritic script (cuneiform alphabet)", DisplayTable("ugaritic-script", UGARITIC_SCRIPT, "ltr")),
+    "gothic-script": ("Gothic script", DisplayTable("gothic-script", GOTHIC_SCRIPT, "ltr")),
+    "hebrew-script": ("Hebrew script (right to left)",
+                      DisplayTable("hebrew-script", HEBREW_SCRIPT, "rtl", HEBREW_FINALS)),
+}
+
+
+def preset(name: str) -> DisplayTable:
+    try:
+        return PRESETS[name][1]
+    except KeyError:
+        raise InputError(f"unknown display table {name!r}; presets: {', '.join(PRESETS)}") from None
+
+
+def table_for(project, corpus_id: int | None) -> DisplayTable:
+    """The display table stored for a corpus (the identity when none, or when it is unreadable)."""
+    if corpus_id is None:
+        return IDENTITY
+    try:
+        return DisplayTable.from_json(project.setting(SETTING_KEY.format(corpus_id)))
+    except InputError:
+        return IDENTITY
+
+
+def setting_key(corpus_id: int) -> str:
+    return SETTING_KEY.format(corpus_id)

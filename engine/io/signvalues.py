@@ -1,0 +1,123 @@
+"""Sign values: for each lost sign, its best sounds (IPA) with their learned probabilities and
+the pins on it, as a list for people and as CSV (``decipher project export P --sign-values OUT``).
+
+``probability`` is the model's P(sign | /sound/) (what the pin grid shades); ``share`` is that
+value normalised over the sign's sounds, i.e. P(/sound/ | sign) if every sound were equally
+common: the "how sure is the reading of this sign" number a philologist asks for.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+
+from engine.corpus import DIVIDER, PinnedValue
+from engine.io.display import DisplayTable, table_for
+from engine.errors import ProjectError
+from engine.model.phonology import DELETE
+from engine.results import MappingSnapshot
+
+COLUMNS = ("sign", "shown", "rank", "ipa", "probability", "share", "pinned", "weight", "note", "run_id")
+
+
+@dataclass(frozen=True)
+class SignValue:
+    sign: str                   # the engine's letter
+    shown: str                  # as the corpus's display table shows it
+    rank: int                   # 1 = the best sound of this sign
+    ipa: str
+    probability: float | None   # P(sign | /ipa/); None without a learned mapping
+    share: float | None         # probability normalised over the sign's sounds
+    pinned: str                 # "locked", "soft" or ""
+    weight: float | None = None
+    note: str = ""
+
+
+def stored_mapping(project, run_id: int | None) -> MappingSnapshot | None:
+    """The last character mapping recorded for a run (None when the run kept none)."""
+    if run_id is None:
+        return None
+    from engine.project.recording import mapping_of
+
+    return mapping_of(project, run_id)
+
+
+def sign_values(mapping: MappingSnapshot | None, pins: Sequence[PinnedValue], *, signs: Sequence[str] = (),
+                top: int = 3, display: DisplayTable | None = None) -> list[SignValue]:
+    """Each sign's ``top`` sounds by learned probability, and every pinned sound of it (pins first
+    when nothing is learned). Signs: ``signs`` plus those of the mapping and the pins, in order."""
+    display = display or DisplayTable()
+    order: list[str] = []
+    for s in list(signs) + (list(mapping.lost) if mapping is not None else []) + [p.lost for p in pins]:
+        if s not in order and s not in (DELETE, DIVIDER):
+            order.append(s)
+    pins_of: dict[str, list[PinnedValue]] = {}
+    for p in pins:
+        pins_of.setdefault(p.lost, []).append(p)
+    out: list[SignValue] = []
+    for sign in order:
+        learned: list[tuple[str, float]] = []
+        total = 0.0
+        if mapping is not None and sign in mapping.lost:
+            col = mapping.probs[:, mapping.lost.index(sign)]
+            units = [(mapping.known[i], float(col[i])) for i in range(len(mapping.known))
+                     if mapping.known[i] != DELETE and math.isfinite(float(col[i]))]
+            total = sum(p for _, p in units)
+            learned = sorted(units, key=lambda t: -t[1])
+        prob = dict(learned)
+        chosen = [ipa for ipa, _ in learned[:top]]
+        for p in pins_of.get(sign, []):
+            if p.known_ipa not in chosen:
+                chosen.append(p.known_ipa)
+        if not learned:  # nothing learned: the pins, in the order they were set
+            chosen = [p.known_ipa for p in pins_of.get(sign, [])]
+        by_pin = {p.known_ipa: p for p in pins_of.get(sign, [])}
+        for rank, ipa in enumerate(chosen, 1):
+            p = prob.get(ipa)
+            pin = by_pin.get(ipa)
+            out.append(SignValue(sign, display.show(sign), rank, ipa, p,
+                                 None if p is None or total <= 0 else p / total,
+                                 "" if pin is None else ("locked" if pin.locked else "soft"),
+                                 None if pin is None else pin.weight, "" if pin is None else pin.note))
+    return out
+
+
+def export_sign_values(project, path: str | Path, *, run_id: int | None = None,
+                       mapping: MappingSnapshot | None = None, top: int = 3, delimiter: str | None = None,
+                       bom: bool = False, guard_formulas: bool = True) -> int:
+    """Write the sign values of a run (default: the newest with a mapping, else the pins alone);
+    returns the number of rows (a ``Written``, with ``guarded``: the cells the formula guard
+    changed). A report for people, so the formula guard is on unless ``guard_formulas=False``."""
+    from engine.io.atomic import Written
+    from engine.project.exporting import _delimiter, write_csv
+
+    path = Path(path)
+    if run_id is None and mapping is None:
+        for run in reversed(project.runs()):
+            mapping = stored_mapping(project, run.id)
+            if mapping is not None:
+                run_id = run.id
+                break
+    elif mapping is None:
+        mapping = stored_mapping(project, run_id)
+    corpus_id = None
+    signs: list[str] = []
+    if run_id is not None:
+        try:
+            corpus_id = project.run(run_id).corpus_id
+        except Exception as exc:  # noqa: BLE001 - a missing run is the user's error
+            raise ProjectError(f"no run {run_id} in {project.path}") from exc
+    elif project.corpora():
+        corpus_id = project.corpora()[0].id
+    if corpus_id is not None:
+        signs = sorted({u for ins in project.inscriptions(corpus_id) for u in ins.units if u != DIVIDER})
+    values = sign_values(mapping, project.pins(), signs=signs, top=top, display=table_for(project, corpus_id))
+    rows = ([v.sign, v.shown, v.rank, v.ipa, "" if v.probability is None else float(v.probability),
+             "" if v.share is None else float(v.share), v.pinned, "" if v.weight is None else float(v.weight),
+             v.note, "" if run_id is None else run_id] for v in values)
+    guarded = write_csv(path, COLUMNS, rows, delimiter=_delimiter(path, delimiter), bom=bom,
+                        guard_formulas=guard_formulas)
+    return Written(len(values), guarded)

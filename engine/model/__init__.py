@@ -1,0 +1,1 @@
+"""The model: IPA features, the sign -> sound mapping, the edit and word-boundary DPs, the objective, decoding."""

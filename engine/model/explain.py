@@ -1,0 +1,63 @@
+"""Why a span matches a stem: the best character alignment under the current mapping.
+
+The edit DP of alignment.py for a single (span, stem) pair in max form, with a back-trace.
+Each step says which known unit produced which lost letters (none = deleted, two = insertion).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from engine.corpus import split_units
+from engine.model.phonology import ipa_units
+from engine.results import MappingSnapshot
+
+
+@dataclass(frozen=True)
+class AlignedPair:
+    known: str            # an IPA unit of the stem
+    lost: str             # the letters it became: "" (deleted), one letter, or two (insertion)
+    log_prob: float       # log P of this step (insertion includes -gamma)
+
+
+def best_alignment(mapping: MappingSnapshot, span: str, stem_ipa: str, gamma: float = 3.5,
+                   band: int = 2) -> tuple[list[AlignedPair], float]:
+    """The most probable monotone alignment of ``span`` to ``stem_ipa`` and its log-probability.
+
+    Returns ([], -inf) when no alignment exists inside the band or a symbol is not in the mapping.
+    """
+    units = ipa_units(stem_ipa)
+    letters = list(split_units(span))
+    lost_index = {c: i for i, c in enumerate(mapping.lost)}
+    known_index = {u: i for i, u in enumerate(mapping.known)}
+    if any(u not in known_index for u in units) or any(c not in lost_index for c in letters):
+        return [], -math.inf
+    logp = [[math.log(max(float(p), 1e-30)) for p in row] for row in mapping.probs]
+    m, n = len(units), len(letters)
+    NEG = -math.inf
+    best = [[NEG] * (n + 1) for _ in range(m + 1)]
+    back: list[list[tuple[int, float] | None]] = [[None] * (n + 1) for _ in range(m + 1)]
+    best[0][0] = 0.0
+    for i in range(1, m + 1):
+        row = logp[known_index[units[i - 1]]]
+        for j in range(max(0, i - band), min(n, i + band) + 1):
+            options = [(0, best[i - 1][j] + row[0])]
+            if j >= 1:
+                options.append((1, best[i - 1][j - 1] + row[lost_index[letters[j - 1]]]))
+            if j >= 2:
+                options.append((2, best[i - 1][j - 2] + row[lost_index[letters[j - 2]]]
+                                + row[lost_index[letters[j - 1]]] - gamma))
+            k, v = max(options, key=lambda t: t[1])
+            if v > NEG:
+                best[i][j] = v
+                back[i][j] = (k, v - best[i - 1][j - k])
+    if abs(m - n) > band or best[m][n] == NEG:
+        return [], NEG
+    steps: list[AlignedPair] = []
+    i, j = m, n
+    while i > 0:
+        k, lp = back[i][j]  # type: ignore[misc]
+        steps.append(AlignedPair(units[i - 1], "".join(letters[j - k: j]), lp))
+        i, j = i - 1, j - k
+    return steps[::-1], best[m][n]

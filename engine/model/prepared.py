@@ -1,0 +1,168 @@
+"""A corpus and a vocabulary turned into the index tables the model works on.
+
+- the lost alphabet (``<DEL>`` first, then every letter of the corpus) and the known inventory
+  (``<DEL>``, every IPA unit of the stems, and any unit a pinned value names);
+- the stem table: unique IPA unit sequences of allowed length, each with the forms it spells;
+- chunks: the runs of letters between written dividers, cut to at most ``max_chunk`` letters.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+import torch
+
+from engine.config import Config
+from engine.corpus import Corpus, PinnedValue, Stem, Vocabulary
+from engine.errors import InputError
+from engine.model.phonology import DELETE, ipa_units
+
+
+@dataclass(frozen=True)
+class StemEntry:
+    """One distinct IPA unit sequence of the vocabulary and the stems that spell it."""
+
+    units: tuple[str, ...]
+    stems: tuple[Stem, ...]
+
+    @property
+    def form(self) -> str:
+        return self.stems[0].form
+
+    @property
+    def ipa(self) -> str:
+        return self.stems[0].ipa
+
+    @property
+    def gloss(self) -> str:
+        return "; ".join(dict.fromkeys(s.gloss for s in self.stems if s.gloss))
+
+
+@dataclass(frozen=True)
+class LetterRun:
+    """A run of letters the lattice segments: ``letters`` start at ``offset`` of the inscription."""
+
+    inscription_id: str
+    offset: int
+    letters: tuple[str, ...]
+
+    def __len__(self) -> int:
+        return len(self.letters)
+
+
+@dataclass
+class Prepared:
+    config: Config
+    lost_letters: list[str]
+    known_units: list[str]
+    entries: list[StemEntry]
+    stem_units: torch.Tensor          # (V, M) known-unit ids, padded with 0
+    stem_len: torch.Tensor            # (V,)
+    chunks: list[LetterRun]
+    excluded_stems: list[tuple[Stem, str]] = field(default_factory=list)
+    unused_pins: list[tuple[PinnedValue, str]] = field(default_factory=list)
+
+    @property
+    def n_stems(self) -> int:
+        return len(self.entries)
+
+    def lost_index(self) -> dict[str, int]:
+        return {c: i for i, c in enumerate(self.lost_letters)}
+
+    def known_index(self) -> dict[str, int]:
+        return {u: i for i, u in enumerate(self.known_units)}
+
+    def entries_by_form(self) -> dict[str, list[int]]:
+        out: dict[str, list[int]] = {}
+        for v, e in enumerate(self.entries):
+            for s in e.stems:
+                out.setdefault(s.form, []).append(v)
+        return out
+
+    def entries_by_units(self) -> dict[tuple[str, ...], int]:
+        return {e.units: v for v, e in enumerate(self.entries)}
+
+    def chunk_ids(self, chunk: LetterRun) -> list[int]:
+        index = self.lost_index()
+        return [index[c] for c in chunk.letters]
+
+    def trainable_chunks(self) -> list[int]:
+        """Chunks that can hold a matched span (shorter ones carry no signal for training)."""
+        cfg = self.config
+        if cfg.segmented:
+            return [i for i, c in enumerate(self.chunks) if cfg.min_span <= len(c) <= cfg.max_span]
+        return [i for i, c in enumerate(self.chunks) if len(c) >= cfg.min_span]
+
+
+def cut_chunks(corpus: Corpus, config: Config) -> list[LetterRun]:
+    """Split every inscription at its written dividers, then cut runs longer than max_chunk."""
+    chunks = []
+    for ins in corpus.inscriptions:
+        for start, letters in ins.segments():
+            for k in range(0, len(letters), config.max_chunk):
+                piece = letters[k: k + config.max_chunk]
+                chunks.append(LetterRun(ins.id, start + k, piece))
+    return chunks
+
+
+def prepare(corpus: Corpus, vocabulary: Vocabulary | Sequence[Stem], config: Config,
+            pins: Iterable[PinnedValue] = ()) -> Prepared:
+    stems = vocabulary.stems if isinstance(vocabulary, Vocabulary) else tuple(vocabulary)
+    if not corpus.inscriptions:
+        raise InputError(f"corpus {corpus.name!r} has no inscriptions")
+    if not stems:
+        raise InputError("the known vocabulary is empty")
+    grouped: dict[tuple[str, ...], list[Stem]] = {}
+    excluded: list[tuple[Stem, str]] = []
+    for s in stems:
+        units = ipa_units(s.ipa, source=f"stem {s.form!r}")
+        if not config.min_span <= len(units) <= config.max_span:
+            excluded.append((s, f"{len(units)} IPA units, outside {config.min_span}..{config.max_span}"))
+            continue
+        grouped.setdefault(units, []).append(s)
+    if not grouped:
+        raise InputError(f"no stem of the vocabulary has {config.min_span} to {config.max_span} IPA units")
+    entries = [StemEntry(u, tuple(ss)) for u, ss in sorted(grouped.items())]
+    chunks = cut_chunks(corpus, config)
+    letters = sorted({c for ch in chunks for c in ch.letters})
+    lost_letters = [DELETE, *letters]
+
+    pins = list(pins)
+    units_used = sorted({u for e in entries for u in e.units})
+    pin_units = [p.known_ipa for p in pins if p.known_ipa not in units_used]
+    known_units = [DELETE, *units_used, *sorted(set(pin_units))]
+    unused = []
+    for p in pins:
+        if p.lost not in letters:
+            unused.append((p, f"the corpus has no letter {p.lost!r}"))
+        elif p.known_ipa not in units_used:
+            unused.append((p, f"no stem uses /{p.known_ipa}/ (the pin still shapes its features)"))
+
+    kidx = {u: i for i, u in enumerate(known_units)}
+    M = max(len(e.units) for e in entries)
+    table = torch.zeros((len(entries), M), dtype=torch.long)
+    for v, e in enumerate(entries):
+        table[v, : len(e.units)] = torch.tensor([kidx[u] for u in e.units])
+    lengths = torch.tensor([len(e.units) for e in entries], dtype=torch.long)
+    return Prepared(config, lost_letters, known_units, entries, table, lengths, chunks, excluded, unused)
+
+
+def ngram_weights(chunks: Sequence[LetterRun], indices: Sequence[int], lo: int = 4, hi: int = 10) -> list[float]:
+    """Sampling weight of each chunk: the mean over its n-grams (lo <= n <= hi) of 1 / corpus count.
+
+    Down-weights formulaic or repeated text, as the authors' sampler does.
+    """
+    counts: Counter[tuple[str, ...]] = Counter()
+    for i in indices:
+        L = chunks[i].letters
+        for n in range(lo, hi + 1):
+            for s in range(len(L) - n + 1):
+                counts[L[s: s + n]] += 1
+    weights = []
+    for i in indices:
+        L = chunks[i].letters
+        inv = [1.0 / counts[L[s: s + n]] for n in range(lo, hi + 1) for s in range(len(L) - n + 1)]
+        weights.append(sum(inv) / len(inv) if inv else 1.0)
+    return weights

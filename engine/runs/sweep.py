@@ -1,0 +1,426 @@
+"""A grid of runs in parallel, resumable: ``decipher sweep`` and the multi-seed run's driver.
+
+The grid is known vocabularies x settings combinations x seeds. ``DIR/results.csv`` has one row per
+run (:data:`RESULT_COLUMNS`) and is rewritten atomically after every change, so an interrupted
+sweep continues where it was: a ``completed`` row whose folder still has its metrics.json is not
+redone; any other row (pending, running when the sweep died, killed, failed) is run again.
+A run whose worker process died is marked ``killed`` and redone, up to :data:`MAX_ATTEMPTS` times.
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from engine.errors import DecipherError
+from engine.runs.workers import RunItem, RunResult, describe_task_error, run_task
+
+RESULT_COLUMNS = ("known", "seed", "settings", "status", "p_at_1", "p_at_10", "coverage", "objective",
+                  "wall_s", "device", "run_dir", "attempts", "error")
+#: How often a run whose worker died is started again before it is marked failed.
+MAX_ATTEMPTS = 3
+DONE = "completed"
+
+
+# ---------------------------------------------------------------------------------------------
+# the grid
+
+
+def grid_settings(grid: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
+    """Every combination of the grid's values, in the order given (an empty grid: one, empty)."""
+    keys = list(grid)
+    return [dict(zip(keys, values)) for values in itertools.product(*(grid[k] for k in keys))]
+
+
+def settings_text(settings: Mapping[str, Any]) -> str:
+    return " ".join(f"{k}={v}" for k, v in settings.items())
+
+
+def settings_folder(settings: Mapping[str, Any]) -> str:
+    """A folder name for a settings combination (``default`` for none)."""
+    if not settings:
+        return "default"
+    text = "_".join(f"{k}={v}" for k, v in settings.items())
+    return "".join(c if c.isalnum() or c in "=._-+" else "-" for c in text)
+
+
+def parse_grid_sets(pairs: Sequence[str], parse: Callable[[Sequence[str]], dict]) -> dict[str, list[Any]]:
+    """``--set KEY=V1,V2`` -> {KEY: [v1, v2]}, each value typed and checked by ``parse`` (the CLI's
+    one ``KEY=VALUE`` parser)."""
+    grid: dict[str, list[Any]] = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise DecipherError(f"--set needs KEY=VALUE[,VALUE…], got {pair!r}")
+        key, values = pair.split("=", 1)
+        parts = [v.strip() for v in values.split(",")]
+        if not all(parts):
+            raise DecipherError(f"--set {key.strip()}: an empty value in {values!r}")
+        grid[key.strip()] = [parse([f"{key.strip()}={v}"])[key.strip()] for v in parts]
+    return grid
+
+
+def read_grid_file(path: Path, parse: Callable[[Sequence[str]], dict]) -> dict[str, list[Any]]:
+    """A TOML grid file: ``[grid]`` with one list (or single value) per setting, e.g.
+    ``lr = [0.1, 0.2]``; values are checked as ``--set`` values are."""
+    import tomllib
+
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as e:
+        raise DecipherError(f"{path}: cannot read the grid file ({e.strerror or e})") from None
+    except tomllib.TOMLDecodeError as e:
+        raise DecipherError(f"{path}: not a TOML file ({e})") from None
+    table = data.get("grid", data)
+    if not isinstance(table, dict):
+        raise DecipherError(f"{path}: [grid] must be a table of settings")
+    grid: dict[str, list[Any]] = {}
+    for key, values in table.items():
+        values = values if isinstance(values, list) else [values]
+        if not values:
+            raise DecipherError(f"{path}: grid setting {key!r} has no values")
+        try:
+            grid[key] = [parse([f"{key}={str(v).lower() if isinstance(v, bool) else v}"])[key] for v in values]
+        except DecipherError as e:
+            raise DecipherError(f"{path}: {e}") from None
+    return grid
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    """One cell of the grid before its known vocabulary is read."""
+
+    known: str
+    seed: int
+    settings: dict[str, Any]
+    run_dir: str
+    """Relative to the sweep's folder: KNOWN/SETTINGS/seed-K."""
+
+
+def plan(knowns: Sequence[str], settings_grid: Sequence[Mapping[str, Any]], seeds: Sequence[int]) -> list[PlannedRun]:
+    """Known x settings x seeds, seeds innermost (a seed group is consecutive)."""
+    if len(set(knowns)) != len(knowns):
+        raise DecipherError("two known vocabularies have the same name; rename one file")
+    if len(set(seeds)) != len(seeds):
+        raise DecipherError("a seed is given twice")
+    return [PlannedRun(k, s, dict(st), f"{k}/{settings_folder(st)}/seed-{s}")
+            for k in knowns for st in settings_grid for s in seeds]
+
+
+# ---------------------------------------------------------------------------------------------
+# results.csv
+
+
+@dataclass
+class ResultRow:
+    known: str
+    seed: int
+    settings: str
+    run_dir: str
+    status: str = "pending"
+    p_at_1: float | None = None
+    p_at_10: float | None = None
+    coverage: float | None = None
+    objective: float | None = None
+    wall_s: float | None = None
+    device: str = ""
+    attempts: int = 0
+    error: str = ""
+
+    def cells(self) -> list[Any]:
+        def num(v):
+            return "" if v is None else f"{v:.6g}"
+        return [self.known, self.seed, self.settings, self.status, num(self.p_at_1), num(self.p_at_10),
+                num(self.coverage), num(self.objective), num(self.wall_s), self.device, self.run_dir,
+                self.attempts, self.error]
+
+    def take(self, result: RunResult) -> None:
+        self.status = result.status
+        self.error = result.error
+        m = result.metrics
+        self.p_at_1, self.p_at_10 = m.get("p_at_1"), m.get("p_at_10")
+        self.coverage, self.objective = m.get("coverage"), result.objective
+        self.wall_s, self.device = result.wall_s, result.device
+
+
+class ResultsTable:
+    """``DIR/results.csv``: read on start (resume), rewritten atomically after each change."""
+
+    def __init__(self, path: Path, rows: Iterable[ResultRow]):
+        self.path = Path(path)
+        self.rows: dict[str, ResultRow] = {r.run_dir: r for r in rows}
+
+    @classmethod
+    def open(cls, path: Path, planned: Sequence[PlannedRun]) -> "ResultsTable":
+        """The planned runs, with what an earlier sweep into the same folder already finished."""
+        old = read_results(path) if Path(path).exists() else {}
+        rows = []
+        for p in planned:
+            row = ResultRow(p.known, p.seed, settings_text(p.settings), p.run_dir)
+            prev = old.get(p.run_dir)
+            if prev is not None:
+                row = prev
+            rows.append(row)
+        table = cls(path, rows)
+        # rows of the old file that this plan does not name are kept (a wider sweep into the folder)
+        for key, prev in old.items():
+            table.rows.setdefault(key, prev)
+        return table
+
+    def save(self) -> None:
+        from engine.io.atomic import write_csv
+
+        write_csv(self.path, RESULT_COLUMNS, (r.cells() for r in self.rows.values()))
+
+    def finished(self, run_dir: str, base: Path) -> bool:
+        row = self.rows.get(run_dir)
+        return row is not None and row.status == DONE and (base / run_dir / "metrics.json").exists()
+
+
+def read_results(path: Path) -> dict[str, ResultRow]:
+    """An earlier results.csv (rows by run folder); a damaged one is an error naming its line."""
+    out: dict[str, ResultRow] = {}
+
+    def num(v: str) -> float | None:
+        return float(v) if v not in ("", None) else None
+
+    with open(path, encoding="utf-8", newline="") as f:
+        reader = csv.DictReader(f)
+        missing = {"known", "seed", "status", "run_dir"} - set(reader.fieldnames or ())
+        if missing:
+            raise DecipherError(f"{path}: not a sweep's results.csv (no column {sorted(missing)[0]!r})")
+        for line, r in enumerate(reader, start=2):
+            try:
+                out[r["run_dir"]] = ResultRow(r["known"], int(r["seed"]), r.get("settings", ""), r["run_dir"],
+                                              r["status"], num(r.get("p_at_1", "")), num(r.get("p_at_10", "")),
+                                              num(r.get("coverage", "")), num(r.get("objective", "")),
+                                              num(r.get("wall_s", "")), r.get("device", ""),
+                                              int(r.get("attempts") or 0), r.get("error", ""))
+            except (TypeError, ValueError) as e:
+                raise DecipherError(f"{path}, line {line}: {e}") from None
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# driving the pool
+
+
+class InlinePool:
+    """Runs each task in this process when it is submitted (one worker: no process to spawn)."""
+
+    kind = "inline"
+    workers = 1
+
+    def __init__(self, run: Callable[[tuple[RunItem, ...]], list[RunResult]] = run_task):
+        self.run = run
+
+    def submit(self, task: tuple[RunItem, ...]) -> Future:
+        fut: Future = Future()
+        try:
+            fut.set_result(self.run(task))
+        except Exception as e:  # run_task turns failed runs into results; this is a bug or a kill
+            fut.set_exception(e)
+        return fut
+
+    def reset(self) -> None:
+        pass
+
+    def close(self, *, kill: bool = False) -> None:
+        pass
+
+
+@dataclass
+class SweepOutcome:
+    table: ResultsTable
+    ran: int = 0
+    skipped: int = 0
+    killed: int = 0
+    error: str | None = None
+    """An input error that stopped the sweep (finished runs are kept)."""
+    results: dict[str, RunResult] = field(default_factory=dict)
+    """This invocation's results, by run folder."""
+
+
+def drive(out: Path, planned: Sequence[PlannedRun], make_items: Callable[[str], Callable[[PlannedRun], RunItem]],
+          pool, *, seeds_per_task: int = 1, in_flight: int | None = None,
+          log: Callable[[str], None] = lambda line: None, clock: Callable[[], float] = time.monotonic
+          ) -> SweepOutcome:
+    """Run what ``planned`` still needs through ``pool`` and keep ``out/results.csv`` current.
+
+    ``make_items(known)`` reads that known vocabulary (lazily, when its first run is due) and
+    returns a function making the run item of a planned run; a DecipherError there stops new
+    submissions, lets the runs in flight finish, marks that vocabulary's runs failed and is
+    reported in ``SweepOutcome.error``. ``seeds_per_task``: how many runs of one seed group one
+    task carries (1: each seed its own task; a batched trainer takes the whole group).
+    """
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    table = ResultsTable.open(out / "results.csv", planned)
+    outcome = SweepOutcome(table)
+    todo = [p for p in planned if not table.finished(p.run_dir, out)]
+    outcome.skipped = len(planned) - len(todo)
+    if outcome.skipped:
+        log(f"{outcome.skipped} of {len(planned)} runs already finished in {out}; not redone")
+    for p in todo:
+        row = table.rows[p.run_dir]
+        if row.status == "running":  # the sweep that started it is gone
+            row.status, row.error = "interrupted", "the sweep was interrupted; redone"
+    table.save()
+    tasks = _tasks(todo, seeds_per_task)
+    limit = in_flight or getattr(pool, "workers", None) or 4
+    makers: dict[str, Callable[[PlannedRun], RunItem]] = {}
+    queue: list[tuple[PlannedRun, ...]] = list(tasks)
+    running: dict[Future, tuple[tuple[PlannedRun, ...], tuple[RunItem, ...]]] = {}
+    stop_error: str | None = None
+
+    def submit(group: tuple[PlannedRun, ...]) -> None:
+        nonlocal stop_error
+        known = group[0].known
+        try:
+            if known not in makers:
+                makers[known] = make_items(known)
+            items = tuple(makers[known](p) for p in group)
+        except DecipherError as e:
+            stop_error = str(e)
+            for p in [q for t in queue for q in t] + list(group):
+                if p.known == known:
+                    row = table.rows[p.run_dir]
+                    row.status, row.error = "failed", str(e)
+            return
+        for p in group:
+            row = table.rows[p.run_dir]
+            row.status, row.error = "running", ""
+            row.attempts += 1
+        running[pool.submit(items)] = (group, items)
+
+    try:
+        while queue or running:
+            while queue and len(running) < limit and stop_error is None:
+                submit(queue.pop(0))
+            table.save()
+            if stop_error is not None:
+                queue.clear()
+            if not running:
+                break
+            done, _ = wait(list(running), return_when=FIRST_COMPLETED)
+            broken = False
+            for fut in done:
+                group, items = running.pop(fut)
+                try:
+                    results = fut.result()
+                except Exception as exc:  # the worker died under the task
+                    broken = True
+                    _killed(table, group, describe_task_error(exc), queue, log)
+                    outcome.killed += len(group)
+                    continue
+                for p, result in zip(group, results):
+                    table.rows[p.run_dir].take(result)
+                    outcome.results[p.run_dir] = result
+                    outcome.ran += 1
+                    log(_line(p, result))
+            if broken and getattr(pool, "kind", "") == "local":
+                # a dead worker breaks a local pool: every task in flight is lost too; redo them
+                for fut, (group, _) in list(running.items()):
+                    running.pop(fut)
+                    _killed(table, group, "its pool lost a worker process; redone", queue, log)
+                pool.reset()
+            table.save()
+    except BaseException:
+        for group, _ in running.values():
+            for p in group:
+                row = table.rows[p.run_dir]
+                row.status, row.error = "interrupted", "the sweep was interrupted; redone on resume"
+        table.save()
+        pool.close(kill=True)
+        raise
+    outcome.error = stop_error
+    return outcome
+
+
+def _killed(table: ResultsTable, group: tuple[PlannedRun, ...], why: str, queue: list, log) -> None:
+    redo = []
+    for p in group:
+        row = table.rows[p.run_dir]
+        if row.attempts >= MAX_ATTEMPTS:
+            row.status, row.error = "failed", f"{why} ({row.attempts} times)"
+            log(f"{p.run_dir}: failed: {row.error}")
+        else:
+            row.status, row.error = "killed", why
+            redo.append(p)
+            log(f"{p.run_dir}: {why}; run again")
+    if redo:
+        queue.insert(0, tuple(redo))
+
+
+def _tasks(todo: Sequence[PlannedRun], seeds_per_task: int) -> list[tuple[PlannedRun, ...]]:
+    """Consecutive runs of one seed group, ``seeds_per_task`` at a time."""
+    size = max(1, int(seeds_per_task))
+    tasks: list[tuple[PlannedRun, ...]] = []
+    for _, group in itertools.groupby(todo, key=lambda p: (p.known, settings_text(p.settings))):
+        runs = list(group)
+        tasks.extend(tuple(runs[i:i + size]) for i in range(0, len(runs), size))
+    return tasks
+
+
+def _line(p: PlannedRun, r: RunResult) -> str:
+    shown = ", ".join(f"{k}={r.metrics[k]:.3f}" for k in ("p_at_1", "p_at_10", "coverage") if k in r.metrics)
+    tail = f": {r.error}" if r.error else (f": {shown}" if shown else "")
+    return f"{p.run_dir}: {r.status} in {r.wall_s:.1f} s{tail}"
+
+
+def with_seed(config, seed: int, settings: Mapping[str, Any]):
+    """``config`` with the run's seed and grid settings (range-checked by Config)."""
+    from engine.config import Config
+
+    return Config.from_dict({**config.to_dict(), **dict(settings), "seed": int(seed)})
+
+
+__all__ = ["RESULT_COLUMNS", "plan", "grid_settings", "parse_grid_sets", "read_grid_file", "drive",
+           "ResultsTable", "read_results", "PlannedRun", "SweepOutcome", "with_seed", "InlinePool", "run_items"]
+
+
+def run_items(items: Sequence[RunItem], pool, *, in_flight: int | None = None,
+              log: Callable[[str], None] = lambda line: None) -> list[RunResult]:
+    """Run ``items`` through ``pool`` (e.g. ``LocalPool(4)``, ``RayPool("local")``, ``InlinePool()``)
+    and return their results in the same order, without a results.csv (a caller that wants resuming
+    uses :func:`drive`). A run whose worker died is started again up to :data:`MAX_ATTEMPTS` times,
+    then comes back ``failed``. Each RunResult carries the run's metrics, final objective, closeness
+    curve, steps, wall time and device."""
+    results: list[RunResult | None] = [None] * len(items)
+    attempts = [0] * len(items)
+    queue = list(range(len(items)))
+    running: dict[Future, int] = {}
+    limit = in_flight or getattr(pool, "workers", None) or 4
+    try:
+        while queue or running:
+            while queue and len(running) < limit:
+                i = queue.pop(0)
+                attempts[i] += 1
+                running[pool.submit((items[i],))] = i
+            done, _ = wait(list(running), return_when=FIRST_COMPLETED)
+            broken = False
+            for fut in done:
+                i = running.pop(fut)
+                try:
+                    results[i] = fut.result()[0]
+                except Exception as exc:
+                    broken = True
+                    why = describe_task_error(exc)
+                    if attempts[i] >= MAX_ATTEMPTS:
+                        results[i] = RunResult(items[i].run_dir, "failed", f"{why} ({attempts[i]} times)")
+                    else:
+                        log(f"{items[i].run_dir}: {why}; run again")
+                        queue.insert(0, i)
+            if broken and getattr(pool, "kind", "") == "local":
+                for fut, i in list(running.items()):
+                    running.pop(fut)
+                    queue.insert(0, i)
+                pool.reset()
+    except BaseException:
+        pool.close(kill=True)
+        raise
+    return [r for r in results if r is not None]

@@ -1,0 +1,366 @@
+"""Runs in worker processes: one run item in, one picklable result out, through the run session;
+the pools that carry them (local processes by default, a Ray cluster when given).
+
+The unit a pool carries is a *task*: a tuple of run items of one seed group (same data and
+settings, different seeds). :func:`run_seed_group` trains them; today it runs them one by one,
+and a batched trainer (K seeds as one model) can replace it without touching the sweep.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import sys
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from engine.errors import DecipherError
+from engine.runs.session import RunSink
+
+def nice_from_env(name: str, default: int) -> int:
+    """A niceness (0..19) from the environment variable ``name``, else ``default``; one line naming
+    the variable when it is not a whole number in range."""
+    text = os.environ.get(name, str(default))
+    try:
+        value = int(text)
+    except ValueError:
+        raise DecipherError(f"{name} must be a whole number 0..19, got {text!r}") from None
+    if not 0 <= value <= 19:
+        raise DecipherError(f"{name} must be a whole number 0..19, got {value}")
+    return value
+
+
+def _worker_nice() -> int:
+    """DECIPHER_WORKER_NICE (0..19), else 10. The test suite sets 0: niced workers starve behind any
+    other busy process, and a test must not take minutes longer because the machine is loaded."""
+    return nice_from_env("DECIPHER_WORKER_NICE", 10)
+
+
+#: Worker processes run at this much lower CPU priority than the app or shell that started them.
+WORKER_NICE = _worker_nice()
+#: Environment of a worker: one thread each for torch's OpenMP, MKL and numba, so that N workers
+#: on N cores do not oversubscribe them (set before torch or numba is imported).
+PINNED_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1",
+              "OPENBLAS_NUM_THREADS": "1"}
+#: Test hook: "<run_dir>|<marker file>" kills the worker (SIGKILL) the first time it starts that
+#: run (the marker records that it did), to test that a killed worker's run is redone.
+KILL_ENV = "DECIPHER_TEST_KILL_RUN"
+RAY_INSTALL = "pip install 'decipher-workbench[cluster]'   (or: pip install 'ray>=2.9')"
+
+
+@dataclass(frozen=True)
+class RunItem:
+    """One run of a sweep or a multi-seed run; picklable (it crosses to a worker process or a Ray task)."""
+
+    run_dir: Path
+    """Where the run's outputs go (metrics.json, matches.csv, steps.csv, checkpoint.pt)."""
+    known: str
+    seed: int
+    settings: str = ""
+    """The grid's settings of this run in words, ``KEY=VALUE`` separated by spaces."""
+    inputs: Any = None
+    """engine.runs.session.RunInputs (file-based runs)."""
+    project: Path | None = None
+    """A project file: the run reads its data there and is recorded there as an ordinary run."""
+    config: Any = None
+    """engine.config.Config of a project run (file-based runs carry it in ``inputs``)."""
+    corpus: str | None = None
+    language: str | None = None
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What a worker hands back for one run item; picklable, no trainer inside."""
+
+    run_dir: Path
+    status: str
+    """``completed``, ``stopped`` or ``failed``."""
+    error: str = ""
+    metrics: dict[str, float] = field(default_factory=dict)
+    """The last evaluation's metrics (coverage; p_at_K with gold) plus ``objective``."""
+    objective: float | None = None
+    wall_s: float = 0.0
+    steps: int = 0
+    device: str = ""
+    closeness: tuple[tuple[float, float], ...] = ()
+    run_id: int | None = None
+    """The run's id in the project (project runs)."""
+    pid: int = 0
+
+
+# ---------------------------------------------------------------------------------------------
+# inside the worker
+
+
+def pin_threads(*, nice: int = WORKER_NICE) -> None:
+    """Make this process a polite worker: one thread for torch/numba/BLAS, lower CPU priority.
+    Call first thing in a fresh worker process (before torch or numba is imported)."""
+    os.environ.update(PINNED_ENV)
+    if nice and hasattr(os, "nice"):
+        try:
+            os.nice(nice)
+        except OSError:  # not allowed here (e.g. some containers): priority is a nicety
+            pass
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+    except Exception:  # torch missing cannot happen in a working install; the run will say so
+        pass
+
+
+def worker_init(nice: int = WORKER_NICE) -> None:
+    """Initializer of a local worker process: pinned threads, lower priority, and Ctrl-C left to
+    the parent (it marks the runs in flight and ends the workers)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    pin_threads(nice=nice)
+
+
+def _maybe_die_for_test(item: RunItem) -> None:
+    spec = os.environ.get(KILL_ENV)
+    if not spec or "|" not in spec:
+        return
+    target, marker = spec.split("|", 1)
+    if Path(target) == Path(item.run_dir) and not Path(marker).exists():
+        Path(marker).write_text(str(os.getpid()), encoding="utf-8")
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+class ObjectiveSink(RunSink):
+    """Computes the run's final objective over the whole corpus (engine/training/final_objective.py)."""
+
+    critical = False
+    name = "the final objective"
+
+    def __init__(self) -> None:
+        self.trainer = None
+        self.values: dict[str, float] = {}
+
+    def started(self, start) -> None:
+        self.trainer = start.trainer
+
+    def finishing(self, outcome) -> None:
+        if self.trainer is not None and outcome.evaluation is not None:
+            from engine.training.final_objective import corpus_objective
+
+            self.values = corpus_objective(self.trainer)
+
+
+def _add_to_metrics(run_dir: Path, values: dict[str, Any]) -> None:
+    """Add ``values`` to the run's metrics.json (written by the output folder sink)."""
+    from engine.io.atomic import write_text
+
+    path = Path(run_dir) / "metrics.json"
+    if not path.exists():
+        return
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data.update(values)
+    write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def run_item(item: RunItem, *, sinks: Sequence[Any] = (), log: Callable[[str], None] | None = None) -> RunResult:
+    """Train one run item through the run session and describe how it ended. Never raises for a
+    failed run (a failure is a result); ``sinks`` are extra session sinks (e.g. a progress bar)."""
+    from engine.runs.session import describe_failure
+
+    _maybe_die_for_test(item)
+    run_dir = Path(item.run_dir)
+    objective = ObjectiveSink()
+    try:
+        if item.project is not None:
+            from engine.project.runner import run_in_project
+
+            run_id, outcome = run_in_project(item.project, config=item.config, corpus=item.corpus,
+                                             language=item.language, out=run_dir,
+                                             sinks=[objective, *sinks], log=log or (lambda line: None))
+        else:
+            from engine.runs.outputs import run_in_folder
+
+            outcome, run_id = run_in_folder(item.inputs, run_dir, sinks=[objective, *sinks]), None
+    except BaseException as exc:  # noqa: BLE001 — a failed run is a row of the results, not a crash
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            raise
+        return RunResult(run_dir, "failed", describe_failure(exc).text.splitlines()[0], pid=os.getpid())
+    metrics = {k: float(v) for k, v in outcome.metrics.items()}
+    value = objective.values.get("objective")
+    extra = {"objective": value, "objective_parts": objective.values} if objective.values else {}
+    if run_id is not None:
+        extra["run_id"] = run_id
+    if extra:
+        _add_to_metrics(run_dir, extra)
+    ev = outcome.evaluation
+    closeness = tuple((float(a), float(b)) for a, b in (ev.closeness if ev is not None else ()))
+    return RunResult(run_dir, outcome.status, "", metrics, value, round(outcome.wall_time_s, 3), outcome.step,
+                     outcome.device, closeness, run_id, os.getpid())
+
+
+def run_seed_group(items: Sequence[RunItem]) -> list[RunResult]:
+    """Train the runs of one seed group (same data and settings, one item per seed). One by one
+    today; a batched trainer that trains the K seeds as one model replaces this function."""
+    return [run_item(item) for item in items]
+
+
+def run_task(items: tuple[RunItem, ...]) -> list[RunResult]:
+    """What a pool carries (a module-level function, so processes and Ray can pickle it)."""
+    return run_seed_group(items)
+
+
+# ---------------------------------------------------------------------------------------------
+# pools
+
+
+def default_workers() -> int:
+    """The cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # macOS, Windows
+        return max(1, os.cpu_count() or 1)
+
+
+def check_workers(n: int) -> int:
+    if not isinstance(n, int) or n < 1:
+        raise DecipherError(f"--workers must be at least 1, got {n}")
+    if n > 256:
+        raise DecipherError(f"--workers {n} is more than 256; give a number of processes this machine can hold")
+    return n
+
+
+class LocalPool:
+    """Worker processes on this machine (spawned: no inherited torch state), pinned and niced."""
+
+    kind = "local"
+
+    def __init__(self, workers: int, *, nice: int = WORKER_NICE):
+        self.workers = check_workers(workers)
+        self.nice = nice
+        self._executor = None
+
+    def _make(self):
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        # spawned children inherit the environment: pin before they import torch/numba
+        env = {k: os.environ.get(k) for k in PINNED_ENV}
+        os.environ.update(PINNED_ENV)
+        try:
+            return ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                       initializer=worker_init, initargs=(self.nice,))
+        finally:
+            for k, v in env.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+
+    def submit(self, task: tuple[RunItem, ...]) -> Future:
+        if self._executor is None:
+            self._executor = self._make()
+        return self._executor.submit(run_task, task)
+
+    def reset(self) -> None:
+        """After a worker died the executor is broken: end it; the next submit makes a new one."""
+        self.close(kill=True)
+
+    def close(self, *, kill: bool = False) -> None:
+        executor, self._executor = self._executor, None
+        if executor is None:
+            return
+        if kill:
+            # the executor has no public way to end running workers; terminate them by their ids
+            for process in list(getattr(executor, "_processes", {}).values()):
+                try:
+                    process.terminate()
+                except Exception:
+                    pass
+        executor.shutdown(wait=not kill, cancel_futures=True)
+
+
+def _ray_probe(address: str, timeout: float = 3.0) -> None:
+    """Fail fast, in one line, when nothing listens at a Ray address (ray.init would wait long)."""
+    if address in ("auto",):
+        return
+    rest = address.split("://", 1)[-1]
+    host, _, port = rest.rpartition(":")
+    if not host or not port.isdigit():
+        raise DecipherError(f"--ray {address}: give HOST:PORT (e.g. 10.0.0.5:6379 or ray://10.0.0.5:10001), "
+                            "'auto', or 'local'")
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout):
+            pass
+    except OSError as e:
+        raise DecipherError(f"--ray {address}: no Ray cluster answers there ({e.strerror or e}); "
+                            "start one with `ray start --head`, or use --ray local") from None
+
+
+def import_ray():
+    try:
+        import ray
+    except ImportError:
+        raise DecipherError(f"--ray needs the Ray package, which is not installed: {RAY_INSTALL}") from None
+    return ray
+
+
+class RayPool:
+    """Each task a Ray task: on a cluster at ``address``, or on one started here (``local``).
+
+    The run folders must be on a filesystem every node sees at the same path (results and
+    outputs are written by the workers). Ray's own retries are off: a task whose worker died comes
+    back as an error, and the sweep marks and redoes the run as it does for a local worker.
+    """
+
+    kind = "ray"
+
+    def __init__(self, address: str, *, workers: int | None = None, gpus_per_run: float = 0.0,
+                 init_timeout_s: float = 60.0, started: bool | None = None):
+        self.ray = import_ray()
+        self.address = address
+        self.gpus_per_run = gpus_per_run
+        env = {"env_vars": dict(PINNED_ENV)}
+        self._ours = False
+        if not self.ray.is_initialized():
+            if address == "local":
+                self.ray.init(num_cpus=workers or default_workers(), include_dashboard=False,
+                              runtime_env=env, log_to_driver=False, configure_logging=False)
+            else:
+                _ray_probe(address)
+                try:
+                    self.ray.init(address=address, runtime_env=env, log_to_driver=False)
+                except Exception as e:
+                    first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+                    raise DecipherError(f"--ray {address}: cannot join the cluster ({first})") from None
+            self._ours = True
+        self._remote = self.ray.remote(max_retries=0, num_cpus=1, num_gpus=gpus_per_run)(_ray_task)
+
+    def submit(self, task: tuple[RunItem, ...]) -> Future:
+        return self._remote.remote(task).future()
+
+    def reset(self) -> None:
+        pass
+
+    def close(self, *, kill: bool = False) -> None:
+        if self._ours:
+            self.ray.shutdown()
+            self._ours = False
+
+
+def _ray_task(task: tuple[RunItem, ...]) -> list[RunResult]:
+    pin_threads()
+    return run_task(task)
+
+
+def describe_task_error(exc: BaseException) -> str:
+    """A task that came back as an exception (its worker process died): one line."""
+    name = type(exc).__name__
+    if name == "BrokenProcessPool":
+        return "the worker process died (killed, or out of memory)"
+    if name in ("WorkerCrashedError", "NodeDiedError", "ActorDiedError"):
+        return f"the Ray worker died ({name})"
+    first = (str(exc).strip().splitlines() or [""])[0]
+    return f"{name}: {first}" if first else name
+
+
+print_err: Callable[[str], None] = lambda line: print(line, file=sys.stderr)  # noqa: E731

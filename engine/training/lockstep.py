@@ -1,0 +1,318 @@
+"""K seeds of one setting trained in lockstep: one edit DP and one word-boundary DP per step for all.
+
+Each seed keeps everything a single run has: its own :class:`~engine.training.trainer.Trainer` (model,
+optimiser, batch sampler and its random streams, checkpoint format, evaluation), its own batches
+and its own dropout masks. Only the work is shared: the K seeds' batches are merged and scored in
+one pass of the fused edit DP (each start reads its own seed's cost table) and one pass of the
+compiled lattice, and the loss is the sum of the K seeds' losses (the seeds share no parameter, so
+each gets exactly its own gradient; clipping and the SGD step are per seed). So the K runs are the
+K independent single runs, to float rounding (tests/engine/test_multiseed.py).
+
+    group = SeedGroup(corpus, vocabulary, config, seeds=[0, 1, 2, 3, 4], gold=gold)
+    group.train()                      # or: for events in group.run(): ...
+    group.trainers[k]                  # seed k's Trainer: evaluate(), mapping(), save_checkpoint()
+
+:func:`train_seeds` runs a group under the session's sinks and checkpoints, one outcome per seed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import time
+from pathlib import Path
+from typing import Callable, Generator, Sequence
+
+import numpy as np
+import torch
+
+from engine.config import Config
+from engine.model.lattice import forward_sums
+from engine.model.objective import lattice_log_o, log_match_prior, pin_penalty
+from engine.results import EvalEvent, FinishedEvent, StepEvent
+from engine.model.scoring import SpanBatch, make_batch, place_emissions, span_given_match, span_scores
+from engine.training.trainer import Trainer, TrainingDiverged, set_learning_rate
+
+
+def merge_batches(batches: Sequence[SpanBatch]) -> tuple[SpanBatch, torch.Tensor, list[tuple[int, int]]]:
+    """One SpanBatch holding every seed's batch (chunk rows and starts one after the other), the
+    seed of each start, and each seed's range of chunk rows."""
+    rows, starts, tables = [], 0, []
+    offset = 0
+    for k, b in enumerate(batches):
+        B = b.chunk_len.shape[0]
+        rows.append((offset, offset + B))
+        tables.append(torch.full((b.n_starts,), k, dtype=torch.long))
+        offset += B
+    merged = SpanBatch(
+        chunk_indices=[c for b in batches for c in b.chunk_indices],
+        chunk_len=torch.cat([b.chunk_len for b in batches]),
+        start_chunk=torch.cat([b.start_chunk + r[0] for b, r in zip(batches, rows)]),
+        start_offset=torch.cat([b.start_offset for b in batches]),
+        windows=torch.cat([b.windows for b in batches]),
+        span_len=torch.cat([b.span_len for b in batches]),
+        valid=torch.cat([b.valid for b in batches]),
+        lattice_lengths=batches[0].lattice_lengths,
+    )
+    return merged, torch.cat(tables), rows
+
+
+class SeedGroup:
+    """K trainers of one setting, differing only in their seed, stepped together on the CPU."""
+
+    def __init__(self, corpus, vocabulary, config: Config, seeds: Sequence[int], *, gold=(), pins=(),
+                 states: Sequence[dict | None] | None = None):
+        if not seeds:
+            raise ValueError("a seed group needs at least one seed")
+        if len(set(seeds)) != len(seeds):
+            raise ValueError(f"the seeds must differ, got {list(seeds)}")
+        if config.candidate_stems > 0:
+            from engine.errors import InputError
+            raise InputError("setting candidate_stems: seeds trained together (--seeds) do not support it yet; "
+                             "run each seed on its own")
+        if config.restarts > 1:
+            from engine.errors import InputError
+            raise InputError("setting restarts: seeds trained in lockstep do not support it; run each seed on its "
+                             "own (decipher run --seeds does)")
+        self.seeds = [int(s) for s in seeds]
+        self.trainers: list[Trainer] = []
+        self._torch_rng: list[torch.Tensor] = []
+        self._numpy_rng: list[tuple] = []
+        states = list(states) if states is not None else [None] * len(seeds)
+        for seed, state in zip(self.seeds, states):
+            # Trainer() seeds torch and numpy and draws the model's initial values: keep each seed's
+            # streams as a single run would have them, and switch to them whenever that seed draws.
+            t = Trainer(corpus, vocabulary, config.replace(seed=seed), gold=gold, pins=pins, state=state,
+                        live_interval=None)
+            self._torch_rng.append(torch.get_rng_state())
+            self._numpy_rng.append(np.random.get_state())
+            if self.trainers:       # one prepared problem for all (it caches the stem trie)
+                t.prep = t.sampler.prep = self.trainers[0].prep
+            self.trainers.append(t)
+        first = self.trainers[0]
+        if first.device.type != "cpu":
+            raise ValueError("a seed group trains on the CPU (on a GPU, run the seeds as separate runs)")
+        self.prep = first.prep
+        self.config = first.config
+        self._stop = False
+
+    @property
+    def step(self) -> int:
+        return self.trainers[0].step
+
+    def request_stop(self) -> None:
+        self._stop = True
+
+    @contextlib.contextmanager
+    def random_streams(self, k: int):
+        """Run a block with seed k's torch and numpy random streams (and keep what it drew)."""
+        outer_t, outer_n = torch.get_rng_state(), np.random.get_state()
+        torch.set_rng_state(self._torch_rng[k])
+        np.random.set_state(self._numpy_rng[k])
+        try:
+            yield
+        finally:
+            self._torch_rng[k] = torch.get_rng_state()
+            self._numpy_rng[k] = np.random.get_state()
+            torch.set_rng_state(outer_t)
+            np.random.set_state(outer_n)
+
+    # ---- one step for every seed ----
+    def losses(self, batches: Sequence[SpanBatch], step: int):
+        """Every seed's loss on its batch (as Trainer's batch_objective computes it), the parts and
+        coverage ratios, sharing one edit DP and one lattice pass."""
+        cfg, prep = self.config, self.prep
+        K = len(self.trainers)
+        gamma = cfg.insertion_cost(step)
+        first, second = [], []
+        for k, t in enumerate(self.trainers):
+            with self.random_streams(k):
+                first.append(t.model.log_probs(dropout=True))
+                # the second dropout sample (Omega_loss, pins), drawn in the single run's order
+                second.append(t.model.log_probs(dropout=True))
+        merged, col_table, rows = merge_batches(batches)
+        units, lens = first_trainer_stems(self.trainers[0])
+        scores = span_scores(torch.stack(first), prep, merged, gamma, units, lens, impl="fused",
+                             col_table=col_table)
+        log_e = span_given_match(scores, prep.n_stems)
+        emit = place_emissions(log_e + log_match_prior(prep), merged)
+        log_r = math.log(cfg.reward_scale) + log_e / merged.span_len.to(log_e.dtype)
+        reward = place_emissions(log_r, merged)
+        sums = forward_sums(emit, reward, merged.chunk_len, merged.lattice_lengths, lattice_log_o(prep))
+        out = []
+        for k, t in enumerate(self.trainers):
+            a, b = rows[k]
+            n_chars = float(merged.chunk_len[a:b].sum())
+            quality = sums.quality[a:b].sum() / n_chars
+            cov_ratio = sums.coverage[a:b].sum() / n_chars
+            coverage_loss = torch.clamp(cfg.coverage_target(step) - cov_ratio, min=0.0)
+            probs = second[k].exp()
+            sound = t.model.sound_loss(probs) / n_chars
+            pin_term = pin_penalty(probs, t._pin_index)
+            likelihood = -sums.log_px[a:b].sum() / n_chars
+            loss = (-cfg.quality_weight * quality + cfg.coverage_weight * coverage_loss
+                    + cfg.sound_loss_weight * sound + cfg.pin_weight * pin_term)
+            if cfg.likelihood_weight:
+                loss = loss + cfg.likelihood_weight * likelihood
+            parts = {"total": float(loss.detach()), "quality": float(quality.detach()),
+                     "coverage": float(coverage_loss.detach()), "sound_loss": float(sound.detach()),
+                     "pins": float(pin_term.detach()), "log_likelihood": float(-likelihood.detach())}
+            out.append((loss, parts, float(cov_ratio.detach())))
+        return out
+
+    def train_step(self, batches: Sequence[SpanBatch] | None = None) -> list[tuple[dict, float]]:
+        """One SGD step for every seed (each on its own next batch unless ``batches`` are given)."""
+        cfg = self.config
+        step = self.step
+        if batches is None:
+            floor = cfg.span_floor(step)    # the long-spans-first curriculum, as Trainer.run
+            for t in self.trainers:
+                t.sampler.min_length = floor
+            batches = [make_batch(self.prep, t.sampler.next_batch(), min_span=floor) for t in self.trainers]
+        results = self.losses(batches, step)
+        for t in self.trainers:
+            t.optimizer.zero_grad(set_to_none=True)
+        torch.stack([r[0] for r in results]).sum().backward()
+        for (loss, _, _), t in zip(results, self.trainers):
+            if cfg.clip_norm > 0:
+                torch.nn.utils.clip_grad_norm_(t.model.parameters(), cfg.clip_norm)
+            if not torch.isfinite(loss):
+                raise TrainingDiverged(f"seed {t.config.seed}: the loss became {float(loss)} at step {step + 1}")
+        for t in self.trainers:
+            set_learning_rate(t.optimizer, cfg.learning_rate(step))
+            t.optimizer.step()
+            if not t._parameters_finite():
+                raise TrainingDiverged(f"seed {t.config.seed}: the model's parameters became non-finite at "
+                                       f"step {step + 1}")
+            t.step += 1
+        return [(parts, cov) for _, parts, cov in results]
+
+    def run(self, steps: int | None = None) -> Generator[list, None, None]:
+        """Train to ``steps`` (default: the settings' steps). Yields, after each step, the list of
+        the K seeds' events (StepEvent, then EvalEvent at evaluation steps and at the end, then
+        FinishedEvent), the same events each seed's Trainer.run would give."""
+        cfg = self.config
+        total = cfg.steps if steps is None else steps
+        t_start = time.perf_counter() - self.trainers[0].elapsed
+        reason = "completed"
+        while self.step < total:
+            if self._stop:
+                reason = "stopped"
+                break
+            results = self.train_step()
+            elapsed = time.perf_counter() - t_start
+            events = []
+            for t, (parts, cov) in zip(self.trainers, results):
+                t.elapsed = elapsed
+                events.append(StepEvent(t.step, total, parts, cov, cfg.insertion_cost(t.step),
+                                        cfg.coverage_target(t.step), elapsed))
+            yield events
+            if cfg.eval_interval > 0 and self.step % cfg.eval_interval == 0 and self.step < total:
+                yield [t._eval_event() for t in self.trainers]
+        if self.step > 0 or reason == "completed":
+            yield [t._eval_event() for t in self.trainers]
+        elapsed = time.perf_counter() - t_start
+        for t in self.trainers:
+            t.elapsed = elapsed
+        yield [FinishedEvent(t.step, reason, elapsed) for t in self.trainers]
+
+    def train(self, steps: int | None = None) -> None:
+        for _ in self.run(steps):
+            pass
+
+    def state(self, k: int) -> dict:
+        """Seed k's checkpoint state, exactly what its single run's Trainer.state() would hold."""
+        with self.random_streams(k):
+            return self.trainers[k].state()
+
+    def save_checkpoint(self, k: int, path: str | Path) -> Path:
+        with self.random_streams(k):
+            return self.trainers[k].save_checkpoint(path)
+
+
+def first_trainer_stems(trainer: Trainer):
+    return trainer._units, trainer._lens
+
+
+def train_seeds(inputs, seeds: Sequence[int], *, sinks_for: Callable[[int], Sequence] | None = None,
+                checkpoint_for: Callable[[int], Path | None] | None = None, steps: int | None = None):
+    """Train ``inputs`` (an engine.runs.session.RunInputs, not a resume) once per seed, as one group.
+
+    ``sinks_for(seed)``: that seed's RunSinks (e.g. an OutputFolder for DIR/seed-K); they receive
+    started, step, evaluation, checkpoint, finishing, finished / failed and close, as under a
+    RunSession. ``checkpoint_for(seed)``: that seed's checkpoint file (written at every
+    evaluation and at the end), or None. Returns one engine.runs.session.RunOutcome per seed, in order.
+    """
+    from engine.runs.session import RunOutcome, RunStart, describe_device, final_status
+
+    if inputs.resume is not None:
+        raise ValueError("a seed group starts fresh runs; resume a seed as a single run")
+    t0 = time.perf_counter()
+    sinks = [list(sinks_for(s)) if sinks_for else [] for s in seeds]
+    paths = [checkpoint_for(s) if checkpoint_for else None for s in seeds]
+
+    def each(k, method, *args, quiet=False):
+        for sink in sinks[k]:
+            if quiet or not getattr(sink, "critical", True):
+                try:
+                    getattr(sink, method)(*args)
+                except Exception:
+                    pass
+            else:
+                getattr(sink, method)(*args)
+
+    group = None
+    try:
+        group = SeedGroup(inputs.corpus, inputs.vocabulary, inputs.config, seeds, gold=inputs.gold,
+                          pins=inputs.pins or ())
+        device = describe_device(group.trainers[0])
+        for k, t in enumerate(group.trainers):
+            each(k, "started", RunStart(t, t.config, device, 0, t.config.steps, tuple(t.pins)))
+        saved = [None] * len(seeds)
+
+        def checkpoint(k):
+            if paths[k] is not None and saved[k] != group.trainers[k].step:
+                Path(paths[k]).parent.mkdir(parents=True, exist_ok=True)
+                group.save_checkpoint(k, paths[k])
+                saved[k] = group.trainers[k].step
+                each(k, "checkpoint", Path(paths[k]), saved[k])
+
+        reason = "completed"
+        for events in group.run(steps):
+            for k, ev in enumerate(events):
+                if isinstance(ev, StepEvent):
+                    each(k, "step", ev)
+                elif isinstance(ev, EvalEvent):
+                    each(k, "evaluation", ev)
+                    checkpoint(k)
+                elif isinstance(ev, FinishedEvent):
+                    reason = ev.reason
+        outcomes = []
+        for k, t in enumerate(group.trainers):
+            checkpoint(k)
+            outcome = RunOutcome(final_status(reason), reason, t.step, 0, time.perf_counter() - t0, device,
+                                 Path(paths[k]) if saved[k] is not None else None, t.last_evaluation)
+            each(k, "finishing", outcome)
+            each(k, "finished", outcome, quiet=True)
+            outcomes.append(outcome)
+        return outcomes
+    except BaseException as e:
+        step = group.step if group is not None else None
+        for k in range(len(seeds)):
+            each(k, "failed", e, step, quiet=True)
+        raise
+    finally:
+        for k in range(len(seeds)):
+            each(k, "close", quiet=True)
+
+
+def train_seeds_in_folders(inputs, seeds: Sequence[int], folder_for: Callable[[int], Path], *,
+                           sinks_for: Callable[[int], Sequence] | None = None, steps: int | None = None):
+    """engine.runs.outputs.run_in_folder for K seeds at once: seed s writes ``decipher run --out``
+    outputs (checkpoint.pt, metrics.json, matches.csv, steps.csv) to ``folder_for(s)``."""
+    from engine.runs.outputs import OutputFolder, prepare_output_folder
+
+    folders = {s: prepare_output_folder(Path(folder_for(s))) for s in seeds}
+    return train_seeds(inputs, seeds, steps=steps,
+                       sinks_for=lambda s: [OutputFolder(folders[s]), *(sinks_for(s) if sinks_for else ())],
+                       checkpoint_for=lambda s: folders[s] / "checkpoint.pt")
