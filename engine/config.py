@@ -660,3 +660,41 @@ def settings_markdown() -> str:
 
 if __name__ == "__main__":
     print(settings_markdown(), end="")
+
+
+# ---- settings from a front end's options ------------------------------------------------------
+
+FLAG_SETTINGS = ("steps", "seed", "device", "segmented")
+"""Settings that the command line also takes as their own flags (``--steps 500``)."""
+
+
+def config_from_options(*, preset: str | None = None, config_file: Path | str | None = None,
+                        assignments: Iterable[str] = (), **flags: Any) -> Config:
+    """The settings of a run from a front end's options: the preset, then the TOML file (the
+    preset wins over it), then ``KEY=VALUE`` assignments, then the flags (``steps``, ``seed``,
+    ``device``, ``segmented``; None means not given). Every value is checked; errors name the key
+    (and the file)."""
+    base: dict = dict(PRESETS.get(preset or "paper", {}))
+    if config_file:
+        base.update(Config.from_toml(config_file).to_dict())
+        base.update(PRESETS.get(preset, {}) if preset else {})
+    base.update(parse_assignments(assignments))
+    base.update(_given_flags(flags))
+    return Config.from_dict(base)
+
+
+def resume_overrides(*, preset: str | None = None, config_file: Path | str | None = None,
+                     assignments: Iterable[str] = (), **flags: Any) -> dict[str, Any]:
+    """For a resumed run, the settings the user gave explicitly (the run keeps its own for the
+    rest, its target number of steps included). A TOML file or a preset counts as every setting."""
+    if config_file or preset:
+        return config_from_options(preset=preset, config_file=config_file, assignments=assignments,
+                                   **flags).to_dict()
+    return {**parse_assignments(assignments), **_given_flags(flags)}
+
+
+def _given_flags(flags: dict[str, Any]) -> dict[str, Any]:
+    unknown = set(flags) - set(FLAG_SETTINGS)
+    if unknown:
+        raise TypeError(f"not a flag setting: {', '.join(sorted(unknown))}")
+    return {k: v for k, v in flags.items() if v is not None}

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from engine.config import PRESETS
 from engine.errors import DecipherError
+from engine.runs.workers import make_pool
 
 
 def _log(line: str) -> None:
@@ -105,34 +106,19 @@ def check_numbers(args) -> None:
         raise DecipherError("--lost-name must not be empty")
 
 
-def make_pool(workers: int | None, ray: str | None, gpus_per_run: float = 0.0):
-    """The pool ``decipher sweep`` would use for the same --workers/--ray, and its runs in flight."""
-    from engine.runs.workers import LocalPool, RayPool, default_workers
-
-    n = workers or default_workers()
-    if ray:
-        pool = RayPool(ray, workers=n if ray == "local" else None, gpus_per_run=gpus_per_run)
-        return pool, (n if ray == "local" else max(n, 64)), n
-    return LocalPool(n), n, n
-
-
 def cmd_closeness(args) -> int:
-    from engine.cli.main import make_config
+    from engine.config import config_from_options
     from engine.closeness.runs import append_results, run_comparison
     from engine.closeness.comparison import plan_comparison, unranked
-    from engine.corpus import Corpus
-    from engine.io.tables import read_lost, read_prior
+    from engine.runs.inputs import read_run_files
     from engine.runs.outputs import prepare_output_folder
 
     check_numbers(args)
     candidates = parse_candidates(args.known)
-    ns = argparse.Namespace(preset=args.preset, config=args.config, set=args.set, steps=args.steps, seed=None,
-                            device=args.device, segmented=None)
-    config = make_config(ns)
-    if not args.lost.is_file():
-        raise DecipherError(f"{args.lost}: no such lost-text file")
-    corpus = Corpus(args.lost.stem, tuple(read_lost(args.lost)))
-    pins = tuple(read_prior(args.prior)) if args.prior is not None else ()
+    config = config_from_options(preset=args.preset, config_file=args.config, assignments=args.set,
+                                 steps=args.steps, device=args.device)
+    files = read_run_files(args.lost, prior=args.prior)
+    corpus, pins = files.corpus, files.pins
     plan = plan_comparison(corpus, candidates, seeds=tuple(args.seeds), n_null=args.null, stems=args.stems,
                            config=config, null_mode=args.null_mode, restarts=args.restarts)
     for name, why in plan.failures.items():  # a candidate that cannot be read stops nothing else
@@ -172,4 +158,4 @@ def cmd_closeness(args) -> int:
     return 1 if (comparison.run_failures or plan.failures) else 0
 
 
-__all__ = ["add_closeness_parser", "check_numbers", "cmd_closeness", "make_pool", "parse_candidates"]
+__all__ = ["add_closeness_parser", "check_numbers", "cmd_closeness", "parse_candidates"]

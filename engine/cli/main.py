@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Sequence
 
 from engine import __version__
-from engine.config import PRESETS, Config, parse_assignments
+from engine.config import FLAG_SETTINGS, PRESETS, Config, config_from_options, resume_overrides
 from engine.errors import DecipherError
 
 EXIT_INPUT = 2
@@ -124,32 +124,27 @@ def build_parser() -> argparse.ArgumentParser:
                                    "KNOWN CSV for closeness (`decipher dataset candidates --help`).")
     d.add_argument("name", choices=["gothic", "candidates", "iberian"], help="which dataset builder")
     d.add_argument("args", nargs=argparse.REMAINDER, help="the builder's own options (see its --help)")
-    b = sub.add_parser("bench", help="time training steps on the benchmark workloads (needs the source tree)",
-                       description="Training speed on fixed workloads; see benchmarks/speed.py.")
-    _bench_module_arguments(b)
+    sub.add_parser("bench", add_help=False,
+                   help="time training steps on the benchmark workloads (benchmarks/speed.py of a source checkout; "
+                        "`decipher bench --help` lists its options)")
     return parser
 
 
-def _bench_module():
-    """benchmarks/ lives beside engine/ in the source tree (it is not part of an installed wheel)."""
-    root = Path(__file__).resolve().parent.parent
-    if not (root / "benchmarks" / "speed.py").exists():
-        raise DecipherError("decipher bench needs the source tree (benchmarks/speed.py is not installed)")
-    if str(root) not in sys.path:
-        sys.path.insert(0, str(root))
-    import benchmarks.speed as speed
-    return speed
+SOURCE_ROOT = Path(__file__).resolve().parents[2]
 
 
-def _bench_module_arguments(parser) -> None:
-    try:
-        _bench_module().add_arguments(parser)
-    except DecipherError:
-        pass
+def run_bench(argv: Sequence[str]) -> int:
+    """``decipher bench …``: runs ``python -m benchmarks.speed …`` of a source checkout in a child
+    process (the product never imports benchmarks/; a wheel does not ship it)."""
+    import os
+    import subprocess
 
-
-def cmd_bench(args) -> int:
-    return _bench_module().run(args)
+    if not (SOURCE_ROOT / "benchmarks" / "speed.py").is_file():
+        raise DecipherError("decipher bench runs benchmarks/speed.py of a source checkout, and this "
+                            f"installation has none ({SOURCE_ROOT / 'benchmarks'} is missing)")
+    path = os.pathsep.join([str(SOURCE_ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
+    cmd = [sys.executable, "-m", "benchmarks.speed", *argv]
+    return subprocess.run(cmd, cwd=SOURCE_ROOT, env={**os.environ, "PYTHONPATH": path}).returncode
 
 
 def cmd_dataset(args) -> int:
@@ -163,37 +158,14 @@ def cmd_dataset(args) -> int:
     return gothic_main(args.args)
 
 
-def parse_settings(pairs: Sequence[str]) -> dict:
-    """``KEY=VALUE`` strings -> typed, range-checked settings (engine.config.parse_assignments)."""
-    return parse_assignments(pairs, what="--set")
+def config_of(args) -> Config:
+    """The settings of ``decipher run`` from its options (engine.config.config_from_options)."""
+    return config_from_options(**_setting_options(args))
 
 
-def make_config(args) -> Config:
-    """Preset, then the --config file (the preset wins over it), then --set, then the flags;
-    every value is checked by the config module, errors name the key (and the file)."""
-    base: dict = dict(PRESETS.get(args.preset or "paper", {}))
-    if args.config:
-        base.update(Config.from_toml(args.config).to_dict())
-        base.update(PRESETS.get(args.preset, {}) if args.preset else {})
-    base.update(parse_settings(args.set))
-    for name in ("steps", "seed", "device", "segmented"):
-        value = getattr(args, name)
-        if value is not None:
-            base[name] = value
-    return Config.from_dict(base)
-
-
-def resume_overrides(args) -> dict:
-    """With --resume, the settings the user gave explicitly (the run keeps its own for the rest,
-    its target number of steps included). A --config file or --preset counts as every setting."""
-    if args.config or args.preset:
-        return make_config(args).to_dict()
-    out = parse_settings(args.set)
-    for name in ("steps", "seed", "device", "segmented"):
-        value = getattr(args, name)
-        if value is not None:
-            out[name] = value
-    return out
+def _setting_options(args) -> dict:
+    return dict(preset=args.preset, config_file=args.config, assignments=args.set,
+                **{name: getattr(args, name) for name in FLAG_SETTINGS})
 
 
 def cmd_run(args) -> int:
@@ -202,10 +174,9 @@ def cmd_run(args) -> int:
         from engine.cli.sweep import cmd_run_seeds
         return cmd_run_seeds(args)
     from engine.runs.outputs import ProgressBar, prepare_output_folder, run_in_folder
-    from engine.runs.session import RunInputs
 
-    config = make_config(args)
-    overrides = resume_overrides(args) if args.resume else {}
+    config = config_of(args)
+    overrides = resume_overrides(**_setting_options(args)) if args.resume else {}
     every = getattr(args, "checkpoint_every", 10.0)
     if not (every > 0 and every < float("inf")):
         raise DecipherError(f"--checkpoint-every must be a positive number of minutes, not {every}")
@@ -219,20 +190,11 @@ def cmd_run(args) -> int:
         return 130 if outcome.reason == "interrupted" else 0
     if args.out is None or args.lost is None or args.known is None:
         raise DecipherError("decipher run needs --lost, --known and --out (or --project)")
-    from engine.corpus import Corpus, Vocabulary
-    from engine.io.tables import read_gold, read_known, read_lost, read_prior
+    from engine.runs.inputs import inputs_from_files
 
-    inscriptions = read_lost(args.lost)
-    stems = read_known(args.known)
-    gold = read_gold(args.gold, inscriptions=inscriptions) if args.gold else []
-    from engine.io.goldcheck import check_gold
-    for warning in check_gold(gold, (s.form for s in stems), path=args.gold, vocabulary=str(args.known)):
-        print(f"warning: {warning}", file=sys.stderr)
-    pins = read_prior(args.prior) if args.prior else []
+    inputs = inputs_from_files(args.lost, args.known, config, gold=args.gold, prior=args.prior,
+                               resume=args.resume, overrides=overrides)
     out = prepare_output_folder(args.out)
-    inputs = RunInputs(Corpus(args.lost.stem, tuple(inscriptions)), Vocabulary(args.known.stem, tuple(stems)),
-                       config, gold=tuple(gold), pins=tuple(pins) if pins or not args.resume else None,
-                       resume=args.resume, overrides=overrides)
     outcome = run_in_folder(inputs, out, sinks=[ProgressBar(quiet=args.quiet)], checkpoint_every_s=every * 60,
                             handle_signals=True)
     from engine.runs.outputs import outcome_summary
@@ -312,11 +274,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
+    if argv[:1] == ["bench"]:       # every option goes to benchmarks/speed.py
+        try:
+            return run_bench(argv[1:])
+        except DecipherError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return EXIT_INPUT
     args = parser.parse_args(argv)  # --help and --version print here
     from engine.cli.sweep import cmd_sweep
-    handlers = {"run": cmd_run, "import-cog": cmd_import_cog, "dataset": cmd_dataset, "bench": cmd_bench,
-                "sweep": cmd_sweep, "sample": cmd_sample}
+    handlers = {"run": cmd_run, "import-cog": cmd_import_cog, "dataset": cmd_dataset, "sweep": cmd_sweep,
+                "sample": cmd_sample}
     try:
         code = handlers[args.command](args) if args.command in handlers else args.handler(args)
         sys.stdout.flush()  # a reader that left (`| head`) shows here, not at interpreter exit

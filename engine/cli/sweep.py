@@ -62,19 +62,11 @@ def add_sweep_parser(sub) -> None:
     p.add_argument("--out", type=Path, required=True, help="the sweep's folder (results.csv and every run)")
 
 
-def _config_args(args, **over) -> argparse.Namespace:
-    ns = argparse.Namespace(preset=args.preset, config=args.config, set=[], steps=args.steps, seed=None,
-                            device=args.device, segmented=None)
-    for k, v in over.items():
-        setattr(ns, k, v)
-    return ns
-
-
 def cmd_sweep(args) -> int:
-    from engine.cli.main import make_config, parse_settings
+    from engine.config import config_from_options, parse_assignments
     from engine.runs.outputs import prepare_output_folder
     from engine.runs.sweep import drive, grid_settings, parse_grid_sets, plan, read_grid_file, with_seed
-    from engine.runs.workers import LocalPool, RayPool, RunItem, check_workers, default_workers
+    from engine.runs.workers import RunItem, check_workers, make_pool
 
     if args.workers is not None:
         check_workers(args.workers)
@@ -84,9 +76,9 @@ def cmd_sweep(args) -> int:
         raise DecipherError(f"--nice must be between 0 and 19, got {args.nice}")
     if args.gpus_per_run < 0 or args.gpus_per_run > 1:
         raise DecipherError(f"--gpus-per-run must be between 0 and 1, got {args.gpus_per_run}")
-    base = make_config(_config_args(args))
-    grid = read_grid_file(args.grid, parse_settings) if args.grid else {}
-    grid.update(parse_grid_sets(args.set, parse_settings))
+    base = config_from_options(preset=args.preset, config_file=args.config, steps=args.steps, device=args.device)
+    grid = read_grid_file(args.grid, parse_assignments) if args.grid else {}
+    grid.update(parse_grid_sets(args.set, parse_assignments))
     if "seed" in grid:
         raise DecipherError("sweep seeds with --seeds, not --set seed=…")
     # a setting with one value is part of every run, not a dimension of the grid
@@ -120,18 +112,17 @@ def cmd_sweep(args) -> int:
                                language=known)
             return item
     else:
-        from engine.corpus import Corpus, Vocabulary
-        from engine.io.tables import read_gold, read_known, read_lost, read_prior
+        from engine.corpus import Vocabulary
+        from engine.io.tables import read_known
+        from engine.runs.inputs import read_run_files
         from engine.runs.session import RunInputs
 
         for k in args.known:
             if not Path(k).is_file():
                 raise DecipherError(f"{k}: no such known-vocabulary file")
-        inscriptions = read_lost(args.lost)
-        gold = tuple(read_gold(args.gold, inscriptions=inscriptions)) if args.gold else ()
-        pins = tuple(read_prior(args.prior)) if args.prior else ()
-        corpus = Corpus(args.lost.stem, tuple(inscriptions))
-        total = sum(len(i.text.replace(" ", "")) for i in inscriptions)
+        files = read_run_files(args.lost, gold=args.gold, prior=args.prior)
+        corpus, gold, pins = files.corpus, files.gold, files.pins
+        total = sum(len(i.text.replace(" ", "")) for i in corpus.inscriptions)
         paths = {Path(k).stem: Path(k) for k in args.known}
         if len(paths) != len(args.known):
             raise DecipherError("two --known files have the same name; results.csv tells runs apart by it")
@@ -146,14 +137,7 @@ def cmd_sweep(args) -> int:
                                                 gold=gold, pins=pins))
             return item
 
-    if args.ray:
-        workers = args.workers or default_workers()
-        pool = RayPool(args.ray, workers=workers if args.ray == "local" else None, gpus_per_run=args.gpus_per_run)
-        limit = workers if args.ray == "local" else max(workers, 64)
-    else:
-        workers = args.workers or default_workers()
-        pool = LocalPool(workers) if args.nice is None else LocalPool(workers, nice=args.nice)
-        limit = workers
+    pool, limit, workers = make_pool(args.workers, args.ray, args.gpus_per_run, nice=args.nice)
     n_known = len({p.known for p in planned})
     _log(f"sweep: {len(planned)} runs ({n_known} known x {len(combos)} settings x {len(seeds)} seeds) "
          f"on {workers} {'Ray' if args.ray else 'local'} worker{'s' if workers != 1 else ''} -> {out}")
@@ -199,7 +183,7 @@ def _settings(p) -> str:
 
 def cmd_run_seeds(args) -> int:
     """``decipher run --seeds …``: one run per seed plus the consensus."""
-    from engine.cli.main import make_config
+    from engine.cli.main import config_of
     from engine.runs.seeds import run_seeds, run_seeds_in_project
     from engine.runs.workers import check_workers
 
@@ -211,23 +195,16 @@ def cmd_run_seeds(args) -> int:
                             "with the same --out")
     if args.out is None:
         raise DecipherError("decipher run --seeds needs --out (the folder for seed-K/, consensus.csv, metrics.json)")
-    config = make_config(args)
+    config = config_of(args)
     if args.project is not None:
         outcome = run_seeds_in_project(args.project, config, args.seeds, args.out, corpus=args.corpus,
                                        language=args.language, workers=args.workers, log=_log)
     else:
         if args.lost is None or args.known is None:
             raise DecipherError("decipher run needs --lost, --known and --out (or --project)")
-        from engine.corpus import Corpus, Vocabulary
-        from engine.io.tables import read_gold, read_known, read_lost, read_prior
-        from engine.runs.session import RunInputs
+        from engine.runs.inputs import inputs_from_files
 
-        inscriptions = read_lost(args.lost)
-        stems = read_known(args.known)
-        gold = read_gold(args.gold, inscriptions=inscriptions) if args.gold else []
-        pins = read_prior(args.prior) if args.prior else []
-        inputs = RunInputs(Corpus(args.lost.stem, tuple(inscriptions)), Vocabulary(args.known.stem, tuple(stems)),
-                           config, gold=tuple(gold), pins=tuple(pins))
+        inputs = inputs_from_files(args.lost, args.known, config, gold=args.gold, prior=args.prior)
         outcome = run_seeds(inputs, args.seeds, args.out, workers=args.workers, log=_log)
     m = outcome.metrics
     gold = f"; P@1 {m['p_at_1']:.3f} (oracle seed {m['oracle_seed']}: {m['oracle_p_at_1']:.3f})" if "p_at_1" in m else ""

@@ -364,3 +364,15 @@ def describe_task_error(exc: BaseException) -> str:
 
 
 print_err: Callable[[str], None] = lambda line: print(line, file=sys.stderr)  # noqa: E731
+
+
+def make_pool(workers: int | None, ray: str | None, gpus_per_run: float = 0.0, *, nice: int | None = None):
+    """The pool for ``--workers`` / ``--ray`` (every command that runs many runs uses this one):
+    ``(pool, runs in flight, workers)``. Local worker processes by default, at most ``workers``
+    at once (default: the cores given); with ``ray`` Ray tasks on the cluster at that address, or
+    on one started here for ``local``."""
+    n = workers or default_workers()
+    if ray:
+        pool = RayPool(ray, workers=n if ray == "local" else None, gpus_per_run=gpus_per_run)
+        return pool, (n if ray == "local" else max(n, 64)), n
+    return (LocalPool(n) if nice is None else LocalPool(n, nice=nice)), n, n

@@ -191,17 +191,18 @@ def test_unreadable_config_file_whoever_runs_the_tests(files, tmp_path, capsys, 
 
 
 def test_config_file_preset_and_set_combine(tmp_path):
-    from types import SimpleNamespace
-
-    from engine.cli.main import make_config
+    from engine.config import config_from_options, resume_overrides
 
     path = tmp_path / "good.toml"
     path.write_text("lr = 1\nsteps = 50\nmin_span = 4\n", encoding="utf-8")
-    args = SimpleNamespace(preset="iberian", config=path, set=["steps=60"], steps=None, seed=7,
-                           device=None, segmented=None)
-    cfg = make_config(args)
+    cfg = config_from_options(preset="iberian", config_file=path, assignments=["steps=60"], steps=None, seed=7)
     # the preset wins over the file (as before), --set and the flags over both
     assert (cfg.lr, cfg.min_span, cfg.coverage_end, cfg.steps, cfg.seed) == (1.0, 3, 0.1, 60, 7)
+    # a resume keeps the checkpoint's settings except those given explicitly; a preset counts as all
+    assert resume_overrides(assignments=["lr=0.5"], steps=900, seed=None) == {"lr": 0.5, "steps": 900}
+    assert resume_overrides(preset="iberian")["coverage_end"] == 0.1
+    with pytest.raises(TypeError):
+        config_from_options(stepz=3)
 
 
 # ---- the metadata table ----------------------------------------------------------------------

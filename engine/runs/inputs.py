@@ -1,0 +1,59 @@
+"""A run's inputs read from LOST/KNOWN/GOLD/PRIOR files: the one reader behind every command."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from engine.config import Config
+from engine.corpus import Corpus, GoldAnnotation, PinnedValue, Vocabulary
+from engine.errors import DecipherError
+from engine.runs.session import RunInputs
+
+
+def _warn(line: str) -> None:
+    print(f"warning: {line}", file=sys.stderr)
+
+
+@dataclass(frozen=True)
+class RunFiles:
+    """What LOST, KNOWN, GOLD and PRIOR files hold, read and checked (each may be absent)."""
+
+    corpus: Corpus | None
+    vocabulary: Vocabulary | None
+    gold: tuple[GoldAnnotation, ...]
+    pins: tuple[PinnedValue, ...]
+
+
+def read_run_files(lost: Path | None = None, known: Path | None = None, gold: Path | None = None,
+                   prior: Path | None = None, *, warn: Callable[[str], None] = _warn) -> RunFiles:
+    """Read the files a run is built from. Gold is checked against the lost text (and, with a
+    known file, against its stems: what cannot be matched is a warning, not an error)."""
+    from engine.io.goldcheck import check_gold
+    from engine.io.tables import read_gold, read_known, read_lost, read_prior
+
+    for what, path in (("lost-text", lost), ("known-vocabulary", known), ("gold", gold), ("prior", prior)):
+        if path is not None and not Path(path).is_file():
+            raise DecipherError(f"{path}: no such {what} file")
+    inscriptions = read_lost(lost) if lost is not None else None
+    stems = read_known(known) if known is not None else None
+    golds = read_gold(gold, inscriptions=inscriptions) if gold is not None else []
+    if golds and stems is not None:
+        for warning in check_gold(golds, (s.form for s in stems), path=gold, vocabulary=str(known)):
+            warn(warning)
+    return RunFiles(Corpus(Path(lost).stem, tuple(inscriptions)) if inscriptions is not None else None,
+                    Vocabulary(Path(known).stem, tuple(stems)) if stems is not None else None,
+                    tuple(golds), tuple(read_prior(prior)) if prior is not None else ())
+
+
+def inputs_from_files(lost: Path, known: Path, config: Config, *, gold: Path | None = None,
+                      prior: Path | None = None, resume: Path | None = None,
+                      overrides: Mapping[str, Any] | None = None,
+                      warn: Callable[[str], None] = _warn) -> RunInputs:
+    """RunInputs from files. On a resume without pins from a PRIOR file the checkpoint keeps its own."""
+    files = read_run_files(lost, known, gold, prior, warn=warn)
+    keep_pins = resume is not None and not files.pins
+    return RunInputs(files.corpus, files.vocabulary, config, gold=files.gold,
+                     pins=None if keep_pins else files.pins, resume=resume, overrides=dict(overrides or {}))
