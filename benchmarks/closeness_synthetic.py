@@ -32,7 +32,7 @@ from typing import Sequence
 
 import numpy as np
 
-from engine.closeness.comparison import (Comparison, PlanItem, RunRecord, RunResult, compare, plan_comparison, record,
+from engine.closeness.comparison import (Comparison, PlanItem, ScoredRun, CandidateRun, compare, plan_comparison, record,
                                summarise, train_run)
 from engine.config import Config
 from engine.datasets.synthetic import make_cipher
@@ -71,7 +71,7 @@ def run(*, seeds: Sequence[int] = (0, 1, 2), n_null: int = 3, steps: int = 200, 
                 done[_dump_key(row)] = _result(row)
     dump_file = open(dump, "a", encoding="utf-8") if dump else None
 
-    def run_fn(item: PlanItem) -> RunResult:
+    def run_fn(item: PlanItem) -> CandidateRun:
         key = (item.known, item.null, item.seed, item.restart, item.config.steps)
         return done[key] if key in done else train_run(item)
 
@@ -132,13 +132,13 @@ def _dump_key(row: dict) -> tuple:
     return (row["known"], row["null"], row["seed"], row.get("restart", 0), row["steps"])
 
 
-def _result(r: dict) -> RunResult:
-    return RunResult(tuple(tuple(p) for p in r["curve"]), r["coverage"], r["steps"], r["wall_s"],
+def _result(r: dict) -> CandidateRun:
+    return CandidateRun(tuple(tuple(p) for p in r["curve"]), r["coverage"], r["steps"], r["wall_s"],
                      None if r["mapping"] is None else np.array(r["mapping"]), tuple(r["known_units"]),
                      tuple(tuple(x) for x in r["spans"]), tuple(r["margins"]), r.get("objective"))
 
 
-def _dumped(rec: RunRecord) -> dict:
+def _dumped(rec: ScoredRun) -> dict:
     r = rec.result
     return {"known": rec.item.known, "seed": rec.item.seed, "null": rec.item.null, "restart": rec.item.restart,
             "objective": r.objective, "score": rec.score,
@@ -197,11 +197,11 @@ def analyse(path: str, *, seeds: Sequence[int] | None = None, restarts: int | No
     records = comparison.records  # the kept restart of each seed
     text = {i.id: i.units for i in cipher.corpus.inscriptions}
 
-    def margin(res: RunResult) -> float:
+    def margin(res: CandidateRun) -> float:
         w = [e - s for _, s, e, _ in res.spans]
         return sum(a * m for a, m in zip(w, res.margins)) / sum(w) if sum(w) else math.nan
 
-    def one_string(res: RunResult) -> float:
+    def one_string(res: CandidateRun) -> float:
         strings: dict[str, Counter] = defaultdict(Counter)
         for ins, s, e, ipa in res.spans:
             strings[ipa]["".join(text[ins][s:e])] += e - s
@@ -211,7 +211,7 @@ def analyse(path: str, *, seeds: Sequence[int] | None = None, restarts: int | No
     lines = [report(comparison), "", separation(comparison), "",
              "per-run signals tried (mean ± sd over the group's runs):",
              "candidate  null  score          margin         one-string"]
-    groups: dict[tuple, list[RunResult]] = defaultdict(list)
+    groups: dict[tuple, list[CandidateRun]] = defaultdict(list)
     for rec in records:
         groups[(rec.item.known, rec.item.null)].append(rec)
     for (known, null), recs in groups.items():

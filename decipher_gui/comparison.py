@@ -286,7 +286,8 @@ class ComparisonJob(QObject):
         return not self.running()
 
     def _run(self) -> None:  # on the job's own thread: no widget is touched here
-        from engine.closeness.runs import Stopped, StoppablePool, run_comparison
+        from engine.closeness.runs import StoppablePool, run_comparison
+        from engine.runs.workers import RunsStopped
         from engine.closeness.comparison import plan_comparison
 
         r = self.request
@@ -302,7 +303,7 @@ class ComparisonJob(QObject):
                                             on_progress=self.progressed.emit, plot=False)
             finally:
                 self.pool.close()
-        except Stopped:
+        except RunsStopped:
             self.stopped.emit()
             return
         except (DecipherError, OSError) as e:

@@ -2,7 +2,7 @@
 with its null vocabularies, over several seeds (the core of ``decipher closeness``).
 
     plan = plan_comparison(lost, {"hebrew": "heb.csv", "arabic": vocab}, seeds=(0, 1, 2), n_null=3)
-    records = run_plan(plan, train_run)          # or any run_fn: PlanItem -> RunResult
+    records = run_plan(plan, train_run)          # or any run_fn: PlanItem -> CandidateRun
     comparison = summarise(plan, records)        # best first, with z-scores and verdicts
     write_comparison(out_dir, comparison)        # runs.csv, summary.csv, curves.csv, closeness.png
 
@@ -78,7 +78,7 @@ class PlanItem:
 
 
 @dataclass(frozen=True)
-class RunResult:
+class CandidateRun:
     """What a run hands back: its final closeness curve, coverage, steps and wall time; optionally
     its character mapping (known × lost probabilities, rows = known units) and its decoded spans
     ``(inscription, start, end, best stem ipa)`` for the consistency signals."""
@@ -98,9 +98,9 @@ class RunResult:
 
 
 @dataclass(frozen=True)
-class RunRecord:
+class ScoredRun:
     item: PlanItem
-    result: RunResult
+    result: CandidateRun
     score: float
     restarts: int = 1
     """how many finished restarts of its seed this run was chosen from (1: no choice)"""
@@ -187,12 +187,12 @@ class CandidateSummary:
 @dataclass
 class Comparison:
     plan: Plan
-    records: list[RunRecord]
+    records: list[ScoredRun]
     """one per (candidate or null, seed): the kept restart"""
     summaries: list[CandidateSummary]
     """best first"""
     run_failures: list[tuple[PlanItem, str]] = field(default_factory=list)
-    trainings: list[RunRecord] = field(default_factory=list)
+    trainings: list[ScoredRun] = field(default_factory=list)
     """every finished training, every restart (``records`` is chosen from these)"""
 
 
@@ -281,22 +281,22 @@ def restart_seed(seed: int, restart: int) -> int:
 # running
 
 
-def as_result(value: RunResult | tuple) -> RunResult:
-    """A run_fn may return a RunResult or the plain tuple (curve, coverage, steps, wall_s)."""
-    if isinstance(value, RunResult):
+def as_result(value: CandidateRun | tuple) -> CandidateRun:
+    """A run_fn may return a CandidateRun or the plain tuple (curve, coverage, steps, wall_s)."""
+    if isinstance(value, CandidateRun):
         return value
     curve, coverage, steps, wall_s = value
-    return RunResult(tuple((float(c), float(v)) for c, v in curve), float(coverage), int(steps), float(wall_s))
+    return CandidateRun(tuple((float(c), float(v)) for c, v in curve), float(coverage), int(steps), float(wall_s))
 
 
-def record(item: PlanItem, value: RunResult | tuple) -> RunRecord:
+def record(item: PlanItem, value: CandidateRun | tuple) -> ScoredRun:
     result = as_result(value)
-    return RunRecord(item, result, closeness_score(result.curve))
+    return ScoredRun(item, result, closeness_score(result.curve))
 
 
-def run_plan(plan: Plan, run_fn: Callable[[PlanItem], RunResult | tuple], *,
-             on_run: Callable[[RunRecord], None] | None = None,
-             failures: list[tuple[PlanItem, str]] | None = None) -> list[RunRecord]:
+def run_plan(plan: Plan, run_fn: Callable[[PlanItem], CandidateRun | tuple], *,
+             on_run: Callable[[ScoredRun], None] | None = None,
+             failures: list[tuple[PlanItem, str]] | None = None) -> list[ScoredRun]:
     """Run every item in order. A run that raises DecipherError or FloatingPointError is listed in
     ``failures`` (when given) and the others go on; other errors propagate."""
     out = []
@@ -314,38 +314,44 @@ def run_plan(plan: Plan, run_fn: Callable[[PlanItem], RunResult | tuple], *,
     return out
 
 
-def train_run(item: PlanItem) -> RunResult:
-    """The real run_fn: train the engine on the item (headless) and read its final evaluation."""
-    from engine.results import EvalEvent
-    from engine.training.trainer import Trainer
-
-    trainer = Trainer(item.lost, item.vocabulary, item.config, live_interval=None)
-    last = None
-    for event in trainer.run():
-        if isinstance(event, EvalEvent):
-            last = event
-    assert last is not None  # a run always evaluates once at its end
-    mapping = last.mapping
-    spans = tuple((m.inscription_id, m.start, m.end, m.best.ipa) for m in last.matches)
-    margins = tuple(float(m.alternatives[0].score - m.alternatives[1].score) if len(m.alternatives) > 1 else 0.0
-                    for m in last.matches)
+def train_run(item: PlanItem) -> CandidateRun:
+    """The real run_fn: train the engine on the item through the run session (headless, no
+    checkpoint) and read its final evaluation."""
+    from engine.runs.session import RunInputs, RunSession, RunSink
     from engine.training.final_objective import corpus_objective
 
+    class LastEvaluation(RunSink):
+        name = "the comparison's reader"
+        event = None
+
+        def evaluation(self, event) -> None:
+            self.event = event
+
+    last = LastEvaluation()
+    session = RunSession(RunInputs(item.lost, item.vocabulary, item.config), sinks=[last])
+    outcome = session.run()
+    trainer = session.trainer
+    event = last.event
+    assert event is not None  # a run always evaluates once at its end
+    mapping = event.mapping
+    spans = tuple((m.inscription_id, m.start, m.end, m.best.ipa) for m in event.matches)
+    margins = tuple(float(m.alternatives[0].score - m.alternatives[1].score) if len(m.alternatives) > 1 else 0.0
+                    for m in event.matches)
     objective = corpus_objective(trainer)["objective"]
-    return RunResult(tuple(last.closeness), float(last.coverage), trainer.step, float(trainer.elapsed),
+    return CandidateRun(tuple(event.closeness), float(event.coverage), outcome.step, float(trainer.elapsed),
                      np.asarray(mapping.probs), tuple(mapping.known), spans, margins, float(objective))
 
 
-def keep_best_restarts(records: Iterable[RunRecord]) -> list[RunRecord]:
+def keep_best_restarts(records: Iterable[ScoredRun]) -> list[ScoredRun]:
     """One record per (candidate, null, seed): of its finished restarts, the one with the lowest final
     training objective (a restart without one counts as worst; ties go to the lower restart). The
     same rule for candidates and nulls; only the training objective is read, never gold. The kept
     record says how many restarts it was chosen from; the order of first appearance is kept."""
-    groups: dict[tuple, list[RunRecord]] = {}
+    groups: dict[tuple, list[ScoredRun]] = {}
     for r in records:
         groups.setdefault(r.item.key, []).append(r)
 
-    def rank(r: RunRecord) -> tuple[float, int]:
+    def rank(r: ScoredRun) -> tuple[float, int]:
         o = r.result.objective
         return (math.inf if o is None or math.isnan(o) else o, r.item.restart)
 
@@ -353,7 +359,7 @@ def keep_best_restarts(records: Iterable[RunRecord]) -> list[RunRecord]:
     for group in groups.values():
         best = min(group, key=rank)
         out.append(best if best.restarts == len(group) else
-                   RunRecord(best.item, best.result, best.score, len(group)))
+                   ScoredRun(best.item, best.result, best.score, len(group)))
     return out
 
 
@@ -414,7 +420,7 @@ def verdict(z: float, null_runs: int | None = None) -> str:
     return CLOSER if z >= Z_THRESHOLD else NO_EVIDENCE
 
 
-def mapping_agreement(a: RunResult, b: RunResult, weights: Mapping[str, float]) -> float:
+def mapping_agreement(a: CandidateRun, b: CandidateRun, weights: Mapping[str, float]) -> float:
     """How alike two runs' character mappings are: for each known unit, the overlap
     sum_l min(P_a(l | k), P_b(l | k)) of its distributions over lost letters, averaged with the
     unit's frequency in the vocabulary as weight (1 = the same mapping, 0 = disjoint)."""
@@ -430,7 +436,7 @@ def mapping_agreement(a: RunResult, b: RunResult, weights: Mapping[str, float]) 
     return num / total if total else math.nan
 
 
-def decoding_agreement(a: RunResult, b: RunResult) -> float:
+def decoding_agreement(a: CandidateRun, b: CandidateRun) -> float:
     """How alike two runs' readings are: letters in spans both runs decode identically (same place,
     same best stem) over the mean number of letters each decodes."""
     la = sum(e - s for _, s, e, _ in a.spans)
@@ -441,13 +447,13 @@ def decoding_agreement(a: RunResult, b: RunResult) -> float:
     return sum(e - s for _, s, e, _ in same) / ((la + lb) / 2)
 
 
-def _pairwise(results: Sequence[RunResult], fn) -> float:
+def _pairwise(results: Sequence[CandidateRun], fn) -> float:
     vals = [fn(a, b) for a, b in itertools.combinations(results, 2)]
     vals = [v for v in vals if not math.isnan(v)]
     return statistics.fmean(vals) if vals else math.nan
 
 
-def _signal(real: Sequence[RunResult], nulls: Mapping[int, Sequence[RunResult]], fn) -> Signal | None:
+def _signal(real: Sequence[CandidateRun], nulls: Mapping[int, Sequence[CandidateRun]], fn) -> Signal | None:
     value = _pairwise(real, fn)
     if math.isnan(value):
         return None
@@ -456,7 +462,7 @@ def _signal(real: Sequence[RunResult], nulls: Mapping[int, Sequence[RunResult]],
     return Signal(value, m, sd, z_score(value, m, sd))
 
 
-def summarise(plan: Plan, records: Iterable[RunRecord],
+def summarise(plan: Plan, records: Iterable[ScoredRun],
               run_failures: Sequence[tuple[PlanItem, str]] = ()) -> Comparison:
     """Per candidate: mean and sd of its score over seeds, its nulls' mean and sd over every null
     run, z, empirical p and verdict, and the two consistency signals; best (highest score) first."""
@@ -485,7 +491,7 @@ def summarise(plan: Plan, records: Iterable[RunRecord],
         z = z_score(s_mean, n_mean, n_sd) if not math.isnan(n_sd) else math.nan
         counts = unit_counts(plan.matching.vocabularies[name].stems)
         weights = {u: float(c) for u, c in counts.items()}
-        by_null: dict[int, list[RunResult]] = {}
+        by_null: dict[int, list[CandidateRun]] = {}
         for r in null:
             by_null.setdefault(r.item.null, []).append(r.result)
         real_results = [r.result for r in real]
@@ -500,9 +506,9 @@ def summarise(plan: Plan, records: Iterable[RunRecord],
 
 def compare(lost: Corpus, candidates: Mapping[str, Vocabulary | str | os.PathLike], *,
             seeds: Sequence[int] = (0, 1, 2), n_null: int = 3, stems: int | None = None, steps: int | None = None,
-            config: Config | None = None, run_fn: Callable[[PlanItem], RunResult | tuple] = train_run,
+            config: Config | None = None, run_fn: Callable[[PlanItem], CandidateRun | tuple] = train_run,
             out: str | os.PathLike | None = None, null_mode: str = "skeleton", sample_seed: int = 0,
-            on_run: Callable[[RunRecord], None] | None = None, plot: bool = True, restarts: int = 1) -> Comparison:
+            on_run: Callable[[ScoredRun], None] | None = None, plot: bool = True, restarts: int = 1) -> Comparison:
     """Plan, run (one after another), summarise and, with ``out``, write the comparison's files."""
     plan = plan_comparison(lost, candidates, seeds=seeds, n_null=n_null, stems=stems, steps=steps,
                            config=config, null_mode=null_mode, sample_seed=sample_seed, restarts=restarts)
@@ -585,7 +591,7 @@ def write_comparison(out: str | os.PathLike, comparison: Comparison, *, plot: bo
 
 __all__ = [
     "CLOSER", "CandidateSummary", "Comparison", "MAX_RESTARTS", "NO_EVIDENCE", "Plan", "PlanItem", "RESTARTS_COLUMNS",
-    "RUNS_COLUMNS", "RUNS_EXTRA", "RunRecord", "RunResult", "SUMMARY_COLUMNS", "SUMMARY_EXTRA", "Signal", "TOO_FEW",
+    "RUNS_COLUMNS", "RUNS_EXTRA", "ScoredRun", "CandidateRun", "SUMMARY_COLUMNS", "SUMMARY_EXTRA", "Signal", "TOO_FEW",
     "UNTESTED", "Z_THRESHOLD", "as_result", "check_restarts", "compare", "decoding_agreement", "empirical_p",
     "keep_best_restarts", "unranked", "load_candidates", "mapping_agreement", "plan_comparison", "record",
     "restart_seed", "run_plan", "summarise", "train_run", "verdict", "write_comparison", "z_score",

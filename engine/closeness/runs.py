@@ -20,15 +20,12 @@ from pathlib import Path
 from typing import Callable
 
 from engine.closeness.curve import DEFAULT_CONFIDENCE, closeness_score, coverage_at
-from engine.closeness.comparison import Comparison, Plan, PlanItem, RunRecord, RunResult, summarise, write_comparison
+from engine.closeness.comparison import Comparison, Plan, PlanItem, ScoredRun, CandidateRun, summarise, write_comparison
 from engine.errors import DecipherError
+from engine.runs.workers import RunsStopped
 
 #: benchmarks/results/closeness.csv (issue 12): every finished run of the paper's comparisons.
 RESULTS_COLUMNS = ("lost", "known", "seed", "null", "score", "coverage_at_default", "steps", "wall_s")
-
-
-class Stopped(Exception):
-    """The user stopped the comparison; finished runs are kept and a rerun continues."""
 
 
 def fingerprint(item: PlanItem, pins: tuple = ()) -> str:
@@ -68,7 +65,7 @@ class StoppablePool:
 
     def submit(self, task):
         if self.stopped.is_set():
-            raise Stopped("stopped")
+            raise RunsStopped("stopped")
         return self.pool.submit(task)
 
     def reset(self) -> None:
@@ -95,7 +92,7 @@ class Progress:
     line: str
 
 
-def read_run(run_dir: Path) -> RunResult:
+def read_run(run_dir: Path) -> CandidateRun:
     """A finished run's result from its folder: metrics.json (curve, coverage, steps, wall time, the
     final objective the worker added) and matches.csv (the best stem of each decoded span, for the
     decoding-agreement signal)."""
@@ -113,7 +110,7 @@ def read_run(run_dir: Path) -> RunResult:
                 if key not in spans or rank < spans[key][0]:
                     spans[key] = (rank, r["stem_ipa"])
     objective = m.get("objective")
-    return RunResult(curve, float(m.get("coverage", math.nan)), int(m.get("steps", 0)),
+    return CandidateRun(curve, float(m.get("coverage", math.nan)), int(m.get("steps", 0)),
                      float(m.get("wall_time_s", 0.0)),
                      spans=tuple((k[0], k[1], k[2], ipa) for k, (_, ipa) in sorted(spans.items())),
                      objective=None if objective is None else float(objective))
@@ -159,7 +156,7 @@ def run_comparison(plan: Plan, out: str | Path, pool, *, in_flight: int | None =
     runs.csv, summary.csv, curves.csv, comparison.json and closeness.png to ``out``.
 
     ``pins`` (engine.corpus.PinnedValue, e.g. from a PRIOR.csv) are given to every run, candidates and
-    nulls alike. Raises :class:`Stopped` when the pool was stopped (``out/results.csv`` keeps what
+    nulls alike. Raises :class:`RunsStopped` when the pool was stopped (``out/results.csv`` keeps what
     finished).
     """
     from engine.runs.session import RunInputs
@@ -202,8 +199,8 @@ def run_comparison(plan: Plan, out: str | Path, pool, *, in_flight: int | None =
     tracked = _Tracked(pool, finished)
     outcome = drive(out, planned, make_items, tracked, in_flight=in_flight, log=log)
     if getattr(pool, "stopped", None) is not None and pool.stopped.is_set():
-        raise Stopped("stopped")
-    records: list[RunRecord] = []
+        raise RunsStopped("stopped")
+    records: list[ScoredRun] = []
     failures: list[tuple[PlanItem, str]] = []
     for p in planned:
         item = by_dir[p.run_dir]
@@ -214,7 +211,7 @@ def run_comparison(plan: Plan, out: str | Path, pool, *, in_flight: int | None =
             except (DecipherError, OSError, ValueError, KeyError) as e:
                 failures.append((item, f"{p.run_dir}: {e}"))
                 continue
-            records.append(RunRecord(item, result, closeness_score(result.curve)))
+            records.append(ScoredRun(item, result, closeness_score(result.curve)))
         else:
             failures.append((item, f"{p.run_dir}: {row.status}{': ' + row.error if row.error else ''}"))
     comparison = summarise(plan, records, failures)
@@ -261,5 +258,5 @@ def append_results(path: str | Path, lost: str, comparison: Comparison, *,
     return added
 
 
-__all__ = ["Progress", "RESULTS_COLUMNS", "Stopped", "StoppablePool", "append_results", "fingerprint", "read_run",
+__all__ = ["Progress", "RESULTS_COLUMNS", "StoppablePool", "append_results", "fingerprint", "read_run",
            "run_comparison", "run_folder"]

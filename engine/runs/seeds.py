@@ -18,7 +18,7 @@ from typing import Callable, Sequence
 from engine.runs.consensus import CONSENSUS_COLUMNS, consensus, consensus_table, read_readings, summary
 from engine.errors import DecipherError
 from engine.runs.sweep import DONE, InlinePool, PlannedRun, drive
-from engine.runs.workers import LocalPool, RunItem
+from engine.runs.workers import LocalPool, RunItem, RunsStopped
 
 
 @dataclass(frozen=True)
@@ -37,12 +37,6 @@ class SeedsOutcome:
 MAX_SEEDS = 64
 #: Seeds are 32-bit (engine.config: numpy's legacy seeding takes 0..2**32-1).
 MAX_SEED = 2**32 - 1
-
-
-class SeedsStopped(BaseException):
-    """Raised inside :func:`engine.runs.sweep.drive` when the group is stopped. A BaseException, so that
-    drive does not take it for a dead worker (those it redoes): it marks the runs in flight
-    interrupted, ends the pool's workers and lets it through."""
 
 
 class StopRequest:
@@ -74,7 +68,7 @@ class StopRequest:
 
 class _WatchedPool:
     """A pool that reports each finished task and can be stopped: every task's future is a proxy
-    that completes with the real result, or with :class:`SeedsStopped` once a stop is requested."""
+    that completes with the real result, or with :class:`RunsStopped` once a stop is requested."""
 
     def __init__(self, inner, stop: StopRequest | None, on_done: Callable[[list], None] | None):
         self.inner = inner
@@ -93,7 +87,7 @@ class _WatchedPool:
     def submit(self, task) -> Future:
         proxy: Future = Future()
         if self._stopped():
-            proxy.set_exception(SeedsStopped())
+            proxy.set_exception(RunsStopped())
             return proxy
         with self._lock:
             self._pending.add(proxy)
@@ -123,7 +117,7 @@ class _WatchedPool:
             pending, self._pending = list(self._pending), set()
         for proxy in pending:
             if not proxy.done():
-                proxy.set_exception(SeedsStopped())
+                proxy.set_exception(RunsStopped())
 
     def reset(self) -> None:
         self.inner.reset()
@@ -218,12 +212,12 @@ def _letters(corpus) -> int:
 def _drive_seeds(out: Path, planned, make_items, workers: int, pool, log, stop: StopRequest | None = None,
                  on_done: Callable[[list], None] | None = None) -> None:
     """Run the planned seeds through ``pool`` (or a pool of ``workers`` made and closed here).
-    A ``stop`` request raises :class:`SeedsStopped` once the pool's workers are ended."""
+    A ``stop`` request raises :class:`RunsStopped` once the pool's workers are ended."""
     the_pool = _pool(workers, pool)
     watched = _WatchedPool(the_pool, stop, on_done) if (stop is not None or on_done is not None) else the_pool
     try:
         drive(out, planned, make_items, watched, log=log)
-    except SeedsStopped:
+    except RunsStopped:
         _mark_interrupted(out / "results.csv")
         raise
     finally:
@@ -298,7 +292,7 @@ def run_seeds_in_project(project: str | Path, config, seeds: Sequence[int], out:
     stopped = False
     try:
         _drive_seeds(out, planned, make_items, workers, pool, log, stop, on_done if progress else None)
-    except SeedsStopped:
+    except RunsStopped:
         stopped = True
         log(f"stopped: the finished seeds are kept in {out}")
         with Project.open(project):  # opening marks the ended seeds' runs "interrupted"

@@ -366,6 +366,13 @@ def describe_task_error(exc: BaseException) -> str:
 print_err: Callable[[str], None] = lambda line: print(line, file=sys.stderr)  # noqa: E731
 
 
+class RunsStopped(BaseException):
+    """Many runs (a seed group, a comparison) stopped on request: finished runs are kept, and running
+    the same command into the same folder again does only the rest. A BaseException, so that
+    :func:`engine.runs.sweep.drive` does not take it for a dead worker (those it redoes): it marks
+    the runs in flight interrupted, ends the pool's workers and lets it through."""
+
+
 def make_pool(workers: int | None, ray: str | None, gpus_per_run: float = 0.0, *, nice: int | None = None):
     """The pool for ``--workers`` / ``--ray`` (every command that runs many runs uses this one):
     ``(pool, runs in flight, workers)``. Local worker processes by default, at most ``workers``

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from engine.closeness.curve import closeness_curve, closeness_score, coverage_at
-from engine.closeness.comparison import (CLOSER, NO_EVIDENCE, TOO_FEW, UNTESTED, PlanItem, RunRecord, RunResult, as_result,
+from engine.closeness.comparison import (CLOSER, NO_EVIDENCE, TOO_FEW, UNTESTED, PlanItem, ScoredRun, CandidateRun, as_result,
                                compare, decoding_agreement, empirical_p, keep_best_restarts, mapping_agreement,
                                plan_comparison, pooled_sd, restart_seed, summarise, z_score)
 from engine.config import Config
@@ -138,9 +138,9 @@ def test_z_p_and_verdicts_on_hand_made_numbers():
 
 
 def test_agreement_signals():
-    a = RunResult(((0, 1), (1, 0)), 0.5, 1, 0.1, np.array([[1, 0], [0.5, 0.5]]), ("<DEL>", "a"),
+    a = CandidateRun(((0, 1), (1, 0)), 0.5, 1, 0.1, np.array([[1, 0], [0.5, 0.5]]), ("<DEL>", "a"),
                   (("x", 0, 4, "pata"), ("x", 4, 8, "kimu")))
-    b = RunResult(((0, 1), (1, 0)), 0.5, 1, 0.1, np.array([[1, 0], [0.9, 0.1]]), ("<DEL>", "a"),
+    b = CandidateRun(((0, 1), (1, 0)), 0.5, 1, 0.1, np.array([[1, 0], [0.9, 0.1]]), ("<DEL>", "a"),
                   (("x", 0, 4, "pata"), ("x", 4, 10, "kimu")))
     assert mapping_agreement(a, b, {"a": 1.0}) == pytest.approx(0.6)
     assert mapping_agreement(a, a, {"a": 1.0}) == pytest.approx(1.0)
@@ -281,7 +281,7 @@ def test_restarts_are_range_checked(bad):
 def _rec(known, null, seed, restart, score, objective):
     item = PlanItem(known, seed, null, LOST, _vocab(), Config(seed=restart_seed(seed, restart)), restart)
     curve = tuple((1 - p / 40, 2 * score * (p / 40)) for p in range(41))
-    return RunRecord(item, RunResult(curve, 0.5, 10, 1.0, objective=objective), score)
+    return ScoredRun(item, CandidateRun(curve, 0.5, 10, 1.0, objective=objective), score)
 
 
 def test_the_restart_with_the_lowest_objective_is_kept_not_the_best_score():
@@ -299,13 +299,13 @@ def test_the_restart_with_the_lowest_objective_is_kept_not_the_best_score():
     assert keep_best_restarts(tie)[0].item.restart == 0
 
 
-def _objective_run(item: PlanItem) -> RunResult:
+def _objective_run(item: PlanItem) -> CandidateRun:
     """A fake run whose objective is lowest on restart 1 for every candidate and null alike, and whose
     score says which restart it was (restart 1: the candidate's level, others: 0.1)."""
     base = as_result(fake_run(item))
     score = base.coverage / 2 if item.restart == 1 else 0.1
     curve = tuple((1 - p / 40, 2 * score * (p / 40)) for p in range(41))
-    return RunResult(curve, base.coverage, base.steps, base.wall_s, objective=-1.0 - (item.restart == 1))
+    return CandidateRun(curve, base.coverage, base.steps, base.wall_s, objective=-1.0 - (item.restart == 1))
 
 
 def test_a_comparison_with_restarts_summarises_the_kept_runs_and_writes_every_training(tmp_path):
