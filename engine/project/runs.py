@@ -249,7 +249,7 @@ class RunsMixin:
         if status is not None:
             sql += " WHERE status = ?"
             args = (status,)
-        return [_run_record(r) for r in self.conn.execute(sql + " ORDER BY id", args)]
+        return [_run_record(r, self.path) for r in self.conn.execute(sql + " ORDER BY id", args)]
 
     @_locked
     def run(self, run_id: int) -> RunRecord:
@@ -257,7 +257,7 @@ class RunsMixin:
                                 (run_id,)).fetchone()
         if row is None:
             raise ProjectError(f"no run {run_id} in {self.path.name}")
-        return _run_record(row)
+        return _run_record(row, self.path)
 
     @_locked
     def remove_run(self, run_id: int) -> None:
