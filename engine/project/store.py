@@ -388,7 +388,7 @@ class Project(RunsMixin):
                 raise ProjectError(f"a corpus named {name!r} already exists in {self.path.name}; "
                                    "choose another name")
             corpus_id = self.db["corpus"].insert(
-                {"name": name, "source": str(source), "format": format, "imported_at": self._stamp()}).last_pk
+                {"name": name, "source": shown_name(source), "format": format, "imported_at": self._stamp()}).last_pk
             self.db["inscription"].insert_all(
                 ({"corpus_id": corpus_id, "position": i, "inscription_id": ins.id, "raw": ins.raw,
                   "text": ins.text, "meta": json.dumps(dict(ins.meta), ensure_ascii=False)}
@@ -457,7 +457,7 @@ class Project(RunsMixin):
                 raise ProjectError(f"a known language named {name!r} already exists in "
                                    f"{self.path.name}; choose another name")
             language_id = self.db["language"].insert(
-                {"name": name, "source": str(source), "format": format, "imported_at": self._stamp()}).last_pk
+                {"name": name, "source": shown_name(source), "format": format, "imported_at": self._stamp()}).last_pk
             self.db["stem"].insert_all(
                 ({"language_id": language_id, "position": i, "form": s.form, "ipa": s.ipa,
                   "gloss": s.gloss or "", "source": s.source or ""} for i, s in enumerate(items)),
@@ -661,6 +661,18 @@ class Project(RunsMixin):
             "pins": self.conn.execute("SELECT count(*) FROM pin").fetchone()[0],
             "runs": statuses,
         }
+
+
+def shown_name(source: object) -> str:
+    """A file name as the store keeps it (provenance only): a name that is not UTF-8 (bytes
+    Python carries as surrogates) is kept with those bytes written as ``\\xNN``, since SQLite
+    text must be UTF-8."""
+    text = str(source)
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def clean_copy(path: str | Path, target: str | Path | None = None) -> Path:

@@ -251,3 +251,32 @@ def test_a_cleaned_copy_of_a_view_standing_for_corpus_drops_rows_pointing_at_not
     with Project.open(clean_copy(made)) as project:
         assert project.corpora() == [] and project.languages()  # the view is not read
         assert project.conn.execute("SELECT count(*) FROM inscription").fetchone()[0] == 0
+
+
+# ---- file names that are not UTF-8 (issue 28, item 3) ----------------------------------------
+
+
+def test_non_utf8_file_names_open_import_and_show(tmp_path, capsys):
+    folder = tmp_path
+    project = folder / "p\udcff.decipher"
+    lost = folder / "l\udcfe.csv"
+    lost.write_text("id,text\nA.1,abc\n", encoding="utf-8")
+    assert cli_main(["project", "new", str(project)]) == 0, capsys.readouterr().err
+    assert cli_main(["project", "import", str(project), "--lost", str(lost), "--name", "x"]) == 0
+    assert cli_main(["project", "info", str(project)]) == 0
+    capsys.readouterr()
+    with Project.open(project) as p:
+        assert p.corpora()[0].source.endswith("l\\xfe.csv")  # the name's byte, written out
+
+
+def test_a_surrogate_name_anywhere_is_one_line_not_a_traceback(monkeypatch, capsys):
+    import engine.cli as cli
+
+    def fails(args):
+        return "p\udcff.csv".encode("utf-8")
+
+    monkeypatch.setattr(cli, "cmd_bench", fails)
+    code = cli.main(["bench"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "not UTF-8" in err and "p\\xff.csv" in err
