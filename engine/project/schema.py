@@ -502,10 +502,7 @@ CELL_CHECKS: tuple[tuple[str, str, str, str], ...] = (
     ("run", "heartbeat_at", "typeof(heartbeat_at) IN ('text', 'null')", "not a text"),
     ("run", "checkpoint", "typeof(checkpoint) IN ('text', 'null')", "not a text"),
     ("run", "error", "typeof(error) IN ('text', 'null')", "not a text"),
-    ("run_metric", "name", "typeof(name) = 'text'", "not a text"),
-    ("run_metric", "step", "typeof(step) = 'integer'", "not a whole number"),
-    ("run_metric", "restart", "typeof(restart) = 'integer' AND restart >= 0", "not a whole number >= 0"),
-    ("run_metric", "value", "typeof(value) IN ('real', 'integer', 'null')", "not a number"),
+    # run_metric, by far the largest table, is not scanned on opening: see METRIC_CHECKS
     ("run_match", "inscription_id", "typeof(inscription_id) = 'text'", "not a text"),
     ("run_match", "span_start", "typeof(span_start) = 'integer' AND span_start >= 0", "not a whole number >= 0"),
     ("run_match", "span_end", "typeof(span_end) = 'integer' AND span_end >= span_start",
@@ -529,6 +526,15 @@ CELL_CHECKS: tuple[tuple[str, str, str, str], ...] = (
     ("run_pins", "pins", _JSON.format(c="pins", then=_PINS), "not a JSON list of pins [lost, known_ipa, weight, locked, note]"),
 )
 
+#: The checks of run_metric: made by :meth:`Project.check_readable` (the app's launch) and, row
+#: by row, by every read of metrics (RunsMixin._metric_row), not on every open.
+METRIC_CHECKS: tuple[tuple[str, str, str, str], ...] = (
+    ("run_metric", "name", "typeof(name) = 'text'", "not a text"),
+    ("run_metric", "step", "typeof(step) = 'integer'", "not a whole number"),
+    ("run_metric", "restart", "typeof(restart) = 'integer' AND restart >= 0", "not a whole number >= 0"),
+    ("run_metric", "value", "typeof(value) IN ('real', 'integer', 'null')", "not a number"),
+)
+
 _ROW_NAME = {"pin": "lost || ' -> ' || known_ipa", "setting": "quote(key)",
              "run_metric": "'run ' || run_id || ' ' || quote(name) || ' step ' || step",
              "run_pins": "'run ' || run_id || ' step ' || step",
@@ -540,27 +546,36 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _CONTROL_RAW = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")  # as imported: the Hesperia reader keeps VT and FF
 
 
-def validate_cells(conn: sqlite3.Connection, path: Path) -> None:
+def validate_cells(conn: sqlite3.Connection, path: Path,
+                   checks: tuple[tuple[str, str, str, str], ...] = CELL_CHECKS) -> None:
     """Refuse (:class:`~engine.errors.StoredValueError` naming table, row and column) the first
     cell of the file that does not hold what this program writes there: JSON that does not
     parse or has the wrong shape, text where a number belongs, a pin weight the importers would
-    refuse. One pass of SQL per column (no Python per row); the reads then trust the types."""
-    present: dict[str, set[str]] = {}
-    for table, column, good, problem in CELL_CHECKS:
-        if table not in present:  # an older file (checked before its upgrade) lacks later columns
-            present[table] = {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
-        if column not in present[table]:
+    refuse. One scan of SQL per table (no Python per row); the reads then trust the types."""
+    by_table: dict[str, list[tuple[str, str, str]]] = {}
+    for table, column, good, problem in checks:
+        by_table.setdefault(table, []).append((column, good, problem))
+    for table, checks in by_table.items():
+        # an older file (checked before its upgrade) lacks the later columns
+        present = {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
+        checks = [c for c in checks if c[0] in present]
+        if not checks:
             continue
-        row_name = _ROW_NAME.get(table, "rowid")
+        goods = [f"coalesce(({good}), 0)" for _, good, _ in checks]
+        first_bad = "CASE " + " ".join(f"WHEN NOT {g} THEN {i}" for i, g in enumerate(goods)) + " END"
+        columns = ", ".join(c for c, _, _ in checks)
+        sql = (f"SELECT {_ROW_NAME.get(table, 'rowid')}, {first_bad}, {columns} FROM {table} "
+               f"WHERE NOT ({' AND '.join(goods)}) LIMIT 1")
         try:
-            bad = conn.execute(f"SELECT {row_name}, {column} FROM {table} WHERE NOT coalesce(({good}), 0) "
-                               "LIMIT 1").fetchone()
+            bad = conn.execute(sql).fetchone()
         except sqlite3.OperationalError as e:
             if access.overran(conn):
                 raise ProjectError(f"{path}: {access.overrun_message(conn)}") from None
             raise ProjectError(f"{path}: cannot read table {table} ({e})") from None
         if bad is not None:
-            raise StoredValueError(path, table, bad[0], column, f"{problem}, found {_shown(bad[1])}")
+            i = bad[1]
+            column, _, problem = checks[i]
+            raise StoredValueError(path, table, bad[0], column, f"{problem}, found {_shown(bad[2 + i])}")
 
 
 def _shown(value: object, limit: int = 40) -> str:

@@ -630,8 +630,9 @@ class Project(RunsMixin):
     @_locked
     def check_readable(self) -> None:
         """Read every stored value the way the app and the commands read them (corpora, gold,
-        known languages, pins, runs with their pin history, settings), so that a malformed cell
-        is one :class:`~engine.errors.StoredValueError` now rather than a failure later. The
+        known languages, pins, runs with their pin history and metrics, settings), so that a malformed cell
+        is one :class:`~engine.errors.StoredValueError` now rather than a failure later (metrics
+        included, which opening does not scan). The
         types of every cell were checked when the file was opened; this adds the checks done in
         Python (JSON shapes, control characters)."""
         from engine.project.recording import pin_history
@@ -644,6 +645,7 @@ class Project(RunsMixin):
         self.pin_records()
         for run in self.runs():
             pin_history(self, run.id)
+        schema.validate_cells(self.conn, self.path, schema.METRIC_CHECKS)  # one scan, not Python per row
         for (key,) in self.conn.execute("SELECT key FROM setting ORDER BY key").fetchall():
             self.setting(key)
 

@@ -280,3 +280,12 @@ def test_a_surrogate_name_anywhere_is_one_line_not_a_traceback(monkeypatch, caps
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert "not UTF-8" in err and "p\\xff.csv" in err
+
+
+def test_metrics_are_checked_as_they_are_read_not_on_every_open(made):
+    _plant_bad(made, "metric")
+    with Project.open(made) as project:  # the largest table is not scanned on opening
+        run_id = project.runs()[0].id
+        for read in (project.metrics, project.metrics_by_restart, project.latest_metrics):
+            with pytest.raises(StoredValueError, match=r"table run_metric, row run 1 'loss' step 10, column value"):
+                read(run_id)
