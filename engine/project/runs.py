@@ -190,10 +190,10 @@ class RunsMixin:
     def latest_metrics(self, run_id: int) -> dict[str, float]:
         """Each metric's value at the last step it was recorded (on the run's curve)."""
         rows = self.conn.execute(
-            "SELECT name, value FROM run_metric m WHERE run_id = ? AND restart = ? AND step = "
+            "SELECT name, value, step FROM run_metric m WHERE run_id = ? AND restart = ? AND step = "
             "(SELECT max(step) FROM run_metric WHERE run_id = m.run_id AND name = m.name AND restart = m.restart) "
             "ORDER BY name", (run_id, self._curve_restart(run_id)))
-        return {n: self._metric_row(run_id, 0, n, v)[2] for n, v in rows}
+        return {n: self._metric_row(run_id, s, n, v)[2] for n, v, s in rows}
 
     @_locked
     def record_matches(self, run_id: int, matches: Iterable[Match]) -> None:
