@@ -120,12 +120,16 @@ def open_at_launch(window, path: Path) -> bool:
     Returns whether the project is open.
     """
     from engine.errors import DecipherError, ForeignSchemaError
+    from engine.project import schema
     from engine.project.store import Project
 
     from decipher_gui.errors import describe
 
     try:
-        with Project.open(path) as project:
+        # read-only where it can be, so that the window's own open still finds (and reports)
+        # the runs a crash interrupted; a file of an older version must be opened to be upgraded
+        current = schema.read_header(Path(path)).version == schema.SCHEMA_VERSION
+        with Project.open(path, read_only=current) as project:
             project.check_readable()
     except ForeignSchemaError as exc:
         cleaned_copy_box(window, Path(path), exc)

@@ -92,3 +92,16 @@ def test_the_app_started_on_a_malformed_project_shows_and_exits_0(tmp_path, samp
     assert out.returncode == 0, out.stderr
     assert "Traceback" not in out.stderr
     assert any(x.startswith("SHOWN") for x in out.stdout.splitlines())
+
+
+def test_a_good_project_at_launch_opens_and_still_reports_interrupted_runs(window, crafted):
+    import socket
+
+    from tests.engine.test_project_helpers import dead_pid
+
+    plant(crafted, "INSERT INTO run (id, status, started_at, host, pid, heartbeat_at) VALUES "
+                   f"(900, 'running', '2026-01-01T00:00:00+00:00', '{socket.gethostname()}', {dead_pid()}, "
+                   "'2026-01-01T00:00:00+00:00')")
+    assert open_at_launch(window, crafted) is True
+    assert Path(window.doc.path) == crafted
+    assert window.project.interrupted == [900]  # the check before did not take the news away
