@@ -587,8 +587,9 @@ def _shown(value: object, limit: int = 40) -> str:
 
 def check_text(path: Path, table: str, row: object, column: str, value: object, *,
                allow_breaks: bool = False, empty: bool = False) -> str:
-    """``value`` when it is text the importers would take (no control characters; tabs, line
-    breaks, vertical tabs and form feeds only with ``allow_breaks``), else :class:`~engine.errors.StoredValueError`."""
+    """``value`` when it is text the importers would take (no control characters but tabs and line
+    breaks, as the readers allow; vertical tabs and form feeds too with ``allow_breaks``, as the
+    Hesperia reader keeps them in raw text), else :class:`~engine.errors.StoredValueError`."""
     if not isinstance(value, str):
         raise StoredValueError(path, table, row, column, f"not a text, found {_shown(value)}")
     if not value and not empty:
@@ -597,8 +598,6 @@ def check_text(path: Path, table: str, row: object, column: str, value: object, 
     if m is not None:
         raise StoredValueError(path, table, row, column,
                                f"control character U+{ord(m.group()):04X} at column {m.start() + 1}")
-    if not allow_breaks and any(c in value for c in "\t\n\r"):
-        raise StoredValueError(path, table, row, column, "a tab or line break inside")
     return value
 
 

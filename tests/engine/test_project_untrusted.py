@@ -187,7 +187,8 @@ BAD_CELLS = {
     "metric": ("UPDATE run_metric SET value = 'abc' WHERE name = 'loss'", "table run_metric, row run 1 'loss' step 10, column value"),
     "pin weight": ("UPDATE pin SET weight = 1e9", "column weight"),
     "run status": ("UPDATE run SET status = 'bogus'", "table run, row 1, column status"),
-    "stem form": ("UPDATE stem SET form = 'a' || char(10) || 'b' WHERE rowid = 1", "table stem, row 1, column form"),
+    "stem form": ("UPDATE stem SET form = 'a' || char(27) || 'b' WHERE rowid = 1",
+                  "table stem, row 1, column form: control character U+001B"),
 }
 
 
