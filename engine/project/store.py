@@ -39,6 +39,7 @@ from .locking import T, _locked  # noqa: F401
 from .records import (_RUN_COLUMNS, CorpusInfo, DecisionKey, LanguageInfo, MatchRecord,  # noqa: F401
                       PinRecord, RunRecord, _run_record)
 from engine.project.records import known_from_json, load_json, meta_from_json
+from engine.errors import StoredValueError
 from .runs import FINAL_STATUSES, RunsMixin, _real, _unreal  # noqa: F401
 from .schema import APPLICATION_ID, SCHEMA_VERSION
 
@@ -534,8 +535,22 @@ class Project(RunsMixin):
     def gold(self, corpus_id: int) -> list[GoldAnnotation]:
         self._need("corpus", corpus_id)
         rows = self.conn.execute("SELECT rowid, inscription_id, start, word_end, known FROM gold "
-                                 "WHERE corpus_id = ? ORDER BY position", (corpus_id,))
-        return [GoldAnnotation(i, s, e, known_from_json(self.path, n, k)) for n, i, s, e, k in rows]
+                                 "WHERE corpus_id = ? ORDER BY position", (corpus_id,)).fetchall()
+        if not rows:
+            return []
+        # the spans set_gold would refuse are refused when read, too
+        lengths = {i: len(split_units(t)) for i, t in self.conn.execute(
+            "SELECT inscription_id, text FROM inscription WHERE corpus_id = ?", (corpus_id,))}
+        out = []
+        for n, i, s, e, k in rows:
+            if i not in lengths:
+                raise StoredValueError(self.path, "gold", n, "inscription_id",
+                                       f"no inscription {i!r} in the corpus")
+            if not 0 <= s < e <= lengths[i]:
+                raise StoredValueError(self.path, "gold", n, "word_end",
+                                       f"span {s}..{e} does not fit inscription {i!r} ({lengths[i]} units)")
+            out.append(GoldAnnotation(i, s, e, known_from_json(self.path, n, k)))
+        return out
 
     # ---- pinned values -------------------------------------------------------------------
 
