@@ -294,18 +294,22 @@ class Project(RunsMixin):
                 conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as e:
                 raise ProjectError(f"{self.path}: cannot start a change ({e})") from None
-            try:
-                yield self
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
-            try:
-                conn.execute("COMMIT")
-            except sqlite3.Error as e:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise ProjectError(f"{self.path}: could not save the change ({e})") from None
+            # a change is this program's own statements on a file checked when it was opened:
+            # its cost follows the data it changes, so the step bound (meant for runaway reads)
+            # does not apply to it
+            with access.unbounded(conn):
+                try:
+                    yield self
+                except BaseException:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise
+                try:
+                    conn.execute("COMMIT")
+                except sqlite3.Error as e:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise ProjectError(f"{self.path}: could not save the change ({e})") from None
 
     @_locked
     def backup_to(self, path: str | Path) -> Path:

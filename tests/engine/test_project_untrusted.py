@@ -294,3 +294,13 @@ def test_metrics_are_checked_as_they_are_read_not_on_every_open(made):
         for read in (project.metrics, project.metrics_by_restart, project.latest_metrics):
             with pytest.raises(StoredValueError, match=r"table run_metric, row run 1 'loss' step 10, column value"):
                 read(run_id)
+
+
+def test_changes_are_not_bounded_reads_are(made):
+    with Project.open(made) as project:
+        project.conn.bound.max_steps = 10_000
+        with project.transaction():  # a change of ours: its cost follows its data
+            project.conn.execute("INSERT INTO setting (key, value) WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL "
+                                 "SELECT x + 1 FROM c LIMIT 20000) SELECT 'k' || x, '1' FROM c")
+        with pytest.raises(sqlite3.OperationalError, match="interrupted"):
+            project.conn.execute("SELECT count(*) FROM setting WHERE value = '1' AND key LIKE 'k%'").fetchone()
