@@ -304,3 +304,19 @@ def test_changes_are_not_bounded_reads_are(made):
                                  "SELECT x + 1 FROM c LIMIT 20000) SELECT 'k' || x, '1' FROM c")
         with pytest.raises(sqlite3.OperationalError, match="interrupted"):
             project.conn.execute("SELECT count(*) FROM setting WHERE value = '1' AND key LIKE 'k%'").fetchone()
+
+
+def test_an_older_file_is_checked_against_its_own_version_and_its_cleaned_copy_upgrades(tmp_path):
+    from engine.project.store import _build_file
+
+    old = tmp_path / "old.decipher"
+    _build_file(old, 2)
+    plant(old, "INSERT INTO corpus (name, imported_at) VALUES ('c', 'x')")
+    Project.open(old).close()  # v2's schema is ours: opened and upgraded
+    _build_file(old, 2)
+    plant(old, "INSERT INTO corpus (name, imported_at) VALUES ('c', 'x')",
+          "CREATE TRIGGER t AFTER INSERT ON run BEGIN DELETE FROM corpus; END")
+    with pytest.raises(ForeignSchemaError, match="trigger 't'"):
+        Project.open(old)
+    with Project.open(clean_copy(old)) as project:
+        assert project.migrated_from == 2 and [c.name for c in project.corpora()] == ["c"]
