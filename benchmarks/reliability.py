@@ -747,6 +747,187 @@ GROUPS = GROUPS + ("exports",)
 RUNNERS["exports"] = exports_round_two
 
 
+# --------------------------------------------------------------------------------------------
+# round two: project store (issue 28, items 2, 3 and 6: a received project file is data, not
+# code; every stored value is checked when read; CLDF urls stay in their folder; non-UTF-8 names)
+
+STORE_BOUND_S = 2.0  # a refused project file is refused within this (the open, timed in-process)
+
+ENDLESS_VIEW = ("CREATE VIEW corpus AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+                "SELECT x AS id, 'n' AS name, '' AS source, '' AS format, '' AS imported_at FROM c")
+FOREIGN_OBJECTS = (  # (fault, statements, the name the refusal must say)
+    ("foreign trigger on `run` (deletes every stem)",
+     ("CREATE TRIGGER wipe AFTER INSERT ON run BEGIN DELETE FROM stem; END",), "trigger 'wipe'"),
+    ("foreign trigger on `decision` (stores accepted as rejected)",
+     ("CREATE TRIGGER flip AFTER INSERT ON decision BEGIN UPDATE decision SET status = 'rejected'; END",),
+     "trigger 'flip'"),
+    ("recursive trigger on `run_metric`",
+     ("CREATE TRIGGER again AFTER INSERT ON run_metric BEGIN INSERT INTO run_metric (run_id, name, restart, "
+      "step, value) VALUES (new.run_id, new.name, new.restart, new.step + 1, 0); END",), "trigger 'again'"),
+    ("endless view named `corpus`", ("DROP TABLE corpus", ENDLESS_VIEW), "view 'corpus'"),
+)
+BAD_CELLS = (  # (fault, statement, the cell the message must name)
+    ("bad JSON in `inscription.meta`", "UPDATE inscription SET meta = '{oops' WHERE rowid = 1",
+     "table inscription, row 1, column meta"),
+    ("bad JSON in `run.config`", "INSERT INTO run (id, status, config, started_at) VALUES (7, 'completed', "
+     "'steps=5', 'x')", "table run, row 7, column config"),
+    ("a pin of the wrong shape in `run.pins`", "INSERT INTO run (id, status, pins, started_at) VALUES "
+     "(7, 'completed', '[[\"a\"]]', 'x')", "table run, row 7, column pins"),
+    ("bad JSON in `gold.known`", "UPDATE gold SET known = 'nope' WHERE rowid = 1", "table gold, row 1, column known"),
+    ("bad JSON in a setting", "INSERT INTO setting (key, value) VALUES ('gui.x', '{')",
+     "table setting, row 'gui.x', column value"),
+    ("non-numeric metric", "INSERT INTO run (id, status, started_at) VALUES (7, 'completed', 'x'); "
+     "INSERT INTO run_metric (run_id, name, restart, step, value) VALUES (7, 'loss', 0, 1, 'abc')",
+     "table run_metric, row run 7 'loss' step 1, column value"),
+    ("pin weight 1e9 (PRIOR refuses > 1000)", "INSERT INTO pin VALUES ('a', 'b', 1e9, 1, '', 'x', 'x')",
+     "column weight"),
+)
+APP_PROBE = r"""
+import json, sys, time
+from pathlib import Path
+from decipher_gui.app import make_application, open_at_launch
+from decipher_gui.mainwindow import MainWindow
+app = make_application()
+window = MainWindow(restore_state=False)
+started = time.monotonic()
+opened = open_at_launch(window, Path(sys.argv[1]))
+seconds = time.monotonic() - started
+print(json.dumps({"opened": opened, "seconds": seconds, "error": list(window.last_error or ())}))
+window.close()
+"""
+
+
+def plant(path: Path, *statements: str) -> None:
+    """Change a project file behind the program's back, as a crafted file arrives."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute("PRAGMA ignore_check_constraints=ON")
+        conn.execute("PRAGMA foreign_keys=OFF")
+        for statement in statements:
+            conn.executescript(statement)
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.close()
+
+
+def refusal_seconds(path: Path) -> tuple[float, str]:
+    """How long ``Project.open`` takes to refuse ``path`` (in this process), and its message."""
+    from engine.errors import DecipherError
+    from engine.project import Project
+
+    started = time.monotonic()
+    try:
+        Project.open(path).close()
+    except DecipherError as e:
+        return time.monotonic() - started, str(e)
+    return time.monotonic() - started, "OPENED"
+
+
+def app_at_launch(path: Path) -> tuple[dict, Result]:
+    """The app's launch path (``open_at_launch``, headless) on ``path``, in a child process."""
+    proc = subprocess.run([sys.executable, "-c", APP_PROBE, str(path)], capture_output=True, text=True, cwd=ROOT,
+                          env=dict(env(), QT_QPA_PLATFORM="offscreen"), timeout=HANG_GUARD_S)
+    lines = [x for x in proc.stdout.splitlines() if x.startswith("{")]
+    return (json.loads(lines[-1]) if lines else {}), Result(proc.returncode, proc.stdout, proc.stderr)
+
+
+def store_untrusted(tmp: Path) -> list[Row]:
+    g = "store"
+    rows: list[Row] = []
+    files = write_cipher(tmp / "cipher")
+    master = tmp / "master.decipher"
+    new_project(master, files)
+    r = cli("run", "--project", master, "--steps", "2", *FAST)  # a run with metrics and matches
+    if r.code != 0:
+        raise RuntimeError(f"setting up {master}: {r.brief()}")
+    count = 0
+
+    def copy(label: str) -> Path:
+        nonlocal count
+        count += 1
+        path = tmp / f"{count:02d}-{label}.decipher"
+        path.write_bytes(master.read_bytes())
+        return path
+
+    for fault, statements, name in FOREIGN_OBJECTS:
+        path = copy("foreign")
+        plant(path, *statements)
+        before = sha(path)
+        seconds, message = refusal_seconds(path)
+        quick = (seconds <= STORE_BOUND_S and name in message, f"open refused in {seconds:.2f} s")
+        r = cli("project", "info", path)
+        rows.append(refused(g, f"{fault}: `project info`", "sqlite3 adds it to a copy of a good project", r, name, quick))
+        r = cli("run", "--project", path, "--steps", "2", *FAST)
+        same = sha(path) == before
+        rows.append(refused(g, f"{fault}: `run --project`", "the same file", r, name,
+                            (same, "file unchanged" if same else "FILE CHANGED")))
+    path = copy("app")
+    plant(path, FOREIGN_OBJECTS[0][1][0])
+    seen, r = app_at_launch(path)
+    ok = (r.code == 0 and seen.get("opened") is False and "trigger 'wipe'" in " ".join(seen.get("error", []))
+          and seen.get("seconds", 99) <= STORE_BOUND_S and "Traceback" not in r.err)
+    rows.append(Row(g, "foreign trigger: the app at launch", "`open_at_launch` (headless) on the file",
+                    f"a dialog naming trigger 'wipe' within {STORE_BOUND_S:g} s, a cleaned copy offered, no traceback",
+                    f"exit {r.code}; opened {seen.get('opened')}; {seen.get('seconds', 0):.2f} s; "
+                    f"{' '.join(seen.get('error', []))[:160] or r.first}", ok))
+
+    for fault, statement, name in BAD_CELLS:
+        path = copy("cell")
+        plant(path, statement)
+        results = [cli("project", *verb) for verb in
+                   (("info", path), ("runs", "--json", path), ("export", path, "--lost", tmp / f"x{count}.csv"))]
+        named = [x for x in results if x.code == 2 and name in x.first]
+        clean = all(x.code in (0, 2) and "Traceback" not in x.err and (x.code == 0 or x.one_line) for x in results)
+        rows.append(Row(g, fault, "sqlite3 writes it into a copy of a good project; `project info`, "
+                        "`project runs --json`, `project export --lost`", f"one line naming {name!r}, no traceback",
+                        f"exit codes {[x.code for x in results]}; {named[0].first if named else results[0].first}",
+                        bool(named) and clean))
+    path = copy("app-cell")
+    plant(path, BAD_CELLS[1][1])
+    seen, r = app_at_launch(path)
+    message = " ".join(seen.get("error", []))
+    rows.append(Row(g, "bad JSON in `run.config`: the app at launch", "`open_at_launch` (headless) on the file",
+                    "a dialog naming the cell, no traceback, no exit 1",
+                    f"exit {r.code}; opened {seen.get('opened')}; {message[:160] or r.first}",
+                    r.code == 0 and seen.get("opened") is False and BAD_CELLS[1][2] in message
+                    and "Traceback" not in r.err))
+
+    # CLDF table urls that lead out of the dataset's folder
+    for url in ("/etc/passwd", "../../x.csv"):
+        ds = tmp / f"cldf-{count}" / "cldf"
+        count += 1
+        ds.mkdir(parents=True)
+        (ds / "forms.csv").write_text("ID,Language_ID,Parameter_ID,Form,Segments\n1,l,p,ab,a b\n", encoding="utf-8")
+        meta = ds / "Wordlist-metadata.json"
+        meta.write_text(json.dumps({"dc:conformsTo": "http://cldf.clld.org/v1.0/terms.rdf#Wordlist", "tables": [
+            {"url": url, "dc:conformsTo": "http://cldf.clld.org/v1.0/terms.rdf#FormTable"}]}), encoding="utf-8")
+        path = copy("cldf")
+        r = cli("project", "import", path, "--cldf", meta, "--name", "stolen")
+        rows.append(refused(g, f"CLDF table url `{url}`", "`project import --cldf` of metadata naming it", r, url))
+
+    # file names that are not UTF-8
+    odd = tmp / "p\udcff.decipher"
+    lost = tmp / "l\udcfe.csv"
+    lost.write_bytes(files["lost"].read_bytes())
+    def cli_odd(*args) -> Result:  # the names come back as the bytes they are: decoded leniently here
+        proc = subprocess.run(cli_argv(*args), capture_output=True, text=True, errors="backslashreplace", env=env(),
+                              cwd=ROOT, timeout=HANG_GUARD_S)
+        return Result(proc.returncode, proc.stdout, proc.stderr)
+
+    results = [cli_odd("project", "new", odd), cli_odd("project", "import", odd, "--lost", lost, "--name", "odd"),
+               cli_odd("project", "info", odd)]
+    ok = all(x.code == 0 and "Traceback" not in x.err for x in results)
+    rows.append(Row(g, "non-UTF-8 file names", "`project new`, `import --lost`, `info` with bytes 0xFF/0xFE in the names",
+                    "exit 0, no traceback (names shown as \\xNN)",
+                    f"exit codes {[x.code for x in results]}; {results[-1].out.strip().splitlines()[0] if results[-1].out.strip() else results[-1].first}",
+                    ok))
+    return rows
+
+
+GROUPS += ("store",)
+RUNNERS["store"] = store_untrusted
+
+
 def cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 

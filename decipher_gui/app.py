@@ -118,6 +118,76 @@ def initial_project(args) -> tuple[Path, bool]:
     return settings.sample_project_path(), True
 
 
+def open_at_launch(window, path: Path) -> bool:
+    """Open the project named at launch, after reading every value it stores once.
+
+    A file that cannot be opened as it is (SQL objects that are not ours, a malformed cell,
+    damage) is one message in a dialog, never a traceback or an exit; for objects that are not
+    ours the dialog offers to open a cleaned copy (only our tables' rows, in a new file beside it).
+    Returns whether the project is open.
+    """
+    from engine.errors import DecipherError, ForeignSchemaError
+    from engine.project import schema
+    from engine.project.store import Project
+
+    from decipher_gui.errors import describe
+
+    try:
+        # read-only where it can be, so that the window's own open still finds (and reports)
+        # the runs a crash interrupted; a file of an older version must be opened to be upgraded
+        current = schema.read_header(Path(path)).version == schema.SCHEMA_VERSION
+        with Project.open(path, read_only=current) as project:
+            project.check_readable()
+    except ForeignSchemaError as exc:
+        cleaned_copy_box(window, Path(path), exc)
+        return False
+    except (DecipherError, OSError) as exc:
+        window.report_error(*describe(exc))
+        return False
+    try:
+        return window.open_project(path)
+    except (DecipherError, OSError) as exc:  # a value read later than the check above
+        window.report_error(*describe(exc))
+        return False
+
+
+def cleaned_copy_box(window, path: Path, exc: Exception):
+    """The dialog (window-modal, not blocking) for a project holding SQL objects that are not
+    ours: the one-line reason, and a button that opens a cleaned copy instead."""
+    from PySide6.QtWidgets import QMessageBox
+
+    window.last_error = ("Project file refused", str(exc))
+    box = QMessageBox(window)
+    box.setObjectName("cleanedCopyBox")
+    box.setIcon(QMessageBox.Icon.Warning)
+    box.setWindowTitle("Project file refused")
+    box.setText("<b>Project file refused</b>")
+    box.setInformativeText(f"{exc}\n\nOpen a cleaned copy instead? It holds only the rows of the "
+                           "project's own tables, in a new file beside this one; this file stays as it is.")
+    copy_button = box.addButton("Open a cleaned copy", QMessageBox.ButtonRole.AcceptRole)
+    box.addButton(QMessageBox.StandardButton.Cancel)
+
+    def clicked(button) -> None:
+        if button is not copy_button:
+            return
+        from engine.errors import DecipherError
+        from engine.project.store import clean_copy
+
+        from decipher_gui.errors import describe
+
+        try:
+            copy = clean_copy(path)
+        except (DecipherError, OSError) as error:
+            window.report_error(*describe(error))
+            return
+        if open_at_launch(window, copy):
+            window.statusBar().showMessage(f"Opened a cleaned copy: {copy} ({path} is unchanged)", 15000)
+
+    box.buttonClicked.connect(clicked)
+    box.open()
+    return box
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     if args.screenshot is not None and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
@@ -129,7 +199,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     window = MainWindow(restore_state=args.screenshot is None)
     hook = install_exception_hook(window)
     path, create = initial_project(args)
-    opened = window.open_project(path, create_sample=create)
+    opened = window.open_project(path, create_sample=True) if create else open_at_launch(window, path)
     if not opened and not create:
         sample = initial_project(argparse.Namespace(project=None, sample=True, screenshot=None))[0]
         window.open_project(sample, create_sample=True)

@@ -43,3 +43,34 @@ class PhonologyError(InputError):
 
 class ProjectError(DecipherError):
     """A project file cannot be opened or changed as asked."""
+
+
+class ForeignSchemaError(ProjectError):
+    """A project file holds SQL objects (triggers, views, tables, indexes) that are not this
+    program's, or lacks some of its own: it is refused before any of them can run."""
+
+    def __init__(self, path: str | Path, foreign: list[str], missing: list[str]):
+        self.path = str(path)
+        self.foreign = list(foreign)
+        self.missing = list(missing)
+        said = []
+        if foreign:
+            said.append("holds SQL objects that are not this program's: " + ", ".join(foreign))
+        if missing:
+            said.append("lacks " + ", ".join(missing))
+        super().__init__(f"{self.path}: refused: the file {'; it '.join(said)} (it was altered or "
+                         "made by another program; nothing in it was run)")
+
+
+class StoredValueError(ProjectError):
+    """A cell of a project file holds a value this program never writes (bad JSON, a text where a
+    number belongs, a value the importers refuse): names the table, the row and the column."""
+
+    def __init__(self, path: str | Path, table: str, row: object, column: str, problem: str):
+        self.path = str(path)
+        self.table = table
+        self.row = row
+        self.column = column
+        self.problem = problem
+        super().__init__(f"{self.path}: table {table}, row {row}, column {column}: {problem} "
+                         "(the file was altered or damaged)")

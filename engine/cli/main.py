@@ -283,6 +283,9 @@ def _main(argv: Sequence[str] | None) -> int:
             print(f"error: {e}", file=sys.stderr)
             return EXIT_INPUT
     args = parser.parse_args(argv)  # --help and --version print here
+    for stream in (sys.stdout, sys.stderr):  # a file name that is not UTF-8 is shown as \xNN, never a crash
+        if hasattr(stream, "reconfigure") and getattr(stream, "errors", "") == "strict":
+            stream.reconfigure(errors="backslashreplace")
     from engine.cli.sweep import cmd_sweep
     handlers = {"run": cmd_run, "import-cog": cmd_import_cog, "dataset": cmd_dataset, "sweep": cmd_sweep,
                 "sample": cmd_sample}
@@ -296,6 +299,14 @@ def _main(argv: Sequence[str] | None) -> int:
     except FloatingPointError as e:  # the training diverged (engine.training.trainer.TrainingDiverged)
         print(f"error: the training diverged: {e}; try a lower learning rate (the last good checkpoint "
               "is kept)", file=sys.stderr)
+        return EXIT_INPUT
+    except UnicodeEncodeError as e:
+        if "surrogates" not in str(e.reason):
+            raise
+        # a name from the command line that is not UTF-8 (Python carries its bytes as surrogates)
+        shown = str(e.object).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        print(f"error: a file name given is not UTF-8 text ('{shown}'); rename the file to a UTF-8 name",
+              file=sys.stderr)
         return EXIT_INPUT
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -16,6 +16,7 @@ parameter (concept). Every problem names the file and the line.
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from pathlib import Path
 from typing import Any, Mapping
@@ -79,6 +80,7 @@ def _table_from_metadata(meta_path: Path, md: Mapping[str, Any], table: Mapping[
     url = table.get("url")
     if not isinstance(url, str) or not url:
         raise InputError("a table in the metadata has no 'url'", path=meta_path)
+    target = _inside(meta_path, url)
     dialect = {**(md.get("dialect") or {}), **(table.get("dialect") or {})}
     delimiter = dialect.get("delimiter", ",") if isinstance(dialect, dict) else ","
     cols = ((table.get("tableSchema") or {}).get("columns") or []) if isinstance(table, dict) else []
@@ -102,7 +104,28 @@ def _table_from_metadata(meta_path: Path, md: Mapping[str, Any], table: Mapping[
     columns = {}
     for ours, (term, default) in wanted.items():
         columns[ours] = by_term.get(term) or by_name.get(default) or default
-    return _Table(meta_path.parent / url, columns, delimiter, separators)
+    return _Table(target, columns, delimiter, separators)
+
+
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def _inside(meta_path: Path, url: str) -> Path:
+    """The file a table ``url`` names, which must lie inside the metadata file's folder (after
+    following links): a received dataset must not read ``/etc/passwd``, ``../../x`` or a URL."""
+    folder = meta_path.parent
+    if _SCHEME.match(url) or url.startswith(("/", "\\")) or "\x00" in url:
+        raise InputError(f"table url {url!r} is not a path inside the dataset's folder {folder} "
+                         "(CLDF table urls must name files beside the metadata); refused", path=meta_path)
+    target = folder / url
+    try:
+        inside = target.resolve().is_relative_to(folder.resolve())
+    except (OSError, RuntimeError, ValueError):  # a loop of links, a name the system refuses
+        inside = False
+    if not inside:
+        raise InputError(f"table url {url!r} leads outside the dataset's folder {folder} "
+                         "(CLDF table urls must name files inside it); refused", path=meta_path)
+    return target
 
 
 def _default_table(path: Path, wanted: Mapping[str, tuple[str, str]]) -> _Table:

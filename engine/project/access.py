@@ -6,11 +6,12 @@ SQLite owns the ``-wal`` and ``-shm`` files beside a database: this module never
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 #: ``access(path, mode) -> bool``, as :func:`os.access` (tests inject their own).
 AccessCheck = Callable[[Path, int], bool]
@@ -66,17 +67,105 @@ def choose(path: Path, *, read_only: bool = False, access: AccessCheck | None = 
     return Access("immutable", reason + "; changes still in its -wal file are not shown")
 
 
-def connect(path: Path, how: Access, *, timeout: float = 30.0) -> sqlite3.Connection:
-    """An autocommit connection to ``path`` opened as ``how`` says (sqlite3.Error if it fails)."""
+#: The most steps of SQLite's virtual machine one statement may take on a project file (about
+#: half a second to two seconds of work, far above what any of this program's statements needs
+#: on the largest project tried). A received file is untrusted: should a statement run away on
+#: it, it is interrupted and the call refused (see :class:`StatementBound`).
+MAX_STATEMENT_STEPS = 50_000_000
+
+#: The longest text or blob a connection reads or makes (SQLITE_LIMIT_LENGTH), in bytes: four
+#: times the 16 MiB cell limit of the readers (UTF-8), so a cell a reader took always fits.
+MAX_VALUE_BYTES = 4 * 16 * 1024 * 1024 + 1024
+
+_CHECK_EVERY = 10_000  # steps between two calls of the progress handler
+
+
+class StatementBound:
+    """The progress handler of a project connection: counts the steps of the statement running
+    (the count starts again with each statement SQLite reports to the trace callback) and
+    interrupts it past ``max_steps`` (``sqlite3.OperationalError: interrupted``; ``tripped`` then
+    says it was this bound). Counting steps, not seconds, makes the bound the same on any machine
+    load and in tests."""
+
+    def __init__(self, max_steps: int):
+        self.max_steps = int(max_steps)
+        self.count = 0
+        self.paused = 0
+        self.tripped = False
+
+    def reset(self, _statement: str | None = None) -> None:
+        self.count = 0  # (``tripped`` stays until :func:`overran` reads it: a ROLLBACK comes between)
+
+    def __call__(self) -> int:
+        self.count += _CHECK_EVERY
+        if self.paused or self.count <= self.max_steps:
+            return 0
+        self.tripped = True
+        return 1
+
+
+class BoundedConnection(sqlite3.Connection):
+    """An sqlite3 connection that carries its :class:`StatementBound`."""
+
+    bound: StatementBound
+
+
+def connect(path: Path, how: Access, *, timeout: float = 30.0,
+            max_steps: int | None = None) -> sqlite3.Connection:
+    """An autocommit connection to ``path`` opened as ``how`` says (sqlite3.Error if it fails).
+
+    The file is untrusted: ``PRAGMA trusted_schema = OFF`` (no function with side effects runs
+    from its schema), every statement is bounded to ``max_steps`` (default
+    :data:`MAX_STATEMENT_STEPS`) steps, and no value may exceed :data:`MAX_VALUE_BYTES`.
+    The file name goes to SQLite as bytes, so names that are not UTF-8 open as well.
+    """
     if how.mode == "rw":
-        conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False,
-                               timeout=timeout)
+        conn = sqlite3.connect(os.fsencode(path), isolation_level=None, check_same_thread=False,
+                               timeout=timeout, factory=BoundedConnection)
     else:
         uri = path.absolute().as_uri() + ("?mode=ro" if how.mode == "ro" else "?immutable=1")
         conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False,
-                               timeout=timeout)
+                               timeout=timeout, factory=BoundedConnection)
+    bound = StatementBound(MAX_STATEMENT_STEPS if max_steps is None else max_steps)
+    conn.bound = bound
+    conn.set_progress_handler(bound, _CHECK_EVERY)
+    conn.set_trace_callback(bound.reset)
+    conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
+    conn.execute("PRAGMA trusted_schema=OFF")
     conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
     return conn
+
+
+def overran(conn: sqlite3.Connection | None) -> bool:
+    """Whether a statement on ``conn`` was interrupted by its :class:`StatementBound` since the
+    last call (the error it raised is being handled); the answer is given once."""
+    bound = getattr(conn, "bound", None)
+    if bound is None or not bound.tripped:
+        return False
+    bound.tripped = False
+    return True
+
+
+def overrun_message(conn: sqlite3.Connection) -> str:
+    """The reason given when a statement was stopped by the bound."""
+    bound = getattr(conn, "bound", None)
+    limit = bound.max_steps if bound is not None else MAX_STATEMENT_STEPS
+    return (f"refused: one statement on the file ran past {limit:,} steps of SQLite, far more than "
+            "a project file needs (the file may be crafted); it was stopped")
+
+
+@contextlib.contextmanager
+def unbounded(conn: sqlite3.Connection) -> Iterator[None]:
+    """Lift the step bound for our own long work on a file already checked (an upgrade)."""
+    bound = getattr(conn, "bound", None)
+    if bound is None:
+        yield
+        return
+    bound.paused += 1
+    try:
+        yield
+    finally:
+        bound.paused -= 1
 
 
 def restore_shm_mode(path: Path, *, access: AccessCheck | None = None) -> bool:

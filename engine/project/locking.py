@@ -8,6 +8,7 @@ import sqlite3
 from typing import TYPE_CHECKING, Callable, TypeVar
 
 from engine.errors import DecipherError, ProjectError
+from engine.project import access
 
 if TYPE_CHECKING:
     from engine.project.store import Project
@@ -32,6 +33,8 @@ def _locked(method: Callable[..., T]) -> Callable[..., T]:
                 raise ProjectError(f"{self.path}: {method.__name__}: refused by the file's "
                                    f"constraints ({e})") from None
             except sqlite3.Error as e:
+                if access.overran(self._conn):
+                    raise ProjectError(f"{self.path}: {method.__name__}: {access.overrun_message(self._conn)}") from None
                 raise ProjectError(f"{self.path}: {method.__name__}: {e}") from None
 
     return wrapper

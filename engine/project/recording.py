@@ -30,6 +30,7 @@ from engine.errors import ProjectError
 from engine.results import EvalEvent, FinishedEvent, MappingSnapshot, StepEvent
 from engine.runs.session import RunOutcome, RunSink, RunStart, failure_text
 from engine.project.store import Project, now_iso
+from engine.project.records import pins_from_json
 
 #: Where GUI runs before schema v3 kept their last character mapping (still read as a fallback).
 LEGACY_MAPPING_KEY = "gui.mapping.run.{}"
@@ -92,8 +93,8 @@ def _pins_text(pins: Sequence[PinnedValue]) -> str:
     return json.dumps([[p.lost, p.known_ipa, p.weight, p.locked, p.note] for p in pins], ensure_ascii=False)
 
 
-def _pins_of(text: str) -> tuple[PinnedValue, ...]:
-    return tuple(PinnedValue(lo, k, w, bool(lk), n) for lo, k, w, lk, n in json.loads(text or "[]"))
+def _pins_of(text: str, path: Path | str = "the project", row: object = "?") -> tuple[PinnedValue, ...]:
+    return pins_from_json(path, "run_pins", row, "pins", text or "[]")
 
 
 def record_pins(project: Project, run_id: int, step: int, pins: Sequence[PinnedValue]) -> None:
@@ -116,7 +117,7 @@ def pin_history(project: Project, run_id: int) -> list[PinChange]:
     except sqlite3.Error as e:
         raise ProjectError(f"{project.path}: cannot read the pins of run {run_id} ({e})") from None
     if rows:
-        return [PinChange(s, _pins_of(p), at) for s, p, at in rows]
+        return [PinChange(s, _pins_of(p, project.path, f"run {run_id} step {s}"), at) for s, p, at in rows]
     run = project.run(run_id)
     return [PinChange(0, tuple(run.pins), run.started_at)]
 

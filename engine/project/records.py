@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import math
 from functools import lru_cache
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from engine.config import Config
-from engine.corpus import PinnedValue
-from engine.errors import DecipherError
+from engine.corpus import PIN_WEIGHT_MAX, PinnedValue
+from engine.errors import DecipherError, StoredValueError
 from engine.results import Match
 
 
@@ -93,11 +95,81 @@ _RUN_COLUMNS = ("id", "status", "config", "seed", "code_version", "device", "cor
                 "last_step", "checkpoint", "error", "resumed_from")
 
 
-def _run_record(row: Sequence) -> RunRecord:
+def _run_record(row: Sequence, path: str | Path = "the project") -> RunRecord:
     d = dict(zip(_RUN_COLUMNS, row))
-    d["config"] = json.loads(d["config"] or "{}")
-    d["pins"] = tuple(PinnedValue(lo, k, w, bool(lk), n) for lo, k, w, lk, n in json.loads(d["pins"] or "[]"))
+    d["config"] = load_json(path, "run", d["id"], "config", d["config"] or "{}", dict)
+    d["pins"] = pins_from_json(path, "run", d["id"], "pins", d["pins"] or "[]")
     return RunRecord(**d)
+
+
+# ---------------------------------------------------------------------------------------------
+# stored JSON, checked as it is read: a bad cell is one StoredValueError naming table, row, column
+
+_KINDS = {dict: "a JSON object", list: "a JSON list"}
+
+
+def load_json(path: str | Path, table: str, row: object, column: str, text: object,
+              kind: type | None = None) -> Any:
+    """``json.loads(text)``, of type ``kind`` when given; else StoredValueError naming the cell."""
+    if not isinstance(text, str):
+        raise StoredValueError(path, table, row, column, f"not JSON text, found {type(text).__name__}")
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise StoredValueError(path, table, row, column, "JSON nested too deeply") from None
+    except ValueError as e:
+        raise StoredValueError(path, table, row, column, f"not valid JSON ({e})") from None
+    if kind is not None and not isinstance(value, kind):
+        raise StoredValueError(path, table, row, column,
+                               f"not {_KINDS.get(kind, kind.__name__)}, found {type(value).__name__}")
+    return value
+
+
+def _pin_problem(item: object) -> str | None:
+    if not isinstance(item, list) or len(item) != 5:
+        return "each pin must be a list of 5 values [lost, known_ipa, weight, locked, note]"
+    lost, known, weight, locked, note = item
+    if not (isinstance(lost, str) and lost and isinstance(known, str) and known):
+        return "a pin needs a lost letter and a known IPA unit (non-empty texts)"
+    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight) \
+            or not 0 < weight <= PIN_WEIGHT_MAX:
+        return f"pin weight {weight!r} is not above 0 and at most {PIN_WEIGHT_MAX:g}"
+    if locked not in (True, False, 0, 1) or isinstance(locked, float):
+        return f"pin 'locked' {locked!r} is not true or false"
+    if not isinstance(note, str):
+        return "a pin's note must be a text"
+    return None
+
+
+def pins_from_json(path: str | Path, table: str, row: object, column: str, text: object) -> tuple[PinnedValue, ...]:
+    """The pins a run stored (a JSON list of [lost, known_ipa, weight, locked, note])."""
+    items = load_json(path, table, row, column, text, list)
+    out = []
+    for i, item in enumerate(items):
+        problem = _pin_problem(item)
+        if problem is not None:
+            raise StoredValueError(path, table, row, column, f"pin {i + 1}: {problem}")
+        lo, k, w, lk, n = item
+        out.append(PinnedValue(lo, k, float(w), bool(lk), n))
+    return tuple(out)
+
+
+def meta_from_json(path: str | Path, row: object, text: object) -> dict[str, str]:
+    """An inscription's ``meta``: a JSON object of texts."""
+    meta = load_json(path, "inscription", row, "meta", text, dict)
+    for k, v in meta.items():
+        if not isinstance(v, str):
+            raise StoredValueError(path, "inscription", row, "meta",
+                                   f"the value of {k!r} is not a text, found {type(v).__name__}")
+    return meta
+
+
+def known_from_json(path: str | Path, row: object, text: object) -> tuple[str, ...]:
+    """A gold annotation's known forms: a non-empty JSON list of non-empty texts."""
+    known = load_json(path, "gold", row, "known", text, list)
+    if not known or not all(isinstance(k, str) and k for k in known):
+        raise StoredValueError(path, "gold", row, "known", "not a non-empty list of known forms (texts)")
+    return tuple(known)
 
 
 def _summary_of(config: dict) -> str:

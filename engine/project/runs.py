@@ -13,6 +13,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from engine.config import Config
 from engine.corpus import PinnedValue
 from engine.errors import ProjectError
+from engine.errors import StoredValueError
 from engine.results import Alternative, Match
 from engine.project.liveness import STALE_OTHER_HOST, STALE_SAME_HOST, code_version, dead_runs
 from engine.project.locking import _locked
@@ -150,7 +151,22 @@ class RunsMixin:
         if name is not None:
             sql += " AND name = ?"
             args += (name,)
-        return [(s, n, _unreal(v)) for s, n, v in self.conn.execute(sql + " ORDER BY step, name", args)]
+        return [self._metric_row(args[0], s, n, v) for s, n, v in self.conn.execute(sql + " ORDER BY step, name", args)]
+
+    def _metric_row(self, run_id: int, step: object, name: object, value: object) -> tuple[int, str, float]:
+        """A stored metric row, checked as it is read (the scan on opening leaves this table to
+        its readers: it is the largest by far); NULL is NaN."""
+        where = f"run {run_id} {name!r} step {step}"
+        if isinstance(step, bool) or not isinstance(step, int):
+            raise StoredValueError(self.path, "run_metric", where, "step", f"not a whole number, found {step!r}")
+        if not isinstance(name, str):
+            raise StoredValueError(self.path, "run_metric", where, "name", f"not a text, found {type(name).__name__}")
+        if value is None:
+            return step, name, math.nan
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            shown = repr(value) if not isinstance(value, bytes) else f"a blob of {len(value)} bytes"
+            raise StoredValueError(self.path, "run_metric", where, "value", f"not a number, found {shown[:40]}")
+        return step, name, float(value)
 
     @_locked
     def metrics_by_restart(self, run_id: int) -> dict[int, list[tuple[int, str, float]]]:
@@ -158,7 +174,10 @@ class RunsMixin:
         out: dict[int, list[tuple[int, str, float]]] = {}
         for r, s, n, v in self.conn.execute("SELECT restart, step, name, value FROM run_metric WHERE run_id = ? "
                                             "ORDER BY restart, step, name", (run_id,)):
-            out.setdefault(int(r), []).append((s, n, _unreal(v)))
+            if isinstance(r, bool) or not isinstance(r, int):
+                raise StoredValueError(self.path, "run_metric", f"run {run_id} {n!r} step {s}", "restart",
+                                       f"not a whole number, found {r!r}")
+            out.setdefault(r, []).append(self._metric_row(run_id, s, n, v))
         return out
 
     @_locked
@@ -171,10 +190,10 @@ class RunsMixin:
     def latest_metrics(self, run_id: int) -> dict[str, float]:
         """Each metric's value at the last step it was recorded (on the run's curve)."""
         rows = self.conn.execute(
-            "SELECT name, value FROM run_metric m WHERE run_id = ? AND restart = ? AND step = "
+            "SELECT name, value, step FROM run_metric m WHERE run_id = ? AND restart = ? AND step = "
             "(SELECT max(step) FROM run_metric WHERE run_id = m.run_id AND name = m.name AND restart = m.restart) "
             "ORDER BY name", (run_id, self._curve_restart(run_id)))
-        return {n: _unreal(v) for n, v in rows}
+        return {n: self._metric_row(run_id, s, n, v)[2] for n, v, s in rows}
 
     @_locked
     def record_matches(self, run_id: int, matches: Iterable[Match]) -> None:
@@ -249,7 +268,7 @@ class RunsMixin:
         if status is not None:
             sql += " WHERE status = ?"
             args = (status,)
-        return [_run_record(r) for r in self.conn.execute(sql + " ORDER BY id", args)]
+        return [_run_record(r, self.path) for r in self.conn.execute(sql + " ORDER BY id", args)]
 
     @_locked
     def run(self, run_id: int) -> RunRecord:
@@ -257,7 +276,7 @@ class RunsMixin:
                                 (run_id,)).fetchone()
         if row is None:
             raise ProjectError(f"no run {run_id} in {self.path.name}")
-        return _run_record(row)
+        return _run_record(row, self.path)
 
     @_locked
     def remove_run(self, run_id: int) -> None:

@@ -12,12 +12,16 @@ docs/formats.md ("Project file").
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import os
+import re
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from engine.errors import ProjectError
+from engine.errors import ForeignSchemaError, ProjectError, StoredValueError
 from engine.project import access, rawfile
 
 #: ``PRAGMA application_id`` of every project file: the ASCII bytes "DCPH" (0x44435048).
@@ -260,6 +264,8 @@ def migrate(conn: sqlite3.Connection, target: int | None = None, *,
     target = len(MIGRATIONS) if target is None else target
     conn.execute("PRAGMA foreign_keys=OFF")
     conn.execute("BEGIN IMMEDIATE")
+    lift = access.unbounded(conn)  # our own statements on a file already checked
+    lift.__enter__()
     try:
         before = conn.execute("PRAGMA user_version").fetchone()[0]
         if before < target and before_change is not None:
@@ -278,6 +284,7 @@ def migrate(conn: sqlite3.Connection, target: int | None = None, *,
             conn.execute("ROLLBACK")
         raise
     finally:
+        lift.__exit__(None, None, None)
         conn.execute("PRAGMA foreign_keys=ON")
     return before, max(before, target)
 
@@ -352,16 +359,23 @@ def check_connection(conn: sqlite3.Connection, path: Path) -> int:
             app_id = conn.execute("PRAGMA application_id").fetchone()[0]
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             result = [r[0] for r in conn.execute("PRAGMA quick_check(5)").fetchall()]
+            objects = conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master").fetchall()
         finally:
             if conn.in_transaction:
                 conn.execute("COMMIT")
     except sqlite3.OperationalError as e:
+        if access.overran(conn):
+            raise ProjectError(f"{path}: {access.overrun_message(conn)}") from None
         if "locked" in str(e) or "busy" in str(e):
             raise ProjectError(f"{path}: the file is busy in another program ({e}); try again") from None
         raise ProjectError(f"{path}: cannot read the file ({e})") from None
     except sqlite3.DatabaseError as e:
         raise ProjectError(f"{path}: the file is damaged ({e}); restore it from a backup "
                            "or an earlier copy") from None
+    if app_id == APPLICATION_ID and 0 <= version <= SCHEMA_VERSION:
+        check_objects(objects, path, version)
+        if result != ["ok"] and any("constraint" in r for r in result):
+            validate_cells(conn, path)  # names the row and column, where it can
     if result != ["ok"]:
         first = result[0].splitlines()
         detail = first[1] if len(first) > 1 and first[0].startswith("***") else first[0]
@@ -371,6 +385,220 @@ def check_connection(conn: sqlite3.Connection, path: Path) -> int:
         raise ProjectError(f"{path}: not a project file (application_id 0x{app_id & 0xFFFFFFFF:08X})")
     _check_version(path, version)
     return version
+
+
+# ---------------------------------------------------------------------------------------------
+# a project file is data, not code: its schema must be exactly ours
+
+
+#: Tables SQLite itself adds to a database (ANALYZE's statistics); they hold no code.
+SQLITE_OWN_TABLES = ("sqlite_stat1", "sqlite_stat4", "sqlite_sequence")
+
+
+def _norm(sql: str | None) -> str | None:
+    return None if sql is None else " ".join(sql.split())
+
+
+@functools.lru_cache(maxsize=None)
+def known_objects(version: int) -> dict[tuple[str, str], str | None]:
+    """{(type, name): normalised SQL} of every object a file of schema ``version`` holds: made by
+    running the migrations up to it on an empty database, so it is the schema by construction."""
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        for v in range(version):
+            MIGRATIONS[v](conn)
+        return {(t, n): _norm(sql) for t, n, sql in
+                conn.execute("SELECT type, name, sql FROM sqlite_master").fetchall()}
+    finally:
+        conn.close()
+
+
+def _describe(kind: str, name: str, table: str) -> str:
+    on = f" on table {table!r}" if kind in ("trigger", "index") and table and table != name else ""
+    return f"{kind} {name!r}{on}"
+
+
+def check_objects(objects: list[tuple], path: Path, version: int) -> None:
+    """Refuse (:class:`~engine.errors.ForeignSchemaError`, naming each) a file whose
+    ``sqlite_master`` rows are not exactly those of ``version``: a trigger, a view, a table or an
+    index we never make, one of ours with another definition, or one of ours missing. Checked
+    before any statement touches the file's tables, so none of its SQL ever runs."""
+    known = known_objects(version)
+    foreign, seen = [], set()
+    for kind, name, table, sql in objects:
+        seen.add((kind, name))
+        if kind == "table" and name in SQLITE_OWN_TABLES:
+            continue
+        if (kind, name) not in known:
+            foreign.append(_describe(kind, name, table))
+        elif _norm(sql) != known[(kind, name)]:
+            foreign.append(_describe(kind, name, table) + " (defined differently from ours)")
+    missing = [f"{kind} {name!r}" for kind, name in known if (kind, name) not in seen
+               and not name.startswith("sqlite_autoindex_")]
+    if foreign or missing:
+        raise ForeignSchemaError(path, foreign, missing)
+
+
+# ---------------------------------------------------------------------------------------------
+# every stored value has the type this program writes
+
+_JSON = "CASE WHEN typeof({c}) != 'text' THEN 0 WHEN NOT json_valid({c}) THEN 0 ELSE {then} END"
+_TYPED = "typeof({c}) = '{t}'"
+# a run's pins: a JSON list of [lost, known_ipa, weight (0 < w <= 1000), locked, note]
+_PINS = ("CASE WHEN json_type(pins) != 'array' THEN 0 ELSE NOT EXISTS (SELECT 1 FROM json_each(pins) p "
+         "WHERE p.type != 'array' OR json_array_length(p.value) != 5 OR json_type(p.value, '$[0]') != 'text' "
+         "OR json_type(p.value, '$[1]') != 'text' OR json_type(p.value, '$[2]') NOT IN ('integer', 'real') "
+         "OR json_extract(p.value, '$[2]') <= 0 OR json_extract(p.value, '$[2]') > 1000 "
+         "OR json_type(p.value, '$[3]') NOT IN ('true', 'false', 'integer') "
+         "OR json_type(p.value, '$[4]') != 'text') END")
+
+#: (table, column, SQL that is true for a good cell, the problem when it is not)
+CELL_CHECKS: tuple[tuple[str, str, str, str], ...] = (
+    ("corpus", "name", "typeof(name) = 'text' AND length(name) > 0", "not a non-empty text"),
+    ("inscription", "corpus_id", _TYPED.format(c="corpus_id", t="integer"), "not a whole number"),
+    ("inscription", "position", _TYPED.format(c="position", t="integer"), "not a whole number"),
+    ("inscription", "inscription_id", "typeof(inscription_id) = 'text' AND length(inscription_id) > 0",
+     "not a non-empty text"),
+    ("inscription", "text", "typeof(text) = 'text' AND length(text) > 0", "not a non-empty text"),
+    ("inscription", "raw", "typeof(raw) IN ('text', 'null')", "not a text"),
+    ("inscription", "meta", _JSON.format(c="meta", then="json_type(meta) = 'object'"),
+     "not a JSON object"),
+    ("language", "name", "typeof(name) = 'text' AND length(name) > 0", "not a non-empty text"),
+    ("stem", "language_id", _TYPED.format(c="language_id", t="integer"), "not a whole number"),
+    ("stem", "form", "typeof(form) = 'text' AND length(form) > 0", "not a non-empty text"),
+    ("stem", "ipa", "typeof(ipa) = 'text' AND length(ipa) > 0", "not a non-empty text"),
+    ("stem", "gloss", "typeof(gloss) = 'text'", "not a text"),
+    ("stem", "source", "typeof(source) = 'text'", "not a text"),
+    ("gold", "inscription_id", "typeof(inscription_id) = 'text'", "not a text"),
+    ("gold", "start", "typeof(start) = 'integer' AND start >= 0", "not a whole number >= 0"),
+    ("gold", "word_end", "typeof(word_end) = 'integer' AND word_end > start",
+     "not a whole number above the start"),
+    ("gold", "known", _JSON.format(c="known", then="CASE WHEN json_type(known) != 'array' THEN 0 ELSE "
+     "json_array_length(known) > 0 AND NOT EXISTS (SELECT 1 FROM json_each(known) "
+     "WHERE type != 'text' OR length(value) = 0) END"), "not a JSON list of known forms"),
+    ("pin", "lost", "typeof(lost) = 'text' AND length(lost) > 0", "not a non-empty text"),
+    ("pin", "known_ipa", "typeof(known_ipa) = 'text' AND length(known_ipa) > 0", "not a non-empty text"),
+    ("pin", "weight", "typeof(weight) IN ('real', 'integer') AND weight > 0 AND weight <= 1000",
+     "not a weight above 0 and at most 1000"),
+    ("pin", "locked", "typeof(locked) = 'integer' AND locked IN (0, 1)", "not 0 or 1"),
+    ("pin", "note", "typeof(note) = 'text'", "not a text"),
+    ("run", "status", f"status IN ({', '.join(repr(s) for s in RUN_STATUSES)})", "not a run status"),
+    ("run", "config", _JSON.format(c="config", then="json_type(config) = 'object'"),
+     "not a JSON object of settings"),
+    ("run", "pins", _JSON.format(c="pins", then=_PINS), "not a JSON list of pins [lost, known_ipa, weight, locked, note]"),
+    ("run", "seed", "typeof(seed) IN ('integer', 'null')", "not a whole number"),
+    ("run", "corpus_id", "typeof(corpus_id) IN ('integer', 'null')", "not a whole number"),
+    ("run", "language_id", "typeof(language_id) IN ('integer', 'null')", "not a whole number"),
+    ("run", "pid", "typeof(pid) IN ('integer', 'null')", "not a whole number"),
+    ("run", "last_step", "typeof(last_step) IN ('integer', 'null')", "not a whole number"),
+    ("run", "resumed_from", "typeof(resumed_from) IN ('integer', 'null')", "not a whole number"),
+    ("run", "curve_restart", "typeof(curve_restart) = 'integer' AND curve_restart >= 0",
+     "not a whole number >= 0"),
+    ("run", "started_at", "typeof(started_at) = 'text'", "not a text"),
+    ("run", "code_version", "typeof(code_version) = 'text'", "not a text"),
+    ("run", "device", "typeof(device) = 'text'", "not a text"),
+    ("run", "host", "typeof(host) = 'text'", "not a text"),
+    ("run", "ended_at", "typeof(ended_at) IN ('text', 'null')", "not a text"),
+    ("run", "heartbeat_at", "typeof(heartbeat_at) IN ('text', 'null')", "not a text"),
+    ("run", "checkpoint", "typeof(checkpoint) IN ('text', 'null')", "not a text"),
+    ("run", "error", "typeof(error) IN ('text', 'null')", "not a text"),
+    # run_metric, by far the largest table, is not scanned on opening: see METRIC_CHECKS
+    ("run_match", "inscription_id", "typeof(inscription_id) = 'text'", "not a text"),
+    ("run_match", "span_start", "typeof(span_start) = 'integer' AND span_start >= 0", "not a whole number >= 0"),
+    ("run_match", "span_end", "typeof(span_end) = 'integer' AND span_end >= span_start",
+     "not a whole number at or after the start"),
+    ("run_match", "span", "typeof(span) = 'text'", "not a text"),
+    ("run_match", "confidence", "typeof(confidence) IN ('real', 'integer', 'null')", "not a number"),
+    ("run_alternative", "rank", "typeof(rank) = 'integer' AND rank >= 1", "not a whole number >= 1"),
+    ("run_alternative", "form", "typeof(form) = 'text'", "not a text"),
+    ("run_alternative", "ipa", "typeof(ipa) = 'text'", "not a text"),
+    ("run_alternative", "gloss", "typeof(gloss) = 'text'", "not a text"),
+    ("run_alternative", "score", "typeof(score) IN ('real', 'integer', 'null')", "not a number"),
+    ("run_alternative", "log_prob", "typeof(log_prob) IN ('real', 'integer', 'null')", "not a number"),
+    ("decision", "status", f"status IN ({', '.join(repr(s) for s in DECISIONS)})", "not accepted or rejected"),
+    ("decision", "span_start", "typeof(span_start) = 'integer'", "not a whole number"),
+    ("decision", "span_end", "typeof(span_end) = 'integer'", "not a whole number"),
+    ("decision", "form", "typeof(form) = 'text'", "not a text"),
+    ("decision", "note", "typeof(note) = 'text'", "not a text"),
+    ("setting", "key", "typeof(key) = 'text'", "not a text"),
+    ("setting", "value", _JSON.format(c="value", then="1"), "not JSON"),
+    ("run_pins", "step", "typeof(step) = 'integer' AND step >= 0", "not a whole number >= 0"),
+    ("run_pins", "pins", _JSON.format(c="pins", then=_PINS), "not a JSON list of pins [lost, known_ipa, weight, locked, note]"),
+)
+
+#: The checks of run_metric: made by :meth:`Project.check_readable` (the app's launch) and, row
+#: by row, by every read of metrics (RunsMixin._metric_row), not on every open.
+METRIC_CHECKS: tuple[tuple[str, str, str, str], ...] = (
+    ("run_metric", "name", "typeof(name) = 'text'", "not a text"),
+    ("run_metric", "step", "typeof(step) = 'integer'", "not a whole number"),
+    ("run_metric", "restart", "typeof(restart) = 'integer' AND restart >= 0", "not a whole number >= 0"),
+    ("run_metric", "value", "typeof(value) IN ('real', 'integer', 'null')", "not a number"),
+)
+
+_ROW_NAME = {"pin": "lost || ' -> ' || known_ipa", "setting": "quote(key)",
+             "run_metric": "'run ' || run_id || ' ' || quote(name) || ' step ' || step",
+             "run_pins": "'run ' || run_id || ' step ' || step",
+             "decision": "'run ' || run_id || ' ' || quote(inscription_id) || ' ' || quote(form)",
+             "run_alternative": "'match ' || match_id || ' rank ' || quote(rank)",
+             "run_mapping": "'run ' || run_id"}
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_CONTROL_RAW = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")  # as imported: the Hesperia reader keeps VT and FF
+
+
+def validate_cells(conn: sqlite3.Connection, path: Path,
+                   checks: tuple[tuple[str, str, str, str], ...] = CELL_CHECKS) -> None:
+    """Refuse (:class:`~engine.errors.StoredValueError` naming table, row and column) the first
+    cell of the file that does not hold what this program writes there: JSON that does not
+    parse or has the wrong shape, text where a number belongs, a pin weight the importers would
+    refuse. One scan of SQL per table (no Python per row); the reads then trust the types."""
+    by_table: dict[str, list[tuple[str, str, str]]] = {}
+    for table, column, good, problem in checks:
+        by_table.setdefault(table, []).append((column, good, problem))
+    for table, checks in by_table.items():
+        # an older file (checked before its upgrade) lacks the later columns
+        present = {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
+        checks = [c for c in checks if c[0] in present]
+        if not checks:
+            continue
+        goods = [f"coalesce(({good}), 0)" for _, good, _ in checks]
+        first_bad = "CASE " + " ".join(f"WHEN NOT {g} THEN {i}" for i, g in enumerate(goods)) + " END"
+        columns = ", ".join(c for c, _, _ in checks)
+        sql = (f"SELECT {_ROW_NAME.get(table, 'rowid')}, {first_bad}, {columns} FROM {table} "
+               f"WHERE NOT ({' AND '.join(goods)}) LIMIT 1")
+        try:
+            bad = conn.execute(sql).fetchone()
+        except sqlite3.OperationalError as e:
+            if access.overran(conn):
+                raise ProjectError(f"{path}: {access.overrun_message(conn)}") from None
+            raise ProjectError(f"{path}: cannot read table {table} ({e})") from None
+        if bad is not None:
+            i = bad[1]
+            column, _, problem = checks[i]
+            raise StoredValueError(path, table, bad[0], column, f"{problem}, found {_shown(bad[2 + i])}")
+
+
+def _shown(value: object, limit: int = 40) -> str:
+    if isinstance(value, bytes):
+        return f"a blob of {len(value)} bytes"
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def check_text(path: Path, table: str, row: object, column: str, value: object, *,
+               allow_breaks: bool = False, empty: bool = False) -> str:
+    """``value`` when it is text the importers would take (no control characters but tabs and line
+    breaks, as the readers allow; vertical tabs and form feeds too with ``allow_breaks``, as the
+    Hesperia reader keeps them in raw text), else :class:`~engine.errors.StoredValueError`."""
+    if not isinstance(value, str):
+        raise StoredValueError(path, table, row, column, f"not a text, found {_shown(value)}")
+    if not value and not empty:
+        raise StoredValueError(path, table, row, column, "empty")
+    m = (_CONTROL_RAW if allow_breaks else _CONTROL).search(value)
+    if m is not None:
+        raise StoredValueError(path, table, row, column,
+                               f"control character U+{ord(m.group()):04X} at column {m.start() + 1}")
+    return value
 
 
 def inspect_file(path: str | Path, *, check: bool = True) -> FileInfo:

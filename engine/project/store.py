@@ -38,6 +38,8 @@ from engine.project.liveness import (STALE_OTHER_HOST, STALE_SAME_HOST, _parse_t
 from engine.project.locking import T, _locked  # noqa: F401
 from engine.project.records import (_RUN_COLUMNS, CorpusInfo, DecisionKey, LanguageInfo, MatchRecord,  # noqa: F401
                       PinRecord, RunRecord, _run_record)
+from engine.project.records import known_from_json, load_json, meta_from_json
+from engine.errors import StoredValueError
 from engine.project.runs import FINAL_STATUSES, RunsMixin, _real, _unreal  # noqa: F401
 from engine.project.schema import APPLICATION_ID, SCHEMA_VERSION
 
@@ -179,14 +181,18 @@ class Project(RunsMixin):
             if version != SCHEMA_VERSION:
                 raise ProjectError(f"{path}: schema v{version} after opening, expected "
                                    f"v{SCHEMA_VERSION}")
+            # every stored value has the type and shape this program writes (one line if not)
+            schema.validate_cells(conn, path)
         except ProjectError:
             conn.close()
             rawfile.release(raw)
             raise
         except sqlite3.Error as e:
+            overran = access.overran(conn)
+            message = access.overrun_message(conn) if overran else f"cannot open ({e})"
             conn.close()
             rawfile.release(raw)
-            raise ProjectError(f"{path}: cannot open ({e})") from None
+            raise ProjectError(f"{path}: {message}") from None
         except BaseException:  # anything else (Ctrl-C in a long upgrade): no connection or descriptor left
             conn.close()
             rawfile.release(raw)
@@ -288,18 +294,22 @@ class Project(RunsMixin):
                 conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as e:
                 raise ProjectError(f"{self.path}: cannot start a change ({e})") from None
-            try:
-                yield self
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
-            try:
-                conn.execute("COMMIT")
-            except sqlite3.Error as e:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise ProjectError(f"{self.path}: could not save the change ({e})") from None
+            # a change is this program's own statements on a file checked when it was opened:
+            # its cost follows the data it changes, so the step bound (meant for runaway reads)
+            # does not apply to it
+            with access.unbounded(conn):
+                try:
+                    yield self
+                except BaseException:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise
+                try:
+                    conn.execute("COMMIT")
+                except sqlite3.Error as e:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise ProjectError(f"{self.path}: could not save the change ({e})") from None
 
     @_locked
     def backup_to(self, path: str | Path) -> Path:
@@ -344,7 +354,7 @@ class Project(RunsMixin):
     @_locked
     def setting(self, key: str, default: Any = None) -> Any:
         row = self.conn.execute("SELECT value FROM setting WHERE key = ?", (key,)).fetchone()
-        return default if row is None else json.loads(row[0])
+        return default if row is None else load_json(self.path, "setting", repr(key), "value", row[0])
 
     @_locked
     def set_setting(self, key: str, value: Any) -> None:
@@ -383,7 +393,7 @@ class Project(RunsMixin):
                 raise ProjectError(f"a corpus named {name!r} already exists in {self.path.name}; "
                                    "choose another name")
             corpus_id = self.db["corpus"].insert(
-                {"name": name, "source": str(source), "format": format, "imported_at": self._stamp()}).last_pk
+                {"name": name, "source": shown_name(source), "format": format, "imported_at": self._stamp()}).last_pk
             self.db["inscription"].insert_all(
                 ({"corpus_id": corpus_id, "position": i, "inscription_id": ins.id, "raw": ins.raw,
                   "text": ins.text, "meta": json.dumps(dict(ins.meta), ensure_ascii=False)}
@@ -410,9 +420,14 @@ class Project(RunsMixin):
     @_locked
     def inscriptions(self, corpus_id: int) -> list[Inscription]:
         self._need("corpus", corpus_id)
-        rows = self.conn.execute("SELECT inscription_id, text, raw, meta FROM inscription "
+        rows = self.conn.execute("SELECT rowid, inscription_id, text, raw, meta FROM inscription "
                                  "WHERE corpus_id = ? ORDER BY position", (corpus_id,))
-        return [Inscription(i, t, raw=r, meta=json.loads(m)) for i, t, r, m in rows]
+        path, check = self.path, schema.check_text
+        return [Inscription(check(path, "inscription", n, "inscription_id", i),
+                            check(path, "inscription", n, "text", t),
+                            raw=None if r is None else check(path, "inscription", n, "raw", r,
+                                                             allow_breaks=True, empty=True),
+                            meta=meta_from_json(path, n, m)) for n, i, t, r, m in rows]
 
     @_locked
     def corpus(self, corpus_id: int) -> Corpus:
@@ -447,7 +462,7 @@ class Project(RunsMixin):
                 raise ProjectError(f"a known language named {name!r} already exists in "
                                    f"{self.path.name}; choose another name")
             language_id = self.db["language"].insert(
-                {"name": name, "source": str(source), "format": format, "imported_at": self._stamp()}).last_pk
+                {"name": name, "source": shown_name(source), "format": format, "imported_at": self._stamp()}).last_pk
             self.db["stem"].insert_all(
                 ({"language_id": language_id, "position": i, "form": s.form, "ipa": s.ipa,
                   "gloss": s.gloss or "", "source": s.source or ""} for i, s in enumerate(items)),
@@ -473,9 +488,13 @@ class Project(RunsMixin):
     @_locked
     def stems(self, language_id: int) -> list[Stem]:
         self._need("language", language_id)
-        rows = self.conn.execute("SELECT form, ipa, gloss, source FROM stem WHERE language_id = ? "
+        rows = self.conn.execute("SELECT rowid, form, ipa, gloss, source FROM stem WHERE language_id = ? "
                                  "ORDER BY position", (language_id,))
-        return [Stem(*r) for r in rows]
+        path, check = self.path, schema.check_text
+        return [Stem(check(path, "stem", n, "form", f), check(path, "stem", n, "ipa", i),
+                     check(path, "stem", n, "gloss", g, empty=True),
+                     check(path, "stem", n, "source", s, allow_breaks=True, empty=True))
+                for n, f, i, g, s in rows]
 
     @_locked
     def vocabulary(self, language_id: int) -> Vocabulary:
@@ -519,9 +538,23 @@ class Project(RunsMixin):
     @_locked
     def gold(self, corpus_id: int) -> list[GoldAnnotation]:
         self._need("corpus", corpus_id)
-        rows = self.conn.execute("SELECT inscription_id, start, word_end, known FROM gold "
-                                 "WHERE corpus_id = ? ORDER BY position", (corpus_id,))
-        return [GoldAnnotation(i, s, e, tuple(json.loads(k))) for i, s, e, k in rows]
+        rows = self.conn.execute("SELECT rowid, inscription_id, start, word_end, known FROM gold "
+                                 "WHERE corpus_id = ? ORDER BY position", (corpus_id,)).fetchall()
+        if not rows:
+            return []
+        # the spans set_gold would refuse are refused when read, too
+        lengths = {i: len(split_units(t)) for i, t in self.conn.execute(
+            "SELECT inscription_id, text FROM inscription WHERE corpus_id = ?", (corpus_id,))}
+        out = []
+        for n, i, s, e, k in rows:
+            if i not in lengths:
+                raise StoredValueError(self.path, "gold", n, "inscription_id",
+                                       f"no inscription {i!r} in the corpus")
+            if not 0 <= s < e <= lengths[i]:
+                raise StoredValueError(self.path, "gold", n, "word_end",
+                                       f"span {s}..{e} does not fit inscription {i!r} ({lengths[i]} units)")
+            out.append(GoldAnnotation(i, s, e, known_from_json(self.path, n, k)))
+        return out
 
     # ---- pinned values -------------------------------------------------------------------
 
@@ -614,6 +647,28 @@ class Project(RunsMixin):
         return row[0]
 
     @_locked
+    def check_readable(self) -> None:
+        """Read every stored value the way the app and the commands read them (corpora, gold,
+        known languages, pins, runs with their pin history and metrics, settings), so that a malformed cell
+        is one :class:`~engine.errors.StoredValueError` now rather than a failure later (metrics
+        included, which opening does not scan). The
+        types of every cell were checked when the file was opened; this adds the checks done in
+        Python (JSON shapes, control characters)."""
+        from engine.project.recording import pin_history
+
+        for c in self.corpora():
+            self.corpus(c.id)
+            self.gold(c.id)
+        for x in self.languages():
+            self.stems(x.id)
+        self.pin_records()
+        for run in self.runs():
+            pin_history(self, run.id)
+        schema.validate_cells(self.conn, self.path, schema.METRIC_CHECKS)  # one scan, not Python per row
+        for (key,) in self.conn.execute("SELECT key FROM setting ORDER BY key").fetchall():
+            self.setting(key)
+
+    @_locked
     def summary(self) -> dict[str, Any]:
         """Counts for ``decipher project info``."""
         statuses = dict(self.conn.execute("SELECT status, count(*) FROM run GROUP BY status").fetchall())
@@ -627,6 +682,86 @@ class Project(RunsMixin):
             "pins": self.conn.execute("SELECT count(*) FROM pin").fetchone()[0],
             "runs": statuses,
         }
+
+
+def shown_name(source: object) -> str:
+    """A file name as the store keeps it (provenance only): a name that is not UTF-8 (bytes
+    Python carries as surrogates) is kept with those bytes written as ``\\xNN``, since SQLite
+    text must be UTF-8."""
+    text = str(source)
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def clean_copy(path: str | Path, target: str | Path | None = None) -> Path:
+    """A new project file beside ``path`` (``<name>.cleaned.decipher``, numbered if taken) holding
+    only the rows of this program's own tables, copied out of ``path``: no trigger, view or other
+    object of the original comes along, and none of them runs (the original is only read, and
+    only its tables: a view standing in for one of ours is skipped). Rows left pointing at
+    nothing (the rows of a table a view replaced) are dropped. The original is not changed.
+    Returns the new file's path; ProjectError when the file is not a project file at all."""
+    path = Path(path)
+    info = schema.read_header(path)
+    if target is None:
+        stem = path.name[:-len(path.suffix)] if path.suffix else path.name
+        target = path.with_name(f"{stem}.cleaned{path.suffix}")
+        k = 2
+        while target.exists():
+            target = path.with_name(f"{stem}.cleaned-{k}{path.suffix}")
+            k += 1
+    target = Path(target)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.cleaning")
+    src = None
+    try:
+        _build_file(tmp, info.version)
+        src = access.connect(path, access.choose(path, read_only=True))
+        dest = access.connect(tmp, Access("rw"))
+        try:
+            tables = {n for (n,) in src.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            dest.execute("PRAGMA foreign_keys=OFF")
+            dest.execute("BEGIN")
+            if info.version >= 2:
+                dest.execute("DELETE FROM setting")  # the copy keeps the original's settings
+            for kind, name in schema.known_objects(info.version):
+                if kind != "table" or name not in tables:
+                    continue
+                ours = [r[1] for r in dest.execute(f'PRAGMA table_info("{name}")')]
+                theirs = {r[1] for r in src.execute(f'PRAGMA table_info("{name}")')}
+                columns = ", ".join(f'"{c}"' for c in ours if c in theirs)
+                if not columns:
+                    continue
+                cursor = src.execute(f'SELECT {columns} FROM "{name}"')
+                marks = ", ".join("?" for c in ours if c in theirs)
+                while rows := cursor.fetchmany(1000):
+                    dest.executemany(f'INSERT OR REPLACE INTO "{name}" ({columns}) VALUES ({marks})', rows)
+            for _ in range(len(schema.known_objects(info.version))):  # rows left pointing at nothing
+                broken = dest.execute("PRAGMA foreign_key_check").fetchall()
+                if not broken:
+                    break
+                for table, rowid, _parent, _fk in broken:
+                    dest.execute(f'DELETE FROM "{table}" WHERE rowid = ?', (rowid,))
+            dest.execute("COMMIT")
+            dest.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            dest.close()
+        _link_new(tmp, target)
+    except FileExistsError:
+        raise ProjectError(f"{target}: the file already exists") from None
+    except sqlite3.Error as e:
+        why = access.overrun_message(src) if src is not None and access.overran(src) else str(e)
+        raise ProjectError(f"{path}: cannot make a cleaned copy ({why})") from None
+    except OSError as e:
+        raise ProjectError(f"{target}: cannot write the cleaned copy ({e.strerror or e})") from None
+    finally:
+        if src is not None:
+            src.close()
+        for p in (tmp, *schema._sidecars(tmp)):
+            with contextlib.suppress(OSError):
+                p.unlink()
+    return target
 
 
 def _switch_to_wal(conn: sqlite3.Connection, *, tries: int = 50, pause: float = 0.02) -> bool:
