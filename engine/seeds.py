@@ -187,10 +187,12 @@ def _pool(workers: int, pool):
 
 
 def run_seeds(inputs, seeds: Sequence[int], out: str | Path, *, workers: int = 1, pool=None,
-              log: Callable[[str], None] = lambda line: None) -> SeedsOutcome:
+              log: Callable[[str], None] = lambda line: None, force_rerun: bool = False) -> SeedsOutcome:
     """Train ``inputs`` (an engine.session.RunInputs) once per seed into ``out/seed-K`` and write the
     consensus. ``workers`` 1 trains in this process one seed after the other; more: that many
-    worker processes. Seeds already finished in ``out`` are not redone."""
+    worker processes. Seeds already finished in ``out`` with the same inputs (settings, steps,
+    data) are not redone; ``force_rerun`` redoes them all. One process at a time per ``out``."""
+    from engine.sweep import FolderLock
     from .config import Config
     from .run_outputs import prepare_output_folder
 
@@ -205,9 +207,10 @@ def run_seeds(inputs, seeds: Sequence[int], out: str | Path, *, workers: int = 1
         return item
 
     planned = [PlannedRun(inputs.vocabulary.language, s, {}, f"seed-{s}") for s in seeds]
-    _drive_seeds(out, planned, make_items, workers, pool, log)
-    total = _letters(inputs.corpus)
-    return write_consensus(out, seeds, total)
+    with FolderLock(out, log=log):
+        _drive_seeds(out, planned, make_items, workers, pool, log, force_rerun=force_rerun)
+        total = _letters(inputs.corpus)
+        return write_consensus(out, seeds, total)
 
 
 def _letters(corpus) -> int:
@@ -216,13 +219,13 @@ def _letters(corpus) -> int:
 
 
 def _drive_seeds(out: Path, planned, make_items, workers: int, pool, log, stop: StopRequest | None = None,
-                 on_done: Callable[[list], None] | None = None) -> None:
+                 on_done: Callable[[list], None] | None = None, force_rerun: bool = False) -> None:
     """Run the planned seeds through ``pool`` (or a pool of ``workers`` made and closed here).
     A ``stop`` request raises :class:`SeedsStopped` once the pool's workers are ended."""
     the_pool = _pool(workers, pool)
     watched = _WatchedPool(the_pool, stop, on_done) if (stop is not None or on_done is not None) else the_pool
     try:
-        drive(out, planned, make_items, watched, log=log)
+        drive(out, planned, make_items, watched, log=log, force_rerun=force_rerun)
     except SeedsStopped:
         _mark_interrupted(out / "results.csv")
         raise
@@ -248,7 +251,8 @@ def run_seeds_in_project(project: str | Path, config, seeds: Sequence[int], out:
                          corpus: str | int | None = None, language: str | int | None = None, workers: int = 1,
                          pool=None, log: Callable[[str], None] = lambda line: None,
                          stop: StopRequest | None = None,
-                         progress: Callable[[int, int], None] | None = None) -> SeedsOutcome:
+                         progress: Callable[[int, int], None] | None = None,
+                         force_rerun: bool = False) -> SeedsOutcome:
     """Each seed an ordinary run recorded in ``project``; the consensus is written to ``out`` and
     stored in the project's settings under ``seed_groups`` (see :func:`seed_groups`).
 
@@ -295,23 +299,27 @@ def run_seeds_in_project(project: str | Path, config, seeds: Sequence[int], out:
         if progress is not None:
             progress(done, len(seeds))
 
-    stopped = False
-    try:
-        _drive_seeds(out, planned, make_items, workers, pool, log, stop, on_done if progress else None)
-    except SeedsStopped:
-        stopped = True
-        log(f"stopped: the finished seeds are kept in {out}")
-        with Project.open(project):  # opening marks the ended seeds' runs "interrupted"
-            pass
-    try:
-        outcome = write_consensus(out, seeds, total)
-    except DecipherError:
-        if stopped:  # nothing finished before the stop: no consensus, no group
-            return SeedsOutcome(out, {}, {s: "stopped" for s in seeds}, stopped=True)
-        raise
-    outcome = replace(outcome, stopped=stopped)
-    record_group(project, out, seeds, outcome, corpus_id=corpus_id, language_id=language_id)
-    return outcome
+    from engine.sweep import FolderLock
+
+    with FolderLock(out, log=log):
+        stopped = False
+        try:
+            _drive_seeds(out, planned, make_items, workers, pool, log, stop, on_done if progress else None,
+                         force_rerun=force_rerun)
+        except SeedsStopped:
+            stopped = True
+            log(f"stopped: the finished seeds are kept in {out}")
+            with Project.open(project):  # opening marks the ended seeds' runs "interrupted"
+                pass
+        try:
+            outcome = write_consensus(out, seeds, total)
+        except DecipherError:
+            if stopped:  # nothing finished before the stop: no consensus, no group
+                return SeedsOutcome(out, {}, {s: "stopped" for s in seeds}, stopped=True)
+            raise
+        outcome = replace(outcome, stopped=stopped)
+        record_group(project, out, seeds, outcome, corpus_id=corpus_id, language_id=language_id)
+        return outcome
 
 
 #: What the project's ``seed_groups`` setting keeps of a group's metrics.json (what the app shows).

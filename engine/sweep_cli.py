@@ -23,6 +23,8 @@ def add_seeds_arguments(p: argparse.ArgumentParser) -> None:
                         "with the seed chosen without gold")
     g.add_argument("--workers", type=int, default=1,
                    help="with --seeds: runs at once in worker processes (default 1: one after the other here)")
+    g.add_argument("--force-rerun", action="store_true",
+                   help="with --seeds: train every seed again, even those finished in OUT with the same inputs")
 
 
 def add_sweep_parser(sub) -> None:
@@ -60,6 +62,9 @@ def add_sweep_parser(sub) -> None:
     where.add_argument("--gpus-per-run", type=float, default=0.0,
                        help="with --ray: the share of a GPU each run asks Ray for (e.g. 0.125: 8 runs per GPU)")
     p.add_argument("--out", type=Path, required=True, help="the sweep's folder (results.csv and every run)")
+    p.add_argument("--force-rerun", action="store_true",
+                   help="train every run again, even those finished in OUT with the same settings and data "
+                        "(without it a finished run is redone only when its inputs changed)")
 
 
 def _config_args(args, **over) -> argparse.Namespace:
@@ -157,12 +162,16 @@ def cmd_sweep(args) -> int:
     n_known = len({p.known for p in planned})
     _log(f"sweep: {len(planned)} runs ({n_known} known x {len(combos)} settings x {len(seeds)} seeds) "
          f"on {workers} {'Ray' if args.ray else 'local'} worker{'s' if workers != 1 else ''} -> {out}")
-    try:
-        outcome = drive(out, planned, make_items, pool, in_flight=limit, log=_log)
-    finally:
-        pool.close()
-    if len(seeds) > 1:
-        _group_consensus(out, planned, seeds, outcome.table.rows, total)
+    from engine.sweep import FolderLock
+
+    with FolderLock(out, log=_log):
+        try:
+            outcome = drive(out, planned, make_items, pool, in_flight=limit, log=_log,
+                            force_rerun=args.force_rerun)
+        finally:
+            pool.close()
+        if len(seeds) > 1:
+            _group_consensus(out, planned, seeds, outcome.table.rows, total)
     rows = outcome.table.rows.values()
     done = sum(1 for r in rows if r.status == "completed")
     failed = [r for r in rows if r.status == "failed"]
@@ -214,7 +223,8 @@ def cmd_run_seeds(args) -> int:
     config = make_config(args)
     if args.project is not None:
         outcome = run_seeds_in_project(args.project, config, args.seeds, args.out, corpus=args.corpus,
-                                       language=args.language, workers=args.workers, log=_log)
+                                       language=args.language, workers=args.workers, log=_log,
+                                       force_rerun=args.force_rerun)
     else:
         if args.lost is None or args.known is None:
             raise DecipherError("decipher run needs --lost, --known and --out (or --project)")
@@ -228,7 +238,8 @@ def cmd_run_seeds(args) -> int:
         pins = read_prior(args.prior) if args.prior else []
         inputs = RunInputs(Corpus(args.lost.stem, tuple(inscriptions)), Vocabulary(args.known.stem, tuple(stems)),
                            config, gold=tuple(gold), pins=tuple(pins))
-        outcome = run_seeds(inputs, args.seeds, args.out, workers=args.workers, log=_log)
+        outcome = run_seeds(inputs, args.seeds, args.out, workers=args.workers, log=_log,
+                            force_rerun=args.force_rerun)
     m = outcome.metrics
     gold = f"; P@1 {m['p_at_1']:.3f} (oracle seed {m['oracle_seed']}: {m['oracle_p_at_1']:.3f})" if "p_at_1" in m else ""
     _log(f"seeds {' '.join(map(str, m['seeds']))}: chosen seed {m['chosen_seed']} ({m['chosen_because']}){gold}; "
