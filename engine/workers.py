@@ -113,11 +113,12 @@ def pin_threads(*, nice: int = WORKER_NICE) -> None:
         pass
 
 
-def worker_init(nice: int = WORKER_NICE) -> None:
+def worker_init(nice: int = WORKER_NICE, parent: int | None = None) -> None:
     """Initializer of a local worker process: pinned threads, lower priority, Ctrl-C left to
-    the parent (it marks the runs in flight and ends the workers), and an end with the parent."""
+    the parent (it marks the runs in flight and ends the workers), and an end with the parent
+    (``parent``: its pid, as the parent saw it; a worker that starts after its parent died ends)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    end_with_parent()
+    end_with_parent(parent)
     pin_threads(nice=nice)
 
 
@@ -125,7 +126,7 @@ def worker_init(nice: int = WORKER_NICE) -> None:
 PARENT_POLL_S = 0.5
 
 
-def end_with_parent(poll_s: float = PARENT_POLL_S) -> None:
+def end_with_parent(parent: int | None = None, poll_s: float = PARENT_POLL_S) -> None:
     """End this worker when its parent dies, even by SIGKILL (which no handler sees): a daemon
     thread polls ``os.getppid()``, which changes when the parent is gone and the worker is
     reparented; the worker then kills itself (its run is not finished, and the parent that would
@@ -133,9 +134,10 @@ def end_with_parent(poll_s: float = PARENT_POLL_S) -> None:
     import threading
     import time
 
-    parent = os.getppid()
-    if parent <= 1:  # already orphaned: nothing to watch
-        return
+    if parent is None:
+        parent = os.getppid()
+    if os.getppid() != parent:  # the parent died while this worker was starting
+        os.kill(os.getpid(), signal.SIGKILL)
 
     def watch() -> None:
         while True:
@@ -276,7 +278,7 @@ class LocalPool:
         os.environ.update(PINNED_ENV)
         try:
             return ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                       initializer=worker_init, initargs=(self.nice,))
+                                       initializer=worker_init, initargs=(self.nice, os.getpid()))
         finally:
             for k, v in env.items():
                 if v is None:
