@@ -167,13 +167,22 @@ def cmd_run(args) -> int:
     every = getattr(args, "checkpoint_every", 10.0)
     if not (every > 0 and every < float("inf")):
         raise DecipherError(f"--checkpoint-every must be a positive number of minutes, not {every}")
+    import contextlib
+
+    from engine.sweep import FolderLock
+
+    def out_lock(folder):  # one process at a time writes into an --out folder
+        return FolderLock(prepare_output_folder(folder), log=lambda line: print(line, file=sys.stderr)) \
+            if folder is not None else contextlib.nullcontext()
+
     if args.project is not None:
         from .project.runner import run_in_project
 
-        _, outcome = run_in_project(args.project, config=config, corpus=args.corpus, language=args.language,
-                                    resume=args.resume, overrides=overrides, out=args.out,
-                                    sinks=[ProgressBar(quiet=args.quiet)], handle_signals=True,
-                                    checkpoint_every_s=every * 60)
+        with out_lock(args.out):
+            _, outcome = run_in_project(args.project, config=config, corpus=args.corpus, language=args.language,
+                                        resume=args.resume, overrides=overrides, out=args.out,
+                                        sinks=[ProgressBar(quiet=args.quiet)], handle_signals=True,
+                                        checkpoint_every_s=every * 60)
         return 130 if outcome.reason == "interrupted" else 0
     if args.out is None or args.lost is None or args.known is None:
         raise DecipherError("decipher run needs --lost, --known and --out (or --project)")
@@ -191,8 +200,9 @@ def cmd_run(args) -> int:
     inputs = RunInputs(Corpus(args.lost.stem, tuple(inscriptions)), Vocabulary(args.known.stem, tuple(stems)),
                        config, gold=tuple(gold), pins=tuple(pins) if pins or not args.resume else None,
                        resume=args.resume, overrides=overrides)
-    outcome = run_in_folder(inputs, out, sinks=[ProgressBar(quiet=args.quiet)], checkpoint_every_s=every * 60,
-                            handle_signals=True)
+    with out_lock(out):
+        outcome = run_in_folder(inputs, out, sinks=[ProgressBar(quiet=args.quiet)], checkpoint_every_s=every * 60,
+                                handle_signals=True)
     summary = ", ".join(f"{k}={v:.3f}" for k, v in outcome.metrics.items() if k in ("p_at_1", "p_at_10", "coverage"))
     print(f"{outcome.step} steps in {outcome.wall_time_s:.1f} s on {outcome.device}: {summary}; "
           f"{'' if outcome.status == 'completed' else outcome.status + '; '}results in {out}", file=sys.stderr)
