@@ -765,10 +765,14 @@ def runs_round_two(tmp: Path) -> list[Row]:
     planted.mkdir(parents=True)
     (planted / "checkpoint.pt").symlink_to(victim)
     r = cli("run", "--project", project, "--steps", "2", "--quiet", *SWEEP_FAST)
-    rows.append(refused(g, "planted symlink P.decipher.runs/run-1/checkpoint.pt -> victim", "`run --project P` "
-                        "whose next run folder holds the link", r, "symbolic link",
-                        (victim.read_bytes() == b"precious", "victim unchanged" if victim.read_bytes() == b"precious"
-                         else "VICTIM OVERWRITTEN")))
+    errors = [line for line in r.err.splitlines() if line.startswith("error:")]
+    kept = victim.read_bytes() == b"precious"
+    rows.append(Row(g, "planted symlink P.decipher.runs/run-1/checkpoint.pt -> victim", "`run --project P` whose "
+                    "next run folder holds the link", "exit 2, one error line naming the link, victim unchanged",
+                    f"exit {r.code}; {errors[0] if errors else r.first}; "
+                    f"{'victim unchanged' if kept else 'VICTIM OVERWRITTEN'}",
+                    r.code == 2 and len(errors) == 1 and "symbolic link" in errors[0] and "Traceback" not in r.err
+                    and kept))
     outside = tmp / "outside"
     outside.mkdir()
     w = tmp / "W"

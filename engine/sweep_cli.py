@@ -78,8 +78,8 @@ def _config_args(args, **over) -> argparse.Namespace:
 def cmd_sweep(args) -> int:
     from .cli import make_config, parse_settings
     from .run_outputs import prepare_output_folder
-    from .sweep import drive, grid_settings, parse_grid_sets, plan, read_grid_file, with_seed
-    from .workers import LocalPool, RayPool, RunItem, check_workers, default_workers
+    from .sweep import grid_settings, parse_grid_sets, read_grid_file, with_seed
+    from .workers import check_workers
 
     if args.workers is not None:
         check_workers(args.workers)
@@ -103,6 +103,15 @@ def cmd_sweep(args) -> int:
         with_seed(base, 0, combo)
     seeds = args.seeds
     out = prepare_output_folder(args.out)
+    from engine.sweep import FolderLock
+
+    with FolderLock(out, log=_log):  # one sweep at a time per folder, before anything is read or said
+        return _sweep_locked(args, out, base, combos, seeds)
+
+
+def _sweep_locked(args, out: Path, base, combos, seeds) -> int:
+    from engine.sweep import drive, plan, with_seed
+    from engine.workers import LocalPool, RayPool, RunItem, default_workers
 
     if args.project is not None:
         from .project.exporting import resolve_corpus, resolve_language
@@ -162,16 +171,12 @@ def cmd_sweep(args) -> int:
     n_known = len({p.known for p in planned})
     _log(f"sweep: {len(planned)} runs ({n_known} known x {len(combos)} settings x {len(seeds)} seeds) "
          f"on {workers} {'Ray' if args.ray else 'local'} worker{'s' if workers != 1 else ''} -> {out}")
-    from engine.sweep import FolderLock
-
-    with FolderLock(out, log=_log):
-        try:
-            outcome = drive(out, planned, make_items, pool, in_flight=limit, log=_log,
-                            force_rerun=args.force_rerun)
-        finally:
-            pool.close()
-        if len(seeds) > 1:
-            _group_consensus(out, planned, seeds, outcome.table.rows, total)
+    try:
+        outcome = drive(out, planned, make_items, pool, in_flight=limit, log=_log, force_rerun=args.force_rerun)
+    finally:
+        pool.close()
+    if len(seeds) > 1:
+        _group_consensus(out, planned, seeds, outcome.table.rows, total)
     rows = outcome.table.rows.values()
     done = sum(1 for r in rows if r.status == "completed")
     failed = [r for r in rows if r.status == "failed"]
