@@ -159,6 +159,8 @@ def cmd_run(args) -> int:
     if getattr(args, "seeds", None):  # several seeds and their consensus: engine/seeds.py
         from .sweep_cli import cmd_run_seeds
         return cmd_run_seeds(args)
+    if getattr(args, "force_rerun", False):
+        raise DecipherError("--force-rerun goes with --seeds (a single run into --out always trains anew)")
     from .run_outputs import ProgressBar, prepare_output_folder, run_in_folder
     from .session import RunInputs
 

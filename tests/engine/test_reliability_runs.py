@@ -107,6 +107,12 @@ def test_run_seeds_reruns_on_an_edited_lost_file_another_known_and_force(cipher,
     assert "--force-rerun: 2 finished runs" in capsys.readouterr().err
 
 
+def test_force_rerun_without_seeds_is_one_line(cipher, tmp_path, capsys):
+    assert main(["run", "--lost", str(cipher["lost"]), "--known", str(cipher["known"]), "--force-rerun",
+                 "--out", str(tmp_path / "o")]) == 2
+    assert err_lines(capsys) == ["error: --force-rerun goes with --seeds (a single run into --out always trains anew)"]
+
+
 def _items_for(out: Path, steps: dict):
     """Run items with real inputs (for the record), trained by a fake that writes metrics.json."""
     from engine.config import Config
