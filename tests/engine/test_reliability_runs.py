@@ -247,6 +247,22 @@ def test_planted_checkpoint_link_in_a_project_run_folder_leaves_the_victim_uncha
     assert victim.read_bytes() == b"precious" and (folder / "checkpoint.pt").is_symlink()
 
 
+def test_a_project_runs_folder_linked_outside_is_refused(cipher, tmp_path, capsys):
+    from engine.project import Project, import_known, import_lost
+
+    path = tmp_path / "P.decipher"
+    with Project.create(path) as project:
+        import_lost(project, cipher["lost"], name="cipher")
+        import_known(project, cipher["known"], name="synthetic")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (tmp_path / "P.decipher.runs").symlink_to(outside, target_is_directory=True)
+    assert main(["run", "--project", str(path), "--steps", "1", *TINY]) == 2
+    [line] = [x for x in err_lines(capsys) if x.startswith("error:")]
+    assert "P.decipher.runs is a symbolic link" in line
+    assert list(outside.iterdir()) == []
+
+
 def test_a_run_folder_linked_outside_a_sweep_is_refused(tmp_path):
     outside = tmp_path / "outside"
     outside.mkdir()
