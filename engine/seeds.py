@@ -430,9 +430,12 @@ def write_consensus(out: Path, seeds: Sequence[int], total_letters: int, *, rows
         readings[s] = read_readings(matches) if matches.exists() else ()
     if not results:
         raise DecipherError(f"no seed finished in {out}: " + "; ".join(f"seed {s}: {w}" for s, w in failed.items()))
-    write_csv(out / "consensus.csv", CONSENSUS_COLUMNS, consensus_table(consensus(readings)))
+    from engine.io.atomic import refuse_symlinks
+
+    # the group's files are the program's: a link planted under their names is refused
+    write_csv(refuse_symlinks(out / "consensus.csv", out), CONSENSUS_COLUMNS, consensus_table(consensus(readings)))
     metrics = summary(results, readings, total_letters)
     if failed:
         metrics["failed_seeds"] = {str(s): why for s, why in failed.items()}
-    write_text(out / "metrics.json", json.dumps(metrics, indent=2, ensure_ascii=False) + "\n")
+    write_text(refuse_symlinks(out / "metrics.json", out), json.dumps(metrics, indent=2, ensure_ascii=False) + "\n")
     return SeedsOutcome(out, metrics, failed)

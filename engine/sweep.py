@@ -179,9 +179,10 @@ class ResultsTable:
         return table
 
     def save(self) -> None:
-        from .io.atomic import write_csv
+        from engine.io.atomic import refuse_symlinks, write_csv
 
-        write_csv(self.path, RESULT_COLUMNS, (r.cells() for r in self.rows.values()))
+        # results.csv is the program's file in the sweep's folder: a link planted there is refused
+        write_csv(refuse_symlinks(self.path, self.path.parent), RESULT_COLUMNS, (r.cells() for r in self.rows.values()))
 
     def finished(self, run_dir: str, base: Path) -> bool:
         row = self.rows.get(run_dir)

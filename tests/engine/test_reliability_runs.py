@@ -291,6 +291,25 @@ def test_planted_metrics_link_in_an_out_folder_is_refused(cipher, tmp_path, caps
     assert victim.read_text() == "precious"
 
 
+def test_planted_results_and_consensus_links_are_refused(tmp_path):
+    from engine.seeds import write_consensus
+
+    victim = tmp_path / "victim.csv"
+    victim.write_text("known,seed,status,run_dir\n")
+    out = tmp_path / "sweep"
+    out.mkdir()
+    (out / "results.csv").symlink_to(victim)
+    with pytest.raises(DecipherError, match="symbolic link"):
+        drive(out, [PlannedRun("k", 0, {}, "seed-0")], _items_for(out, {"n": 2}), InlinePool(_fake))
+    assert victim.read_text() == "known,seed,status,run_dir\n"
+    (out / "results.csv").unlink()
+    drive(out, [PlannedRun("k", 0, {}, "seed-0")], _items_for(out, {"n": 2}), InlinePool(_fake))
+    (out / "consensus.csv").symlink_to(victim)
+    with pytest.raises(DecipherError, match="symbolic link"):
+        write_consensus(out, [0], 10)
+    assert victim.read_text() == "known,seed,status,run_dir\n"
+
+
 def test_refuse_symlinks_refuses_a_path_resolving_outside(tmp_path):
     from engine.io.atomic import WriteError, refuse_symlinks
 
