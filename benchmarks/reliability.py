@@ -927,6 +927,203 @@ def store_untrusted(tmp: Path) -> list[Row]:
 GROUPS += ("store",)
 RUNNERS["store"] = store_untrusted
 
+# round two: runs (issue 28: results bound to their inputs, one process per --out, workers that
+# end with their parent, no planted link followed in the program's folders, checkpoints refused)
+
+SWEEP_FAST = ["--device", "cpu", "--set", "feature_dim=8", "--set", "eval_interval=0", "--set", "chars_per_batch=60"]
+
+
+def _children(pid: int) -> list[int]:
+    """The live processes whose parent is ``pid`` (from /proc; Linux)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == pid and fields[0] not in ("Z", "X"):
+            out.append(int(stat.parent.name))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+def _metrics(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def runs_round_two(tmp: Path) -> list[Row]:
+    import torch
+
+    g = "runs"
+    rows: list[Row] = []
+    files = write_cipher(tmp / "cipher", n_stems=10, n_inscriptions=8)
+    lost, known = files["lost"], files["known"]
+
+    # 1. the issue's two sweeps into one folder
+    out = tmp / "X"
+    sweep = ["sweep", "--lost", lost, "--known", known, "--seeds", "0", "1", "--workers", "1", "--out", out,
+             *SWEEP_FAST]
+    first = cli(*sweep, "--set", "lr=0.1", "--steps", "5")
+    second = cli(*sweep, "--set", "lr=0.3", "--steps", "50")
+    m = _metrics(out / "known" / "default" / "seed-0" / "metrics.json")
+    said = "lr: 0.1 -> 0.3" in second.err and "steps: 5 -> 50" in second.err
+    ok = first.code == 0 and second.code == 0 and said and m.get("steps") == 50 and m.get("config", {}).get("lr") == 0.3
+    rows.append(Row(g, "sweep resumed with other settings", "`sweep --set lr=0.1 --steps 5 --out X`, then "
+                    "`--set lr=0.3 --steps 50` into the same X", "says lr and steps changed, retrains; "
+                    "metrics.json steps 50, lr 0.3",
+                    f"exit {first.code}, {second.code}; {'says lr: 0.1 -> 0.3, steps: 5 -> 50' if said else 'no change said'}"
+                    f"; metrics.json steps {m.get('steps')}, lr {m.get('config', {}).get('lr')}", ok))
+
+    # 2. the lost file edited in place
+    text = lost.read_text(encoding="utf-8").splitlines(keepends=True)
+    ident, body = text[1].rstrip("\r\n").split(",", 1)
+    text[1] = f"{ident},{body}{body}\n"
+    lost.write_text("".join(text), encoding="utf-8")
+    r = cli(*sweep, "--set", "lr=0.3", "--steps", "50")
+    said = r.err.count("lost file changed; run again")
+    rows.append(Row(g, "sweep resumed after the LOST file was edited", "one inscription of LOST.csv doubled in "
+                    "place, the same sweep again", "both runs say the lost file changed and are redone",
+                    f"exit {r.code}; {said} runs say 'lost file changed'; "
+                    f"{'(2 now, 0 before)' if '(2 now, 0 before)' in r.err else r.first}",
+                    r.code == 0 and said == 2 and "(2 now, 0 before)" in r.err))
+
+    # 3. run --seeds into the same --out with another --set
+    y = tmp / "Y"
+    seeds = ["run", "--lost", lost, "--known", known, "--seeds", "0", "1", "--steps", "3", "--out", y, "--quiet",
+             *SWEEP_FAST]
+    a = cli(*seeds)
+    b = cli(*seeds, "--set", "lr=0.3")
+    c = cli(*seeds, "--set", "lr=0.3")
+    m = _metrics(y / "seed-1" / "metrics.json")
+    said = sum(1 for line in b.err.splitlines() if "lr: " in line and "-> 0.3" in line and "run again" in line)
+    ok = (a.code == b.code == c.code == 0 and said == 2
+          and "2 of 2 runs already finished" in c.err and m.get("config", {}).get("lr") == 0.3)
+    rows.append(Row(g, "`run --seeds` resumed with another --set", "`run --seeds 0 1 --out Y`, then with "
+                    "`--set lr=0.3`, then the same again", "second: both seeds say lr changed and rerun; third: "
+                    "nothing redone", f"exit {a.code}, {b.code}, {c.code}; second says "
+                    f"{[line.split(': ', 1)[1] for line in b.err.splitlines() if 'run again' in line][:1]}; "
+                    f"third: {'2 of 2 already finished' if '2 of 2 runs already finished' in c.err else c.first}; "
+                    f"seed-1 lr {m.get('config', {}).get('lr')}", ok))
+
+    # 4. two sweeps on one --out at once; 5. SIGKILL of the first leaves no worker; 6. its lock is stale
+    z = tmp / "Z"
+    long = popen("sweep", "--lost", lost, "--known", known, "--seeds", "0", "1", "--workers", "2", "--out", z,
+                 "--steps", "100000", *SWEEP_FAST)
+    try:
+        wait_for(lambda: (z / ".decipher.lock").exists() and len(_children(long.pid)) >= 3, long)
+        wait_for(lambda: list(z.rglob("checkpoint.pt")), long)   # the workers are training
+        other = cli("sweep", "--lost", lost, "--known", known, "--seeds", "0", "--workers", "1", "--out", z,
+                    "--steps", "2", *SWEEP_FAST)
+        rows.append(refused(g, "two sweeps on one --out at once", "a second `sweep --out Z` while the first trains "
+                            "there", other, f"pid {long.pid}"))
+        workers = _children(long.pid)
+    finally:
+        code = _kill(long)
+    wait_for(lambda: not any(_alive(p) for p in workers))
+    left = [p for p in workers if _alive(p)]
+    for p in left:
+        os.kill(p, signal.SIGKILL)
+    rows.append(Row(g, "SIGKILL of a sweep's main process", "`sweep --workers 2` training; SIGKILL of the main "
+                    "process", "every worker process ends", f"exit {code}; {len(workers)} child processes, "
+                    f"{len(left)} left running", code == -9 and workers and not left))
+    again = cli("sweep", "--lost", lost, "--known", known, "--seeds", "0", "1", "--workers", "1", "--out", z,
+                "--steps", "2", *SWEEP_FAST)
+    took = f"stale lock of process {long.pid}" in again.err
+    rows.append(Row(g, "a killed sweep's lock", "the same `sweep --out Z` after the SIGKILL above",
+                    "the stale lock is taken over with a line, the sweep completes",
+                    f"exit {again.code}; {'says stale lock taken over' if took else again.first}; "
+                    f"lock {'left' if (z / '.decipher.lock').exists() else 'removed'} at the end",
+                    again.code == 0 and took and not (z / ".decipher.lock").exists()))
+
+    # 7. a planted symlink in a project's run folder; 8. a sweep's run folder linked outside
+    project = tmp / "P.decipher"
+    new_project(project, files)
+    victim = tmp / "victim"
+    victim.write_bytes(b"precious")
+    planted = tmp / "P.decipher.runs" / "run-1"
+    planted.mkdir(parents=True)
+    (planted / "checkpoint.pt").symlink_to(victim)
+    r = cli("run", "--project", project, "--steps", "2", "--quiet", *SWEEP_FAST)
+    errors = [line for line in r.err.splitlines() if line.startswith("error:")]
+    kept = victim.read_bytes() == b"precious"
+    rows.append(Row(g, "planted symlink P.decipher.runs/run-1/checkpoint.pt -> victim", "`run --project P` whose "
+                    "next run folder holds the link", "exit 2, one error line naming the link, victim unchanged",
+                    f"exit {r.code}; {errors[0] if errors else r.first}; "
+                    f"{'victim unchanged' if kept else 'VICTIM OVERWRITTEN'}",
+                    r.code == 2 and len(errors) == 1 and "symbolic link" in errors[0] and "Traceback" not in r.err
+                    and kept))
+    outside = tmp / "outside"
+    outside.mkdir()
+    w = tmp / "W"
+    (w / "known" / "default").mkdir(parents=True)
+    (w / "known" / "default" / "seed-0").symlink_to(outside, target_is_directory=True)
+    r = cli("sweep", "--lost", lost, "--known", known, "--seeds", "0", "--workers", "1", "--out", w, "--steps", "2",
+            *SWEEP_FAST)
+    said = "symbolic link" in r.err
+    rows.append(Row(g, "a sweep's run folder linked outside", "W/known/default/seed-0 -> a folder outside W, "
+                    "then `sweep --out W`", "that run refused in one line (failed row), nothing written outside",
+                    f"exit {r.code}; {'refused: symbolic link' if said else r.first}; outside holds "
+                    f"{sorted(p.name for p in outside.iterdir())}", r.code != 0 and said and not list(outside.iterdir())))
+
+    # 9-15. checkpoints: malformed fields, impossible steps, another corpus, a deflate bomb
+    ck_out = tmp / "ck"
+    made = cli("run", "--lost", lost, "--known", known, "--steps", "3", "--out", ck_out, "--quiet", *SWEEP_FAST)
+    if made.code != 0:
+        raise RuntimeError(f"making a checkpoint: {made.brief()}")
+    state = torch.load(ck_out / "checkpoint.pt", weights_only=True)
+    for field, value, needle in (("rng", "xyz", "'rng'"), ("step", "7", "'step'"), ("elapsed", "soon", "'elapsed'"),
+                                 ("sampler_order", "abc", "'sampler_order'"), ("step", -100, "negative"),
+                                 ("step", 10**15, "outside this run's")):
+        bad = tmp / f"bad-{field}-{str(value).replace('-', 'minus')}.pt"
+        torch.save({**state, field: value}, bad)
+        r = cli("run", "--lost", lost, "--known", known, "--resume", bad, "--out", tmp / "bad-out", "--quiet")
+        rows.append(refused(g, f"checkpoint {field} = {value!r}", f"`run --resume` of a real checkpoint with "
+                            f"{field} replaced", r, needle))
+    from engine.io.tables import read_lost, write_lost
+
+    inscriptions = read_lost(lost)
+    from engine.corpus import Inscription
+
+    other_lost = tmp / "other-lost.csv"
+    write_lost(other_lost, list(inscriptions) + [Inscription(f"{i.id}-copy", i.text) for i in inscriptions])
+    r = cli("run", "--lost", other_lost, "--known", known, "--resume", ck_out / "checkpoint.pt", "--out",
+            tmp / "other-out", "--quiet")
+    rows.append(refused(g, "resume on another corpus with the same letters", "`run --resume` of the checkpoint "
+                        "with a LOST file of the same letters, other inscriptions", r, "another corpus"))
+    import zipfile
+
+    bomb = tmp / "bomb.pt"
+    with zipfile.ZipFile(bomb, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        with zf.open("archive/data.pkl", "w", force_zip64=True) as f:
+            chunk = bytes(1 << 20)
+            for _ in range(1300):
+                f.write(chunk)
+    code = ("import resource, sys; from engine.cli import main; c = main(sys.argv[1:]); "
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024); sys.exit(c)")
+    proc = subprocess.run([sys.executable, "-c", code, "run", "--lost", str(lost), "--known", str(known), "--resume",
+                           str(bomb), "--out", str(tmp / "bomb-out"), "--quiet"], capture_output=True, text=True,
+                          env=env(), cwd=ROOT, timeout=HANG_GUARD_S)
+    r = Result(proc.returncode, proc.stdout, proc.stderr)
+    peak = int(proc.stdout.strip() or 0)
+    rows.append(refused(g, f"deflate-bomb checkpoint ({bomb.stat().st_size / 2**20:.1f} MiB declaring 1,300 MiB)",
+                        "`run --resume` of a zip whose one entry unpacks to 1,300 MiB of zeros", r, "refused",
+                        (peak < 1000, f"peak memory {peak} MiB (the process, torch imported)")))
+    return rows
+
+
+GROUPS = (*GROUPS, "runs")
+RUNNERS["runs"] = runs_round_two
+
 
 def cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")

@@ -173,6 +173,8 @@ def cmd_run(args) -> int:
     if getattr(args, "seeds", None):  # several seeds and their consensus: engine/runs/seeds.py
         from engine.cli.sweep import cmd_run_seeds
         return cmd_run_seeds(args)
+    if getattr(args, "force_rerun", False):
+        raise DecipherError("--force-rerun goes with --seeds (a single run into --out always trains anew)")
     from engine.runs.outputs import ProgressBar, prepare_output_folder, run_in_folder
 
     config = config_of(args)
@@ -180,13 +182,22 @@ def cmd_run(args) -> int:
     every = getattr(args, "checkpoint_every", 10.0)
     if not (every > 0 and every < float("inf")):
         raise DecipherError(f"--checkpoint-every must be a positive number of minutes, not {every}")
+    import contextlib
+
+    from engine.runs.sweep import FolderLock
+
+    def out_lock(folder):  # one process at a time writes into an --out folder
+        return FolderLock(prepare_output_folder(folder), log=lambda line: print(line, file=sys.stderr)) \
+            if folder is not None else contextlib.nullcontext()
+
     if args.project is not None:
         from engine.project.runner import run_in_project
 
-        _, outcome = run_in_project(args.project, config=config, corpus=args.corpus, language=args.language,
-                                    resume=args.resume, overrides=overrides, out=args.out,
-                                    sinks=[ProgressBar(quiet=args.quiet)], handle_signals=True,
-                                    checkpoint_every_s=every * 60)
+        with out_lock(args.out):
+            _, outcome = run_in_project(args.project, config=config, corpus=args.corpus, language=args.language,
+                                        resume=args.resume, overrides=overrides, out=args.out,
+                                        sinks=[ProgressBar(quiet=args.quiet)], handle_signals=True,
+                                        checkpoint_every_s=every * 60)
         return 130 if outcome.reason == "interrupted" else 0
     if args.out is None or args.lost is None or args.known is None:
         raise DecipherError("decipher run needs --lost, --known and --out (or --project)")
@@ -195,8 +206,9 @@ def cmd_run(args) -> int:
     inputs = inputs_from_files(args.lost, args.known, config, gold=args.gold, prior=args.prior,
                                resume=args.resume, overrides=overrides)
     out = prepare_output_folder(args.out)
-    outcome = run_in_folder(inputs, out, sinks=[ProgressBar(quiet=args.quiet)], checkpoint_every_s=every * 60,
-                            handle_signals=True)
+    with out_lock(out):
+        outcome = run_in_folder(inputs, out, sinks=[ProgressBar(quiet=args.quiet)], checkpoint_every_s=every * 60,
+                                handle_signals=True)
     from engine.runs.outputs import outcome_summary
 
     print(outcome_summary(outcome, f"results in {out}"), file=sys.stderr)

@@ -23,6 +23,8 @@ def add_seeds_arguments(p: argparse.ArgumentParser) -> None:
                         "with the seed chosen without gold")
     g.add_argument("--workers", type=int, default=1,
                    help="with --seeds: runs at once in worker processes (default 1: one after the other here)")
+    g.add_argument("--force-rerun", action="store_true",
+                   help="with --seeds: train every seed again, even those finished in OUT with the same inputs")
 
 
 def add_sweep_parser(sub) -> None:
@@ -60,13 +62,16 @@ def add_sweep_parser(sub) -> None:
     where.add_argument("--gpus-per-run", type=float, default=0.0,
                        help="with --ray: the share of a GPU each run asks Ray for (e.g. 0.125: 8 runs per GPU)")
     p.add_argument("--out", type=Path, required=True, help="the sweep's folder (results.csv and every run)")
+    p.add_argument("--force-rerun", action="store_true",
+                   help="train every run again, even those finished in OUT with the same settings and data "
+                        "(without it a finished run is redone only when its inputs changed)")
 
 
 def cmd_sweep(args) -> int:
     from engine.config import config_from_options, parse_assignments
     from engine.runs.outputs import prepare_output_folder
-    from engine.runs.sweep import drive, grid_settings, parse_grid_sets, plan, read_grid_file, with_seed
-    from engine.runs.workers import RunItem, check_workers, make_pool
+    from engine.runs.sweep import grid_settings, parse_grid_sets, read_grid_file, with_seed
+    from engine.runs.workers import check_workers
 
     if args.workers is not None:
         check_workers(args.workers)
@@ -90,6 +95,15 @@ def cmd_sweep(args) -> int:
         with_seed(base, 0, combo)
     seeds = args.seeds
     out = prepare_output_folder(args.out)
+    from engine.runs.sweep import FolderLock
+
+    with FolderLock(out, log=_log):  # one sweep at a time per folder, before anything is read or said
+        return _sweep_locked(args, out, base, combos, seeds)
+
+
+def _sweep_locked(args, out: Path, base, combos, seeds) -> int:
+    from engine.runs.sweep import drive, plan, with_seed
+    from engine.runs.workers import RunItem, make_pool
 
     if args.project is not None:
         from engine.project.exporting import resolve_corpus, resolve_language
@@ -142,7 +156,7 @@ def cmd_sweep(args) -> int:
     _log(f"sweep: {len(planned)} runs ({n_known} known x {len(combos)} settings x {len(seeds)} seeds) "
          f"on {workers} {'Ray' if args.ray else 'local'} worker{'s' if workers != 1 else ''} -> {out}")
     try:
-        outcome = drive(out, planned, make_items, pool, in_flight=limit, log=_log)
+        outcome = drive(out, planned, make_items, pool, in_flight=limit, log=_log, force_rerun=args.force_rerun)
     finally:
         pool.close()
     if len(seeds) > 1:
@@ -198,14 +212,16 @@ def cmd_run_seeds(args) -> int:
     config = config_of(args)
     if args.project is not None:
         outcome = run_seeds_in_project(args.project, config, args.seeds, args.out, corpus=args.corpus,
-                                       language=args.language, workers=args.workers, log=_log)
+                                       language=args.language, workers=args.workers, log=_log,
+                                       force_rerun=args.force_rerun)
     else:
         if args.lost is None or args.known is None:
             raise DecipherError("decipher run needs --lost, --known and --out (or --project)")
         from engine.runs.inputs import inputs_from_files
 
         inputs = inputs_from_files(args.lost, args.known, config, gold=args.gold, prior=args.prior)
-        outcome = run_seeds(inputs, args.seeds, args.out, workers=args.workers, log=_log)
+        outcome = run_seeds(inputs, args.seeds, args.out, workers=args.workers, log=_log,
+                            force_rerun=args.force_rerun)
     m = outcome.metrics
     gold = f"; P@1 {m['p_at_1']:.3f} (oracle seed {m['oracle_seed']}: {m['oracle_p_at_1']:.3f})" if "p_at_1" in m else ""
     _log(f"seeds {' '.join(map(str, m['seeds']))}: chosen seed {m['chosen_seed']} ({m['chosen_because']}){gold}; "

@@ -57,6 +57,12 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     path = Path(path)
     target = _real_target(path)
     tmp = target.with_name(f".{target.name}.part")
+    # a leftover temporary (or a link planted under its name) is removed, never written through
+    if os.path.lexists(tmp):
+        try:
+            tmp.unlink()
+        except OSError as e:
+            raise WriteError(path, describe_os_error(e)) from None
     try:
         yield tmp
         os.replace(tmp, target)
@@ -66,6 +72,31 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
         if isinstance(e, OSError):
             raise WriteError(path, describe_os_error(e)) from None
         raise
+
+
+def refuse_symlinks(path: str | Path, root: str | Path) -> Path:
+    """``path`` (a file or folder the program names itself, inside ``root``) when nothing from
+    ``root`` down to it is a symbolic link and it resolves inside ``root``; otherwise WriteError in
+    one line. ``root`` itself is the user's (it may be a link); the run folders, sweep folders and
+    files below it are the program's, and a link planted there is never followed."""
+    path, root = Path(path), Path(root)
+    try:
+        rel = path.relative_to(root)
+    except ValueError:
+        raise WriteError(path, f"it is not inside {root}; refused") from None
+    here = root
+    for part in rel.parts:
+        if part in ("..", "."):
+            raise WriteError(path, f"its name leads outside {root}; refused")
+        here = here / part
+        if here.is_symlink():
+            raise WriteError(path, f"{here} is a symbolic link (to {os.readlink(here)}); refused: the program "
+                                   "never writes through a link in its own folders; remove the link")
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(path)
+    if os.path.commonpath([real_root, real]) != real_root:
+        raise WriteError(path, f"it resolves outside {root} (to {real}); refused")
+    return path
 
 
 def write_text(path: str | Path, text: str) -> None:

@@ -222,7 +222,11 @@ class RunRecorder(RunSink):
         the project refused to record the run: then nothing would name the file)."""
         if self.run_id is None:
             return None
-        return checkpoint_folder(self.project_path, self.run_id) / "checkpoint.pt"
+        from engine.io.atomic import refuse_symlinks
+
+        # <project>.runs/run-<id>/ is the program's: a planted link there is refused, not followed
+        return refuse_symlinks(checkpoint_folder(self.project_path, self.run_id) / "checkpoint.pt",
+                               Path(self.project_path).parent)
 
     def step(self, event: StepEvent, *, force: bool = False) -> None:
         """Losses, coverage and schedules of a step (names ``loss/<name>``, ``batch_coverage``,

@@ -14,7 +14,7 @@ from typing import TextIO
 
 from engine import __version__
 from engine.errors import DecipherError
-from engine.io.atomic import WriteError, describe_os_error, write_csv, write_text
+from engine.io.atomic import WriteError, describe_os_error, refuse_symlinks, write_csv, write_text
 from engine.results import EvalEvent, StepEvent
 from engine.runs.session import RunOutcome, RunSink, RunStart
 
@@ -83,12 +83,13 @@ def write_outputs(out: Path, trainer, outcome: RunOutcome, history: list[dict]) 
     }
     if outcome.status != "completed":
         metrics["status"] = outcome.status
-    write_text(out / "metrics.json", json.dumps(metrics, indent=2, ensure_ascii=False) + "\n")
+    # the files are the program's, in the user's folder: a link planted under their names is refused
+    write_text(refuse_symlinks(out / "metrics.json", out), json.dumps(metrics, indent=2, ensure_ascii=False) + "\n")
     if ev is not None:
-        write_csv(out / "matches.csv", MATCH_COLUMNS, match_rows(ev.matches))
+        write_csv(refuse_symlinks(out / "matches.csv", out), MATCH_COLUMNS, match_rows(ev.matches))
     if history:
         keys = list(history[0])
-        write_csv(out / "steps.csv", keys, ([h.get(k) for k in keys] for h in history))
+        write_csv(refuse_symlinks(out / "steps.csv", out), keys, ([h.get(k) for k in keys] for h in history))
 
 
 class OutputFolder(RunSink):

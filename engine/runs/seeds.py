@@ -181,10 +181,12 @@ def _pool(workers: int, pool):
 
 
 def run_seeds(inputs, seeds: Sequence[int], out: str | Path, *, workers: int = 1, pool=None,
-              log: Callable[[str], None] = lambda line: None) -> SeedsOutcome:
+              log: Callable[[str], None] = lambda line: None, force_rerun: bool = False) -> SeedsOutcome:
     """Train ``inputs`` (an engine.runs.session.RunInputs) once per seed into ``out/seed-K`` and write the
     consensus. ``workers`` 1 trains in this process one seed after the other; more: that many
-    worker processes. Seeds already finished in ``out`` are not redone."""
+    worker processes. Seeds already finished in ``out`` with the same inputs (settings, steps,
+    data) are not redone; ``force_rerun`` redoes them all. One process at a time per ``out``."""
+    from engine.runs.sweep import FolderLock
     from engine.config import Config
     from engine.runs.outputs import prepare_output_folder
 
@@ -199,9 +201,10 @@ def run_seeds(inputs, seeds: Sequence[int], out: str | Path, *, workers: int = 1
         return item
 
     planned = [PlannedRun(inputs.vocabulary.language, s, {}, f"seed-{s}") for s in seeds]
-    _drive_seeds(out, planned, make_items, workers, pool, log)
-    total = _letters(inputs.corpus)
-    return write_consensus(out, seeds, total)
+    with FolderLock(out, log=log):
+        _drive_seeds(out, planned, make_items, workers, pool, log, force_rerun=force_rerun)
+        total = _letters(inputs.corpus)
+        return write_consensus(out, seeds, total)
 
 
 def _letters(corpus) -> int:
@@ -210,13 +213,13 @@ def _letters(corpus) -> int:
 
 
 def _drive_seeds(out: Path, planned, make_items, workers: int, pool, log, stop: StopRequest | None = None,
-                 on_done: Callable[[list], None] | None = None) -> None:
+                 on_done: Callable[[list], None] | None = None, force_rerun: bool = False) -> None:
     """Run the planned seeds through ``pool`` (or a pool of ``workers`` made and closed here).
     A ``stop`` request raises :class:`RunsStopped` once the pool's workers are ended."""
     the_pool = _pool(workers, pool)
     watched = _WatchedPool(the_pool, stop, on_done) if (stop is not None or on_done is not None) else the_pool
     try:
-        drive(out, planned, make_items, watched, log=log)
+        drive(out, planned, make_items, watched, log=log, force_rerun=force_rerun)
     except RunsStopped:
         _mark_interrupted(out / "results.csv")
         raise
@@ -242,7 +245,8 @@ def run_seeds_in_project(project: str | Path, config, seeds: Sequence[int], out:
                          corpus: str | int | None = None, language: str | int | None = None, workers: int = 1,
                          pool=None, log: Callable[[str], None] = lambda line: None,
                          stop: StopRequest | None = None,
-                         progress: Callable[[int, int], None] | None = None) -> SeedsOutcome:
+                         progress: Callable[[int, int], None] | None = None,
+                         force_rerun: bool = False) -> SeedsOutcome:
     """Each seed an ordinary run recorded in ``project``; the consensus is written to ``out`` and
     stored in the project's settings under ``seed_groups`` (see :func:`seed_groups`).
 
@@ -289,23 +293,27 @@ def run_seeds_in_project(project: str | Path, config, seeds: Sequence[int], out:
         if progress is not None:
             progress(done, len(seeds))
 
-    stopped = False
-    try:
-        _drive_seeds(out, planned, make_items, workers, pool, log, stop, on_done if progress else None)
-    except RunsStopped:
-        stopped = True
-        log(f"stopped: the finished seeds are kept in {out}")
-        with Project.open(project):  # opening marks the ended seeds' runs "interrupted"
-            pass
-    try:
-        outcome = write_consensus(out, seeds, total)
-    except DecipherError:
-        if stopped:  # nothing finished before the stop: no consensus, no group
-            return SeedsOutcome(out, {}, {s: "stopped" for s in seeds}, stopped=True)
-        raise
-    outcome = replace(outcome, stopped=stopped)
-    record_group(project, out, seeds, outcome, corpus_id=corpus_id, language_id=language_id)
-    return outcome
+    from engine.runs.sweep import FolderLock
+
+    with FolderLock(out, log=log):
+        stopped = False
+        try:
+            _drive_seeds(out, planned, make_items, workers, pool, log, stop, on_done if progress else None,
+                         force_rerun=force_rerun)
+        except RunsStopped:
+            stopped = True
+            log(f"stopped: the finished seeds are kept in {out}")
+            with Project.open(project):  # opening marks the ended seeds' runs "interrupted"
+                pass
+        try:
+            outcome = write_consensus(out, seeds, total)
+        except DecipherError:
+            if stopped:  # nothing finished before the stop: no consensus, no group
+                return SeedsOutcome(out, {}, {s: "stopped" for s in seeds}, stopped=True)
+            raise
+        outcome = replace(outcome, stopped=stopped)
+        record_group(project, out, seeds, outcome, corpus_id=corpus_id, language_id=language_id)
+        return outcome
 
 
 #: What the project's ``seed_groups`` setting keeps of a group's metrics.json (what the app shows).
@@ -416,9 +424,12 @@ def write_consensus(out: Path, seeds: Sequence[int], total_letters: int, *, rows
         readings[s] = read_readings(matches) if matches.exists() else ()
     if not results:
         raise DecipherError(f"no seed finished in {out}: " + "; ".join(f"seed {s}: {w}" for s, w in failed.items()))
-    write_csv(out / "consensus.csv", CONSENSUS_COLUMNS, consensus_table(consensus(readings)))
+    from engine.io.atomic import refuse_symlinks
+
+    # the group's files are the program's: a link planted under their names is refused
+    write_csv(refuse_symlinks(out / "consensus.csv", out), CONSENSUS_COLUMNS, consensus_table(consensus(readings)))
     metrics = summary(results, readings, total_letters)
     if failed:
         metrics["failed_seeds"] = {str(s): why for s, why in failed.items()}
-    write_text(out / "metrics.json", json.dumps(metrics, indent=2, ensure_ascii=False) + "\n")
+    write_text(refuse_symlinks(out / "metrics.json", out), json.dumps(metrics, indent=2, ensure_ascii=False) + "\n")
     return SeedsOutcome(out, metrics, failed)

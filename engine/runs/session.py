@@ -414,7 +414,11 @@ class RunSession:
         at = (getattr(self.trainer, "position", None), self.step)
         if self.checkpoint_path is None or self._saved_at == at:
             return
+        from engine.io.atomic import refuse_symlinks
+
         self.checkpoint_path.parent.mkdir(parents=True, exist_ok=True)
+        # the checkpoint's name is the program's: a link planted there is refused, never written through
+        refuse_symlinks(self.checkpoint_path, self.checkpoint_path.parent)
         self.trainer.save_checkpoint(self.checkpoint_path)
         self._saved_at = at
         self._each_critical("checkpoint", self.checkpoint_path, self.step)

@@ -2,15 +2,21 @@
 
 The grid is known vocabularies x settings combinations x seeds. ``DIR/results.csv`` has one row per
 run (:data:`RESULT_COLUMNS`) and is rewritten atomically after every change, so an interrupted
-sweep continues where it was: a ``completed`` row whose folder still has its metrics.json is not
-redone; any other row (pending, running when the sweep died, killed, failed) is run again.
+sweep continues where it was: a ``completed`` row whose folder still has its metrics.json and a
+record of its inputs (``inputs.json``: settings, steps, code version, digests of the data; see
+engine/inputs_digest.py) equal to this run's is not redone; a folder whose record differs is
+redone, with a line saying what changed (``lr: 0.1 -> 0.3``, ``lost file changed``); any other row
+(pending, running when the sweep died, killed, failed) is run again.
 A run whose worker process died is marked ``killed`` and redone, up to :data:`MAX_ATTEMPTS` times.
+One process at a time writes into a folder (:class:`FolderLock`, ``.decipher.lock``).
 """
 
 from __future__ import annotations
 
 import csv
 import itertools
+import os
+import socket
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
@@ -18,6 +24,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from engine.errors import DecipherError
+from engine.inputs_digest import RECORD_FILE, changes, make_record, read_record
 from engine.runs.workers import RunItem, RunResult, describe_task_error, run_task
 
 RESULT_COLUMNS = ("known", "seed", "settings", "status", "p_at_1", "p_at_10", "coverage", "objective",
@@ -172,9 +179,10 @@ class ResultsTable:
         return table
 
     def save(self) -> None:
-        from engine.io.atomic import write_csv
+        from engine.io.atomic import refuse_symlinks, write_csv
 
-        write_csv(self.path, RESULT_COLUMNS, (r.cells() for r in self.rows.values()))
+        # results.csv is the program's file in the sweep's folder: a link planted there is refused
+        write_csv(refuse_symlinks(self.path, self.path.parent), RESULT_COLUMNS, (r.cells() for r in self.rows.values()))
 
     def finished(self, run_dir: str, base: Path) -> bool:
         row = self.rows.get(run_dir)
@@ -247,8 +255,8 @@ class SweepOutcome:
 
 def drive(out: Path, planned: Sequence[PlannedRun], make_items: Callable[[str], Callable[[PlannedRun], RunItem]],
           pool, *, seeds_per_task: int = 1, in_flight: int | None = None,
-          log: Callable[[str], None] = lambda line: None, clock: Callable[[], float] = time.monotonic
-          ) -> SweepOutcome:
+          log: Callable[[str], None] = lambda line: None, clock: Callable[[], float] = time.monotonic,
+          force_rerun: bool = False) -> SweepOutcome:
     """Run what ``planned`` still needs through ``pool`` and keep ``out/results.csv`` current.
 
     ``make_items(known)`` reads that known vocabulary (lazily, when its first run is due) and
@@ -256,23 +264,60 @@ def drive(out: Path, planned: Sequence[PlannedRun], make_items: Callable[[str], 
     submissions, lets the runs in flight finish, marks that vocabulary's runs failed and is
     reported in ``SweepOutcome.error``. ``seeds_per_task``: how many runs of one seed group one
     task carries (1: each seed its own task; a batched trainer takes the whole group).
+
+    A finished run is reused only when its folder's record of inputs equals this run's (else one
+    line says what changed and it is redone); ``force_rerun`` redoes every run. Only one process
+    at a time drives runs into ``out`` (DecipherError naming the other's pid otherwise).
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    with FolderLock(out, log=log):
+        return _drive(out, planned, make_items, pool, seeds_per_task=seeds_per_task, in_flight=in_flight,
+                      log=log, force_rerun=force_rerun)
+
+
+def _drive(out: Path, planned: Sequence[PlannedRun], make_items, pool, *, seeds_per_task: int,
+           in_flight: int | None, log: Callable[[str], None], force_rerun: bool) -> SweepOutcome:
+    from engine.io.atomic import WriteError, refuse_symlinks
+
     table = ResultsTable.open(out / "results.csv", planned)
     outcome = SweepOutcome(table)
-    todo = [p for p in planned if not table.finished(p.run_dir, out)]
+    makers: dict[str, Callable[[PlannedRun], RunItem]] = {}
+    records = RecordMaker()
+    todo = []
+    changed = 0
+    for p in planned:
+        if not table.finished(p.run_dir, out):
+            todo.append(p)
+            continue
+        if force_rerun:
+            todo.append(p)
+            changed += 1
+            continue
+        try:
+            if p.known not in makers:
+                makers[p.known] = make_items(p.known)
+            why = changes(read_record(out / p.run_dir), records.record(makers[p.known](p)))
+        except DecipherError:  # its data no longer read: run it again (the submission says why)
+            why = ["its input files cannot be read now"]
+        if why:
+            log(f"{p.run_dir}: {'; '.join(why)}; run again")
+            todo.append(p)
+            changed += 1
     outcome.skipped = len(planned) - len(todo)
+    if force_rerun and changed:
+        log(f"--force-rerun: {changed} finished run{'s' if changed != 1 else ''} in {out} redone")
     if outcome.skipped:
-        log(f"{outcome.skipped} of {len(planned)} runs already finished in {out}; not redone")
+        log(f"{outcome.skipped} of {len(planned)} runs already finished in {out} with the same inputs; not redone")
     for p in todo:
         row = table.rows[p.run_dir]
+        if row.status == DONE:  # redone: no longer a finished result until the new one is in
+            row.status, row.error = "pending", "redone: its inputs changed" if not force_rerun else "redone"
         if row.status == "running":  # the sweep that started it is gone
             row.status, row.error = "interrupted", "the sweep was interrupted; redone"
     table.save()
     tasks = _tasks(todo, seeds_per_task)
     limit = in_flight or getattr(pool, "workers", None) or 4
-    makers: dict[str, Callable[[PlannedRun], RunItem]] = {}
     queue: list[tuple[PlannedRun, ...]] = list(tasks)
     running: dict[Future, tuple[tuple[PlannedRun, ...], tuple[RunItem, ...]]] = {}
     stop_error: str | None = None
@@ -284,6 +329,24 @@ def drive(out: Path, planned: Sequence[PlannedRun], make_items: Callable[[str], 
             if known not in makers:
                 makers[known] = make_items(known)
             items = tuple(makers[known](p) for p in group)
+            for p in group:
+                # the run's folder is the program's: a link planted in it is refused, and the old
+                # record goes before the run starts (a run that dies midway leaves none)
+                run_dir = refuse_symlinks(out / p.run_dir, out)
+                (run_dir / RECORD_FILE).unlink(missing_ok=True)
+        except WriteError as e:
+            for p in group:
+                row = table.rows[p.run_dir]
+                row.status, row.error = "failed", str(e)
+                row.attempts += 1
+                log(f"{p.run_dir}: failed: {e}")
+            return
+        except OSError as e:
+            for p in group:
+                row = table.rows[p.run_dir]
+                row.status, row.error = "failed", f"{out / p.run_dir}: {e.strerror or e}"
+                row.attempts += 1
+            return
         except DecipherError as e:
             stop_error = str(e)
             for p in [q for t in queue for q in t] + list(group):
@@ -317,7 +380,14 @@ def drive(out: Path, planned: Sequence[PlannedRun], make_items: Callable[[str], 
                     _killed(table, group, describe_task_error(exc), queue, log)
                     outcome.killed += len(group)
                     continue
-                for p, result in zip(group, results):
+                for p, result, item in zip(group, results, items):
+                    if result.status == DONE:
+                        try:
+                            _write_record(out, p.run_dir, records.record(item))
+                        except DecipherError as e:
+                            result = RunResult(result.run_dir, "failed", f"cannot keep the record of its inputs: {e}",
+                                               result.metrics, result.objective, result.wall_s, result.steps,
+                                               result.device, result.closeness, result.run_id, result.pid)
                     table.rows[p.run_dir].take(result)
                     outcome.results[p.run_dir] = result
                     outcome.ran += 1
@@ -339,6 +409,157 @@ def drive(out: Path, planned: Sequence[PlannedRun], make_items: Callable[[str], 
         raise
     outcome.error = stop_error
     return outcome
+
+
+class RecordMaker:
+    """The record of inputs (engine/inputs_digest.py) of run items; the data shared by many items
+    (one corpus, one vocabulary, one project's tables) are digested once."""
+
+    def __init__(self) -> None:
+        self._cache: dict[Any, tuple[Any, Any]] = {}
+
+    def _once(self, key: Any, keep: Any, make: Callable[[], Any]) -> Any:
+        hit = self._cache.get(key)
+        if hit is None:
+            hit = self._cache[key] = (keep, make())   # ``keep`` holds the object its id names
+        return hit[1]
+
+    def record(self, item: RunItem) -> dict:
+        from engine.inputs_digest import corpus_digest, values_digest, vocabulary_digest
+
+        if item.inputs is not None:
+            inp = item.inputs
+            data = {"lost file": self._once(("c", id(inp.corpus)), inp.corpus, lambda: corpus_digest(inp.corpus)),
+                    "known file": self._once(("v", id(inp.vocabulary)), inp.vocabulary,
+                                             lambda: vocabulary_digest(inp.vocabulary)),
+                    "gold file": self._once(("g", id(inp.gold)), inp.gold, lambda: values_digest(inp.gold)),
+                    "prior file": self._once(("p", id(inp.pins)), inp.pins, lambda: values_digest(inp.pins))}
+            return make_record(inp.config.to_dict(), data)
+        if item.project is None:  # an item without data (a caller's own task function): its words only
+            return make_record({"known": item.known, "seed": item.seed, "settings": item.settings}, {})
+        key = ("project", str(Path(item.project).resolve()), item.corpus, item.language)
+        data = self._once(key, None, lambda: _project_digests(item.project, item.corpus, item.language))
+        return make_record(item.config.to_dict(), data)
+
+
+def _project_digests(project_path: Path, corpus: str | None, language: str | None) -> dict[str, str]:
+    """Digests of what a project run reads: its corpus, known language, gold and pins."""
+    from engine.inputs_digest import corpus_digest, values_digest, vocabulary_digest
+    from engine.project.resolve import resolve_corpus, resolve_language
+    from engine.project.store import Project
+
+    with Project.open(project_path, read_only=True) as project:
+        corpus_id = resolve_corpus(project, corpus)
+        language_id = resolve_language(project, language)
+        corpus_data = project.corpus(corpus_id)
+        vocabulary = project.vocabulary(language_id)
+        return {f"corpus {corpus_data.name!r} in the project": corpus_digest(corpus_data),
+                f"known language {vocabulary.language!r} in the project": vocabulary_digest(vocabulary),
+                "the project's gold": values_digest(project.gold(corpus_id)),
+                "the project's pins": values_digest(project.pins())}
+
+
+def _write_record(out: Path, run_dir: str, record: dict) -> None:
+    import json
+
+    from engine.io.atomic import refuse_symlinks, write_text
+
+    path = refuse_symlinks(out / run_dir / RECORD_FILE, out)
+    write_text(path, json.dumps(record, indent=2, ensure_ascii=False, sort_keys=True) + "\n")
+
+
+# ---------------------------------------------------------------------------------------------
+# one process per folder
+
+#: The lock file in a sweep's (or seed group's, or comparison's) folder: the owner's pid and host.
+LOCK_FILE = ".decipher.lock"
+_held: dict[str, int] = {}
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's live process
+        return True
+    try:  # a killed process its parent has not reaped yet is dead too
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+            return f.read().rsplit(")", 1)[-1].split()[0] not in ("Z", "X")
+    except (OSError, IndexError):
+        return True
+
+
+class FolderLock:
+    """One process at a time per folder: ``FOLDER/.decipher.lock`` holds the owner's pid and host.
+    A lock whose process is gone (same host) is taken over with a line saying so; a live owner's
+    is a DecipherError naming its pid. Re-entrant within one process."""
+
+    def __init__(self, folder: Path, *, log: Callable[[str], None] = lambda line: None):
+        self.folder = Path(folder)
+        self.path = self.folder / LOCK_FILE
+        self.key = os.path.realpath(self.folder)
+        self.log = log
+
+    def __enter__(self) -> "FolderLock":
+        if _held.get(self.key):
+            _held[self.key] += 1
+            return self
+        host = socket.gethostname()
+        for _ in range(5):
+            try:
+                fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+            except FileExistsError:
+                self._take_over_if_stale(host)
+                continue
+            except OSError as e:
+                raise DecipherError(f"{self.path}: cannot make the lock file ({e.strerror or e})") from None
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(f"{os.getpid()}\n{host}\n")
+            _held[self.key] = 1
+            return self
+        raise DecipherError(f"{self.path}: cannot take the folder's lock (another process keeps taking it)")
+
+    def _take_over_if_stale(self, host: str) -> None:
+        if self.path.is_symlink():  # a planted link is never followed: it goes, and the lock is made anew
+            self.log(f"{self.path}: a symbolic link where the lock file belongs; removed")
+            self.path.unlink(missing_ok=True)
+            return
+        try:
+            text = self.path.read_text(encoding="utf-8", errors="replace")[:200]
+        except FileNotFoundError:
+            return
+        except OSError as e:
+            raise DecipherError(f"{self.path}: cannot read the lock file ({e.strerror or e})") from None
+        lines = text.split("\n")
+        try:
+            pid = int(lines[0].strip())
+        except ValueError:
+            pid = -1
+        owner_host = lines[1].strip() if len(lines) > 1 else ""
+        if pid > 0 and owner_host and owner_host != host:
+            raise DecipherError(f"{self.folder}: in use by process {pid} on {owner_host} (lock file {self.path}); "
+                                "wait for it to end, or remove the lock file if that process is gone")
+        if pid != os.getpid() and _pid_alive(pid):
+            raise DecipherError(f"{self.folder}: in use by another process (pid {pid}) writing runs there; wait for it "
+                                "to end, or give another --out")
+        what = f"process {pid}" if pid > 0 else "an unreadable owner"
+        self.log(f"{self.path}: a stale lock of {what}, which is no longer running; taken over")
+        self.path.unlink(missing_ok=True)
+
+    def __exit__(self, *exc) -> None:
+        count = _held.get(self.key, 0) - 1
+        if count > 0:
+            _held[self.key] = count
+            return
+        _held.pop(self.key, None)
+        try:
+            if not self.path.is_symlink() and self.path.read_text(encoding="utf-8").split("\n")[0] == str(os.getpid()):
+                self.path.unlink()
+        except OSError:
+            pass
 
 
 def _killed(table: ResultsTable, group: tuple[PlannedRun, ...], why: str, queue: list, log) -> None:
@@ -380,7 +601,8 @@ def with_seed(config, seed: int, settings: Mapping[str, Any]):
 
 
 __all__ = ["RESULT_COLUMNS", "plan", "grid_settings", "parse_grid_sets", "read_grid_file", "drive",
-           "ResultsTable", "read_results", "PlannedRun", "SweepOutcome", "with_seed", "InlinePool", "run_items"]
+           "ResultsTable", "read_results", "PlannedRun", "SweepOutcome", "with_seed", "InlinePool", "run_items",
+           "FolderLock", "RecordMaker", "LOCK_FILE"]
 
 
 def run_items(items: Sequence[RunItem], pool, *, in_flight: int | None = None,

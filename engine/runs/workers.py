@@ -113,11 +113,39 @@ def pin_threads(*, nice: int = WORKER_NICE) -> None:
         pass
 
 
-def worker_init(nice: int = WORKER_NICE) -> None:
-    """Initializer of a local worker process: pinned threads, lower priority, and Ctrl-C left to
-    the parent (it marks the runs in flight and ends the workers)."""
+def worker_init(nice: int = WORKER_NICE, parent: int | None = None) -> None:
+    """Initializer of a local worker process: pinned threads, lower priority, Ctrl-C left to
+    the parent (it marks the runs in flight and ends the workers), and an end with the parent
+    (``parent``: its pid, as the parent saw it; a worker that starts after its parent died ends)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    end_with_parent(parent)
     pin_threads(nice=nice)
+
+
+#: How often a worker looks whether the process that started it is still there (seconds).
+PARENT_POLL_S = 0.5
+
+
+def end_with_parent(parent: int | None = None, poll_s: float = PARENT_POLL_S) -> None:
+    """End this worker when its parent dies, even by SIGKILL (which no handler sees): a daemon
+    thread polls ``os.getppid()``, which changes when the parent is gone and the worker is
+    reparented; the worker then kills itself (its run is not finished, and the parent that would
+    record it is gone; the next sweep into the folder redoes it)."""
+    import threading
+    import time
+
+    if parent is None:
+        parent = os.getppid()
+    if os.getppid() != parent:  # the parent died while this worker was starting
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    def watch() -> None:
+        while True:
+            time.sleep(poll_s)
+            if os.getppid() != parent:
+                os.kill(os.getpid(), signal.SIGKILL)
+
+    threading.Thread(target=watch, name="decipher-parent-watch", daemon=True).start()
 
 
 def _maybe_die_for_test(item: RunItem) -> None:
@@ -154,7 +182,9 @@ def _add_to_metrics(run_dir: Path, values: dict[str, Any]) -> None:
     """Add ``values`` to the run's metrics.json (written by the output folder sink)."""
     from engine.io.atomic import write_text
 
-    path = Path(run_dir) / "metrics.json"
+    from engine.io.atomic import refuse_symlinks
+
+    path = refuse_symlinks(Path(run_dir) / "metrics.json", Path(run_dir))
     if not path.exists():
         return
     data = json.loads(path.read_text(encoding="utf-8"))
@@ -248,7 +278,7 @@ class LocalPool:
         os.environ.update(PINNED_ENV)
         try:
             return ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                       initializer=worker_init, initargs=(self.nice,))
+                                       initializer=worker_init, initargs=(self.nice, os.getpid()))
         finally:
             for k, v in env.items():
                 if v is None:

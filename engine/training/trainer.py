@@ -26,6 +26,7 @@ from engine.config import Config
 from engine.corpus import Corpus, GoldAnnotation, PinnedValue, Stem, Vocabulary
 from engine.model.decoding import decode_batch
 from engine.errors import InputError
+from engine.inputs_digest import corpus_digest
 from engine.training.evaluation import Evaluation, evaluate
 from engine.model.mapping import CharMapping
 from engine.model.objective import batch_objective, pin_pairs
@@ -313,6 +314,7 @@ class Trainer:
             **self._training_state(),
             "elapsed": float(self.elapsed),
             "pins": [dict(p.__dict__) for p in self.pins],
+            "corpus_digest": corpus_digest(self.corpus),
         }
         if self.selection is not None:
             out["restarts"] = self.selection.to_state()
@@ -345,20 +347,41 @@ class Trainer:
         except (RuntimeError, ValueError, KeyError, TypeError) as e:
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             raise InputError(f"the checkpoint's model does not fit these settings ({first})") from None
-        self.step = int(state["step"])
+        self.step = _checked_step(state.get("step"), self.config.steps)
         if "rng" in state:
-            version, internal, gauss = state["rng"]
-            internal = tuple(int(x) for x in (internal.tolist() if torch.is_tensor(internal) else internal))
-            self.rng.setstate((int(version), internal, gauss))
+            try:
+                version, internal, gauss = state["rng"]
+                internal = tuple(int(x) for x in (internal.tolist() if torch.is_tensor(internal) else internal))
+                if gauss is not None and not isinstance(gauss, (int, float)):
+                    raise TypeError("gauss")
+                self.rng.setstate((int(version), internal, gauss))
+            except (TypeError, ValueError, OverflowError):
+                raise InputError("the checkpoint's random state ('rng') is malformed; it cannot be resumed") from None
         if "numpy_rng" in state:
-            name, keys, pos, has_gauss, cached = state["numpy_rng"]
-            np.random.set_state((name, np.asarray(keys.tolist() if torch.is_tensor(keys) else keys,
-                                                  dtype=np.uint32), int(pos), int(has_gauss), float(cached)))
+            try:
+                name, keys, pos, has_gauss, cached = state["numpy_rng"]
+                np.random.set_state((str(name), np.asarray(keys.tolist() if torch.is_tensor(keys) else keys,
+                                                           dtype=np.uint32), int(pos), int(has_gauss), float(cached)))
+            except (TypeError, ValueError, OverflowError):
+                raise InputError("the checkpoint's random state ('numpy_rng') is malformed; it cannot be resumed") \
+                    from None
         if "torch_rng" in state:
-            torch.set_rng_state(state["torch_rng"])
+            try:
+                torch.set_rng_state(state["torch_rng"])
+            except (TypeError, ValueError, RuntimeError):
+                raise InputError("the checkpoint's random state ('torch_rng') is malformed; it cannot be resumed") \
+                    from None
         if "sampler_order" in state:      # checkpoints before it start a fresh shuffled pass
             order = state["sampler_order"]
-            order = [int(i) for i in (order.tolist() if torch.is_tensor(order) else order)]
+            try:
+                if not (torch.is_tensor(order) or isinstance(order, (list, tuple))):
+                    raise TypeError("not a list")
+                order = order.tolist() if torch.is_tensor(order) else list(order)
+                if any(isinstance(i, (bool, float)) or not isinstance(i, int) for i in order):
+                    raise TypeError("not whole numbers")
+            except (TypeError, ValueError, RuntimeError):
+                raise InputError("the checkpoint's batch order ('sampler_order') is malformed; it cannot be "
+                                 "resumed") from None
             n = len(self.prep.chunks)
             if any(i < 0 or i >= n for i in order):
                 raise InputError("the checkpoint's batch order names chunks this corpus does not have")
@@ -391,9 +414,18 @@ class Trainer:
                 list(state.get("known_units", ())) != list(self.prep.known_units):
             raise InputError("the checkpoint was trained on other letters or IPA units than this corpus and "
                              "vocabulary give; resume it with the same data")
+        # same letters, other inscriptions: a checkpoint since issue 28 names its corpus by digest
+        stored = state.get("corpus_digest")
+        if stored is not None and stored != corpus_digest(self.corpus):
+            raise InputError("the checkpoint was trained on another corpus (the same letters, other inscriptions); "
+                             "resume it with the corpus it was trained on, or start a new run")
         self._load_selection(state)
         self._set_training_state(state)
-        self.elapsed = float(state.get("elapsed", 0.0))
+        elapsed = state.get("elapsed", 0.0)
+        if isinstance(elapsed, bool) or not isinstance(elapsed, (int, float)) or not 0 <= elapsed < float("inf"):
+            raise InputError(f"the checkpoint's 'elapsed' must be a number of seconds, 0 or more; it holds "
+                             f"{_short(elapsed)}")
+        self.elapsed = float(elapsed)
 
     def _load_selection(self, state: dict) -> None:
         """A resumed run finishes the choice among starts its checkpoint recorded, never a new one:
@@ -429,7 +461,7 @@ class Trainer:
         if pins is None:
             try:
                 pins = [PinnedValue(**p) for p in state.get("pins", [])]
-            except TypeError:
+            except (TypeError, ValueError, InputError):
                 raise InputError("the checkpoint's pinned values are malformed", path=path) from None
         try:
             return cls(corpus, vocabulary, config, gold=gold, pins=pins, state=state, **kwargs)
@@ -442,6 +474,50 @@ class Trainer:
 #: The ``format`` a checkpoint carries. Version 1 files (pickled tuples for the RNG state) load too.
 CHECKPOINT_FORMAT = "decipher-checkpoint/2"
 CHECKPOINT_KEYS = ("config", "lost_letters", "known_units", "model", "optimizer", "step")
+
+
+#: A checkpoint's zip entries may declare at most this many bytes unpacked beyond the file's own size
+#: (torch stores its entries unpacked, so a real checkpoint declares about its size).
+CHECKPOINT_UNPACKED_SLACK = 16 * 1024 * 1024
+#: ... and at most this many times the file's size (a deflate bomb declares a thousandfold).
+CHECKPOINT_UNPACKED_RATIO = 4
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _checked_step(step, total: int) -> int:
+    """The checkpoint's step: a whole number from 0 to the run's steps; InputError otherwise."""
+    if isinstance(step, bool) or not isinstance(step, int):
+        raise InputError(f"the checkpoint's 'step' must be a whole number; it holds {_short(step)}")
+    if step < 0 or step > total:
+        raise InputError(f"the checkpoint's step {step} is outside this run's 0..{total} steps; resume it with "
+                         f"--steps {step} or more, or start a new run" if step > 0 else
+                         f"the checkpoint's step {step} is negative; it cannot be resumed")
+    return step
+
+
+def _check_zip_sizes(path: Path) -> None:
+    """Refuse a checkpoint whose zip entries declare far more bytes than the file holds (a deflate
+    bomb), before anything is unpacked."""
+    import zipfile
+
+    if not zipfile.is_zipfile(path):
+        return                                 # torch's older format, or not a checkpoint: torch.load says
+    try:
+        with zipfile.ZipFile(path) as z:
+            infos = z.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError) as e:
+        raise InputError(f"not a readable checkpoint ({e})", path=path) from None
+    size = path.stat().st_size
+    unpacked = sum(max(0, i.file_size) for i in infos)
+    limit = CHECKPOINT_UNPACKED_RATIO * size + CHECKPOINT_UNPACKED_SLACK
+    if unpacked > limit or len(infos) > 100_000:
+        raise InputError(f"refused: the checkpoint declares {unpacked / 2**20:,.0f} MiB unpacked from a "
+                         f"{size / 2**20:,.1f} MiB file (a compressed bomb, not a checkpoint of this program); "
+                         "nothing was unpacked", path=path)
 
 
 class TrainingDiverged(FloatingPointError):
@@ -458,6 +534,7 @@ def load_checkpoint(path: str | Path) -> dict:
     if not path.is_file():
         raise InputError("checkpoint not found" if not path.exists() else "not a checkpoint file (a folder?)",
                          path=path)
+    _check_zip_sizes(path)
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as e:
