@@ -51,7 +51,7 @@ def _call(main, argv: list[str]) -> None:
 
 def prepare(build: Path = BUILD, data: Path = DATA) -> None:
     """Build the three lost texts and every candidate vocabulary (at 3 and at 4 IPA units at least)."""
-    from engine.cli import main as decipher
+    from engine.cli.main import main as decipher
     from engine.datasets.candidates import main as candidates
     from engine.datasets.gothic import main as gothic
     from engine.io.hesperia import read_hesperia
@@ -241,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {missing[0]} is missing: run `python -m benchmarks.closeness_paper prepare` first",
                   file=sys.stderr)
             return 2
-        from engine.cli import main as decipher
+        from engine.cli.main import main as decipher
 
         return decipher(cmd)
     return 0

@@ -127,7 +127,7 @@ def ensure_dataset(known: str, wr: str, cache: Path = CACHE) -> Path:
     the word-divider draws, so every run of a ratio sees the same text)."""
     out = dataset_dir(known, wr, cache)
     if not (out / "gold.csv").exists():
-        from engine.cli import main as decipher
+        from engine.cli.main import main as decipher
         code = decipher(["dataset", "gothic", "--known", KNOWN[known], "--wr", str(round(float(wr) * 100)),
                          "--seed", "0", "--out", str(out), "--quiet"])
         if code:

@@ -429,7 +429,7 @@ def main_as_nobody(*args: str) -> Result:
     import pwd
     import traceback
 
-    from engine.cli import main as cli_main
+    from engine.cli.main import main as cli_main
 
     nobody = pwd.getpwnam("nobody") if os.getuid() == 0 else None
     read, write = os.pipe()
@@ -563,7 +563,7 @@ def bad_files(tmp: Path) -> list[Row]:
     new_project(warm, files)
     import contextlib
     import io
-    from engine.cli import main as cli_main
+    from engine.cli.main import main as cli_main
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         cli_main(["project", "info", str(warm)])
         cli_main(["project", "import", str(warm), "--lost", str(semi), "--name", "semi"])
@@ -1108,7 +1108,7 @@ def runs_round_two(tmp: Path) -> list[Row]:
             chunk = bytes(1 << 20)
             for _ in range(1300):
                 f.write(chunk)
-    code = ("import resource, sys; from engine.cli import main; c = main(sys.argv[1:]); "
+    code = ("import resource, sys; from engine.cli.main import main; c = main(sys.argv[1:]); "
             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024); sys.exit(c)")
     proc = subprocess.run([sys.executable, "-c", code, "run", "--lost", str(lost), "--known", str(known), "--resume",
                            str(bomb), "--out", str(tmp / "bomb-out"), "--quiet"], capture_output=True, text=True,

@@ -76,7 +76,7 @@ def main(argv=None) -> int:
     if args.what == "build":
         build(args.source, args.out)
         return 0
-    from engine.cli import main as cli
+    from engine.cli.main import main as cli
     sets = [f"{k}={v}" for k, v in SETTINGS.items() if k != "steps"] + list(args.set)
     return cli(["run", "--lost", str(FIXTURE / "lost.csv"), "--known", str(FIXTURE / "known.csv"),
                 "--gold", str(FIXTURE / "gold.csv"), "--steps", str(args.steps), "--quiet",

@@ -3,7 +3,7 @@ errors name ``decipher``, not ``__main__.py``)."""
 
 import sys
 
-from engine.cli import main
+from engine.cli.main import main
 
 if __name__ == "__main__":
     sys.exit(main())

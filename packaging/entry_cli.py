@@ -7,7 +7,7 @@ the CLI absolutely.
 import multiprocessing
 import sys
 
-from engine.cli import main
+from engine.cli.main import main
 
 if __name__ == "__main__":
     # sweep and seed workers are spawned from this executable: let them be workers, not a

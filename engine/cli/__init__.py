@@ -1,5 +1,2 @@
-"""The command line (`decipher`): one module per command group; nothing else in engine/ imports it."""
-
-from engine.cli.main import main
-
-__all__ = ["main"]
+"""The command line (`decipher`, `python -m engine.cli`): one module per command group, the entry point
+being `engine.cli.main:main`; nothing else in engine/ imports it."""

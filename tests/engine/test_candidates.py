@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.cli import main as cli_main
+from engine.cli.main import main as cli_main
 from engine.datasets.candidates import (LANGUAGES, build, latin_stem, lower, read_frequencies, read_verses,
                                         words_of)
 from engine.errors import DecipherError, InputError

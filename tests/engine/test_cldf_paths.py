@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli import main as cli_main
+from engine.cli.main import main as cli_main
 from engine.errors import InputError
 from engine.io.cldf import read_cldf_wordlist
 

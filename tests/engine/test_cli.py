@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli import main
+from engine.cli.main import main
 from engine.io.tables import write_gold, write_known, write_lost
 from engine.datasets.synthetic import make_cipher
 

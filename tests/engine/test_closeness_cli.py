@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("torch")
 
 from engine.cli import closeness as closeness_cli  # noqa: E402
-from engine.cli import main  # noqa: E402
+from engine.cli.main import main  # noqa: E402
 from engine.closeness.runs import RESULTS_COLUMNS, run_folder  # noqa: E402
 from engine.closeness.comparison import RUNS_COLUMNS, RUNS_EXTRA, SUMMARY_COLUMNS, plan_comparison  # noqa: E402
 from engine.config import Config  # noqa: E402

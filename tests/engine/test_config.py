@@ -11,7 +11,7 @@ import typing
 import pytest
 
 from engine import config as config_module
-from engine.cli import main
+from engine.cli.main import main
 from engine.config import (CODE, OURS, PAPER, PRESET_INFO, PRESETS, SECTIONS, Config, SettingError,
                            check_value, parse_assignments, parse_value, settings_info)
 from engine.errors import InputError

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli import main as decipher_main
+from engine.cli.main import main as decipher_main
 from engine.config import Config
 from engine.corpus import GoldAnnotation, Inscription, PinnedValue, Stem
 from engine.errors import InputError, PhonologyError

@@ -10,7 +10,7 @@ pytest.importorskip("torch")
 
 
 def test_run_in_project_records_and_resumes(tmp_path, capsys):
-    from engine.cli import main
+    from engine.cli.main import main
     from engine.project import Project, import_gold, import_known, import_lost
     from engine.project.runner import resolve_checkpoint
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli import main as cli_main
+from engine.cli.main import main as cli_main
 from engine.errors import ForeignSchemaError, ProjectError, StoredValueError
 from engine.project import Project, access, schema
 from engine.project.store import clean_copy
@@ -280,8 +280,8 @@ def test_a_surrogate_name_anywhere_is_one_line_not_a_traceback(monkeypatch, caps
     def fails(args):
         return "p\udcff.csv".encode("utf-8")
 
-    monkeypatch.setattr(cli, "cmd_bench", fails)
-    code = cli.main(["bench"])
+    monkeypatch.setattr(cli, "cmd_sample", fails)
+    code = cli.main(["sample", "--out", "unused"])
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert "not UTF-8" in err and "p\\xff.csv" in err

@@ -17,7 +17,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-from engine.cli import main  # noqa: E402
+from engine.cli.main import main  # noqa: E402
 from engine.errors import DecipherError, InputError  # noqa: E402
 from engine.inputs_digest import RECORD_FILE  # noqa: E402
 from engine.runs.sweep import LOCK_FILE, FolderLock, InlinePool, PlannedRun, drive, read_results  # noqa: E402

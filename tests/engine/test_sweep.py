@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-from engine.cli import main  # noqa: E402
+from engine.cli.main import main  # noqa: E402
 from engine.runs.sweep import RESULT_COLUMNS, InlinePool, PlannedRun, _tasks, drive, read_results  # noqa: E402
 from engine.runs.workers import KILL_ENV, LocalPool, RunItem, RunResult  # noqa: E402
 

@@ -27,7 +27,7 @@ def small_config(project: Project, **changes) -> Config:
 
 def test_a_run_started_in_the_app_resumes_from_the_command_line(qtbot, sample_path):
     from decipher_gui.worker import RunController
-    from engine.cli import main
+    from engine.cli.main import main
 
     controller = RunController(min_interval=0)
     project = Project.open(sample_path)
@@ -97,7 +97,7 @@ def test_the_app_explains_the_spans_of_a_command_line_run(app, qtbot, sample_pat
     from decipher_gui.analysis import marks_by_inscription
     from decipher_gui.mainwindow import MainWindow
     from decipher_gui.panels.inscriptions import explain_html
-    from engine.cli import main
+    from engine.cli.main import main
 
     steps = ["--steps", "4", "--set", "eval_interval=2", "--set", "feature_dim=8", "--device", "cpu",
              "--set", "unmatched_prior=0.2", "--set", "anneal_steps=4", "--set", "chars_per_batch=120"]
@@ -119,7 +119,7 @@ def test_the_app_explains_the_spans_of_a_command_line_run(app, qtbot, sample_pat
 
 def test_a_command_line_run_resumes_in_the_app(qtbot, sample_path):
     from decipher_gui.worker import RunController
-    from engine.cli import main
+    from engine.cli.main import main
 
     assert main(["run", "--project", str(sample_path), "--steps", "2", "--set", "eval_interval=0",
                  "--set", "feature_dim=8", "--device", "cpu", "--quiet"]) == 0

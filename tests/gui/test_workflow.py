@@ -118,7 +118,7 @@ def test_run_then_sign_values_exports_and_new_project_is_empty(window, qtbot, tm
 def test_sign_values_from_the_cli(window, qtbot, tmp_path):
     run = _run_to_end(window, qtbot)
     path = window.project.path
-    from engine.cli import main
+    from engine.cli.main import main
 
     out = tmp_path / "cli-signs.csv"
     assert main(["project", "export", str(path), "--sign-values", str(out), "--run", str(run.id)]) == 0

@@ -15,8 +15,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_reader_asks_the_accessor():
-    from engine import sample, transcription
-    from engine.datasets import gothic_sample
+    from engine.datasets import gothic_sample, sample
+    from engine.io import transcription
 
     assert transcription.TABLE_DIR == resource("transcription")
     assert sample.SAMPLE_DIR == resource("sample")
