@@ -400,7 +400,7 @@ def separation_table(path: str, *, a: str = "relative", b: str = "unrelated", pe
 
 def answer_table(c: Comparison) -> str:
     """One line per candidate: score, null, margin with its interval, Holm p and verdict."""
-    lines = ["candidate  score          null           margin [95% interval]        t      p_holm  verdict"]
+    lines = ["candidate  score          null           margin [90% interval]        t      p_holm  verdict"]
     for s in c.summaries:
         lo, hi = s.margin_interval
         lines.append(f"{s.known:10s} {s.score_mean:.3f}±{s.score_sd:.3f}  {s.null_mean:.3f}±{s.null_sd:.3f}  "

@@ -38,7 +38,8 @@ from engine.nulls import DEFAULT_NULL_MODE, null_vocabulary
 Z_THRESHOLD = 2.0
 #: The verdict's rule (docs/closeness.md "The verdict", fixed before the real comparisons were rerun): a
 #: candidate is "closer than chance" when the Holm-corrected one-sided p of its margin over its null is at
-#: most ALPHA; the margin's interval is the two-sided (1 - ALPHA) t interval.
+#: most ALPHA; the margin's interval is the two-sided (1 - 2 ALPHA) t interval (its lower end the
+#: one-sided bound).
 ALPHA = 0.05
 #: Fewer seeds or nulls than these and the answer in words says the verdict is weak.
 MIN_SEEDS, MIN_NULLS = 3, 3
@@ -190,10 +191,12 @@ class CandidateSummary:
 
     @property
     def margin_interval(self) -> tuple[float, float]:
-        """The two-sided (1 - ALPHA) t interval of the margin; (nan, nan) without one."""
+        """The two-sided (1 - 2 ALPHA) t interval of the margin (90 %): its lower end is the one-sided
+        (1 - ALPHA) bound, so a candidate "closer than chance" always has it above 0 (Holm can only
+        raise a p); (nan, nan) without one."""
         if self.df < 1 or math.isnan(self.margin_se):
             return math.nan, math.nan
-        h = t_quantile(1 - ALPHA / 2, self.df) * self.margin_se
+        h = t_quantile(1 - ALPHA, self.df) * self.margin_se
         return self.margin - h, self.margin + h
 
     @property
@@ -668,12 +671,12 @@ def caveats(comparison: Comparison) -> list[str]:
 
 def answer_lines(comparison: Comparison) -> list[str]:
     """The answer in words: the candidates ranked by score, each with its verdict and its margin over
-    its own null with the (1 - ALPHA) interval and the Holm-corrected p, one sentence on what the
+    its own null with the (1 - 2 ALPHA) interval and the Holm-corrected p, one sentence on what the
     verdict can and cannot mean, and the caveats. Shown by ``decipher closeness``, written to
     answer.txt and shown in the app."""
     plan = comparison.plan
     tested = sum(1 for s in comparison.summaries if not math.isnan(s.p_t))
-    level = round(100 * (1 - ALPHA))
+    level = round(100 * (1 - 2 * ALPHA))
     lines = [f"Which language is closest to {plan.lost.name}: the candidates ranked by score, each against its own "
              f"{plan.null_mode} null (margin = score \u2212 null mean, {level} % interval; p one-sided, "
              f"Holm-corrected over {tested} candidate{'s' if tested != 1 else ''}):"]

@@ -187,12 +187,15 @@ def test_the_verdict_on_fixed_numbers():
     assert b.p_t == pytest.approx(t_sf(b.t, 4))
     lo, hi = b.margin_interval
     assert (lo + hi) / 2 == pytest.approx(b.margin)
-    assert hi - lo == pytest.approx(2 * t_quantile(0.975, 4) * b.margin_se)
+    assert hi - lo == pytest.approx(2 * t_quantile(0.95, 4) * b.margin_se)  # 90 %: the lower end is one-sided 95 %
+    assert 0 < lo and b.p_t < ALPHA  # the interval is not corrected for the number of candidates ...
     # Holm over the three candidates decides
     assert [s.p_holm for s in c.summaries] == pytest.approx(holm([s.p_t for s in c.summaries]))
     assert by["a"].verdict == CLOSER and by["c"].verdict == NO_EVIDENCE
     # b: p_t below 0.05, but not after the correction for 3 candidates
     assert b.p_t < ALPHA < b.p_holm and b.verdict == NO_EVIDENCE
+    # ... but "closer than chance" always has its interval above 0 (Holm only raises a p)
+    assert all(s.margin_interval[0] > 0 for s in c.summaries if s.verdict == CLOSER)
 
 
 def test_the_summary_csv_has_the_margin_its_interval_and_holm(tmp_path):

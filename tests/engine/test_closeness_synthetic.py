@@ -122,3 +122,31 @@ def test_the_separation_table_reads_whole_restarts_only_and_refuses_other_files(
     (tmp_path / "runs.csv").write_text("known,seed,null,score\nrelative,0,,0.3\n", encoding="utf-8")
     with pytest.raises(SystemExit, match="not a comparison's restarts.csv"):
         separation_table(str(tmp_path / "runs.csv"))
+
+
+# ---- issue 26: the phonotactic control ---------------------------------------------------------
+
+def test_the_phonotactic_setting_shares_shapes_not_words():
+    from benchmarks.closeness_synthetic import SHAPES, phonotactic_setting
+
+    corpus, cands = phonotactic_setting()
+    source, unrelated = cands["source"], cands["unrelated"]
+    assert len(source.stems) == len(unrelated.stems) == 30
+    assert not {s.ipa for s in source.stems} & {s.ipa for s in unrelated.stems}
+    for vocab in (source, unrelated):
+        for s in vocab.stems:
+            units = ipa_units(s.ipa)
+            assert units[0] in SHAPES["initial"] and 4 <= len(units) <= 6
+            assert all(u in SHAPES["medial"] for u in units[2:len(units) - 1:2])
+    assert len(corpus.inscriptions) == 40
+
+
+@slow
+def test_an_unrelated_vocabulary_of_the_texts_patterns_beats_skeleton_nulls_not_phonotactic_ones():
+    """benchmarks/results/closeness-null-control.txt: 42 trainings, about 3 minutes."""
+    from benchmarks.closeness_synthetic import null_mode_control
+
+    runs = null_mode_control(seeds=(0, 1, 2), n_null=3, steps=200)
+    verdicts = {mode: {s.known: s.verdict for s in c.summaries} for mode, c in runs.items()}
+    assert verdicts == {"skeleton": {"source": CLOSER, "unrelated": CLOSER},
+                        "phonotactic": {"source": CLOSER, "unrelated": NO_EVIDENCE}}
