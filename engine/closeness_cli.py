@@ -21,9 +21,10 @@ def add_closeness_parser(sub) -> None:
     p = sub.add_parser(
         "closeness", help="which known language is closest: candidates, their nulls, seeds (docs/closeness.md)",
         description="Train the lost text against every candidate vocabulary (matched to one size) and against "
-                    "null vocabularies of each, over several seeds, and write OUT/runs.csv, OUT/summary.csv "
-                    "(best first, with z-scores and verdicts) and OUT/closeness.png. Runs already finished in "
-                    "OUT are not redone.")
+                    "null vocabularies of each, over several seeds, and write OUT/answer.txt (the candidates "
+                    "ranked, each closer than chance or not, its margin over its null with an interval), "
+                    "OUT/summary.csv, OUT/runs.csv and OUT/closeness.png. Runs already finished in OUT are not "
+                    "redone.")
     p.add_argument("--lost", type=Path, required=True, help="LOST.csv: id,text")
     p.add_argument("--known", nargs="+", required=True, metavar="NAME=PATH",
                    help="the candidate languages: a name and its KNOWN.csv (form,ipa[,gloss]); two or more")
