@@ -336,11 +336,12 @@ def separation_table(path: str, *, a: str = "relative", b: str = "unrelated", pe
     """From a comparison's restarts.csv (every training; ``--analyse DUMP --out DIR`` writes one): for
     each number of restarts R (the first R of every seed), whether ``a`` beats ``b`` beyond the spread
     over seeds (mean - sd above mean + sd) on every set of ``per_set`` seeds, on the disjoint sets
-    (seeds in order), and each candidate's z and verdict against its nulls treated alike."""
+    (seeds in order), and each candidate's z and verdict against its nulls treated alike: by the rule
+    before issue 26 (z >= 2) and by today's (t of the margin, Holm over the two candidates)."""
     import csv
     import itertools
 
-    from engine.comparison import verdict, z_score
+    from engine.comparison import holm, holm_verdict, margin_se, pooled_sd, t_sf, verdict, z_score, z_sd
 
     runs: dict[tuple, list[tuple[float, int, float]]] = defaultdict(list)
     try:
@@ -385,14 +386,24 @@ def separation_table(path: str, *, a: str = "relative", b: str = "unrelated", pe
                      f"median margin {statistics.median(every):+.3f}")
         for S in disjoint:
             m, ma, sa, mb, sb = margin(S, R)
-            verdicts = []
-            for name, mean in ((a, ma), (b, mb)):
-                nulls = [kept(name, n, s, R) for n in sorted({k[1] for k in runs if k[0] == name and k[1] != ""})
-                         for s in S]
+            verdicts, tests = [], {}
+            null_sets = {name: [n for n in sorted({k[1] for k in runs if k[0] == name and k[1] != ""})] for name in (a, b)}
+            null_runs = {name: [kept(name, n, s, R) for n in null_sets[name] for s in S] for name in (a, b)}
+            pooled = pooled_sd([v for v in null_runs.values() if v and None not in v])
+            for name, mean, sd in ((a, ma, sa), (b, mb, sb)):
+                nulls = null_runs[name]
                 if nulls and None not in nulls and len(nulls) > 1:
                     nm, nsd = ms(nulls)
                     z = z_score(mean, nm, nsd)
                     verdicts.append(f"{name} z {z:.1f} {verdict(z, len(nulls))}")
+                    # the rule of issue 26 (engine/comparison.py summarise): t of the margin, Holm below
+                    se = margin_se(max(sd, z_sd(nsd, pooled)), len(S), len(null_sets[name]))
+                    df = len(S) + len(null_sets[name]) - 2
+                    tests[name] = (mean - nm) / se if se > 0 else z_score(mean, nm, 0.0), df
+            if tests:
+                adjusted = holm([t_sf(t, df) for t, df in tests.values()])
+                verdicts += [f"{name} t {t:.2f} p_holm {p:.3g} {holm_verdict(p, 2)}"
+                             for (name, (t, _df)), p in zip(tests.items(), adjusted)]
             lines.append(f"      seeds {' '.join(map(str, S))}: {a} {ma:.3f}±{sa:.3f}  {b} {mb:.3f}±{sb:.3f}  "
                          f"margin {m:+.3f}" + (f"  ({'; '.join(verdicts)})" if verdicts else ""))
     return "\n".join(lines)
