@@ -6,6 +6,8 @@ cipher's key) for each strategy, and with no pin as the reference:
 
 * ``suggested``: the top sign of engine/pin_suggestions.py (uncertainty x share of the text);
 * ``uncertain``: the sign with the largest uncertainty alone (an ablation: no text share);
+* ``counterfactual``: the sign whose pin to its best sound changes most decoded spans
+  (``pin_suggestions.counterfactuals``: a re-decode per sign, no training);
 * ``frequent``: the most frequent unpinned sign;
 * ``random``: ``--draws`` signs drawn (seeded by the cipher) from the unpinned signs.
 
@@ -29,6 +31,7 @@ import time
 from pathlib import Path
 
 CIPHERS = (1, 2, 3, 4, 5, 6, 7, 8)
+STRATEGIES = ("suggested", "uncertain", "counterfactual", "frequent", "random")
 CONFIG = dict(feature_dim=8, eval_interval=0, min_span=3, max_span=6)
 
 
@@ -47,13 +50,14 @@ def _rows(path: Path) -> list[dict]:
 def run_cipher(seed: int, args, out: Path) -> None:
     from engine.config import Config
     from engine.data import PinnedValue
-    from engine.pin_suggestions import corpus_shares, suggest_for_trainer
+    from engine.pin_suggestions import corpus_shares, counterfactuals, suggest_for_trainer
     from engine.results import EvalEvent
     from engine.synthetic import make_cipher
     from engine.training import Trainer
 
     done = _done(out)
-    if (seed, "") in done and all((seed, s) in done for s in _planned(seed, done, out)):
+    planned = _planned(seed, out)
+    if planned is not None and all((seed, s) in done for s in planned):
         return
     cipher = make_cipher(n_stems=args.stems, n_inscriptions=args.inscriptions, seed=seed)
     total = args.steps + args.extra
@@ -71,12 +75,13 @@ def run_cipher(seed: int, args, out: Path) -> None:
     picks = {
         "suggested": [ranked[0].sign],
         "uncertain": [max(ranked, key=lambda s: (s.uncertainty, s.text_share)).sign],
+        "counterfactual": [counterfactuals(base, candidates)[0].sign],
         "frequent": [max(candidates, key=lambda s: (shares[s], s))],
         "random": random.Random(1000 + seed).sample(candidates, min(args.draws, len(candidates))),
     }
     head = {"cipher": seed, "stems": args.stems, "inscriptions": args.inscriptions, "steps": args.steps,
             "extra": args.extra, "p_at_10_base": base_ev.metrics["p_at_10"]}
-    if (seed, "") not in done:
+    if planned is None:
         _write(out, {**head, "sign": "", "truth": "", "p_at_10": None, "picks": picks,
                      "ranked": [[s.sign, round(s.score, 4), round(s.uncertainty, 3), round(s.text_share, 4),
                                  s.reason] for s in ranked]})
@@ -93,11 +98,12 @@ def run_cipher(seed: int, args, out: Path) -> None:
               f"({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
 
 
-def _planned(seed: int, done: set, out: Path) -> list[str]:
-    for r in _rows(out):
-        if r["cipher"] == seed and r["sign"] == "":
-            return ["<none>", *dict.fromkeys(s for v in r["picks"].values() for s in v)]
-    return ["<none>"]
+def _planned(seed: int, out: Path) -> list[str] | None:
+    """The continuations a cipher's stored header plans (None: no header with every strategy yet)."""
+    heads = [r for r in _rows(out) if r["cipher"] == seed and r["sign"] == ""] if out.exists() else []
+    if not heads or set(heads[-1]["picks"]) != set(STRATEGIES):
+        return None
+    return ["<none>", *dict.fromkeys(s for v in heads[-1]["picks"].values() for s in v)]
 
 
 def _write(out: Path, row: dict) -> None:
@@ -109,16 +115,19 @@ def table(out: Path) -> str:
     rows = _rows(out)
     heads = {r["cipher"]: r for r in rows if r["sign"] == ""}
     p10 = {(r["cipher"], r["sign"]): r["p_at_10"] for r in rows if r["sign"]}
-    lines = ["| cipher | P@10 at base | P@10 no pin | suggested (sign) | uncertain (sign) | frequent (sign) "
-             "| random (mean of draws) |", "|---|---|---|---|---|---|---|"]
-    gains: dict[str, list[float]] = {k: [] for k in ("suggested", "uncertain", "frequent", "random")}
+    single = [k for k in STRATEGIES if k != "random"]
+    lines = ["| cipher | P@10 at base | P@10 no pin | " + " | ".join(f"{k} (sign)" for k in single) +
+             " | random (mean of draws) |", "|---" * (3 + len(STRATEGIES)) + "|"]
+    gains: dict[str, list[float]] = {k: [] for k in STRATEGIES}
     for c in sorted(heads):
         h = heads[c]
         ref = p10.get((c, "<none>"))
         if ref is None or not all((c, s) in p10 for v in h["picks"].values() for s in v):
             continue
         cells = []
-        for k in ("suggested", "uncertain", "frequent"):
+        if set(h["picks"]) != set(STRATEGIES):
+            continue
+        for k in single:
             s = h["picks"][k][0]
             g = p10[(c, s)] - ref
             gains[k].append(g)
@@ -129,11 +138,13 @@ def table(out: Path) -> str:
         lines.append(f"| {c} | {h['p_at_10_base']:.3f} | {ref:.3f} | " + " | ".join(cells) + " |")
     n = len(gains["suggested"])
     if n:
-        lines.append(f"| **mean of {n}** | | | " + " | ".join(f"**{statistics.mean(gains[k]):+.3f}**" for k in
-                                                             ("suggested", "uncertain", "frequent", "random")) + " |")
-        wins = {k: sum(1 for a, b in zip(gains["suggested"], gains[k]) if a > b) for k in ("frequent", "random")}
+        lines.append(f"| **mean of {n}** | | | " + " | ".join(f"**{statistics.mean(gains[k]):+.3f}**" for k in STRATEGIES) + " |")
         lines.append("")
-        lines.append(f"suggested beats frequent on {wins['frequent']} of {n} ciphers, random on {wins['random']} of {n}")
+        for a in ("suggested", "counterfactual"):
+            wins = {k: (sum(1 for x, y in zip(gains[a], gains[k]) if x > y),
+                        sum(1 for x, y in zip(gains[a], gains[k]) if x == y)) for k in ("frequent", "random")}
+            lines.append(f"{a} beats frequent on {wins['frequent'][0]} of {n} ciphers (ties {wins['frequent'][1]}), "
+                         f"random on {wins['random'][0]} of {n} (ties {wins['random'][1]})  ")
     return "\n".join(lines)
 
 

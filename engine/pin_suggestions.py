@@ -129,3 +129,78 @@ def suggest_for_trainer(trainer, *, top: int | None = 3, others: Sequence[Mappin
     mappings of other seeds or restarts of the same data in ``others``."""
     return suggest_pins([trainer.mapping(), *others], corpus_shares(trainer.corpus), pins=trainer.pins,
                         top=top, display=display)
+
+
+# ---- the counterfactual: pin a sign to its best sound and re-decode ----------------------------
+
+@dataclass(frozen=True)
+class Counterfactual:
+    sign: str
+    sound: str              # the sound it was pinned to (its best one)
+    changed: int            # decoded spans whose place or best stem differ from the run's own decode
+    spans: int              # spans the run's own decode has
+    reason: str
+
+    @property
+    def changed_share(self) -> float:
+        return self.changed / self.spans if self.spans else 0.0
+
+
+class _Pinned:
+    """A model whose P(lost | known) has the row of ``unit`` put (almost) all on ``sign``: what a
+    locked pin pulls toward. Only what evaluation reads (log_probs, train/eval)."""
+
+    def __init__(self, model, row: int, col: int):
+        import torch
+
+        with torch.no_grad():
+            log_p = model.log_probs(dropout=False).clone()
+            log_p[row, :] = math.log(1e-6)
+            log_p[row, col] = math.log(1 - 1e-6 * (log_p.shape[1] - 1))
+        self._log_p = log_p
+        self.training = model.training
+
+    def log_probs(self, dropout: bool = False):
+        return self._log_p
+
+    def train(self, mode: bool = True):
+        self.training = mode
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+
+def _spans(matches) -> set[tuple]:
+    return {(m.inscription_id, m.start, m.end, m.best.form) for m in matches if m.alternatives}
+
+
+def counterfactuals(trainer, signs: Sequence[str] | None = None, *,
+                    display: DisplayTable | None = None) -> list[Counterfactual]:
+    """For each of ``signs`` (default: the unpinned signs of the corpus), pin it to its best
+    sound and decode the whole corpus again; how many decoded spans change. Most changes first.
+    One evaluation per sign: seconds each on a small corpus, so not for the GUI thread."""
+    from engine.evaluation import evaluate
+
+    display = display or IDENTITY
+    prep, model = trainer.prep, trainer.model
+    mapping = trainer.mapping()
+    pinned = {p.lost for p in trainer.pins}
+    if signs is None:
+        signs = sorted(s for s in corpus_shares(trainer.corpus) if s not in pinned)
+    base = _spans(evaluate(model, prep, (), step=trainer.step, device=trainer.device).matches)
+    out: list[Counterfactual] = []
+    for sign in signs:
+        shares = _shares(mapping, sign)
+        if not shares or sign not in prep.lost_letters:
+            continue
+        sound = _best(shares)
+        cf = _Pinned(model, list(prep.known_units).index(sound), list(prep.lost_letters).index(sign))
+        now = _spans(evaluate(cf, prep, (), step=trainer.step, device=trainer.device).matches)
+        changed = len(base - now)
+        share = changed / len(base) if base else 0.0
+        out.append(Counterfactual(sign, sound, changed, len(base),
+                                  f"{display.show(sign)}: pinned to /{sound}/, {changed} of the {len(base)} "
+                                  f"decoded spans ({_percent(share)}) change"))
+    out.sort(key=lambda c: (-c.changed, c.sign))
+    return out

@@ -104,3 +104,35 @@ def test_a_trained_runs_suggestions_are_its_unpinned_signs_with_reasons():
     # the same trainer's mapping given again as a second "seed" changes nothing but the count
     again = suggest_for_trainer(trainer, top=3, others=[trainer.mapping()])
     assert [s.sign for s in again] == [s.sign for s in got] and all(s.mappings == 2 for s in again)
+
+
+@pytest.mark.usefixtures("one_torch_thread")
+def test_the_counterfactual_pins_each_sign_to_its_best_sound_re_decodes_and_leaves_the_model_alone():
+    import torch
+
+    from engine.pin_suggestions import _Pinned, counterfactuals
+
+    cipher = make_cipher(n_stems=12, n_inscriptions=8, seed=4)
+    trainer = Trainer(cipher.corpus, cipher.vocabulary, Config(feature_dim=4, steps=3, anneal_steps=2,
+                                                               eval_interval=0, min_span=3), live_interval=None)
+    for _ in trainer.run():
+        pass
+    before = trainer.mapping().probs.copy()
+    signs = sorted(corpus_shares(cipher.corpus))
+    got = counterfactuals(trainer, signs[:5])
+    assert sorted(c.sign for c in got) == signs[:5]
+    assert [c.changed for c in got] == sorted((c.changed for c in got), reverse=True)
+    assert all(0 <= c.changed <= c.spans and c.spans > 0 for c in got)
+    top = got[0]
+    assert top.sound == max((u for u in trainer.prep.known_units if u != DELETE),
+                            key=lambda u: before[trainer.prep.known_units.index(u),
+                                                 trainer.prep.lost_letters.index(top.sign)])
+    assert top.reason == (f"{top.sign}: pinned to /{top.sound}/, {top.changed} of the {top.spans} decoded spans "
+                          f"({100 * top.changed_share:.{1 if top.changed_share < 0.1 else 0}f} %) change")
+    np.testing.assert_array_equal(trainer.mapping().probs, before)     # the run's model is untouched
+    # the pinned model puts the sound's row all on the sign
+    k, l = trainer.prep.known_units.index(top.sound), trainer.prep.lost_letters.index(top.sign)
+    row = _Pinned(trainer.model, k, l).log_probs().exp()[k]
+    assert float(row[l]) == pytest.approx(1.0, abs=1e-4) and float(row.sum()) == pytest.approx(1.0, abs=1e-4)
+    assert torch.equal(_Pinned(trainer.model, k, l).log_probs()[k + 1 if k == 0 else 0],
+                       trainer.model.log_probs()[k + 1 if k == 0 else 0].detach())
