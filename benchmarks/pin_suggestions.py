@@ -4,7 +4,8 @@ On synthetic ciphers (engine/synthetic.py), each trained ``--steps`` steps, the 
 continued ``--extra`` more steps with ONE more pin (the sign pinned to its true value from the
 cipher's key) for each strategy, and with no pin as the reference:
 
-* ``suggested``: the top sign of engine/pin_suggestions.py (uncertainty x share of the text);
+* ``suggested``: the top sign of engine/pin_suggestions.py's ``rank="uncertainty"`` (uncertainty x
+  share of the text; the app now ranks by share, i.e. ``frequent``, which did at least as well);
 * ``uncertain``: the sign with the largest uncertainty alone (an ablation: no text share);
 * ``counterfactual``: the sign whose pin to its best sound changes most decoded spans
   (``pin_suggestions.counterfactuals``: a re-decode per sign, no training);
@@ -71,7 +72,7 @@ def run_cipher(seed: int, args, out: Path) -> None:
     shares = corpus_shares(cipher.corpus)
     # only signs whose true sound the vocabulary has (a pin naming a new sound would change the model's shape)
     candidates = sorted(s for s in shares if truth.get(s) in known)
-    ranked = [s for s in suggest_for_trainer(base, top=None) if s.sign in candidates]
+    ranked = [s for s in suggest_for_trainer(base, top=None, rank="uncertainty") if s.sign in candidates]
     picks = {
         "suggested": [ranked[0].sign],
         "uncertain": [max(ranked, key=lambda s: (s.uncertainty, s.text_share)).sign],

@@ -1,6 +1,17 @@
 """Which sign to pin next: the unpinned lost signs ranked by how much pinning each is likely to
 change the readings, each with a one-line reason in plain words.
 
+Two rankings (``rank``), and a third measure for benchmarks:
+
+* ``"share"`` (the default, what the app shows): the most frequent unpinned signs first (ties:
+  the more uncertain). The benchmark (docs/pin-suggestions.md) found that pinning the most frequent
+  unpinned sign raised P@10 at least as much as the other rankings tried, and more at 200 steps.
+* ``"uncertainty"``: uncertainty times share of the text (the score below). It picked the most
+  frequent sign anyway after 100 steps (every sign is uncertain then) and did worse than it after
+  200 steps.
+* ``counterfactuals``: pin each sign to its best sound and re-decode the corpus; how many decoded
+  spans change. It needs the model (not the stored mapping) and did worse than frequency too.
+
 The score of a sign is its uncertainty times its share of the text:
 
 * uncertainty = 1 - (p1 - p2), where p1 >= p2 are the two largest values of the sign's
@@ -9,9 +20,8 @@ The score of a sign is its uncertainty times its share of the text:
   first, so a sign whose best sound differs between seeds is split, hence uncertain.
 * text share = the sign's occurrences / all signs of the corpus (dividers left out).
 
-A sign the model reads with one clear value, or one that is rare, changes few readings when
-pinned. benchmarks/pin_suggestions.py measures the P@10 gain of pinning the top sign against a
-random and the most frequent unpinned sign (docs/pin-suggestions.md).
+benchmarks/pin_suggestions.py measures the P@10 gain of pinning the top sign of each ranking
+against a random and the most frequent unpinned sign (docs/pin-suggestions.md).
 """
 
 from __future__ import annotations
@@ -91,11 +101,15 @@ def _reason(s: PinSuggestion, display: DisplayTable) -> str:
 
 def suggest_pins(mapping: MappingSnapshot | Sequence[MappingSnapshot], shares: Mapping[str, float], *,
                  pins: Sequence[PinnedValue] = (), top: int | None = 3,
-                 display: DisplayTable | None = None) -> list[PinSuggestion]:
+                 display: DisplayTable | None = None, rank: str = "share") -> list[PinSuggestion]:
     """The unpinned signs of ``shares`` (a sign's fraction of the text, see ``text_shares``) that
-    the mapping knows, best first (ties: the more frequent, then the sign), at most ``top`` (None:
-    all). ``mapping``: one run's, or several seeds'/restarts' of the same corpus and language
-    (their shares are averaged). A sign with any pin is left out; so is one no mapping knows."""
+    the mapping knows, best first, at most ``top`` (None: all). ``rank="share"``: the most frequent
+    first (ties: the higher score); ``rank="uncertainty"``: the highest score (uncertainty x share)
+    first (ties: the more frequent); then by sign. ``mapping``: one run's, or several
+    seeds'/restarts' of the same corpus and language (their shares are averaged). A sign with any
+    pin is left out; so is one no mapping knows."""
+    if rank not in ("share", "uncertainty"):
+        raise ValueError(f"rank must be 'share' or 'uncertainty', not {rank!r}")
     mappings = [mapping] if isinstance(mapping, MappingSnapshot) else list(mapping)
     if not mappings:
         raise ValueError("suggest_pins needs at least one mapping")
@@ -119,16 +133,19 @@ def suggest_pins(mapping: MappingSnapshot | Sequence[MappingSnapshot], shares: M
         s = PinSuggestion(sign, uncertainty * share, uncertainty, share, ranked[0], p1, second, p2,
                           agreeing, len(each), "")
         out.append(PinSuggestion(**{**s.__dict__, "reason": _reason(s, display)}))
-    out.sort(key=lambda s: (-s.score, -s.text_share, s.sign))
+    if rank == "share":
+        out.sort(key=lambda s: (-s.text_share, -s.score, s.sign))
+    else:
+        out.sort(key=lambda s: (-s.score, -s.text_share, s.sign))
     return out if top is None else out[:top]
 
 
 def suggest_for_trainer(trainer, *, top: int | None = 3, others: Sequence[MappingSnapshot] = (),
-                        display: DisplayTable | None = None) -> list[PinSuggestion]:
+                        display: DisplayTable | None = None, rank: str = "share") -> list[PinSuggestion]:
     """``suggest_pins`` for a trained ``Trainer`` (its mapping, corpus and pins), with the
     mappings of other seeds or restarts of the same data in ``others``."""
     return suggest_pins([trainer.mapping(), *others], corpus_shares(trainer.corpus), pins=trainer.pins,
-                        top=top, display=display)
+                        top=top, display=display, rank=rank)
 
 
 # ---- the counterfactual: pin a sign to its best sound and re-decode ----------------------------

@@ -444,16 +444,17 @@ class PinsPanel(QWidget):
         self._suggest()
 
     def _suggest(self) -> None:
-        """Mark the 3 unpinned signs whose pinning would most change the readings of the finished
-        run shown (engine/pin_suggestions.py: a few dozen numbers from the stored mapping)."""
+        """Mark the 3 unpinned signs to pin next for the finished run shown (engine/pin_suggestions.py,
+        ranked by share of the text as its benchmark supports: a few dozen numbers from the stored
+        mapping, so on the GUI thread)."""
         model = self.grid.model()
         mapping = self._suggest_from
         got = [] if mapping is None or not self._shares else \
             suggest_pins(mapping, self._shares, pins=self._pins, top=3, display=model.display)
         model.set_suggestions(got)
         if got:
-            self.suggest_legend.setText("★1–★3: the signs to pin next, whose value is least sure and most "
-                                        "frequent in the text. Hover a ★ letter for why.")
+            self.suggest_legend.setText("★1–★3: the signs to pin next, the most frequent not yet pinned "
+                                        "(ties: the least sure). Hover a ★ letter for how sure its value is.")
         elif mapping is None and self._shares:
             self.suggest_legend.setText("★ marks the signs to pin next once a run has finished.")
         else:

@@ -39,7 +39,7 @@ def test_text_shares_count_signs_and_leave_dividers_out():
 
 
 def test_the_split_frequent_sign_comes_first_the_sure_one_last_and_the_pinned_one_never():
-    got = suggest_pins(MAPPING, SHARES, pins=[PinnedValue("p", "t")], top=None)
+    got = suggest_pins(MAPPING, SHARES, pins=[PinnedValue("p", "t")], top=None, rank="uncertainty")
     assert [s.sign for s in got] == ["b", "c", "a"]
     b, c, a = got
     assert b.best in ("d", "t") and b.second in ("d", "t") and b.best != b.second
@@ -52,8 +52,18 @@ def test_the_split_frequent_sign_comes_first_the_sure_one_last_and_the_pinned_on
 
 
 def test_top_cuts_the_list_and_a_rare_split_sign_loses_to_a_frequent_split_one():
-    assert [s.sign for s in suggest_pins(MAPPING, SHARES, top=2)] == ["b", "p"]   # p unpinned now; c rare
-    assert [s.sign for s in suggest_pins(MAPPING, SHARES, pins=[PinnedValue("b", "d")], top=1)] == ["p"]
+    by_score = dict(rank="uncertainty")
+    assert [s.sign for s in suggest_pins(MAPPING, SHARES, top=2, **by_score)] == ["b", "p"]   # p unpinned; c rare
+    assert [s.sign for s in suggest_pins(MAPPING, SHARES, pins=[PinnedValue("b", "d")], top=1, **by_score)] == ["p"]
+
+
+def test_the_default_ranking_is_by_share_of_the_text_ties_broken_by_uncertainty():
+    got = suggest_pins(MAPPING, SHARES, top=None)
+    assert [s.sign for s in got] == ["a", "b", "p", "c"]     # a is sure, but the most frequent
+    tie = suggest_pins(MAPPING, {"a": 0.3, "b": 0.3, "c": 0.3}, top=None)
+    assert [s.sign for s in tie] == ["b", "c", "a"]           # equal shares: the more uncertain first
+    with pytest.raises(ValueError, match="rank must be"):
+        suggest_pins(MAPPING, SHARES, rank="entropy")
 
 
 def test_signs_no_mapping_knows_dividers_and_absent_signs_are_left_out():
@@ -68,9 +78,9 @@ def test_seeds_that_disagree_make_a_sign_uncertain_and_the_reason_says_so():
     one = snapshot({"x": (0.9, 0.05, 0.05), "y": (0.05, 0.05, 0.9)})
     two = snapshot({"x": (0.05, 0.9, 0.05), "y": (0.05, 0.05, 0.9)})
     shares = {"x": 0.3, "y": 0.7}
-    alone = suggest_pins(one, shares, top=None)
+    alone = suggest_pins(one, shares, top=None, rank="uncertainty")
     assert [s.sign for s in alone] == ["y", "x"]          # one seed: both sure, y is more frequent
-    both = suggest_pins([one, two], shares, top=None)
+    both = suggest_pins([one, two], shares, top=None, rank="uncertainty")
     assert [s.sign for s in both] == ["x", "y"]           # together: x is split
     x = both[0]
     assert x.mappings == 2 and x.agreeing == 1 and x.uncertainty == pytest.approx(1.0)
@@ -80,7 +90,7 @@ def test_seeds_that_disagree_make_a_sign_uncertain_and_the_reason_says_so():
 
 def test_the_reason_shows_the_sign_as_the_display_table_writes_it():
     table = DisplayTable("test", {"b": "𐎁"})
-    got = suggest_pins(MAPPING, SHARES, top=1, display=table)
+    got = suggest_pins(MAPPING, SHARES, top=1, display=table, rank="uncertainty")
     assert got[0].sign == "b" and got[0].reason.startswith("𐎁: ")
 
 
@@ -99,7 +109,9 @@ def test_a_trained_runs_suggestions_are_its_unpinned_signs_with_reasons():
     shares = corpus_shares(cipher.corpus)
     assert len(got) == 3 and pinned not in {s.sign for s in got}
     assert all(s.sign in shares and s.text_share == pytest.approx(shares[s.sign]) for s in got)
-    assert [s.score for s in got] == sorted((s.score for s in got), reverse=True)
+    assert [s.text_share for s in got] == sorted((s.text_share for s in got), reverse=True)
+    # the 3 most frequent unpinned signs (by share; which of equally frequent ones is the tie-break's)
+    assert [s.text_share for s in got] == sorted((v for k, v in shares.items() if k != pinned), reverse=True)[:3]
     assert all(s.reason.startswith(f"{s.sign}: ") and "of the text" in s.reason for s in got)
     # the same trainer's mapping given again as a second "seed" changes nothing but the count
     again = suggest_for_trainer(trainer, top=3, others=[trainer.mapping()])

@@ -38,20 +38,20 @@ def headers(grid) -> dict[str, str]:
     return {sign: m.headerData(i, V) for i, sign in enumerate(m.rows)}
 
 
-def test_the_panel_marks_three_unpinned_uncertain_frequent_signs_with_reasons(qtbot, tmp_path):
+def test_the_panel_marks_the_three_most_frequent_unpinned_signs_with_reasons(qtbot, tmp_path):
     from decipher_gui.panels.pins import PinsPanel
 
     panel = PinsPanel()
     qtbot.addWidget(panel)
     lost, known = list("abcdefg"), ["t", "d", "a", "i", "k"]
     panel.set_inventory(lost, known, [])
-    # b, c, d, e split; b and c frequent, d rarer, e rarest
+    # b, c, d, e split, a f g sure; by share b 5, c 4, d 2, a 2, e f g 1 (of 16)
     panel.set_text_shares(text_shares(["bbbbcccddeaafg" + DIVIDER + "bc"]))
     mapping = split_mapping(lost, known, {s: ("t", "d") for s in "bcde"})
     panel.set_mapping(mapping, 40, "(run 1)")
     got = headers(panel.grid)
     assert [got[s] for s in "bcd"] == ["★1 b", "★2 c", "★3 d"]
-    assert all(got[s] == s for s in "aefg")
+    assert all(got[s] == s for s in "aefg")       # a is as frequent as d, but sure
     tip = panel.grid.model().headerData(lost.index("b"), V, TIP)
     assert "Suggested pin 1: b: its value is split between /d/ 0.50 and /t/ 0.50, and it is 31 % of the text" in tip
     assert "★1–★3" in panel.suggest_legend.text()
@@ -60,10 +60,10 @@ def test_the_panel_marks_three_unpinned_uncertain_frequent_signs_with_reasons(qt
     qtbot.waitExposed(panel)
     assert panel.grab().save(str(tmp_path / "pin-suggestions-panel.png"))
 
-    # pinning b: it drops out and the next split sign, e, comes in third
+    # pinning b: it drops out; d and a are equally frequent, and d (split) comes before a (sure)
     panel.set_pins([PinnedValue("b", "t")])
     got = headers(panel.grid)
-    assert [got[s] for s in "cde"] == ["★1 c", "★2 d", "★3 e"] and got["b"] == "b"
+    assert [got[s] for s in "cda"] == ["★1 c", "★2 d", "★3 a"] and got["b"] == "b" and got["e"] == "e"
 
     # a running run's mapping: no marks, the legend says they come after the run
     panel.set_mapping(mapping, 50, "(run 2, live)", live=True)
