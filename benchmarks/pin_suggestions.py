@@ -33,6 +33,8 @@ from pathlib import Path
 
 CIPHERS = (1, 2, 3, 4, 5, 6, 7, 8)
 STRATEGIES = ("suggested", "uncertain", "counterfactual", "frequent", "random")
+LABELS = {"suggested": "uncertainty × share", "uncertain": "uncertainty alone", "counterfactual": "counterfactual",
+          "frequent": "most frequent (the app's)", "random": "random"}
 CONFIG = dict(feature_dim=8, eval_interval=0, min_span=3, max_span=6)
 
 
@@ -117,7 +119,7 @@ def table(out: Path) -> str:
     heads = {r["cipher"]: r for r in rows if r["sign"] == ""}
     p10 = {(r["cipher"], r["sign"]): r["p_at_10"] for r in rows if r["sign"]}
     single = [k for k in STRATEGIES if k != "random"]
-    lines = ["| cipher | P@10 at base | P@10 no pin | " + " | ".join(f"{k} (sign)" for k in single) +
+    lines = ["| cipher | P@10 at base | P@10 no pin | " + " | ".join(f"{LABELS[k]} (sign)" for k in single) +
              " | random (mean of draws) |", "|---" * (3 + len(STRATEGIES)) + "|"]
     gains: dict[str, list[float]] = {k: [] for k in STRATEGIES}
     for c in sorted(heads):
@@ -144,7 +146,7 @@ def table(out: Path) -> str:
         for a in ("suggested", "counterfactual"):
             wins = {k: (sum(1 for x, y in zip(gains[a], gains[k]) if x > y),
                         sum(1 for x, y in zip(gains[a], gains[k]) if x == y)) for k in ("frequent", "random")}
-            lines.append(f"{a} beats frequent on {wins['frequent'][0]} of {n} ciphers (ties {wins['frequent'][1]}), "
+            lines.append(f"{LABELS[a]} beats the most frequent on {wins['frequent'][0]} of {n} ciphers (ties {wins['frequent'][1]}), "
                          f"random on {wins['random'][0]} of {n} (ties {wins['random'][1]})  ")
     return "\n".join(lines)
 
