@@ -148,3 +148,27 @@ def test_the_counterfactual_pins_each_sign_to_its_best_sound_re_decodes_and_leav
     assert float(row[l]) == pytest.approx(1.0, abs=1e-4) and float(row.sum()) == pytest.approx(1.0, abs=1e-4)
     assert torch.equal(_Pinned(trainer.model, k, l).log_probs()[k + 1 if k == 0 else 0],
                        trainer.model.log_probs()[k + 1 if k == 0 else 0].detach())
+
+
+@pytest.mark.usefixtures("one_torch_thread")
+def test_the_benchmark_writes_rows_as_they_finish_resumes_without_retraining_and_tabulates(tmp_path, capsys):
+    import json
+
+    from benchmarks.pin_suggestions import STRATEGIES, main
+
+    out = tmp_path / "ps.jsonl"
+    args = ["--out", str(out), "--ciphers", "1", "--stems", "20", "--inscriptions", "10", "--steps", "4",
+            "--extra", "2", "--draws", "2"]
+    assert main(args) == 0
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    [head] = [r for r in rows if r["sign"] == ""]
+    assert set(head["picks"]) == set(STRATEGIES) and len(head["picks"]["random"]) == 2
+    trained = {r["sign"] for r in rows if r["sign"]}
+    assert trained == {"<none>", *(s for v in head["picks"].values() for s in v)}   # each sign trained once
+    assert len(trained) == len(rows) - 1
+    assert all(0.0 <= r["p_at_10"] <= 1.0 for r in rows if r["sign"])
+    capsys.readouterr()
+    assert main(args) == 0                                                              # resumed: nothing new
+    assert out.read_text(encoding="utf-8").count("\n") == len(rows)
+    table = capsys.readouterr().out
+    assert "| **mean of 1** |" in table and "uncertainty × share beats the most frequent on" in table
