@@ -1,10 +1,10 @@
 """Does pinning the suggested sign help more than pinning another one? (issue 27 item 4)
 
-On synthetic ciphers (engine/synthetic.py), each trained ``--steps`` steps, the run's state is
+On synthetic ciphers (engine/datasets/synthetic.py), each trained ``--steps`` steps, the run's state is
 continued ``--extra`` more steps with ONE more pin (the sign pinned to its true value from the
 cipher's key) for each strategy, and with no pin as the reference:
 
-* ``suggested``: the top sign of engine/pin_suggestions.py's ``rank="uncertainty"`` (uncertainty x
+* ``suggested``: the top sign of engine/training/pin_suggestions.py's ``rank="uncertainty"`` (uncertainty x
   share of the text; the app now ranks by share, i.e. ``frequent``, which did at least as well);
 * ``uncertain``: the sign with the largest uncertainty alone (an ablation: no text share);
 * ``counterfactual``: the sign whose pin to its best sound changes most decoded spans
@@ -52,11 +52,11 @@ def _rows(path: Path) -> list[dict]:
 
 def run_cipher(seed: int, args, out: Path) -> None:
     from engine.config import Config
-    from engine.data import PinnedValue
-    from engine.pin_suggestions import corpus_shares, counterfactuals, suggest_for_trainer
+    from engine.corpus import PinnedValue
+    from engine.training.pin_suggestions import corpus_shares, counterfactuals, suggest_for_trainer
     from engine.results import EvalEvent
-    from engine.synthetic import make_cipher
-    from engine.training import Trainer
+    from engine.datasets.synthetic import make_cipher
+    from engine.training.trainer import Trainer
 
     done = _done(out)
     planned = _planned(seed, out)

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QM
 from engine.io import display as display_tables
 from engine.config import Config
 from engine.errors import DecipherError
-from engine.pin_suggestions import text_shares
+from engine.training.pin_suggestions import text_shares
 from engine.project import exporting
 from engine.project.recording import PinChange, pin_history
 from engine.project.store import Project

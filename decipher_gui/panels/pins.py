@@ -19,7 +19,7 @@ from engine.corpus import PinnedValue
 from engine.io.display import IDENTITY, DisplayTable
 from engine.errors import DecipherError
 from engine.model.phonology import FEATURE_GROUPS, NONE, ipa_units, known_segments, unit_features
-from engine.pin_suggestions import PinSuggestion, suggest_pins
+from engine.training.pin_suggestions import PinSuggestion, suggest_pins
 from engine.results import MappingSnapshot
 
 from decipher_gui.pinstate import PinState
@@ -504,12 +504,12 @@ class PinsPanel(QWidget):
         self._fill_table(self._pins)
 
     def set_text_shares(self, shares: dict[str, float]) -> None:
-        """Each sign's fraction of the chosen corpus's text (engine.pin_suggestions.text_shares)."""
+        """Each sign's fraction of the chosen corpus's text (engine.training.pin_suggestions.text_shares)."""
         self._shares = dict(shares)
         self._suggest()
 
     def _suggest(self) -> None:
-        """Mark the 3 unpinned signs to pin next for the finished run shown (engine/pin_suggestions.py,
+        """Mark the 3 unpinned signs to pin next for the finished run shown (engine/training/pin_suggestions.py,
         ranked by share of the text as its benchmark supports: a few dozen numbers from the stored
         mapping, so on the GUI thread)."""
         model = self.grid.model()

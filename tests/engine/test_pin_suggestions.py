@@ -1,4 +1,4 @@
-"""engine/pin_suggestions.py: the unpinned signs ranked by uncertainty x share of the text, with a
+"""engine/training/pin_suggestions.py: the unpinned signs ranked by uncertainty x share of the text, with a
 reason in plain words; several seeds' mappings averaged; pinned signs, dividers and signs no
 mapping knows left out; a trained Trainer's own suggestions."""
 
@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 
 from engine.config import Config
-from engine.data import PinnedValue
-from engine.display import DisplayTable
-from engine.phonology import DELETE
-from engine.pin_suggestions import corpus_shares, suggest_for_trainer, suggest_pins, text_shares
+from engine.corpus import PinnedValue
+from engine.io.display import DisplayTable
+from engine.model.phonology import DELETE
+from engine.training.pin_suggestions import corpus_shares, suggest_for_trainer, suggest_pins, text_shares
 from engine.results import MappingSnapshot
-from engine.synthetic import make_cipher
-from engine.training import Trainer
+from engine.datasets.synthetic import make_cipher
+from engine.training.trainer import Trainer
 
 KNOWN = (DELETE, "t", "d", "a")
 
@@ -122,7 +122,7 @@ def test_a_trained_runs_suggestions_are_its_unpinned_signs_with_reasons():
 def test_the_counterfactual_pins_each_sign_to_its_best_sound_re_decodes_and_leaves_the_model_alone():
     import torch
 
-    from engine.pin_suggestions import _Pinned, counterfactuals
+    from engine.training.pin_suggestions import _Pinned, counterfactuals
 
     cipher = make_cipher(n_stems=12, n_inscriptions=8, seed=4)
     trainer = Trainer(cipher.corpus, cipher.vocabulary, Config(feature_dim=4, steps=3, anneal_steps=2,

@@ -1,4 +1,4 @@
-"""The pin grid marks the 3 unpinned signs to pin next (engine/pin_suggestions.py) for the finished
+"""The pin grid marks the 3 unpinned signs to pin next (engine/training/pin_suggestions.py) for the finished
 run shown, from its stored mapping: ★1..★3 on the row headers, the reason as the header's tooltip, a
 legend line; pinned signs drop out; a live run's mapping marks nothing. Rendered to PNG."""
 
@@ -9,9 +9,9 @@ import pytest
 from PySide6.QtCore import Qt
 
 from engine.config import Config
-from engine.data import DIVIDER, PinnedValue
-from engine.phonology import DELETE
-from engine.pin_suggestions import text_shares
+from engine.corpus import DIVIDER, PinnedValue
+from engine.model.phonology import DELETE
+from engine.training.pin_suggestions import text_shares
 from engine.project.recording import record_mapping
 from engine.results import MappingSnapshot
 

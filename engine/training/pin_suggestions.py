@@ -33,9 +33,9 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from engine.data import DIVIDER, PinnedValue
-from engine.display import IDENTITY, DisplayTable
-from engine.phonology import DELETE
+from engine.corpus import DIVIDER, PinnedValue
+from engine.io.display import IDENTITY, DisplayTable
+from engine.model.phonology import DELETE
 from engine.results import MappingSnapshot
 
 
@@ -197,7 +197,7 @@ def counterfactuals(trainer, signs: Sequence[str] | None = None, *,
     """For each of ``signs`` (default: the unpinned signs of the corpus), pin it to its best
     sound and decode the whole corpus again; how many decoded spans change. Most changes first.
     One evaluation per sign: seconds each on a small corpus, so not for the GUI thread."""
-    from engine.evaluation import evaluate
+    from engine.training.evaluation import evaluate
 
     display = display or IDENTITY
     prep, model = trainer.prep, trainer.model
