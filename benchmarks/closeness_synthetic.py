@@ -54,6 +54,83 @@ def setting(n_stems: int = 30, n_inscriptions: int = 40, cipher_seed: int = 2) -
     return cipher, candidates
 
 
+#: The phonotactic control (issue 26): a language of strict word shapes. A word is an initial
+#: consonant, a vowel, then medial consonant + vowel pairs, and at length 5 a final consonant, each
+#: position with its own few sounds, so which sounds start words, end them and follow which is very
+#: unlike a shuffle of the same sounds.
+SHAPES = {"initial": ("p", "t", "k"), "vowel": ("a", "i", "u"), "medial": ("m", "n", "l", "r"), "final": ("s", "n")}
+
+
+def _shaped_word(rng, n: int) -> str:
+    units = [rng.choice(SHAPES["initial"]), rng.choice(SHAPES["vowel"])]
+    while len(units) < n - (n % 2):
+        units += [rng.choice(SHAPES["medial"]), rng.choice(SHAPES["vowel"])]
+    if n % 2:
+        units.append(rng.choice(SHAPES["final"]))
+    return "".join(units)
+
+
+def phonotactic_setting(n_stems: int = 30, n_inscriptions: int = 40, cipher_seed: int = 2) -> tuple:
+    """(lost corpus, {"source": …, "unrelated": …}): a lost text written (as engine/datasets/synthetic.py does:
+    1-3 words an inscription, 0-3 filler letters between them, a letter substitution) in stems of
+    :data:`SHAPES`, and an unrelated vocabulary of the same shapes that shares no word with it."""
+    import random
+
+    from engine.corpus import Corpus, Inscription, Stem, Vocabulary
+
+    rng = random.Random(f"phonotactic:{cipher_seed}")
+    source: dict[str, None] = {}
+    while len(source) < n_stems:
+        source.setdefault(_shaped_word(rng, rng.randint(4, 6)), None)
+    other: dict[str, None] = {}
+    while len(other) < n_stems:
+        w = _shaped_word(rng, rng.randint(4, 6))
+        if w not in source:
+            other.setdefault(w, None)
+    units = sorted({u for v in SHAPES.values() for u in v})
+    letters = [chr(ord("a") + i) for i in range(len(units))]
+    rng.shuffle(letters)
+    key = dict(zip(units, letters))
+    forms = list(source)
+    inscriptions = []
+    for i in range(n_inscriptions):
+        text = ""
+        for _ in range(rng.randint(1, 3)):
+            text += "".join(key[rng.choice(units)] for _ in range(rng.randint(0, 3)))
+            text += "".join(key[c] for c in rng.choice(forms))
+        text += "".join(key[rng.choice(units)] for _ in range(rng.randint(0, 3)))
+        inscriptions.append(Inscription(f"P{i + 1}", text, raw=text))
+    vocab = {name: Vocabulary(name, tuple(Stem(f, f, "", name) for f in words))
+             for name, words in (("source", source), ("unrelated", other))}
+    return Corpus("phonotactic", tuple(inscriptions)), vocab
+
+
+def null_mode_control(*, seeds: Sequence[int] = (0, 1, 2), n_null: int = 3, steps: int = 200,
+                      modes: Sequence[str] = ("skeleton", "phonotactic"), out=None, quiet: bool = True,
+                      n_stems: int = 30, n_inscriptions: int = 40, cipher_seed: int = 2) -> dict[str, Comparison]:
+    """The phonotactic control: the same lost text, source and unrelated vocabulary compared with each
+    null mode; the candidates' own runs are trained once and shared by the modes."""
+    corpus, candidates = phonotactic_setting(n_stems, n_inscriptions, cipher_seed)
+    cfg = Config(**{**CONFIG, "steps": steps, "anneal_steps": int(steps * 0.6)})
+    own: dict[tuple, CandidateRun] = {}
+    t0 = time.perf_counter()
+
+    def run_fn(item: PlanItem) -> CandidateRun:
+        key = (item.known, item.seed, item.restart)
+        if item.null is None and key in own:
+            return own[key]
+        result = train_run(item)
+        if item.null is None:
+            own[key] = result
+        if not quiet:
+            print(f"  {item.known} seed {item.seed} null {item.null}: {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+        return result
+
+    out_dirs = {m: None if out is None else os.path.join(out, m) for m in modes}
+    return {m: compare(corpus, candidates, seeds=seeds, n_null=n_null, config=cfg, out=out_dirs[m], run_fn=run_fn,
+                       plot=out is not None, null_mode=m) for m in modes}
+
+
 def run(*, seeds: Sequence[int] = (0, 1, 2), n_null: int = 3, steps: int = 200, names: Sequence[str] | None = None,
         out=None, n_stems: int = 30, n_inscriptions: int = 40, cipher_seed: int = 2, quiet: bool = True,
         dump: str | None = None, null_mode: str = "skeleton", restarts: int = 1) -> Comparison:
@@ -259,11 +336,12 @@ def separation_table(path: str, *, a: str = "relative", b: str = "unrelated", pe
     """From a comparison's restarts.csv (every training; ``--analyse DUMP --out DIR`` writes one): for
     each number of restarts R (the first R of every seed), whether ``a`` beats ``b`` beyond the spread
     over seeds (mean - sd above mean + sd) on every set of ``per_set`` seeds, on the disjoint sets
-    (seeds in order), and each candidate's z and verdict against its nulls treated alike."""
+    (seeds in order), and each candidate's z and verdict against its nulls treated alike: by the rule
+    before issue 26 (z >= 2) and by today's (t of the margin, Holm over the two candidates)."""
     import csv
     import itertools
 
-    from engine.closeness.comparison import verdict, z_score
+    from engine.closeness.comparison import holm, holm_verdict, margin_se, pooled_sd, t_sf, verdict, z_score, z_sd
 
     runs: dict[tuple, list[tuple[float, int, float]]] = defaultdict(list)
     try:
@@ -308,16 +386,36 @@ def separation_table(path: str, *, a: str = "relative", b: str = "unrelated", pe
                      f"median margin {statistics.median(every):+.3f}")
         for S in disjoint:
             m, ma, sa, mb, sb = margin(S, R)
-            verdicts = []
-            for name, mean in ((a, ma), (b, mb)):
-                nulls = [kept(name, n, s, R) for n in sorted({k[1] for k in runs if k[0] == name and k[1] != ""})
-                         for s in S]
+            verdicts, tests = [], {}
+            null_sets = {name: [n for n in sorted({k[1] for k in runs if k[0] == name and k[1] != ""})] for name in (a, b)}
+            null_runs = {name: [kept(name, n, s, R) for n in null_sets[name] for s in S] for name in (a, b)}
+            pooled = pooled_sd([v for v in null_runs.values() if v and None not in v])
+            for name, mean, sd in ((a, ma, sa), (b, mb, sb)):
+                nulls = null_runs[name]
                 if nulls and None not in nulls and len(nulls) > 1:
                     nm, nsd = ms(nulls)
                     z = z_score(mean, nm, nsd)
                     verdicts.append(f"{name} z {z:.1f} {verdict(z, len(nulls))}")
+                    # the rule of issue 26 (engine/closeness/comparison.py summarise): t of the margin, Holm below
+                    se = margin_se(max(sd, z_sd(nsd, pooled)), len(S), len(null_sets[name]))
+                    df = len(S) + len(null_sets[name]) - 2
+                    tests[name] = (mean - nm) / se if se > 0 else z_score(mean, nm, 0.0), df
+            if tests:
+                adjusted = holm([t_sf(t, df) for t, df in tests.values()])
+                verdicts += [f"{name} t {t:.2f} p_holm {p:.3g} {holm_verdict(p, 2)}"
+                             for (name, (t, _df)), p in zip(tests.items(), adjusted)]
             lines.append(f"      seeds {' '.join(map(str, S))}: {a} {ma:.3f}±{sa:.3f}  {b} {mb:.3f}±{sb:.3f}  "
                          f"margin {m:+.3f}" + (f"  ({'; '.join(verdicts)})" if verdicts else ""))
+    return "\n".join(lines)
+
+
+def answer_table(c: Comparison) -> str:
+    """One line per candidate: score, null, margin with its interval, Holm p and verdict."""
+    lines = ["candidate  score          null           margin [90% interval]        t      p_holm  verdict"]
+    for s in c.summaries:
+        lo, hi = s.margin_interval
+        lines.append(f"{s.known:10s} {s.score_mean:.3f}±{s.score_sd:.3f}  {s.null_mean:.3f}±{s.null_sd:.3f}  "
+                     f"{s.margin:+.3f} [{lo:+.3f}, {hi:+.3f}]  {s.t:6.2f}  {s.p_holm:.4f}  {s.verdict}")
     return "\n".join(lines)
 
 
@@ -344,7 +442,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--stems", type=int, default=30, help="stems of the source vocabulary")
     p.add_argument("--inscriptions", type=int, default=40)
     p.add_argument("--cipher-seed", type=int, default=2)
-    p.add_argument("--null-mode", default="skeleton", choices=["skeleton", "across", "within"])
+    p.add_argument("--null-mode", default="skeleton", choices=["phonotactic", "skeleton", "across", "within"],
+                   help="default skeleton: the null of the documented runs above")
     p.add_argument("--out")
     p.add_argument("--dump", help="write every run's result (curve, mapping, spans) to this JSON-lines file; when it "
                                   "exists, the runs it holds (same setting) are read back instead of trained")
@@ -353,7 +452,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--separation", metavar="RESTARTS_CSV",
                    help="train nothing: from a comparison's restarts.csv, whether the relative beats the unrelated "
                         "vocabulary beyond the seeds' spread for each number of restarts and set of seeds")
+    p.add_argument("--control", choices=["phonotactic"],
+                   help="the null-mode control: a lost text of strict word shapes, its source and an unrelated "
+                        "vocabulary of the same shapes, compared with skeleton and phonotactic nulls (--stems, "
+                        "--inscriptions, --steps, --seeds, --null apply; --out DIR gets DIR/skeleton, DIR/phonotactic)")
     a = p.parse_args(argv)
+    if a.control:
+        runs = null_mode_control(seeds=a.seeds or [0, 1, 2], n_null=a.null, steps=a.steps or 200, out=a.out,
+                                 quiet=False, n_stems=a.stems, n_inscriptions=a.inscriptions, cipher_seed=a.cipher_seed)
+        for mode, c in runs.items():
+            print(f"null mode {mode}:")
+            print(answer_table(c))
+        return 0
     if a.decipher:
         print("\n".join(decipher(a.decipher, seeds=a.seeds or [0, 1, 2], steps=a.steps or 200, n_stems=a.stems,
                                  n_inscriptions=a.inscriptions, cipher_seed=a.cipher_seed)))

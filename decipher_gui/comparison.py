@@ -72,10 +72,11 @@ class ComparisonDialog(QDialog):
         self.config = config
         self.files: dict[str, Path] = {}
         lay = QVBoxLayout(self)
-        intro = QLabel("Trains the corpus against each candidate language and against null vocabularies made "
-                       "from its sounds (no real words), over several seeds, with every vocabulary cut to one "
-                       "size. A language is <i>closer than chance</i> when its score is 2 null standard "
-                       "deviations above its nulls' (docs/closeness.md).")
+        intro = QLabel("Trains the corpus against each candidate language and against null vocabularies: invented "
+                       "words with the language's own sounds, word lengths and sound patterns, none of its real "
+                       "words. Over several seeds, with every vocabulary cut to one size. A language is <i>closer "
+                       "than chance</i> when its margin over its nulls passes a one-sided t test at 5 % after Holm's "
+                       "correction for the number of languages; at least 3 seeds × 3 nulls (docs/closeness.md).")
         intro.setWordWrap(True)
         lay.addWidget(intro)
         form = QFormLayout()
@@ -409,6 +410,7 @@ class ComparisonController(QObject):
         view = self.w.plots.comparison
         self.comparison = comparison
         view.show_comparison(comparison)
+        view.caption.setText(answer_html(comparison))
         out = self.job.request.out if self.job is not None else None
         n = len(comparison.trainings or comparison.records)
         line = f"{n} runs; files in {out}" if out else ""
@@ -438,6 +440,17 @@ class ComparisonController(QObject):
                                          "again continues from them.")
 
 
+def answer_html(comparison) -> str:
+    """The answer in words (engine.closeness.comparison.answer_lines) as the Closeness tab's caption: the ranked
+    candidates with verdict, margin and interval, what the verdict means, and the caveats."""
+    from html import escape
+
+    from engine.closeness.comparison import answer_lines
+
+    head, *rest = answer_lines(comparison)
+    return f"<b>{escape(head)}</b><br>" + "<br>".join(escape(line) for line in rest)
+
+
 def controller(window) -> ComparisonController:
     """The window's one comparison controller (made on first use)."""
     c = getattr(window, "_comparison_controller", None)
@@ -446,5 +459,5 @@ def controller(window) -> ComparisonController:
     return c
 
 
-__all__ = ["ComparisonController", "ComparisonDialog", "ComparisonJob", "ComparisonRequest", "controller",
+__all__ = ["ComparisonController", "ComparisonDialog", "ComparisonJob", "ComparisonRequest", "answer_html", "controller",
            "default_folder", "parse_seeds"]

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QM
 from engine.io import display as display_tables
 from engine.config import Config
 from engine.errors import DecipherError
+from engine.training.pin_suggestions import text_shares
 from engine.project import exporting
 from engine.project.recording import PinChange, pin_history
 from engine.project.store import Project
@@ -416,6 +417,7 @@ class MainWindow(QMainWindow):
         lost = lost_inventory(self._corpus.inscriptions if self._corpus else [])
         known = known_inventory(self._stems)
         self.pins.set_inventory(lost, known, project.pins() if project is not None else [])
+        self.pins.set_text_shares(text_shares(ins.units for ins in (self._corpus.inscriptions if self._corpus else [])))
         self.show_mapping()
 
     def _scroll_to_inscription(self, inscription_id: str) -> None:
@@ -618,7 +620,8 @@ class MainWindow(QMainWindow):
 
     def show_mapping(self) -> None:
         mapping, step, source = self.current_mapping()
-        self.pins.set_mapping(mapping, step, source)
+        live = self.controller.active and mapping is not None and mapping is self.state.live_mapping
+        self.pins.set_mapping(mapping, step, source, live=live)
         pins = self.project.pins() if self.project is not None else []
         self.signs.set_values(mapping, pins, source, step)
         self.show_pin_state()

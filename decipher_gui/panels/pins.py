@@ -19,6 +19,7 @@ from engine.corpus import PinnedValue
 from engine.io.display import IDENTITY, DisplayTable
 from engine.errors import DecipherError
 from engine.model.phonology import FEATURE_GROUPS, NONE, ipa_units, known_segments, unit_features
+from engine.training.pin_suggestions import PinSuggestion, suggest_pins
 from engine.results import MappingSnapshot
 
 from decipher_gui.pinstate import PinState
@@ -48,6 +49,13 @@ class PinGridModel(QAbstractTableModel):
         self.step: int | None = None
         self.display: DisplayTable = IDENTITY   # row headers show the corpus's letters as people write them
         self.pin_state: PinState | None = None  # the pins of the reading shown (None: no run shown)
+        self.suggested: dict[str, tuple[int, PinSuggestion]] = {}   # sign -> (rank 1.., suggestion)
+
+    def set_suggestions(self, suggestions: Sequence[PinSuggestion]) -> None:
+        """Mark these signs' row headers ★1, ★2, … with their reasons as tooltips."""
+        self.suggested = {s.sign: (i, s) for i, s in enumerate(suggestions, 1)}
+        if self.rows:
+            self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, len(self.rows) - 1)
 
     def set_display(self, table: DisplayTable) -> None:
         self.display = table
@@ -156,11 +164,19 @@ class PinGridModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             if orientation == Qt.Orientation.Horizontal:
                 return f"/{self.cols[section]}/" if section < len(self.cols) else None
-            return self.display.show(self.rows[section]) if section < len(self.rows) else None
+            if section >= len(self.rows):
+                return None
+            shown = self.display.show(self.rows[section])
+            mark = self.suggested.get(self.rows[section])
+            return f"★{mark[0]} {shown}" if mark else shown
         if role == Qt.ItemDataRole.ToolTipRole and orientation == Qt.Orientation.Vertical and section < len(self.rows):
             lost = self.rows[section]
             shown = self.display.show(lost)
-            return f"{shown} (written {lost} in the data files)" if shown != lost else lost
+            text = f"{shown} (written {lost} in the data files)" if shown != lost else lost
+            mark = self.suggested.get(lost)
+            if mark:
+                text += f"\nSuggested pin {mark[0]}: {mark[1].reason}"
+            return text
         if role == Qt.ItemDataRole.ToolTipRole and orientation == Qt.Orientation.Horizontal:
             try:
                 return f"/{self.cols[section]}/: {unit_features(self.cols[section]).describe()}"
@@ -446,7 +462,12 @@ class PinsPanel(QWidget):
                                      "used this pin yet (a pin changed during a run goes to it at its next step, or on "
                                      "Resume). Double-click, Space or Enter pins/unpins.")
         lay.addWidget(self.legend)
+        self.suggest_legend = wrapping_label("")
+        self.suggest_legend.setAccessibleName("Which sign to pin next")
+        lay.addWidget(self.suggest_legend)
         self._pins: list[PinnedValue] = []
+        self._shares: dict[str, float] = {}
+        self._suggest_from: MappingSnapshot | None = None
         self._filling = False
         self._live = False
 
@@ -455,6 +476,7 @@ class PinsPanel(QWidget):
     def set_display(self, table: DisplayTable) -> None:
         self.grid.model().set_display(table)
         self._fill_table(self._pins)
+        self._suggest()
 
     def set_inventory(self, lost: Sequence[str], known: Sequence[str], pins: Sequence[PinnedValue]) -> None:
         self.grid.model().set_axes(lost, known, pins)
@@ -463,6 +485,7 @@ class PinsPanel(QWidget):
     def set_pins(self, pins: Sequence[PinnedValue]) -> None:
         self.grid.model().set_pins(pins)
         self._fill_table(pins)
+        self._suggest()
 
     def set_live(self, active: bool) -> None:
         """Whether a run is active (pins changed now go to it)."""
@@ -480,7 +503,31 @@ class PinsPanel(QWidget):
             self.run_pins.show()
         self._fill_table(self._pins)
 
-    def set_mapping(self, mapping: MappingSnapshot | None, step: int | None, source: str = "") -> None:
+    def set_text_shares(self, shares: dict[str, float]) -> None:
+        """Each sign's fraction of the chosen corpus's text (engine.training.pin_suggestions.text_shares)."""
+        self._shares = dict(shares)
+        self._suggest()
+
+    def _suggest(self) -> None:
+        """Mark the 3 unpinned signs to pin next for the finished run shown (engine/training/pin_suggestions.py,
+        ranked by share of the text as its benchmark supports: a few dozen numbers from the stored
+        mapping, so on the GUI thread)."""
+        model = self.grid.model()
+        mapping = self._suggest_from
+        got = [] if mapping is None or not self._shares else \
+            suggest_pins(mapping, self._shares, pins=self._pins, top=3, display=model.display)
+        model.set_suggestions(got)
+        if got:
+            self.suggest_legend.setText("★1–★3: the signs to pin next, the most frequent not yet pinned "
+                                        "(ties: the least sure). Hover a ★ letter for how sure its value is.")
+        elif mapping is None and self._shares:
+            self.suggest_legend.setText("★ marks the signs to pin next once a run has finished.")
+        else:
+            self.suggest_legend.setText("")
+
+    def set_mapping(self, mapping: MappingSnapshot | None, step: int | None, source: str = "", *,
+                    live: bool = False) -> None:
+        """``live``: the mapping of a run still running; pin suggestions wait for a finished run."""
         model = self.grid.model()
         if mapping is not None and (not model.rows or set(mapping.known[1:]) - set(model.cols)):
             model.set_axes(mapping.lost, mapping.known, self._pins)
@@ -489,6 +536,8 @@ class PinsPanel(QWidget):
             self.caption.setText("P(lost letter | known IPA unit): no mapping yet — start a run to see it learned")
         else:
             self.caption.setText(f"P(lost letter | known IPA unit) {source}" + (f" at step {step}" if step else ""))
+        self._suggest_from = None if live else mapping
+        self._suggest()
 
     def _fill_table(self, pins: Sequence[PinnedValue]) -> None:
         self._pins = list(pins)

@@ -11,6 +11,7 @@ from pathlib import Path
 from engine.config import PRESETS
 from engine.errors import DecipherError
 from engine.runs.workers import make_pool
+from engine.closeness.nulls import DEFAULT_NULL_MODE, NULL_MODES
 
 
 def _log(line: str) -> None:
@@ -21,17 +22,21 @@ def add_closeness_parser(sub) -> None:
     p = sub.add_parser(
         "closeness", help="which known language is closest: candidates, their nulls, seeds (docs/closeness.md)",
         description="Train the lost text against every candidate vocabulary (matched to one size) and against "
-                    "null vocabularies of each, over several seeds, and write OUT/runs.csv, OUT/summary.csv "
-                    "(best first, with z-scores and verdicts) and OUT/closeness.png. Runs already finished in "
-                    "OUT are not redone.")
+                    "null vocabularies of each, over several seeds, and write OUT/answer.txt (the candidates "
+                    "ranked, each closer than chance or not, its margin over its null with an interval), "
+                    "OUT/summary.csv, OUT/runs.csv and OUT/closeness.png. Runs already finished in OUT are not "
+                    "redone.")
     p.add_argument("--lost", type=Path, required=True, help="LOST.csv: id,text")
     p.add_argument("--known", nargs="+", required=True, metavar="NAME=PATH",
                    help="the candidate languages: a name and its KNOWN.csv (form,ipa[,gloss]); two or more")
-    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], metavar="K", help="default: 0 1 2")
+    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], metavar="K",
+                   help="default: 0 1 2 (3 seeds x 3 nulls is the least the verdict's rule is written for)")
     p.add_argument("--null", type=int, default=3, metavar="N",
                    help="null vocabularies per candidate (default 3; 0: no verdict)")
-    p.add_argument("--null-mode", default="skeleton", choices=["skeleton", "across", "within"],
-                   help="how a null rearranges a candidate's sounds (default skeleton; docs/closeness.md)")
+    p.add_argument("--null-mode", default=DEFAULT_NULL_MODE, choices=list(NULL_MODES),
+                   help=f"how a candidate's nulls are made (default {DEFAULT_NULL_MODE}: new words from a bigram model "
+                        "of its own stems; skeleton, across, within: its sounds shuffled, the older nulls kept for "
+                        "comparison; docs/closeness.md)")
     p.add_argument("--restarts", type=int, default=1, metavar="R",
                    help="trainings per seed, candidates and nulls alike, each with its own sub-seed; the one with "
                         "the lowest final training objective is kept as the seed's run (default 1: no restart)")
@@ -109,7 +114,7 @@ def check_numbers(args) -> None:
 def cmd_closeness(args) -> int:
     from engine.config import config_from_options
     from engine.closeness.runs import append_results, run_comparison
-    from engine.closeness.comparison import plan_comparison, unranked
+    from engine.closeness.comparison import answer_lines, plan_comparison
     from engine.runs.inputs import read_run_files
     from engine.runs.outputs import prepare_output_folder
 
@@ -138,12 +143,8 @@ def cmd_closeness(args) -> int:
         comparison = run_comparison(plan, out, pool, in_flight=in_flight, log=_log, pins=pins)
     finally:
         pool.close()
-    for s in comparison.summaries:
-        z = "" if s.z != s.z else f", z {s.z:.2f}"
-        _log(f"  {s.known}: score {s.score_mean:.4f} ± {s.score_sd:.4f}, null {s.null_mean:.4f} ± {s.null_sd:.4f}"
-             f"{z}: {s.verdict}")
-    for name, why in unranked(comparison):
-        _log(f"  {name}: {why}")
+    for line in answer_lines(comparison):  # ranked, verdicts, margins with intervals, what it means, caveats
+        _log(line)
     if args.append_results is not None:
         conflicts: list[str] = []
         added = append_results(args.append_results, args.lost_name or args.lost.stem, comparison,
@@ -154,7 +155,7 @@ def cmd_closeness(args) -> int:
                  f"of the same lost, known, seed, null and steps with another score (made with other "
                  f"--restarts?): {'; '.join(conflicts)}")
     _log(f"closeness: {len(comparison.trainings)} of {len(plan.items)} runs finished; "
-         f"{out / 'summary.csv'}, {out / 'runs.csv'}, {out / 'closeness.png'}")
+         f"{out / 'answer.txt'}, {out / 'summary.csv'}, {out / 'runs.csv'}, {out / 'closeness.png'}")
     return 1 if (comparison.run_failures or plan.failures) else 0
 
 

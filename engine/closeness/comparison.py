@@ -21,7 +21,7 @@ import json
 import math
 import os
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
@@ -32,11 +32,17 @@ from engine.config import Config
 from engine.corpus import Corpus, Vocabulary
 from engine.errors import DecipherError
 from engine.closeness.vocab_sizes import Matching, match_vocabularies
-from engine.closeness.nulls import null_vocabulary
+from engine.closeness.nulls import DEFAULT_NULL_MODE, null_vocabulary
 
-#: A candidate is "closer than chance" when its mean score is at least this many null standard
-#: deviations above the null mean (one-sided; about 2.3 % of a normal null lies beyond it).
+#: The rule before issue 26 (kept for :func:`verdict` and the old tables): z = margin / null sd >= this.
 Z_THRESHOLD = 2.0
+#: The verdict's rule (docs/closeness.md "The verdict", fixed before the real comparisons were rerun): a
+#: candidate is "closer than chance" when the Holm-corrected one-sided p of its margin over its null is at
+#: most ALPHA; the margin's interval is the two-sided (1 - 2 ALPHA) t interval (its lower end the
+#: one-sided bound).
+ALPHA = 0.05
+#: Fewer seeds or nulls than these and the answer in words says the verdict is weak.
+MIN_SEEDS, MIN_NULLS = 3, 3
 CLOSER = "closer than chance"
 NO_EVIDENCE = "no evidence"
 UNTESTED = "no null runs"
@@ -52,7 +58,7 @@ RESTARTS_COLUMNS = ("known", "seed", "null", "restart", "train_seed", "objective
 MAX_RESTARTS = 50
 SUMMARY_COLUMNS = ("known", "score_mean", "score_sd", "null_mean", "null_sd", "z", "verdict")
 #: Beyond the issue's columns: the empirical p-value and the second signals (docs/closeness.md).
-SUMMARY_EXTRA = ("p", "n_seeds", "n_null_runs", "null_sd_own", "null_sd_pooled", "mapping", "mapping_null_mean", "mapping_null_sd", "mapping_z",
+SUMMARY_EXTRA = ("margin", "margin_se", "margin_lo", "margin_hi", "df", "t", "p_t", "p_holm", "p", "n_seeds", "n_null_runs", "null_sd_own", "null_sd_pooled", "mapping", "mapping_null_mean", "mapping_null_sd", "mapping_z",
                  "decoding", "decoding_null_mean", "decoding_null_sd", "decoding_z")
 
 
@@ -169,6 +175,29 @@ class CandidateSummary:
     """the sd of this candidate's own null runs (``null_sd`` is the larger of it and the pooled sd)"""
     null_sd_pooled: float = math.nan
     """the null sd pooled over every candidate of the comparison (nan: no candidate has 2 null runs)"""
+    margin: float = math.nan
+    """score_mean - null_mean"""
+    margin_se: float = math.nan
+    """s * sqrt(1/n_seeds + 1/n_null), s the larger of null_sd and score_sd (:func:`margin_se`)"""
+    df: int = 0
+    """degrees of freedom of t: n_seeds + n_null - 2"""
+    t: float = math.nan
+    p_t: float = math.nan
+    """one-sided p of t (Student's t with ``df``)"""
+    p_holm: float = math.nan
+    """p_t after Holm's correction for the candidates of the comparison: what the verdict reads"""
+    n_null: int = 0
+    """distinct null vocabularies with a finished run"""
+
+    @property
+    def margin_interval(self) -> tuple[float, float]:
+        """The two-sided (1 - 2 ALPHA) t interval of the margin (90 %): its lower end is the one-sided
+        (1 - ALPHA) bound, so a candidate "closer than chance" always has it above 0 (Holm can only
+        raise a p); (nan, nan) without one."""
+        if self.df < 1 or math.isnan(self.margin_se):
+            return math.nan, math.nan
+        h = t_quantile(1 - ALPHA, self.df) * self.margin_se
+        return self.margin - h, self.margin + h
 
     @property
     def row(self) -> tuple:
@@ -179,8 +208,10 @@ class CandidateSummary:
         for s in (self.mapping, self.decoding):
             extra += [r(None), r(None), r(None), r(None)] if s is None else [r(s.value), r(s.null_mean),
                                                                                r(s.null_sd), r(s.z)]
+        lo, hi = self.margin_interval
         return (self.known, r(self.score_mean), r(self.score_sd), r(self.null_mean), r(self.null_sd), r(self.z),
-                self.verdict, r(self.p), self.n_seeds, self.n_null_runs, r(self.null_sd_own), r(self.null_sd_pooled),
+                self.verdict, r(self.margin), r(self.margin_se), r(lo), r(hi), self.df or "", r(self.t), r(self.p_t),
+                r(self.p_holm), r(self.p), self.n_seeds, self.n_null_runs, r(self.null_sd_own), r(self.null_sd_pooled),
                 *extra)
 
 
@@ -220,7 +251,7 @@ def load_candidates(candidates: Mapping[str, Vocabulary | str | os.PathLike]
 
 def plan_comparison(lost: Corpus, candidates: Mapping[str, Vocabulary | str | os.PathLike], *,
                     seeds: Sequence[int] = (0, 1, 2), n_null: int = 3, stems: int | None = None,
-                    steps: int | None = None, config: Config | None = None, null_mode: str = "skeleton",
+                    steps: int | None = None, config: Config | None = None, null_mode: str = DEFAULT_NULL_MODE,
                     sample_seed: int = 0, restarts: int = 1) -> Plan:
     """Load and match the candidates, build their nulls and list every run (real runs first), each
     seed ``restarts`` times (candidates and nulls alike; :func:`restart_seed` gives the sub-seeds).
@@ -410,8 +441,96 @@ def z_sd(own_sd: float, pooled: float) -> float:
     return max(own_sd, pooled)
 
 
+def margin_se(s: float, n_seeds: int, n_null: int) -> float:
+    """The standard error of a margin (mean score over seeds - mean of the null runs):
+    s * sqrt(1/n_seeds + 1/n_null), counting the uncertainty of both means; nan without a null."""
+    if n_seeds < 1 or n_null < 1 or math.isnan(s):
+        return math.nan
+    return s * math.sqrt(1 / n_seeds + 1 / n_null)
+
+
+def _betacf(a: float, b: float, x: float) -> float:
+    """The continued fraction of the regularized incomplete beta function (modified Lentz)."""
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
+    d = 1 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 500):
+        for num in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                    -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1 + num * d
+            d = 1 / (d if abs(d) > tiny else tiny)
+            c = 1 + num / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1) < 1e-15:
+            break
+    return h
+
+
+def _betai(a: float, b: float, x: float) -> float:
+    """The regularized incomplete beta function I_x(a, b)."""
+    if x <= 0:
+        return 0.0
+    if x >= 1:
+        return 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
+    if x < (a + 1) / (a + b + 2):
+        return front * _betacf(a, b, x) / a
+    return 1 - front * _betacf(b, a, 1 - x) / b
+
+
+def t_sf(t: float, df: int) -> float:
+    """P(T >= t) for Student's t with ``df`` degrees of freedom (one-sided p; nan for nan)."""
+    if math.isnan(t) or df < 1:
+        return math.nan
+    if math.isinf(t):
+        return 0.0 if t > 0 else 1.0
+    tail = 0.5 * _betai(df / 2, 0.5, df / (df + t * t))
+    return tail if t >= 0 else 1 - tail
+
+
+def t_quantile(q: float, df: int) -> float:
+    """The t with P(T <= t) = q (0 < q < 1), by bisection on :func:`t_sf`."""
+    if not 0 < q < 1 or df < 1:
+        raise ValueError(f"t_quantile needs 0 < q < 1 and df >= 1 (got q={q}, df={df})")
+    lo, hi = -1e6, 1e6
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if 1 - t_sf(mid, df) < q:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def holm(pvalues: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values, in the order given: the k-th smallest of m p-values becomes
+    max over j <= k of min(1, (m - j + 1) * p_(j)). A nan (a candidate without a test) stays nan and
+    does not count in m."""
+    tested = sorted((p, i) for i, p in enumerate(pvalues) if not math.isnan(p))
+    m = len(tested)
+    out = [math.nan] * len(pvalues)
+    running = 0.0
+    for k, (p, i) in enumerate(tested):
+        running = max(running, min(1.0, (m - k) * p))
+        out[i] = running
+    return out
+
+
+def holm_verdict(p_holm: float, null_runs: int) -> str:
+    """The verdict's rule: "closer than chance" when the Holm-corrected one-sided p is at most ALPHA;
+    "no null runs" without a null, "too few null runs" with one run or no spread to divide by."""
+    if null_runs == 0:
+        return UNTESTED
+    if null_runs == 1 or math.isnan(p_holm):
+        return TOO_FEW
+    return CLOSER if p_holm <= ALPHA else NO_EVIDENCE
+
+
 def verdict(z: float, null_runs: int | None = None) -> str:
-    """The plain verdict of a z-score; ``null_runs`` (when given) says why there is none: a single
+    """The rule before issue 26 (z >= Z_THRESHOLD; kept for the old tables of benchmarks/closeness_paper.py):
+    the plain verdict of a z-score; ``null_runs`` (when given) says why there is none: a single
     null run has no spread to measure a distance in."""
     if null_runs is not None and null_runs == 1:
         return TOO_FEW
@@ -495,19 +614,96 @@ def summarise(plan: Plan, records: Iterable[ScoredRun],
         for r in null:
             by_null.setdefault(r.item.null, []).append(r.result)
         real_results = [r.result for r in real]
+        # the margin over the null with both means' uncertainty: a pooled two-sample t test of the seeds
+        # against the null vocabularies, s the larger of the null sd and the seeds' sd (docs/closeness.md)
+        n_null = len(by_null)
+        spread = max(n_sd, s_sd) if len(real) > 1 and not math.isnan(n_sd) else n_sd
+        margin = s_mean - n_mean
+        se = margin_se(spread, len(real), n_null) if len(null) > 1 else math.nan
+        df = len(real) + n_null - 2
+        t = math.nan if math.isnan(se) or df < 1 else (margin / se if se > 0 else z_score(s_mean, n_mean, 0.0))
         summaries.append(CandidateSummary(
-            name, s_mean, s_sd, n_mean, n_sd, z, empirical_p(s_mean, [r.score for r in null]), verdict(z, len(null)),
+            name, s_mean, s_sd, n_mean, n_sd, z, empirical_p(s_mean, [r.score for r in null]), "",
             len(real), len(null),
             _signal(real_results, by_null, lambda a, b: mapping_agreement(a, b, weights)),
-            _signal(real_results, by_null, decoding_agreement), own_sd, pooled))
+            _signal(real_results, by_null, decoding_agreement), own_sd, pooled,
+            margin, se, max(df, 0) if not math.isnan(t) else 0, t, t_sf(t, df) if df >= 1 else math.nan,
+            n_null=n_null))
+    adjusted = holm([s.p_t for s in summaries])
+    summaries = [replace(s, p_holm=a, verdict=holm_verdict(a, s.n_null_runs)) for s, a in zip(summaries, adjusted)]
     summaries.sort(key=lambda s: (-s.score_mean, -(s.z if not math.isnan(s.z) else -math.inf), s.known))
     return Comparison(plan, records, summaries, list(run_failures), trainings)
+
+
+def _num_text(x: float, digits: int = 3) -> str:
+    return "n/a" if math.isnan(x) else f"{x:+.{digits}f}".replace("-", "\u2212")
+
+
+#: What a verdict can and cannot mean, by what the null keeps (the answer's one sentence).
+MEANING = {
+    "phonotactic": "\u201ccloser than chance\u201d means that the language\u2019s words cover the text better than "
+                   "invented words with its sounds, word lengths and sound patterns do; it does not prove a relation "
+                   "(a loan layer or chance resemblances can do it), it does not say how close a relative is, and "
+                   "\u201cno evidence\u201d does not show that the languages are unrelated.",
+}
+MEANING_WEAK = ("\u201ccloser than chance\u201d means that the language\u2019s words cover the text better than its "
+                "{mode} null, which does not keep which sounds start and end words and which follow which: a "
+                "language with sound patterns like the text\u2019s can be \u201ccloser than chance\u201d without "
+                "being related; \u201cno evidence\u201d does not show that the languages are unrelated.")
+
+
+def caveats(comparison: Comparison) -> list[str]:
+    """What weakens this comparison's verdicts: runs stopped before their annealing ended, fewer than
+    MIN_SEEDS seeds or MIN_NULLS nulls per candidate."""
+    out = []
+    short = sorted({(r.result.steps, r.item.config.anneal_steps) for r in comparison.records
+                    if r.result.steps < r.item.config.anneal_steps})
+    if short:
+        steps, anneal = short[0]
+        out.append(f"the runs stopped at {steps} steps, before the model\u2019s annealing schedule ended "
+                   f"({anneal} steps): scores of unfinished runs can rank candidates differently")
+    plan = comparison.plan
+    seeds = min((s.n_seeds for s in comparison.summaries), default=len(plan.seeds))
+    nulls = min((s.n_null for s in comparison.summaries if s.n_null_runs), default=plan.n_null)
+    if plan.n_null and (seeds < MIN_SEEDS or nulls < MIN_NULLS):
+        out.append(f"only {seeds} seed{'s' if seeds != 1 else ''} \u00d7 {nulls} null{'s' if nulls != 1 else ''} "
+                   f"per candidate (fewer than {MIN_SEEDS} \u00d7 {MIN_NULLS}): the intervals are wide and a "
+                   "relative can come out \u201cno evidence\u201d")
+    if not plan.n_null:
+        out.append("no null vocabularies (--null 0): the scores are ranked, but nothing says whether any "
+                   "language is closer than chance")
+    return out
+
+
+def answer_lines(comparison: Comparison) -> list[str]:
+    """The answer in words: the candidates ranked by score, each with its verdict and its margin over
+    its own null with the (1 - 2 ALPHA) interval and the Holm-corrected p, one sentence on what the
+    verdict can and cannot mean, and the caveats. Shown by ``decipher closeness``, written to
+    answer.txt and shown in the app."""
+    plan = comparison.plan
+    tested = sum(1 for s in comparison.summaries if not math.isnan(s.p_t))
+    level = round(100 * (1 - 2 * ALPHA))
+    lines = [f"Which language is closest to {plan.lost.name}: the candidates ranked by score, each against its own "
+             f"{plan.null_mode} null (margin = score \u2212 null mean, {level} % interval; p one-sided, "
+             f"Holm-corrected over {tested} candidate{'s' if tested != 1 else ''}):"]
+    for rank, s in enumerate(comparison.summaries, 1):
+        lo, hi = s.margin_interval
+        interval = "" if math.isnan(lo) else f" [{_num_text(lo)}, {_num_text(hi)}]"
+        p = "" if math.isnan(s.p_holm) else f", p {s.p_holm:.3g}"
+        lines.append(f"{rank}. {s.known}: {s.verdict} \u2014 score {s.score_mean:.3f}, margin "
+                     f"{_num_text(s.margin)}{interval}{p}")
+    for name, why in unranked(comparison):
+        lines.append(f"\u2013 {name}: {why}")
+    meaning = MEANING.get(plan.null_mode) or MEANING_WEAK.format(mode=plan.null_mode)
+    lines.append("What it means: " + meaning)
+    lines += [f"Caveat: {c}." for c in caveats(comparison)]
+    return lines
 
 
 def compare(lost: Corpus, candidates: Mapping[str, Vocabulary | str | os.PathLike], *,
             seeds: Sequence[int] = (0, 1, 2), n_null: int = 3, stems: int | None = None, steps: int | None = None,
             config: Config | None = None, run_fn: Callable[[PlanItem], CandidateRun | tuple] = train_run,
-            out: str | os.PathLike | None = None, null_mode: str = "skeleton", sample_seed: int = 0,
+            out: str | os.PathLike | None = None, null_mode: str = DEFAULT_NULL_MODE, sample_seed: int = 0,
             on_run: Callable[[ScoredRun], None] | None = None, plot: bool = True, restarts: int = 1) -> Comparison:
     """Plan, run (one after another), summarise and, with ``out``, write the comparison's files."""
     plan = plan_comparison(lost, candidates, seeds=seeds, n_null=n_null, stems=stems, steps=steps,
@@ -577,10 +773,18 @@ def write_comparison(out: str | os.PathLike, comparison: Comparison, *, plot: bo
         "failed_runs": [{"known": i.known, "seed": i.seed, "null": i.null, "error": e}
                         for i, e in comparison.run_failures],
     }
+    info["verdict_rule"] = (f"closer than chance when the Holm-corrected one-sided t-test p of the margin is at most "
+                            f"{ALPHA} (docs/closeness.md)")
+    info["caveats"] = caveats(comparison)
+    from engine.io.atomic import atomic_path
+
+    with atomic_path(out / "answer.txt") as tmp_answer:
+        tmp_answer.write_text("\n".join(answer_lines(comparison)) + "\n", encoding="utf-8")
     tmp = out / "comparison.json.part"
     tmp.write_text(json.dumps(info, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     tmp.replace(out / "comparison.json")
-    written = [out / n for n in ("runs.csv", "restarts.csv", "summary.csv", "curves.csv", "comparison.json")]
+    written = [out / n for n in ("runs.csv", "restarts.csv", "summary.csv", "curves.csv", "comparison.json",
+                                 "answer.txt")]
     if plot:
         from engine.closeness.plot import render_comparison
         png = render_comparison(comparison, out / "closeness.png")
@@ -590,7 +794,8 @@ def write_comparison(out: str | os.PathLike, comparison: Comparison, *, plot: bo
 
 
 __all__ = [
-    "CLOSER", "CandidateSummary", "Comparison", "MAX_RESTARTS", "NO_EVIDENCE", "Plan", "PlanItem", "RESTARTS_COLUMNS",
+    "ALPHA", "MIN_NULLS", "MIN_SEEDS", "answer_lines", "caveats", "holm", "holm_verdict", "margin_se", "t_quantile",
+    "t_sf", "CLOSER", "CandidateSummary", "Comparison", "MAX_RESTARTS", "NO_EVIDENCE", "Plan", "PlanItem", "RESTARTS_COLUMNS",
     "RUNS_COLUMNS", "RUNS_EXTRA", "ScoredRun", "CandidateRun", "SUMMARY_COLUMNS", "SUMMARY_EXTRA", "Signal", "TOO_FEW",
     "UNTESTED", "Z_THRESHOLD", "as_result", "check_restarts", "compare", "decoding_agreement", "empirical_p",
     "keep_best_restarts", "unranked", "load_candidates", "mapping_agreement", "plan_comparison", "record",

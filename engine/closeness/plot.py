@@ -113,8 +113,8 @@ def render_comparison(comparison, path: str | os.PathLike, *, width: int = 1000)
         plot.addItem(pg.FillBetweenItem(lo_item, hi_item, brush=pg.mkBrush(qc)))
         line = plot.plot(x, mean, pen=pg.mkPen(colour, width=2.5))
         s = by_name[name]
-        z = "" if s.z != s.z else f", z {s.z:.1f}"
-        legend.addItem(line, f"{name}: {s.score_mean:.3f}{z}<br>({s.verdict})")
+        margin = "" if s.margin != s.margin else f", margin {s.margin:+.3f}"  # what the verdict tests (not z)
+        legend.addItem(line, f"{name}: {s.score_mean:.3f}{margin}<br>({s.verdict})")
     win.show()  # lays the scene out at the window's size (offscreen: nothing appears)
     QtCore.QCoreApplication.processEvents()
     path = Path(path)

@@ -110,6 +110,38 @@ def test_writes_runs_summary_and_figure_best_first(first):
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_the_answer_in_words_on_stderr_and_in_answer_txt(first):
+    out, code, err, _ = first
+    _, summary = read(out / "summary.csv")
+    best = summary[0]
+    # the margin over the null with its interval, in summary.csv
+    assert float(best["margin_lo"]) <= float(best["margin"]) <= float(best["margin_hi"])
+    assert float(best["margin"]) == pytest.approx(float(best["score_mean"]) - float(best["null_mean"]), abs=1e-5)
+    answer = (out / "answer.txt").read_text(encoding="utf-8").splitlines()
+    assert answer[0].startswith("Which language is closest to lost: the candidates ranked by score")
+    assert "phonotactic null" in answer[0]  # the default null mode
+    assert answer[1].startswith(f"1. {best['known']}: {best['verdict']} — score ")
+    assert answer[3] == "– bad: " + summary[-1]["verdict"]
+    assert any(line.startswith("What it means:") for line in answer)
+    assert "Caveat: only 2 seeds × 1 null per candidate" in "\n".join(answer)
+    for line in answer:  # the same words on stderr
+        assert line in err
+
+
+def test_the_defaults_are_three_seeds_three_phonotactic_nulls():
+    import argparse
+
+    from engine.cli.closeness import add_closeness_parser
+
+    parser = argparse.ArgumentParser()
+    add_closeness_parser(parser.add_subparsers())
+    a = parser.parse_args(["closeness", "--lost", "l.csv", "--known", "a=a.csv", "b=b.csv", "--out", "o"])
+    assert (a.seeds, a.null, a.null_mode) == ([0, 1, 2], 3, "phonotactic")
+    a = parser.parse_args(["closeness", "--lost", "l.csv", "--known", "a=a.csv", "b=b.csv", "--out", "o",
+                           "--null-mode", "skeleton"])
+    assert a.null_mode == "skeleton"  # the old modes stay for comparison
+
+
 def test_a_bad_candidate_is_reported_and_the_others_finish(first):
     out, code, err, _ = first
     assert code == 1  # finished, with something to report

@@ -122,3 +122,52 @@ def test_the_separation_table_reads_whole_restarts_only_and_refuses_other_files(
     (tmp_path / "runs.csv").write_text("known,seed,null,score\nrelative,0,,0.3\n", encoding="utf-8")
     with pytest.raises(SystemExit, match="not a comparison's restarts.csv"):
         separation_table(str(tmp_path / "runs.csv"))
+
+
+# ---- issue 26: the phonotactic control ---------------------------------------------------------
+
+def test_the_phonotactic_setting_shares_shapes_not_words():
+    from benchmarks.closeness_synthetic import SHAPES, phonotactic_setting
+
+    corpus, cands = phonotactic_setting()
+    source, unrelated = cands["source"], cands["unrelated"]
+    assert len(source.stems) == len(unrelated.stems) == 30
+    assert not {s.ipa for s in source.stems} & {s.ipa for s in unrelated.stems}
+    for vocab in (source, unrelated):
+        for s in vocab.stems:
+            units = ipa_units(s.ipa)
+            assert units[0] in SHAPES["initial"] and 4 <= len(units) <= 6
+            assert all(u in SHAPES["medial"] for u in units[2:len(units) - 1:2])
+    assert len(corpus.inscriptions) == 40
+
+
+@slow
+def test_an_unrelated_vocabulary_of_the_texts_patterns_beats_skeleton_nulls_not_phonotactic_ones():
+    """benchmarks/results/closeness-null-control.txt: 42 trainings, about 3 minutes."""
+    from benchmarks.closeness_synthetic import null_mode_control
+
+    runs = null_mode_control(seeds=(0, 1, 2), n_null=3, steps=200)
+    verdicts = {mode: {s.known: s.verdict for s in c.summaries} for mode, c in runs.items()}
+    assert verdicts == {"skeleton": {"source": CLOSER, "unrelated": CLOSER},
+                        "phonotactic": {"source": CLOSER, "unrelated": NO_EVIDENCE}}
+
+
+def test_the_separation_table_gives_both_rules_on_fixed_numbers(tmp_path):
+    """A relative found on one seed of three: z (the old rule) says closer than chance, the t test of
+    issue 26, which counts the seeds' spread, does not."""
+    from benchmarks.closeness_synthetic import separation_table
+    from engine.closeness.comparison import RESTARTS_COLUMNS
+
+    lines = [",".join(RESTARTS_COLUMNS)]
+    own = {"relative": (0.30, 0.20, 0.40), "unrelated": (0.20, 0.21, 0.19)}
+    for known in own:
+        for seed in (0, 1, 2):
+            lines.append(f"{known},{seed},,0,{seed},-1,{own[known][seed]},0.5,10,1.0,1")
+            for null, score in ((0, (0.19, 0.20, 0.21)), (1, (0.21, 0.20, 0.19))):
+                lines.append(f"{known},{seed},{null},0,{seed},-1,{score[seed]},0.5,10,1.0,1")
+    path = tmp_path / "restarts.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    table = separation_table(str(path))
+    assert "relative z 11.2 closer than chance" in table     # 0.1 over a null sd of 0.0089
+    # t = 0.1 / (0.1 * sqrt(1/3 + 1/2)) = 1.10 with 3 degrees of freedom: p 0.177, Holm x 2
+    assert "relative t 1.10 p_holm 0.353 no evidence" in table

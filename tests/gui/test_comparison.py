@@ -143,6 +143,13 @@ def test_a_tiny_comparison_runs_in_a_worker_and_the_tab_shows_it(win, qtbot, tmp
     assert [r[0] for r in rows[:2]] == [s.known for s in c.comparison.summaries]
     assert rows[2][0] == "bad" and rows[2][3] == "not compared"
     assert all(r[3] in ("closer than chance", "no evidence") for r in rows[:2])
+    # the answer in words above the plot: ranked, verdict, margin with its interval, meaning, caveats
+    caption = view.caption.text()
+    best = c.comparison.summaries[0]
+    assert f"1. {best.known}: {best.verdict} — score {best.score_mean:.3f}, margin" in caption
+    assert "What it means:" in caption and "does not prove a relation" in caption
+    assert "annealing schedule ended (2000 steps)" in caption  # TINY runs 10 steps
+    assert "only 2 seeds × 1 null per candidate" in caption
     assert not view.run_bar.isVisible()
     for name in ("runs.csv", "summary.csv", "closeness.png"):
         assert (tmp_path / "cmp" / name).is_file()

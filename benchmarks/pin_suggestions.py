@@ -1,0 +1,180 @@
+"""Does pinning the suggested sign help more than pinning another one? (issue 27 item 4)
+
+On synthetic ciphers (engine/datasets/synthetic.py), each trained ``--steps`` steps, the run's state is
+continued ``--extra`` more steps with ONE more pin (the sign pinned to its true value from the
+cipher's key) for each strategy, and with no pin as the reference:
+
+* ``suggested``: the top sign of engine/training/pin_suggestions.py's ``rank="uncertainty"`` (uncertainty x
+  share of the text; the app now ranks by share, i.e. ``frequent``, which did at least as well);
+* ``uncertain``: the sign with the largest uncertainty alone (an ablation: no text share);
+* ``counterfactual``: the sign whose pin to its best sound changes most decoded spans
+  (``pin_suggestions.counterfactuals``: a re-decode per sign, no training);
+* ``frequent``: the most frequent unpinned sign;
+* ``random``: ``--draws`` signs drawn (seeded by the cipher) from the unpinned signs.
+
+Every continuation starts from the same state (model, optimiser, random streams), so two
+strategies that pick the same sign get the same result (it is trained once). Gain = P@10 after the
+pin minus P@10 of the no-pin continuation. Rows go to a JSONL file as they finish; a second run
+skips what is there (resumable). ``--table`` prints the Markdown table of a results file.
+
+    nice -n 10 python -m benchmarks.pin_suggestions --out benchmarks/results/pin-suggestions.jsonl
+    python -m benchmarks.pin_suggestions --out benchmarks/results/pin-suggestions.jsonl --table
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+CIPHERS = (1, 2, 3, 4, 5, 6, 7, 8)
+STRATEGIES = ("suggested", "uncertain", "counterfactual", "frequent", "random")
+LABELS = {"suggested": "uncertainty × share", "uncertain": "uncertainty alone", "counterfactual": "counterfactual",
+          "frequent": "most frequent (the app's)", "random": "random"}
+CONFIG = dict(feature_dim=8, eval_interval=0, min_span=3, max_span=6)
+
+
+def _done(path: Path) -> set[tuple]:
+    if not path.exists():
+        return set()
+    with open(path, encoding="utf-8") as f:
+        return {(r["cipher"], r["sign"]) for r in (json.loads(line) for line in f if line.strip())}
+
+
+def _rows(path: Path) -> list[dict]:
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def run_cipher(seed: int, args, out: Path) -> None:
+    from engine.config import Config
+    from engine.corpus import PinnedValue
+    from engine.training.pin_suggestions import corpus_shares, counterfactuals, suggest_for_trainer
+    from engine.results import EvalEvent
+    from engine.datasets.synthetic import make_cipher
+    from engine.training.trainer import Trainer
+
+    done = _done(out)
+    planned = _planned(seed, out)
+    if planned is not None and all((seed, s) in done for s in planned):
+        return
+    cipher = make_cipher(n_stems=args.stems, n_inscriptions=args.inscriptions, seed=seed)
+    total = args.steps + args.extra
+    cfg = Config(**CONFIG, steps=total, anneal_steps=int(0.6 * total), seed=seed)
+    t0 = time.perf_counter()
+    base = Trainer(cipher.corpus, cipher.vocabulary, cfg, gold=cipher.gold, live_interval=None)
+    base_ev = [e for e in base.run(args.steps) if isinstance(e, EvalEvent)][-1]
+    state = base.state()
+    truth = {letter: unit for unit, letter in cipher.key.items()}
+    known = set(base.prep.known_units)
+    shares = corpus_shares(cipher.corpus)
+    # only signs whose true sound the vocabulary has (a pin naming a new sound would change the model's shape)
+    candidates = sorted(s for s in shares if truth.get(s) in known)
+    ranked = [s for s in suggest_for_trainer(base, top=None, rank="uncertainty") if s.sign in candidates]
+    picks = {
+        "suggested": [ranked[0].sign],
+        "uncertain": [max(ranked, key=lambda s: (s.uncertainty, s.text_share)).sign],
+        "counterfactual": [counterfactuals(base, candidates)[0].sign],
+        "frequent": [max(candidates, key=lambda s: (shares[s], s))],
+        "random": random.Random(1000 + seed).sample(candidates, min(args.draws, len(candidates))),
+    }
+    head = {"cipher": seed, "stems": args.stems, "inscriptions": args.inscriptions, "steps": args.steps,
+            "extra": args.extra, "p_at_10_base": base_ev.metrics["p_at_10"]}
+    if planned is None:
+        _write(out, {**head, "sign": "", "truth": "", "p_at_10": None, "picks": picks,
+                     "ranked": [[s.sign, round(s.score, 4), round(s.uncertainty, 3), round(s.text_share, 4),
+                                 s.reason] for s in ranked]})
+    for sign in ["", *dict.fromkeys(s for v in picks.values() for s in v)]:
+        if (seed, sign or "<none>") in done:
+            continue
+        pins = [PinnedValue(sign, truth[sign])] if sign else []
+        t = Trainer(cipher.corpus, cipher.vocabulary, cfg, gold=cipher.gold, pins=pins, state=state,
+                    live_interval=None)
+        ev = [e for e in t.run(total) if isinstance(e, EvalEvent)][-1]
+        _write(out, {**head, "sign": sign or "<none>", "truth": truth.get(sign, ""),
+                     "p_at_10": ev.metrics["p_at_10"], "p_at_1": ev.metrics["p_at_1"]})
+        print(f"cipher {seed} pin {sign or '-'}: P@10 {ev.metrics['p_at_10']:.3f} "
+              f"({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
+
+
+def _planned(seed: int, out: Path) -> list[str] | None:
+    """The continuations a cipher's stored header plans (None: no header with every strategy yet)."""
+    heads = [r for r in _rows(out) if r["cipher"] == seed and r["sign"] == ""] if out.exists() else []
+    if not heads or set(heads[-1]["picks"]) != set(STRATEGIES):
+        return None
+    return ["<none>", *dict.fromkeys(s for v in heads[-1]["picks"].values() for s in v)]
+
+
+def _write(out: Path, row: dict) -> None:
+    with open(out, "a", encoding="utf-8") as f:
+        f.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def table(out: Path) -> str:
+    rows = _rows(out)
+    heads = {r["cipher"]: r for r in rows if r["sign"] == ""}
+    p10 = {(r["cipher"], r["sign"]): r["p_at_10"] for r in rows if r["sign"]}
+    single = [k for k in STRATEGIES if k != "random"]
+    lines = ["| cipher | P@10 at base | P@10 no pin | " + " | ".join(f"{LABELS[k]} (sign)" for k in single) +
+             " | random (mean of draws) |", "|---" * (3 + len(STRATEGIES)) + "|"]
+    gains: dict[str, list[float]] = {k: [] for k in STRATEGIES}
+    for c in sorted(heads):
+        h = heads[c]
+        ref = p10.get((c, "<none>"))
+        if ref is None or not all((c, s) in p10 for v in h["picks"].values() for s in v):
+            continue
+        cells = []
+        if set(h["picks"]) != set(STRATEGIES):
+            continue
+        for k in single:
+            s = h["picks"][k][0]
+            g = p10[(c, s)] - ref
+            gains[k].append(g)
+            cells.append(f"{g:+.3f} ({s})")
+        rg = statistics.mean(p10[(c, s)] - ref for s in h["picks"]["random"])
+        gains["random"].append(rg)
+        cells.append(f"{rg:+.3f} ({' '.join(h['picks']['random'])})")
+        lines.append(f"| {c} | {h['p_at_10_base']:.3f} | {ref:.3f} | " + " | ".join(cells) + " |")
+    n = len(gains["suggested"])
+    if n:
+        lines.append(f"| **mean of {n}** | | | " + " | ".join(f"**{statistics.mean(gains[k]):+.3f}**" for k in STRATEGIES) + " |")
+        lines.append("")
+        for a in ("suggested", "counterfactual"):
+            wins = {k: (sum(1 for x, y in zip(gains[a], gains[k]) if x > y),
+                        sum(1 for x, y in zip(gains[a], gains[k]) if x == y)) for k in ("frequent", "random")}
+            lines.append(f"{LABELS[a]} beats the most frequent on {wins['frequent'][0]} of {n} ciphers (ties {wins['frequent'][1]}), "
+                         f"random on {wins['random'][0]} of {n} (ties {wins['random'][1]})  ")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", required=True, type=Path)
+    ap.add_argument("--ciphers", type=int, nargs="+", default=list(CIPHERS))
+    ap.add_argument("--stems", type=int, default=200)
+    ap.add_argument("--inscriptions", type=int, default=60)
+    ap.add_argument("--steps", type=int, default=100)
+    ap.add_argument("--extra", type=int, default=50)
+    ap.add_argument("--draws", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--table", action="store_true", help="print the Markdown table of --out and exit")
+    args = ap.parse_args(argv)
+    if args.table:
+        print(table(args.out))
+        return 0
+    import torch
+
+    torch.set_num_threads(args.threads)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    for seed in args.ciphers:
+        run_cipher(seed, args, args.out)
+    print(table(args.out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,174 @@
+"""engine/training/pin_suggestions.py: the unpinned signs ranked by uncertainty x share of the text, with a
+reason in plain words; several seeds' mappings averaged; pinned signs, dividers and signs no
+mapping knows left out; a trained Trainer's own suggestions."""
+
+import numpy as np
+import pytest
+
+from engine.config import Config
+from engine.corpus import PinnedValue
+from engine.io.display import DisplayTable
+from engine.model.phonology import DELETE
+from engine.training.pin_suggestions import corpus_shares, suggest_for_trainer, suggest_pins, text_shares
+from engine.results import MappingSnapshot
+from engine.datasets.synthetic import make_cipher
+from engine.training.trainer import Trainer
+
+KNOWN = (DELETE, "t", "d", "a")
+
+
+def snapshot(columns: dict[str, tuple[float, float, float]]) -> MappingSnapshot:
+    """A mapping whose sign columns are P(sign | DEL) = 0 and the given values for /t/, /d/, /a/."""
+    lost = (DELETE, *columns)
+    probs = np.zeros((len(KNOWN), len(lost)))
+    probs[0, 0] = 1.0
+    for j, values in enumerate(columns.values(), 1):
+        probs[1:, j] = values
+    return MappingSnapshot(lost, KNOWN, probs)
+
+
+# a: sure (/a/), frequent; b: split /t/ vs /d/, frequent; c: split, rare; p: split, frequent, but pinned
+MAPPING = snapshot({"a": (0.02, 0.02, 0.96), "b": (0.45, 0.45, 0.10), "c": (0.40, 0.38, 0.22),
+                    "p": (0.5, 0.5, 0.0)})
+SHARES = {"a": 0.4, "b": 0.3, "c": 0.05, "p": 0.25}
+
+
+def test_text_shares_count_signs_and_leave_dividers_out():
+    assert text_shares([("a", "b", " ", "a"), ("a",)]) == {"a": 0.75, "b": 0.25}
+    assert text_shares([(" ",)]) == {}
+
+
+def test_the_split_frequent_sign_comes_first_the_sure_one_last_and_the_pinned_one_never():
+    got = suggest_pins(MAPPING, SHARES, pins=[PinnedValue("p", "t")], top=None, rank="uncertainty")
+    assert [s.sign for s in got] == ["b", "c", "a"]
+    b, c, a = got
+    assert b.best in ("d", "t") and b.second in ("d", "t") and b.best != b.second
+    assert b.uncertainty == pytest.approx(1.0) and b.score == pytest.approx(0.3)
+    assert c.uncertainty == pytest.approx(1 - (0.40 - 0.38)) and c.best == "t" and c.second == "d"
+    assert a.uncertainty == pytest.approx(1 - (0.96 - 0.02)) and a.best == "a"
+    assert b.reason == "b: its value is split between /d/ 0.45 and /t/ 0.45, and it is 30 % of the text"
+    assert a.reason == "a: its value /a/ is fairly sure at 0.96 (next /d/ 0.02), and it is 40 % of the text"
+    assert c.reason.endswith("and it is 5.0 % of the text")
+
+
+def test_top_cuts_the_list_and_a_rare_split_sign_loses_to_a_frequent_split_one():
+    by_score = dict(rank="uncertainty")
+    assert [s.sign for s in suggest_pins(MAPPING, SHARES, top=2, **by_score)] == ["b", "p"]   # p unpinned; c rare
+    assert [s.sign for s in suggest_pins(MAPPING, SHARES, pins=[PinnedValue("b", "d")], top=1, **by_score)] == ["p"]
+
+
+def test_the_default_ranking_is_by_share_of_the_text_ties_broken_by_uncertainty():
+    got = suggest_pins(MAPPING, SHARES, top=None)
+    assert [s.sign for s in got] == ["a", "b", "p", "c"]     # a is sure, but the most frequent
+    tie = suggest_pins(MAPPING, {"a": 0.3, "b": 0.3, "c": 0.3}, top=None)
+    assert [s.sign for s in tie] == ["b", "c", "a"]           # equal shares: the more uncertain first
+    with pytest.raises(ValueError, match="rank must be"):
+        suggest_pins(MAPPING, SHARES, rank="entropy")
+
+
+def test_signs_no_mapping_knows_dividers_and_absent_signs_are_left_out():
+    got = suggest_pins(MAPPING, {"a": 0.5, "z": 0.3, " ": 0.2}, top=None)
+    assert [s.sign for s in got] == ["a"]
+    with pytest.raises(ValueError, match="at least one mapping"):
+        suggest_pins([], SHARES)
+
+
+def test_seeds_that_disagree_make_a_sign_uncertain_and_the_reason_says_so():
+    # each seed is sure of x, but one reads /t/ and the other /d/; y is read /a/ by both
+    one = snapshot({"x": (0.9, 0.05, 0.05), "y": (0.05, 0.05, 0.9)})
+    two = snapshot({"x": (0.05, 0.9, 0.05), "y": (0.05, 0.05, 0.9)})
+    shares = {"x": 0.3, "y": 0.7}
+    alone = suggest_pins(one, shares, top=None, rank="uncertainty")
+    assert [s.sign for s in alone] == ["y", "x"]          # one seed: both sure, y is more frequent
+    both = suggest_pins([one, two], shares, top=None, rank="uncertainty")
+    assert [s.sign for s in both] == ["x", "y"]           # together: x is split
+    x = both[0]
+    assert x.mappings == 2 and x.agreeing == 1 and x.uncertainty == pytest.approx(1.0)
+    assert "1 of 2 seeds read it /d/" in x.reason or "1 of 2 seeds read it /t/" in x.reason
+    assert "2 of 2 seeds read it /a/" in both[1].reason
+
+
+def test_the_reason_shows_the_sign_as_the_display_table_writes_it():
+    table = DisplayTable("test", {"b": "𐎁"})
+    got = suggest_pins(MAPPING, SHARES, top=1, display=table, rank="uncertainty")
+    assert got[0].sign == "b" and got[0].reason.startswith("𐎁: ")
+
+
+@pytest.mark.usefixtures("one_torch_thread")
+def test_a_trained_runs_suggestions_are_its_unpinned_signs_with_reasons():
+    cipher = make_cipher(n_stems=12, n_inscriptions=8, seed=3)
+    pinned = cipher.corpus.inscriptions[0].units[0]
+    truth = {v: k for k, v in cipher.key.items()}
+    pins = [PinnedValue(pinned, truth[pinned])]
+    trainer = Trainer(cipher.corpus, cipher.vocabulary, Config(feature_dim=4, steps=3, anneal_steps=2,
+                                                               eval_interval=0, min_span=3),
+                      pins=pins, live_interval=None)
+    for _ in trainer.run():
+        pass
+    got = suggest_for_trainer(trainer, top=3)
+    shares = corpus_shares(cipher.corpus)
+    assert len(got) == 3 and pinned not in {s.sign for s in got}
+    assert all(s.sign in shares and s.text_share == pytest.approx(shares[s.sign]) for s in got)
+    assert [s.text_share for s in got] == sorted((s.text_share for s in got), reverse=True)
+    # the 3 most frequent unpinned signs (by share; which of equally frequent ones is the tie-break's)
+    assert [s.text_share for s in got] == sorted((v for k, v in shares.items() if k != pinned), reverse=True)[:3]
+    assert all(s.reason.startswith(f"{s.sign}: ") and "of the text" in s.reason for s in got)
+    # the same trainer's mapping given again as a second "seed" changes nothing but the count
+    again = suggest_for_trainer(trainer, top=3, others=[trainer.mapping()])
+    assert [s.sign for s in again] == [s.sign for s in got] and all(s.mappings == 2 for s in again)
+
+
+@pytest.mark.usefixtures("one_torch_thread")
+def test_the_counterfactual_pins_each_sign_to_its_best_sound_re_decodes_and_leaves_the_model_alone():
+    import torch
+
+    from engine.training.pin_suggestions import _Pinned, counterfactuals
+
+    cipher = make_cipher(n_stems=12, n_inscriptions=8, seed=4)
+    trainer = Trainer(cipher.corpus, cipher.vocabulary, Config(feature_dim=4, steps=3, anneal_steps=2,
+                                                               eval_interval=0, min_span=3), live_interval=None)
+    for _ in trainer.run():
+        pass
+    before = trainer.mapping().probs.copy()
+    signs = sorted(corpus_shares(cipher.corpus))
+    got = counterfactuals(trainer, signs[:5])
+    assert sorted(c.sign for c in got) == signs[:5]
+    assert [c.changed for c in got] == sorted((c.changed for c in got), reverse=True)
+    assert all(0 <= c.changed <= c.spans and c.spans > 0 for c in got)
+    top = got[0]
+    assert top.sound == max((u for u in trainer.prep.known_units if u != DELETE),
+                            key=lambda u: before[trainer.prep.known_units.index(u),
+                                                 trainer.prep.lost_letters.index(top.sign)])
+    assert top.reason == (f"{top.sign}: pinned to /{top.sound}/, {top.changed} of the {top.spans} decoded spans "
+                          f"({100 * top.changed_share:.{1 if top.changed_share < 0.1 else 0}f} %) change")
+    np.testing.assert_array_equal(trainer.mapping().probs, before)     # the run's model is untouched
+    # the pinned model puts the sound's row all on the sign
+    k, l = trainer.prep.known_units.index(top.sound), trainer.prep.lost_letters.index(top.sign)
+    row = _Pinned(trainer.model, k, l).log_probs().exp()[k]
+    assert float(row[l]) == pytest.approx(1.0, abs=1e-4) and float(row.sum()) == pytest.approx(1.0, abs=1e-4)
+    assert torch.equal(_Pinned(trainer.model, k, l).log_probs()[k + 1 if k == 0 else 0],
+                       trainer.model.log_probs()[k + 1 if k == 0 else 0].detach())
+
+
+@pytest.mark.usefixtures("one_torch_thread")
+def test_the_benchmark_writes_rows_as_they_finish_resumes_without_retraining_and_tabulates(tmp_path, capsys):
+    import json
+
+    from benchmarks.pin_suggestions import STRATEGIES, main
+
+    out = tmp_path / "ps.jsonl"
+    args = ["--out", str(out), "--ciphers", "1", "--stems", "20", "--inscriptions", "10", "--steps", "4",
+            "--extra", "2", "--draws", "2"]
+    assert main(args) == 0
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    [head] = [r for r in rows if r["sign"] == ""]
+    assert set(head["picks"]) == set(STRATEGIES) and len(head["picks"]["random"]) == 2
+    trained = {r["sign"] for r in rows if r["sign"]}
+    assert trained == {"<none>", *(s for v in head["picks"].values() for s in v)}   # each sign trained once
+    assert len(trained) == len(rows) - 1
+    assert all(0.0 <= r["p_at_10"] <= 1.0 for r in rows if r["sign"])
+    capsys.readouterr()
+    assert main(args) == 0                                                              # resumed: nothing new
+    assert out.read_text(encoding="utf-8").count("\n") == len(rows)
+    table = capsys.readouterr().out
+    assert "| **mean of 1** |" in table and "uncertainty × share beats the most frequent on" in table
