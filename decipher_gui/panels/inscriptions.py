@@ -115,7 +115,8 @@ class InscriptionListModel(QAbstractListModel):
             spans = "; ".join(f"{m.match.span} = {m.match.best.form}"
                               + (f" ({m.decision})" if m.decision else "") + self._seeds_words(m)
                               for m in marks if not m.live)
-            return f"{inscription_ref(ins.meta, ins.id)}: {ins.text}" + (f". Matches: {spans}" if spans else "")
+            written = f" (as written: {ins.raw})" if as_written(ins) else ""
+            return f"{inscription_ref(ins.meta, ins.id)}: {ins.text}{written}" + (f". Matches: {spans}" if spans else "")
         if role == Qt.ItemDataRole.ToolTipRole:
             return None
         return None
@@ -462,12 +463,26 @@ class InscriptionView(QListView):
                 QToolTip.showText(e.globalPos(), text, self.viewport())
             else:
                 hit = self.unit_at(e.pos())
-                if hit is not None and hit[0].units[hit[1]] == DIVIDER:
-                    QToolTip.showText(e.globalPos(), "written word divider", self.viewport())
+                text = ""
+                if hit is not None:
+                    ins = hit[0]
+                    if ins.units[hit[1]] == DIVIDER:
+                        text = ("a word divider, or a lacuna (no match crosses it)" if as_written(ins)
+                                else "written word divider")
+                    if as_written(ins):  # the edition's markup (Leiden brackets), kept as imported
+                        text = (text + "<br>" if text else "") + f"as written: <b>{html.escape(ins.raw)}</b>"
+                if text:
+                    QToolTip.showText(e.globalPos(), text, self.viewport())
                 else:
                     QToolTip.hideText()
             return True
         return super().viewportEvent(e)
+
+
+def as_written(ins) -> bool:
+    """Whether the inscription was imported with markup (Leiden brackets, lacunae) that its letters
+    leave out: then the app shows the text as written beside the letters it reads."""
+    return bool(getattr(ins, "raw", None)) and ins.raw != ins.text
 
 
 # ------------------------------------------------------------------------------------------------

@@ -69,3 +69,24 @@ def test_closeness_curve_counts_letters_of_confident_spans():
     ms = [Match("a", 0, 4, "abcd", (), confidence=0.9), Match("b", 0, 2, "ab", (), confidence=0.3)]
     curve = dict(closeness_curve(ms, 10, points=11))
     assert curve[1.0] == 0 and abs(curve[0.5] - 0.4) < 1e-9 and abs(curve[0.0] - 0.6) < 1e-9
+
+
+def test_an_inscription_with_leiden_markup_shows_it_as_written(qtbot, tmp_path):
+    """Issue 29 item 3: lacunae and restorations are the corpus's markup, shown in the app beside the
+    letters the model reads (which hold no bracket and no dot)."""
+    from PySide6.QtCore import Qt
+
+    from engine.io.tables import read_lost
+
+    lost = tmp_path / "lost.csv"
+    lost.write_text("id,text\nA,ym [b]n [...] lk\nB,lakn\n", encoding="utf-8")
+    ins = read_lost(lost)
+    assert not set("[].") & set(ins[0].text)
+    panel = InscriptionPanel()
+    qtbot.addWidget(panel)
+    panel.view.model().set_inscriptions(ins, [])
+    model = panel.view.model()
+    first = model.data(model.index(0, 0), Qt.ItemDataRole.AccessibleTextRole)
+    second = model.data(model.index(1, 0), Qt.ItemDataRole.AccessibleTextRole)
+    assert "as written: ym [b]n [...] lk" in first
+    assert "as written" not in second          # no markup: nothing extra to show
