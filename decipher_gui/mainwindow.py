@@ -611,7 +611,7 @@ class MainWindow(QMainWindow):
             live = ", live" if self.controller.active else ""
             return s.live_mapping, s.live_step, f"(run {s.live_run}{live})"
         if self.project is not None and s.shown_run is not None:
-            mapping, step = queries.stored_mapping(self.project, s.shown_run)
+            mapping, step = queries.mapping_and_step(self.project, s.shown_run)
             if mapping is not None:
                 return mapping, step, f"(run {s.shown_run})"
         return None, None, ""
@@ -656,7 +656,7 @@ class MainWindow(QMainWindow):
         if state is None or not s.shown_matches:
             return ""
         live = s.shown_run == s.live_run and self.controller.active
-        step = self.live.last_eval_step if live else queries.stored_mapping(self.project, s.shown_run)[1]
+        step = self.live.last_eval_step if live else queries.mapping_and_step(self.project, s.shown_run)[1]
         if live and not step:
             return ""
         try:
