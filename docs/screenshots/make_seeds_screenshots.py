@@ -64,7 +64,7 @@ def main() -> int:
                       if (kn := model.agreement_of(mk)) is not None and 2 * kn[0] <= kn[1]), None)
     if contested is not None:
         m = contested[0].match
-        w.jump_to_match(m)
+        w.selection.jump_to_match(m)
     # the agreement column in view (the Matches dock is narrow at this window size)
     from decipher_gui.panels.matches import COLUMNS
 

@@ -50,7 +50,7 @@ def test_a_missing_required_column_is_never_guessed(window, qtbot, tmp_path, mon
     # through File ▸ Import: nothing is imported until the column is chosen
     corpora = len(window.project.corpora())
     _import_with(window, monkeypatch, lambda dlg: dlg.path.setText(str(path)))
-    window.import_dialog("lost")
+    window.acts.import_dialog("lost")
     assert len(window.project.corpora()) == corpora
 
     def choose(dlg):
@@ -61,7 +61,7 @@ def test_a_missing_required_column_is_never_guessed(window, qtbot, tmp_path, mon
         assert dlg.import_button.isEnabled() and dlg.problems.text() == ""
 
     _import_with(window, monkeypatch, choose)
-    window.import_dialog("lost")
+    window.acts.import_dialog("lost")
     cid = window.project.corpus_id("readings")
     assert [(i.id, i.text) for i in window.project.inscriptions(cid)] == [("KT 1.1", "bnšm"), ("KT 1.2", "ảlpm")]
 
@@ -75,7 +75,7 @@ def test_a_problem_in_the_preview_disables_import_until_it_is_gone(window, qtbot
     assert [d.preview.verticalHeaderItem(r).text() for r in range(d.preview.rowCount())] == ["line 2", "line 3"]
     assert d.problems.text() == "line 3, column 'text': empty 'text'"
     # the importer names the same line
-    assert not window.import_file("lost", path, encoding="auto", delimiter=",")
+    assert not window.acts.import_file("lost", path, encoding="auto", delimiter=",")
     assert "Line: 3" in window.last_error[1]
     path.write_text("id,text\nA1,abc\nA2,def\n", encoding="utf-8")
     d.encoding.setCurrentIndex(d.encoding.findData("utf-8-sig"))  # re-read
@@ -96,7 +96,7 @@ def test_plain_text_and_hesperia_dialogs_offer_encoding_and_preview(window, qtbo
     d.encoding.setCurrentIndex(d.encoding.findData("utf-8-sig"))
     assert not d.import_button.isEnabled() and "not valid UTF-8" in d.problems.text()
     d.encoding.setCurrentIndex(d.encoding.findData("auto"))
-    assert window.import_file("text", text, name="plain", **{k: v for k, v in d.options().items() if k != "name"})
+    assert window.acts.import_file("text", text, name="plain", **{k: v for k, v in d.options().items() if k != "name"})
     cid = window.project.corpus_id("plain")
     assert [i.text for i in window.project.inscriptions(cid)] == ["canción", "niño"]
 
