@@ -258,14 +258,14 @@ def test_semicolon_latin1_import_through_the_dialog(window, tmp_path, monkeypatc
         seen["header"] = d.last_preview.header
         d.column_boxes["id"].setCurrentIndex(d.column_boxes["id"].findData("Nummer"))
         d.column_boxes["text"].setCurrentIndex(d.column_boxes["text"].findData("Lesung"))
-        seen["problems"] = dict(d.last_preview.problems)
+        seen["problems"] = list(d.last_preview.problems)
         seen["preview"] = [d.preview.item(r, 1).text() for r in range(d.preview.rowCount())]
 
     _accept_dialog(monkeypatch, dialogs.ImportDialog, fill)
     window.acts.import_dialog("lost")
     assert "semicolon" in seen["detected"] and ("Latin-1" in seen["detected"] or "Windows-1252" in seen["detected"])
-    assert seen["header"] == ["Nummer", "Lesung", "Fundort"]
-    assert seen["preview"] == ["canción", "niño"] and seen["problems"] == {}
+    assert list(seen["header"]) == ["Nummer", "Lesung", "Fundort"]
+    assert seen["preview"] == ["canción", "niño"] and seen["problems"] == []
     cid = window.project.corpus_id("Inschriften")
     assert [i.text for i in window.project.inscriptions(cid)] == ["canción", "niño"]
 
@@ -278,7 +278,7 @@ def test_import_dialog_marks_problems_and_names_the_word(window, tmp_path, monke
     def fill(d):
         d.path.setText(str(path))
         d.encoding.setCurrentIndex(d.encoding.findData("utf-8-sig"))
-        seen["problems"] = dict(d.last_preview.problems)
+        seen["problems"] = dict(d.last_preview.problems)  # line → the reader's problem
         seen["text"] = d.problems.text()
         seen["cell"] = d.preview.item(0, 1).text()
         seen["rows"] = [d.preview.verticalHeaderItem(r).text() for r in range(d.preview.rowCount())]
@@ -287,19 +287,19 @@ def test_import_dialog_marks_problems_and_names_the_word(window, tmp_path, monke
     _accept_dialog(monkeypatch, dialogs.ImportDialog, fill)
     corpora = len(window.project.corpora())
     window.acts.import_dialog("lost")
-    assert seen["problems"][(0, 1)] == "empty 'text'"
-    assert "not valid UTF-8" in seen["problems"][(1, 1)] and seen["cell"].startswith("⚠")
-    assert "canci?n" in seen["text"]
+    assert seen["problems"][2] == "inscription 'A1' has no text"
+    assert "not valid UTF-8" in seen["problems"][3] and seen["cell"].startswith("⚠")
+    assert "canci\\xf3n" in seen["text"] and "as Latin-1 it reads 'canción'" in seen["text"]
     # Import stays disabled while the preview shows a problem: nothing was imported
     assert seen["import"] is False and len(window.project.corpora()) == corpora
     # the preview and the importer's error name the same line of the file
     assert seen["rows"] == ["line 2", "line 3"]
-    assert "line 2, column 'text': empty 'text'" in seen["text"]
-    assert "line 3, column 'text'" in seen["text"]
+    assert "line 2: inscription 'A1' has no text" in seen["text"]
+    assert "line 3: not valid UTF-8 in 'canci\\xf3n'" in seen["text"]
     assert not window.acts.import_file("lost", path, encoding="utf-8-sig", delimiter=";")
     title, message = window.last_error
     assert title == "Import failed: problem in the input"
-    assert "canci?n" in message and "Line: 3" in message and "offset" not in message
+    assert "canci\\xf3n" in message and "Line: 3" in message and "offset" not in message
 
 
 # ---- 5: presets ------------------------------------------------------------------------------------
