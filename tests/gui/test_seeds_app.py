@@ -213,8 +213,8 @@ def test_seed_group_from_the_run_panel_trains_in_workers_and_shows_its_consensus
     before = len(window.project.runs())
     progress = []
     assert window.start_run() is True
-    thread = window.seed_groups.thread
-    thread.progressed.connect(lambda d, t: progress.append((d, t)))
+    job = window.seed_groups.job
+    job.progressed.connect(lambda item: item[0] == "progress" and progress.append(tuple(item[1:])))
     assert window.seed_groups.active and _visible(runs.group_box)
     assert not runs.start_button.isEnabled() and not runs.seeds.isEnabled()
     assert window.start_run() is False and window.last_error[0] == "A seed group is running"
@@ -256,7 +256,7 @@ def test_stop_ends_the_group_s_workers_and_the_same_group_resumes_later(window, 
     runs.seeds.setText("3 4")
     before = len(window.project.runs())
     assert window.start_run() is True
-    out = window.seed_groups.thread.out
+    out = window.seed_groups.out
     # wait until a seed is training in its worker process (its run is recorded), then Stop
     qtbot.waitUntil(lambda: len(window.project.runs()) > before, timeout=RUN_TIMEOUT_MS)
     qtbot.mouseClick(runs.group_stop, Qt.MouseButton.LeftButton)
@@ -275,7 +275,7 @@ def test_stop_ends_the_group_s_workers_and_the_same_group_resumes_later(window, 
     # the same seeds and settings again go to the same folder (so finished seeds would be kept)
     runs.form.set_config(small_config(window, steps=5000, anneal_steps=5000, seed=9))
     assert window.start_run() is True
-    assert window.seed_groups.thread.out == out
+    assert window.seed_groups.out == out
     window.seed_groups.stop()
     qtbot.waitUntil(lambda: not window.seed_groups.active, timeout=RUN_TIMEOUT_MS)
 
