@@ -113,10 +113,9 @@ class LiveRunBridge(QObject):
 
     def send_pins(self) -> None:
         """Hand the project's pins to the active run (every pin change does this by itself)."""
-        project = self.state.project
-        if project is None or not self.controller.active:
+        if self.state.project is None or not self.controller.active:
             return
-        pins = project.pins()
+        pins = self.w.model.pins()
         if not self.controller.send_pins(pins):
             return
         if not self.controller.pins_pending:
