@@ -143,3 +143,14 @@ def test_another_project_forgets_everything_of_the_previous_one(stored):
     assert model.inscriptions == () and model.stems == [] and model.refs() == {}
     assert model.choices() == ([], []) and model.pins() == [] and model.other_closeness() is None
     assert model.toggle_pin("l", "l") is None and model.set_run_defaults({}) is None
+
+
+def test_the_window_reaches_the_project_only_through_its_model():
+    """No ``<something>.project.<call>`` in mainwindow.py: what the window shows comes from the model."""
+    import ast
+
+    tree = ast.parse((ROOT / "decipher_gui" / "mainwindow.py").read_text(encoding="utf-8"))
+    reaches = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Attribute)
+               and ((isinstance(node.value, ast.Attribute) and node.value.attr == "project")
+                    or (isinstance(node.value, ast.Name) and node.value.id == "project"))]
+    assert reaches == []
