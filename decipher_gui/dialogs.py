@@ -19,7 +19,8 @@ from engine.errors import InputError
 from engine.io.preview import Preview, preview_file
 
 from .fonts import text_font
-from decipher_gui.importers import DELIMITERS, ENCODINGS, READS_ENCODING, ImportKind, transcription_systems
+from decipher_gui.importers import (DELIMITER_CHOICES, ENCODING_CHOICES, READS_ENCODING, ImportKind,
+                                    transcription_systems)
 
 PROBLEM_BG = "#F8D7DA"   # a cell with a problem: pink, with the reason as tooltip and a ⚠ in the text
 
@@ -30,7 +31,7 @@ def encoding_label(codec: str | None) -> str:
         name = codecs.lookup(codec or "").name.removesuffix("-sig")
     except LookupError:
         return codec or "?"
-    return next((label for label, value in ENCODINGS
+    return next((label for label, value in ENCODING_CHOICES
                  if value != "auto" and codecs.lookup(value).name.removesuffix("-sig") == name), codec or "?")
 
 
@@ -87,10 +88,10 @@ class ImportDialog(QDialog):
         if kind.asks_replace:
             form.addRow("", self.replace)
         self.delimiter = QComboBox()
-        for label, value in DELIMITERS:
+        for label, value in DELIMITER_CHOICES:
             self.delimiter.addItem(label, value)
         self.encoding = QComboBox()
-        for label, value in ENCODINGS:
+        for label, value in ENCODING_CHOICES:
             self.encoding.addItem(label, value)
         self.encoding.setToolTip("Detect reads UTF-8 when the file is valid UTF-8, else the encoding the "
                                  "reader suggests (Windows-1252 or Latin-1), and says so")

@@ -72,9 +72,9 @@ def transcription_systems() -> list[str]:
 # ---- the dialog's choices for the readers' options --------------------------------------------
 
 #: (label, codec) offered by the dialog; "auto" lets the reader detect (BOM, else UTF-8).
-ENCODINGS = (("Detect", "auto"), ("UTF-8", "utf-8-sig"), ("Latin-1 (ISO-8859-1)", "latin-1"),
+ENCODING_CHOICES = (("Detect", "auto"), ("UTF-8", "utf-8-sig"), ("Latin-1 (ISO-8859-1)", "latin-1"),
              ("Windows-1252", "cp1252"), ("UTF-16", "utf-16"))
-DELIMITERS = (("Detect", None), ("Comma ,", ","), ("Semicolon ;", ";"), ("Tab", "\t"), ("Pipe |", "|"))
+DELIMITER_CHOICES = (("Detect", None), ("Comma ,", ","), ("Semicolon ;", ";"), ("Tab", "\t"), ("Pipe |", "|"))
 
 
 def run_import(project: Project, kind: str, path: str | Path, *, name: str | None = None,

@@ -188,7 +188,7 @@ class MainWindow(QMainWindow):
         self.plots.set_other_closeness({})
         self.matches.set_matches([], {}, {}, "No run shown")
         self.runs.reset_progress()
-        self.seed_groups.show_run(None)
+        self.seed_groups.show_group_of(None)
         self.inscriptions.view.clear_span()
         self.inscriptions.view.model().set_marks({})
         self.inscriptions.details.set_mark(None)
@@ -400,7 +400,7 @@ class MainWindow(QMainWindow):
         if caption is None:
             return
         s = self.state
-        self.seed_groups.show_run(s.shown_run)
+        self.seed_groups.show_group_of(s.shown_run)
         self.matches.set_matches(s.shown_matches, self.refs(), s.decisions, caption)
         self.show_pin_state()
         self.update_marks()

@@ -241,7 +241,7 @@ class SeedGroupBridge(QObject):
         project = self.w.project
         return {} if project is None else group_markers(seed_groups(project))
 
-    def show_run(self, run_id: int | None) -> None:
+    def show_group_of(self, run_id: int | None) -> None:
         """The shown run changed: its group's agreement in Matches and the inscription view, and
         the warning in the Runs panel (all cleared when the run is in no group)."""
         w = self.w

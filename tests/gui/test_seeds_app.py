@@ -11,7 +11,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QImage
 
 from decipher_gui.analysis import marks_by_inscription
-from decipher_gui.panels.matches import AGREEMENT_TIP, COLUMNS, SortRole
+from decipher_gui.panels.matches import AGREEMENT_TIP, MATCH_COLUMNS, SortRole
 from decipher_gui.seedgroup import group_markers, group_warning
 from engine.io.display import IDENTITY
 from engine.results import Alternative, Match
@@ -61,7 +61,7 @@ def test_agreement_column_shows_k_of_n_sorts_and_explains(window):
     m = window.matches
     a, b, c = _match("i1", 0, 3, "casa"), _match("i1", 4, 7, "sol"), _match("i2", 0, 3, "mar")
     m.set_matches([a, b, c], {}, {}, "hand-made")
-    col = COLUMNS.index("agreement")
+    col = MATCH_COLUMNS.index("agreement")
     model = m.model
     assert [model.index(r, col).data() for r in range(3)] == ["", "", ""], "no group: empty"
     # a hand-made consensus of 5 seeds; the second stem of a span does not count for the top one
@@ -178,16 +178,16 @@ def test_warning_appears_exactly_when_the_chosen_seed_disagrees_with_most(window
             "chosen_seed": 2, "chosen_run": 903, "complete": True, "seeds_agreeing_with_chosen": 1}
     for flag in (True, False, True):
         _store_groups(window, [{**base, "chosen_disagrees_with_most": flag}])
-        bridge.show_run(902)
+        bridge.show_group_of(902)
         assert _visible(runs.group_warning) is flag
         if flag:
             assert "chosen seed 2 disagrees with most other seeds" in runs.group_warning.text()
             assert "only 1 of 4" in runs.group_warning.text()
-        bridge.show_run(777)                     # a run in no group: no warning
+        bridge.show_group_of(777)                     # a run in no group: no warning
         assert not _visible(runs.group_warning)
     # no flag at all (a group stored before the flag existed): no warning
     _store_groups(window, [{k: v for k, v in base.items()}])
-    bridge.show_run(903)
+    bridge.show_group_of(903)
     assert not _visible(runs.group_warning)
     assert group_warning(1, {**base, "chosen_disagrees_with_most": False}) is None
 
@@ -234,7 +234,7 @@ def test_seed_group_from_the_run_panel_trains_in_workers_and_shows_its_consensus
     assert str(out) in group["out"] and (out / group["out"].rsplit("/", 1)[-1] / "consensus.csv").exists()
     # the chosen seed's run is shown, with each match's agreement
     assert window.state.shown_run == group["chosen_run"]
-    col = COLUMNS.index("agreement")
+    col = MATCH_COLUMNS.index("agreement")
     shown = [window.matches.model.index(r, col).data() for r in range(window.matches.model.rowCount())]
     assert shown and all(v in ("1/2", "2/2") for v in shown)
     assert _visible(window.inscriptions.seeds_legend)

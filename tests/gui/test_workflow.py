@@ -324,9 +324,9 @@ def test_run_panel_preset_and_short_word_warning(window):
 def test_redo_answers_ctrl_shift_z_and_gloss_is_on_screen(window):
     keys = [k.toString() for k in window.acts.redo.shortcuts()]
     assert QKeySequence("Ctrl+Shift+Z").toString() in keys
-    from decipher_gui.panels.matches import COLUMNS
+    from decipher_gui.panels.matches import MATCH_COLUMNS
 
-    assert COLUMNS.index("gloss") < COLUMNS.index("decision")
+    assert MATCH_COLUMNS.index("gloss") < MATCH_COLUMNS.index("decision")
 
 
 def test_filtering_matches_uses_the_top_stem_unless_asked(window):
