@@ -273,6 +273,24 @@ class WindowModel:
                 + ("the run's next evaluation has it." if live and len(missing) == 1 else
                    "the run's next evaluation has them." if live else "start a run to use them."))
 
+    # ---- seed groups ------------------------------------------------------------------------------
+
+    def seed_groups(self) -> list[dict]:
+        """The project's stored seed groups ([] without a project)."""
+        from engine.runs.seeds import seed_groups
+
+        return [] if self.project is None else seed_groups(self.project)
+
+    def seed_group_folder(self, config: Config) -> Path:
+        """The folder of a seed group of ``config`` on the chosen corpus and language with the
+        project's pins (the same setting again goes to the same folder); DecipherError or OSError
+        when it cannot be named or made."""
+        from engine.runs.seeds import group_folder
+
+        p, s = self.project, self.state
+        return group_folder(p.path, p.corpus(s.corpus_id).name, p.vocabulary(s.language_id).language,  # type: ignore
+                            config, p.pins())  # type: ignore[union-attr]
+
     # ---- edits: each returns the undoable command (None: nothing to do) ---------------------------
 
     def decide(self, match: Match, form: str, status: str) -> Command | None:

@@ -12,8 +12,7 @@ from PySide6.QtCore import QObject
 
 from engine.config import Config
 from engine.errors import DecipherError
-from engine.runs.seeds import (SeedsOutcome, StopRequest, group_agreement, group_folder, group_of_run,
-                          parse_seed_list, seed_groups)
+from engine.runs.seeds import SeedsOutcome, StopRequest, group_agreement, group_of_run, parse_seed_list
 
 from decipher_gui.background import BackgroundJob
 from decipher_gui.errors import describe
@@ -146,9 +145,7 @@ class SeedGroupBridge(QObject):
                 w.report_error("Invalid run settings", str(exc))
                 return False
         try:
-            corpus = project.corpus(s.corpus_id).name
-            language = project.vocabulary(s.language_id).language
-            out = group_folder(project.path, corpus, language, config, project.pins())
+            out = w.model.seed_group_folder(config)
         except (DecipherError, OSError) as exc:
             w.report_error(*describe(exc))
             return False
@@ -215,7 +212,7 @@ class SeedGroupBridge(QObject):
         else:
             w.statusBar().showMessage(f"Seed group finished: seed {chosen} chosen without gold "
                                       f"({outcome.metrics.get('chosen_because', '')})", 15000)
-        groups = seed_groups(w.project)
+        groups = w.model.seed_groups()
         group = next((g for g in groups if g.get("out") == str(outcome.out)), None)
         if group is not None and group.get("chosen_run") is not None:
             w.show_run(group["chosen_run"])
@@ -238,15 +235,14 @@ class SeedGroupBridge(QObject):
     # ---- showing a group ------------------------------------------------------------------------
 
     def markers(self) -> dict[int, tuple[str, str]]:
-        project = self.w.project
-        return {} if project is None else group_markers(seed_groups(project))
+        return group_markers(self.w.model.seed_groups())
 
     def show_group_of(self, run_id: int | None) -> None:
         """The shown run changed: its group's agreement in Matches and the inscription view, and
         the warning in the Runs panel (all cleared when the run is in no group)."""
         w = self.w
         project = w.project
-        found = None if project is None else group_of_run(seed_groups(project), run_id)
+        found = None if project is None else group_of_run(w.model.seed_groups(), run_id)
         if found is None:
             agreement, warning = {}, None
         else:

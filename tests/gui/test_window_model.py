@@ -154,3 +154,15 @@ def test_the_window_reaches_the_project_only_through_its_model():
                and ((isinstance(node.value, ast.Attribute) and node.value.attr == "project")
                     or (isinstance(node.value, ast.Name) and node.value.id == "project"))]
     assert reaches == []
+
+
+def test_seed_groups_are_read_and_named_through_the_model(stored):
+    model, run, _, _ = stored
+    assert model.seed_groups() == []
+    group = {"out": "/x/g1", "seeds": [0, 1], "runs": {"0": run, "1": None}, "chosen_run": run}
+    model.project.set_setting("seed_groups", [group])
+    assert [g["out"] for g in model.seed_groups()] == ["/x/g1"]
+    folder = model.seed_group_folder(Config(steps=30))
+    assert folder == model.seed_group_folder(Config(steps=30)), "the same setting goes to the same folder"
+    assert folder != model.seed_group_folder(Config(steps=31))
+    assert str(folder).startswith(str(model.project.path.parent))
