@@ -1,21 +1,24 @@
-"""The window's actions: menus, keyboard shortcuts and the file dialogs behind them. Each action
-calls one window operation; the dialogs only ask for a path and hand it on."""
+"""The window's actions: menus, keyboard shortcuts, the file dialogs behind them, imports and
+exports (written by the window's model, reported in the status bar) and the View and Help menus'
+small operations. The dialogs only ask for a path and hand it on."""
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from engine.errors import DecipherError
 from engine.project.store import Project
 
 from . import settings
 from .errors import describe
-from .importers import KINDS
+from decipher_gui.commands import ImportCommand
+from decipher_gui.importers import BY_KEY, KINDS, importer_for
 
 if TYPE_CHECKING:
     from .mainwindow import MainWindow
@@ -41,7 +44,7 @@ class WindowActions(QObject):
         self.w = w = window
         self.new = self._action("&New project…", self.new_project_dialog, SK.New)
         self.open = self._action("&Open project…", self.open_dialog, SK.Open)
-        self.save = self._action("&Save", w.save, SK.Save,
+        self.save = self._action("&Save", self.save_project, SK.Save,
                                  "Every change is written to the project file as you make it")
         self.save_as = self._action("Save &As…", self.save_as_dialog, SK.SaveAs)
         self.quit = self._action("&Quit", w.close, SK.Quit)
@@ -54,22 +57,22 @@ class WindowActions(QObject):
                                             "EDICTOR and supplementary data")
         self.export_edictor = self._action("Accepted matches as EDICTOR TSV…", self.export_edictor_dialog)
         self.start = self._action("&Start run", w.start_run, "F5", "Start a run with the settings in the Run panel")
-        self.pause = self._action("&Pause / Resume", w.toggle_pause, "F6",
+        self.pause = self._action("&Pause / Resume", lambda: w.live.toggle_pause(), "F6",
                                   "Pause after the current step; pins you change are used from that step on "
                                   "when you resume")
         self.stop = self._action("S&top run", w.stop_run, "Shift+F5")
         self.compare = self._action("&Compare known languages…", self.compare_dialog,  # issue 12
                                     tip="Which known language is closest: candidates, their nulls, seeds")
-        self.bigger = self._action("Larger text", lambda: w.zoom_text(1), SK.ZoomIn)
-        self.smaller = self._action("Smaller text", lambda: w.zoom_text(-1), SK.ZoomOut)
+        self.bigger = self._action("Larger text", lambda: self.zoom_text(1), SK.ZoomIn)
+        self.smaller = self._action("Smaller text", lambda: self.zoom_text(-1), SK.ZoomOut)
         self.display = self._action("Display table…", w.edit_display_table,
                                     tip="How the corpus's letters are shown: transliteration, script, direction")
-        self.gold = self._action("Show gold annotations", w.toggle_gold)
+        self.gold = self._action("Show gold annotations", self.toggle_gold)
         self.gold.setCheckable(True)
         self.gold.setChecked(True)
-        self.accept = self._action("Accept selected span", lambda: w.decide_selected("accepted"))
-        self.reject = self._action("Reject selected span", lambda: w.decide_selected("rejected"))
-        self.reopen = self._action("Reopen selected span", lambda: w.decide_selected("open"))
+        self.accept = self._action("Accept selected span", lambda: w.selection.decide_selected("accepted"))
+        self.reject = self._action("Reject selected span", lambda: w.selection.decide_selected("rejected"))
+        self.reopen = self._action("Reopen selected span", lambda: w.selection.decide_selected("open"))
         self.undo = QAction("&Undo", w)
         self.undo.setShortcut(SK.Undo)
         self.undo.setEnabled(False)
@@ -102,7 +105,7 @@ class WindowActions(QObject):
         file.addSeparator()
         self.import_menu = file.addMenu("&Import")
         for kind in KINDS:
-            self.import_menu.addAction(self._action(kind.label, lambda _=False, k=kind.key: w.import_dialog(k)))
+            self.import_menu.addAction(self._action(kind.label, lambda _=False, k=kind.key: self.import_dialog(k)))
         export = file.addMenu("&Export")
         for a in (self.export_matches, self.export_prior, self.export_signs, self.export_cldf, self.export_edictor):
             export.addAction(a)
@@ -126,10 +129,10 @@ class WindowActions(QObject):
         view.addSeparator()
         for a in (self.display, self.gold, self.bigger, self.smaller):
             view.addAction(a)
-        view.addAction(self._action("Reset layout", w.reset_layout))
+        view.addAction(self._action("Reset layout", self.reset_layout))
         help_menu = bar.addMenu("&Help")
-        help_menu.addAction(self._action("Keyboard shortcuts", w.show_shortcuts, SK.HelpContents))
-        help_menu.addAction(self._action("About", w.show_about))
+        help_menu.addAction(self._action("Keyboard shortcuts", self.show_shortcuts, SK.HelpContents))
+        help_menu.addAction(self._action("About", self.show_about))
 
     def follow_undo_stack(self, stack) -> None:
         """Replace the Undo/Redo pair with the new document's (texts like "Undo Pin š → /ʃ/")."""
@@ -151,7 +154,31 @@ class WindowActions(QObject):
         dialog = NewProjectDialog(settings.get("last_dir"), self.w)
         if dialog.exec() != NewProjectDialog.DialogCode.Accepted or dialog.path() is None:
             return
-        self.w.create_project(dialog.path(), preset=dialog.preset())
+        self.create_project(dialog.path(), preset=dialog.preset())
+
+    def create_project(self, path: str | Path, *, preset: str | None = None) -> bool:
+        """File ▸ New: an empty project file, opened, with the run settings of ``preset``."""
+        w = self.w
+        if w.controller.active:
+            w.report_error("A run is active", "Stop the run before creating another project.")
+            return False
+        try:
+            path = create_project_file(path)
+        except (DecipherError, OSError) as exc:
+            w.report_error(*describe(exc))
+            return False
+        settings.put("last_dir", str(Path(path).parent))
+        if not w.open_project(path):
+            return False
+        if preset:
+            w.apply_preset(preset, save=True)
+            w.doc.undo_stack.clear()  # creating is not an edit to undo
+        return True
+
+    def save_project(self) -> None:
+        if self.w.doc is not None:
+            self.w.doc.undo_stack.setClean()
+            self.w.statusBar().showMessage("Saved: every change is already in the project file", 5000)
 
     def open_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self.w, "Open project", settings.get("last_dir"),
@@ -197,14 +224,14 @@ class WindowActions(QObject):
 
     def export_matches_dialog(self) -> None:
         self._export_table("Export match report", f"matches-run{self.w.state.shown_run or ''}.csv",
-                           self.w.export_matches)
+                           self.write_matches)
 
     def export_prior_dialog(self) -> None:
-        self._export_table("Export pinned values", "PRIOR.csv", self.w.export_prior)
+        self._export_table("Export pinned values", "PRIOR.csv", self.write_prior)
 
     def export_sign_values_dialog(self) -> None:
         self._export_table("Export sign values", f"sign-values-run{self.w.state.shown_run or ''}.csv",
-                           self.w.export_sign_values)
+                           self.write_sign_values)
 
     def export_cldf_dialog(self) -> None:
         if self.w.project is None:
@@ -213,7 +240,7 @@ class WindowActions(QObject):
                                                   settings.get("last_dir") or str(Path.home()))
         if folder:
             settings.put("last_dir", folder)
-            self.w.export_cldf(folder)
+            self.write_cldf(folder)
 
     def export_edictor_dialog(self) -> None:
         if self.w.project is None:
@@ -221,7 +248,68 @@ class WindowActions(QObject):
         path = self.save_path("Export accepted matches for EDICTOR",
                               f"accepted-run{self.w.state.shown_run or ''}.tsv", "TSV (*.tsv)")
         if path:
-            self.w.export_edictor(path)
+            self.write_edictor(path)
+
+    # ---- imports and exports --------------------------------------------------------------------
+
+    def import_dialog(self, kind: str) -> None:
+        from decipher_gui.dialogs import ImportDialog
+
+        if self.w.project is None:
+            return
+        dialog = ImportDialog(BY_KEY[kind], [(c.id, c.name) for c in self.w.model.corpora()],
+                              settings.get("last_dir"), self.w)
+        if dialog.exec() != ImportDialog.DialogCode.Accepted or dialog.file() is None:
+            return
+        settings.put("last_dir", str(dialog.file().parent))
+        self.import_file(kind, dialog.file(), **dialog.options())
+
+    def import_file(self, kind: str, path: str | Path, **options) -> bool:
+        """Run an importer as an undoable command; errors appear as a message naming file and line."""
+        if self.w.doc is None:
+            return False
+        command = ImportCommand(f"Import {Path(path).name}", importer_for(kind, path, **options))
+        try:
+            self.w.doc.execute(command)
+        except Exception as exc:  # noqa: BLE001 - any failure of an importer is shown, never raised
+            title, message = describe(exc)
+            self.w.report_error(f"Import failed: {title[:1].lower() + title[1:]}", message)
+            return False
+        self.w.statusBar().showMessage(str(command.result), 10000)
+        return True
+
+    def _write(self, what: str, write) -> int | None:
+        """Call ``write`` (one of the model's exports) and say in the status bar what it wrote."""
+        if self.w.project is None:
+            return None
+        try:
+            n = write()
+        except (DecipherError, OSError) as exc:
+            self.w.report_error(*describe(exc))
+            return None
+        run_id, notes = getattr(n, "run_id", None), list(getattr(n, "warnings", ()))
+        if getattr(n, "guarded", 0):
+            notes.append(f"{n.guarded} cells a spreadsheet would run as formulas start with an added '")
+        message = f"Wrote {int(n)} {what}" + (f" (run {run_id})" if run_id is not None else "")
+        self.w.statusBar().showMessage("; ".join([message] + notes), 15000 if notes else 8000)
+        return n
+
+    def write_matches(self, path: str | Path, **options) -> int | None:
+        return self._write(f"rows to {path}", lambda: self.w.model.export_matches(path, **options))
+
+    def write_prior(self, path: str | Path) -> int | None:
+        return self._write(f"pinned values to {path}", lambda: self.w.model.export_prior(path))
+
+    def write_sign_values(self, path: str | Path) -> int | None:
+        mapping = self.w.current_mapping()[0]
+        return self._write(f"sign values to {path}", lambda: self.w.model.export_sign_values(path, mapping))
+
+    def write_cldf(self, folder: str | Path) -> int | None:
+        return self._write(f"accepted matches as a CLDF Wordlist in {folder}",
+                           lambda: self.w.model.export_cldf(folder))
+
+    def write_edictor(self, path: str | Path) -> int | None:
+        return self._write(f"accepted matches to {path}", lambda: self.w.model.export_edictor(path))
 
     def compare_dialog(self) -> None:
         from .comparison import controller
@@ -235,6 +323,47 @@ class WindowActions(QObject):
                 plot.export(path)
             except OSError as exc:
                 self.w.report_error(*describe(exc))
+
+
+    # ---- view and help ----------------------------------------------------------------------------
+
+    def zoom_text(self, delta: int) -> None:
+        size = max(8, min(40, settings.get("text_point_size") + delta))
+        settings.put("text_point_size", size)
+        self.w.inscriptions.view.set_point_size(size)
+
+    def toggle_gold(self, on: bool) -> None:
+        self.w.inscriptions.view.show_gold = on
+        self.w.inscriptions.view.viewport().update()
+
+    def reset_layout(self) -> None:
+        for dock in self.w.docks():
+            dock.setFloating(False)
+            dock.show()
+        if getattr(self.w, "_default_state", None) is not None:
+            self.w.restoreState(self.w._default_state)
+
+    def show_shortcuts(self) -> None:
+        text = ("<table>"
+                "<tr><td>F5 / F6 / Shift+F5</td><td>start / pause–resume / stop a run</td></tr>"
+                "<tr><td>A / R / O</td><td>accept / reject / reopen the selected span's stem</td></tr>"
+                "<tr><td>Left / Right</td><td>previous / next matched span in an inscription</td></tr>"
+                "<tr><td>Enter, double-click</td><td>in Matches: show the span in its inscription</td></tr>"
+                "<tr><td>Space, Enter, double-click</td><td>in Pinned values: pin or unpin a cell</td></tr>"
+                f"<tr><td>{QKeySequence(QKeySequence.StandardKey.Undo).toString()} / "
+                "Ctrl+Shift+Z or Ctrl+Y</td><td>undo / redo</td></tr>"
+                "<tr><td>Ctrl++ / Ctrl+−</td><td>larger / smaller inscription text</td></tr></table>")
+        QMessageBox(QMessageBox.Icon.Information, "Keyboard shortcuts", text, parent=self.w).open()
+
+    def show_about(self) -> None:
+        from decipher_gui.mainwindow import APP_TITLE
+
+        QMessageBox(QMessageBox.Icon.Information, f"About {APP_TITLE}",
+                    f"<b>{APP_TITLE}</b><br>Computational decipherment of undersegmented lost "
+                    "scripts with a phonetic prior (Luo et al., TACL 2021).<br><br>"
+                    "Fonts: Noto Sans, Noto Sans Ugaritic, Noto Sans Gothic, Noto Sans Hebrew, "
+                    "Noto Sans Phoenician (SIL Open Font License 1.1).<br>"
+                    f"Settings file: {html.escape(settings.settings_file())}", parent=self.w).open()
 
 
 def create_project_file(path: str | Path) -> Path:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from engine.corpus import GoldAnnotation, PinnedValue
+from engine.project.records import DecisionKey
 from engine.project.store import Project
 
 PINS = "pins"
@@ -108,9 +109,6 @@ class ReplacePins(Command):
 
     def undo(self, project: Project) -> None:
         project.replace_pins(self.before)
-
-
-DecisionKey = tuple[str, int, int, str]
 
 
 @dataclass

@@ -3,6 +3,7 @@ table, and the error box with details."""
 
 from __future__ import annotations
 
+import codecs
 from pathlib import Path
 from typing import Sequence
 
@@ -15,12 +16,33 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog,
 from engine.io import display as display_tables
 from engine.config import PRESETS
 from engine.errors import InputError
+from engine.io.preview import Preview, preview_file
 
 from .fonts import text_font
-from decipher_gui.importers import (DELIMITERS, ENCODINGS, READS_ENCODING, ImportKind, Preview, encoding_name,
-                                    preview_source, preview_table, transcription_systems)
+from decipher_gui.importers import (DELIMITER_CHOICES, ENCODING_CHOICES, READS_ENCODING, ImportKind,
+                                    transcription_systems)
 
 PROBLEM_BG = "#F8D7DA"   # a cell with a problem: pink, with the reason as tooltip and a ⚠ in the text
+
+
+def encoding_label(codec: str | None) -> str:
+    """The dialog's name for a codec the engine's preview used ("Windows-1252" for cp1252)."""
+    try:
+        name = codecs.lookup(codec or "").name.removesuffix("-sig")
+    except LookupError:
+        return codec or "?"
+    return next((label for label, value in ENCODING_CHOICES
+                 if value != "auto" and codecs.lookup(value).name.removesuffix("-sig") == name), codec or "?")
+
+
+def _marked_cell(cells: Sequence[str]) -> int:
+    """The cell of a row with a problem that gets the ⚠: one the encoding cannot read, else an
+    empty one, else the first."""
+    for test in (lambda c: "\ufffd" in c, lambda c: not c.strip()):
+        found = next((i for i, c in enumerate(cells) if test(c)), None)
+        if found is not None:
+            return found
+    return 0
 
 
 class ImportDialog(QDialog):
@@ -66,12 +88,13 @@ class ImportDialog(QDialog):
         if kind.asks_replace:
             form.addRow("", self.replace)
         self.delimiter = QComboBox()
-        for label, value in DELIMITERS:
+        for label, value in DELIMITER_CHOICES:
             self.delimiter.addItem(label, value)
         self.encoding = QComboBox()
-        for label, value in ENCODINGS:
+        for label, value in ENCODING_CHOICES:
             self.encoding.addItem(label, value)
-        self.encoding.setToolTip("Detect reads UTF-8 when the file is valid UTF-8, else Windows-1252/Latin-1")
+        self.encoding.setToolTip("Detect reads UTF-8 when the file is valid UTF-8, else the encoding the "
+                                 "reader suggests (Windows-1252 or Latin-1), and says so")
         self.column_boxes: dict[str, QComboBox] = {}
         self.preview = QTableWidget(0, 0)
         self.preview.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -164,11 +187,7 @@ class ImportDialog(QDialog):
         path = self.file()
         if path is None or not path.is_file():
             return
-        try:
-            header = preview_table(path, encoding=self.encoding.currentData(),
-                                   delimiter=self.delimiter.currentData(), limit=0).header
-        except OSError:
-            return
+        header = self._read(limit=0).header
         for name, box in self.column_boxes.items():
             keep = box.currentData()
             box.blockSignals(True)
@@ -192,61 +211,61 @@ class ImportDialog(QDialog):
         if path is None or not path.is_file():
             return
         unset = self.unset_columns()
-        try:
-            if self.kind.columns:
-                pv = preview_table(path, encoding=self.encoding.currentData(), delimiter=self.delimiter.currentData(),
-                                   columns=self._columns(),
-                                   required=tuple(n for n in self.kind.columns if n not in unset))
-            else:
-                pv = preview_source(self.kind.key, path, encoding=self.encoding.currentData())
-        except OSError as exc:
+        self.last_preview = pv = self._read(columns=self._columns())
+        if pv.encoding is None:  # the file cannot be read at all
+            self.problems.setText(pv.problem or "the file could not be read")
             self.last_preview = None
-            self.problems.setText(str(exc))
             self._update_import_button()
             return
-        self.last_preview = pv
         sep = {"\t": "tab", ",": "comma", ";": "semicolon", "|": "pipe"}.get(pv.delimiter, repr(pv.delimiter))
-        self.detected.setText(f"Reading as {encoding_name(pv.encoding)}" +
+        self.detected.setText(f"Reading as {encoding_label(pv.encoding)}" +
                               (f", {sep}-separated; {len(pv.header)} columns." if pv.delimiter else
                                "; one inscription per line." if self.kind.key == "text" else "."))
-        width = max([len(pv.header)] + [len(r) for r in pv.rows])
+        width = max([len(pv.header)] + [len(r.cells) for r in pv.rows])
         self.preview.clear()
         self.preview.setColumnCount(width)
         self.preview.setRowCount(len(pv.rows))
-        self.preview.setHorizontalHeaderLabels(pv.header + [""] * (width - len(pv.header)))
+        self.preview.setHorizontalHeaderLabels(list(pv.header) + [""] * (width - len(pv.header)))
         for r, row in enumerate(pv.rows):
-            for c, cell in enumerate(row):
-                problem = pv.problems.get((r, c))
-                item = QTableWidgetItem(("⚠ " if problem else "") + cell)
-                if problem:
+            marked = _marked_cell(row.cells) if row.problem else None
+            for c, cell in enumerate(row.cells or ("",)):
+                item = QTableWidgetItem(("⚠ " if c == marked else "") + cell)
+                if row.problem:
                     item.setBackground(QColor(PROBLEM_BG))
-                    item.setToolTip(problem)
+                    item.setToolTip(row.problem)
                 self.preview.setItem(r, c, item)
-            for (pr, pc), problem in pv.problems.items():
-                if pr == r and pc >= len(row):
-                    item = QTableWidgetItem("⚠")
-                    item.setBackground(QColor(PROBLEM_BG))
-                    item.setToolTip(problem)
-                    self.preview.setItem(r, pc, item)
         # rows are named by the file's line, as the importers' errors name them
-        self.preview.setVerticalHeaderLabels([f"line {n}" for n in pv.lines])
+        self.preview.setVerticalHeaderLabels([f"line {row.line}" for row in pv.rows])
         self.preview.resizeColumnsToContents()
         lines = [f"“{n}”: the file has no column named {n!r}; choose which of its columns holds it"
-                 for n in unset] + pv.problem_lines()
+                 for n in unset] + [f"line {line}: {what}" if line else what for line, what in pv.problems]
         self.problems.setText("\n".join(lines[:10] + ([f"… and {len(lines) - 10} more"] if len(lines) > 10 else [])))
         self._update_import_button()
 
+    def _read(self, *, limit: int = 12, columns: dict[str, str] | None = None) -> Preview:
+        """The engine's preview of the file with the chosen options. Detect reads UTF-8 (or what a
+        BOM says); a file that is not UTF-8 is read as the encoding the reader suggests, which
+        "Reading as …" then names."""
+        chosen = self.encoding.currentData()
+        options = dict(delimiter=self.delimiter.currentData() if self.kind.columns else None,
+                       columns=columns or None, limit=limit)
+        pv = preview_file(self.file(), self.kind.key, encoding=None if chosen == "auto" else chosen, **options)
+        if chosen == "auto" and pv.suggested_encoding:
+            pv = preview_file(self.file(), self.kind.key, encoding=pv.suggested_encoding, **options)
+        return pv
+
     def options(self) -> dict:
         out: dict = {}
+        # what the preview showed is what is read: "Detect" becomes the encoding (and delimiter) it used
+        chosen, pv = self.encoding.currentData(), self.last_preview
+        encoding = pv.encoding if chosen == "auto" and pv is not None and pv.encoding else chosen
         if self.kind.columns:
-            out["delimiter"] = self.delimiter.currentData()
-            out["encoding"] = self.encoding.currentData()
+            chosen_delimiter = self.delimiter.currentData()
+            out["delimiter"] = chosen_delimiter or (pv.delimiter if pv is not None else None)
+            out["encoding"] = encoding
             out["columns"] = self._columns()
         elif self.kind.key in READS_ENCODING:
-            # what the preview showed is what is read: "Detect" becomes the encoding it found
-            chosen = self.encoding.currentData()
-            out["encoding"] = (self.last_preview.encoding if chosen == "auto" and self.last_preview is not None
-                               else chosen)
+            out["encoding"] = encoding
         if self.kind.asks_name:
             out["name"] = self.name.text()
         if self.kind.asks_system:

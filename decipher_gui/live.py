@@ -3,9 +3,10 @@ signals into updates of the session state and the views (GUI thread only)."""
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QCoreApplication, QEventLoop, QObject, QTimer
 
 from engine.config import Config
 from engine.errors import DecipherError
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
 #: of the event loop repaints them all at once: each costs ~10-30 ms of CPU, and on a busy machine
 #: the window gets a fraction of a core (docs/benchmarks.md, "GUI responsiveness").
 UPDATE_EVERY_MS = 1000
+
+log = logging.getLogger("decipher_gui")
 
 RUN_WORDS = {"idle": "Idle", "starting": "Starting run…", "running": "Running", "paused": "Paused",
              "stopping": "Stopping…"}
@@ -95,12 +98,24 @@ class LiveRunBridge(QObject):
     def stop_run(self) -> None:
         self.controller.stop()
 
+    def shutdown(self) -> None:
+        """The window closes: an active run ends after its current step and records itself as
+        stopped (waiting up to a minute, then it shows as interrupted)."""
+        if not self.controller.active:
+            return
+        self.w.statusBar().showMessage("Stopping the run before closing…")
+        self.controller.abort()
+        if not self.controller.wait(60_000):
+            log.warning("the run did not stop within a minute; it will show as interrupted")
+        for _ in range(3):
+            QCoreApplication.sendPostedEvents()
+            QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+
     def send_pins(self) -> None:
         """Hand the project's pins to the active run (every pin change does this by itself)."""
-        project = self.state.project
-        if project is None or not self.controller.active:
+        if self.state.project is None or not self.controller.active:
             return
-        pins = project.pins()
+        pins = self.w.model.pins()
         if not self.controller.send_pins(pins):
             return
         if not self.controller.pins_pending:

@@ -117,7 +117,7 @@ def matches_caption(run: RunRecord, n_matches: int) -> str:
     return f"Run {run.id} ({run.status}) — {n_matches} matched spans; settings: {run.summary()}"
 
 
-def stored_mapping(project: Project, run_id: int | None) -> tuple[MappingSnapshot | None, int | None]:
+def mapping_and_step(project: Project, run_id: int | None) -> tuple[MappingSnapshot | None, int | None]:
     """The character mapping a stored run left behind, and the step it is from."""
     if run_id is None:
         return None, None

@@ -66,7 +66,7 @@ class RunRequest:
 
 
 @dataclass(frozen=True)
-class Command:
+class ControlMessage:
     """From the app to the child: ``pause``, ``resume``, ``stop``, ``abort`` or ``pins``."""
 
     name: str
@@ -89,7 +89,7 @@ def _obey(session: RunSession, commands) -> None:
     """The child's command thread: apply each command; a closed pipe means the app is gone."""
     while True:
         try:
-            command: Command = commands.recv()
+            command: ControlMessage = commands.recv()
         except (EOFError, OSError):
             session.abort("stopped: the app closed")  # a checkpoint is written, the run marked stopped
             return
@@ -196,7 +196,7 @@ class RunProcess:
 
     # ---- commands (any thread) ---------------------------------------------------------------
 
-    def _send(self, command: Command) -> None:
+    def _send(self, command: ControlMessage) -> None:
         with self._lock:
             try:
                 self._commands.send(command)  # buffered by the pipe until the child reads it
@@ -204,21 +204,21 @@ class RunProcess:
                 pass
 
     def pause(self) -> None:
-        self._send(Command("pause"))
+        self._send(ControlMessage("pause"))
 
     def resume(self) -> None:
-        self._send(Command("resume"))
+        self._send(ControlMessage("resume"))
 
     def stop(self) -> None:
         """Finish after the current step: one last evaluation, a checkpoint, status "stopped"."""
-        self._send(Command("stop"))
+        self._send(ControlMessage("stop"))
 
     def abort(self) -> None:
         """End after the current step without the final evaluation (the window is closing)."""
-        self._send(Command("abort"))
+        self._send(ControlMessage("abort"))
 
     def send_pins(self, pins: Sequence[PinnedValue]) -> None:
-        self._send(Command("pins", tuple(pins)))
+        self._send(ControlMessage("pins", tuple(pins)))
 
     # ---- the reader thread ---------------------------------------------------------------------
 
@@ -309,4 +309,4 @@ class _Marked:
         return self.ok
 
 
-__all__ = ["RunRequest", "RunProcess", "Command", "child_main", "current_session", "RUN_NICE"]
+__all__ = ["RunRequest", "RunProcess", "ControlMessage", "child_main", "current_session", "RUN_NICE"]

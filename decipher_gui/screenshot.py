@@ -6,11 +6,28 @@ import os
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QEventLoop
+from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
 
 from engine.config import Config
 from engine.errors import DecipherError
 from engine.datasets.sample import RUN_CONFIG_KEY
+
+
+def process_until(predicate, timeout_ms: int = 60_000) -> bool:
+    """Run the event loop until ``predicate()`` holds (for the screenshot mode and scripts)."""
+    loop = QEventLoop()
+    timer = QTimer()
+    timer.setInterval(20)
+    deadline = QTimer()
+    deadline.setSingleShot(True)
+    timer.timeout.connect(lambda: predicate() and loop.quit())
+    deadline.timeout.connect(loop.quit)
+    timer.start()
+    deadline.start(timeout_ms)
+    if not predicate():
+        loop.exec()
+    timer.stop()
+    return bool(predicate())
 
 
 def _settle(rounds: int = 5) -> None:
@@ -31,8 +48,6 @@ def _run_config(window, steps: int) -> Config:
 
 def take_screenshots(window, out: Path, *, steps: int = 30, panels: bool = False, size: str = "1600x1000",
                      timeout_s: float = 900.0) -> int:
-    from .mainwindow import process_until
-
     try:
         w, h = (int(x) for x in size.lower().split("x"))
     except ValueError:
@@ -90,4 +105,4 @@ def show_best_span(window) -> None:
     if matches:
         m = matches[0]
         window.matches.select_match(m.inscription_id, m.start, m.end)
-        window.jump_to_match(m)
+        window.selection.jump_to_match(m)

@@ -1,5 +1,5 @@
 """A seed group from the Run panel: trained by engine.runs.seeds.run_seeds_in_project in worker processes
-(a background thread only waits on them), and what the views show of a group: each match's
+(a decipher_gui.background job only waits on them), and what the views show of a group: each match's
 agreement, agreed and contested spans, and a warning when the chosen seed disagrees with most others.
 """
 
@@ -8,56 +8,38 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from PySide6.QtCore import QObject, QThread, Signal
+from PySide6.QtCore import QObject
 
 from engine.config import Config
 from engine.errors import DecipherError
-from engine.runs.seeds import (SeedsOutcome, StopRequest, group_agreement, group_folder, group_of_run,
-                          parse_seed_list, seed_groups)
+from engine.runs.seeds import SeedsOutcome, StopRequest, group_agreement, group_of_run, parse_seed_list
 
-from .errors import describe
+from decipher_gui.background import BackgroundJob
+from decipher_gui.errors import describe
 
 if TYPE_CHECKING:
     from .mainwindow import MainWindow
 
 
-class SeedGroupThread(QThread):
-    """Runs one group to its end on a background thread. The training is in worker processes
-    (engine.runs.workers.LocalPool: at most one per core, pinned threads, lower priority); this thread
-    only waits on them. Its signals reach the GUI thread queued; it touches no widget."""
-
-    progressed = Signal(int, int)     # seeds finished, seeds in the group
-    logged = Signal(str)
-    succeeded = Signal(object)        # engine.runs.seeds.SeedsOutcome
-    failed = Signal(str, str)         # title, message
-
-    def __init__(self, project_path: Path, config: Config, seeds: Sequence[int], out: Path,
-                 corpus_id: int, language_id: int, workers: int, parent=None):
-        super().__init__(parent)
-        self.project_path, self.config, self.seeds, self.out = Path(project_path), config, list(seeds), Path(out)
-        self.corpus_id, self.language_id, self.workers = corpus_id, language_id, workers
-        self.stop_request = StopRequest()
-        self.outcome: SeedsOutcome | None = None
-
-    def run(self) -> None:
+def train_group(project_path: Path, config: Config, seeds: Sequence[int], out: Path, corpus_id: int,
+                language_id: int, workers: int, stop: StopRequest):
+    """The seed group's background work: train the group to its end and return its SeedsOutcome.
+    The training is in worker processes (engine.runs.workers.LocalPool: at most one per core,
+    pinned threads, lower priority); the work only waits on them and reports ``("progress", done,
+    total)`` and ``("log", line)``."""
+    def work(report) -> SeedsOutcome:
         from engine.runs.seeds import run_seeds_in_project
         from engine.runs.workers import LocalPool
 
-        pool = LocalPool(self.workers)
+        pool = LocalPool(workers)
         try:
-            self.outcome = run_seeds_in_project(
-                self.project_path, self.config, self.seeds, self.out, corpus=self.corpus_id,
-                language=self.language_id, pool=pool, stop=self.stop_request,
-                progress=lambda done, total: self.progressed.emit(done, total), log=self.logged.emit)
-        except BaseException as exc:  # noqa: BLE001 — any failure is shown, never raised into Qt
-            self.failed.emit(*describe(exc))
-        else:
-            self.succeeded.emit(self.outcome)
+            return run_seeds_in_project(
+                Path(project_path), config, list(seeds), Path(out), corpus=corpus_id, language=language_id,
+                pool=pool, stop=stop, progress=lambda done, total: report(("progress", done, total)),
+                log=lambda line: report(("log", line)))
         finally:
-            pool.close(kill=self.stop_request.is_set())
-
-    def request_stop(self) -> None:
-        self.stop_request.set()
+            pool.close(kill=stop.is_set())
+    return work
 
 
 def group_workers(n_seeds: int) -> int:
@@ -104,14 +86,16 @@ class SeedGroupBridge(QObject):
     def __init__(self, window: "MainWindow"):
         super().__init__(window)
         self.w = window
-        self.thread: SeedGroupThread | None = None
+        self.job: BackgroundJob | None = None
+        self.out: Path | None = None               # the running group's folder
+        self._stop_request: StopRequest | None = None
         self._agreement_cache: dict[tuple[str, str], tuple[str, dict]] = {}
         self._closing = False
         window.runs.groupStopRequested.connect(self.stop)
 
     @property
     def active(self) -> bool:
-        return self.thread is not None
+        return self.job is not None
 
     # ---- starting -----------------------------------------------------------------------------
 
@@ -161,48 +145,51 @@ class SeedGroupBridge(QObject):
                 w.report_error("Invalid run settings", str(exc))
                 return False
         try:
-            corpus = project.corpus(s.corpus_id).name
-            language = project.vocabulary(s.language_id).language
-            out = group_folder(project.path, corpus, language, config, project.pins())
+            out = w.model.seed_group_folder(config)
         except (DecipherError, OSError) as exc:
             w.report_error(*describe(exc))
             return False
-        thread = SeedGroupThread(project.path, config, seeds, out, s.corpus_id, s.language_id,
-                                 group_workers(len(seeds)), self)
-        thread.progressed.connect(self._on_progress)
-        thread.logged.connect(lambda line: w.statusBar().showMessage(line, 8000))
-        thread.succeeded.connect(self._on_succeeded)
-        thread.failed.connect(self._on_failed)
-        thread.finished.connect(self._on_thread_finished)
-        self.thread = thread
+        self._stop_request = stop = StopRequest()
+        job = BackgroundJob(train_group(project.path, config, seeds, out, s.corpus_id, s.language_id,
+                                        group_workers(len(seeds)), stop), "decipher-seed-group", self)
+        job.progressed.connect(self._on_report)
+        job.succeeded.connect(self._on_succeeded)
+        job.failed.connect(self._on_failed)
+        job.ended.connect(self._on_job_ended)
+        self.job, self.out = job, out
         self._project_path = Path(project.path)
         w.runs.set_group_running(True, len(seeds), out)
         w.acts.start.setEnabled(False)
-        thread.start()
+        job.start()
         return True
 
     def stop(self) -> None:
-        if self.thread is not None:
-            self.thread.request_stop()
+        if self.job is not None:
+            self._stop_request.set()  # type: ignore[union-attr]
             self.w.runs.set_group_stopping()
 
     def shutdown(self, timeout_ms: int = 60_000) -> bool:
-        """The window closes: stop the group (finished seeds are kept) and wait for its thread."""
+        """The window closes: stop the group (finished seeds are kept) and wait for its work."""
         self._closing = True
-        if self.thread is None:
+        if self.job is None:
             return True
-        thread = self.thread
-        thread.request_stop()
-        return thread.wait(timeout_ms)
+        self._stop_request.set()  # type: ignore[union-attr]
+        return self.job.wait(timeout_ms)
 
-    # ---- the thread's signals -------------------------------------------------------------------
+    # ---- the job's signals ----------------------------------------------------------------------
 
     def _same_project(self) -> bool:
         project = self.w.project
         return project is not None and Path(project.path) == getattr(self, "_project_path", None)
 
+    def _on_report(self, item: tuple) -> None:
+        if item[0] == "log":
+            self.w.statusBar().showMessage(item[1], 8000)
+        else:
+            self._on_progress(*item[1:])
+
     def _on_progress(self, done: int, total: int) -> None:
-        if self.thread is None or self._closing:
+        if self.job is None or self._closing:
             return
         self.w.runs.set_group_progress(done, total)
         if self._same_project():
@@ -225,7 +212,7 @@ class SeedGroupBridge(QObject):
         else:
             w.statusBar().showMessage(f"Seed group finished: seed {chosen} chosen without gold "
                                       f"({outcome.metrics.get('chosen_because', '')})", 15000)
-        groups = seed_groups(w.project)
+        groups = w.model.seed_groups()
         group = next((g for g in groups if g.get("out") == str(outcome.out)), None)
         if group is not None and group.get("chosen_run") is not None:
             w.show_run(group["chosen_run"])
@@ -236,10 +223,10 @@ class SeedGroupBridge(QObject):
         self.w.runs.set_group_running(False)
         self.w.report_error(f"Seed group failed: {title[:1].lower() + title[1:]}", message)
 
-    def _on_thread_finished(self) -> None:
-        thread, self.thread = self.thread, None
-        if thread is not None:
-            thread.deleteLater()
+    def _on_job_ended(self) -> None:
+        job, self.job = self.job, None
+        if job is not None:
+            job.deleteLater()
         if self._closing:
             return
         self.w.runs.set_group_running(False)
@@ -248,15 +235,14 @@ class SeedGroupBridge(QObject):
     # ---- showing a group ------------------------------------------------------------------------
 
     def markers(self) -> dict[int, tuple[str, str]]:
-        project = self.w.project
-        return {} if project is None else group_markers(seed_groups(project))
+        return group_markers(self.w.model.seed_groups())
 
-    def show_run(self, run_id: int | None) -> None:
+    def show_group_of(self, run_id: int | None) -> None:
         """The shown run changed: its group's agreement in Matches and the inscription view, and
         the warning in the Runs panel (all cleared when the run is in no group)."""
         w = self.w
         project = w.project
-        found = None if project is None else group_of_run(seed_groups(project), run_id)
+        found = None if project is None else group_of_run(w.model.seed_groups(), run_id)
         if found is None:
             agreement, warning = {}, None
         else:
@@ -281,4 +267,4 @@ class SeedGroupBridge(QObject):
         return agreement
 
 
-__all__ = ["SeedGroupBridge", "SeedGroupThread", "group_markers", "group_warning", "group_workers"]
+__all__ = ["SeedGroupBridge", "train_group", "group_markers", "group_warning", "group_workers"]

@@ -2,16 +2,17 @@
 
 The run (engine RunSession, recorded in the project by the engine's recorder) trains in a child
 process (decipher_gui/runprocess.py), so the engine never holds this process's GIL and torch is
-never imported here. A reader on its own QThread blocks on the child's event pipe (the GIL
-released) and forwards each event by queued signal, so every slot and every widget runs on the
-GUI thread; commands go to the child over a second pipe and apply at step boundaries.
+never imported here. A reader (a decipher_gui.background job, the app's one pattern for background
+work) blocks on the child's event pipe (the GIL released) and forwards each event by queued signal,
+so every slot and every widget runs on the GUI thread; commands go to the child over a second pipe
+and apply at step boundaries.
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
+from PySide6.QtCore import QObject, Signal, Slot
 
 from engine.config import Config
 from engine.corpus import PinnedValue
@@ -19,8 +20,9 @@ from engine.project.recording import resolve_checkpoint
 from engine.project.store import Project
 from engine.runs.session import RunInputs
 
+from decipher_gui.background import BackgroundJob
 from decipher_gui.driver import PinsApplied, RunFailure, StepBatch, describe_failure
-from .runprocess import RunProcess, RunRequest
+from decipher_gui.runprocess import RunProcess, RunRequest
 
 #: Seconds between live decodings of the current batch (the inscription view's highlights).
 LIVE_INTERVAL = 0.25
@@ -32,28 +34,17 @@ child_build: Callable[..., Any] | None = None
 IDLE, STARTING, RUNNING, PAUSED, STOPPING = "idle", "starting", "running", "paused", "stopping"
 
 
-class RunWorker(QObject):
-    """Lives on the reader thread; ``run`` starts the child and forwards its events until it ends."""
-
-    event = Signal(str, object)
-    done = Signal()
-
-    def __init__(self, handle: RunProcess):
-        super().__init__()
-        self.handle = handle
-
-    @Slot()
-    def run(self) -> None:
+def read_events(handle: RunProcess) -> Callable[[Callable[[Any], None]], None]:
+    """The reader's work: start the child and report each of its events as ``(kind, payload)``
+    until it ends (a child that cannot start is a failed run)."""
+    def work(report: Callable[[Any], None]) -> None:
         try:
-            try:
-                self.handle.start()
-            except Exception as exc:  # noqa: BLE001 — e.g. no process could be started: a failed run
-                self.event.emit("error", describe_failure(exc))
-                return
-            for kind, payload in self.handle.events():
-                self.event.emit(kind, payload)
-        finally:
-            self.done.emit()
+            handle.start()
+            for event in handle.events():
+                report(event)
+        except Exception as exc:  # noqa: BLE001 — e.g. no process could be started: a failed run
+            report(("error", describe_failure(exc)))
+    return work
 
 
 class RunController(QObject):
@@ -80,8 +71,7 @@ class RunController(QObject):
         self.run_id: int | None = None
         self.driver: RunProcess | None = None
         """The running child's handle (its ``step``, ``pins``, ``pid``, ``run_id``), None when idle."""
-        self._thread: QThread | None = None
-        self._worker: RunWorker | None = None
+        self._reader: BackgroundJob | None = None
         self.last_step = 0
         self.total_steps = 0
         self._final = "failed"
@@ -130,19 +120,13 @@ class RunController(QObject):
         self.last_step, self.total_steps = 0, config.steps
         self.device = ""
         self.run_pins, self.pins_from, self.queued_pins = tuple(pins), 0, None
-        thread = QThread(self)
-        thread.setObjectName("decipher-run-reader")
-        worker = RunWorker(self.driver)
-        worker.moveToThread(thread)
-        thread.started.connect(worker.run)
-        worker.event.connect(self._on_event)
-        # direct: quit() is thread-safe, and the GUI thread may be blocked in wait() (closing)
-        worker.done.connect(thread.quit, Qt.ConnectionType.DirectConnection)
-        thread.finished.connect(self._on_thread_finished)
-        self._thread, self._worker = thread, worker
+        reader = BackgroundJob(read_events(self.driver), "decipher-run-reader", self)
+        reader.progressed.connect(self._on_event)
+        reader.ended.connect(self._on_reader_ended)
+        self._reader = reader
         self._set_state(STARTING)
         self.message.emit("Starting the run (loading the model)…")
-        thread.start()
+        reader.start()
 
     def pause(self) -> None:
         if self.driver is not None and self.state in (RUNNING, STARTING):
@@ -187,15 +171,13 @@ class RunController(QObject):
 
     def wait(self, msecs: int = 30_000) -> bool:
         """Block until the run's process has ended and its events are read (for closing the window)."""
-        if self._thread is None:
-            return True
-        return self._thread.wait(msecs)
+        return True if self._reader is None else self._reader.wait(msecs)
 
     # ---- events from the worker (GUI thread) --------------------------------------------------
 
-    @Slot(str, object)
-    def _on_event(self, kind: str, payload: Any) -> None:
-        self._handle(kind, payload)
+    @Slot(object)
+    def _on_event(self, event: tuple[str, Any]) -> None:
+        self._handle(*event)
 
     def _handle(self, kind: str, payload: Any) -> None:
         if kind == "started":
@@ -242,18 +224,16 @@ class RunController(QObject):
             self.message.emit(str(payload))
 
     @Slot()
-    def _on_thread_finished(self) -> None:
+    def _on_reader_ended(self) -> None:
         final = self._final
         self._final = "failed"
-        if self._worker is not None:
-            self._worker.deleteLater()
-        if self._thread is not None:
-            self._thread.deleteLater()
-        self._thread, self._worker = None, None
+        if self._reader is not None:
+            self._reader.deleteLater()
+        self._reader = None
         self.driver = None
         self._set_state(IDLE)
         self.ended.emit(final)
 
 
-__all__ = ["RunController", "RunWorker", "describe_failure", "IDLE", "STARTING", "RUNNING", "PAUSED",
+__all__ = ["RunController", "read_events", "describe_failure", "IDLE", "STARTING", "RUNNING", "PAUSED",
            "STOPPING"]

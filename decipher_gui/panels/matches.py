@@ -19,7 +19,7 @@ from . import wrapping_label
 from ..fonts import text_font
 
 #: The gloss right after the stem, so it is on screen at the default width (issue 14, item 7).
-COLUMNS = ("inscription", "span", "stem", "IPA", "gloss", "agreement", "decision", "score", "confidence",
+MATCH_COLUMNS = ("inscription", "span", "stem", "IPA", "gloss", "agreement", "decision", "score", "confidence",
            "letters")
 AGREEMENT_TIP = ("Seed agreement k/n: how many of the n seeds of this run's seed group decode this same "
                  "span (same letters) with the same top stem. High: the seeds corroborate the reading; "
@@ -77,20 +77,20 @@ class MatchTableModel(QAbstractTableModel):
     def set_decisions(self, decisions: dict) -> None:
         self.decisions = decisions
         if self.matches:
-            col = COLUMNS.index("decision")
+            col = MATCH_COLUMNS.index("decision")
             self.dataChanged.emit(self.index(0, 0), self.index(len(self.matches) - 1, col))
 
     def rowCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.matches)
 
     def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(COLUMNS)
+        return 0 if parent.isValid() else len(MATCH_COLUMNS)
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
+            return MATCH_COLUMNS[section]
         if (orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole
-                and COLUMNS[section] == "agreement"):
+                and MATCH_COLUMNS[section] == "agreement"):
             return AGREEMENT_TIP
         return None
 
@@ -101,7 +101,7 @@ class MatchTableModel(QAbstractTableModel):
         if not index.isValid():
             return None
         m = self.matches[index.row()]
-        col = COLUMNS[index.column()]
+        col = MATCH_COLUMNS[index.column()]
         if role == MatchRole:
             return m
         best = m.alternatives[0] if m.alternatives else None
@@ -328,7 +328,7 @@ class MatchesPanel(QWidget):
     def _set_widths(self) -> None:
         """Column widths from the font, not from measuring rows (that took ~30 ms per update)."""
         em = self.table.fontMetrics().horizontalAdvance("M")
-        for col, ems in zip(range(len(COLUMNS)), (10, 5, 6, 7, 9, 5, 7, 5, 6, 5)):
+        for col, ems in zip(range(len(MATCH_COLUMNS)), (10, 5, 6, 7, 9, 5, 7, 5, 6, 5)):
             self.table.setColumnWidth(col, int(ems * em))
         self._widths_set = True
 

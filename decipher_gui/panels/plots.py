@@ -24,7 +24,7 @@ from ..palette import SERIES
 STYLES = [Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine, Qt.PenStyle.DashDotLine]
 
 #: The same quantity keeps its colour and line in every run, live or stored (colour plus dash).
-FIXED = {name: i for i, name in enumerate((
+FIXED_SLOTS = {name: i for i, name in enumerate((
     "total", "quality", "coverage", "sound_loss", "pins",
     "batch coverage", "coverage target", "corpus coverage (eval)",
     "P@1", "P@10", "span precision", "span recall"))}
@@ -173,7 +173,7 @@ class PlotWithTable(QWidget):
             del self.curves[name]
             curve = None
         if curve is None:
-            i = FIXED.get(name, len(self.curves)) % 5 if name in FIXED else len(self.curves)
+            i = FIXED_SLOTS.get(name, len(self.curves)) % 5 if name in FIXED_SLOTS else len(self.curves)
             if colour_index is not None:
                 i = colour_index
             colour = SERIES[i % len(SERIES)]

@@ -268,6 +268,31 @@ class RunsPanel(QWidget):
         if i >= 0:
             self.preset.setCurrentIndex(i)
 
+    def fill_preset(self, name: str) -> None:
+        """Fill the settings form with a preset's settings (KeyError for an unknown preset)."""
+        base = Config()
+        config = base.replace(**PRESETS[name]) if PRESETS[name] else base
+        self.form.set_config(config)
+        self.show_preset(name)
+        self.check_span_limits()
+
+    def set_inscriptions(self, inscriptions: Sequence) -> None:
+        """The chosen corpus's inscriptions, which the span note counts words of."""
+        self._inscriptions = tuple(inscriptions)
+        self.check_span_limits()
+
+    def check_span_limits(self) -> None:
+        """Tell how many written words are shorter than the shortest span (they cannot match)."""
+        from decipher_gui.queries import words_shorter_than
+
+        try:
+            editor, info = self.form.editors["min_span"]
+            min_span = int(_get(editor, info))  # only this field: another may be mid-edit
+        except (KeyError, TypeError, ValueError, DecipherError):
+            return
+        short, total = words_shorter_than(getattr(self, "_inscriptions", ()), min_span)
+        self.set_span_note(short, total, min_span)
+
     def set_span_note(self, short: int, total: int, min_span: int) -> None:
         """Say how many written words of the corpus cannot be matched whole (shorter than the
         shortest span)."""

@@ -64,12 +64,12 @@ def main() -> int:
                       if (kn := model.agreement_of(mk)) is not None and 2 * kn[0] <= kn[1]), None)
     if contested is not None:
         m = contested[0].match
-        w.jump_to_match(m)
+        w.selection.jump_to_match(m)
     # the agreement column in view (the Matches dock is narrow at this window size)
-    from decipher_gui.panels.matches import COLUMNS
+    from decipher_gui.panels.matches import MATCH_COLUMNS
 
     table = w.matches.table
-    table.scrollTo(w.matches.proxy.index(max(0, table.currentIndex().row()), COLUMNS.index("decision")))
+    table.scrollTo(w.matches.proxy.index(max(0, table.currentIndex().row()), MATCH_COLUMNS.index("decision")))
     process_until(lambda: False, timeout_ms=300)
     w.grab().save(str(args.out / "seeds-window.png"))
     w.inscriptions.grab().save(str(args.out / "seeds-inscriptions.png"))

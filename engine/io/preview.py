@@ -13,8 +13,8 @@ from typing import Iterable, Mapping
 from engine.corpus import Inscription
 from engine.errors import InputError
 from engine.io import tables
-from engine.io.text import (CSV_FIELD_LIMIT, decode_bytes, detect_encoding, encoding_name, field_limit_problem,
-                   suggest_encoding)
+from engine.io.text import (CSV_FIELD_LIMIT, DELIMITERS, decode_bytes, detect_delimiter, detect_encoding,
+                            encoding_name, field_limit_problem, suggest_encoding)
 
 #: Import kinds whose rows are checked like the reader checks them.
 CHECKED_KINDS = ("lost", "known", "gold", "prior", "text", "wordlist")
@@ -114,8 +114,8 @@ def preview_file(path: str | Path, kind: str, *, delimiter: str | None = None,
             header, rows, more, delim = _table(path, text, kind, columns, delimiter, limit, system,
                                                inscriptions)
         except InputError as e:  # the header: a column missing, or unreadable
-            delim = tables.table_delimiter(path, text, _required(kind, text, path, columns, delimiter),
-                                           columns, delimiter)
+            delim = _header_delimiter(path, text, _required(kind, text, path, columns, delimiter),
+                                      columns, delimiter)
             header, rows, more = _raw_rows(text, delim, limit)
             if file_problem is None:
                 file_problem, problem_line = e.problem, e.line
@@ -125,6 +125,19 @@ def preview_file(path: str | Path, kind: str, *, delimiter: str | None = None,
     return Preview(encoding=used, delimiter=delim, header=tuple(header), rows=tuple(rows),
                    problem=file_problem, problem_line=problem_line, suggested_encoding=suggested,
                    more=more, **base)
+
+
+def _header_delimiter(path: Path, text: str, required, columns, delimiter: str | None) -> str:
+    """The reader's delimiter; when no delimiter finds the required columns (the header names them
+    otherwise and a dialog asks which column is which), the one that splits the header into the
+    most cells, so that its columns can be offered."""
+    delim = tables.table_delimiter(path, text, required, columns, delimiter)
+    if delimiter or detect_delimiter(tables._first_line(text), required, columns, candidates=(delim,)):
+        return delim
+    header = tables._first_line(text).lstrip("\ufeff")
+    counts = {d: header.count(d) for d in DELIMITERS}
+    best = max(counts, key=lambda d: counts[d])
+    return best if counts[best] > header.count(delim) else delim
 
 
 def _wordlist_is_table(path: Path, text: str, columns, delimiter) -> bool:

@@ -36,7 +36,7 @@ class SignValue:
     note: str = ""
 
 
-def stored_mapping(project, run_id: int | None) -> MappingSnapshot | None:
+def recorded_mapping(project, run_id: int | None) -> MappingSnapshot | None:
     """The last character mapping recorded for a run (None when the run kept none)."""
     if run_id is None:
         return None
@@ -97,12 +97,12 @@ def export_sign_values(project, path: str | Path, *, run_id: int | None = None,
     path = Path(path)
     if run_id is None and mapping is None:
         for run in reversed(project.runs()):
-            mapping = stored_mapping(project, run.id)
+            mapping = recorded_mapping(project, run.id)
             if mapping is not None:
                 run_id = run.id
                 break
     elif mapping is None:
-        mapping = stored_mapping(project, run_id)
+        mapping = recorded_mapping(project, run_id)
     corpus_id = None
     signs: list[str] = []
     if run_id is not None:

@@ -26,33 +26,33 @@ def _error_boxes(window):
 def test_bad_import_shows_file_and_line_and_changes_nothing(window):
     project = window.project
     before = (project.languages(), project.corpora())
-    assert not window.import_file("known", DATA / "bad_known_ipa.csv")
+    assert not window.acts.import_file("known", DATA / "bad_known_ipa.csv")
     title, message = window.last_error
     assert "bad_known_ipa.csv" in message and "Line: 3" in message and "z1z" in message
     assert _error_boxes(window), "the error is shown in a message box"
     assert (project.languages(), project.corpora()) == before
     assert not window.doc.undo_stack.canUndo()
 
-    assert not window.import_file("lost", DATA / "bad_truncated.csv")
+    assert not window.acts.import_file("lost", DATA / "bad_truncated.csv")
     assert "bad_truncated.csv" in window.last_error[1]
-    assert window.import_file("lost", DATA / "does-not-exist.csv") is False
+    assert window.acts.import_file("lost", DATA / "does-not-exist.csv") is False
     assert window.isVisible()
 
 
 def test_import_is_undoable(window):
     project = window.project
     n = len(project.corpora())
-    assert window.import_file("lost", DATA / "new_corpus.csv", name="New inscriptions")
+    assert window.acts.import_file("lost", DATA / "new_corpus.csv", name="New inscriptions")
     assert [c.name for c in project.corpora()][-1] == "New inscriptions"
     assert window.runs.corpus.count() == n + 1
-    window.act_undo.trigger()
+    window.acts.undo.trigger()
     assert len(project.corpora()) == n
-    window.act_redo.trigger()
+    window.acts.redo.trigger()
     assert [c.name for c in project.corpora()][-1] == "New inscriptions"
 
-    assert window.import_file("prior", DATA / "prior.csv")
+    assert window.acts.import_file("prior", DATA / "prior.csv")
     assert {(p.lost, p.known_ipa) for p in project.pins()} == {("l", "l"), ("m", "m")}
-    window.act_undo.trigger()
+    window.acts.undo.trigger()
     assert project.pins() == []
 
 
@@ -71,7 +71,7 @@ def test_ipa_picker_filters_by_features_and_pins(window, qtbot):
     assert window.project.pins() == [value]
     model = window.pins.grid.model()
     assert "ħ" in model.cols and "H" in model.rows
-    window.act_undo.trigger()
+    window.acts.undo.trigger()
     assert window.project.pins() == []
 
 
@@ -119,7 +119,7 @@ def test_run_settings_default_to_the_project_and_save_undoably(window):
     from engine.datasets.sample import RUN_CONFIG_KEY
 
     assert window.project.setting(RUN_CONFIG_KEY)["steps"] == 123
-    window.act_undo.trigger()
+    window.acts.undo.trigger()
     assert window.project.setting(RUN_CONFIG_KEY)["steps"] == 400
     assert form.values()["steps"] == 400
     assert not form.advanced.content.isVisible()

@@ -54,7 +54,7 @@ def test_short_run_lights_up_spans_and_is_recorded(window, qtbot, tmp_path):
     best = max(matches, key=lambda m: m.confidence)
     mark = window.inscriptions.view.select_span(best.inscription_id, best.start, best.end)
     assert isinstance(mark, SpanMark)
-    tip = window._explain(mark, brief=True)
+    tip = window.selection.explain(mark, brief=True)
     assert html.escape(best.best.form) in tip and f"/{html.escape(best.best.ipa)}/" in tip
     assert "alignment with" in tip
     details = window.inscriptions.details
@@ -69,9 +69,9 @@ def test_short_run_lights_up_spans_and_is_recorded(window, qtbot, tmp_path):
     key = (best.inscription_id, best.start, best.end, best.best.form)
     assert project.decisions(run.id) == {key: "accepted"}
     assert window.inscriptions.view.current_mark().decision == "accepted"
-    window.act_undo.trigger()
+    window.acts.undo.trigger()
     assert project.decisions(run.id) == {}
-    window.act_redo.trigger()
+    window.acts.redo.trigger()
     assert project.decisions(run.id) == {key: "accepted"}
     qtbot.keyClick(table, Qt.Key.Key_R)
     assert project.decisions(run.id) == {key: "rejected"}
@@ -91,7 +91,7 @@ def test_short_run_lights_up_spans_and_is_recorded(window, qtbot, tmp_path):
 
     # export the report and read it back
     report = tmp_path / "report.csv"
-    n = window.export_matches(report)
+    n = window.acts.write_matches(report)
     with open(report, encoding="utf-8", newline="") as f:
         rows = list(csv.DictReader(f))
     assert n == len(rows) == sum(len(m.alternatives) for m in matches)
@@ -126,9 +126,9 @@ def test_pause_pin_resume_then_stop_midway(window, qtbot):
     qtbot.keyClick(grid, Qt.Key.Key_Space)
     assert [(p.lost, p.known_ipa) for p in window.project.pins()] == [("l", "l")]
     assert grid.model().data(index, Qt.ItemDataRole.UserRole + 10) is not None
-    window.act_undo.trigger()
+    window.acts.undo.trigger()
     assert window.project.pins() == []
-    window.act_redo.trigger()
+    window.acts.redo.trigger()
     assert [(p.lost, p.known_ipa) for p in window.project.pins()] == [("l", "l")]
     qtbot.wait(300)
     assert window.controller.driver.step == step_at_pause, "a paused run does not move"

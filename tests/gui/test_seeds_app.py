@@ -11,7 +11,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QImage
 
 from decipher_gui.analysis import marks_by_inscription
-from decipher_gui.panels.matches import AGREEMENT_TIP, COLUMNS, SortRole
+from decipher_gui.panels.matches import AGREEMENT_TIP, MATCH_COLUMNS, SortRole
 from decipher_gui.seedgroup import group_markers, group_warning
 from engine.io.display import IDENTITY
 from engine.results import Alternative, Match
@@ -61,7 +61,7 @@ def test_agreement_column_shows_k_of_n_sorts_and_explains(window):
     m = window.matches
     a, b, c = _match("i1", 0, 3, "casa"), _match("i1", 4, 7, "sol"), _match("i2", 0, 3, "mar")
     m.set_matches([a, b, c], {}, {}, "hand-made")
-    col = COLUMNS.index("agreement")
+    col = MATCH_COLUMNS.index("agreement")
     model = m.model
     assert [model.index(r, col).data() for r in range(3)] == ["", "", ""], "no group: empty"
     # a hand-made consensus of 5 seeds; the second stem of a span does not count for the top one
@@ -178,16 +178,16 @@ def test_warning_appears_exactly_when_the_chosen_seed_disagrees_with_most(window
             "chosen_seed": 2, "chosen_run": 903, "complete": True, "seeds_agreeing_with_chosen": 1}
     for flag in (True, False, True):
         _store_groups(window, [{**base, "chosen_disagrees_with_most": flag}])
-        bridge.show_run(902)
+        bridge.show_group_of(902)
         assert _visible(runs.group_warning) is flag
         if flag:
             assert "chosen seed 2 disagrees with most other seeds" in runs.group_warning.text()
             assert "only 1 of 4" in runs.group_warning.text()
-        bridge.show_run(777)                     # a run in no group: no warning
+        bridge.show_group_of(777)                     # a run in no group: no warning
         assert not _visible(runs.group_warning)
     # no flag at all (a group stored before the flag existed): no warning
     _store_groups(window, [{k: v for k, v in base.items()}])
-    bridge.show_run(903)
+    bridge.show_group_of(903)
     assert not _visible(runs.group_warning)
     assert group_warning(1, {**base, "chosen_disagrees_with_most": False}) is None
 
@@ -213,8 +213,8 @@ def test_seed_group_from_the_run_panel_trains_in_workers_and_shows_its_consensus
     before = len(window.project.runs())
     progress = []
     assert window.start_run() is True
-    thread = window.seed_groups.thread
-    thread.progressed.connect(lambda d, t: progress.append((d, t)))
+    job = window.seed_groups.job
+    job.progressed.connect(lambda item: item[0] == "progress" and progress.append(tuple(item[1:])))
     assert window.seed_groups.active and _visible(runs.group_box)
     assert not runs.start_button.isEnabled() and not runs.seeds.isEnabled()
     assert window.start_run() is False and window.last_error[0] == "A seed group is running"
@@ -234,7 +234,7 @@ def test_seed_group_from_the_run_panel_trains_in_workers_and_shows_its_consensus
     assert str(out) in group["out"] and (out / group["out"].rsplit("/", 1)[-1] / "consensus.csv").exists()
     # the chosen seed's run is shown, with each match's agreement
     assert window.state.shown_run == group["chosen_run"]
-    col = COLUMNS.index("agreement")
+    col = MATCH_COLUMNS.index("agreement")
     shown = [window.matches.model.index(r, col).data() for r in range(window.matches.model.rowCount())]
     assert shown and all(v in ("1/2", "2/2") for v in shown)
     assert _visible(window.inscriptions.seeds_legend)
@@ -256,7 +256,7 @@ def test_stop_ends_the_group_s_workers_and_the_same_group_resumes_later(window, 
     runs.seeds.setText("3 4")
     before = len(window.project.runs())
     assert window.start_run() is True
-    out = window.seed_groups.thread.out
+    out = window.seed_groups.out
     # wait until a seed is training in its worker process (its run is recorded), then Stop
     qtbot.waitUntil(lambda: len(window.project.runs()) > before, timeout=RUN_TIMEOUT_MS)
     qtbot.mouseClick(runs.group_stop, Qt.MouseButton.LeftButton)
@@ -275,7 +275,7 @@ def test_stop_ends_the_group_s_workers_and_the_same_group_resumes_later(window, 
     # the same seeds and settings again go to the same folder (so finished seeds would be kept)
     runs.form.set_config(small_config(window, steps=5000, anneal_steps=5000, seed=9))
     assert window.start_run() is True
-    assert window.seed_groups.thread.out == out
+    assert window.seed_groups.out == out
     window.seed_groups.stop()
     qtbot.waitUntil(lambda: not window.seed_groups.active, timeout=RUN_TIMEOUT_MS)
 

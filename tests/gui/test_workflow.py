@@ -73,7 +73,7 @@ def test_run_then_sign_values_exports_and_new_project_is_empty(window, qtbot, tm
     best = max(window.shown_matches, key=lambda m: m.confidence)
     assert window.decide(best, best.best.form, "accepted")
     folder = tmp_path / "cldf"
-    assert window.export_cldf(folder) == 1
+    assert window.acts.write_cldf(folder) == 1
     from pycldf import Dataset
 
     ds = Dataset.from_metadata(folder / "Wordlist-metadata.json")
@@ -82,7 +82,7 @@ def test_run_then_sign_values_exports_and_new_project_is_empty(window, qtbot, tm
     assert {f["Form"] for f in forms} == {best.span, best.best.form}
     assert len(list(ds["CognateTable"])) == 2
     tsv = tmp_path / "edictor.tsv"
-    assert window.export_edictor(tsv) == 1
+    assert window.acts.write_edictor(tsv) == 1
     assert f"(run {run.id})" in window.statusBar().currentMessage()  # the run exported is said
     lines = tsv.read_text(encoding="utf-8").splitlines()
     assert lines[0].split("\t")[:6] == ["ID", "DOCULECT", "CONCEPT", "FORM", "VALUE", "TOKENS"]
@@ -111,7 +111,7 @@ def test_run_then_sign_values_exports_and_new_project_is_empty(window, qtbot, tm
 
     assert window.project.setting(RUN_CONFIG_KEY)["min_span"] == 3
     # exporting now says there is no run, and nothing stale is on screen to suggest otherwise
-    window.export_matches(tmp_path / "none.csv")
+    window.acts.write_matches(tmp_path / "none.csv")
     assert window.last_error is not None
 
 
@@ -134,7 +134,7 @@ def test_choosing_a_run_switches_corpus_language_and_stems(window, tmp_path):
     project = window.project
     known = tmp_path / "other.csv"
     known.write_text("form,ipa,gloss\nbt,bt,house\nmlk,mlk,king\n", encoding="utf-8")
-    assert window.import_file("known", known, name="Other")
+    assert window.acts.import_file("known", known, name="Other")
     other = project.language_id("Other")
     sample_language = project.languages()[0].id
     corpus = project.corpora()[0].id
@@ -188,8 +188,8 @@ def test_display_table_changes_the_inscription_view_pin_grid_and_undoes(window, 
     assert missing_glyphs(font, "".join(display_tables.UGARITIC_SCRIPT.values())) == []
     assert not view.rtl
 
-    window.act_undo.trigger()
-    window.act_undo.trigger()
+    window.acts.undo.trigger()
+    window.acts.undo.trigger()
     assert grid.headerData(row, Qt.Orientation.Vertical) == "$" and _box_text(window, "$") == "$"
 
 
@@ -207,7 +207,7 @@ def test_matches_and_explanations_show_the_display_table(window, qtbot):
     window.matches.set_matches([match], {}, {}, "test")
     model = window.matches.model
     assert model.data(model.index(0, 1)) == "špt"
-    tip = window._explain(SpanMark(match, None, None), brief=True)
+    tip = window.selection.explain(SpanMark(match, None, None), brief=True)
     assert "špt" in tip
 
 
@@ -216,7 +216,7 @@ def test_matches_and_explanations_show_the_display_table(window, qtbot):
 def test_rtl_corpus_lays_out_right_to_left_with_spans_in_place(window, qtbot, tmp_path):
     lost = tmp_path / "hebrew.csv"
     lost.write_text("id,text\nh1,מלך בית\nh2,שלום\n", encoding="utf-8")
-    assert window.import_file("lost", lost, name="Hebrew")
+    assert window.acts.import_file("lost", lost, name="Hebrew")
     window.corpora.items.setCurrentRow(window.corpora.items.count() - 1)
     view = window.inscriptions.view
     assert view.rtl, "a Hebrew corpus is detected as right to left"
@@ -258,14 +258,14 @@ def test_semicolon_latin1_import_through_the_dialog(window, tmp_path, monkeypatc
         seen["header"] = d.last_preview.header
         d.column_boxes["id"].setCurrentIndex(d.column_boxes["id"].findData("Nummer"))
         d.column_boxes["text"].setCurrentIndex(d.column_boxes["text"].findData("Lesung"))
-        seen["problems"] = dict(d.last_preview.problems)
+        seen["problems"] = list(d.last_preview.problems)
         seen["preview"] = [d.preview.item(r, 1).text() for r in range(d.preview.rowCount())]
 
     _accept_dialog(monkeypatch, dialogs.ImportDialog, fill)
-    window.import_dialog("lost")
+    window.acts.import_dialog("lost")
     assert "semicolon" in seen["detected"] and ("Latin-1" in seen["detected"] or "Windows-1252" in seen["detected"])
-    assert seen["header"] == ["Nummer", "Lesung", "Fundort"]
-    assert seen["preview"] == ["canción", "niño"] and seen["problems"] == {}
+    assert list(seen["header"]) == ["Nummer", "Lesung", "Fundort"]
+    assert seen["preview"] == ["canción", "niño"] and seen["problems"] == []
     cid = window.project.corpus_id("Inschriften")
     assert [i.text for i in window.project.inscriptions(cid)] == ["canción", "niño"]
 
@@ -278,7 +278,7 @@ def test_import_dialog_marks_problems_and_names_the_word(window, tmp_path, monke
     def fill(d):
         d.path.setText(str(path))
         d.encoding.setCurrentIndex(d.encoding.findData("utf-8-sig"))
-        seen["problems"] = dict(d.last_preview.problems)
+        seen["problems"] = dict(d.last_preview.problems)  # line → the reader's problem
         seen["text"] = d.problems.text()
         seen["cell"] = d.preview.item(0, 1).text()
         seen["rows"] = [d.preview.verticalHeaderItem(r).text() for r in range(d.preview.rowCount())]
@@ -286,20 +286,20 @@ def test_import_dialog_marks_problems_and_names_the_word(window, tmp_path, monke
 
     _accept_dialog(monkeypatch, dialogs.ImportDialog, fill)
     corpora = len(window.project.corpora())
-    window.import_dialog("lost")
-    assert seen["problems"][(0, 1)] == "empty 'text'"
-    assert "not valid UTF-8" in seen["problems"][(1, 1)] and seen["cell"].startswith("⚠")
-    assert "canci?n" in seen["text"]
+    window.acts.import_dialog("lost")
+    assert seen["problems"][2] == "inscription 'A1' has no text"
+    assert "not valid UTF-8" in seen["problems"][3] and seen["cell"].startswith("⚠")
+    assert "canci\\xf3n" in seen["text"] and "as Latin-1 it reads 'canción'" in seen["text"]
     # Import stays disabled while the preview shows a problem: nothing was imported
     assert seen["import"] is False and len(window.project.corpora()) == corpora
     # the preview and the importer's error name the same line of the file
     assert seen["rows"] == ["line 2", "line 3"]
-    assert "line 2, column 'text': empty 'text'" in seen["text"]
-    assert "line 3, column 'text'" in seen["text"]
-    assert not window.import_file("lost", path, encoding="utf-8-sig", delimiter=";")
+    assert "line 2: inscription 'A1' has no text" in seen["text"]
+    assert "line 3: not valid UTF-8 in 'canci\\xf3n'" in seen["text"]
+    assert not window.acts.import_file("lost", path, encoding="utf-8-sig", delimiter=";")
     title, message = window.last_error
     assert title == "Import failed: problem in the input"
-    assert "canci?n" in message and "Line: 3" in message and "offset" not in message
+    assert "canci\\xf3n" in message and "Line: 3" in message and "offset" not in message
 
 
 # ---- 5: presets ------------------------------------------------------------------------------------
@@ -322,11 +322,11 @@ def test_run_panel_preset_and_short_word_warning(window):
 # ---- 7: small things -------------------------------------------------------------------------------
 
 def test_redo_answers_ctrl_shift_z_and_gloss_is_on_screen(window):
-    keys = [k.toString() for k in window.act_redo.shortcuts()]
+    keys = [k.toString() for k in window.acts.redo.shortcuts()]
     assert QKeySequence("Ctrl+Shift+Z").toString() in keys
-    from decipher_gui.panels.matches import COLUMNS
+    from decipher_gui.panels.matches import MATCH_COLUMNS
 
-    assert COLUMNS.index("gloss") < COLUMNS.index("decision")
+    assert MATCH_COLUMNS.index("gloss") < MATCH_COLUMNS.index("decision")
 
 
 def test_filtering_matches_uses_the_top_stem_unless_asked(window):

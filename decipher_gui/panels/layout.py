@@ -1,0 +1,76 @@
+"""Where the panels sit in the main window: the inscription view in the middle, Corpora and Known
+languages on the left, Run / Pinned values / Sign values as tabs on the right (full height), and
+Matches beside Plots under the inscriptions; the status bar's three labels."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QWidget
+
+from decipher_gui import settings
+from decipher_gui.panels.data import CorporaPanel, LanguagesPanel
+from decipher_gui.panels.inscriptions import InscriptionPanel
+from decipher_gui.panels.matches import MatchesPanel
+from decipher_gui.panels.pins import PinsPanel
+from decipher_gui.panels.plots import PlotsPanel
+from decipher_gui.panels.runs import RunsPanel
+from decipher_gui.panels.signs import SignValuesPanel
+
+
+def _dock(window: QMainWindow, title: str, widget: QWidget, name: str, area) -> QDockWidget:
+    dock = QDockWidget(title, window)
+    dock.setObjectName(name)
+    dock.setWidget(widget)
+    dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                     | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+                     | QDockWidget.DockWidgetFeature.DockWidgetClosable)
+    window.addDockWidget(area, dock)
+    return dock
+
+
+def build_panels(w) -> None:
+    """Make the window's panels and docks (``w.corpora``, ``w.corpora_dock``, … ``w.plots_dock``)."""
+    w.inscriptions = InscriptionPanel()
+    w.setCentralWidget(w.inscriptions)
+    L, R, B = (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea,
+               Qt.DockWidgetArea.BottomDockWidgetArea)
+    w.corpora = CorporaPanel()
+    w.languages = LanguagesPanel()
+    w.runs = RunsPanel(advanced_open=settings.get("advanced_run_settings"))
+    w.matches = MatchesPanel()
+    w.plots = PlotsPanel()
+    w.pins = PinsPanel()
+    w.signs = SignValuesPanel()
+    # the right column, full height: Run, Pinned values and Sign values as tabs, so the pin
+    # grid gets the window's height (29 Ugaritic rows at 1600×1000); the bottom row, under the
+    # inscriptions: Matches (wide enough for the gloss) beside the plots
+    w.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.BottomDockWidgetArea)
+    w.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
+    w.corpora_dock = _dock(w, "Corpora and inscriptions", w.corpora, "corpora", L)
+    w.languages_dock = _dock(w, "Known languages and stems", w.languages, "languages", L)
+    w.runs_dock = _dock(w, "Run", w.runs, "runs", R)
+    w.pins_dock = _dock(w, "Pinned values", w.pins, "pins", R)
+    w.signs_dock = _dock(w, "Sign values", w.signs, "signs", R)
+    w.matches_dock = _dock(w, "Matches", w.matches, "matches", B)
+    w.plots_dock = _dock(w, "Plots", w.plots, "plots", B)
+    w.tabifyDockWidget(w.runs_dock, w.pins_dock)
+    w.tabifyDockWidget(w.pins_dock, w.signs_dock)
+    w.runs_dock.raise_()
+    w.splitDockWidget(w.matches_dock, w.plots_dock, Qt.Orientation.Horizontal)
+    w.resizeDocks([w.corpora_dock, w.runs_dock], [290, 500], Qt.Orientation.Horizontal)
+    w.resizeDocks([w.matches_dock], [330], Qt.Orientation.Vertical)
+    w.resizeDocks([w.matches_dock, w.plots_dock], [760, 340], Qt.Orientation.Horizontal)
+
+
+def build_status(w) -> None:
+    """The status bar's permanent labels: the project, the device, the run's state."""
+    sb = w.statusBar()
+    w.status_file = QLabel("No project")
+    w.status_device = QLabel("Device: —")
+    w.status_run = QLabel("Idle")
+    for label in (w.status_file, w.status_device, w.status_run):
+        label.setContentsMargins(8, 0, 8, 0)
+        sb.addPermanentWidget(label)
+
+
+__all__ = ["build_panels", "build_status"]
