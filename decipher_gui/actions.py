@@ -56,6 +56,9 @@ class WindowActions(QObject):
                                         tip="A CLDF Wordlist (metadata JSON + CSV tables) for LingPy, "
                                             "EDICTOR and supplementary data")
         self.export_edictor = self._action("Accepted matches as EDICTOR TSV…", self.export_edictor_dialog)
+        self.codes = self._action("Language codes for exports…", self.language_codes_dialog,
+                                  tip="Glottocode and ISO 639-3 of the lost corpus and the known language "
+                                      "(written into the CLDF and EDICTOR exports)")
         self.start = self._action("&Start run", w.start_run, "F5", "Start a run with the settings in the Run panel")
         self.pause = self._action("&Pause / Resume", lambda: w.live.toggle_pause(), "F6",
                                   "Pause after the current step; pins you change are used from that step on "
@@ -109,6 +112,8 @@ class WindowActions(QObject):
         export = file.addMenu("&Export")
         for a in (self.export_matches, self.export_prior, self.export_signs, self.export_cldf, self.export_edictor):
             export.addAction(a)
+        export.addSeparator()
+        export.addAction(self.codes)
         file.addSeparator()
         file.addAction(self.quit)
         edit = bar.addMenu("&Edit")
@@ -303,6 +308,27 @@ class WindowActions(QObject):
     def write_sign_values(self, path: str | Path) -> int | None:
         mapping = self.w.current_mapping()[0]
         return self._write(f"sign values to {path}", lambda: self.w.model.export_sign_values(path, mapping))
+
+    def language_codes_dialog(self) -> bool:
+        """Set the chosen corpus's and known language's codes; a bad code is a message, nothing stored."""
+        from .dialogs import LanguageCodesDialog
+
+        if self.w.project is None:
+            return False
+        names, codes = self.w.model.language_codes()
+        dialog = LanguageCodesDialog(self.w, names, codes)
+        if dialog.exec() != LanguageCodesDialog.DialogCode.Accepted:
+            return False
+        return self.store_language_codes(dialog.values())
+
+    def store_language_codes(self, values: dict) -> bool:
+        try:
+            self.w.model.set_language_codes(values)
+        except DecipherError as exc:
+            self.w.report_error(*describe(exc))
+            return False
+        self.w.statusBar().showMessage("Language codes stored; the CLDF and EDICTOR exports write them", 8000)
+        return True
 
     def write_cldf(self, folder: str | Path) -> int | None:
         return self._write(f"accepted matches as a CLDF Wordlist in {folder}",

@@ -435,3 +435,42 @@ class DisplayTableDialog(QDialog):
                 letters[letter] = shown
         return display_tables.DisplayTable.from_json({"name": "custom", "letters": letters,
                                                       "direction": self.direction.currentData()})
+
+
+class LanguageCodesDialog(QDialog):
+    """The Glottocode and ISO 639-3 code of the chosen corpus and known language: written into the
+    CLDF and EDICTOR exports (the same settings as `decipher project import --glottocode …`)."""
+
+    FIELDS = (("corpus", "glottocode", "Lost corpus: Glottocode"), ("corpus", "iso639_3", "Lost corpus: ISO 639-3"),
+              ("language", "glottocode", "Known language: Glottocode"),
+              ("language", "iso639_3", "Known language: ISO 639-3"))
+
+    def __init__(self, parent, names: dict[str, str], codes: dict[str, dict[str, str]]):
+        super().__init__(parent)
+        self.setWindowTitle("Language codes")
+        form = QFormLayout(self)
+        intro = QLabel("Codes of the lost corpus and the known language, written into the CLDF and "
+                       "EDICTOR exports (for Ugaritic: Glottocode ugar1238, ISO 639-3 uga). Leave a field "
+                       "empty to clear it.")
+        intro.setWordWrap(True)
+        form.addRow(intro)
+        self.edits: dict[tuple[str, str], QLineEdit] = {}
+        for kind, key, label in self.FIELDS:
+            edit = QLineEdit(codes.get(kind, {}).get(key, ""))
+            edit.setEnabled(kind in names)
+            edit.setPlaceholderText("four letters or digits and four digits" if key == "glottocode"
+                                    else "three small letters")
+            self.edits[(kind, key)] = edit
+            form.addRow(f"{label} ({names.get(kind, 'none chosen')})", edit)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+    def values(self) -> dict[str, dict[str, str]]:
+        """{"corpus": {"glottocode": …, "iso639_3": …}, "language": {…}} as typed ("" clears)."""
+        out: dict[str, dict[str, str]] = {}
+        for (kind, key), edit in self.edits.items():
+            if edit.isEnabled():
+                out.setdefault(kind, {})[key] = edit.text().strip()
+        return out

@@ -350,6 +350,36 @@ class WindowModel:
         return export_sign_values(self.project, path, run_id=self.state.shown_run, mapping=mapping,
                                   guard_formulas=True)
 
+    def language_codes(self) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+        """The chosen corpus's and known language's names and stored codes, by kind."""
+        from engine.io.fieldexport import language_codes
+
+        p, s = self.project, self.state
+        names: dict[str, str] = {}
+        codes: dict[str, dict[str, str]] = {}
+        if p is None:
+            return names, codes
+        if s.corpus_id is not None:
+            names["corpus"] = p.corpus(s.corpus_id).name
+            codes["corpus"] = language_codes(p, "corpus", s.corpus_id)
+        if s.language_id is not None:
+            names["language"] = p.vocabulary(s.language_id).language
+            codes["language"] = language_codes(p, "language", s.language_id)
+        return names, codes
+
+    def set_language_codes(self, values: dict[str, dict[str, str]]) -> None:
+        """Store the codes typed for the chosen corpus / known language (checked first: a bad code is a
+        DecipherError naming it, and nothing is stored)."""
+        from engine.io.fieldexport import check_codes, set_language_codes
+
+        s = self.state
+        for codes in values.values():
+            check_codes(**{k: v or None for k, v in codes.items()})
+        ids = {"corpus": s.corpus_id, "language": s.language_id}
+        for kind, codes in values.items():
+            if ids.get(kind) is not None:
+                set_language_codes(self.project, kind, ids[kind], **codes)
+
     def export_cldf(self, folder):
         from engine.io.fieldexport import export_cldf
 

@@ -151,6 +151,9 @@ def _add_verbs(parser: argparse.ArgumentParser) -> None:
 
     p = verbs.add_parser("info", help="what a project holds")
     p.add_argument("file", type=Path, help="the project file")
+    p.add_argument("--json", action="store_true",
+                   help="one JSON object: schema, corpora (letters, lacunae, language codes), known languages, "
+                        "pins, runs")
 
 
 def add_project_parser(subparsers) -> argparse.ArgumentParser:
@@ -304,11 +307,16 @@ def _markup(project: Project, info) -> str:
                            label=False)
 
 
-def _letters(project: Project, corpus_id: int) -> str:
-    """The corpus's letters (the lost alphabet the model sees), space-separated, and how many."""
+def _letter_list(project: Project, corpus_id: int) -> list[str]:
+    """The corpus's letters: the lost alphabet the model sees."""
     from engine.corpus import Corpus
 
-    letters = Corpus("c", tuple(project.inscriptions(corpus_id))).lost_alphabet()
+    return list(Corpus("c", tuple(project.inscriptions(corpus_id))).lost_alphabet())
+
+
+def _letters(project: Project, corpus_id: int) -> str:
+    """The corpus's letters, space-separated, and how many."""
+    letters = _letter_list(project, corpus_id)
     return f"{' '.join(letters)} ({len(letters)})"
 
 
@@ -462,7 +470,34 @@ def _runs(args, out: TextIO) -> int:
     return 0
 
 
+def _info_json(project: Project) -> dict:
+    """What ``project info`` says, as one JSON-ready object."""
+    from engine.io.fieldexport import language_codes
+
+    s = project.summary()
+    return {
+        "path": str(s["path"]), "schema_version": s["schema_version"], "application_id": s["application_id"],
+        "created_with": s["created_with"] or None, "migrated_from": project.migrated_from,
+        "corpora": [{"id": c.id, "name": c.name, "inscriptions": c.inscriptions, "gold": c.gold,
+                     "format": c.format, "source": c.source or None, "letters": _letter_list(project, c.id),
+                     "lacunae": _markup(project, c), **language_codes(project, "corpus", c.id)}
+                    for c in s["corpora"]],
+        "known_languages": [{"id": x.id, "name": x.name, "stems": x.stems, "format": x.format,
+                             "source": x.source or None, **language_codes(project, "language", x.id)}
+                            for x in s["languages"]],
+        "pinned_values": s["pins"],
+        "runs": dict(sorted(s["runs"].items())),
+        "checkpoints": [{"run": r.id, "status": r.status, "step": r.last_step, "checkpoint": r.checkpoint}
+                        for r in project.runs() if r.checkpoint],
+        "interrupted": list(project.interrupted),
+    }
+
+
 def _info(args, out: TextIO) -> int:
+    if getattr(args, "json", False):
+        with Project.open(args.file) as project:
+            print(json.dumps(_info_json(project), ensure_ascii=False), file=out)
+        return 0
     with Project.open(args.file) as project:
         s = project.summary()
         print(f"{s['path']}: project file, schema v{s['schema_version']} (application_id "

@@ -157,3 +157,20 @@ def test_python_dash_m_engine_is_the_decipher_command(tmp_path):
                          timeout=120)
     assert bad.returncode == 2 and bad.stdout == ""
     assert len(bad.stderr.strip().splitlines()) == 1 and "absent.cog" in bad.stderr
+
+
+def test_project_info_has_a_json_listing_with_letters_lacunae_and_codes(tmp_path, capsys):
+    """Issue 29 item 5: --json wherever there is a listing; info's object holds what its lines say."""
+    import json
+
+    project = tmp_path / "p.decipher"
+    lost = tmp_path / "lost.csv"
+    lost.write_text("id,text\nA,ym [b]n [...] lk\n", encoding="utf-8")
+    assert main(["project", "new", str(project)]) == 0
+    assert main(["project", "import", str(project), "--lost", str(lost), "--glottocode", "ugar1238"]) == 0
+    capsys.readouterr()
+    assert main(["project", "info", str(project), "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    corpus = info["corpora"][0]
+    assert corpus["letters"] == ["b", "k", "l", "m", "n", "y"] and corpus["glottocode"] == "ugar1238"
+    assert corpus["lacunae"].startswith("2") and info["runs"] == {} and info["known_languages"] == []
