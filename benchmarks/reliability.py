@@ -1125,6 +1125,38 @@ GROUPS = (*GROUPS, "runs")
 RUNNERS["runs"] = runs_round_two
 
 
+# --------------------------------------------------------------------------------------------
+# round two: sizes (issue 28 item 4: a corpus too large for the machine is refused before training,
+# in one line naming the limit and how to change it; a large one is told its memory first)
+
+def sizes_round_two(tmp: Path) -> list[Row]:
+    import time
+
+    g = "sizes"
+    known = tmp / "known.csv"
+    known.write_text("form,ipa\nbaka,baka\ndala,dala\ngama,gama\n", encoding="utf-8")
+    huge = tmp / "huge.csv"
+    letters = 15 * 2**20                  # one 15 MB inscription: under the 16 MiB cell limit
+    huge.write_text("id,text\nA," + "bakadalagama" * (letters // 12) + "\n", encoding="utf-8")
+    t0 = time.perf_counter()
+    r = cli("run", "--lost", huge, "--known", known, "--set", "memory_limit_gb=8", "--steps", "1", "--quiet",
+            "--out", tmp / "huge-run")
+    took = time.perf_counter() - t0
+    rows = [refused(g, "one 15 MB inscription", "`decipher run` on a corpus of one 15 MB inscription "
+                    "(memory_limit_gb=8)", r, "memory_limit_gb", (took < 60, f"{took:.0f} s"))]
+    small = tmp / "small.csv"
+    small.write_text("id,text\nA,bakadalagama\n", encoding="utf-8")
+    r = cli("run", "--lost", small, "--known", known, "--set", "memory_limit_gb=0.1", "--steps", "1", "--quiet",
+            "--out", tmp / "tiny-limit")
+    rows.append(refused(g, "a limit below the run's base", "`--set memory_limit_gb=0.1` on a 12-letter corpus", r,
+                        "0.1 GB allowed"))
+    return rows
+
+
+GROUPS = (*GROUPS, "sizes")
+RUNNERS["sizes"] = sizes_round_two
+
+
 def cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 

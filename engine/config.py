@@ -237,6 +237,12 @@ class Config:
     device: str = _setting(
         "auto", _OPT, "auto = CUDA when torch sees a GPU, else the CPU; or cpu, cuda, cuda:N.", OURS,
         choices=("auto", "cpu", "cuda"), note="or cuda:N")
+    # Issue 28 item 4: a run's memory grows with its corpus's letters (benchmarks/memory_scaling.py);
+    # a corpus that would exhaust the machine is refused before anything is built, in one line.
+    memory_limit_gb: float = _setting(
+        0.0, _OPT, "The most memory a run may expect to take (GB), estimated from its corpus's letters "
+        "before training; a larger corpus is refused in one line. 0 = half of this machine's memory.", OURS,
+        ge=0, le=1_000_000)
     eval_interval: int = _setting(
         250, _OPT, "Evaluate the whole corpus (matches, P@K, closeness) every this many steps "
         "(0 = only at the end).", CODE, ge=0, le=MAX_STEPS)

@@ -96,6 +96,58 @@ class Prepared:
         return [i for i, c in enumerate(self.chunks) if len(c) >= cfg.min_span]
 
 
+#: Peak memory of a run: a base (torch, numba, the model, a step's and an evaluation's work) and an
+#: amount per letter of the corpus. Fitted above every peak benchmarks/memory_scaling.py measured
+#: (benchmarks/results/memory-scaling.jsonl: 20,000 to 400,000 letters in 1 or 1,000 inscriptions,
+#: 607-720 MB; the peak grows by ~0.9 KB a letter between 100,000 and 400,000 letters).
+BYTES_PER_LETTER = 1024
+BASE_BYTES = 700 * 2**20
+#: Above this a run is told how much memory it will take (it is allowed: see check_memory).
+LARGE_RUN_BYTES = 2 * 2**30
+
+
+def memory_estimate(corpus: Corpus) -> int:
+    """Bytes a run on ``corpus`` is expected to take at its peak (building the trainer, a step, an
+    evaluation): linear in the corpus's letters, whatever their cut into inscriptions."""
+    letters = sum(len(ins.text) for ins in corpus.inscriptions)
+    return BASE_BYTES + BYTES_PER_LETTER * letters
+
+
+def physical_memory() -> int | None:
+    """This machine's memory in bytes (None where the system does not say)."""
+    import os
+
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_memory(corpus: Corpus, config: Config) -> str | None:
+    """Refuse, in one line, a corpus whose run would need more memory than allowed (setting
+    ``memory_limit_gb``; 0: half of this machine's memory), before anything is built. A run that is
+    allowed but large (over LARGE_RUN_BYTES) gets a note: the line its front end shows first."""
+    need = memory_estimate(corpus)
+    letters = sum(len(ins.text) for ins in corpus.inscriptions)
+    limit_gb = config.memory_limit_gb
+    if limit_gb <= 0:
+        total = physical_memory()
+        limit, said = ((None, "") if total is None else
+                       (total // 2, f"half of this machine's {total / 2**30:.1f} GB"))
+    else:
+        limit, said = int(limit_gb * 2**30), f"setting memory_limit_gb = {limit_gb:g}"
+    if limit is not None and need > limit:
+        longest = max(corpus.inscriptions, key=lambda ins: len(ins.text))
+        raise InputError(f"corpus {corpus.name!r} has {letters:,} letters (the longest inscription, "
+                         f"{longest.id!r}, {len(longest.text):,}); a run would need about {need / 2**30:.1f} GB "
+                         f"of memory, more than the {limit / 2**30:.1f} GB allowed ({said}); train on a part "
+                         f"of the corpus, or raise the limit with --set memory_limit_gb=N")
+    if need > LARGE_RUN_BYTES:
+        return (f"note: {letters:,} letters: this run will take about {need / 2**30:.1f} GB of memory "
+                f"(setting memory_limit_gb caps it)")
+    return None
+
+
 def cut_chunks(corpus: Corpus, config: Config) -> list[LetterRun]:
     """Split every inscription at its written dividers, then cut runs longer than max_chunk."""
     chunks = []

@@ -341,6 +341,12 @@ class RunSession:
 
     def _run(self) -> RunOutcome:
         t0 = time.perf_counter()
+        if self.inputs is not None and self.inputs.resume is None:
+            from engine.model.prepared import check_memory
+
+            note = check_memory(self.inputs.corpus, self.inputs.config)  # refuses a corpus too large
+            if note:
+                self.message(note)   # before the trainer takes that memory
         trainer = self.build(self.inputs, live_interval=self.live_interval)
         self.trainer = trainer
         if self._c.stop:

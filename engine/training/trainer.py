@@ -30,7 +30,7 @@ from engine.inputs_digest import corpus_digest
 from engine.training.evaluation import Evaluation, evaluate
 from engine.model.mapping import CharMapping
 from engine.model.objective import batch_objective, pin_pairs
-from engine.model.prepared import Prepared, ngram_weights, prepare
+from engine.model.prepared import Prepared, check_memory, ngram_weights, prepare
 from engine.results import MappingSnapshot
 from engine.training.restarts import Selection
 from engine.model.candidate_stems import CandidateCache
@@ -119,6 +119,7 @@ class Trainer:
         torch.manual_seed(self.config.seed)
         np.random.seed(self.config.seed % (2**32))
         self.rng = random.Random(self.config.seed)
+        check_memory(corpus, self.config)  # a corpus too large for this machine: one line, nothing built
         self.prep = prepare(corpus, vocabulary, self.config, self.pins)
         self.model = CharMapping(self.prep.lost_letters, self.prep.known_units, self.config).to(self.device)
         self.optimizer = torch.optim.SGD(self.model.parameters(), lr=self.config.lr)
