@@ -126,11 +126,17 @@ class InscriptionListModel(QAbstractListModel):
         return "" if kn is None else f" (seeds {kn[0]}/{kn[1]}, {seed_state(kn)})"
 
 
+#: The most units of one inscription the view lays out and draws; the rest is counted in a line
+#: below it (a 15 MB inscription froze the app for minutes: issue 28 item 4).
+MAX_SHOWN_UNITS = 20_000
+
+
 @dataclass
 class _Layout:
     width: int
-    boxes: list[QRectF]          # one per unit, in item coordinates (origin = item top-left)
+    boxes: list[QRectF]          # one per shown unit, in item coordinates (origin = item top-left)
     height: float
+    hidden: int = 0              # units past MAX_SHOWN_UNITS, not laid out
 
 
 class InscriptionDelegate(QStyledItemDelegate):
@@ -157,20 +163,29 @@ class InscriptionDelegate(QStyledItemDelegate):
         right = max(width - PAD, x0 + fm.horizontalAdvance("M") * 4)
         x, y = x0, PAD + 3
         units = ins.units
+        shown = min(len(units), MAX_SHOWN_UNITS)
         gap = fm.horizontalAdvance(" ") * 0.6
         show = self.view.display.show_at
-        widths = [fm.horizontalAdvance(DIVIDER_MARK) + 2 * gap if u == DIVIDER else fm.horizontalAdvance(show(units, i))
-                  for i, u in enumerate(units)]
+        widths = [fm.horizontalAdvance(DIVIDER_MARK) + 2 * gap if units[i] == DIVIDER
+                  else fm.horizontalAdvance(show(units, i)) for i in range(shown)]
+        # the width of the rest of each word from each of its letters, in one pass from the end (a
+        # scan to the word's end at every letter was quadratic in unsegmented text)
+        rest = [0.0] * shown
+        acc, count = 0.0, 0
+        for k in range(shown - 1, -1, -1):
+            if units[k] == DIVIDER:
+                acc, count = 0.0, 0
+                continue
+            acc += widths[k]
+            count += 1
+            rest[k] = acc + 0.5 * count
         boxes: list[QRectF] = []
         i = 0
-        while i < len(units):
+        while i < shown:
             # wrap between written words when the next word does not fit; a word longer than a
             # line (unsegmented text) breaks wherever the line ends
             if units[i] != DIVIDER:
-                j = i
-                while j < len(units) and units[j] != DIVIDER:
-                    j += 1
-                word = sum(widths[i:j]) + 0.5 * (j - i)
+                word = rest[i]
                 if x > x0 and x + word > right and word <= right - x0:
                     x = x0
                     y += line_h
@@ -184,7 +199,8 @@ class InscriptionDelegate(QStyledItemDelegate):
             i += 1
         if self.view.rtl:  # mirror the text column: the first unit at the right edge
             boxes = [QRectF(x0 + right - b.right(), b.top(), b.width(), b.height()) for b in boxes]
-        layout = _Layout(width, boxes, y + fm.height() + PAD + 8)
+        hidden = len(units) - shown
+        layout = _Layout(width, boxes, y + fm.height() * (2.5 if hidden else 1) + PAD + 8, hidden)
         self._cache[key] = layout
         if len(self._cache) > 20000:
             self._cache.clear()
@@ -240,16 +256,21 @@ class InscriptionDelegate(QStyledItemDelegate):
         # letters and dividers
         painter.setFont(self.view.text_font)
         text_colour = pal.text().color()
-        for i, u in enumerate(ins.units):
-            if i >= len(layout.boxes):
-                break
-            box = layout.boxes[i]
-            if u == DIVIDER:
+        units = ins.units      # split once: a property that splits the whole text on every access
+        for i, box in enumerate(layout.boxes):
+            if units[i] == DIVIDER:
                 painter.setPen(DIVIDER_COLOUR)
                 painter.drawText(box, Qt.AlignmentFlag.AlignCenter, DIVIDER_MARK)
             else:
                 painter.setPen(text_colour)
-                painter.drawText(box, Qt.AlignmentFlag.AlignCenter, self.view.display.show_at(ins.units, i))
+                painter.drawText(box, Qt.AlignmentFlag.AlignCenter, self.view.display.show_at(units, i))
+        if layout.hidden:
+            last = layout.boxes[-1]
+            painter.setPen(pal.placeholderText().color())
+            painter.setFont(self.view.label_font)
+            painter.drawText(QPointF(LABEL_WIDTH + PAD, last.bottom() + QFontMetricsF(self.view.label_font).height()),
+                             hidden_text(layout.hidden))
+            painter.setFont(self.view.text_font)
         # underlines and badges: the colour-independent cue
         fm = QFontMetricsF(self.view.text_font)
         for mark in marks:
@@ -477,6 +498,10 @@ class InscriptionView(QListView):
                     QToolTip.hideText()
             return True
         return super().viewportEvent(e)
+
+
+def hidden_text(hidden: int) -> str:
+    return f"… and {hidden:,} more letters, not shown here (the run reads them all)"
 
 
 def as_written(ins) -> bool:

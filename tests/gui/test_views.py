@@ -90,3 +90,26 @@ def test_an_inscription_with_leiden_markup_shows_it_as_written(qtbot, tmp_path):
     second = model.data(model.index(1, 0), Qt.ItemDataRole.AccessibleTextRole)
     assert "as written: ym [b]n [...] lk" in first
     assert "as written" not in second          # no markup: nothing extra to show
+
+
+def test_a_very_long_inscription_is_laid_out_in_part_and_says_how_much_is_left(qtbot):
+    """Issue 28 item 4: a huge inscription opens without freezing the view: the first
+    MAX_SHOWN_UNITS letters are laid out and drawn, the rest counted in a line below them."""
+    from decipher_gui.panels.inscriptions import MAX_SHOWN_UNITS, hidden_text
+
+    n = MAX_SHOWN_UNITS * 10
+    panel = InscriptionPanel()
+    qtbot.addWidget(panel)
+    panel.resize(900, 500)
+    ins = [Inscription("huge", "bakadala" * (n // 8)), Inscription("B.1", "lakn")]
+    panel.view.model().set_inscriptions(ins, [])
+    panel.show()
+    qtbot.waitExposed(panel)
+    view = panel.view
+    layout = view._delegate.layout(ins[0], view.viewport().width())
+    assert len(layout.boxes) == MAX_SHOWN_UNITS and layout.hidden == n - MAX_SHOWN_UNITS
+    assert view._delegate.layout(ins[1], view.viewport().width()).hidden == 0
+    image = panel.grab()          # paints the huge row (its units split once, not once per letter)
+    assert not image.isNull()
+    image.save("/tmp/huge-inscription.png")
+    assert "180,000 more letters" in hidden_text(layout.hidden)
