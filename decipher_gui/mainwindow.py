@@ -151,8 +151,30 @@ class MainWindow(QMainWindow):
         settings.add_recent(path)
         for note in self.model.opening_notes():
             self.statusBar().showMessage(note, 15000)
+        self._display_hint()
         self.projectOpened.emit(str(path))
         return True
+
+    def _display_hint(self) -> None:
+        """Once, on the first launch: where display tables live (dismissable; never shown again)."""
+        if settings.get("display_hint_seen") or getattr(self, "display_hint", None) is not None:
+            return
+        from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
+
+        hint = QWidget()
+        lay = QHBoxLayout(hint)
+        lay.setContentsMargins(6, 0, 0, 0)
+        lay.addWidget(QLabel("Letters and stems are shown through display tables: View ▸ Display table… "
+                             "(corpus) and View ▸ Display table (known language)…"))
+        close = QToolButton()
+        close.setText("×")
+        close.setToolTip("Dismiss this hint")
+        close.setAccessibleName("Dismiss the display-table hint")
+        lay.addWidget(close)
+        close.clicked.connect(hint.hide)
+        self.display_hint, self.display_hint_close = hint, close
+        self.statusBar().addPermanentWidget(hint)
+        settings.put("display_hint_seen", True)
 
     def _set_document(self, doc: ProjectDocument) -> None:
         if self.doc is not None:
