@@ -366,7 +366,8 @@ class WindowModel:
         return exporting.export_matches(self.project, path, run_id=self.state.shown_run, **options)
 
     def export_prior(self, path):
-        return exporting.export_prior(self.project, path, guard_formulas=True, bom=self.export_bom)
+        return exporting.export_prior(self.project, path, guard_formulas=True, bom=self.export_bom,
+                                      display=self.display)
 
     def export_sign_values(self, path, mapping: MappingSnapshot | None):
         from engine.io.signvalues import export_sign_values

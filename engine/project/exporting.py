@@ -107,12 +107,16 @@ def export_matches(project: Project, path: str | Path, *, run_id: int | None = N
 
 
 def export_prior(project: Project, path: str | Path, *, delimiter: str | None = None,
-                 bom: bool = False, guard_formulas: bool = False) -> int:
-    """Write the project's pinned values as PRIOR.csv; returns how many."""
+                 bom: bool = False, guard_formulas: bool = False, display=None) -> int:
+    """Write the project's pinned values as PRIOR.csv; returns how many. With ``display`` (a
+    corpus's display table, as the app passes) a ``shown`` column follows ``lost``: the letter as
+    shown; ``lost`` stays the data's letter, which the PRIOR reader reads (it skips ``shown``)."""
     path = Path(path)
     pins = project.pins()
-    guarded = write_csv(path, ("lost", "known_ipa", "weight", "locked", "note"),
-              ((p.lost, p.known_ipa, number(p.weight), int(p.locked), p.note) for p in pins),
+    header = ("lost",) + (("shown",) if display is not None else ()) + ("known_ipa", "weight", "locked", "note")
+    guarded = write_csv(path, header,
+              ((p.lost,) + ((display.show(p.lost),) if display is not None else ())
+               + (p.known_ipa, number(p.weight), int(p.locked), p.note) for p in pins),
               delimiter=_delimiter(path, delimiter), bom=bom, guard_formulas=guard_formulas)
     return Written(len(pins), guarded)
 

@@ -12,7 +12,9 @@ from PySide6.QtWidgets import QDialog
 
 from decipher_gui import dialogs, settings
 from decipher_gui.analysis import SpanMark
+from engine.corpus import PinnedValue
 from engine.io import display as display_tables
+from engine.io.tables import read_prior
 from engine.results import Alternative, Match
 
 
@@ -103,8 +105,12 @@ def test_csv_exports_of_the_app_start_with_a_bom_by_default(window, tmp_path):
     assert out.read_bytes().startswith(b"\xef\xbb\xbf")
     window.acts.export_bom.trigger()
     assert not window.acts.export_bom.isChecked()
+    window.set_pin(PinnedValue("$", "ʃ", 1.0, True, ""))
     window.model.export_prior(out)
     raw = out.read_bytes()
     assert not raw.startswith(b"\xef\xbb\xbf")
     with open(out, encoding="utf-8", newline="") as f:
-        assert next(csv.reader(f))[0] == "lost"
+        rows = list(csv.DictReader(f))
+    # the letter as the sample shows it beside the data's letter, and the file reads back
+    assert [(r["lost"], r["shown"], r["known_ipa"]) for r in rows] == [("$", "š", "ʃ")]
+    assert read_prior(out) == [PinnedValue("$", "ʃ", 1.0, True, "")]
