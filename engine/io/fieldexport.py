@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.corpus import DIVIDER
-from engine.io.display import (HEBREW_TRANSLITERATION, IDENTITY, KNOWN_SETTING_KEY, PRESETS,
+from engine.io.display import (HEBREW_TRANSLITERATION, KNOWN_SETTING_KEY, PRESETS,
                                UGARITIC_TRANSLITERATION, DisplayTable, table_for)
 from engine.errors import DecipherError, InputError, ProjectError
 from engine.io.atomic import WriteError, atomic_path, describe_os_error, guard_formula, needs_guard

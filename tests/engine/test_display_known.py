@@ -4,6 +4,7 @@ the presets we ship, the match report with shown and coded columns, the sample's
 from __future__ import annotations
 
 import csv
+import unicodedata
 
 import pytest
 
@@ -40,6 +41,8 @@ def test_greek_and_linear_b_presets():
     assert len(linb.letters) >= 55
     for name, (_, table) in display.PRESETS.items():
         assert display.DisplayTable.from_json(table.to_json()) == table, name
+        for text in [*table.letters, *table.letters.values(), *table.finals.values()]:
+            assert unicodedata.is_normalized("NFC", text), (name, text)
 
 
 def test_known_table_for_reads_the_setting_and_falls_back_to_the_data(tmp_path):
