@@ -317,7 +317,7 @@ class WindowModel:
         key = (match.inscription_id, match.start, match.end, form)
         if s.decisions.get(key) == value:
             return None
-        return DecideSpan.build(self.project, s.shown_run, key, value)
+        return DecideSpan.build(self.project, s.shown_run, key, value, shown=self.known_display.show_form(form))
 
     def toggle_pin(self, lost: str, known: str) -> Command | None:
         return None if self.project is None else toggle_pin(self.project, lost, known)

@@ -82,6 +82,14 @@ def test_known_display_table_in_every_view(window, monkeypatch):
     assert "šlš" in _stem_cells(window)
 
 
+def test_the_edit_menus_decision_text_names_the_stem_as_shown(window, monkeypatch):
+    monkeypatch.setattr(window.state, "shown_run", 1)
+    monkeypatch.setattr(window.project, "decisions", lambda run_id: {})
+    command = window.model.decide(Match("x", 0, 3, "$pt", (Alternative(1, "$pT", "ʃpt", -1.0, ""),)), "$pT",
+                                  "accepted")
+    assert command.text == "Accept špṭ at x 0–3"
+
+
 def test_first_launch_hint_once_and_dismissable(window, qtbot, sample_path):
     hint = window.display_hint
     assert "View ▸ Display table" in hint.layout().itemAt(0).widget().text()
