@@ -70,6 +70,8 @@ class WindowActions(QObject):
         self.smaller = self._action("Smaller text", lambda: self.zoom_text(-1), SK.ZoomOut)
         self.display = self._action("Display table…", w.edit_display_table,
                                     tip="How the corpus's letters are shown: transliteration, script, direction")
+        self.known_display = self._action("Display table (known language)…", w.edit_known_display_table,
+                                          tip="How the known language's stems are shown: transliteration or script")
         self.gold = self._action("Show gold annotations", self.toggle_gold)
         self.gold.setCheckable(True)
         self.gold.setChecked(True)
@@ -113,6 +115,12 @@ class WindowActions(QObject):
         for a in (self.export_matches, self.export_prior, self.export_signs, self.export_cldf, self.export_edictor):
             export.addAction(a)
         export.addSeparator()
+        self.export_bom = self._action("Byte-order mark in CSV exports", self.toggle_export_bom,
+                                       tip="A UTF-8 BOM at the start of each CSV, so a spreadsheet reads IPA "
+                                           "and transliteration correctly")
+        self.export_bom.setCheckable(True)
+        self.export_bom.setChecked(self.w.model.export_bom)
+        export.addAction(self.export_bom)
         export.addAction(self.codes)
         file.addSeparator()
         file.addAction(self.quit)
@@ -132,7 +140,7 @@ class WindowActions(QObject):
         for dock in w.docks():
             view.addAction(dock.toggleViewAction())
         view.addSeparator()
-        for a in (self.display, self.gold, self.bigger, self.smaller):
+        for a in (self.display, self.known_display, self.gold, self.bigger, self.smaller):
             view.addAction(a)
         view.addAction(self._action("Reset layout", self.reset_layout))
         help_menu = bar.addMenu("&Help")
@@ -226,6 +234,9 @@ class WindowActions(QObject):
         path = self.save_path(title, default_name, "CSV (*.csv);;TSV (*.tsv)")
         if path:
             write(path)
+
+    def toggle_export_bom(self, on: bool) -> None:
+        self.w.model.export_bom = bool(on)
 
     def export_matches_dialog(self) -> None:
         self._export_table("Export match report", f"matches-run{self.w.state.shown_run or ''}.csv",

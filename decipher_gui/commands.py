@@ -124,18 +124,21 @@ class DecideSpan(Command):
     status: str | None
     before: dict[DecisionKey, str] = field(default_factory=dict)
     touches: frozenset[str] = frozenset({DECISIONS})
+    #: the stem as the known language's display table shows it (the Edit menu's text)
+    shown: str = ""
 
     @classmethod
-    def build(cls, project: Project, run_id: int, key: DecisionKey, status: str | None) -> "DecideSpan":
+    def build(cls, project: Project, run_id: int, key: DecisionKey, status: str | None,
+              shown: str = "") -> "DecideSpan":
         ins, start, end, _ = key
         before = {k: v for k, v in project.decisions(run_id).items() if k[:3] == (ins, start, end)}
-        return cls(run_id, key, status, before)
+        return cls(run_id, key, status, before, shown=shown)
 
     @property
     def text(self) -> str:  # type: ignore[override]
         ins, start, end, form = self.key
         verb = {"accepted": "Accept", "rejected": "Reject", None: "Reopen"}[self.status]
-        return f"{verb} {form} at {ins} {start}–{end}"
+        return f"{verb} {self.shown or form} at {ins} {start}–{end}"
 
     def do(self, project: Project) -> None:
         with project.transaction():

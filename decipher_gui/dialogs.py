@@ -355,9 +355,9 @@ class NewProjectDialog(QDialog):
 class DisplayTableDialog(QDialog):
     """Choose a preset or edit, letter by letter, how the corpus's letters are shown."""
 
-    def __init__(self, letters, current: display_tables.DisplayTable, parent=None):
+    def __init__(self, letters, current: display_tables.DisplayTable, parent=None, *, what: str = "corpus"):
         super().__init__(parent)
-        self.setWindowTitle("Display table")
+        self.setWindowTitle("Display table" if what == "corpus" else "Display table: known language")
         self.letters = list(letters)
         lay = QVBoxLayout(self)
         form = QFormLayout()
@@ -396,6 +396,7 @@ class DisplayTableDialog(QDialog):
         self.resize(420, 560)
 
     def _fill(self, table: display_tables.DisplayTable) -> None:
+        self.finals, self.base_letters = dict(table.finals), dict(table.letters)
         self.grid.blockSignals(True)
         for r, letter in enumerate(self.letters):
             key = QTableWidgetItem(letter)
@@ -426,14 +427,17 @@ class DisplayTableDialog(QDialog):
         key = self.preset_box.currentData()
         if key != "custom":
             base = display_tables.preset(key)
-            return display_tables.DisplayTable(base.name, base.letters, self.direction.currentData())
+            # the preset whole: its final letter forms too (Hebrew ם ן ך ף ץ, Greek ς)
+            return display_tables.DisplayTable(base.name, base.letters, self.direction.currentData(), base.finals)
         letters = {}
         for r, letter in enumerate(self.letters):
             item = self.grid.item(r, 1)
             shown = (item.text() if item is not None else "").strip() or letter
             if shown != letter:
                 letters[letter] = shown
-        return display_tables.DisplayTable.from_json({"name": "custom", "letters": letters,
+        # an edited preset keeps the final forms of the letters it still shows as the preset does
+        finals = {k: v for k, v in self.finals.items() if letters.get(k) == self.base_letters.get(k)}
+        return display_tables.DisplayTable.from_json({"name": "custom", "letters": letters, "finals": finals,
                                                       "direction": self.direction.currentData()})
 
 

@@ -151,8 +151,30 @@ class MainWindow(QMainWindow):
         settings.add_recent(path)
         for note in self.model.opening_notes():
             self.statusBar().showMessage(note, 15000)
+        self._display_hint()
         self.projectOpened.emit(str(path))
         return True
+
+    def _display_hint(self) -> None:
+        """Once, on the first launch: where display tables live (dismissable; never shown again)."""
+        if settings.get("display_hint_seen") or getattr(self, "display_hint", None) is not None:
+            return
+        from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
+
+        hint = QWidget()
+        lay = QHBoxLayout(hint)
+        lay.setContentsMargins(6, 0, 0, 0)
+        lay.addWidget(QLabel("Letters and stems are shown through display tables: View ▸ Display table… "
+                             "(corpus) and View ▸ Display table (known language)…"))
+        close = QToolButton()
+        close.setText("×")
+        close.setToolTip("Dismiss this hint")
+        close.setAccessibleName("Dismiss the display-table hint")
+        lay.addWidget(close)
+        close.clicked.connect(hint.hide)
+        self.display_hint, self.display_hint_close = hint, close
+        self.statusBar().addPermanentWidget(hint)
+        settings.put("display_hint_seen", True)
 
     def _set_document(self, doc: ProjectDocument) -> None:
         if self.doc is not None:
@@ -274,6 +296,13 @@ class MainWindow(QMainWindow):
         self.corpora.set_display(table, rtl)
         for panel in (self.matches, self.pins, self.signs):
             panel.set_display(table)
+        self._push_known_display()
+
+    def _push_known_display(self) -> None:
+        """Every view shows the known language's stems through its display table."""
+        known = self.model.known_display
+        for panel in (self.matches, self.inscriptions, self.languages):
+            panel.set_known_display(known)
 
     def _apply_display(self) -> None:
         self._load_corpus()
@@ -282,6 +311,7 @@ class MainWindow(QMainWindow):
 
     def _load_language(self) -> None:
         self.languages.set_stems(self.model.load_language())
+        self._push_known_display()
         self._update_inventory()
         if self.state.language_id is not None:
             self.update_other_closeness()
@@ -300,6 +330,21 @@ class MainWindow(QMainWindow):
         dialog = DisplayTableDialog(self.model.inventory()[0], self.model.display, self)
         if dialog.exec() == DisplayTableDialog.DialogCode.Accepted:
             self.set_display_table(dialog.table())
+
+    def edit_known_display_table(self) -> None:
+        """View ▸ Display table (known language)…: how the chosen known language's stems are shown."""
+        if self.project is None or self.state.language_id is None:
+            self.report_error("No known language", "Import a known language first; this display table belongs to one.")
+            return
+        letters = sorted({u for s in self.model.stems for u in self.model.known_display.split(s.form)}
+                         | {u for s in self.model.stems for u in s.form})
+        dialog = DisplayTableDialog(letters, self.model.known_display, self, what="language")
+        if dialog.exec() == DisplayTableDialog.DialogCode.Accepted:
+            self.set_known_display_table(dialog.table())
+
+    def set_known_display_table(self, table: display_tables.DisplayTable) -> bool:
+        """Store ``table`` for the chosen known language (undoable); every view follows."""
+        return self._execute(self.model.set_known_display_table(table))
 
     def set_display_table(self, table: display_tables.DisplayTable) -> bool:
         """Store ``table`` for the chosen corpus (undoable); every view follows."""

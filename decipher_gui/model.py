@@ -74,6 +74,7 @@ class WindowModel:
         self.corpus: queries.CorpusView | None = None
         self.stems: list[Stem] = []
         self.display = display_tables.IDENTITY
+        self.known_display = display_tables.IDENTITY  # the chosen known language's display table
         self._corpus_of_run: tuple[int | None, int | None] = (None, None)
 
     @property
@@ -86,6 +87,7 @@ class WindowModel:
         self.corpus = None
         self.stems = []
         self.display = display_tables.IDENTITY
+        self.known_display = display_tables.IDENTITY
         self._corpus_of_run = (None, None)
 
     # ---- the project --------------------------------------------------------------------------
@@ -131,11 +133,19 @@ class WindowModel:
         """Read the chosen corpus and its display table (None: no corpus chosen)."""
         p, corpus_id = self.project, self.state.corpus_id
         self.display = display_tables.table_for(p, corpus_id) if p is not None else display_tables.IDENTITY
+        self.load_known_display()
         self.corpus = None if p is None or corpus_id is None else queries.corpus_view(p, corpus_id)
         return self.corpus
 
+    def load_known_display(self) -> display_tables.DisplayTable:
+        p, language_id = self.project, self.state.language_id
+        self.known_display = (display_tables.known_table_for(p, language_id) if p is not None
+                              else display_tables.IDENTITY)
+        return self.known_display
+
     def load_language(self) -> list[Stem]:
         p, language_id = self.project, self.state.language_id
+        self.load_known_display()
         self.stems = [] if p is None or language_id is None else queries.stems(p, language_id)
         return self.stems
 
@@ -307,7 +317,7 @@ class WindowModel:
         key = (match.inscription_id, match.start, match.end, form)
         if s.decisions.get(key) == value:
             return None
-        return DecideSpan.build(self.project, s.shown_run, key, value)
+        return DecideSpan.build(self.project, s.shown_run, key, value, shown=self.known_display.show_form(form))
 
     def toggle_pin(self, lost: str, known: str) -> Command | None:
         return None if self.project is None else toggle_pin(self.project, lost, known)
@@ -328,6 +338,15 @@ class WindowModel:
         return SetSetting(key, None if table.is_identity else table.to_json(), p.setting(key),
                           "Change display table", touches=frozenset({"display"}))
 
+    def set_known_display_table(self, table: display_tables.DisplayTable) -> Command | None:
+        """Store ``table`` for the chosen known language (None without one)."""
+        p, language_id = self.project, self.state.language_id
+        if p is None or language_id is None:
+            return None
+        key = display_tables.known_setting_key(language_id)
+        return SetSetting(key, None if table.is_identity else table.to_json(), p.setting(key),
+                          "Change the known language's display table", touches=frozenset({"display"}))
+
     def set_run_defaults(self, values: dict) -> Command | None:
         from engine.datasets.sample import RUN_CONFIG_KEY
 
@@ -337,18 +356,24 @@ class WindowModel:
 
     # ---- exports: each writes a file and returns what the engine's writer returns -----------------
 
+    #: File ▸ Export ▸ "Byte-order mark in CSV exports": on by default, so a spreadsheet reads the
+    #: UTF-8 (IPA, transliteration) as UTF-8
+    export_bom = True
+
     def export_matches(self, path, **options):
         options.setdefault("guard_formulas", True)  # every export of the app is formula-guarded
+        options.setdefault("bom", self.export_bom)
         return exporting.export_matches(self.project, path, run_id=self.state.shown_run, **options)
 
     def export_prior(self, path):
-        return exporting.export_prior(self.project, path, guard_formulas=True)
+        return exporting.export_prior(self.project, path, guard_formulas=True, bom=self.export_bom,
+                                      display=self.display)
 
     def export_sign_values(self, path, mapping: MappingSnapshot | None):
         from engine.io.signvalues import export_sign_values
 
         return export_sign_values(self.project, path, run_id=self.state.shown_run, mapping=mapping,
-                                  guard_formulas=True)
+                                  guard_formulas=True, bom=self.export_bom)
 
     def language_codes(self) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
         """The chosen corpus's and known language's names and stored codes, by kind."""

@@ -31,6 +31,7 @@ _DEFAULTS: dict[str, Any] = {
     "window_state": QByteArray(),
     "text_point_size": 15,
     "advanced_run_settings": False,
+    "display_hint_seen": False,  # the first-launch hint on where display tables live
 }
 
 #: Allowed ranges of the numeric preferences: a hand-edited or foreign INI value outside its range

@@ -142,10 +142,19 @@ class LanguagesPanel(_ListAndTable):
                           f"source: {x.source or '?'}\nformat: {x.format or '?'}\nimported {x.imported_at}")
                          for x in languages], select)
 
+    def set_known_display(self, table: DisplayTable) -> None:
+        """Stems shown through the known language's display table (the data's form in the tooltip)."""
+        self.known = table
+        self.set_stems(getattr(self, "stems", []))
+
     def set_stems(self, stems: Sequence[Stem]) -> None:
         self.model.setRowCount(0)
+        self.stems = list(stems)
+        table = getattr(self, "known", IDENTITY)
         for s in stems:
-            row = [QStandardItem(s.form), QStandardItem(f"/{s.ipa}/"), QStandardItem(s.gloss)]
+            form = QStandardItem(table.show_form(s.form))
+            form.setToolTip(f"in the data: {s.form}")
+            row = [form, QStandardItem(f"/{s.ipa}/"), QStandardItem(s.gloss)]
             self.model.appendRow(row)
         self.table.resizeColumnsToContents()
         self.count.setText(f"{len(stems)} stems")

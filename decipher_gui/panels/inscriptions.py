@@ -112,7 +112,8 @@ class InscriptionListModel(QAbstractListModel):
             return ins
         if role == Qt.ItemDataRole.AccessibleTextRole:
             marks = self.marks.get(ins.id, [])
-            spans = "; ".join(f"{m.match.span} = {m.match.best.form}"
+            known = getattr(self, "known", IDENTITY)
+            spans = "; ".join(f"{m.match.span} = {known.show_form(m.match.best.form)}"
                               + (f" ({m.decision})" if m.decision else "") + self._seeds_words(m)
                               for m in marks if not m.live)
             written = f" (as written: {ins.raw})" if as_written(ins) else ""
@@ -479,7 +480,7 @@ class InscriptionView(QListView):
                 kn = self.model().agreement_of(mark)
                 if kn is not None:
                     text += (f"<div>seeds: <b>{kn[0]}/{kn[1]}</b> decode this span as "
-                             f"{html.escape(mark.match.alternatives[0].form)} — "
+                             f"{html.escape(getattr(self, 'known', IDENTITY).show_form(mark.match.alternatives[0].form))} — "
                              + ("most seeds agree" if seed_state(kn) == AGREED else "contested") + "</div>")
                 QToolTip.showText(e.globalPos(), text, self.viewport())
             else:
@@ -529,7 +530,8 @@ def _font_css() -> str:
 
 
 def explain_html(mark: SpanMark, mapping: MappingSnapshot | None, gamma: float, band: int, *, ref: str = "",
-                 k: int = 5, brief: bool = False, display: DisplayTable = IDENTITY) -> str:
+                 k: int = 5, brief: bool = False, display: DisplayTable = IDENTITY,
+                 known: DisplayTable = IDENTITY) -> str:
     """Rich text for the hover popup: the span, its top-k stems and the best alignment."""
     m = mark.match
     shown = display.show_text(m.span)
@@ -539,9 +541,9 @@ def explain_html(mark: SpanMark, mapping: MappingSnapshot | None, gamma: float, 
             f" &nbsp; {esc(ref or m.inscription_id)} · letters {m.start}–{m.end} · "
             f"confidence {m.confidence:.2f} · {esc(state)}")
     if mark.decided_form:
-        head += f" ({esc(mark.decided_form)})"
+        head += f" ({esc(known.show_form(mark.decided_form))})"
     rows = "".join(
-        f"<tr><td align=right>{a.rank}</td><td><b>{esc(a.form)}</b></td><td>/{esc(a.ipa)}/</td>"
+        f"<tr><td align=right>{a.rank}</td><td><b>{esc(known.show_form(a.form))}</b></td><td>/{esc(a.ipa)}/</td>"
         f"<td>{esc(a.gloss)}</td><td align=right>{a.score:.2f}</td></tr>" for a in m.alternatives[:k])
     table = ("<table cellspacing=0 cellpadding=2><tr><th>#</th><th>stem</th><th>IPA</th><th>gloss</th>"
              f"<th>score</th></tr>{rows}</table>")
@@ -556,7 +558,7 @@ def explain_html(mark: SpanMark, mapping: MappingSnapshot | None, gamma: float, 
             cells_l = "".join(f"<td align=center><b>{esc(display.show_text(ll)) or '∅'}</b></td>"
                               for _, ll, _ in pairs)
             cells_p = "".join(f"<td align=center><small>{p:.2f}</small></td>" for _, _, p in pairs)
-            body += (f"alignment with <b>{esc(m.best.form)}</b>:<table cellspacing=0 cellpadding=3>"
+            body += (f"alignment with <b>{esc(known.show_form(m.best.form))}</b>:<table cellspacing=0 cellpadding=3>"
                      f"<tr><td><small>IPA</small></td>{cells_k}</tr><tr><td><small>letters</small></td>{cells_l}</tr>"
                      f"<tr><td><small>P</small></td>{cells_p}</tr></table>")
     if brief:
@@ -577,6 +579,7 @@ class SpanDetails(QWidget):
         self.band = 2
         self.decisions: dict = {}
         self.display: DisplayTable = IDENTITY
+        self.known: DisplayTable = IDENTITY  # the known language's display table
         self.agreement_lookup = None  # SpanMark -> (k, n) of the shown run's seed group, or None
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
@@ -646,7 +649,8 @@ class SpanDetails(QWidget):
         for r, a in enumerate(m.alternatives):
             decision = self.decisions.get((m.inscription_id, m.start, m.end, a.form), "")
             mark_text = {"accepted": "✓ accepted", "rejected": "✗ rejected"}.get(decision, "")
-            for c, value in enumerate((str(a.rank), a.form, f"/{a.ipa}/", a.gloss, f"{a.score:.3f}", mark_text)):
+            for c, value in enumerate((str(a.rank), self.known.show_form(a.form), f"/{a.ipa}/", a.gloss,
+                                       f"{a.score:.3f}", mark_text)):
                 item = QTableWidgetItem(value)
                 if c in (0, 4):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -661,7 +665,8 @@ class SpanDetails(QWidget):
         kn = self.agreement_lookup(mark) if self.agreement_lookup is not None else None
         if kn is None:
             return ""
-        return (f"<br>seeds: <b>{kn[0]}/{kn[1]}</b> decode this span as {html.escape(mark.match.alternatives[0].form)}"
+        return (f"<br>seeds: <b>{kn[0]}/{kn[1]}</b> decode this span as "
+                f"{html.escape(self.known.show_form(mark.match.alternatives[0].form))}"
                 f" — {'most seeds agree' if seed_state(kn) == AGREED else 'contested'}")
 
     def _show_alignment(self) -> None:
@@ -683,7 +688,7 @@ class SpanDetails(QWidget):
                           for _, l, _ in pairs)
         cells_p = "".join(f"<td align=center><small>{p:.2f}</small></td>" for _, _, p in pairs)
         self.alignment.setText(
-            f"Best character alignment with <b>{esc(alt.form)}</b> /{esc(alt.ipa)}/ "
+            f"Best character alignment with <b>{esc(self.known.show_form(alt.form))}</b> /{esc(alt.ipa)}/ "
             f"(log P = {logp:.2f}; ∅ = deleted):"
             f"<table cellspacing=0 cellpadding=4 border=1><tr><td>IPA</td>{cells_k}</tr>"
             f"<tr><td>letters</td>{cells_l}</tr><tr><td>P</td>{cells_p}</tr></table>")
@@ -736,6 +741,12 @@ class InscriptionPanel(QWidget):
     def set_display(self, table: DisplayTable, rtl: bool) -> None:
         self.view.set_display(table, rtl)
         self.details.display = table
+        self.details.set_mark(self.details.mark, self.details.decisions, getattr(self.details, "ref", ""))
+
+    def set_known_display(self, table: DisplayTable) -> None:
+        """Stems in the span details, tooltips and accessible text as the known language is written."""
+        self.view.known = table
+        self.details.known = table
         self.details.set_mark(self.details.mark, self.details.decisions, getattr(self.details, "ref", ""))
 
     def _apply_filter(self, text: str) -> None:

@@ -67,6 +67,15 @@ class MatchTableModel(QAbstractTableModel):
         self.display = table
         self.endResetModel()
 
+    def set_known_display(self, table: DisplayTable) -> None:
+        """The known language's display table: stems shown as scholars write them."""
+        self.beginResetModel()
+        self.known = table
+        self.endResetModel()
+
+    def stem(self, form: str) -> str:
+        return getattr(self, "known", IDENTITY).show_form(form)
+
     def set_matches(self, matches: Sequence[Match], refs: dict[str, str], decisions: dict) -> None:
         self.beginResetModel()
         self.matches = list(matches)
@@ -114,7 +123,10 @@ class MatchTableModel(QAbstractTableModel):
             if col == "letters":
                 return (m.start, m.end) if role == SortRole else f"{m.start}–{m.end}"
             if col == "stem":
-                return best.form if best else ""
+                if not best:
+                    return ""
+                shown = self.stem(best.form)
+                return f"{shown}  ({best.form})" if role == Qt.ItemDataRole.ToolTipRole and shown != best.form else shown
             if col == "IPA":
                 return f"/{best.ipa}/" if best else ""
             if col == "gloss":
@@ -130,14 +142,15 @@ class MatchTableModel(QAbstractTableModel):
                 if kn is None:
                     return "" if role == Qt.ItemDataRole.DisplayRole else AGREEMENT_TIP
                 if role == Qt.ItemDataRole.ToolTipRole:
-                    return (f"{kn[0]} of {kn[1]} seeds decode {m.span} as {m.alternatives[0].form}"
+                    return (f"{kn[0]} of {kn[1]} seeds decode {self.display.show_text(m.span)} as "
+                            f"{self.stem(m.alternatives[0].form)}"
                             + (" (most seeds agree)" if 2 * kn[0] > kn[1] else " (contested)"))
                 return f"{kn[0]}/{kn[1]}"
             if col == "decision":
                 d, form = self.decision(index.row())
                 text = DECISION_TEXT[d]
                 if d and form and best and form != best.form:
-                    text += f" ({form})"
+                    text += f" ({self.stem(form)})"
                 return text
         if role == Qt.ItemDataRole.TextAlignmentRole and col in ("letters", "score", "confidence", "agreement"):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -183,7 +196,8 @@ class MatchFilter(QSortFilterProxyModel):
             return True
         m = model.matches[row]
         top = m.alternatives[:1]
-        stems = lambda alts: [a.form for a in alts] + [a.ipa for a in alts] + [a.gloss for a in alts]  # noqa: E731
+        stems = lambda alts: ([a.form for a in alts] + [model.stem(a.form) for a in alts]  # noqa: E731
+                              + [a.ipa for a in alts] + [a.gloss for a in alts])
         fields = {
             "inscription": [m.inscription_id, model.refs.get(m.inscription_id, "")],
             "span": [m.span, model.display.show_text(m.span)],
@@ -309,6 +323,10 @@ class MatchesPanel(QWidget):
     def set_display(self, table: DisplayTable) -> None:
         self.model.set_display(table)
 
+    def set_known_display(self, table: DisplayTable) -> None:
+        self.model.set_known_display(table)
+        self._show_alternatives(self.current_match())
+
     def set_pin_note(self, text: str) -> None:
         """Say which pins the matches shown were computed without ("" hides the note)."""
         self.pin_note.setText(text)
@@ -382,7 +400,7 @@ class MatchesPanel(QWidget):
             return
         for r, a in enumerate(m.alternatives):
             d = self.model.decisions.get((m.inscription_id, m.start, m.end, a.form))
-            for c, v in enumerate((str(a.rank), a.form, f"/{a.ipa}/", f"{a.score:.3f}",
+            for c, v in enumerate((str(a.rank), self.model.stem(a.form), f"/{a.ipa}/", f"{a.score:.3f}",
                                    DECISION_TEXT[d] if d else "")):
                 self.alternatives.setItem(r, c, QTableWidgetItem(v))
         self.alternatives.selectRow(keep if 0 <= keep < len(m.alternatives) else 0)

@@ -41,6 +41,7 @@ class SpanSelection(QObject):
     def explain(self, mark: SpanMark, brief: bool = False) -> str:
         gamma, band = self.model.gamma_band()
         return explain_html(mark, self.mapping(), gamma, band, brief=brief, display=self.model.display,
+                            known=self.model.known_display,
                             ref=self.model.refs().get(mark.match.inscription_id, ""))
 
     def _span_selected(self, mark: SpanMark | None) -> None:

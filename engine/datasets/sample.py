@@ -6,6 +6,7 @@ import tomllib
 from pathlib import Path
 
 from engine.config import Config
+from engine.io.display import known_setting_key, setting_key
 from engine.io.tables import read_gold, read_known, read_lost, read_prior
 from engine.resources import resource
 
@@ -18,6 +19,19 @@ RUN_CONFIG_KEY = "run_config"
 def sample_manifest(folder: Path = SAMPLE_DIR) -> dict:
     with open(folder / "sample.toml", "rb") as f:
         return tomllib.load(f)
+
+
+def _display_tables(section, path: Path) -> dict:
+    """The manifest's ``[display]``: a display preset for the corpus and for the known language."""
+    from engine.errors import InputError
+    from engine.io.display import preset
+
+    if not isinstance(section, dict) or set(section) - {"corpus", "language"}:
+        raise InputError("[display] takes 'corpus' and 'language', each a display preset's name", path=path)
+    try:
+        return {side: preset(name) for side, name in section.items()}
+    except InputError as e:
+        raise InputError(f"[display]: {e}", path=path) from None
 
 
 def sample_config() -> Config:
@@ -43,11 +57,16 @@ def create_project_from_folder(path: str | Path, folder: Path, *, overwrite: boo
     gold = read_gold(folder / m["gold"], inscriptions=inscriptions) if m.get("gold") else []
     pins = read_prior(folder / m["prior"]) if m.get("prior") else []
     config = Config.from_dict(m.get("config", {}), path=folder / "sample.toml")
+    shown = _display_tables(m.get("display", {}), folder / "sample.toml")
     project = Project.create(path, overwrite=overwrite)
     try:
         with project.transaction():
             corpus_id = project.add_corpus(m["corpus"], inscriptions, source=source)
-            project.add_language(m["language"], stems, source=source)
+            language_id = project.add_language(m["language"], stems, source=source)
+            if "corpus" in shown:
+                project.set_setting(setting_key(corpus_id), shown["corpus"].to_json())
+            if "language" in shown:
+                project.set_setting(known_setting_key(language_id), shown["language"].to_json())
             if gold:
                 project.set_gold(corpus_id, gold)
             if pins:

@@ -5,9 +5,15 @@ for š, ``<`` for ʿ, ``@`` for ġ …). A display table maps each engine letter
 every view and in export columns meant for people, and says the writing direction. Tables live in
 the project's settings (``display.corpus.<id>``, JSON), so no schema change is needed.
 
+Known languages have display tables too (``display.language.<id>``): a stem's form in the data
+(``b<lk``) is shown as scholars write it (``bʿlk`` or ``בעלך``) in every view and export for people,
+and exports keep the data's form in a column of its own.
+
 Presets: the conventional Ugaritic transliteration, the Ugaritic script (U+10380–1039F), the
-Gothic script (U+10330–1034F) and the Hebrew script (right to left) for the ASCII Hebrew of the
-same data. The Ugaritic letter values follow resources/transcription/semitic.tsv (Huehnergard 2012).
+Gothic script (U+10330–1034F), the Hebrew of the same ASCII data in the standard (SBL-style)
+transliteration or in Hebrew script with its final letter forms (right to left), Greek script
+for a Latin transliteration of Greek, and the Linear B syllabary for its transliterated syllables.
+The Ugaritic letter values follow resources/transcription/semitic.tsv (Huehnergard 2012).
 """
 
 from __future__ import annotations
@@ -60,6 +66,38 @@ HEBREW_SCRIPT = {
 #: Hebrew letters written differently at the end of a word.
 HEBREW_FINALS = {"k": "ך", "m": "ם", "n": "ן", "p": "ף", "S": "ץ"}
 
+#: The ASCII Hebrew of the data → the standard scholarly transliteration (SBL style); the one
+#: table both the views and the field exports (engine/io/fieldexport.py) use.
+HEBREW_TRANSLITERATION = {
+    "a": "ʾ", "b": "b", "g": "g", "d": "d", "h": "h", "w": "w", "z": "z", "H": "ḥ", "T": "ṭ",
+    "y": "y", "k": "k", "l": "l", "m": "m", "n": "n", "s": "s", "<": "ʿ", "p": "p", "S": "ṣ",
+    "q": "q", "r": "r", "$": "š", "&": "ś", "t": "t",
+}
+
+#: A Latin transliteration of Greek → the Greek alphabet (digraphs read first; σ is ς at a word's end).
+GREEK_SCRIPT = {
+    "a": "α", "b": "β", "g": "γ", "d": "δ", "e": "ε", "z": "ζ", "ē": "η", "th": "θ", "i": "ι",
+    "k": "κ", "l": "λ", "m": "μ", "n": "ν", "x": "ξ", "o": "ο", "p": "π", "r": "ρ", "s": "σ",
+    "t": "τ", "u": "υ", "y": "υ", "ph": "φ", "ch": "χ", "kh": "χ", "ps": "ψ", "ō": "ω",
+}
+GREEK_FINALS = {"s": "ς"}
+
+
+def _linear_b_syllabary() -> dict[str, str]:
+    """Transliterated Linear B syllables (``da``, ``ka``, ``a`` …) → the syllabograms of the Unicode
+    block Linear B Syllabary (U+10000–1005D), read from the characters' own names."""
+    out: dict[str, str] = {}
+    for code in range(0x10000, 0x1005E):
+        name = unicodedata.name(chr(code), "")
+        parts = name.split()
+        # "LINEAR B SYLLABLE B008 A": the last word is the sound value when it is a plain syllable
+        if len(parts) == 5 and parts[2] == "SYLLABLE" and parts[4].isalpha():
+            out.setdefault(parts[4].lower(), chr(code))
+    return out
+
+
+LINEAR_B_SYLLABARY = _linear_b_syllabary()
+
 
 @dataclass(frozen=True)
 class DisplayTable:
@@ -82,26 +120,33 @@ class DisplayTable:
         return self.show(unit)
 
     def show_text(self, units: Iterable[str] | str) -> str:
-        """A run of engine letters as shown (word dividers stay spaces). A plain string is read
-        greedily, longest table letter first, so multi-character letters are found too."""
-        if not isinstance(units, str):
-            units = list(units)
-            return "".join(self.show_at(units, i) for i in range(len(units)))
+        """A run of engine letters as shown (word dividers stay spaces). A list of units gets final
+        forms at the end of each word; a plain string (a span, which may end inside a word) is read
+        greedily, longest table letter first, and gets none: a whole word is :meth:`show_form`."""
+        if isinstance(units, str):
+            return "".join(self.show(u) for u in self.split(units))
+        units = list(units)
+        return "".join(self.show_at(units, i) for i in range(len(units)))
+
+    def show_form(self, form: str) -> str:
+        """A whole written form (a known stem such as ``alpym``): its last letter, and the last of
+        each word in it, in final form (Hebrew ``אלפים``, not ``אלפימ``)."""
+        return self.show_text(self.split(form))
+
+    def split(self, text: str) -> list[str]:
+        """A string of engine letters as the table's letters (longest first; others one by one)."""
         if not self.letters:
-            return units
+            return list(text)
         longest = max(len(k) for k in self.letters)
         out, i = [], 0
-        while i < len(units):
-            for n in range(min(longest, len(units) - i), 0, -1):
-                piece = units[i:i + n]
-                if piece in self.letters:
-                    out.append(self.letters[piece])
+        while i < len(text):
+            for n in range(min(longest, len(text) - i), 0, -1):
+                piece = text[i:i + n]
+                if n == 1 or piece in self.letters:
+                    out.append(piece)
                     i += n
                     break
-            else:
-                out.append(units[i])
-                i += 1
-        return "".join(out)
+        return out
 
     def right_to_left(self, sample: Iterable[str] = ()) -> bool:
         """Whether text is laid out right to left: said by the table, or (auto) most letters of
@@ -167,8 +212,14 @@ PRESETS: dict[str, tuple[str, DisplayTable]] = {
                                  DisplayTable("ugaritic-transliteration", UGARITIC_TRANSLITERATION, "ltr")),
     "ugaritic-script": ("Ugaritic script (cuneiform alphabet)", DisplayTable("ugaritic-script", UGARITIC_SCRIPT, "ltr")),
     "gothic-script": ("Gothic script", DisplayTable("gothic-script", GOTHIC_SCRIPT, "ltr")),
-    "hebrew-script": ("Hebrew script (right to left)",
+    "hebrew-script": ("Hebrew script with final forms (right to left)",
                       DisplayTable("hebrew-script", HEBREW_SCRIPT, "rtl", HEBREW_FINALS)),
+    "hebrew-transliteration": ("Hebrew: standard transliteration (ʾ ḥ ṭ ʿ ṣ š ś …)",
+                               DisplayTable("hebrew-transliteration", HEBREW_TRANSLITERATION, "ltr")),
+    "greek-script": ("Greek script (from a Latin transliteration)",
+                     DisplayTable("greek-script", GREEK_SCRIPT, "ltr", GREEK_FINALS)),
+    "linear-b": ("Linear B syllabary (from transliterated syllables)",
+                 DisplayTable("linear-b", LINEAR_B_SYLLABARY, "ltr")),
 }
 
 
@@ -191,3 +242,22 @@ def table_for(project, corpus_id: int | None) -> DisplayTable:
 
 def setting_key(corpus_id: int) -> str:
     return SETTING_KEY.format(corpus_id)
+
+
+#: Where a known language's display table is stored (the same JSON as a corpus's).
+KNOWN_SETTING_KEY = "display.language.{}"
+
+
+def known_setting_key(language_id: int) -> str:
+    return KNOWN_SETTING_KEY.format(language_id)
+
+
+def known_table_for(project, language_id: int | None) -> DisplayTable:
+    """The display table stored for a known language (the identity when none, or unreadable: a
+    view then shows the data's forms, never guessed ones)."""
+    if language_id is None:
+        return IDENTITY
+    try:
+        return DisplayTable.from_json(project.setting(known_setting_key(language_id)))
+    except InputError:
+        return IDENTITY

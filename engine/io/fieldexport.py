@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.corpus import DIVIDER
-from engine.io.display import (IDENTITY, PRESETS, UGARITIC_TRANSLITERATION, DisplayTable,
-                            table_for)
+from engine.io.display import (HEBREW_TRANSLITERATION, KNOWN_SETTING_KEY, PRESETS,
+                               UGARITIC_TRANSLITERATION, DisplayTable, table_for)
 from engine.errors import DecipherError, InputError, ProjectError
 from engine.io.atomic import WriteError, atomic_path, describe_os_error, guard_formula, needs_guard
 from engine.model.phonology import ipa_units, unit_features
@@ -98,21 +98,10 @@ def set_language_codes(project, kind: str, item_id: int, *, glottocode: str | No
 
 # ---- transliteration and sounds --------------------------------------------------------------
 
-#: The ASCII Hebrew of the data → the standard scholarly transliteration (SBL style).
-HEBREW_TRANSLITERATION = {
-    "a": "ʾ", "b": "b", "g": "g", "d": "d", "h": "h", "w": "w", "z": "z", "H": "ḥ", "T": "ṭ",
-    "y": "y", "k": "k", "l": "l", "m": "m", "n": "n", "s": "s", "<": "ʿ", "p": "p", "S": "ṣ",
-    "q": "q", "r": "r", "$": "š", "&": "ś", "t": "t",
-}
-
-#: Tables for the known side (stored per known language as ``display.language.<id>``).
-KNOWN_TABLES: dict[str, DisplayTable] = {
-    "none": IDENTITY,
-    "hebrew-transliteration": DisplayTable("hebrew-transliteration", HEBREW_TRANSLITERATION, "ltr"),
-    "hebrew-script": PRESETS["hebrew-script"][1],
-    "ugaritic-transliteration": PRESETS["ugaritic-transliteration"][1],
-}
-KNOWN_DISPLAY_KEY = "display.language.{}"
+#: Tables for the known side (stored per known language as ``display.language.<id>``): the
+#: presets of engine/io/display.py, which holds the one Hebrew transliteration table.
+KNOWN_TABLES: dict[str, DisplayTable] = {name: table for name, (_, table) in PRESETS.items()}
+KNOWN_DISPLAY_KEY = KNOWN_SETTING_KEY
 
 #: A display table that shows a script → the transliteration of the same letters.
 _TRANSLITERATION_OF = {
@@ -317,7 +306,7 @@ def accepted_pairs(project, run_id: int | None = None):
             if decisions.get((m.inscription_id, m.start, m.end, a.form)) == "accepted":
                 found = units_of.get(m.inscription_id)
                 units = tuple(found[m.start:m.end]) if found is not None else tuple(m.span)
-                stem_shown = known_table.show_text(a.form) if known_table is not None else a.form
+                stem_shown = known_table.show_form(a.form) if known_table is not None else a.form
                 pairs.append(AcceptedPair(
                     len(pairs) + 1, m.inscription_id, m.start, m.end, m.span, table.show_text(list(units)),
                     _transliterate(table, units), tuple(lost_segments(table, units, unknown)),

@@ -21,11 +21,13 @@ from engine.project.resolve import _resolve, default_run, resolve_corpus, resolv
 from engine.project.store import Project, RunRecord
 from engine.project.recording import pin_history
 
-#: The match report's columns, in order (one row per match and alternative).
+#: The match report's columns, in order (one row per match and alternative). ``lost_span`` and
+#: ``stem`` are shown through the display tables of the corpus and the known language (as scholars
+#: write them); ``lost_span_code`` and ``stem_code`` keep the data's own letters, which a re-import reads.
 MATCH_COLUMNS = (
     "run_id", "match_id", "inscription_id", "inscription_ref", "span_start", "span_end",
-    "lost_span", "confidence", "known_language", "rank", "stem", "stem_ipa", "gloss", "score",
-    "log_prob", "decision", "settings", "pins",
+    "lost_span", "lost_span_code", "confidence", "known_language", "rank", "stem", "stem_code", "stem_ipa",
+    "gloss", "score", "log_prob", "decision", "settings", "pins",
 )
 
 #: How an undecided (match, alternative) shows in the report's ``decision`` column.
@@ -62,7 +64,10 @@ def pins_text(history) -> str:
 
 def match_report_rows(project: Project, run_id: int) -> Iterator[list]:
     """The report's rows for one run (see :data:`MATCH_COLUMNS`)."""
+    from engine.io.display import known_table_for, table_for
+
     run = project.run(run_id)
+    lost_shown, known_shown = table_for(project, run.corpus_id), known_table_for(project, run.language_id)
     settings = run.summary()
     language = ""
     if run.language_id is not None:
@@ -76,12 +81,12 @@ def match_report_rows(project: Project, run_id: int) -> Iterator[list]:
     for record in project.match_records(run_id):
         m = record.match
         head = [run_id, record.id, m.inscription_id, refs.get(m.inscription_id, m.inscription_id),
-                m.start, m.end, m.span, number(m.confidence), language]
+                m.start, m.end, lost_shown.show_text(m.span), m.span, number(m.confidence), language]
         if not m.alternatives:
-            yield head + ["", "", "", "", "", "", OPEN, settings, pins]
+            yield head + ["", "", "", "", "", "", "", OPEN, settings, pins]
         for a in m.alternatives:
             decision = decisions.get((m.inscription_id, m.start, m.end, a.form), OPEN)
-            yield head + [a.rank, a.form, a.ipa, a.gloss, number(a.score), number(a.log_prob),
+            yield head + [a.rank, known_shown.show_form(a.form), a.form, a.ipa, a.gloss, number(a.score), number(a.log_prob),
                           decision, settings, pins]
 
 
@@ -102,12 +107,16 @@ def export_matches(project: Project, path: str | Path, *, run_id: int | None = N
 
 
 def export_prior(project: Project, path: str | Path, *, delimiter: str | None = None,
-                 bom: bool = False, guard_formulas: bool = False) -> int:
-    """Write the project's pinned values as PRIOR.csv; returns how many."""
+                 bom: bool = False, guard_formulas: bool = False, display=None) -> int:
+    """Write the project's pinned values as PRIOR.csv; returns how many. With ``display`` (a
+    corpus's display table, as the app passes) a ``shown`` column follows ``lost``: the letter as
+    shown; ``lost`` stays the data's letter, which the PRIOR reader reads (it skips ``shown``)."""
     path = Path(path)
     pins = project.pins()
-    guarded = write_csv(path, ("lost", "known_ipa", "weight", "locked", "note"),
-              ((p.lost, p.known_ipa, number(p.weight), int(p.locked), p.note) for p in pins),
+    header = ("lost",) + (("shown",) if display is not None else ()) + ("known_ipa", "weight", "locked", "note")
+    guarded = write_csv(path, header,
+              ((p.lost,) + ((display.show(p.lost),) if display is not None else ())
+               + (p.known_ipa, number(p.weight), int(p.locked), p.note) for p in pins),
               delimiter=_delimiter(path, delimiter), bom=bom, guard_formulas=guard_formulas)
     return Written(len(pins), guarded)
 

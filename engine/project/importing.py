@@ -341,7 +341,9 @@ def read_match_report(path: str | Path, *, columns: Columns = None, delimiter: s
         end = _int(row, "span_end", path, line)
         if not 0 <= start <= end:
             raise InputError(f"need 0 <= span_start <= span_end, got {start}, {end}", path=path, line=line)
-        span = row.get("lost_span") or ""
+        # a report of this app shows spans and stems as scholars write them: the data's own
+        # letters are in the *_code columns (older reports have only lost_span and stem)
+        span = row.get("lost_span_code") or row.get("lost_span") or ""
         confidence = _float(row, "confidence", path, line, 0.0)
         match_key: object = (row.get("match_id") or "").strip() or (ins, start, end)
         draft = drafts.get(match_key)
@@ -356,7 +358,7 @@ def read_match_report(path: str | Path, *, columns: Columns = None, delimiter: s
             languages.add(row["known_language"].strip())
         if (row.get("run_id") or "").strip():
             run_ids.add(row["run_id"].strip())
-        form = (row.get("stem") or "").strip()
+        form = (row.get("stem_code") or row.get("stem") or "").strip()
         if not form:
             if (row.get("rank") or "").strip():
                 raise InputError("a ranked row needs a 'stem'", path=path, line=line)

@@ -68,7 +68,8 @@ def test_agreement_column_shows_k_of_n_sorts_and_explains(window):
     m.set_agreement({("i1", 0, 3, "casa"): (5, 5), ("i1", 4, 7, "sol"): (2, 5), ("i1", 4, 7, "zz"): (3, 5),
                      ("i2", 0, 3, "mar"): (3, 5)})
     assert [model.index(r, col).data() for r in range(3)] == ["5/5", "2/5", "3/5"]
-    assert "2 of 5 seeds decode abc as sol" in model.index(1, col).data(Qt.ItemDataRole.ToolTipRole)
+    # the span as the corpus's display table shows it (the sample opens in transliteration: a → ʾa)
+    assert "2 of 5 seeds decode ʾabc as sol" in model.index(1, col).data(Qt.ItemDataRole.ToolTipRole)
     assert "contested" in model.index(1, col).data(Qt.ItemDataRole.ToolTipRole)
     assert "most seeds agree" in model.index(2, col).data(Qt.ItemDataRole.ToolTipRole)
     assert model.headerData(col, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole) == AGREEMENT_TIP

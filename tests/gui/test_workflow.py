@@ -60,7 +60,8 @@ def test_run_then_sign_values_exports_and_new_project_is_empty(window, qtbot, tm
     out = tmp_path / "signs.csv"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), "CSV (*.csv)"))
     window.acts.export_signs.trigger()
-    with open(out, encoding="utf-8", newline="") as f:
+    assert out.read_bytes().startswith(b"\xef\xbb\xbf"), "the app's CSV exports start with a BOM by default"
+    with open(out, encoding="utf-8-sig", newline="") as f:
         rows = list(csv.DictReader(f))
     assert {r["sign"] for r in rows} >= {"$", "<", "H"}
     # the app's exports are formula-guarded: the Ugaritic ASCII ġ "@" is written "'@"
@@ -79,7 +80,11 @@ def test_run_then_sign_values_exports_and_new_project_is_empty(window, qtbot, tm
     ds = Dataset.from_metadata(folder / "Wordlist-metadata.json")
     assert ds.validate()
     forms = list(ds["FormTable"])
-    assert {f["Form"] for f in forms} == {best.span, best.best.form}
+    # the sample shows both sides in the scholarly transliteration, and so does the export
+    lost_t = display_tables.preset("ugaritic-transliteration")
+    known_t = display_tables.preset("hebrew-transliteration")
+    assert {f["Form"] for f in forms} == {lost_t.show_text(best.span), known_t.show_form(best.best.form)}
+    assert {f["Value"] for f in forms} == {best.span, best.best.form}
     assert len(list(ds["CognateTable"])) == 2
     tsv = tmp_path / "edictor.tsv"
     assert window.acts.write_edictor(tsv) == 1
@@ -158,6 +163,7 @@ def _box_text(window, unit):
 
 
 def test_display_table_changes_the_inscription_view_pin_grid_and_undoes(window, monkeypatch):
+    assert window.set_display_table(display_tables.IDENTITY)  # the sample opens in transliteration
     view = window.inscriptions.view
     grid = window.pins.grid.model()
     row = grid.rows.index("$")
