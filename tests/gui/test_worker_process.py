@@ -140,12 +140,11 @@ def test_a_killed_child_becomes_a_failed_run_with_a_message(controller, qtbot, s
 def test_a_child_whose_app_vanished_stops_with_a_checkpoint(sample_path):
     """The command pipe closing (the app crashed) makes the child end the run as stopped."""
     from decipher_gui.runprocess import RunProcess, RunRequest
-    from engine.runs.session import RunInputs
+    from engine.project.runner import ProjectRunSpec
 
     corpus, language = _ids(sample_path)
-    with Project.open(sample_path) as project:
-        inputs = RunInputs(project.corpus(corpus), project.vocabulary(language), Config(steps=100_000))
-    handle = RunProcess(RunRequest(inputs, sample_path, corpus, language, min_interval=0, live_interval=None,
+    handle = RunProcess(RunRequest(sample_path, ProjectRunSpec(Config(steps=100_000), corpus, language),
+                                   min_interval=0, live_interval=None,
                                    build=partial(fake_trainer, steps=100_000, eval_every=0, step_sleep=0.01)))
     kinds: list[str] = []
     finished = []
