@@ -322,6 +322,11 @@ class RunSession:
     def stopping(self) -> bool:
         return self._c.stop
 
+    @property
+    def note(self) -> str | None:
+        """Why the run was aborted (abort's ``note``), None if it was not or nobody said."""
+        return self._c.note
+
     # ---- the run ------------------------------------------------------------------------------
 
     def run(self, *, handle_signals: bool = False) -> RunOutcome:
