@@ -323,6 +323,13 @@ class RunSession:
         return self._c.stop
 
     @property
+    def aborted_as(self) -> str | None:
+        """How an aborted run ends: "interrupted" (a signal) or "stopped"; None if not aborted."""
+        if not self._c.abort:
+            return None
+        return "interrupted" if self._interrupted else "stopped"
+
+    @property
     def note(self) -> str | None:
         """Why the run was aborted (abort's ``note``), None if it was not or nobody said."""
         return self._c.note
@@ -333,7 +340,7 @@ class RunSession:
         """Train to the end. ``handle_signals`` (main thread only): the first SIGINT/SIGTERM ends
         the run after the current step with a checkpoint (status stopped); a second one raises
         KeyboardInterrupt at once. Raises whatever failed the run, after the sinks were told."""
-        restore = self._install_signal_handlers() if handle_signals else None
+        restore = self.install_signal_handlers() if handle_signals else None
         try:
             return self._run()
         except BaseException as e:
@@ -416,7 +423,7 @@ class RunSession:
             if self._interrupted:
                 self.message(f"{self._interrupted}: stopping after this step and writing a checkpoint "
                              "(send it again to stop at once)")
-            return ("interrupted" if self._interrupted else "stopped"), None
+            return self.aborted_as, None
         if self._c.stop:
             self.trainer.request_stop()
         pins = self._take_pins()
@@ -508,7 +515,10 @@ class RunSession:
 
     # ---- signals ------------------------------------------------------------------------------
 
-    def _install_signal_handlers(self) -> Callable[[], None] | None:
+    def install_signal_handlers(self) -> Callable[[], None] | None:
+        """On the main thread: the first SIGINT/SIGTERM aborts this session after the current step
+        (status interrupted, with a checkpoint), a second raises KeyboardInterrupt. Returns what
+        restores the old handlers (None off the main thread: nothing installed)."""
         if threading.current_thread() is not threading.main_thread():
             return None
         wanted = [signal.SIGINT] + ([signal.SIGTERM] if hasattr(signal, "SIGTERM") else [])

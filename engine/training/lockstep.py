@@ -256,7 +256,7 @@ class _SeedTrainer:
 def train_seeds(inputs, seeds: Sequence[int], *, sinks_for: Callable[[int], Sequence] | None = None,
                 checkpoint_for: Callable[[int], Path | None] | None = None, steps: int | None = None,
                 checkpoint_every_s: float | None = None, clock: Callable[[], float] | None = None,
-                sessions: list | None = None):
+                sessions: list | None = None, handle_signals: bool = False):
     """Train ``inputs`` (an engine.runs.session.RunInputs, not a resume) once per seed, as one group,
     each seed under its own engine.runs.session.RunSession.
 
@@ -267,6 +267,8 @@ def train_seeds(inputs, seeds: Sequence[int], *, sinks_for: Callable[[int], Sequ
     paused / resumed, finishing, finished or failed, and close. ``sessions``: a list that receives
     the K sessions before training starts, so another thread can pause, resume, stop or abort
     (a command to any seed's session holds or ends the whole group; pins cannot change in a group).
+    ``handle_signals`` (main thread only): the first SIGINT/SIGTERM ends every seed after the
+    current step with a checkpoint (status interrupted), a second raises KeyboardInterrupt.
     Returns one engine.runs.session.RunOutcome per seed, in order.
     """
     from engine.runs.session import CHECKPOINT_EVERY_S, RunSession
@@ -282,6 +284,7 @@ def train_seeds(inputs, seeds: Sequence[int], *, sinks_for: Callable[[int], Sequ
                       for s in seeds]
     if sessions is not None:
         sessions.extend(group_sessions)
+    restore = group_sessions[0].install_signal_handlers() if handle_signals and group_sessions else None
     try:
         group = SeedGroup(inputs.corpus, inputs.vocabulary, inputs.config, seeds, gold=inputs.gold,
                           pins=inputs.pins or ())
@@ -297,21 +300,28 @@ def train_seeds(inputs, seeds: Sequence[int], *, sinks_for: Callable[[int], Sequ
                     raise ValueError("the seeds of a group train with the pins they started with; "
                                      "change pins in a single run")
                 reasons[k] = reason
-            ended = [r for r in reasons if r is not None]
-            if ended and len(ended) < len(reasons):  # one seed's session was aborted: so is the group
-                note = next(s.note for s, r in zip(group_sessions, reasons) if r is not None)
-                for session, reason in zip(group_sessions, reasons):
-                    if reason is None:
-                        session.abort(note)
+            if all(r is not None for r in reasons):
                 break
-        # an aborted group ends where it is, without the final evaluation, as an aborted single run
-        reasons = [r if r is not None else "stopped" for r in reasons]
+            aborted = next((s for s in group_sessions if s.aborted_as is not None), None)
+            if aborted is not None:
+                # one seed's session was aborted (a command, a signal), maybe after the others had
+                # taken this step: the whole group ends here, without the final evaluation, as an
+                # aborted single run does, every seed as that one (stopped or interrupted)
+                ended_as, note = aborted.aborted_as, aborted.note
+                for k, session in enumerate(group_sessions):
+                    if reasons[k] is None:
+                        if session.aborted_as is None:
+                            session.abort(note)
+                        reasons[k] = ended_as
+                break
         return [session.end(reason) for session, reason in zip(group_sessions, reasons)]
     except BaseException as e:
         for session in group_sessions:
             session.fail(e)
         raise
     finally:
+        if restore is not None:
+            restore()
         for session in group_sessions:
             session.close()
 

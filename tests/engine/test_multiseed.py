@@ -308,3 +308,22 @@ def test_a_failing_sink_fails_every_seed_of_the_group(cipher):
     for s in (0, 1):
         assert logs[s][-2:] == [("failed", 2), ("close", None)]
         assert not any(kind == "finished" for kind, _ in logs[s])
+
+
+def test_ctrl_c_ends_every_seed_of_the_group_with_a_checkpoint(cipher, tmp_path):
+    import os
+    import signal
+
+    before = signal.getsignal(signal.SIGINT)
+    inputs = RunInputs(cipher.corpus, cipher.vocabulary, Config(**{**SMALL, "steps": 50}), gold=tuple(cipher.gold))
+    at = {2: lambda: os.kill(os.getpid(), signal.SIGINT)}  # from the last seed's sink: seed 0 took step 2
+    logs: dict = {0: [], 1: []}
+    outcomes = train_seeds(inputs, [0, 1], handle_signals=True,
+                           sinks_for=lambda s: [_Calls(logs[s], at if s == 1 else None)],
+                           checkpoint_for=lambda s: tmp_path / f"seed-{s}.pt")
+    for s in (0, 1):
+        assert not any(kind == "evaluation" for kind, _ in logs[s]), "interrupted: no final evaluation"
+    assert [(o.status, o.reason, o.step) for o in outcomes] == [("stopped", "interrupted", 2)] * 2
+    assert all(o.note == "interrupted by SIGINT (Ctrl-C)" for o in outcomes)
+    assert all(load_checkpoint(tmp_path / f"seed-{s}.pt")["step"] == 2 for s in (0, 1))
+    assert signal.getsignal(signal.SIGINT) is before, "the handlers are given back"
