@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 from engine.corpus import PinnedValue
-from engine.project.runner import ProjectRunSpec
+from engine.project.runner import ProjectRunSpec, assemble_run
 from engine.runs.session import RunFailure, RunSession, build_trainer, describe_failure
 from engine.runs.workers import PINNED_ENV, nice_from_env
 
@@ -121,7 +121,6 @@ def _own_session() -> None:
 def child_main(request: RunRequest, events, commands) -> None:
     """The child process: one run session, recorded in the project, its events sent to ``events``."""
     global _session
-    from engine.project.runner import assemble_run
     from engine.project.store import Project
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in a terminal is the app's to handle
@@ -139,15 +138,15 @@ def child_main(request: RunRequest, events, commands) -> None:
         # the child's own connection to the project file (as a sweep worker's); closed when the run ends
         with Project.open(request.project) as project:
             # critical=False: a write the project refuses becomes a message, and the run goes on
-            session = assemble_run(project, request.spec, critical=False, live_interval=request.live_interval,
-                                   build=request.build or build_trainer).session
-            _session = session
+            run = assemble_run(project, request.spec, critical=False, live_interval=request.live_interval,
+                               build=request.build or build_trainer)
+            session = _session = run.session
             # SIGTERM (e.g. the app's interpreter ending its daemon children): stop with a checkpoint
             signal.signal(signal.SIGTERM,
                           lambda signum, frame: session.abort("stopped: the app ended the run (SIGTERM)"))
             threading.Thread(target=_obey, args=(session, commands), name="decipher-run-commands",
                              daemon=True).start()
-            RunDriver(session, min_interval=request.min_interval).run(emit)
+            RunDriver(session, min_interval=request.min_interval, run_id=lambda: run.recorder.run_id).run(emit)
     except BaseException as exc:  # noqa: BLE001 — anything before the session started: tell the app
         try:
             emit("error", describe_failure(exc))
@@ -155,7 +154,7 @@ def child_main(request: RunRequest, events, commands) -> None:
             pass
     finally:
         events.close()
-    # Everything is recorded and committed (the recorder closed its connection) and the app was
+    # Everything is recorded and committed (the project's connection is closed) and the app was
     # told: leave now. The interpreter's own teardown with torch and numba loaded took ~5 s here,
     # all of it time in which the app still showed the run as active.
     sys.stdout.flush()

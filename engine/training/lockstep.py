@@ -31,7 +31,7 @@ import torch
 from engine.config import Config
 from engine.model.lattice import forward_sums
 from engine.model.objective import lattice_log_o, log_match_prior, pin_penalty
-from engine.results import EvalEvent, FinishedEvent, StepEvent
+from engine.results import FinishedEvent, StepEvent
 from engine.model.scoring import SpanBatch, make_batch, place_emissions, span_given_match, span_scores
 from engine.training.trainer import Trainer, TrainingDiverged, set_learning_rate
 
