@@ -323,6 +323,12 @@ class RunSession:
         return self._c.stop
 
     @property
+    def pins_pending(self) -> bool:
+        """Whether pins were sent that the trainer has not taken yet."""
+        with self._c.cond:
+            return self._c.pins is not None
+
+    @property
     def aborted_as(self) -> str | None:
         """How an aborted run ends: "interrupted" (a signal) or "stopped"; None if not aborted."""
         if not self._c.abort:
@@ -396,10 +402,11 @@ class RunSession:
         self._took_first = False
         return start
 
-    def handle(self, event: Any) -> tuple[str | None, tuple[PinnedValue, ...] | None]:
+    def handle(self, event: Any, *, take_pins: bool = True) -> tuple[str | None, tuple[PinnedValue, ...] | None]:
         """One event of the trainer: to the sinks, checkpointed when due, then pause, stop and pins
         applied. Returns (the reason the run ends, or None to go on; the pins to send the trainer
-        before its next step, or None)."""
+        before its next step, or None). ``take_pins`` False leaves sent pins queued
+        (:attr:`pins_pending`), for a driver whose trainers cannot change them."""
         if isinstance(event, StepEvent):
             self.step = event.step
             self._each_critical("step", event)
@@ -426,6 +433,8 @@ class RunSession:
             return self.aborted_as, None
         if self._c.stop:
             self.trainer.request_stop()
+        if not take_pins:
+            return None, None
         pins = self._take_pins()
         if pins is not None:
             self._each_critical("pins_changed", self.step, pins)

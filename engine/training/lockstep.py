@@ -266,7 +266,8 @@ def train_seeds(inputs, seeds: Sequence[int], *, sinks_for: Callable[[int], Sequ
     the first step, at every evaluation, every ``checkpoint_every_s`` of ``clock``, at the end),
     paused / resumed, finishing, finished or failed, and close. ``sessions``: a list that receives
     the K sessions before training starts, so another thread can pause, resume, stop or abort
-    (a command to any seed's session holds or ends the whole group; pins cannot change in a group).
+    (a command to any seed's session holds or ends the whole group; pins sent to a seed's session
+    fail the group, since its seeds keep the pins they started with).
     ``handle_signals`` (main thread only): the first SIGINT/SIGTERM ends every seed after the
     current step with a checkpoint (status interrupted), a second raises KeyboardInterrupt.
     Returns one engine.runs.session.RunOutcome per seed, in order.
@@ -295,11 +296,10 @@ def train_seeds(inputs, seeds: Sequence[int], *, sinks_for: Callable[[int], Sequ
             for k, (session, event) in enumerate(zip(group_sessions, events)):
                 if reasons[k] is not None:
                     continue
-                reason, pins = session.handle(event)
-                if pins is not None:
-                    raise ValueError("the seeds of a group train with the pins they started with; "
-                                     "change pins in a single run")
-                reasons[k] = reason
+                reasons[k], _ = session.handle(event, take_pins=False)
+            if any(session.pins_pending for session in group_sessions):  # before any sink hears of them
+                raise ValueError("the seeds of a group train with the pins they started with; "
+                                 "change pins in a single run")
             if all(r is not None for r in reasons):
                 break
             aborted = next((s for s in group_sessions if s.aborted_as is not None), None)

@@ -232,6 +232,9 @@ class _Calls(RunSink):
     def evaluation(self, event):
         self.log.append(("evaluation", event.step))
 
+    def pins_changed(self, step, pins):
+        self.log.append(("pins_changed", step))
+
     def checkpoint(self, path, step):
         self.log.append(("checkpoint", step))
 
@@ -327,3 +330,15 @@ def test_ctrl_c_ends_every_seed_of_the_group_with_a_checkpoint(cipher, tmp_path)
     assert all(o.note == "interrupted by SIGINT (Ctrl-C)" for o in outcomes)
     assert all(load_checkpoint(tmp_path / f"seed-{s}.pt")["step"] == 2 for s in (0, 1))
     assert signal.getsignal(signal.SIGINT) is before, "the handlers are given back"
+
+
+def test_pins_sent_to_a_group_fail_it_before_any_sink_records_them(cipher, tmp_path):
+    sessions: list = []
+    logs: dict = {0: [], 1: []}
+    at = {2: lambda: sessions[0].send_pins([PinnedValue("a", "a")])}
+    inputs = RunInputs(cipher.corpus, cipher.vocabulary, Config(**{**SMALL, "steps": 50}), gold=tuple(cipher.gold))
+    with pytest.raises(ValueError, match="pins they started with"):
+        train_seeds(inputs, [0, 1], sessions=sessions, sinks_for=lambda s: [_Calls(logs[s], at if s == 1 else None)])
+    for s in (0, 1):
+        assert logs[s][-2:] == [("failed", 2), ("close", None)]
+        assert not any(kind == "pins_changed" for kind, _ in logs[s])
