@@ -159,15 +159,18 @@ class GuiBridge(RunSink):
 class RunDriver:
     """One run session driven on the calling (training) thread, with its GUI bridge.
 
-    ``session`` is an engine RunSession whose sinks (e.g. the project recorder) are already set;
-    the bridge is appended to them when :meth:`run` starts. ``min_interval`` (seconds) bounds how
-    often step batches are emitted; ``snapshot_mapping`` asks for ``trainer.mapping()`` with each
-    batch (cheap: one small softmax).
+    ``session`` is an engine RunSession whose sinks (e.g. the project recorder) are already set
+    (the app's run process has engine/project/runner.py ``assemble_run`` set them); the bridge is
+    appended to them when :meth:`run` starts. ``run_id`` says the recorded run's id once it is
+    known (default: the ``run_id`` of the first sink that has one). ``min_interval`` (seconds)
+    bounds how often step batches are emitted; ``snapshot_mapping`` asks for
+    ``trainer.mapping()`` with each batch (cheap: one small softmax).
     """
 
     def __init__(self, session: RunSession, *, min_interval: float = 0.25, snapshot_mapping: bool = True,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic, run_id: Callable[[], int | None] | None = None):
         self.session = session
+        self.run_id = run_id
         self.min_interval = min_interval
         self.snapshot_mapping = snapshot_mapping
         self.clock = clock
@@ -212,9 +215,12 @@ class RunDriver:
     # ---- the training thread ------------------------------------------------------------------
 
     def run(self, emit: Callable[[str, Any], None]) -> None:
-        recorder = next((s for s in self.session.sinks if hasattr(s, "run_id")), None)
+        run_id = self.run_id
+        if run_id is None:
+            recorder = next((s for s in self.session.sinks if hasattr(s, "run_id")), None)
+            run_id = lambda: getattr(recorder, "run_id", None)  # noqa: E731
         bridge = GuiBridge(emit, min_interval=self.min_interval, snapshot_mapping=self.snapshot_mapping,
-                           clock=self.clock, run_id=lambda: getattr(recorder, "run_id", None))
+                           clock=self.clock, run_id=run_id)
         self.session.sinks.append(bridge)
         try:
             self.session.run()

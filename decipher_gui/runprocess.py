@@ -6,11 +6,15 @@ froze the window for up to a second whenever other programs kept the cores busy 
 benchmarks.md, "GUI responsiveness"). In a child nothing is shared but two pipes and the project
 file (SQLite: the child writes through its own connection, as a sweep worker does).
 
-    handle = RunProcess(RunRequest(inputs, project_path, corpus_id, language_id))
+    handle = RunProcess(RunRequest(project_path, ProjectRunSpec(config, corpus_id, language_id, pins)))
     handle.start()                           # spawns the child (any thread)
     handle.pause(); handle.send_pins(pins)   # commands, applied by the child at step boundaries
     for kind, payload in handle.events():    # blocks (the GIL released) until the child ends
         ...                                  # the kinds of decipher_gui/driver.py
+
+The child assembles its run with the engine's ``assemble_run`` (engine/project/runner.py), the
+code ``decipher run --project`` uses: the project read, the recorder and the checkpoint path are
+the same for a run from either front end; the child adds only its bridge to the app.
 
 If the child dies without saying how the run ended (killed, out of memory), :meth:`events` marks
 the run failed in the project and ends with an ``("error", RunFailure)`` that says so.
@@ -28,10 +32,11 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 from engine.corpus import PinnedValue
-from engine.runs.session import RunFailure, RunInputs, RunSession, build_trainer, describe_failure
+from engine.project.runner import ProjectRunSpec, assemble_run
+from engine.runs.session import RunFailure, RunSession, build_trainer, describe_failure
 from engine.runs.workers import PINNED_ENV, nice_from_env
 
-from .driver import RunDriver
+from decipher_gui.driver import RunDriver
 
 
 def _run_nice() -> int:
@@ -51,11 +56,10 @@ RUN_NICE = _run_nice()
 class RunRequest:
     """What the child needs to run and record one run; picklable."""
 
-    inputs: RunInputs
     project: Path
-    corpus_id: int
-    language_id: int
-    resumed_from: int | None = None
+    spec: ProjectRunSpec
+    """Which run (settings, corpus, known language, pins, resume): the child reads the rest from
+    the project, as ``decipher run --project`` does."""
     min_interval: float = 0.25
     """Seconds between step batches sent to the app."""
     live_interval: float | None = 0.25
@@ -117,7 +121,7 @@ def _own_session() -> None:
 def child_main(request: RunRequest, events, commands) -> None:
     """The child process: one run session, recorded in the project, its events sent to ``events``."""
     global _session
-    from engine.project.recording import RunRecorder
+    from engine.project.store import Project
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in a terminal is the app's to handle
     _own_session()
@@ -131,15 +135,18 @@ def child_main(request: RunRequest, events, commands) -> None:
         events.send((kind, payload))
 
     try:
-        recorder = RunRecorder(request.project, corpus_id=request.corpus_id, language_id=request.language_id,
-                               resumed_from=request.resumed_from, critical=False)
-        session = RunSession(request.inputs, sinks=[recorder], checkpoint=recorder.checkpoint_file,
-                             build=request.build or build_trainer, live_interval=request.live_interval)
-        _session = session
-        # SIGTERM (e.g. the app's interpreter ending its daemon children): stop with a checkpoint
-        signal.signal(signal.SIGTERM, lambda signum, frame: session.abort("stopped: the app ended the run (SIGTERM)"))
-        threading.Thread(target=_obey, args=(session, commands), name="decipher-run-commands", daemon=True).start()
-        RunDriver(session, min_interval=request.min_interval).run(emit)
+        # the child's own connection to the project file (as a sweep worker's); closed when the run ends
+        with Project.open(request.project) as project:
+            # critical=False: a write the project refuses becomes a message, and the run goes on
+            run = assemble_run(project, request.spec, critical=False, live_interval=request.live_interval,
+                               build=request.build or build_trainer)
+            session = _session = run.session
+            # SIGTERM (e.g. the app's interpreter ending its daemon children): stop with a checkpoint
+            signal.signal(signal.SIGTERM,
+                          lambda signum, frame: session.abort("stopped: the app ended the run (SIGTERM)"))
+            threading.Thread(target=_obey, args=(session, commands), name="decipher-run-commands",
+                             daemon=True).start()
+            RunDriver(session, min_interval=request.min_interval, run_id=lambda: run.recorder.run_id).run(emit)
     except BaseException as exc:  # noqa: BLE001 — anything before the session started: tell the app
         try:
             emit("error", describe_failure(exc))
@@ -147,7 +154,7 @@ def child_main(request: RunRequest, events, commands) -> None:
             pass
     finally:
         events.close()
-    # Everything is recorded and committed (the recorder closed its connection) and the app was
+    # Everything is recorded and committed (the project's connection is closed) and the app was
     # told: leave now. The interpreter's own teardown with torch and numba loaded took ~5 s here,
     # all of it time in which the app still showed the run as active.
     sys.stdout.flush()

@@ -17,8 +17,8 @@ from PySide6.QtCore import QObject, Signal, Slot
 from engine.config import Config
 from engine.corpus import PinnedValue
 from engine.project.recording import resolve_checkpoint
+from engine.project.runner import ProjectRunSpec
 from engine.project.store import Project
-from engine.runs.session import RunInputs
 
 from decipher_gui.background import BackgroundJob
 from decipher_gui.driver import PinsApplied, RunFailure, StepBatch, describe_failure
@@ -108,12 +108,13 @@ class RunController(QObject):
             if not stored:
                 raise ValueError(f"run {resume_run} has no checkpoint to resume from")
             resume = resolve_checkpoint(project.path, stored)
-        inputs = RunInputs(project.corpus(corpus_id), project.vocabulary(language_id), config,
-                           gold=tuple(project.gold(corpus_id)), pins=tuple(pins), resume=resume,
-                           overrides={"steps": config.steps} if resume is not None else {})
-        # the child records the run through its own connection to the project file
-        request = RunRequest(inputs, project.path, corpus_id, language_id, resumed_from=resume_run,
-                             min_interval=self.min_interval, live_interval=LIVE_INTERVAL, build=child_build)
+        spec = ProjectRunSpec(config, corpus_id, language_id, pins=tuple(pins), resume=resume,
+                              resumed_from=resume_run,
+                              overrides={"steps": config.steps} if resume is not None else {})
+        # the child reads the run's data and records the run through its own connection to the
+        # project file, with the engine's assemble_run (as `decipher run --project` does)
+        request = RunRequest(project.path, spec, min_interval=self.min_interval, live_interval=LIVE_INTERVAL,
+                             build=child_build)
         self.run_id = None
         self._final = "failed"
         self.driver = RunProcess(request)

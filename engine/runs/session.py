@@ -322,22 +322,40 @@ class RunSession:
     def stopping(self) -> bool:
         return self._c.stop
 
+    @property
+    def pins_pending(self) -> bool:
+        """Whether pins were sent that the trainer has not taken yet."""
+        with self._c.cond:
+            return self._c.pins is not None
+
+    @property
+    def aborted_as(self) -> str | None:
+        """How an aborted run ends: "interrupted" (a signal) or "stopped"; None if not aborted."""
+        if not self._c.abort:
+            return None
+        return "interrupted" if self._interrupted else "stopped"
+
+    @property
+    def note(self) -> str | None:
+        """Why the run was aborted (abort's ``note``), None if it was not or nobody said."""
+        return self._c.note
+
     # ---- the run ------------------------------------------------------------------------------
 
     def run(self, *, handle_signals: bool = False) -> RunOutcome:
         """Train to the end. ``handle_signals`` (main thread only): the first SIGINT/SIGTERM ends
         the run after the current step with a checkpoint (status stopped); a second one raises
         KeyboardInterrupt at once. Raises whatever failed the run, after the sinks were told."""
-        restore = self._install_signal_handlers() if handle_signals else None
+        restore = self.install_signal_handlers() if handle_signals else None
         try:
             return self._run()
         except BaseException as e:
-            self._each("failed", e, self.step if self.trainer is not None else None)
+            self.fail(e)
             raise
         finally:
             if restore is not None:
                 restore()
-            self._each("close")
+            self.close()
 
     def _run(self) -> RunOutcome:
         t0 = time.perf_counter()
@@ -348,12 +366,32 @@ class RunSession:
             if note:
                 self.message(note)   # before the trainer takes that memory
         trainer = self.build(self.inputs, live_interval=self.live_interval)
+        self.begin(trainer, t0=t0)
+        gen = trainer.run()
+        try:
+            event = next(gen)
+            while True:
+                reason, pins = self.handle(event)
+                if reason is not None:
+                    break
+                event = gen.send(UpdatePins(pins) if pins is not None else None)
+        finally:
+            gen.close()
+        return self.end(reason)
+
+    # ---- the run's three phases, for a driver that feeds the events itself ---------------------
+    # (run() is begin, handle for each event of trainer.run(), end; the seeds trained in lockstep,
+    # engine/training/lockstep.py train_seeds, drive one session per seed this way)
+
+    def begin(self, trainer: Any, *, t0: float | None = None) -> RunStart:
+        """Take ``trainer`` (built, not yet run): tell the sinks ``started`` and choose the checkpoint."""
+        self._t0 = time.perf_counter() if t0 is None else t0
         self.trainer = trainer
         if self._c.stop:
             trainer.request_stop()
         config = getattr(trainer, "config", None) or (self.inputs.config if self.inputs else Config())
         first = int(getattr(trainer, "step", 0))
-        self.step = first
+        self.step = self._first = first
         pins = getattr(trainer, "pins", None)
         if pins is None:
             pins = (self.inputs.pins if self.inputs is not None else None) or ()
@@ -361,58 +399,71 @@ class RunSession:
         start = RunStart(trainer, config, describe_device(trainer), first, config.steps, tuple(pins),
                          self.inputs.resume if self.inputs is not None else None,
                          int(getattr(trainer, "restart", 0)), progress() if callable(progress) else None)
+        self._start = start
         self._each_critical("started", start)
         spec = self._checkpoint_spec
         path = spec(start) if callable(spec) else spec
         self.checkpoint_path = Path(path) if path is not None else None
-        last_checkpoint = self.clock()
-        took_first = False
-        reason = "completed"
-        gen = trainer.run()
-        try:
-            event = next(gen)
-            while True:
-                if isinstance(event, StepEvent):
-                    self.step = event.step
-                    self._each_critical("step", event)
-                    if not took_first or self.clock() - last_checkpoint >= self.checkpoint_every_s:
-                        self._save_checkpoint()
-                        took_first, last_checkpoint = True, self.clock()
-                elif isinstance(event, EvalEvent):
-                    self.step = event.step
-                    self._each_critical("evaluation", event)
-                    self._save_checkpoint()
-                    took_first, last_checkpoint = True, self.clock()
-                elif isinstance(event, NoticeEvent):
-                    # e.g. a diverged start set aside (setting restarts): told to every sink, and
-                    # checkpointed, so that a resumed run neither trains it again nor forgets it
-                    self.message(event.text)
-                    self._save_checkpoint()
-                elif isinstance(event, FinishedEvent):
-                    reason = event.reason
-                    break
-                self._wait_while_paused()
-                if self._c.abort:
-                    reason = "interrupted" if self._interrupted else "stopped"
-                    if self._interrupted:
-                        self.message(f"{self._interrupted}: stopping after this step and writing a checkpoint "
-                                     "(send it again to stop at once)")
-                    break
-                if self._c.stop:
-                    trainer.request_stop()
-                pins = self._take_pins()
-                if pins is not None:
-                    self._each_critical("pins_changed", self.step, pins)
-                event = gen.send(UpdatePins(pins) if pins is not None else None)
-        finally:
-            gen.close()
+        self._last_checkpoint = self.clock()
+        self._took_first = False
+        return start
+
+    def handle(self, event: Any, *, take_pins: bool = True) -> tuple[str | None, tuple[PinnedValue, ...] | None]:
+        """One event of the trainer: to the sinks, checkpointed when due, then pause, stop and pins
+        applied. Returns (the reason the run ends, or None to go on; the pins to send the trainer
+        before its next step, or None). ``take_pins`` False leaves sent pins queued
+        (:attr:`pins_pending`), for a driver whose trainers cannot change them."""
+        if isinstance(event, StepEvent):
+            self.step = event.step
+            self._each_critical("step", event)
+            if not self._took_first or self.clock() - self._last_checkpoint >= self.checkpoint_every_s:
+                self._save_checkpoint()
+                self._took_first, self._last_checkpoint = True, self.clock()
+        elif isinstance(event, EvalEvent):
+            self.step = event.step
+            self._each_critical("evaluation", event)
+            self._save_checkpoint()
+            self._took_first, self._last_checkpoint = True, self.clock()
+        elif isinstance(event, NoticeEvent):
+            # e.g. a diverged start set aside (setting restarts): told to every sink, and
+            # checkpointed, so that a resumed run neither trains it again nor forgets it
+            self.message(event.text)
+            self._save_checkpoint()
+        elif isinstance(event, FinishedEvent):
+            return event.reason, None
+        self._wait_while_paused()
+        if self._c.abort:
+            if self._interrupted:
+                self.message(f"{self._interrupted}: stopping after this step and writing a checkpoint "
+                             "(send it again to stop at once)")
+            return self.aborted_as, None
+        if self._c.stop:
+            self.trainer.request_stop()
+        if not take_pins:
+            return None, None
+        pins = self._take_pins()
+        if pins is not None:
+            self._each_critical("pins_changed", self.step, pins)
+        return None, pins
+
+    def end(self, reason: str) -> RunOutcome:
+        """The run's last checkpoint and outcome: sinks get ``finishing`` (may fail the run), then
+        ``finished``. (``failed`` and ``close`` are the driver's to send, as :meth:`run` does.)"""
         self._save_checkpoint()
-        outcome = RunOutcome(final_status(reason), reason, self.step, first, time.perf_counter() - t0,
-                             start.device, self.checkpoint_path if self._saved_at is not None else None,
-                             getattr(trainer, "last_evaluation", None), self._c.note)
+        outcome = RunOutcome(final_status(reason), reason, self.step, self._first, time.perf_counter() - self._t0,
+                             self._start.device, self.checkpoint_path if self._saved_at is not None else None,
+                             getattr(self.trainer, "last_evaluation", None), self._c.note)
         self._each_critical("finishing", outcome)
         self._each("finished", outcome)
         return outcome
+
+    def fail(self, error: BaseException) -> None:
+        """Tell every sink the run failed (at the current step when the trainer exists)."""
+        self._each("failed", error, self.step if self.trainer is not None else None)
+
+    def close(self) -> None:
+        """Tell every sink the run is over (always last)."""
+        self._each("close")
 
     def _save_checkpoint(self) -> None:
         # the step alone is not enough: with restarts every start counts from 0 and the kept start
@@ -479,7 +530,10 @@ class RunSession:
 
     # ---- signals ------------------------------------------------------------------------------
 
-    def _install_signal_handlers(self) -> Callable[[], None] | None:
+    def install_signal_handlers(self) -> Callable[[], None] | None:
+        """On the main thread: the first SIGINT/SIGTERM aborts this session after the current step
+        (status interrupted, with a checkpoint), a second raises KeyboardInterrupt. Returns what
+        restores the old handlers (None off the main thread: nothing installed)."""
         if threading.current_thread() is not threading.main_thread():
             return None
         wanted = [signal.SIGINT] + ([signal.SIGTERM] if hasattr(signal, "SIGTERM") else [])

@@ -12,7 +12,9 @@ K independent single runs, to float rounding (tests/engine/test_multiseed.py).
     group.train()                      # or: for events in group.run(): ...
     group.trainers[k]                  # seed k's Trainer: evaluate(), mapping(), save_checkpoint()
 
-:func:`train_seeds` runs a group under the session's sinks and checkpoints, one outcome per seed.
+:func:`train_seeds` runs a group with one engine.runs.session.RunSession per seed (RunSession.begin,
+handle, end instead of RunSession.run): each seed's sinks and checkpoints are what its single run's
+session would give them, and one outcome per seed comes back.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import torch
 from engine.config import Config
 from engine.model.lattice import forward_sums
 from engine.model.objective import lattice_log_o, log_match_prior, pin_penalty
-from engine.results import EvalEvent, FinishedEvent, StepEvent
+from engine.results import FinishedEvent, StepEvent
 from engine.model.scoring import SpanBatch, make_batch, place_emissions, span_given_match, span_scores
 from engine.training.trainer import Trainer, TrainingDiverged, set_learning_rate
 
@@ -234,76 +236,94 @@ def first_trainer_stems(trainer: Trainer):
     return trainer._units, trainer._lens
 
 
-def train_seeds(inputs, seeds: Sequence[int], *, sinks_for: Callable[[int], Sequence] | None = None,
-                checkpoint_for: Callable[[int], Path | None] | None = None, steps: int | None = None):
-    """Train ``inputs`` (an engine.runs.session.RunInputs, not a resume) once per seed, as one group.
+class _SeedTrainer:
+    """Seed k of a group as its run session sees a trainer: the seed's Trainer, except that its
+    checkpoint is written with the seed's own random streams and a stop stops the whole group."""
 
-    ``sinks_for(seed)``: that seed's RunSinks (e.g. an OutputFolder for DIR/seed-K); they receive
-    started, step, evaluation, checkpoint, finishing, finished / failed and close, as under a
-    RunSession. ``checkpoint_for(seed)``: that seed's checkpoint file (written at every
-    evaluation and at the end), or None. Returns one engine.runs.session.RunOutcome per seed, in order.
+    def __init__(self, group: SeedGroup, k: int):
+        self._group, self._k = group, k
+
+    def __getattr__(self, name):
+        return getattr(self._group.trainers[self._k], name)
+
+    def save_checkpoint(self, path: str | Path) -> Path:
+        return self._group.save_checkpoint(self._k, path)
+
+    def request_stop(self) -> None:
+        self._group.request_stop()
+
+
+def train_seeds(inputs, seeds: Sequence[int], *, sinks_for: Callable[[int], Sequence] | None = None,
+                checkpoint_for: Callable[[int], Path | None] | None = None, steps: int | None = None,
+                checkpoint_every_s: float | None = None, clock: Callable[[], float] | None = None,
+                sessions: list | None = None, handle_signals: bool = False):
+    """Train ``inputs`` (an engine.runs.session.RunInputs, not a resume) once per seed, as one group,
+    each seed under its own engine.runs.session.RunSession.
+
+    ``sinks_for(seed)``: that seed's RunSinks (e.g. an OutputFolder for DIR/seed-K);
+    ``checkpoint_for(seed)``: that seed's checkpoint file, or None. Each seed's session gives its
+    sinks and checkpoints what a single run's would: started, step, evaluation, checkpoint (after
+    the first step, at every evaluation, every ``checkpoint_every_s`` of ``clock``, at the end),
+    paused / resumed, finishing, finished or failed, and close. ``sessions``: a list that receives
+    the K sessions before training starts, so another thread can pause, resume, stop or abort
+    (a command to any seed's session holds or ends the whole group; pins sent to a seed's session
+    fail the group, since its seeds keep the pins they started with).
+    ``handle_signals`` (main thread only): the first SIGINT/SIGTERM ends every seed after the
+    current step with a checkpoint (status interrupted), a second raises KeyboardInterrupt.
+    Returns one engine.runs.session.RunOutcome per seed, in order.
     """
-    from engine.runs.session import RunOutcome, RunStart, describe_device, final_status
+    from engine.runs.session import CHECKPOINT_EVERY_S, RunSession
 
     if inputs.resume is not None:
         raise ValueError("a seed group starts fresh runs; resume a seed as a single run")
     t0 = time.perf_counter()
-    sinks = [list(sinks_for(s)) if sinks_for else [] for s in seeds]
-    paths = [checkpoint_for(s) if checkpoint_for else None for s in seeds]
-
-    def each(k, method, *args, quiet=False):
-        for sink in sinks[k]:
-            if quiet or not getattr(sink, "critical", True):
-                try:
-                    getattr(sink, method)(*args)
-                except Exception:
-                    pass
-            else:
-                getattr(sink, method)(*args)
-
-    group = None
+    options = {"checkpoint_every_s": CHECKPOINT_EVERY_S if checkpoint_every_s is None else checkpoint_every_s}
+    if clock is not None:
+        options["clock"] = clock
+    group_sessions = [RunSession(inputs, sinks=list(sinks_for(s)) if sinks_for else [],
+                                 checkpoint=checkpoint_for(s) if checkpoint_for else None, **options)
+                      for s in seeds]
+    if sessions is not None:
+        sessions.extend(group_sessions)
+    restore = group_sessions[0].install_signal_handlers() if handle_signals and group_sessions else None
     try:
         group = SeedGroup(inputs.corpus, inputs.vocabulary, inputs.config, seeds, gold=inputs.gold,
                           pins=inputs.pins or ())
-        device = describe_device(group.trainers[0])
-        for k, t in enumerate(group.trainers):
-            each(k, "started", RunStart(t, t.config, device, 0, t.config.steps, tuple(t.pins)))
-        saved = [None] * len(seeds)
-
-        def checkpoint(k):
-            if paths[k] is not None and saved[k] != group.trainers[k].step:
-                Path(paths[k]).parent.mkdir(parents=True, exist_ok=True)
-                group.save_checkpoint(k, paths[k])
-                saved[k] = group.trainers[k].step
-                each(k, "checkpoint", Path(paths[k]), saved[k])
-
-        reason = "completed"
+        for k, session in enumerate(group_sessions):
+            session.begin(_SeedTrainer(group, k), t0=t0)
+        reasons: list[str | None] = [None] * len(seeds)
         for events in group.run(steps):
-            for k, ev in enumerate(events):
-                if isinstance(ev, StepEvent):
-                    each(k, "step", ev)
-                elif isinstance(ev, EvalEvent):
-                    each(k, "evaluation", ev)
-                    checkpoint(k)
-                elif isinstance(ev, FinishedEvent):
-                    reason = ev.reason
-        outcomes = []
-        for k, t in enumerate(group.trainers):
-            checkpoint(k)
-            outcome = RunOutcome(final_status(reason), reason, t.step, 0, time.perf_counter() - t0, device,
-                                 Path(paths[k]) if saved[k] is not None else None, t.last_evaluation)
-            each(k, "finishing", outcome)
-            each(k, "finished", outcome, quiet=True)
-            outcomes.append(outcome)
-        return outcomes
+            for k, (session, event) in enumerate(zip(group_sessions, events)):
+                if reasons[k] is not None:
+                    continue
+                reasons[k], _ = session.handle(event, take_pins=False)
+            if any(session.pins_pending for session in group_sessions):  # before any sink hears of them
+                raise ValueError("the seeds of a group train with the pins they started with; "
+                                 "change pins in a single run")
+            if all(r is not None for r in reasons):
+                break
+            aborted = next((s for s in group_sessions if s.aborted_as is not None), None)
+            if aborted is not None:
+                # one seed's session was aborted (a command, a signal), maybe after the others had
+                # taken this step: the whole group ends here, without the final evaluation, as an
+                # aborted single run does, every seed as that one (stopped or interrupted)
+                ended_as, note = aborted.aborted_as, aborted.note
+                for k, session in enumerate(group_sessions):
+                    if reasons[k] is None:
+                        if session.aborted_as is None:
+                            session.abort(note)
+                        reasons[k] = ended_as
+                break
+        return [session.end(reason) for session, reason in zip(group_sessions, reasons)]
     except BaseException as e:
-        step = group.step if group is not None else None
-        for k in range(len(seeds)):
-            each(k, "failed", e, step, quiet=True)
+        for session in group_sessions:
+            session.fail(e)
         raise
     finally:
-        for k in range(len(seeds)):
-            each(k, "close", quiet=True)
+        if restore is not None:
+            restore()
+        for session in group_sessions:
+            session.close()
 
 
 def train_seeds_in_folders(inputs, seeds: Sequence[int], folder_for: Callable[[int], Path], *,

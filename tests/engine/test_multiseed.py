@@ -213,3 +213,132 @@ def test_compiled_logsumexp_over_stems_matches_torch():
     (ra * w).sum().backward()
     (rb * w).sum().backward()
     assert torch.allclose(a.grad, b.grad, atol=1e-12)
+
+
+class _Calls(RunSink):
+    """What a seed's sinks are told: (method, step) in order; ``at`` runs a command at a step."""
+
+    def __init__(self, log, at=None):
+        self.log, self.at = log, at or {}
+
+    def started(self, start):
+        self.log.append(("started", start.step))
+
+    def step(self, event):
+        self.log.append(("step", event.step))
+        if event.step in self.at:
+            self.at[event.step]()
+
+    def evaluation(self, event):
+        self.log.append(("evaluation", event.step))
+
+    def pins_changed(self, step, pins):
+        self.log.append(("pins_changed", step))
+
+    def checkpoint(self, path, step):
+        self.log.append(("checkpoint", step))
+
+    def finishing(self, outcome):
+        self.log.append(("finishing", outcome.step))
+
+    def finished(self, outcome):
+        self.log.append(("finished", outcome.status))
+
+    def failed(self, error, step):
+        self.log.append(("failed", step))
+
+    def close(self):
+        self.log.append(("close", None))
+
+
+def test_a_seed_of_a_group_is_told_what_its_single_run_session_tells(cipher, tmp_path):
+    """Each seed's sinks and checkpoints in train_seeds are those of its own RunSession: the same
+    calls at the same steps (the first step, every evaluation, the end), the same checkpoint."""
+    from engine.runs.session import RunSession
+
+    config = Config(**{**SMALL, "steps": 5, "eval_interval": 2})
+    single: list = []
+    RunSession(RunInputs(cipher.corpus, cipher.vocabulary, config.replace(seed=4), gold=tuple(cipher.gold)),
+               sinks=[_Calls(single)], checkpoint=tmp_path / "single.pt").run()
+    logs: dict = {3: [], 4: []}
+    outcomes = train_seeds(RunInputs(cipher.corpus, cipher.vocabulary, config, gold=tuple(cipher.gold)), [3, 4],
+                           sinks_for=lambda s: [_Calls(logs[s])], checkpoint_for=lambda s: tmp_path / f"seed-{s}.pt")
+    assert logs[4] == single and logs[3] == single
+    assert ("checkpoint", 1) in single and ("checkpoint", 4) in single and single[-1] == ("close", None)
+    assert [o.checkpoint for o in outcomes] == [tmp_path / "seed-3.pt", tmp_path / "seed-4.pt"]
+    grouped, alone = load_checkpoint(tmp_path / "seed-4.pt"), load_checkpoint(tmp_path / "single.pt")
+    assert grouped["step"] == alone["step"] == 5 and grouped["config"] == alone["config"]
+    for name, value in alone["model"].items():
+        assert torch.allclose(grouped["model"][name], value, atol=1e-6), name
+
+
+def test_a_stop_or_an_abort_of_one_seed_ends_the_group(cipher, tmp_path):
+    config = Config(**{**SMALL, "steps": 50})
+    inputs = RunInputs(cipher.corpus, cipher.vocabulary, config, gold=tuple(cipher.gold))
+
+    sessions: list = []
+    logs: dict = {0: [], 1: []}
+    stop_at = {2: lambda: sessions[1].stop()}  # from seed 0's sink: any thread may command a session
+    outcomes = train_seeds(inputs, [0, 1], sessions=sessions,
+                           sinks_for=lambda s: [_Calls(logs[s], stop_at if s == 0 else None)],
+                           checkpoint_for=lambda s: tmp_path / f"stop-{s}.pt")
+    assert [(o.status, o.step) for o in outcomes] == [("stopped", 2), ("stopped", 2)]
+    for s in (0, 1):
+        assert ("evaluation", 2) in logs[s] and ("checkpoint", 2) in logs[s], "a stop evaluates once more"
+        assert load_checkpoint(tmp_path / f"stop-{s}.pt")["step"] == 2
+
+    sessions.clear()
+    logs = {0: [], 1: []}
+    abort_at = {3: lambda: sessions[0].abort("stopped: the window closed")}
+    outcomes = train_seeds(inputs, [0, 1], sessions=sessions,
+                           sinks_for=lambda s: [_Calls(logs[s], abort_at if s == 0 else None)],
+                           checkpoint_for=lambda s: tmp_path / f"abort-{s}.pt")
+    assert [(o.status, o.step, o.note) for o in outcomes] == [("stopped", 3, "stopped: the window closed")] * 2
+    for s in (0, 1):
+        assert not any(kind == "evaluation" for kind, _ in logs[s]), "an abort ends without evaluating"
+        assert load_checkpoint(tmp_path / f"abort-{s}.pt")["step"] == 3
+
+
+def test_a_failing_sink_fails_every_seed_of_the_group(cipher):
+    class Broken(RunSink):
+        def evaluation(self, event):
+            raise OSError("disk full")
+
+    logs: dict = {0: [], 1: []}
+    inputs = RunInputs(cipher.corpus, cipher.vocabulary, Config(**{**SMALL, "steps": 2}), gold=tuple(cipher.gold))
+    with pytest.raises(OSError, match="disk full"):
+        train_seeds(inputs, [0, 1], sinks_for=lambda s: [_Calls(logs[s]), *([Broken()] if s == 1 else [])])
+    for s in (0, 1):
+        assert logs[s][-2:] == [("failed", 2), ("close", None)]
+        assert not any(kind == "finished" for kind, _ in logs[s])
+
+
+def test_ctrl_c_ends_every_seed_of_the_group_with_a_checkpoint(cipher, tmp_path):
+    import os
+    import signal
+
+    before = signal.getsignal(signal.SIGINT)
+    inputs = RunInputs(cipher.corpus, cipher.vocabulary, Config(**{**SMALL, "steps": 50}), gold=tuple(cipher.gold))
+    at = {2: lambda: os.kill(os.getpid(), signal.SIGINT)}  # from the last seed's sink: seed 0 took step 2
+    logs: dict = {0: [], 1: []}
+    outcomes = train_seeds(inputs, [0, 1], handle_signals=True,
+                           sinks_for=lambda s: [_Calls(logs[s], at if s == 1 else None)],
+                           checkpoint_for=lambda s: tmp_path / f"seed-{s}.pt")
+    for s in (0, 1):
+        assert not any(kind == "evaluation" for kind, _ in logs[s]), "interrupted: no final evaluation"
+    assert [(o.status, o.reason, o.step) for o in outcomes] == [("stopped", "interrupted", 2)] * 2
+    assert all(o.note == "interrupted by SIGINT (Ctrl-C)" for o in outcomes)
+    assert all(load_checkpoint(tmp_path / f"seed-{s}.pt")["step"] == 2 for s in (0, 1))
+    assert signal.getsignal(signal.SIGINT) is before, "the handlers are given back"
+
+
+def test_pins_sent_to_a_group_fail_it_before_any_sink_records_them(cipher, tmp_path):
+    sessions: list = []
+    logs: dict = {0: [], 1: []}
+    at = {2: lambda: sessions[0].send_pins([PinnedValue("a", "a")])}
+    inputs = RunInputs(cipher.corpus, cipher.vocabulary, Config(**{**SMALL, "steps": 50}), gold=tuple(cipher.gold))
+    with pytest.raises(ValueError, match="pins they started with"):
+        train_seeds(inputs, [0, 1], sessions=sessions, sinks_for=lambda s: [_Calls(logs[s], at if s == 1 else None)])
+    for s in (0, 1):
+        assert logs[s][-2:] == [("failed", 2), ("close", None)]
+        assert not any(kind == "pins_changed" for kind, _ in logs[s])

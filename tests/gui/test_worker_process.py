@@ -140,12 +140,11 @@ def test_a_killed_child_becomes_a_failed_run_with_a_message(controller, qtbot, s
 def test_a_child_whose_app_vanished_stops_with_a_checkpoint(sample_path):
     """The command pipe closing (the app crashed) makes the child end the run as stopped."""
     from decipher_gui.runprocess import RunProcess, RunRequest
-    from engine.runs.session import RunInputs
+    from engine.project.runner import ProjectRunSpec
 
     corpus, language = _ids(sample_path)
-    with Project.open(sample_path) as project:
-        inputs = RunInputs(project.corpus(corpus), project.vocabulary(language), Config(steps=100_000))
-    handle = RunProcess(RunRequest(inputs, sample_path, corpus, language, min_interval=0, live_interval=None,
+    handle = RunProcess(RunRequest(sample_path, ProjectRunSpec(Config(steps=100_000), corpus, language),
+                                   min_interval=0, live_interval=None,
                                    build=partial(fake_trainer, steps=100_000, eval_every=0, step_sleep=0.01)))
     kinds: list[str] = []
     finished = []
@@ -213,3 +212,31 @@ if __name__ == "__main__":
     out = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
                          timeout=200)
     assert "ENDED ['completed'] TORCH False" in out.stdout, out.stdout + out.stderr[-3000:]
+
+
+def test_the_child_reads_the_run_from_the_project_and_reports_what_it_cannot(sample_path):
+    """The child assembles its run from the project file (engine assemble_run, as `decipher run
+    --project`): a corpus the project does not hold is one error event, and nothing is recorded."""
+    from decipher_gui.runprocess import RunProcess, RunRequest
+    from engine.project.runner import ProjectRunSpec
+
+    corpus, language = _ids(sample_path)
+    with Project.open(sample_path) as project:
+        before = len(project.runs())
+    handle = RunProcess(RunRequest(sample_path, ProjectRunSpec(Config(steps=3), corpus + 100, language),
+                                   min_interval=0, live_interval=None, build=partial(fake_trainer, steps=3)))
+    events: list[tuple[str, object]] = []
+
+    def read():
+        handle.start()
+        events.extend(handle.events())
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    reader.join(180)  # a hang guard: returns as soon as the child ends
+    assert not reader.is_alive()
+    [(kind, failure)] = events
+    assert kind == "error" and str(corpus + 100) in failure.message
+    assert handle.process.exitcode == 0, "the child said how it ended; it did not crash"
+    with Project.open(sample_path) as project:
+        assert len(project.runs()) == before
