@@ -386,8 +386,22 @@ class ComparisonController(QObject):
         view.set_running(0, f"Planning the comparison of {len(request.candidates)} languages…")
         self.w.plots.closeness_tab.show_comparison()
         self.w.plots.tabs.setCurrentWidget(self.w.plots.closeness_tab)
+        self._make_room()
         job.start()
         return job
+
+    def _make_room(self) -> None:
+        """Give the Plots dock about half of the window (its docks shrink, the window keeps its size):
+        the answer, the figure and the table do not fit the dock's usual strip."""
+        from PySide6.QtCore import Qt
+
+        w = self.w
+        dock = getattr(w, "plots_dock", None)
+        if dock is None or dock.isFloating() or not dock.isVisible():
+            return
+        dock.raise_()
+        w.resizeDocks([dock], [int(w.height() * 0.5)], Qt.Orientation.Vertical)
+        w.resizeDocks([dock], [int(w.width() * 0.45)], Qt.Orientation.Horizontal)
 
     @Slot()
     def stop(self) -> None:

@@ -1,0 +1,96 @@
+"""The rough edges of issue 27 item 5, each as the user meets it: a comparison that keeps the
+window's size and shows its caveats, closeness.png at full size with its legend, the seed group's
+progress in the run panel, the matches' agreement column on screen, a new corpus shown."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+
+from engine.config import Config  # noqa: E402
+from engine.datasets.sample import RUN_CONFIG_KEY  # noqa: E402
+
+TINY = Config(feature_dim=8, min_span=3, max_span=6, eval_interval=0, chars_per_batch=80, device="cpu", steps=10)
+
+
+def keep_screenshot(widget, name: str, tmp_path: Path) -> Path:
+    """Save a grab of ``widget``; copied to $DECIPHER_SCREENSHOT_DIR when set (docs/screenshots/)."""
+    shot = tmp_path / name
+    assert widget.grab().save(str(shot))
+    target = os.environ.get("DECIPHER_SCREENSHOT_DIR")
+    if target:
+        shutil.copy(shot, Path(target) / name)
+    return shot
+
+
+@pytest.fixture
+def cipher_path(tmp_path) -> Path:
+    from engine.datasets.synthetic import make_cipher
+    from engine.datasets.synthetic_relatives import unrelated_vocabulary
+    from engine.project.store import Project
+
+    c = make_cipher(n_stems=10, n_inscriptions=12, seed=2)
+    path = tmp_path / "synthetic.decipher"
+    project = Project.create(path)
+    with project.transaction():
+        project.add_corpus("cipher", c.corpus.inscriptions, source="engine/datasets/synthetic.py")
+        project.add_language("source", c.vocabulary.stems, source="engine/datasets/synthetic.py")
+        project.add_language("unrelated", unrelated_vocabulary(10, seed=2, avoid=c.vocabulary.stems).stems,
+                             source="engine/datasets/synthetic_relatives.py")
+        project.set_setting(RUN_CONFIG_KEY, TINY.to_dict())
+    project.close()
+    return path
+
+
+@pytest.fixture
+def big_window(app, qtbot, cipher_path):
+    from decipher_gui.comparison import controller
+    from decipher_gui.mainwindow import MainWindow
+
+    w = MainWindow(restore_state=False)
+    qtbot.addWidget(w)
+    w.resize(1600, 1000)
+    assert w.open_project(cipher_path)
+    w.show()
+    qtbot.waitExposed(w)
+    yield w
+    c = controller(w)
+    if c.job is not None:
+        c.job.stop()
+        c.job.wait(30)
+
+
+def test_a_comparison_keeps_the_window_size_and_shows_its_caveats(big_window, qtbot, tmp_path):
+    from PySide6.QtWidgets import QApplication
+
+    from decipher_gui.comparison import ComparisonDialog, controller
+    from engine.runs.sweep import InlinePool
+    from engine.runs.workers import run_task
+
+    w = big_window
+    assert (w.width(), w.height()) == (1600, 1000)
+    d = ComparisonDialog(w.project, TINY, w)
+    d.seeds.setText("0")
+    d.nulls.setValue(1)
+    d.folder.setText(str(tmp_path / "cmp"))
+    c = controller(w)
+    sizes = []
+    c.start(d.request(), pool_factory=lambda n: InlinePool(run_task))
+    view = w.plots.comparison
+    view.progressed_sizes = sizes
+    qtbot.waitUntil(lambda: (sizes.append(w.size().toTuple()), c.comparison is not None
+                             or w.last_error is not None)[1], timeout=120_000)
+    assert c.comparison is not None, w.last_error
+    QApplication.processEvents()
+    sizes.append(w.size().toTuple())
+    assert set(sizes) == {(1600, 1000)}
+    # the caveats of a 10-step, 1-seed comparison are on screen, not only in answer.txt
+    caption = view.caption.text()
+    assert "Caveat: the runs stopped at 10 steps" in caption
+    assert "only 1 seed × 1 null" in caption
+    keep_screenshot(w, "comparison-1600x1000.png", tmp_path)
