@@ -414,6 +414,8 @@ class ComparisonView(QWidget):
         """candidate -> colour, fixed for the session once given (engine.closeness.plot.colour_of)"""
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.null_band: pg.FillBetweenItem | None = None
+        self.comparison = None
+        """the comparison shown (closeness.png is drawn from it)"""
         lay = QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
         self.caption = wrapping_label("<b>No comparison yet</b>: Run ▸ Compare known languages… trains the corpus "
@@ -494,6 +496,7 @@ class ComparisonView(QWidget):
         self.legend.clear()
         self.curves = {}
         self.null_band = None
+        self.comparison = None
         self.model.removeRows(0, self.model.rowCount())
         self.caption.setText("<b>No comparison yet</b>: Run ▸ Compare known languages… trains the corpus against "
                              "several known languages and their null vocabularies.")
@@ -536,6 +539,7 @@ class ComparisonView(QWidget):
 
         curves, band = curve_bands(comparison)
         plan = comparison.plan
+        self.comparison = comparison
         self.plot.clear()
         self.legend.clear()
         self.curves = {}
@@ -589,14 +593,18 @@ class ComparisonView(QWidget):
         self.vsplit.setSizes([int(high * 0.3), high - int(high * 0.3)])
 
     def export_png(self, path: str | Path, width: int = 1000) -> Path:
-        """The plot with its legend as a PNG (the comparison's closeness.png)."""
-        import pyqtgraph.exporters  # noqa: F401 (registers ImageExporter)
-        from engine.io.atomic import atomic_path
+        """The shown comparison as closeness.png: the engine's figure (engine.closeness.plot), drawn at
+        full size (``width`` x 0.6 ``width``) with its whole legend, whatever the size of this dock
+        (a grab of the dock's plot was 1000x181 with its legend cut off)."""
+        from engine.closeness.plot import render_comparison
+        from engine.errors import DecipherError
 
-        path = Path(path)
-        with atomic_path(path) as tmp:
-            exporter = pg.exporters.ImageExporter(self.graphics.scene())
-            exporter.parameters()["width"] = width
-            exporter.export(str(tmp.with_suffix(".png")))
-            tmp.with_suffix(".png").replace(tmp)
-        return path
+        if self.comparison is None:
+            raise DecipherError("no comparison is shown")
+        try:
+            written = render_comparison(self.comparison, path, width=width)
+        except OSError as e:
+            raise DecipherError(f"{path}: cannot write the figure ({e.strerror or e})") from e
+        if written is None:
+            raise DecipherError("Qt could not draw the figure here")
+        return written

@@ -94,3 +94,14 @@ def test_a_comparison_keeps_the_window_size_and_shows_its_caveats(big_window, qt
     assert "Caveat: the runs stopped at 10 steps" in caption
     assert "only 1 seed × 1 null" in caption
     keep_screenshot(w, "comparison-1600x1000.png", tmp_path)
+    # closeness.png is the full figure with its legend, not a grab of the dock's strip (was 1000x181)
+    from PySide6.QtGui import QImage
+
+    png = QImage(str(tmp_path / "cmp" / "closeness.png"))
+    assert (png.width(), png.height()) == (1000, 600)
+    # the legend column (right of the plot) holds each language's colour: it was cut off before
+    legend = {png.pixelColor(x, y).name().upper() for x in range(665, 1000) for y in range(0, 300)}
+    assert {view.colour(n).upper() for n in view.curves} <= legend
+    shutil.copy(tmp_path / "cmp" / "closeness.png", tmp_path / "closeness-saved.png")
+    if os.environ.get("DECIPHER_SCREENSHOT_DIR"):
+        shutil.copy(tmp_path / "cmp" / "closeness.png", Path(os.environ["DECIPHER_SCREENSHOT_DIR"]) / "closeness-saved.png")
