@@ -105,3 +105,23 @@ def test_a_comparison_keeps_the_window_size_and_shows_its_caveats(big_window, qt
     shutil.copy(tmp_path / "cmp" / "closeness.png", tmp_path / "closeness-saved.png")
     if os.environ.get("DECIPHER_SCREENSHOT_DIR"):
         shutil.copy(tmp_path / "cmp" / "closeness.png", Path(os.environ["DECIPHER_SCREENSHOT_DIR"]) / "closeness-saved.png")
+
+
+def test_the_comparison_dialog_says_its_caveats_before_it_runs(big_window):
+    from decipher_gui.comparison import ComparisonDialog
+
+    w = big_window
+    d = ComparisonDialog(w.project, TINY, w)
+    d.steps.setValue(40)
+    d.seeds.setText("0")
+    d.nulls.setValue(1)
+    text = d.caveat.text()
+    assert f"40 steps per run stop before the model’s annealing schedule ends ({TINY.anneal_steps} steps)" in text
+    assert "only 1 seed × 1 null per candidate (fewer than 3 × 3)" in text
+    assert d.buttons.button(d.buttons.StandardButton.Ok).isEnabled()  # a caveat, not a refusal
+    d.nulls.setValue(0)
+    assert "no null vocabularies" in d.caveat.text()
+    d.steps.setValue(TINY.anneal_steps)
+    d.seeds.setText("0 1 2")
+    d.nulls.setValue(3)
+    assert d.caveats() == [] and not d.caveat.isVisibleTo(d)
