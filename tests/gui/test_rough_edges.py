@@ -125,3 +125,31 @@ def test_the_comparison_dialog_says_its_caveats_before_it_runs(big_window):
     d.seeds.setText("0 1 2")
     d.nulls.setValue(3)
     assert d.caveats() == [] and not d.caveat.isVisibleTo(d)
+
+
+def test_the_agreement_column_is_on_screen_beside_the_stem_when_the_run_has_a_seed_group(window, qtbot, tmp_path):
+    from engine.results import Alternative, Match
+    from decipher_gui.panels.matches import MATCH_COLUMNS
+
+    window.resize(1600, 1000)
+    qtbot.waitExposed(window)
+    m = window.matches
+    matches = [Match("i1", 0, 3, "abc", (Alternative(1, "casa", "kasa", -1.0, "house"),), confidence=0.5),
+               Match("i2", 0, 3, "abd", (Alternative(1, "mar", "mar", -1.0, "sea"),), confidence=0.4)]
+    m.set_matches(matches, {}, {}, "hand-made")
+    header = m.table.horizontalHeader()
+    col = MATCH_COLUMNS.index("agreement")
+    assert header.isSectionHidden(col)  # no seed group: an empty column takes no room
+    m.set_agreement({("i1", 0, 3, "casa"): (5, 5), ("i2", 0, 3, "mar"): (2, 5)})
+    qtbot.wait(10)
+    assert not header.isSectionHidden(col)
+    assert header.visualIndex(col) == header.visualIndex(MATCH_COLUMNS.index("stem")) + 1
+    right = header.sectionViewportPosition(col) + header.sectionSize(col)
+    assert 0 <= header.sectionViewportPosition(col) and right <= m.table.viewport().width()
+    # the gloss stays on screen too (issue 14, item 7)
+    gloss = MATCH_COLUMNS.index("gloss")
+    assert header.sectionViewportPosition(gloss) < m.table.viewport().width()
+    assert m.model.index(0, col).data() == "5/5"  # the model's columns are unchanged
+    keep_screenshot(m, "matches-agreement.png", tmp_path)
+    m.set_agreement({})
+    assert header.isSectionHidden(col)
