@@ -153,3 +153,24 @@ def test_the_agreement_column_is_on_screen_beside_the_stem_when_the_run_has_a_se
     keep_screenshot(m, "matches-agreement.png", tmp_path)
     m.set_agreement({})
     assert header.isSectionHidden(col)
+
+
+def test_a_newly_imported_corpus_and_language_are_shown(window, tmp_path):
+    data = Path(__file__).resolve().parent / "data"
+    before = window.state.corpus_id
+    assert window.acts.import_file("lost", data / "new_corpus.csv", name="New inscriptions")
+    new = max(c.id for c in window.project.corpora())
+    assert new != before and window.state.corpus_id == new
+    assert window.corpora.current_id() == new
+    assert window.runs.corpus.currentData() == new
+    assert "New inscriptions" in window.inscriptions.caption.text()
+    window.acts.undo.trigger()  # the corpus is gone again: the window shows one that exists
+    assert window.state.corpus_id in {c.id for c in window.project.corpora()}
+    assert "New inscriptions" not in window.inscriptions.caption.text()
+
+    known = tmp_path / "words.csv"
+    known.write_text("form,ipa\nkasa,kasa\nmare,mare\n", encoding="utf-8")
+    assert window.acts.import_file("known", known, name="Words")
+    new_language = max(x.id for x in window.project.languages())
+    assert window.state.language_id == new_language and window.languages.current_id() == new_language
+    assert window.runs.language.currentData() == new_language
