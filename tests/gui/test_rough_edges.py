@@ -174,3 +174,56 @@ def test_a_newly_imported_corpus_and_language_are_shown(window, tmp_path):
     new_language = max(x.id for x in window.project.languages())
     assert window.state.language_id == new_language and window.languages.current_id() == new_language
     assert window.runs.language.currentData() == new_language
+
+
+def test_a_training_seed_group_shows_its_steps_and_live_curves_in_the_run_panel(window, tmp_path):
+    """The group's workers record their runs in the project; the run panel follows them (it said
+    "Idle" and "no run yet" while the group trained) and the plots draw the seed furthest along."""
+    from engine.config import Config
+    from engine.project.store import Project
+
+    w, bridge = window, window.seed_groups
+    corpus, language = w.state.corpus_id, w.state.language_id
+    after = w.model.last_run_id()
+    w.runs.set_group_running(True, 3)
+    bridge.watch(after, [0, 1, 2], 20, corpus, language)
+    assert w.runs.state_label.text() != "Idle" and w.runs.progress.format() != "no run yet"
+    assert "starting the workers" in w.runs.state_label.text()
+
+    worker = Project.open(w.project.path)  # what a worker process records, over its own connection
+    try:
+        config = Config(steps=20)
+        r0 = worker.start_run(config, corpus, language, seed=0)
+        r1 = worker.start_run(config, corpus, language, seed=1)
+        other = worker.start_run(config, corpus, language, seed=7)  # not the group's
+        for step in (1, 5, 10):
+            worker.record_metrics(r0, step, {"loss/quality": 3.0 - step / 10, "batch_coverage": 0.1 * step / 5})
+        worker.record_metrics(r0, 10, {"coverage": 0.4, "p_at_1": 0.25})
+        worker.heartbeat(r0, 12)
+        worker.record_metrics(r1, 1, {"loss/quality": 3.5})
+        worker.record_metrics(other, 19, {"loss/quality": 0.5})
+    finally:
+        worker.close()
+    bridge.poll()
+    runs = w.runs
+    assert (runs.progress.value(), runs.progress.maximum()) == (12 + 1, 60)
+    assert runs.progress.format() == "seed group: step %v of %m (all seeds)"
+    line = runs.state_label.text()
+    assert "training seeds 0 (step 12), 1 (step 1)" in line and "1 waiting for a worker" in line
+    # the plots show seed 0's curves, as recorded so far
+    xs, ys = w.plots.losses.series["quality"]
+    assert list(xs) == [1, 5, 10] and ys[-1] == pytest.approx(2.0)
+    assert list(w.plots.quality.series["P@1"][0]) == [10]
+    w.runs.set_state(w.runs._state)  # a state refresh keeps the group's line
+    assert runs.state_label.text() == line
+
+    worker = Project.open(w.project.path)
+    try:
+        worker.finish_run(r0, "completed")
+    finally:
+        worker.close()
+    bridge.poll()
+    assert "1 finished" in runs.state_label.text() and runs.progress.value() == 20 + 1
+    bridge.unwatch()
+    w.runs.set_group_running(False)
+    assert runs.state_label.text() == "Idle"
