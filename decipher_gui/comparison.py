@@ -88,6 +88,7 @@ class ComparisonDialog(QDialog):
         form.addRow("Corpus:", self.corpus)
         self.candidates = QListWidget()
         self.candidates.setAccessibleName("Candidate languages")
+        self.candidates.setMinimumHeight(self.candidates.fontMetrics().height() * 6)  # never squeezed shut
         for lang in project.languages():
             item = QListWidgetItem(f"{lang.name} ({lang.stems} stems)")
             item.setData(Qt.ItemDataRole.UserRole, ("language", lang.id, lang.name))
@@ -163,6 +164,7 @@ class ComparisonDialog(QDialog):
         lay.addWidget(self.buttons)
         self._corpus_changed()
         self._check()
+        self.setMinimumWidth(min(640, max(520, self.sizeHint().width())))
 
     def _corpus_changed(self, *_):
         cid = self.corpus.currentData()

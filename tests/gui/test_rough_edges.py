@@ -20,6 +20,9 @@ TINY = Config(feature_dim=8, min_span=3, max_span=6, eval_interval=0, chars_per_
 
 def keep_screenshot(widget, name: str, tmp_path: Path) -> Path:
     """Save a grab of ``widget``; copied to $DECIPHER_SCREENSHOT_DIR when set (docs/screenshots/)."""
+    from PySide6.QtWidgets import QApplication
+
+    QApplication.processEvents()  # pending layout requests first: the grab shows the laid-out widget
     shot = tmp_path / name
     assert widget.grab().save(str(shot))
     target = os.environ.get("DECIPHER_SCREENSHOT_DIR")
@@ -107,7 +110,7 @@ def test_a_comparison_keeps_the_window_size_and_shows_its_caveats(big_window, qt
         shutil.copy(tmp_path / "cmp" / "closeness.png", Path(os.environ["DECIPHER_SCREENSHOT_DIR"]) / "closeness-saved.png")
 
 
-def test_the_comparison_dialog_says_its_caveats_before_it_runs(big_window):
+def test_the_comparison_dialog_says_its_caveats_before_it_runs(big_window, tmp_path):
     from decipher_gui.comparison import ComparisonDialog
 
     w = big_window
@@ -119,6 +122,9 @@ def test_the_comparison_dialog_says_its_caveats_before_it_runs(big_window):
     assert f"40 steps per run stop before the model’s annealing schedule ends ({TINY.anneal_steps} steps)" in text
     assert "only 1 seed × 1 null per candidate (fewer than 3 × 3)" in text
     assert d.buttons.button(d.buttons.StandardButton.Ok).isEnabled()  # a caveat, not a refusal
+    d.show()
+    d.resize(d.sizeHint())  # the offscreen screen is 800x600: show() caps a dialog at 2/3 of its height
+    keep_screenshot(d, "comparison-dialog-caveats.png", tmp_path)
     d.nulls.setValue(0)
     assert "no null vocabularies" in d.caveat.text()
     d.steps.setValue(TINY.anneal_steps)
@@ -216,6 +222,8 @@ def test_a_training_seed_group_shows_its_steps_and_live_curves_in_the_run_panel(
     assert list(w.plots.quality.series["P@1"][0]) == [10]
     w.runs.set_state(w.runs._state)  # a state refresh keeps the group's line
     assert runs.state_label.text() == line
+    w.resize(1600, 1000)
+    keep_screenshot(w, "seed-group-training.png", tmp_path)
 
     worker = Project.open(w.project.path)
     try:
