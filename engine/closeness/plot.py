@@ -126,6 +126,7 @@ def render_comparison(comparison, path: str | os.PathLike, *, width: int = 1000)
     exporter.export(str(tmp))
     tmp.replace(path)
     win.close()
+    win.deleteLater()  # in the app: deleted by its event loop, not by Python's collector mid-paint
     return path
 
 
