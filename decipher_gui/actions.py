@@ -292,6 +292,12 @@ class WindowActions(QObject):
             self.w.report_error(f"Import failed: {title[:1].lower() + title[1:]}", message)
             return False
         self.w.statusBar().showMessage(str(command.result), 10000)
+        # what the import added is what the user wants to see: the new corpus or language is chosen
+        corpora, languages, _runs = command.added
+        if corpora:
+            self.w._choose_corpus(max(corpora))
+        if languages:
+            self.w._choose_language(max(languages))
         return True
 
     def _write(self, what: str, write) -> int | None:

@@ -212,6 +212,11 @@ class ImportCommand(Command):
         self._added = (after.corpora - before.corpora, after.languages - before.languages,
                        after.runs - before.runs)
 
+    @property
+    def added(self) -> tuple[set[int], set[int], set[int]]:
+        """The ids of the corpora, languages and runs the last ``do`` added."""
+        return self._added
+
     def undo(self, project: Project) -> None:
         assert self._before is not None
         corpora, languages, runs = self._added

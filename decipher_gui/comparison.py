@@ -4,6 +4,7 @@ vocabulary size, steps) and the comparison running in the background through the
 from __future__ import annotations
 
 import threading
+from html import escape
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -87,6 +88,7 @@ class ComparisonDialog(QDialog):
         form.addRow("Corpus:", self.corpus)
         self.candidates = QListWidget()
         self.candidates.setAccessibleName("Candidate languages")
+        self.candidates.setMinimumHeight(self.candidates.fontMetrics().height() * 6)  # never squeezed shut
         for lang in project.languages():
             item = QListWidgetItem(f"{lang.name} ({lang.stems} stems)")
             item.setData(Qt.ItemDataRole.UserRole, ("language", lang.id, lang.name))
@@ -119,6 +121,7 @@ class ComparisonDialog(QDialog):
         self.nulls.setRange(0, 100)
         self.nulls.setValue(3)
         self.nulls.setToolTip("Null vocabularies per language (each trained with every seed); 0: no verdict")
+        self.nulls.valueChanged.connect(lambda _v: self._check())
         form.addRow("Null vocabularies:", self.nulls)
         self.stems = QSpinBox()
         self.stems.setRange(0, 100_000)
@@ -129,6 +132,7 @@ class ComparisonDialog(QDialog):
         self.steps = QSpinBox()
         self.steps.setRange(1, 10_000_000)
         self.steps.setValue(config.steps)
+        self.steps.valueChanged.connect(lambda _v: self._check())
         form.addRow("Steps per run:", self.steps)
         self.workers = QSpinBox()
         self.workers.setRange(1, 256)
@@ -149,6 +153,10 @@ class ComparisonDialog(QDialog):
         self.problem.setStyleSheet("color: #D55E00")
         self.problem.setWordWrap(True)
         lay.addWidget(self.problem)
+        self.caveat = QLabel()
+        self.caveat.setWordWrap(True)
+        self.caveat.setAccessibleName("What weakens this comparison")
+        lay.addWidget(self.caveat)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Run comparison")
         self.buttons.accepted.connect(self.accept)
@@ -156,6 +164,7 @@ class ComparisonDialog(QDialog):
         lay.addWidget(self.buttons)
         self._corpus_changed()
         self._check()
+        self.setMinimumWidth(min(640, max(520, self.sizeHint().width())))
 
     def _corpus_changed(self, *_):
         cid = self.corpus.currentData()
@@ -220,7 +229,35 @@ class ComparisonDialog(QDialog):
                 problem = str(e)[0].upper() + str(e)[1:] + "."
         self.problem.setText(problem)
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(not problem)
+        lines = self.caveats()
+        self.caveat.setText("<br>".join(f"Caveat: {escape(c)}." for c in lines))
+        self.caveat.setVisible(bool(lines))
         return problem
+
+    def caveats(self) -> list[str]:
+        """What will weaken this comparison's verdicts, said before it runs (the same conditions as
+        engine.closeness.comparison.caveats, which the answer repeats after it): runs shorter than the
+        model's annealing schedule, fewer than MIN_SEEDS seeds or MIN_NULLS nulls, no nulls at all."""
+        from engine.closeness.comparison import MIN_NULLS, MIN_SEEDS
+
+        out = []
+        steps, anneal = self.steps.value(), self.config.anneal_steps
+        if steps < anneal:
+            out.append(f"{steps} steps per run stop before the model’s annealing schedule ends ({anneal} "
+                       "steps): scores of unfinished runs can rank candidates differently")
+        try:
+            seeds = len(parse_seeds(self.seeds.text()))
+        except DecipherError:
+            seeds = None
+        nulls = self.nulls.value()
+        if nulls == 0:
+            out.append("no null vocabularies: the scores are ranked, but nothing says whether any language is "
+                       "closer than chance")
+        elif seeds is not None and (seeds < MIN_SEEDS or nulls < MIN_NULLS):
+            out.append(f"only {seeds} seed{'s' if seeds != 1 else ''} × {nulls} null{'s' if nulls != 1 else ''} "
+                       f"per candidate (fewer than {MIN_SEEDS} × {MIN_NULLS}): the intervals are wide and a "
+                       "relative can come out “no evidence”")
+        return out
 
     def request(self) -> ComparisonRequest:
         """The comparison the form describes (DecipherError when it cannot run)."""
@@ -386,8 +423,22 @@ class ComparisonController(QObject):
         view.set_running(0, f"Planning the comparison of {len(request.candidates)} languages…")
         self.w.plots.closeness_tab.show_comparison()
         self.w.plots.tabs.setCurrentWidget(self.w.plots.closeness_tab)
+        self._make_room()
         job.start()
         return job
+
+    def _make_room(self) -> None:
+        """Give the Plots dock about half of the window (its docks shrink, the window keeps its size):
+        the answer, the figure and the table do not fit the dock's usual strip."""
+        from PySide6.QtCore import Qt
+
+        w = self.w
+        dock = getattr(w, "plots_dock", None)
+        if dock is None or dock.isFloating() or not dock.isVisible():
+            return
+        dock.raise_()
+        w.resizeDocks([dock], [int(w.height() * 0.5)], Qt.Orientation.Vertical)
+        w.resizeDocks([dock], [int(w.width() * 0.45)], Qt.Orientation.Horizontal)
 
     @Slot()
     def stop(self) -> None:

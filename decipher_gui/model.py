@@ -297,6 +297,18 @@ class WindowModel:
 
         return [] if self.project is None else seed_groups(self.project)
 
+    def group_progress(self, after_run: int, seeds: Sequence[int], steps: int, corpus_id: int | None,
+                       language_id: int | None) -> queries.GroupProgress | None:
+        """A running seed group's progress (None without a project)."""
+        if self.project is None:
+            return None
+        return queries.group_progress(self.project, after_run, list(seeds), steps, corpus_id, language_id)
+
+    def last_run_id(self) -> int:
+        """The newest run's id (0 without runs): a seed group's runs are the ones after it."""
+        runs = [] if self.project is None else self.project.runs()
+        return max((r.id for r in runs), default=0)
+
     def seed_group_folder(self, config: Config) -> Path:
         """The folder of a seed group of ``config`` on the chosen corpus and language with the
         project's pins (the same setting again goes to the same folder); DecipherError or OSError

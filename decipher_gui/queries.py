@@ -196,3 +196,52 @@ def live_label(project: Project | None, run_id: int | None) -> str:
     if run is None:
         return "current run" if run_id is None else f"run {run_id}"
     return run_label(project, run)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class GroupProgress:
+    """Where a running seed group's training stands, from what its workers have recorded so far."""
+
+    steps: int
+    """steps trained, summed over the group's seeds (a seed not yet started counts 0)"""
+    total: int
+    """steps planned, summed over the seeds"""
+    line: str
+    """one line for the run panel: which seeds train, which finished"""
+    plotted: int | None = None
+    """the run whose curves the plots show live (the running seed furthest along), None: none yet"""
+    metrics: tuple = ()
+    """that run's stored metric rows (step, name, value)"""
+
+
+def group_progress(project: Project, after_run: int, seeds: list[int], steps: int, corpus_id: int | None,
+                   language_id: int | None) -> GroupProgress:
+    """The seed group's progress: its runs are those its workers recorded after run ``after_run``
+    with one of ``seeds`` on the corpus and language (a seed's step is its heartbeat's or its last
+    recorded metric's, whichever is further)."""
+    runs = {}
+    for r in project.runs():
+        if r.id > after_run and r.seed in seeds and r.corpus_id == corpus_id and r.language_id == language_id:
+            runs[r.seed] = r  # the newest run of a seed (a worker that failed and was retried)
+    reached: dict[int, int] = {}
+    metrics: dict[int, list] = {}
+    for seed, r in runs.items():
+        rows = project.metrics(r.id)
+        metrics[seed] = rows
+        last = max((s for s, _, _ in rows), default=0)
+        reached[seed] = steps if r.status == "completed" else min(steps, max(r.last_step or 0, last))
+    done = sorted(s for s, r in runs.items() if r.status != "running")
+    training = sorted(s for s, r in runs.items() if r.status == "running")
+    waiting = [s for s in seeds if s not in runs]
+    parts = [f"Seed group of {len(seeds)} seeds"]
+    if training:
+        parts.append("training seed" + ("s " if len(training) > 1 else " ")
+                     + ", ".join(f"{s} (step {reached[s]})" for s in training))
+    if done:
+        parts.append(f"{len(done)} finished")
+    if waiting:
+        parts.append(f"{len(waiting)} waiting for a worker" if training or done else "starting the workers…")
+    plotted = max(training, key=lambda s: (reached[s], -s), default=None)
+    run = runs[plotted] if plotted is not None else None
+    return GroupProgress(sum(reached.values()), steps * len(seeds), "; ".join(parts),
+                         None if run is None else run.id, tuple(metrics.get(plotted, ())))

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, QTimer
 
 from engine.config import Config
 from engine.errors import DecipherError
@@ -160,8 +160,51 @@ class SeedGroupBridge(QObject):
         self._project_path = Path(project.path)
         w.runs.set_group_running(True, len(seeds), out)
         w.acts.start.setEnabled(False)
+        self.watch(w.model.last_run_id(), seeds, config.steps, s.corpus_id, s.language_id)
         job.start()
         return True
+
+    # ---- the running group's training in the run panel and the plots ------------------------------
+
+    def watch(self, after_run: int, seeds: Sequence[int], steps: int, corpus_id: int | None,
+              language_id: int | None) -> None:
+        """Follow the group's runs (those its workers record after ``after_run``) once a second: the
+        run panel's bar and line show the steps trained over all seeds (it said "Idle" and "no run
+        yet"), the plots the curves of the seed furthest along, as its worker records them."""
+        self._watched = (after_run, list(seeds), int(steps), corpus_id, language_id)
+        if self.w.project is not None:
+            self._project_path = Path(self.w.project.path)
+        self._plotted: tuple[int | None, int] = (None, -1)
+        if getattr(self, "_timer", None) is None:
+            self._timer = QTimer(self)
+            self._timer.setInterval(1000)
+            self._timer.timeout.connect(self.poll)
+        self._timer.start()
+        self.poll()
+
+    def unwatch(self) -> None:
+        if getattr(self, "_timer", None) is not None:
+            self._timer.stop()
+        self._watched = None
+
+    def poll(self) -> None:
+        """Read the group's progress from the project and show it (GUI thread; a few small queries)."""
+        watched = getattr(self, "_watched", None)
+        if watched is None or self._closing or not self._same_project():
+            return
+        try:
+            progress = self.w.model.group_progress(*watched)
+        except DecipherError as exc:  # the project file is busy or gone: say so, try again next tick
+            self.w.statusBar().showMessage(f"Seed group progress not read: {exc}", 3000)
+            return
+        if progress is None:
+            return
+        self.w.runs.set_group_steps(progress.steps, progress.total, progress.line)
+        key = (progress.plotted, len(progress.metrics))
+        if progress.plotted is not None and key != self._plotted and not self.w.controller.active:
+            self._plotted = key
+            self.w.plots.load_history(list(progress.metrics))
+            self.w.plots.set_step_range(watched[2])
 
     def stop(self) -> None:
         if self.job is not None:
@@ -171,6 +214,7 @@ class SeedGroupBridge(QObject):
     def shutdown(self, timeout_ms: int = 60_000) -> bool:
         """The window closes: stop the group (finished seeds are kept) and wait for its work."""
         self._closing = True
+        self.unwatch()
         if self.job is None:
             return True
         self._stop_request.set()  # type: ignore[union-attr]
@@ -224,6 +268,7 @@ class SeedGroupBridge(QObject):
         self.w.report_error(f"Seed group failed: {title[:1].lower() + title[1:]}", message)
 
     def _on_job_ended(self) -> None:
+        self.unwatch()
         job, self.job = self.job, None
         if job is not None:
             job.deleteLater()

@@ -317,6 +317,7 @@ class MatchesPanel(QWidget):
         self.where.currentIndexChanged.connect(self._refilter)
         self.state.currentIndexChanged.connect(self._refilter)
         self._enable(False)
+        self._place_agreement()
 
     # ---- contents ----------------------------------------------------------------------------
 
@@ -346,9 +347,19 @@ class MatchesPanel(QWidget):
     def _set_widths(self) -> None:
         """Column widths from the font, not from measuring rows (that took ~30 ms per update)."""
         em = self.table.fontMetrics().horizontalAdvance("M")
-        for col, ems in zip(range(len(MATCH_COLUMNS)), (10, 5, 6, 7, 9, 5, 7, 5, 6, 5)):
+        for col, ems in zip(range(len(MATCH_COLUMNS)), (7, 5, 6, 7, 9, 6, 7, 5, 6, 5)):
             self.table.setColumnWidth(col, int(ems * em))
         self._widths_set = True
+
+    def _place_agreement(self) -> None:
+        """The agreement column right after the stem it is about, where the dock's default width shows
+        it (it sat sixth, off-screen); hidden while the shown run has no seed group (it would be empty)."""
+        header = self.table.horizontalHeader()
+        col = MATCH_COLUMNS.index("agreement")
+        header.setSectionHidden(col, not self.model.agreement)
+        after = header.visualIndex(MATCH_COLUMNS.index("stem")) + 1
+        if header.visualIndex(col) != after:
+            header.moveSection(header.visualIndex(col), after)
 
     def set_agreement(self, agreement: dict[tuple[str, int, int, str], tuple[int, int]]) -> None:
         """Each match's seed agreement (see :data:`AGREEMENT_TIP`); {} when the run has no group."""
@@ -356,6 +367,7 @@ class MatchesPanel(QWidget):
             return
         current = self.current_match()
         self.model.set_agreement(agreement)
+        self._place_agreement()
         if current is not None:
             self.select_match(current.inscription_id, current.start, current.end)
 

@@ -13,9 +13,9 @@ from typing import Sequence
 import pyqtgraph as pg
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QGuiApplication, QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QHBoxLayout, QHeaderView, QLabel, QProgressBar,
-                               QGraphicsItem, QPushButton, QSplitter, QStackedWidget, QTableView, QTabWidget, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QFrame, QHBoxLayout, QHeaderView, QLabel, QProgressBar,
+                               QGraphicsItem, QPushButton, QScrollArea, QSplitter, QStackedWidget, QTableView, QTabWidget,
+                               QVBoxLayout, QWidget)
 
 from . import wrapping_label
 from ..driver import StepRecord
@@ -414,15 +414,30 @@ class ComparisonView(QWidget):
         """candidate -> colour, fixed for the session once given (engine.closeness.plot.colour_of)"""
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.null_band: pg.FillBetweenItem | None = None
+        self.comparison = None
+        """the comparison shown (closeness.png is drawn from it)"""
         lay = QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
         self.caption = wrapping_label("<b>No comparison yet</b>: Run ▸ Compare known languages… trains the corpus "
                                       "against several known languages and their null vocabularies.")
-        lay.addWidget(self.caption)
+        # the answer in words scrolls in its own pane above the plot: it may be long (ranks, meaning,
+        # caveats) and must neither widen the window nor squeeze the plot out of a small dock
+        self.caption.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.caption.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.caption_scroll = QScrollArea()
+        self.caption_scroll.setWidgetResizable(True)
+        self.caption_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.caption_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.caption_scroll.setWidget(self.caption)
+        self.caption_scroll.setMinimumHeight(40)
+        self.caption_scroll.setAccessibleName("Comparison answer and caveats")
+        self.vsplit = QSplitter(Qt.Orientation.Vertical)
+        self.vsplit.addWidget(self.caption_scroll)
         run_bar = QHBoxLayout()
         self.progress = QProgressBar()
         self.progress.setFormat("%v of %m runs")
-        self.progress_label = QLabel()
+        # wraps, and never asks for its text's width: a long line (the plan's matching) widened the window
+        self.progress_label = wrapping_label()
         self.stop_button = QPushButton("Stop")
         self.stop_button.setToolTip("Stop the comparison; the finished runs are kept, and running it again continues")
         run_bar.addWidget(self.progress, 1)
@@ -469,7 +484,11 @@ class ComparisonView(QWidget):
         self.splitter.addWidget(self.table)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
-        lay.addWidget(self.splitter, 1)
+        self.vsplit.addWidget(self.splitter)
+        self.vsplit.setStretchFactor(0, 1)
+        self.vsplit.setStretchFactor(1, 3)
+        self.vsplit.setChildrenCollapsible(False)
+        lay.addWidget(self.vsplit, 1)
 
     def clear(self) -> None:
         """No comparison shown (another project was opened)."""
@@ -477,6 +496,7 @@ class ComparisonView(QWidget):
         self.legend.clear()
         self.curves = {}
         self.null_band = None
+        self.comparison = None
         self.model.removeRows(0, self.model.rowCount())
         self.caption.setText("<b>No comparison yet</b>: Run ▸ Compare known languages… trains the corpus against "
                              "several known languages and their null vocabularies.")
@@ -519,6 +539,7 @@ class ComparisonView(QWidget):
 
         curves, band = curve_bands(comparison)
         plan = comparison.plan
+        self.comparison = comparison
         self.plot.clear()
         self.legend.clear()
         self.curves = {}
@@ -567,17 +588,23 @@ class ComparisonView(QWidget):
             self.model.appendRow([cell(name), cell(""), cell(""), cell(why.split(":", 1)[0], why), cell("")])
         self.table.resizeColumnsToContents()
         total = max(self.splitter.width(), 600)
-        self.splitter.setSizes([int(total * 0.58), total - int(total * 0.58)])
+        self.splitter.setSizes([int(total * 0.68), total - int(total * 0.68)])
+        high = max(self.vsplit.height(), 300)
+        self.vsplit.setSizes([int(high * 0.3), high - int(high * 0.3)])
 
     def export_png(self, path: str | Path, width: int = 1000) -> Path:
-        """The plot with its legend as a PNG (the comparison's closeness.png)."""
-        import pyqtgraph.exporters  # noqa: F401 (registers ImageExporter)
-        from engine.io.atomic import atomic_path
+        """The shown comparison as closeness.png: the engine's figure (engine.closeness.plot), drawn at
+        full size (``width`` x 0.6 ``width``) with its whole legend, whatever the size of this dock
+        (a grab of the dock's plot was 1000x181 with its legend cut off)."""
+        from engine.closeness.plot import render_comparison
+        from engine.errors import DecipherError
 
-        path = Path(path)
-        with atomic_path(path) as tmp:
-            exporter = pg.exporters.ImageExporter(self.graphics.scene())
-            exporter.parameters()["width"] = width
-            exporter.export(str(tmp.with_suffix(".png")))
-            tmp.with_suffix(".png").replace(tmp)
-        return path
+        if self.comparison is None:
+            raise DecipherError("no comparison is shown")
+        try:
+            written = render_comparison(self.comparison, path, width=width)
+        except OSError as e:
+            raise DecipherError(f"{path}: cannot write the figure ({e.strerror or e})") from e
+        if written is None:
+            raise DecipherError("Qt could not draw the figure here")
+        return written

@@ -360,6 +360,8 @@ class RunsPanel(QWidget):
         self.group_box.setVisible(running)
         self.group_stop.setEnabled(running)
         if running:
+            self.progress.setRange(0, 0)  # busy until the first worker records a step
+            self.progress.setFormat("seed group: starting")
             self.group_progress.setRange(0, max(1, n_seeds))
             self.group_progress.setValue(0)
             self.group_progress.setFormat(f"seed group: 0 of {n_seeds} seeds finished")
@@ -371,6 +373,14 @@ class RunsPanel(QWidget):
         self.group_progress.setRange(0, max(1, total))
         self.group_progress.setValue(min(done, max(1, total)))
         self.group_progress.setFormat(f"seed group: {done} of {total} seeds finished")
+
+    def set_group_steps(self, steps: int, total: int, line: str) -> None:
+        """A running seed group's training in the panel's own bar and state line (steps over all its
+        seeds; the line says which seeds train and which finished)."""
+        self.progress.setRange(0, max(1, total))
+        self.progress.setValue(min(steps, max(1, total)))
+        self.progress.setFormat("seed group: step %v of %m (all seeds)")
+        self.state_label.setText(line)
 
     def set_group_stopping(self) -> None:
         self.group_stop.setEnabled(False)
@@ -398,7 +408,10 @@ class RunsPanel(QWidget):
         self.language.setEnabled(idle and not self._group_running)
         words = {IDLE: "Idle", STARTING: "Starting (loading torch and preparing the data)…",
                  RUNNING: "Running", PAUSED: "Paused", STOPPING: "Stopping…"}
-        self.state_label.setText(words.get(state, state) + (f": {detail}" if detail else ""))
+        if not (idle and self._group_running):  # the group's own line (set_group_steps) stays
+            self.state_label.setText(words.get(state, state) + (f": {detail}" if detail else ""))
+        if idle and self._group_running and self.state_label.text() in ("Idle", "No run yet"):
+            self.state_label.setText("Seed group: starting the workers…")
         if state == STARTING:
             self.progress.setRange(0, 0)  # busy indicator until the first step
 

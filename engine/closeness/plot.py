@@ -115,7 +115,9 @@ def render_comparison(comparison, path: str | os.PathLike, *, width: int = 1000)
         s = by_name[name]
         margin = "" if s.margin != s.margin else f", margin {s.margin:+.3f}"  # what the verdict tests (not z)
         legend.addItem(line, f"{name}: {s.score_mean:.3f}{margin}<br>({s.verdict})")
-    win.show()  # lays the scene out at the window's size (offscreen: nothing appears)
+    # lays the scene out at the window's size; never drawn on a screen (the app calls this too)
+    win.setAttribute(QtCore.Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+    win.show()
     QtCore.QCoreApplication.processEvents()
     path = Path(path)
     tmp = path.with_name(path.stem + ".part.png")
@@ -124,6 +126,7 @@ def render_comparison(comparison, path: str | os.PathLike, *, width: int = 1000)
     exporter.export(str(tmp))
     tmp.replace(path)
     win.close()
+    win.deleteLater()  # in the app: deleted by its event loop, not by Python's collector mid-paint
     return path
 
 

@@ -243,21 +243,28 @@ class RunRecorder(RunSink):
         if not (force or last or now - self._last_write >= self.step_every):
             self._unwritten = event
             return
+        self._write_step(event)
+        self._last_write = now
+
+    def _write_step(self, event: StepEvent) -> None:
         values = {f"loss/{k}": float(v) for k, v in event.losses.items()}
         values.update(batch_coverage=event.coverage, insertion_cost=event.insertion_cost,
                       coverage_target=event.coverage_target)
         self.project.record_metrics(self.run_id, event.step, values, restart=event.restart)
-        self._last_write = now
         self._unwritten = None
 
     def evaluation(self, event: EvalEvent) -> None:
         """The evaluation's metrics (plus ``coverage``), its decoded matches and the mapping, in one
-        transaction."""
+        transaction; the losses of the step it follows too, when the throttle held them back, so the
+        stored loss curve has a point at every evaluation step (not only one per ``step_every``
+        seconds: a 189-step run kept 6)."""
         if not self._open():
             return
         values = {k: float(v) for k, v in event.metrics.items()}
         values["coverage"] = event.coverage
         with self.project.transaction():
+            if self._unwritten is not None:
+                self._write_step(self._unwritten)
             self.restart = int(getattr(event, "restart", self.restart))
             self.project.record_metrics(self.run_id, event.step, values, restart=self.restart)
             self.project.record_matches(self.run_id, event.matches)
