@@ -15,6 +15,11 @@ pytest.importorskip("torch")
 from engine.config import Config  # noqa: E402
 from engine.datasets.sample import RUN_CONFIG_KEY  # noqa: E402
 
+# The tiny comparisons here train on the job's own thread (InlinePool). torch imports torch._dynamo
+# (and sympy) lazily at the first optimiser; that import on a second thread while the Qt event loop
+# runs crashed the test process with a segfault once in ~20 runs. Import it here, on the main thread.
+import torch._dynamo  # noqa: E402,F401
+
 TINY = Config(feature_dim=8, min_span=3, max_span=6, eval_interval=0, chars_per_batch=80, device="cpu", steps=10)
 
 
