@@ -83,3 +83,27 @@ def small_config(window, **changes) -> Config:
 
 
 RUN_TIMEOUT_MS = 180_000
+
+
+#: the comparisons' tiny runs (tests/gui/test_comparison.py, test_rough_edges.py)
+TINY = Config(feature_dim=8, min_span=3, max_span=6, eval_interval=0, chars_per_batch=80, device="cpu", steps=10)
+
+
+def comparison_project(tmp_path: Path) -> Path:
+    """A project of a 12-inscription synthetic cipher with its source vocabulary and an unrelated one,
+    its run settings TINY: what a comparison needs, small enough to train on a test's thread."""
+    from engine.datasets.synthetic import make_cipher
+    from engine.datasets.synthetic_relatives import unrelated_vocabulary
+    from engine.project.store import Project
+
+    c = make_cipher(n_stems=10, n_inscriptions=12, seed=2)
+    path = tmp_path / "synthetic.decipher"
+    project = Project.create(path)
+    with project.transaction():
+        project.add_corpus("cipher", c.corpus.inscriptions, source="engine/datasets/synthetic.py")
+        project.add_language("source", c.vocabulary.stems, source="engine/datasets/synthetic.py")
+        project.add_language("unrelated", unrelated_vocabulary(10, seed=2, avoid=c.vocabulary.stems).stems,
+                             source="engine/datasets/synthetic_relatives.py")
+        project.set_setting(RUN_CONFIG_KEY, TINY.to_dict())
+    project.close()
+    return path

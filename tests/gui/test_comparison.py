@@ -15,34 +15,19 @@ pytest.importorskip("torch")
 
 from PySide6.QtCore import QTimer  # noqa: E402
 
-from engine.config import Config  # noqa: E402
-from engine.datasets.sample import RUN_CONFIG_KEY  # noqa: E402
 
 # The tiny comparisons here train on the job's own thread (InlinePool). torch imports torch._dynamo
 # (and sympy) lazily at the first optimiser; that import on a second thread while the Qt event loop
 # runs crashed the test process with a segfault once in ~20 runs. Import it here, on the main thread.
 import torch._dynamo  # noqa: E402,F401
 
-TINY = Config(feature_dim=8, min_span=3, max_span=6, eval_interval=0, chars_per_batch=80, device="cpu", steps=10)
+from tests.gui.conftest import TINY, comparison_project  # noqa: E402
+
 
 
 @pytest.fixture
 def project_path(tmp_path) -> Path:
-    from engine.project.store import Project
-    from engine.datasets.synthetic import make_cipher
-    from engine.datasets.synthetic_relatives import unrelated_vocabulary
-
-    c = make_cipher(n_stems=10, n_inscriptions=12, seed=2)
-    path = tmp_path / "synthetic.decipher"
-    project = Project.create(path)
-    with project.transaction():
-        project.add_corpus("cipher", c.corpus.inscriptions, source="engine/datasets/synthetic.py")
-        project.add_language("source", c.vocabulary.stems, source="engine/datasets/synthetic.py")
-        project.add_language("unrelated", unrelated_vocabulary(10, seed=2, avoid=c.vocabulary.stems).stems,
-                             source="engine/datasets/synthetic_relatives.py")
-        project.set_setting(RUN_CONFIG_KEY, TINY.to_dict())
-    project.close()
-    return path
+    return comparison_project(tmp_path)
 
 
 @pytest.fixture
