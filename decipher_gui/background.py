@@ -4,8 +4,8 @@
 ``report(item)`` arrives on the GUI thread as ``progressed(item)``; its return value as
 ``succeeded(result)``, an exception as ``failed(title, message)`` (decipher_gui.errors.describe);
 ``ended`` comes last, after the thread has stopped. The work touches no widget: every signal
-reaches the GUI thread queued, in the order it was sent. The run (decipher_gui.worker) and the
-seed group (decipher_gui.seedgroup) use it.
+reaches the GUI thread queued, in the order it was sent. The run (decipher_gui.worker), the
+seed group (decipher_gui.seedgroup) and the comparison (decipher_gui.comparison) use it.
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from engine.corpus import Corpus, Vocabulary
 from engine.errors import DecipherError
 
 from . import settings
+from .background import BackgroundJob
 
 
 @dataclass(frozen=True)
@@ -285,9 +286,10 @@ def _default_pool(workers: int):
 
 class ComparisonJob(QObject):
     """One comparison in the background: planning, the runs (worker processes of a LocalPool), the
-    summary and the files all happen on a thread of its own; it reports by signals, which Qt queues
-    to the GUI thread, so the slots that touch widgets run there. ``stop()`` ends the runs in flight;
-    the finished ones are kept and running the same comparison again continues."""
+    summary and the files all happen on the thread of a :class:`~decipher_gui.background.BackgroundJob`
+    (the app's one pattern for background work); what it reports reaches the GUI thread queued, so the
+    slots that touch widgets run there. ``stop()`` ends the runs in flight; the finished ones are kept
+    and running the same comparison again continues."""
 
     planned = Signal(int, str)         # runs in all, one line on the matching
     progressed = Signal(object)        # engine.closeness.runs.Progress
@@ -301,15 +303,18 @@ class ComparisonJob(QObject):
         self.request = request
         self.pool_factory = pool_factory
         self.pool = None
-        self._thread: threading.Thread | None = None
+        self._job: BackgroundJob | None = None
         self._stop = threading.Event()
 
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="closeness comparison", daemon=True)
-        self._thread.start()
+        self._job = BackgroundJob(self._work, "closeness comparison", self)
+        self._job.progressed.connect(self._report)
+        self._job.succeeded.connect(self._ended)
+        self._job.failed.connect(lambda title, message: self.failed.emit(f"{title}: {message}"))
+        self._job.start()
 
     def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        return self._job is not None and self._job.running
 
     def stop(self) -> None:
         """From the GUI thread: no new run starts and the worker processes are ended (never blocks)."""
@@ -319,38 +324,51 @@ class ComparisonJob(QObject):
             pool.stop()
 
     def wait(self, timeout: float | None = None) -> bool:
-        if self._thread is not None:
-            self._thread.join(timeout)
+        """Block until the comparison's thread has stopped (``timeout`` in seconds; closing the window)."""
+        if self._job is not None:
+            self._job.wait(30_000 if timeout is None else int(timeout * 1000))
         return not self.running()
 
-    def _run(self) -> None:  # on the job's own thread: no widget is touched here
+    def _report(self, item) -> None:  # GUI thread
+        if item[0] == "planned":
+            self.planned.emit(item[1], item[2])
+        else:
+            self.progressed.emit(item[1])
+
+    def _ended(self, result) -> None:  # GUI thread
+        kind, value = result
+        if kind == "finished":
+            self.finished.emit(value)
+        elif kind == "stopped":
+            self.stopped.emit()
+        else:
+            self.failed.emit(value)
+
+    def _work(self, report):  # on the job's own thread: no widget is touched here
+        from engine.closeness.comparison import plan_comparison
         from engine.closeness.runs import StoppablePool, run_comparison
         from engine.runs.workers import RunsStopped
-        from engine.closeness.comparison import plan_comparison
 
         r = self.request
         try:
             plan = plan_comparison(r.corpus, dict(r.candidates), seeds=r.seeds, n_null=r.n_null, stems=r.stems,
                                    config=r.config, restarts=r.restarts)
-            self.planned.emit(len(plan.items), plan.matching.describe())
+            report(("planned", len(plan.items), plan.matching.describe()))
             self.pool = StoppablePool(self.pool_factory(r.workers))
             if self._stop.is_set():
                 self.pool.stop()
             try:
                 comparison = run_comparison(plan, r.out, self.pool, in_flight=r.workers,
-                                            on_progress=self.progressed.emit, plot=False)
+                                            on_progress=lambda p: report(("progress", p)), plot=False)
             finally:
                 self.pool.close()
         except RunsStopped:
-            self.stopped.emit()
-            return
+            return ("stopped", None)
         except (DecipherError, OSError) as e:
-            self.failed.emit(str(e))
-            return
+            return ("failed", str(e))
         except Exception as e:  # noqa: BLE001 — a bug must reach the user, not die with the thread
-            self.failed.emit(f"{type(e).__name__}: {e}")
-            return
-        self.finished.emit(comparison)
+            return ("failed", f"{type(e).__name__}: {e}")
+        return ("finished", comparison)
 
 
 class ComparisonController(QObject):
