@@ -68,9 +68,9 @@ class WindowActions(QObject):
                                     tip="Which known language is closest: candidates, their nulls, seeds")
         self.bigger = self._action("Larger text", lambda: self.zoom_text(1), SK.ZoomIn)
         self.smaller = self._action("Smaller text", lambda: self.zoom_text(-1), SK.ZoomOut)
-        self.display = self._action("Display table…", w.edit_display_table,
+        self.display = self._action("Display table…", self.edit_display_table,
                                     tip="How the corpus's letters are shown: transliteration, script, direction")
-        self.known_display = self._action("Display table (known language)…", w.edit_known_display_table,
+        self.known_display = self._action("Display table (known language)…", self.edit_known_display_table,
                                           tip="How the known language's stems are shown: transliteration or script")
         self.gold = self._action("Show gold annotations", self.toggle_gold)
         self.gold.setCheckable(True)
@@ -369,6 +369,32 @@ class WindowActions(QObject):
 
 
     # ---- view and help ----------------------------------------------------------------------------
+
+    def edit_display_table(self) -> None:
+        """View ▸ Display table…: choose a preset or edit the letters of the chosen corpus."""
+        from .dialogs import DisplayTableDialog
+
+        w = self.w
+        if w.project is None or w.state.corpus_id is None:
+            w.report_error("No corpus", "Import a corpus first; a display table belongs to a corpus.")
+            return
+        dialog = DisplayTableDialog(w.model.inventory()[0], w.model.display, w)
+        if dialog.exec() == DisplayTableDialog.DialogCode.Accepted:
+            w.set_display_table(dialog.table())
+
+    def edit_known_display_table(self) -> None:
+        """View ▸ Display table (known language)…: how the chosen known language's stems are shown."""
+        from .dialogs import DisplayTableDialog
+
+        w = self.w
+        if w.project is None or w.state.language_id is None:
+            w.report_error("No known language", "Import a known language first; this display table belongs to one.")
+            return
+        stems, known = w.model.stems, w.model.known_display
+        letters = sorted({u for s in stems for u in known.split(s.form)} | {u for s in stems for u in s.form})
+        dialog = DisplayTableDialog(letters, known, w, what="language")
+        if dialog.exec() == DisplayTableDialog.DialogCode.Accepted:
+            w.set_known_display_table(dialog.table())
 
     def zoom_text(self, delta: int) -> None:
         size = max(8, min(40, settings.get("text_point_size") + delta))

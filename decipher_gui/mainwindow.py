@@ -24,12 +24,12 @@ from engine.results import MappingSnapshot, Match
 
 from decipher_gui import settings
 from decipher_gui.actions import WindowActions
-from decipher_gui.dialogs import DisplayTableDialog, error_box
+from decipher_gui.dialogs import error_box
 from decipher_gui.document import ProjectDocument
 from decipher_gui.errors import describe
 from decipher_gui.live import LiveRunBridge
 from decipher_gui.model import LiveRun, WindowModel, open_project_file
-from decipher_gui.panels.layout import build_panels, build_status
+from decipher_gui.panels.layout import add_display_hint, build_panels, build_status
 from decipher_gui.panels.selection import SpanSelection
 from decipher_gui.screenshot import process_until
 from decipher_gui.seedgroup import SeedGroupBridge
@@ -151,30 +151,9 @@ class MainWindow(QMainWindow):
         settings.add_recent(path)
         for note in self.model.opening_notes():
             self.statusBar().showMessage(note, 15000)
-        self._display_hint()
+        add_display_hint(self)
         self.projectOpened.emit(str(path))
         return True
-
-    def _display_hint(self) -> None:
-        """Once, on the first launch: where display tables live (dismissable; never shown again)."""
-        if settings.get("display_hint_seen") or getattr(self, "display_hint", None) is not None:
-            return
-        from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
-
-        hint = QWidget()
-        lay = QHBoxLayout(hint)
-        lay.setContentsMargins(6, 0, 0, 0)
-        lay.addWidget(QLabel("Letters and stems are shown through display tables: View ▸ Display table… "
-                             "(corpus) and View ▸ Display table (known language)…"))
-        close = QToolButton()
-        close.setText("×")
-        close.setToolTip("Dismiss this hint")
-        close.setAccessibleName("Dismiss the display-table hint")
-        lay.addWidget(close)
-        close.clicked.connect(hint.hide)
-        self.display_hint, self.display_hint_close = hint, close
-        self.statusBar().addPermanentWidget(hint)
-        settings.put("display_hint_seen", True)
 
     def _set_document(self, doc: ProjectDocument) -> None:
         if self.doc is not None:
@@ -321,26 +300,6 @@ class MainWindow(QMainWindow):
         self.pins.set_inventory(lost, known, self.model.pins())
         self.pins.set_text_shares(self.model.text_shares())
         self.show_mapping()
-
-    def edit_display_table(self) -> None:
-        """View ▸ Display table…: choose a preset or edit the letters of the chosen corpus."""
-        if self.project is None or self.state.corpus_id is None:
-            self.report_error("No corpus", "Import a corpus first; a display table belongs to a corpus.")
-            return
-        dialog = DisplayTableDialog(self.model.inventory()[0], self.model.display, self)
-        if dialog.exec() == DisplayTableDialog.DialogCode.Accepted:
-            self.set_display_table(dialog.table())
-
-    def edit_known_display_table(self) -> None:
-        """View ▸ Display table (known language)…: how the chosen known language's stems are shown."""
-        if self.project is None or self.state.language_id is None:
-            self.report_error("No known language", "Import a known language first; this display table belongs to one.")
-            return
-        letters = sorted({u for s in self.model.stems for u in self.model.known_display.split(s.form)}
-                         | {u for s in self.model.stems for u in s.form})
-        dialog = DisplayTableDialog(letters, self.model.known_display, self, what="language")
-        if dialog.exec() == DisplayTableDialog.DialogCode.Accepted:
-            self.set_known_display_table(dialog.table())
 
     def set_known_display_table(self, table: display_tables.DisplayTable) -> bool:
         """Store ``table`` for the chosen known language (undoable); every view follows."""

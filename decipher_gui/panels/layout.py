@@ -74,3 +74,26 @@ def build_status(w) -> None:
 
 
 __all__ = ["build_panels", "build_status"]
+
+
+def add_display_hint(window) -> None:
+    """Once, on the first launch: where display tables live, in the status bar (dismissable; never
+    shown again). Sets ``window.display_hint`` and ``window.display_hint_close``."""
+    if settings.get("display_hint_seen") or getattr(window, "display_hint", None) is not None:
+        return
+    from PySide6.QtWidgets import QHBoxLayout, QToolButton
+
+    hint = QWidget()
+    lay = QHBoxLayout(hint)
+    lay.setContentsMargins(6, 0, 0, 0)
+    lay.addWidget(QLabel("Letters and stems are shown through display tables: View ▸ Display table… "
+                         "(corpus) and View ▸ Display table (known language)…"))
+    close = QToolButton()
+    close.setText("×")
+    close.setToolTip("Dismiss this hint")
+    close.setAccessibleName("Dismiss the display-table hint")
+    lay.addWidget(close)
+    close.clicked.connect(hint.hide)
+    window.display_hint, window.display_hint_close = hint, close
+    window.statusBar().addPermanentWidget(hint)
+    settings.put("display_hint_seen", True)
