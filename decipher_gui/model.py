@@ -76,6 +76,7 @@ class WindowModel:
         self.display = display_tables.IDENTITY
         self.known_display = display_tables.IDENTITY  # the chosen known language's display table
         self._corpus_of_run: tuple[int | None, int | None] = (None, None)
+        self._shares: tuple | None = None           # (the corpus view counted, its text shares)
 
     @property
     def project(self) -> Project | None:
@@ -85,6 +86,7 @@ class WindowModel:
         """Another project (or none): nothing of the previous one's choices or results stays."""
         self.state.reset(project)
         self.corpus = None
+        self._shares = None
         self.stems = []
         self.display = display_tables.IDENTITY
         self.known_display = display_tables.IDENTITY
@@ -161,10 +163,14 @@ class WindowModel:
         return lost_inventory(self.inscriptions), known_inventory(self.stems)
 
     def text_shares(self) -> dict[str, float]:
-        """Each sign's share of the chosen corpus's text (for the signs to pin next)."""
+        """Each sign's share of the chosen corpus's text (for the signs to pin next): counted once per
+        corpus read, not at every inventory update (choosing a language, an undo) on the GUI thread."""
         from engine.training.pin_suggestions import text_shares
 
-        return text_shares(ins.units for ins in self.inscriptions)
+        corpus = self.corpus
+        if self._shares is None or self._shares[0] is not corpus:
+            self._shares = (corpus, text_shares(ins.units for ins in self.inscriptions))
+        return self._shares[1]
 
     def run_defaults(self) -> Config:
         return queries.run_defaults(self.project)
