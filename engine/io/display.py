@@ -38,14 +38,7 @@ UGARITIC_TRANSLITERATION = {
 }
 
 #: The same letters in the Ugaritic cuneiform alphabet (Unicode block Ugaritic).
-UGARITIC_SCRIPT = {
-    "a": "\U00010380", "b": "\U00010381", "g": "\U00010382", "x": "\U00010383", "d": "\U00010384",
-    "h": "\U00010385", "w": "\U00010386", "z": "\U00010387", "H": "\U00010388", "T": "\U00010389",
-    "y": "\U0001038A", "k": "\U0001038B", "$": "\U0001038C", "l": "\U0001038D", "m": "\U0001038E",
-    "*": "\U0001038F", "n": "\U00010390", "Z": "\U00010391", "s": "\U00010392", "<": "\U00010393",
-    "p": "\U00010394", "S": "\U00010395", "q": "\U00010396", "r": "\U00010397", "v": "\U00010398",
-    "@": "\U00010399", "t": "\U0001039A", "i": "\U0001039B", "u": "\U0001039C", "&": "\U0001039D",
-}
+UGARITIC_SCRIPT = dict(zip("abgxdhwzHTyk$lm*nZs<pSqrv@tiu&", map(chr, range(0x10380, 0x1039E))))  # in block order
 
 #: Gothic transliteration (as engine.datasets.gothic writes it) → the Gothic alphabet.
 GOTHIC_SCRIPT = {
