@@ -9,7 +9,6 @@ from typing import Any, Callable, Mapping
 
 from engine.config import Config
 from engine.corpus import Corpus, GoldAnnotation, PinnedValue, Vocabulary
-from engine.errors import DecipherError
 from engine.runs.session import RunInputs
 
 
@@ -34,9 +33,6 @@ def read_run_files(lost: Path | None = None, known: Path | None = None, gold: Pa
     from engine.io.goldcheck import check_gold
     from engine.io.tables import read_gold, read_known, read_lost, read_prior
 
-    for what, path in (("lost-text", lost), ("known-vocabulary", known), ("gold", gold), ("prior", prior)):
-        if path is not None and not Path(path).is_file():
-            raise DecipherError(f"{path}: no such {what} file")
     inscriptions = read_lost(lost) if lost is not None else None
     stems = read_known(known) if known is not None else None
     golds = read_gold(gold, inscriptions=inscriptions) if gold is not None else []
