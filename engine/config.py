@@ -80,6 +80,7 @@ def _setting(default: Any, section: str, help: str, source: str, *, ge: float | 
 
 
 EditMode = Literal["softmin", "max", "sum"]
+Signs = Literal["letters", "syllables"]
 Sampling = Literal["auto", "ngram", "sequential"]
 ScoreNormalisation = Literal["span", "stem"]
 
@@ -106,6 +107,14 @@ class Config:
     # one-hot from the first step and gradients are 1/T times larger, so nothing can be learned.
     temperature: float = _setting(
         0.2, _MAP, "T in P(lost | known) = softmax(E_K . E_L / T).", PAPER, ge=0.01, le=100)
+
+    # A syllabary's sign writes an onset and a vowel; the paper's mapping gives one lost character one
+    # IPA unit. docs/deviations-from-paper.md ("Syllabic scripts") describes the syllable model.
+    signs: Signs = _setting(
+        "letters", _MAP, 'What one lost character writes: "letters" (one sound: the paper\'s model) or '
+        '"syllables" (an optional onset consonant and a vowel, each a distribution learned through the '
+        'same IPA feature embeddings: syllabaries such as Linear B; spans are still counted in signs).',
+        OURS, choices=typing.get_args(Signs))
 
     # --- edit-distance DP (paper §3.1.2; code: ExtractModel._get_matches) ---
     edit_mode: EditMode = _setting(
