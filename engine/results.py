@@ -45,15 +45,52 @@ class Match:
 
 
 @dataclass(frozen=True)
+class SyllableTable:
+    """What a syllable model (setting ``signs = syllables``) learned of each sign, as
+    P(sound | sign): ``onset_probs[i, j]`` = P(onset ``onsets[j]`` | ``signs[i]``), where
+    ``onsets`` holds the consonants and NULL_ONSET (engine/model/syllables.py: no onset), and
+    ``vowel_probs[i, j]`` = P(vowel ``vowels[j]`` | ``signs[i]``). Rows sum to 1."""
+
+    signs: tuple[str, ...]
+    onsets: tuple[str, ...]
+    onset_probs: np.ndarray       # (n_signs, n_onsets)
+    vowels: tuple[str, ...]
+    vowel_probs: np.ndarray       # (n_signs, n_vowels)
+
+    def best(self, sign: str, k: int = 3) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+        """The sign's ``k`` best onsets and ``k`` best vowels, each with P(sound | sign)."""
+        i = self.signs.index(sign)
+        on = np.argsort(-self.onset_probs[i])[:k]
+        vo = np.argsort(-self.vowel_probs[i])[:k]
+        return ([(self.onsets[j], float(self.onset_probs[i, j])) for j in on],
+                [(self.vowels[j], float(self.vowel_probs[i, j])) for j in vo])
+
+    def to_json(self) -> dict:
+        return {"signs": list(self.signs), "onsets": list(self.onsets), "onset_probs": self.onset_probs.tolist(),
+                "vowels": list(self.vowels), "vowel_probs": self.vowel_probs.tolist()}
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> "SyllableTable":
+        return cls(tuple(data["signs"]), tuple(data["onsets"]), np.asarray(data["onset_probs"], dtype=float),
+                   tuple(data["vowels"]), np.asarray(data["vowel_probs"], dtype=float))
+
+
+@dataclass(frozen=True)
 class MappingSnapshot:
     """A snapshot of P(lost | known): ``probs[k, l]`` for known unit k and lost letter l.
 
     Index 0 of both axes is the deletion pseudo-character ``<DEL>``.
+
+    With ``signs = syllables`` ``syllables`` holds what the model learned (P(sound | sign)), and
+    ``probs[k, l]`` is P(sound k | sign l) for the sign's onset (consonants and NULL_ONSET) and its
+    vowel (vowels): each column then sums to 2, and a sign's best sounds are its best onset and
+    vowel.
     """
 
     lost: tuple[str, ...]
     known: tuple[str, ...]
     probs: np.ndarray
+    syllables: SyllableTable | None = None
 
     def best_known_for(self, lost: str, k: int = 3) -> list[tuple[str, float]]:
         """The known units that most often surface as this lost letter."""
