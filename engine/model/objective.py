@@ -17,6 +17,7 @@ from engine.model.candidate_stems import CandidateCache, competition_size, lists
 from engine.model.lattice import forward_sums
 from engine.model.mapping import CharMapping
 from engine.model.prepared import Prepared
+from engine.model.syllables import SLOTS, parse_syllable_value
 from engine.model.scoring import SpanBatch, place_emissions, span_given_match, span_scores
 
 
@@ -34,8 +35,19 @@ def pin_pairs(prep: Prepared, pins) -> tuple[torch.Tensor, torch.Tensor, torch.T
     """Index tensors (known k, lost l, weight) for the pins that name letters of the corpus."""
     lidx, kidx = prep.lost_index(), prep.known_index()
     ks, ls, ws = [], [], []
+    syllabic = prep.config.signs == "syllables"
     for p in pins:
-        if p.lost in lidx and p.known_ipa in kidx:
+        if p.lost not in lidx:
+            continue
+        if syllabic:
+            # the DP table's columns: sign l's onset slot is 2l - 1, its vowel slot 2l
+            value = parse_syllable_value(p.known_ipa, source=f"pinned value of {p.lost!r}")
+            for unit, col in ((value.onset, SLOTS * lidx[p.lost] - 1), (value.vowel, SLOTS * lidx[p.lost])):
+                if unit is not None and unit in kidx:
+                    ks.append(kidx[unit])
+                    ls.append(col)
+                    ws.append(float(p.weight))
+        elif p.known_ipa in kidx:
             ks.append(kidx[p.known_ipa])
             ls.append(lidx[p.lost])
             ws.append(float(p.weight))

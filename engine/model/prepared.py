@@ -18,6 +18,8 @@ from engine.config import Config
 from engine.corpus import Corpus, PinnedValue, Stem, Vocabulary
 from engine.errors import InputError
 from engine.model.phonology import DELETE, ipa_units
+from engine.model.syllables import (NULL_ONSET, looks_syllabic, parse_syllable_value, stem_dp_units,
+                                    stem_length_range)
 
 
 @dataclass(frozen=True)
@@ -148,6 +150,20 @@ def check_memory(corpus: Corpus, config: Config) -> str | None:
     return None
 
 
+def pin_sounds(pin: PinnedValue, config: Config) -> tuple[str, ...]:
+    """The known units a pin names: one sound (letters), or a syllable's onset and vowel
+    (``ka``, ``a``, ``k-``, ``-a``; a bare vowel's onset is NULL_ONSET). A syllable pin in a
+    ``signs = letters`` run is refused in one line."""
+    if config.signs == "syllables":
+        value = parse_syllable_value(pin.known_ipa, source=f"pinned value of {pin.lost!r}")
+        return tuple(u for u in (value.onset, value.vowel) if u is not None)
+    if looks_syllabic(pin.known_ipa):
+        raise InputError(f"the pin {pin.lost} = {pin.known_ipa} writes a syllable, but this run reads one "
+                         f"sound per sign (signs = letters); run with --set signs=syllables (or the preset "
+                         f"linear-b) to pin syllables")
+    return (pin.known_ipa,)
+
+
 def cut_chunks(corpus: Corpus, config: Config) -> list[LetterRun]:
     """Split every inscription at its written dividers, then cut runs longer than max_chunk."""
     chunks = []
@@ -168,14 +184,19 @@ def prepare(corpus: Corpus, vocabulary: Vocabulary | Sequence[Stem], config: Con
         raise InputError("the known vocabulary is empty")
     grouped: dict[tuple[str, ...], list[Stem]] = {}
     excluded: list[tuple[Stem, str]] = []
+    lo, hi = stem_length_range(config)
+    syllabic = config.signs == "syllables"
     for s in stems:
         units = ipa_units(s.ipa, source=f"stem {s.form!r}")
-        if not config.min_span <= len(units) <= config.max_span:
-            excluded.append((s, f"{len(units)} IPA units, outside {config.min_span}..{config.max_span}"))
+        n = len(stem_dp_units(units, config))
+        if not lo <= n <= hi:
+            what = f"{n} units with null onsets" if syllabic else f"{len(units)} IPA units"
+            excluded.append((s, f"{what}, outside {lo}..{hi}"))
             continue
         grouped.setdefault(units, []).append(s)
     if not grouped:
-        raise InputError(f"no stem of the vocabulary has {config.min_span} to {config.max_span} IPA units")
+        raise InputError(f"no stem of the vocabulary has {lo} to {hi} IPA units"
+                         + (" (null onsets counted: signs = syllables)" if syllabic else ""))
     entries = [StemEntry(u, tuple(ss)) for u, ss in sorted(grouped.items())]
     chunks = cut_chunks(corpus, config)
     letters = sorted({c for ch in chunks for c in ch.letters})
@@ -183,21 +204,25 @@ def prepare(corpus: Corpus, vocabulary: Vocabulary | Sequence[Stem], config: Con
 
     pins = list(pins)
     units_used = sorted({u for e in entries for u in e.units})
-    pin_units = [p.known_ipa for p in pins if p.known_ipa not in units_used]
+    pin_units = [u for p in pins for u in pin_sounds(p, config) if u not in units_used]
     known_units = [DELETE, *units_used, *sorted(set(pin_units))]
+    if syllabic:
+        known_units.append(NULL_ONSET)
     unused = []
     for p in pins:
         if p.lost not in letters:
             unused.append((p, f"the corpus has no letter {p.lost!r}"))
-        elif p.known_ipa not in units_used:
-            unused.append((p, f"no stem uses /{p.known_ipa}/ (the pin still shapes its features)"))
+        elif any(u not in units_used and u != NULL_ONSET for u in pin_sounds(p, config)):
+            missing = [u for u in pin_sounds(p, config) if u not in units_used and u != NULL_ONSET]
+            unused.append((p, f"no stem uses /{missing[0]}/ (the pin still shapes its features)"))
 
     kidx = {u: i for i, u in enumerate(known_units)}
-    M = max(len(e.units) for e in entries)
+    dp_units = [stem_dp_units(e.units, config) for e in entries]
+    M = max(len(u) for u in dp_units)
     table = torch.zeros((len(entries), M), dtype=torch.long)
-    for v, e in enumerate(entries):
-        table[v, : len(e.units)] = torch.tensor([kidx[u] for u in e.units])
-    lengths = torch.tensor([len(e.units) for e in entries], dtype=torch.long)
+    for v, units in enumerate(dp_units):
+        table[v, : len(units)] = torch.tensor([kidx[u] for u in units])
+    lengths = torch.tensor([len(u) for u in dp_units], dtype=torch.long)
     return Prepared(config, lost_letters, known_units, entries, table, lengths, chunks, excluded, unused)
 
 

@@ -28,7 +28,7 @@ from engine.model.decoding import decode_batch
 from engine.errors import InputError
 from engine.inputs_digest import corpus_digest
 from engine.training.evaluation import Evaluation, evaluate
-from engine.model.mapping import CharMapping
+from engine.model.syllable_mapping import make_mapping, mapping_snapshot
 from engine.model.objective import batch_objective, pin_pairs
 from engine.model.prepared import Prepared, check_memory, ngram_weights, prepare
 from engine.results import MappingSnapshot
@@ -121,7 +121,7 @@ class Trainer:
         self.rng = random.Random(self.config.seed)
         check_memory(corpus, self.config)  # a corpus too large for this machine: one line, nothing built
         self.prep = prepare(corpus, vocabulary, self.config, self.pins)
-        self.model = CharMapping(self.prep.lost_letters, self.prep.known_units, self.config).to(self.device)
+        self.model = make_mapping(self.prep).to(self.device)
         self.optimizer = torch.optim.SGD(self.model.parameters(), lr=self.config.lr)
         self.step = 0
         self.elapsed = 0.0
@@ -271,7 +271,7 @@ class Trainer:
         torch.manual_seed(seed)
         np.random.seed(seed % (2**32))
         self.rng = random.Random(seed)
-        self.model = CharMapping(self.prep.lost_letters, self.prep.known_units, self.config).to(self.device)
+        self.model = make_mapping(self.prep).to(self.device)
         self.optimizer = torch.optim.SGD(self.model.parameters(), lr=self.config.lr)
         self.sampler = BatchSampler(self.prep, self.rng)
         self.candidates = CandidateCache.for_config(self.config)
@@ -298,9 +298,7 @@ class Trainer:
                          self.mapping(), self.restart)
 
     def mapping(self) -> MappingSnapshot:
-        with torch.no_grad():
-            probs = self.model.log_probs(dropout=False).exp().cpu().numpy()
-        return MappingSnapshot(tuple(self.prep.lost_letters), tuple(self.prep.known_units), probs)
+        return mapping_snapshot(self.model, self.prep)
 
     # ---- checkpoints ----
     def state(self) -> dict:

@@ -1,0 +1,196 @@
+"""The syllable model (setting ``signs = syllables``): each lost sign has an onset (a consonant of
+the known language or none) and a vowel, learned through the same IPA feature embeddings as the
+paper's letter mapping (engine/model/mapping.py):
+
+    E_K(u)           the known-unit embedding of engine/model/mapping.py (7 feature groups); the null
+                     onset (engine/model/syllables.py) has a free embedding of its own
+    e_on(l)  = sum_c W_on[l, c] E_K(c)      over the onsets (consonants and the null onset), l in <DEL> + signs
+    e_vo(s)  = sum_v W_vo[s, v] E_K(v)      over the vowels
+    P(sign l | onset c) = softmax_l(E_K(c) . e_on(l) / T)      the paper's P(lost | known), <DEL> included
+    P(vowel v | sign s) = softmax_v(E_K(v) . e_vo(s) / T)
+
+Signs that share a consonant learn onset vectors near that consonant's embedding, so the grid's rows
+and columns come out of training (nothing says which signs share anything). The onset side keeps the
+paper's direction (a known sound generates a lost sign, normalised over the signs): normalised the
+other way, every sign could give the same cheap value (no onset, /a/) and every span would match the
+same stems, which is what training found (docs/deviations-from-paper.md). What a sign is reported to
+be is ranked by P(sound | sign): P(onset c | sign s) = softmax_c of the same scores.
+
+For the edit DP (unchanged: engine/model/alignment.py and its compiled forms) a sign is two slots,
+onset then vowel, and :meth:`log_probs` gives the DP's table over those slots, (K, 2C + 1):
+
+- column 0: log P(<DEL> | c) from the onset softmax for consonants and the null onset; a learned
+  per-vowel deletion probability for vowels (a vowel the spelling leaves out);
+- onset slot of sign l: log P(l | c) for a consonant or the null onset c (written before every
+  onsetless vowel of a stem);
+- vowel slot of s: log P(v | s) + log(1 - P(delete | v)) for a vowel v; for a consonant, ECHO_LOG_P:
+  a written vowel that has no sound in the stem (an echo vowel), reached through the DP's insertion
+  (one consonant emits both slots, paying the insertion cost);
+- everything else (a vowel as an onset, the null onset as a vowel): IMPOSSIBLE_LOG_P.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+from engine.config import Config
+from engine.model.phonology import DELETE, GROUP_SIZES, unit_features
+from engine.model.syllables import NULL_ONSET, SLOTS, is_vowel
+from engine.results import SyllableTable
+
+ECHO_LOG_P = math.log(0.1)
+"""log-probability that a sign's written vowel stands for no vowel of the stem (an echo vowel)."""
+VOWEL_DELETE_LOG_P = math.log(0.05)
+"""log-probability that a vowel of the stem is not written (the second part of a diphthong)."""
+IMPOSSIBLE_LOG_P = -30.0
+"""A vowel in an onset slot or a null onset in a vowel slot: finite, so that gradients stay finite."""
+
+
+class SyllableMapping(nn.Module):
+    def __init__(self, lost_letters: list[str], known_units: list[str], config: Config,
+                 vowel_counts: dict[str, int] | None = None):
+        """``vowel_counts``: how often each vowel stands in the known stems (the chance a vowel slot
+        is scored against); None: every vowel equally often."""
+        super().__init__()
+        if lost_letters[0] != DELETE or known_units[0] != DELETE:
+            raise ValueError("index 0 of both alphabets must be the deletion pseudo-character")
+        if NULL_ONSET not in known_units:
+            raise ValueError("a syllable model needs the null onset among the known units")
+        self.lost_letters = list(lost_letters)
+        self.known_units = list(known_units)
+        self.config = config
+        d, a = config.feature_dim, config.init_interval
+        real = [u for u in known_units if u not in (DELETE, NULL_ONSET)]
+        self.onset_units = [NULL_ONSET, *[u for u in real if not is_vowel(u)]]
+        self.vowel_units = [u for u in real if is_vowel(u)]
+        if not self.vowel_units:
+            raise ValueError("a syllable model needs vowels in the known vocabulary")
+        kidx = {u: i for i, u in enumerate(known_units)}
+        self.register_buffer("onset_rows", torch.tensor([kidx[u] for u in self.onset_units], dtype=torch.long))
+        self.register_buffer("vowel_rows", torch.tensor([kidx[u] for u in self.vowel_units], dtype=torch.long))
+        consonants = [kidx[u] for u in self.onset_units[1:]]
+        self.register_buffer("consonant_rows", torch.tensor(consonants, dtype=torch.long))
+        self.null_row = kidx[NULL_ONSET]
+        # features of every known unit; DELETE and NULL_ONSET take the all-"none" consonant row and
+        # get their own free vectors below
+        feats = [unit_features(u).indices() if u not in (DELETE, NULL_ONSET) else unit_features(DELETE).indices()
+                 for u in known_units]
+        self.register_buffer("features", torch.tensor(feats, dtype=torch.long))          # (K, 7)
+        offsets = torch.tensor([0, *torch.tensor(GROUP_SIZES).cumsum(0)[:-1].tolist()])
+        self.register_buffer("feature_offsets", offsets)
+        if config.use_ipa_features:
+            self.feature_emb = nn.Parameter(torch.empty(sum(GROUP_SIZES), d).uniform_(-a, a))
+            self.unit_emb = None
+        else:
+            self.feature_emb = None
+            self.unit_emb = nn.Parameter(torch.empty(len(known_units), 7 * d).uniform_(-a, a))
+        self.null_emb = nn.Parameter(torch.empty(7 * d).uniform_(-a, a))
+        C = len(lost_letters) - 1
+        self.onset_aligner = nn.Parameter(torch.empty(C + 1, len(self.onset_units)).uniform_(-a, a))
+        self.vowel_aligner = nn.Parameter(torch.empty(C, len(self.vowel_units)).uniform_(-a, a))
+        counts = torch.tensor([float((vowel_counts or {}).get(v, 0)) + 1.0 for v in self.vowel_units])
+        self.register_buffer("vowel_log_chance", torch.log(counts / counts.sum()))
+
+    @property
+    def n_lost(self) -> int:
+        return len(self.lost_letters)
+
+    def known_embeddings(self, dropout: bool) -> torch.Tensor:
+        if self.feature_emb is not None:
+            rows = self.feature_emb[self.features + self.feature_offsets]
+            e = rows.reshape(rows.shape[0], -1)
+        else:
+            e = self.unit_emb
+        e = e.index_put((torch.tensor([self.null_row], device=e.device),), self.null_emb.unsqueeze(0))
+        if dropout and self.config.dropout > 0:
+            e = nn.functional.dropout(e, p=self.config.dropout, training=True)
+        return self.config.emb_norm * nn.functional.normalize(e, dim=1, eps=1e-12)
+
+    def _scores(self, dropout: bool) -> tuple[torch.Tensor, torch.Tensor]:
+        """(n_onsets, C + 1) E_K(c) . e_on(l) / T for <DEL> and every sign, and (C, n_vowels)
+        E_K(v) . e_vo(s) / T."""
+        e_k = self.known_embeddings(dropout)
+        T = self.config.temperature
+        e_on, e_vo = e_k[self.onset_rows], e_k[self.vowel_rows]
+        return e_on @ (self.onset_aligner @ e_on).T / T, (self.vowel_aligner @ e_vo) @ e_vo.T / T
+
+    def log_probs(self, dropout: bool = False) -> torch.Tensor:
+        """(K, 2C + 1): the edit DP's table over the signs' slots (module docstring)."""
+        s_on, s_vo = self._scores(dropout)
+        on, vo = torch.log_softmax(s_on, dim=1), torch.log_softmax(s_vo, dim=1)
+        K, C = len(self.known_units), on.shape[1] - 1
+        imp = on.new_full((K, C), IMPOSSIBLE_LOG_P)
+        onset = imp.index_put((self.onset_rows,), on[:, 1:])
+        vowel = imp.index_put((self.vowel_rows,), (vo - self.vowel_log_chance).T)
+        vowel = vowel.index_put((self.consonant_rows,), on.new_full((self.consonant_rows.numel(), C), ECHO_LOG_P))
+        slots = torch.stack([onset, vowel], dim=2).reshape(K, SLOTS * C)
+        deletion = on.new_full((K,), -math.log(SLOTS * C + 1))
+        deletion = deletion.index_put((self.onset_rows,), on[:, 0])
+        deletion = deletion.index_put((self.vowel_rows,), on.new_full((len(self.vowel_units),), VOWEL_DELETE_LOG_P))
+        table = torch.cat([deletion.unsqueeze(1), slots], dim=1)
+        # the known deletion pseudo-unit (stem padding) is never read: a flat row
+        return table.index_put((torch.tensor([0], device=on.device),),
+                               on.new_full((1, SLOTS * C + 1), -math.log(SLOTS * C + 1)))
+
+    def sound_probs(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """P(onset | sign) (C, n_onsets) and P(vowel | sign) (C, n_vowels); the onset scores are
+        the DP's, normalised over the onsets instead of the signs."""
+        with torch.no_grad():
+            s_on, s_vo = self._scores(False)
+            return torch.softmax(s_on[:, 1:].T, dim=1), torch.softmax(s_vo, dim=1)
+
+    def sound_loss(self, probs: torch.Tensor) -> torch.Tensor:
+        """Omega_loss has no counterpart here: a consonant rightly writes a whole row of signs, so
+        "each sign receives one unit's mass" does not hold (docs/deviations-from-paper.md)."""
+        return probs.new_zeros(())
+
+    def syllable_table(self) -> SyllableTable:
+        p_on, p_vo = self.sound_probs()
+        return SyllableTable(tuple(self.lost_letters[1:]), tuple(self.onset_units), p_on.cpu().numpy(),
+                             tuple(self.vowel_units), p_vo.cpu().numpy())
+
+    def sound_given_sign(self) -> torch.Tensor:
+        """(K, C + 1) P(sound k | sign l): onsets and vowels (each column sums to 2); column 0 (no
+        sign) and the deletion row are 0. What a MappingSnapshot of a syllable run holds."""
+        p_on, p_vo = self.sound_probs()
+        out = p_on.new_zeros((len(self.known_units), len(self.lost_letters)))
+        out[self.onset_rows, 1:] = p_on.T
+        out[self.vowel_rows, 1:] = p_vo.T
+        return out
+
+
+def slot_windows(windows: torch.Tensor) -> torch.Tensor:
+    """(S, N) sign ids (0 = padding) -> (S, 2N) slot ids of the DP table: sign l -> 2l - 1, 2l."""
+    onset = torch.where(windows > 0, SLOTS * windows - 1, torch.zeros_like(windows))
+    vowel = SLOTS * windows
+    return torch.stack([onset, vowel], dim=2).reshape(windows.shape[0], -1)
+
+
+def make_mapping(prep) -> nn.Module:
+    """The character mapping the settings ask for: the paper's (letters) or the syllable model."""
+    config = prep.config
+    if config.signs == "syllables":
+        counts: dict[str, int] = {}
+        for e in prep.entries:
+            for u in e.units:
+                counts[u] = counts.get(u, 0) + 1
+        return SyllableMapping(prep.lost_letters, prep.known_units, config, counts)
+    from engine.model.mapping import CharMapping
+
+    return CharMapping(prep.lost_letters, prep.known_units, config)
+
+
+def mapping_snapshot(model: nn.Module, prep) -> "MappingSnapshot":
+    """What a run reports of its mapping: P(lost | known) (letters), or P(sound | sign) with the
+    sign table (syllables)."""
+    from engine.results import MappingSnapshot
+
+    lost, known = tuple(prep.lost_letters), tuple(prep.known_units)
+    if isinstance(model, SyllableMapping):
+        return MappingSnapshot(lost, known, model.sound_given_sign().cpu().numpy(), model.syllable_table())
+    with torch.no_grad():
+        probs = model.log_probs(dropout=False).exp().cpu().numpy()
+    return MappingSnapshot(lost, known, probs)
