@@ -174,9 +174,10 @@ def schedule_warning(config: Config) -> str | None:
     if config.steps >= config.anneal_steps:
         return None
     share = config.steps / config.anneal_steps
+    way = f"{share:.0%}" if share == 0 or share >= 0.01 else "less than 1%"
     ends = ", ".join(_schedules(config))
     return (f"{PREFIX}steps = {config.steps} is shorter than anneal_steps = {config.anneal_steps}: the annealing "
-            f"stops {share:.0%} of the way" + (f": {ends}" if ends else "") +
+            f"stops {way} of the way" + (f": {ends}" if ends else "") +
             f"; raise --steps to {config.anneal_steps} or lower anneal_steps (--set anneal_steps={config.steps})")
 
 

@@ -109,6 +109,7 @@ def test_steps_shorter_than_the_schedule_names_where_it_stops():
     assert "insertion penalty ends at 0.875 instead of 3.5" in line
     assert "coverage target ends at 0.875 instead of 0.5" in line
     assert "--set anneal_steps=500" in line
+    assert "stops less than 1% of the way" in schedule_warning(Config(steps=2, anneal_steps=2000))
     assert schedule_warning(Config(steps=2000, anneal_steps=2000)) is None
     assert schedule_warning(Config(steps=10, anneal_steps=0)) is None
     flat = schedule_warning(Config(steps=5, anneal_steps=10, insertion_cost_end=0.0, coverage_end=1.0))
