@@ -173,3 +173,20 @@ def test_decipher_run_with_fitting_settings_warns_of_nothing(syllabic_files, tmp
     err = capsys.readouterr().err
     assert code == 0, err
     assert "warning: " not in err
+
+
+def test_decipher_run_with_seeds_warns_once_before_any_seed_trains(syllabic_files, tmp_path, capsys, monkeypatch):
+    from engine.errors import DecipherError
+
+    def no_training(*args, **kwargs):
+        raise DecipherError("no training in this test")
+
+    monkeypatch.setattr("engine.runs.seeds.run_seeds", no_training)
+    d = syllabic_files
+    code = main(["run", "--lost", str(d / "lost.csv"), "--known", str(d / "known_letters.csv"),
+                 "--gold", str(d / "gold.csv"), "--seeds", "0", "1", "--steps", "2", "--segmented",
+                 "--out", str(tmp_path / "seeds"), "--set", "min_span=4"])
+    err = capsys.readouterr().err.splitlines()
+    assert code == 2 and err[-1] == "error: no training in this test"
+    warnings = [line for line in err if line.startswith("warning: ")]
+    assert len(warnings) == 3 and err[:3] == warnings, err
