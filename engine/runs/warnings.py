@@ -93,15 +93,17 @@ def _stem_units(vocabulary: Vocabulary) -> dict[str, list[tuple[str, ...]]]:
 
 def gold_reach_causes(corpus: Corpus, vocabulary: Vocabulary, gold: Sequence[GoldAnnotation],
                       config: Config) -> tuple[int, dict[str, list[int]]]:
-    """(gold rows with a stem in the vocabulary, cause -> the lost-word lengths of the rows that
-    cannot meet any of their stems under ``config``). A row is reachable when some span that starts
-    at its start and ends by its word end (the whole word when ``segmented``) can be aligned to one
-    of its stems: engine.model.syllables.reachable."""
+    """(gold rows with a stem in the vocabulary, cause -> one value per row that cannot meet any of
+    its stems under ``config``: for a word too long or too short, its length in signs; for a stem
+    too long or too short, the smallest band that reaches it with the same spans, or None when no
+    band does). A row is reachable when some span that starts at its start and ends by its word end
+    (the whole word when ``segmented``) can be aligned to one of its stems:
+    engine.model.syllables.reachable."""
     from engine.model.syllables import dp_length, reachable, stem_dp_units, stem_length_range
 
     units_of = _stem_units(vocabulary)
     counted = 0
-    causes: dict[str, list[int]] = {}
+    causes: dict[str, list[int | None]] = {}
     lo_stem, hi_stem = stem_length_range(config)
     for g in gold:
         stems = [u for form in g.known for u in units_of.get(form, ())]
@@ -113,6 +115,7 @@ def gold_reach_causes(corpus: Corpus, vocabulary: Vocabulary, gold: Sequence[Gol
         if any(reachable(n, u, config) for n in lengths for u in stems):
             continue
         allowed = [n for n in lengths if config.min_span <= n <= config.max_span]
+        need: int | None = word
         if not allowed:
             cause = SHORT_WORD if max(lengths) < config.min_span else LONG_WORD
         else:
@@ -126,8 +129,40 @@ def gold_reach_causes(corpus: Corpus, vocabulary: Vocabulary, gold: Sequence[Gol
                 cause = SHORT_STEM
             else:
                 cause = LONG_STEM if sum(m > hi for m in ms) >= sum(m < lo for m in ms) else SHORT_STEM
-        causes.setdefault(cause, []).append(word)
+            need = _band_needed(allowed, stems, config)
+        causes.setdefault(cause, []).append(need)
     return counted, causes
+
+
+def _band_needed(lengths: Sequence[int], stems: Sequence[tuple[str, ...]], config: Config) -> int | None:
+    """The smallest band under which some span length of ``lengths`` (all within the span limits)
+    reaches one of ``stems``; None when none up to the largest band allowed does."""
+    from engine.model.syllables import SLOTS, reachable, stem_dp_units
+
+    best = None
+    for units in stems:
+        m = len(stem_dp_units(units, config))
+        for n in lengths:
+            if config.signs == "syllables":   # |m - 2n| <= band and 2 min_span - band <= m <= 2 max_span + band
+                b = max(abs(m - SLOTS * n), SLOTS * config.min_span - m, m - SLOTS * config.max_span, 0)
+            elif config.min_span <= m <= config.max_span:   # letters: the stem limits do not move with band
+                b = abs(m - n)
+            else:
+                continue
+            best = b if best is None else min(best, b)
+    if best is None or best > 100:
+        return None
+    wider = config.replace(band=best)
+    if not any(reachable(n, u, wider) for n in lengths for u in stems):
+        return None   # never guess: only a band that is checked to reach the row is named
+    return best
+
+
+def _to(values: Sequence[int | None], pick) -> str:
+    """``, to 6 for them all`` when every row names a value, else ''."""
+    if not values or any(v is None for v in values):
+        return ""
+    return f", to {pick(values)} for them all"
 
 
 def gold_reach_warning(corpus: Corpus, vocabulary: Vocabulary, gold: Sequence[GoldAnnotation],
@@ -142,18 +177,19 @@ def gold_reach_warning(corpus: Corpus, vocabulary: Vocabulary, gold: Sequence[Go
         if not words:
             continue
         n = len(words)
+        have = "has" if n == 1 else "have"
         if cause == LONG_WORD:
-            parts.append(f"{n} have lost words longer than max_span = {config.max_span} {unit} "
-                         f"(raise max_span, to {min(max(words), 100)} for them all)")
+            parts.append(f"{n} {have} lost words longer than max_span = {config.max_span} {unit} "
+                         f"(raise max_span{_to(words, lambda v: min(max(v), 100))})")
         elif cause == SHORT_WORD:
-            parts.append(f"{n} have lost words shorter than min_span = {config.min_span} {unit} "
-                         f"(lower min_span, to {max(min(words), 1)} for them all)")
-        elif cause == LONG_STEM:
-            parts.append(f"{n} have known stems too long for their lost words within band = {config.band} "
-                         "(raise band or max_span)")
+            parts.append(f"{n} {have} lost words shorter than min_span = {config.min_span} {unit} "
+                         f"(lower min_span{_to(words, lambda v: max(min(v), 1))})")
         else:
-            parts.append(f"{n} have known stems too short for their lost words within band = {config.band} "
-                         "(raise band or lower min_span)")
+            other = "max_span" if cause == LONG_STEM else "lower min_span"
+            size = "long" if cause == LONG_STEM else "short"
+            band = _to(words, max)
+            fix = f"raise band{band}" if band else f"raise band or {other}"
+            parts.append(f"{n} {have} known stems too {size} for their lost words within band = {config.band} ({fix})")
     total = sum(len(w) for w in causes.values())
     how = f"signs = {config.signs}, min_span = {config.min_span}, max_span = {config.max_span}, band = {config.band}"
     return f"{PREFIX}{total} of {counted} gold rows cannot be matched under these settings ({how}): " + "; ".join(parts)

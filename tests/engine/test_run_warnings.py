@@ -73,9 +73,9 @@ def test_unreachable_gold_rows_are_counted_per_cause_in_one_line():
     assert {k: len(v) for k, v in causes.items()} == {"short word": 1, "long word": 1, "long stem": 1}
     line = gold_reach_warning(corpus, vocab, gold, config)
     assert "\n" not in line and line.startswith("warning: 3 of 4 gold rows cannot be matched")
-    assert "1 have lost words longer than max_span = 10 letters (raise max_span, to 12 for them all)" in line
-    assert "1 have lost words shorter than min_span = 4 letters (lower min_span, to 3 for them all)" in line
-    assert "1 have known stems too long for their lost words within band = 2" in line
+    assert "1 has lost words longer than max_span = 10 letters (raise max_span, to 12 for them all)" in line
+    assert "1 has lost words shorter than min_span = 4 letters (lower min_span, to 3 for them all)" in line
+    assert "1 has known stems too long for their lost words within band = 2 (raise band, to 5 for them all)" in line
     # the settings it names do reach those rows
     fixed = config.replace(min_span=3, max_span=12, band=5)
     assert gold_reach_warning(corpus, vocab, gold, fixed) is None
@@ -93,10 +93,31 @@ def test_the_count_is_what_reachable_says_row_by_row():
             reachable(n, units[g.known[0]], config) for n in range(1, g.word_end - g.start + 1)))
         _, causes = gold_reach_causes(corpus, vocab, gold, config)
         assert sum(len(v) for v in causes.values()) == expected
+        # the band it names for the stems that miss reaches more rows
+        for cause in ("long stem", "short stem"):
+            needed = [b for b in causes.get(cause, ()) if b is not None]
+            if needed:
+                assert sum(len(v) for v in causes.values()) > \
+                    sum(len(v) for v in gold_reach_causes(corpus, vocab, gold, config.replace(band=max(needed)))[1].values())
         line = gold_reach_warning(corpus, vocab, gold, config)
         assert (line is None) == (expected == 0)
         if line:
             assert line.startswith(f"warning: {expected} of 4 gold rows") and f"signs = {config.signs}" in line
+
+
+def test_the_band_named_is_the_smallest_that_reaches_the_row():
+    from engine.runs.warnings import _band_needed
+
+    stem = ipa_units("patakasitumo")              # 12 units, no onsetless vowel: 12 DP positions
+    for config, lengths in ((Config(signs="syllables", min_span=2, max_span=4, band=1), [2, 3, 4]),
+                            (Config(signs="syllables", min_span=3, max_span=10, band=0, segmented=True), [3]),
+                            (Config(min_span=3, max_span=12, band=0, segmented=True), [9])):
+        b = _band_needed(lengths, [stem], config)
+        assert b is not None and b > config.band
+        assert any(reachable(n, stem, config.replace(band=b)) for n in lengths)
+        assert not any(reachable(n, stem, config.replace(band=b - 1)) for n in lengths)
+    # letters: a stem longer than max_span is reached by no band
+    assert _band_needed([9], [stem], Config(min_span=3, max_span=10, segmented=True)) is None
 
 
 # ---- a run shorter than its schedule ------------------------------------------------------------
@@ -157,7 +178,7 @@ def test_decipher_run_prints_the_warnings_before_training(syllabic_files, tmp_pa
     assert "45 distinct signs" in warnings[0] and "--set signs=syllables" in warnings[0]
     assert warnings[1].startswith("warning: 3 of 6 gold rows cannot be matched")
     assert "2 have lost words longer than max_span = 10 letters (raise max_span, to 12 for them all)" in warnings[1]
-    assert "1 have lost words shorter than min_span = 4 letters" in warnings[1]
+    assert "1 has lost words shorter than min_span = 4 letters (lower min_span, to 2 for them all)" in warnings[1]
     assert warnings[2].startswith("warning: steps = 2 is shorter than anneal_steps = 2000")
     # said before training: the summary of the run comes after them
     summary = next(i for i, line in enumerate(err) if line.startswith("2 steps in "))
