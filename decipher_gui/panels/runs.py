@@ -335,6 +335,7 @@ class RunsPanel(QWidget):
         self.progress.setFormat("no run yet")
         self.state_label.setText("Idle")
         self.device_label.setText("Device: chosen when a run starts (CUDA if torch sees a GPU, else CPU)")
+        self.clear_run_warnings()
         self.history.setRowCount(0)
         self._run_ids = []
 
