@@ -51,7 +51,7 @@ class LiveRunBridge(QObject):
         c.pinsQueued.connect(lambda _pins: window.show_pin_state())
         c.errored.connect(self._on_run_error)
         c.ended.connect(self._on_ended)
-        c.message.connect(lambda text: window.statusBar().showMessage(text, 8000))
+        c.message.connect(self._on_message)
         self._plot_records: list = []  # step records not yet drawn
         self._eval_row: tuple[int, dict] = (0, {})  # the newest evaluation's step and metrics
         self._views_due = False
@@ -77,6 +77,7 @@ class LiveRunBridge(QObject):
                 w.report_error("Invalid run settings", str(exc))
                 return False
         s.start_live()
+        w.runs.clear_run_warnings()
         self._plot_records, self._views_due = [], False
         self._eval_row = (0, {})
         w.plots.reset_run()
@@ -88,6 +89,11 @@ class LiveRunBridge(QObject):
             w.report_error(*describe(exc))
             return False
         return True
+
+    def _on_message(self, text: str) -> None:
+        self.w.statusBar().showMessage(text, 8000)
+        if text.startswith("warning: "):  # engine/runs/warnings.py: kept in the Run panel, not only flashed
+            self.w.runs.add_run_warning(text)
 
     def toggle_pause(self) -> None:
         if self.controller.state == PAUSED:

@@ -195,6 +195,13 @@ class RunsPanel(QWidget):
         self.span_note.setWordWrap(True)
         self.span_note.setAccessibleName("Words shorter than the shortest span")
         outer.addWidget(self.span_note)
+        # what the run's settings make impossible (engine/runs/warnings.py), as the run's process says it
+        self.warnings_note = QLabel("")
+        self.warnings_note.setWordWrap(True)
+        self.warnings_note.setTextFormat(Qt.TextFormat.PlainText)
+        self.warnings_note.setAccessibleName("Run warnings")
+        self.warnings_note.setVisible(False)
+        outer.addWidget(self.warnings_note)
         # a seed group's own progress and Stop (it runs beside, not through, the single run)
         self.group_box = QWidget()
         group_lay = QHBoxLayout(self.group_box)
@@ -306,12 +313,29 @@ class RunsPanel(QWidget):
             text = f"<b>⚠ {text}</b> Lower “shortest span” or choose a preset."
         self.span_note.setText(text)
 
+    def add_run_warning(self, text: str) -> None:
+        """Show one warning of the run (a line of engine.runs.warnings.run_warnings) under the progress."""
+        lines = [t for t in self.warnings_note.text().split("\n") if t]
+        if text not in lines:
+            lines.append(text)
+        self.warnings_note.setText("\n".join(lines))
+        self.warnings_note.setVisible(True)
+
+    def clear_run_warnings(self) -> None:
+        self.warnings_note.setText("")
+        self.warnings_note.setVisible(False)
+
+    def run_warnings(self) -> list[str]:
+        """The warnings shown for the current (or last) run."""
+        return [t for t in self.warnings_note.text().split("\n") if t]
+
     def reset_progress(self) -> None:
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
         self.progress.setFormat("no run yet")
         self.state_label.setText("Idle")
         self.device_label.setText("Device: chosen when a run starts (CUDA if torch sees a GPU, else CPU)")
+        self.clear_run_warnings()
         self.history.setRowCount(0)
         self._run_ids = []
 

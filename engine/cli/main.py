@@ -120,9 +120,12 @@ def build_parser() -> argparse.ArgumentParser:
         pass
     d = sub.add_parser("dataset", help="build a lost-language dataset from the shared corpora",
                        description="Build LOST/KNOWN/GOLD CSVs (`decipher dataset gothic --help`), the Iberian "
-                                   "LOST CSV (`decipher dataset iberian --help`) or a candidate "
-                                   "KNOWN CSV for closeness (`decipher dataset candidates --help`).")
-    d.add_argument("name", choices=["gothic", "candidates", "iberian"], help="which dataset builder")
+                                   "LOST CSV (`decipher dataset iberian --help`), a candidate "
+                                   "KNOWN CSV for closeness (`decipher dataset candidates --help`) or a synthetic "
+                                   "syllabary cipher drawn from a seed (`decipher dataset synthetic-syllabary "
+                                   "--help`).")
+    d.add_argument("name", choices=["gothic", "candidates", "iberian", "synthetic-syllabary"],
+                   help="which dataset builder")
     d.add_argument("args", nargs=argparse.REMAINDER, help="the builder's own options (see its --help)")
     sub.add_parser("bench", add_help=False,
                    help="time training steps on the benchmark workloads (benchmarks/speed.py of a source checkout; "
@@ -154,6 +157,9 @@ def cmd_dataset(args) -> int:
     if args.name == "iberian":
         from engine.datasets.iberian import main as iberian_main
         return iberian_main(args.args)
+    if args.name == "synthetic-syllabary":
+        from engine.datasets.synthetic_syllabary import main as syllabary_main
+        return syllabary_main(args.args)
     from engine.datasets.gothic import main as gothic_main
     return gothic_main(args.args)
 

@@ -220,6 +220,11 @@ def cmd_run_seeds(args) -> int:
         from engine.runs.inputs import inputs_from_files
 
         inputs = inputs_from_files(args.lost, args.known, config, gold=args.gold, prior=args.prior)
+        from engine.runs.warnings import run_warnings
+
+        # once for the group, before any seed trains (the seeds' own sessions have no terminal to say it on)
+        for line in run_warnings(inputs.corpus, inputs.vocabulary, inputs.gold, inputs.config):
+            _log(line)
         outcome = run_seeds(inputs, args.seeds, args.out, workers=args.workers, log=_log,
                             force_rerun=args.force_rerun)
     m = outcome.metrics

@@ -365,6 +365,13 @@ class RunSession:
             note = check_memory(self.inputs.corpus, self.inputs.config)  # refuses a corpus too large
             if note:
                 self.message(note)   # before the trainer takes that memory
+            from engine.runs.warnings import run_warnings
+
+            # what the settings make impossible (too many signs for letters, unreachable gold, a schedule
+            # cut short), each in one line, before anything trains (a resumed run was told when it began)
+            for line in run_warnings(self.inputs.corpus, self.inputs.vocabulary, self.inputs.gold,
+                                     self.inputs.config):
+                self.message(line)
         trainer = self.build(self.inputs, live_interval=self.live_interval)
         self.begin(trainer, t0=t0)
         gen = trainer.run()

@@ -120,7 +120,7 @@ def test_decipher_run_warns_about_gold_forms_no_stem_has(tmp_path, capsys):
     code = decipher_main(["run", "--lost", str(tmp_path / "lost.csv"), "--known", str(tmp_path / "known.csv"),
                           "--gold", str(tmp_path / "gold.csv"), "--steps", "1", "--device", "cpu",
                           "--out", str(tmp_path / "out"), "--quiet", "--set", "feature_dim=8",
-                          "--set", "eval_interval=0"])
+                          "--set", "eval_interval=0", "--set", "anneal_steps=1"])
     err = capsys.readouterr().err
     assert code == 0
     warnings = [line for line in err.splitlines() if line.startswith("warning:")]

@@ -69,7 +69,8 @@ def test_a_large_run_is_told_its_memory_before_the_trainer_is_built(monkeypatch)
         said.append("built")
         raise RuntimeError("stop here")
 
-    session = RunSession(RunInputs(corpus("bakadala"), VOCAB, Config(steps=1)), sinks=[Heard()], build=build)
+    session = RunSession(RunInputs(corpus("bakadala"), VOCAB, Config(steps=1, anneal_steps=1)), sinks=[Heard()],
+                         build=build)
     with pytest.raises(RuntimeError):
         session.run()
     assert "GB of memory" in said[0] and said[1] == "built"
