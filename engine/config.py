@@ -623,6 +623,10 @@ UGARITIC = dict(feature_dim=35, min_span=3, max_span=10, insertion_cost_start=10
 #: Settings of the Iberian runs (code: FinalXib): coverage target annealed to 0.1.
 IBERIAN = dict(min_span=3, coverage_end=0.1)
 
+#: Linear B and other syllabaries with whole words (docs/settings.md, "Presets", says why each value).
+LINEAR_B = dict(signs="syllables", segmented=True, min_span=1, max_span=8, band=4, feature_dim=35,
+                insertion_cost_start=10.0)
+
 PRESET_INFO: dict[str, Preset] = {p.name: p for p in (
     Preset("paper", "Paper defaults (Gothic)",
            "The paper's settings for Gothic and most experiments: spans of 4 to 10 letters, insertion "
@@ -633,6 +637,12 @@ PRESET_INFO: dict[str, Preset] = {p.name: p for p in (
     Preset("iberian", "Iberian",
            "The Iberian runs (code: FinalXib): spans of 3 to 10 letters, coverage target annealed "
            "1.0 -> 0.1 (Iberian words are rarely cognates).", IBERIAN),
+    Preset("linear-b", "Linear B (syllabary)",
+           "A syllabary written in whole words (Linear B and its kind): each sign an onset and a vowel "
+           "(signs = syllables); words of 1 to 8 signs (the longest Linear B word of the NeuroCipher list "
+           "has 8); band 4, because the spelling leaves out codas and final consonants (a Greek word is "
+           "up to 4 units longer than its two slots a sign); the Ugaritic run's 35-d embeddings and "
+           "insertion penalty 10 -> 3.5.", LINEAR_B),
 )}
 
 PRESETS = {name: dict(p.settings) for name, p in PRESET_INFO.items()}
