@@ -97,3 +97,71 @@ def test_a_joiner_is_checked_and_the_other_tables_have_none():
         DisplayTable.from_json({"letters": {}, "joiner": "x" * 20})
     assert all(not t.joiner for name, (_, t) in PRESETS.items() if name != "linear-b-transliteration")
     assert preset("hebrew-transliteration").show_text("$lm") == "šlm"
+
+
+# ---- typing a Linear B corpus in transliteration: --lost-notation linear-b ----------------------
+
+LOST_TRANSLIT = "id,text\nKN1,a-e-ri-qo-ta ko-no-so\nKN2,\"pa-i-to, a2-[ra3]\"\n"
+
+
+def _write(path, text):
+    path.write_bytes(text.encode("utf-8"))
+    return path
+
+
+def test_read_lost_in_transliteration_gives_the_signs_and_keeps_the_cell(tmp_path):
+    from engine.io.tables import read_lost
+
+    src = _write(tmp_path / "lost.csv", LOST_TRANSLIT)
+    first, second = read_lost(src, notation="linear-b")
+    assert first.text == lb.to_signs("a-e-ri-qo-ta ko-no-so") and first.raw == "a-e-ri-qo-ta ko-no-so"
+    assert second.text == lb.to_signs("pa-i-to a2-ra3")          # the restored sign is read, the bracket is markup
+    assert len(split_units(first.text)) == 9                      # 8 signs and a divider: code points, not UTF-16
+    # without the option the same file is Latin letters: nothing is converted behind the user's back
+    assert read_lost(src)[0].text == "a-e-ri-qo-ta ko-no-so"
+
+
+def test_read_lost_names_the_line_of_an_unknown_syllable(tmp_path):
+    from engine.io.tables import read_lost
+
+    src = _write(tmp_path / "lost.csv", "id,text\nA,a-e\nB,ko-xo-so\n")
+    with pytest.raises(InputError) as e:
+        read_lost(src, notation="linear-b")
+    assert str(e.value).startswith(f"{src}, line 3: unknown Linear B syllable 'xo' in 'ko-xo-so'")
+    with pytest.raises(InputError, match="unknown lost notation 'cypriot'"):
+        read_lost(src, notation="cypriot")
+
+
+def test_project_import_with_lost_notation(tmp_path, capsys):
+    from engine.cli.project import main as project_main
+    from engine.project.store import Project
+
+    src = _write(tmp_path / "lost.csv", LOST_TRANSLIT)
+    proj = tmp_path / "p.decipher"
+    assert project_main(["new", str(proj)]) == 0
+    assert project_main(["import", str(proj), "--lost", str(src), "--lost-notation", "linear-b"]) == 0
+    with Project.open(proj) as p:
+        (corpus,) = p.corpora()
+        texts = [ins.text for ins in p.inscriptions(corpus.id)]
+    assert texts[0] == lb.to_signs("a-e-ri-qo-ta ko-no-so")
+    bad = _write(tmp_path / "bad.csv", "id,text\nX,xa-ro\n")
+    assert project_main(["import", str(proj), "--lost", str(bad), "--lost-notation", "linear-b"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].endswith(f"{bad}, line 2: unknown Linear B syllable 'xa' in 'xa-ro' (the conventional "
+                            "transliteration joins signs with hyphens: a, e, da, qo, a2, ra3, *18; 74 values "
+                            "and 14 numbered signs are known)")
+    with Project.open(proj) as p:
+        assert len(p.corpora()) == 1                                  # nothing half-imported
+    assert project_main(["import", str(proj), "--known", str(src), "--lost-notation", "linear-b"]) == 2
+    assert "--lost-notation reads a --lost file" in capsys.readouterr().err
+
+
+def test_run_reads_lost_in_transliteration_and_refuses_it_with_a_project(tmp_path, capsys):
+    from engine.cli.main import main
+    from engine.runs.inputs import read_run_files
+
+    src = _write(tmp_path / "lost.csv", LOST_TRANSLIT)
+    files = read_run_files(src, lost_notation="linear-b")
+    assert files.corpus.inscriptions[0].text == lb.to_signs("a-e-ri-qo-ta ko-no-so")
+    assert main(["run", "--project", str(tmp_path / "p.decipher"), "--lost-notation", "linear-b"]) == 2
+    assert "--lost-notation reads a --lost file" in capsys.readouterr().err
