@@ -174,6 +174,9 @@ def _setting_options(args) -> dict:
 
 def cmd_run(args) -> int:
     """``decipher run``: a thin caller of the run session (engine/runs/session.py)."""
+    if args.project is not None and args.lost_notation != "signs":
+        raise DecipherError("--lost-notation reads a --lost file; a project's corpus is already in signs "
+                            "(give it to `decipher project import P --lost FILE --lost-notation ...`)")
     if getattr(args, "seeds", None):  # several seeds and their consensus: engine/runs/seeds.py
         from engine.cli.sweep import cmd_run_seeds
         return cmd_run_seeds(args)
@@ -194,9 +197,6 @@ def cmd_run(args) -> int:
         return FolderLock(prepare_output_folder(folder), log=lambda line: print(line, file=sys.stderr)) \
             if folder is not None else contextlib.nullcontext()
 
-    if args.project is not None and args.lost_notation != "signs":
-        raise DecipherError("--lost-notation reads a --lost file; a project's corpus is already in signs "
-                            "(give it to `decipher project import P --lost FILE --lost-notation ...`)")
     if args.project is not None:
         from engine.project.runner import run_in_project
 

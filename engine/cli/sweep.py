@@ -219,7 +219,8 @@ def cmd_run_seeds(args) -> int:
             raise DecipherError("decipher run needs --lost, --known and --out (or --project)")
         from engine.runs.inputs import inputs_from_files
 
-        inputs = inputs_from_files(args.lost, args.known, config, gold=args.gold, prior=args.prior)
+        inputs = inputs_from_files(args.lost, args.known, config, gold=args.gold, prior=args.prior,
+                                   lost_notation=getattr(args, "lost_notation", "signs"))
         outcome = run_seeds(inputs, args.seeds, args.out, workers=args.workers, log=_log,
                             force_rerun=args.force_rerun)
     m = outcome.metrics

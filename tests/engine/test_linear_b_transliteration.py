@@ -165,3 +165,26 @@ def test_run_reads_lost_in_transliteration_and_refuses_it_with_a_project(tmp_pat
     assert files.corpus.inscriptions[0].text == lb.to_signs("a-e-ri-qo-ta ko-no-so")
     assert main(["run", "--project", str(tmp_path / "p.decipher"), "--lost-notation", "linear-b"]) == 2
     assert "--lost-notation reads a --lost file" in capsys.readouterr().err
+
+
+def test_run_with_seeds_reads_lost_in_transliteration_too(tmp_path, monkeypatch):
+    """`decipher run --seeds` goes through engine/cli/sweep.py: the option must reach it as well."""
+    from engine.cli.main import main
+    from engine.runs import seeds
+
+    src = _write(tmp_path / "lost.csv", LOST_TRANSLIT)
+    known = _write(tmp_path / "known.csv", "form,ipa\nαερικοτας,aerikʷotas\n")
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def fake_run_seeds(inputs, *args, **kwargs):
+        seen["texts"] = [ins.text for ins in inputs.corpus.inscriptions]
+        raise Stop
+
+    monkeypatch.setattr(seeds, "run_seeds", fake_run_seeds)
+    with pytest.raises(Stop):
+        main(["run", "--lost", str(src), "--known", str(known), "--lost-notation", "linear-b", "--seeds", "0", "1",
+              "--out", str(tmp_path / "out")])
+    assert seen["texts"][0] == lb.to_signs("a-e-ri-qo-ta ko-no-so")
