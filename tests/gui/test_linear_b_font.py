@@ -42,3 +42,21 @@ def test_the_registered_family_draws_the_signs(app, family):
     metrics = QFontMetrics(font)
     assert all(metrics.inFontUcs4(ord(ch)) for ch in SAMPLES[family])
     assert metrics.horizontalAdvance(SAMPLES[family][0]) > 0
+
+
+def test_the_display_dialog_keeps_the_linear_b_hyphens(app):
+    """The display-table dialog (View ▸ Display table…) offers the Linear B transliteration and keeps
+    its joiner, chosen whole or with a cell edited."""
+    from decipher_gui import dialogs
+    from engine.io import display as display_tables
+    from engine.io.linear_b import to_signs
+
+    signs = list(to_signs("a-e-ri"))
+    d = dialogs.DisplayTableDialog(signs, display_tables.IDENTITY)
+    d.preset_box.setCurrentIndex(d.preset_box.findData("linear-b-transliteration"))
+    d._preset(d.preset_box.currentIndex())
+    assert d.preset_box.currentText() == "Linear B (transliteration)"
+    assert d.table().show_text(signs) == "a-e-ri"
+    d.grid.item(2, 1).setText("RI")
+    custom = d.table()
+    assert custom.name == "custom" and custom.show_text(signs) == "a-e-RI"
