@@ -173,7 +173,7 @@ def to_transliteration(signs: str, *, path: str | Path | None = None, line: int 
 
 
 #: The lost-side notations a LOST file's text column may be written in (``--lost-notation``):
-#: name → (what it is, reader of one text cell). "signs" = the characters as they are.
+#: "signs" = the characters as they are; "linear-b" = the transliteration read by :func:`to_signs`.
 NOTATIONS = ("signs", "linear-b")
 
 
