@@ -397,6 +397,7 @@ class DisplayTableDialog(QDialog):
 
     def _fill(self, table: display_tables.DisplayTable) -> None:
         self.finals, self.base_letters = dict(table.finals), dict(table.letters)
+        self.joiner = table.joiner
         self.grid.blockSignals(True)
         for r, letter in enumerate(self.letters):
             key = QTableWidgetItem(letter)
@@ -428,7 +429,8 @@ class DisplayTableDialog(QDialog):
         if key != "custom":
             base = display_tables.preset(key)
             # the preset whole: its final letter forms too (Hebrew ם ן ך ף ץ, Greek ς)
-            return display_tables.DisplayTable(base.name, base.letters, self.direction.currentData(), base.finals)
+            return display_tables.DisplayTable(base.name, base.letters, self.direction.currentData(), base.finals,
+                                               base.joiner)
         letters = {}
         for r, letter in enumerate(self.letters):
             item = self.grid.item(r, 1)
@@ -438,7 +440,7 @@ class DisplayTableDialog(QDialog):
         # an edited preset keeps the final forms of the letters it still shows as the preset does
         finals = {k: v for k, v in self.finals.items() if letters.get(k) == self.base_letters.get(k)}
         return display_tables.DisplayTable.from_json({"name": "custom", "letters": letters, "finals": finals,
-                                                      "direction": self.direction.currentData()})
+                                                      "joiner": self.joiner, "direction": self.direction.currentData()})
 
 
 class LanguageCodesDialog(QDialog):

@@ -1,5 +1,5 @@
-"""The bundled fonts (Noto Sans for Latin and IPA; Noto Sans Ugaritic, Gothic, Hebrew and
-Phoenician for display tables in those scripts; all OFL) and the fallback list for inscription text."""
+"""The bundled fonts (Noto Sans for Latin and IPA; Noto Sans Ugaritic, Gothic, Hebrew, Phoenician,
+Linear B and Linear A for corpora and display tables in those scripts; all OFL) and the fallback list for inscription text."""
 
 from __future__ import annotations
 
@@ -11,15 +11,17 @@ from engine.resources import resource
 
 FONT_DIR = resource("fonts")
 FONT_FILES = ("NotoSans-Regular.ttf", "NotoSans-Bold.ttf", "NotoSansUgaritic-Regular.ttf",
-              "NotoSansGothic-Regular.ttf", "NotoSansHebrew-Regular.ttf", "NotoSansPhoenician-Regular.ttf")
+              "NotoSansGothic-Regular.ttf", "NotoSansHebrew-Regular.ttf", "NotoSansPhoenician-Regular.ttf",
+              "NotoSansLinearB-Regular.ttf", "NotoSansLinearA-Regular.ttf")
 
 #: Tried in order for every character: the bundled font first, then IPA fonts a scholar may have.
 TEXT_FAMILIES = ["Noto Sans", "Noto Sans Ugaritic", "Noto Sans Gothic", "Noto Sans Hebrew", "Noto Sans Phoenician",
-                 "Charis SIL", "Gentium Plus", "Doulos SIL", "DejaVu Sans"]
+                 "Noto Sans Linear B", "Noto Sans Linear A", "Charis SIL", "Gentium Plus", "Doulos SIL", "DejaVu Sans"]
 
 #: Letters of the scripts the display-table presets use (tested in tests/gui).
 SCRIPT_SAMPLES = {"Noto Sans Ugaritic": "\U00010380\U0001038C\U0001039D", "Noto Sans Gothic": "\U00010330\U00010348",
-                  "Noto Sans Hebrew": "אשת", "Noto Sans Phoenician": "\U00010900"}
+                  "Noto Sans Hebrew": "אשת", "Noto Sans Phoenician": "\U00010900",
+                  "Noto Sans Linear B": "\U00010000\U0001000F\U00010080", "Noto Sans Linear A": "\U00010600\U00010740"}
 
 #: Characters the inscription and IPA views must show (tested in tests/gui).
 IPA_SAMPLE = "ʔħʕθðʃɣχɬˤśŕḿŋɡəɛɔː·"

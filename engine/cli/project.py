@@ -98,6 +98,9 @@ def _add_verbs(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--dotted-letters", action="store_true",
                    help="--lost/--text: a dot below is part of the letter (ṣ ṭ ḥ of a transliteration), "
                         "not the Leiden mark of an uncertain letter")
+    p.add_argument("--lost-notation", choices=("signs", "linear-b"), default="signs",
+                   help="--lost: how the text column writes the signs: signs (as they are; default) or linear-b "
+                        "(the conventional transliteration a-e-ri-qo-ta, read into the Unicode signs)")
     p.add_argument("--replace", action="store_true", help="--prior: the file's pins replace all pins")
     p.add_argument("--run", type=int, metavar="ID", help="--matches: re-import into this run")
     p.add_argument("--unguard", action="store_true",
@@ -235,10 +238,14 @@ def _import(args, out: TextIO) -> int:
                              "imports " + ("two (set their codes with `decipher project export P --cldf "
                                            "DIR --lost-glottocode … --known-glottocode …`)"
                                            if kind == "cog" else "none"))
+    notation = getattr(args, "lost_notation", "signs") or "signs"
+    if notation != "signs" and kind != "lost":
+        raise InputError(f"--lost-notation reads a --lost file, not --{kind}")
     with Project.open(args.file) as project:
         dotted = "letter" if getattr(args, "dotted_letters", False) else "uncertain"
         if kind == "lost":
-            cid = importing.import_lost(project, source, name=args.name, dotted=dotted, **csv_options)
+            cid = importing.import_lost(project, source, name=args.name, dotted=dotted, notation=notation,
+                                        **csv_options)
             message = _corpus_message(project, cid)
         elif kind == "text":
             cid = importing.import_text(project, source, name=args.name, encoding=args.encoding,

@@ -219,7 +219,8 @@ def cmd_run_seeds(args) -> int:
             raise DecipherError("decipher run needs --lost, --known and --out (or --project)")
         from engine.runs.inputs import inputs_from_files
 
-        inputs = inputs_from_files(args.lost, args.known, config, gold=args.gold, prior=args.prior)
+        inputs = inputs_from_files(args.lost, args.known, config, gold=args.gold, prior=args.prior,
+                                   lost_notation=getattr(args, "lost_notation", "signs"))
         from engine.runs.warnings import run_warnings
 
         # once for the group, before any seed trains (the seeds' own sessions have no terminal to say it on)

@@ -12,7 +12,9 @@ and exports keep the data's form in a column of its own.
 Presets: the conventional Ugaritic transliteration, the Ugaritic script (U+10380–1039F), the
 Gothic script (U+10330–1034F), the Hebrew of the same ASCII data in the standard (SBL-style)
 transliteration or in Hebrew script with its final letter forms (right to left), Greek script
-for a Latin transliteration of Greek, and the Linear B syllabary for its transliterated syllables.
+for a Latin transliteration of Greek, the Linear B syllabary for its transliterated syllables, and
+the conventional transliteration of a corpus in Linear B signs (``a-e-ri-qo-ta``: the table's
+``joiner`` puts the hyphen between two signs of a word when a run of signs is shown as text).
 The Ugaritic letter values follow resources/transcription/semitic.tsv (Huehnergard 2012).
 """
 
@@ -92,6 +94,17 @@ def _linear_b_syllabary() -> dict[str, str]:
 LINEAR_B_SYLLABARY = _linear_b_syllabary()
 
 
+def _linear_b_transliteration() -> dict[str, str]:
+    """Linear B signs → their conventional transliteration (``a``, ``ra3``, ``*18``), from the
+    Unicode names (engine/io/linear_b.py)."""
+    from engine.io.linear_b import TO_TRANSLITERATION
+
+    return dict(TO_TRANSLITERATION)
+
+
+LINEAR_B_TRANSLITERATION = _linear_b_transliteration()
+
+
 @dataclass(frozen=True)
 class DisplayTable:
     """Engine letter → shown text, and the writing direction ("auto" looks at the shown text)."""
@@ -101,6 +114,9 @@ class DisplayTable:
     direction: str = "auto"
     #: letters with another form at the end of a written word (Hebrew ך ם ן ף ץ)
     finals: Mapping[str, str] = field(default_factory=dict)
+    #: shown between two letters of one word when a run is shown as text (``-`` for the Linear B
+    #: transliteration: a-e-ri-qo-ta); never when one letter is shown alone (a cell, a pin)
+    joiner: str = ""
 
     def show(self, unit: str) -> str:
         return self.letters.get(unit, unit)
@@ -117,9 +133,20 @@ class DisplayTable:
         forms at the end of each word; a plain string (a span, which may end inside a word) is read
         greedily, longest table letter first, and gets none: a whole word is :meth:`show_form`."""
         if isinstance(units, str):
-            return "".join(self.show(u) for u in self.split(units))
+            units = self.split(units)
+            return self._join(units, [self.show(u) for u in units])
         units = list(units)
-        return "".join(self.show_at(units, i) for i in range(len(units)))
+        return self._join(units, [self.show_at(units, i) for i in range(len(units))])
+
+    def _join(self, units: list[str], shown: list[str]) -> str:
+        if not self.joiner:
+            return "".join(shown)
+        out: list[str] = []
+        for i, text in enumerate(shown):
+            if i and units[i] != " " and units[i - 1] != " ":
+                out.append(self.joiner)
+            out.append(text)
+        return "".join(out)
 
     def show_form(self, form: str) -> str:
         """A whole written form (a known stem such as ``alpym``): its last letter, and the last of
@@ -158,12 +185,15 @@ class DisplayTable:
 
     @property
     def is_identity(self) -> bool:
-        return not any(k != v for k, v in self.letters.items()) and self.direction == "auto"
+        return (not any(k != v for k, v in self.letters.items()) and self.direction == "auto"
+                and not self.joiner)
 
     def to_json(self) -> dict[str, Any]:
         out = {"name": self.name, "letters": dict(self.letters), "direction": self.direction}
         if self.finals:
             out["finals"] = dict(self.finals)
+        if self.joiner:
+            out["joiner"] = self.joiner
         return out
 
     @classmethod
@@ -192,8 +222,13 @@ class DisplayTable:
         if not isinstance(finals, Mapping) or not all(isinstance(k, str) and isinstance(v, str)
                                                       and 0 < len(v) <= MAX_SHOWN for k, v in finals.items()):
             raise InputError("a display table's 'finals' must map letters to short text")
+        joiner = data.get("joiner", "")
+        if not isinstance(joiner, str) or len(joiner) > MAX_SHOWN or any(
+                unicodedata.category(c) == "Cc" for c in joiner):
+            raise InputError(f"display table: the joiner {joiner!r} must be up to {MAX_SHOWN} printable characters")
         return cls(str(data.get("name", "custom")), clean, direction,
-                   {k: unicodedata.normalize("NFC", v) for k, v in finals.items()})
+                   {k: unicodedata.normalize("NFC", v) for k, v in finals.items()},
+                   unicodedata.normalize("NFC", joiner))
 
 
 IDENTITY = DisplayTable()
@@ -213,6 +248,9 @@ PRESETS: dict[str, tuple[str, DisplayTable]] = {
                      DisplayTable("greek-script", GREEK_SCRIPT, "ltr", GREEK_FINALS)),
     "linear-b": ("Linear B syllabary (from transliterated syllables)",
                  DisplayTable("linear-b", LINEAR_B_SYLLABARY, "ltr")),
+    "linear-b-transliteration": ("Linear B (transliteration)",
+                                 DisplayTable("linear-b-transliteration", LINEAR_B_TRANSLITERATION, "ltr",
+                                              joiner="-")),
 }
 
 

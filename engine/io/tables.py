@@ -247,9 +247,13 @@ def lost_text(raw: str, ins_id: str, *, dotted: str = "uncertain", path=None,
 class _LostRows:
     required, optional = LOST_COLUMNS, ()
 
-    def __init__(self, path, *, dotted: str = "uncertain", **_):
+    def __init__(self, path, *, dotted: str = "uncertain", notation: str = "signs", **_):
+        from engine.io.linear_b import lost_notation_reader
+
         self.path = path
         self.dotted = dotted
+        #: the text column's notation read into signs (None: the characters as they are)
+        self.convert = lost_notation_reader(notation)
         self.seen: dict[str, int] = {}
 
     def __call__(self, line: int, row: dict) -> Inscription:
@@ -261,7 +265,8 @@ class _LostRows:
         raw = row.get("text") or ""
         if not normalise_text(raw):
             raise InputError(f"inscription {ins_id!r} has no text", path=self.path, line=line)
-        text = lost_text(raw, ins_id, dotted=self.dotted, path=self.path, line=line)
+        signs = self.convert(raw, path=self.path, line=line) if self.convert else raw
+        text = lost_text(signs, ins_id, dotted=self.dotted, path=self.path, line=line)
         meta = {k: v for k, v in (row.get("_extra") or {}).items() if v}
         return Inscription(ins_id, text, raw=raw, meta=meta)
 
@@ -389,11 +394,13 @@ def _read_table(kind: str, path, *, columns, delimiter, encoding, what: str, **o
 
 def read_lost(path: str | Path, *, columns: Mapping[str, str] | None = None,
               delimiter: str | None = None, encoding: str | None = None,
-              dotted: str = "uncertain") -> list[Inscription]:
+              dotted: str = "uncertain", notation: str = "signs") -> list[Inscription]:
     """LOST.csv: ``id,text``; further columns are kept as metadata. ``text`` is read with its
-    Leiden markup (``raw`` keeps the cell as written); ``dotted`` see engine.io.text.DOTTED_MODES."""
+    Leiden markup (``raw`` keeps the cell as written); ``dotted`` see engine.io.text.DOTTED_MODES.
+    ``notation``: how the text column writes the signs, "signs" (as they are) or "linear-b" (the
+    conventional transliteration a-e-ri-qo-ta, read into the Unicode signs: engine/io/linear_b.py)."""
     return _read_table("lost", path, columns=columns, delimiter=delimiter, encoding=encoding,
-                       what="inscriptions", dotted=dotted)
+                       what="inscriptions", dotted=dotted, notation=notation)
 
 
 def read_plain_text(path: str | Path, *, id_prefix: str | None = None,

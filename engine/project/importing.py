@@ -65,12 +65,13 @@ def _split_raw(inscriptions: list[Inscription]) -> list[Inscription]:
 
 def import_lost(project: Project, path: str | Path, *, name: str | None = None,
                 columns: Columns = None, delimiter: str | None = None,
-                encoding: str | None = None, dotted: str = "uncertain") -> int:
+                encoding: str | None = None, dotted: str = "uncertain", notation: str = "signs") -> int:
     """LOST.csv/.tsv → a new corpus (named ``name``, default the file's stem); returns its id.
-    The texts' Leiden markup is read (:func:`markup_totals` counts it; ``raw`` keeps it)."""
+    The texts' Leiden markup is read (:func:`markup_totals` counts it; ``raw`` keeps it).
+    ``notation="linear-b"``: the text column is the Linear B transliteration (tables.read_lost)."""
     path = Path(path)
     inscriptions = _split_raw(tables.read_lost(path, columns=columns, delimiter=delimiter,
-                                               encoding=encoding, dotted=dotted))
+                                               encoding=encoding, dotted=dotted, notation=notation))
     return project.add_corpus(_name(name, path), inscriptions, source=str(path), format="lost")
 
 
