@@ -64,14 +64,17 @@ class SyllableMapping(nn.Module):
         self.config = config
         d, a = config.feature_dim, config.init_interval
         real = [u for u in known_units if u not in (DELETE, NULL_ONSET)]
-        self.onset_units = [NULL_ONSET, *[u for u in real if not is_vowel(u)]]
+        consonant_units = [u for u in real if not is_vowel(u)]
         self.vowel_units = [u for u in real if is_vowel(u)]
+        # a vowel may stand in an onset too: a glide (Greek -ai-o- written -a-jo-) is learned, not given
+        self.onset_units = [NULL_ONSET, *consonant_units, *self.vowel_units]
         if not self.vowel_units:
             raise ValueError("a syllable model needs vowels in the known vocabulary")
         kidx = {u: i for i, u in enumerate(known_units)}
         self.register_buffer("onset_rows", torch.tensor([kidx[u] for u in self.onset_units], dtype=torch.long))
         self.register_buffer("vowel_rows", torch.tensor([kidx[u] for u in self.vowel_units], dtype=torch.long))
-        consonants = [kidx[u] for u in self.onset_units[1:]]
+        consonants = [kidx[u] for u in consonant_units]
+        self.n_glides = len(self.vowel_units)
         self.register_buffer("consonant_rows", torch.tensor(consonants, dtype=torch.long))
         self.null_row = kidx[NULL_ONSET]
         # features of every known unit; DELETE and NULL_ONSET take the all-"none" consonant row and
@@ -128,7 +131,7 @@ class SyllableMapping(nn.Module):
         vowel = vowel.index_put((self.consonant_rows,), on.new_full((self.consonant_rows.numel(), C), ECHO_LOG_P))
         slots = torch.stack([onset, vowel], dim=2).reshape(K, SLOTS * C)
         deletion = on.new_full((K,), -math.log(SLOTS * C + 1))
-        deletion = deletion.index_put((self.onset_rows,), on[:, 0])
+        deletion = deletion.index_put((self.onset_rows[: -self.n_glides],), on[: -self.n_glides, 0])
         deletion = deletion.index_put((self.vowel_rows,), on.new_full((len(self.vowel_units),), VOWEL_DELETE_LOG_P))
         table = torch.cat([deletion.unsqueeze(1), slots], dim=1)
         # the known deletion pseudo-unit (stem padding) is never read: a flat row

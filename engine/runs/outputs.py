@@ -123,8 +123,12 @@ SHOWN_METRICS = (("p_at_1", "P@1"), ("p_at_10", "P@10"), ("coverage", "coverage"
 def metrics_text(metrics: dict[str, float]) -> str:
     """``P@1 0.250, P@10 0.400, coverage 0.042`` (what there is: without gold, coverage only); ''
     when the run was never evaluated."""
-    return ", ".join(f"{label} {'-' if math.isnan(metrics[key]) else format(metrics[key], '.3f')}"
+    text = ", ".join(f"{label} {'-' if math.isnan(metrics[key]) else format(metrics[key], '.3f')}"
                      for key, label in SHOWN_METRICS if key in metrics)
+    if "signs_standard" in metrics and "signs_with_standard" in metrics:
+        text += (f"{', ' if text else ''}{metrics['signs_standard']:.0f} of {metrics['signs_with_standard']:.0f} "
+                 f"signs at their standard value")
+    return text
 
 
 def outcome_summary(outcome: RunOutcome, where: str) -> str:

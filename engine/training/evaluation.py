@@ -169,3 +169,19 @@ def strict_precision_at_k(matches: Sequence[Match], gold: Sequence[GoldAnnotatio
             if rank is not None and rank < best_rank.get(g_i, rank + 1):
                 best_rank[g_i] = rank
     return {f"p_at_{k}_strict": sum(1 for r in best_rank.values() if r <= k) / len(gold) for k in ks}
+
+
+def syllable_metrics(table) -> dict[str, float]:
+    """For a syllable run whose signs have standard values (Linear B: resources/linear_b/):
+    ``signs_standard``, how many signs' top-1 onset and vowel are their standard value, out of
+    ``signs_with_standard``. Empty for any other script (the reading is unknown, not wrong)."""
+    from engine.datasets.linear_b import count_standard
+
+    best = {}
+    for sign in table.signs:
+        onsets, vowels = table.best(sign, 1)
+        best[sign] = (onsets[0][0], vowels[0][0])
+    count = count_standard(best)
+    if not count.total:
+        return {}
+    return {"signs_standard": float(count.right), "signs_with_standard": float(count.total)}

@@ -27,7 +27,7 @@ from engine.corpus import Corpus, GoldAnnotation, PinnedValue, Stem, Vocabulary
 from engine.model.decoding import decode_batch
 from engine.errors import InputError
 from engine.inputs_digest import corpus_digest
-from engine.training.evaluation import Evaluation, evaluate
+from engine.training.evaluation import Evaluation, evaluate, syllable_metrics
 from engine.model.syllable_mapping import make_mapping, mapping_snapshot
 from engine.model.objective import batch_objective, pin_pairs
 from engine.model.prepared import Prepared, check_memory, ngram_weights, prepare
@@ -287,6 +287,8 @@ class Trainer:
 
     def evaluate(self) -> Evaluation:
         ev = evaluate(self.model, self.prep, self.gold, step=self.step, device=self.device)
+        if self.config.signs == "syllables":
+            ev.metrics.update(syllable_metrics(self.model.syllable_table()))
         if self.selection is not None:
             ev.metrics.update(self.selection.metrics())
         self.last_evaluation = ev

@@ -1,0 +1,181 @@
+"""The syllable model (signs = syllables): syllabified stems, the DP table over a sign's two slots,
+syllable pins, and training on a clean syllabic cipher and on the synthetic syllabary."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from engine.config import Config, PRESETS
+from engine.corpus import Corpus, Inscription, PinnedValue, Stem, Vocabulary
+from engine.errors import InputError
+from engine.model.objective import pin_pairs
+from engine.model.phonology import ipa_units
+from engine.model.prepared import prepare
+from engine.model.syllable_mapping import ECHO_LOG_P, IMPOSSIBLE_LOG_P, SyllableMapping, make_mapping, slot_windows
+from engine.model.syllables import NULL_ONSET, parse_syllable_value, reachable, syllabify
+from engine.training.trainer import Trainer
+
+# a clean syllabary: 3 onsets (none, k, t, n) x 3 vowels, signs from the Linear B block
+ONSETS = ("", "k", "t", "n")
+VOWELS = ("a", "i", "o")
+SIGNS = {o + v: chr(0x10000 + 4 * i + j) for i, o in enumerate(ONSETS) for j, v in enumerate(VOWELS)}
+def _words(n: int = 150, seed: int = 7) -> list[str]:
+    import random
+
+    rng = random.Random(seed)
+    cells = list(SIGNS)
+    out: list[str] = []
+    while len(out) < n:
+        w = "".join(rng.choice(cells) for _ in range(rng.randint(2, 4)))
+        if w not in out:
+            out.append(w)
+    return out
+
+
+WORDS = _words()
+
+
+def spell(word: str) -> str:
+    out, i = [], 0
+    while i < len(word):
+        if word[i] in VOWELS:
+            out.append(SIGNS[word[i]])
+            i += 1
+        else:
+            out.append(SIGNS[word[i: i + 2]])
+            i += 2
+    return "".join(out)
+
+
+def clean_problem():
+    corpus = Corpus("clean", tuple(Inscription(f"w{i}", spell(w)) for i, w in enumerate(WORDS)))
+    vocab = Vocabulary("known", tuple(Stem(w, w) for w in WORDS))
+    return corpus, vocab
+
+
+def test_syllabify_puts_a_null_onset_before_every_onsetless_vowel():
+    assert syllabify(ipa_units("aerikʷotas")) == ("∅", "a", "∅", "e", "r", "i", "kʷ", "o", "t", "a", "s")
+    assert syllabify(ipa_units("knosos")) == ("k", "n", "o", "s", "o", "s")
+
+
+@pytest.mark.parametrize("text,onset,vowel,back", [
+    ("ka", "k", "a", "ka"), ("a", NULL_ONSET, "a", "a"), ("k-", "k", None, "k-"), ("-a", None, "a", "-a"),
+    ("kʷo", "kʷ", "o", "kʷo")])
+def test_syllable_values_a_philologist_writes(text, onset, vowel, back):
+    v = parse_syllable_value(text)
+    assert (v.onset, v.vowel) == (onset, vowel) and v.text() == back
+
+
+@pytest.mark.parametrize("text,says", [("k", "k- for the onset"), ("kta", "optional consonant and one vowel"),
+                                       ("-", "write a syllable"), ("a-", "one consonant"), ("-k", "one vowel")])
+def test_bad_syllable_values_are_refused_in_one_line(text, says):
+    with pytest.raises(InputError, match=says):
+        parse_syllable_value(text)
+
+
+def test_reachable_counts_a_sign_as_two_slots():
+    cfg = Config(signs="syllables", min_span=1, max_span=8, band=2)
+    assert reachable(3, ipa_units("knosos"), cfg)          # 6 units against 6 slots
+    assert not reachable(1, ipa_units("knosos"), cfg)      # 6 units against 2 slots
+    letters = Config(min_span=3, max_span=10, band=2)
+    assert reachable(6, ipa_units("knosos"), letters) and not reachable(3, ipa_units("knosos"), letters)
+
+
+def test_the_dp_table_reads_signs_as_onset_and_vowel_slots():
+    corpus, vocab = clean_problem()
+    cfg = Config(signs="syllables", segmented=True, min_span=1, max_span=4, band=2)
+    prep = prepare(corpus, vocab, cfg)
+    assert NULL_ONSET in prep.known_units
+    model = make_mapping(prep)
+    assert isinstance(model, SyllableMapping)
+    table = model.log_probs().detach()
+    C = len(prep.lost_letters) - 1
+    assert table.shape == (len(prep.known_units), 2 * C + 1)
+    k = prep.known_index()
+    assert float(table[k[NULL_ONSET], 2]) == IMPOSSIBLE_LOG_P   # the null onset in a vowel slot
+    assert float(table[k["k"], 2]) == ECHO_LOG_P                 # a consonant's written echo vowel
+    assert float(table[k["a"], 1]) > IMPOSSIBLE_LOG_P            # a vowel may be an onset (a glide)
+    # the onset slots of one consonant are P(sign | consonant): a distribution with <DEL>
+    onset_cols = [0] + list(range(1, 2 * C + 1, 2))   # (<DEL> and every onset slot)
+    assert math.isclose(float(table[k["k"], onset_cols].exp().sum()), 1.0, rel_tol=1e-5)
+    windows = torch.tensor([[1, 3, 0]])
+    assert slot_windows(windows).tolist() == [[1, 2, 5, 6, 0, 0]]
+    # what a run reports: P(sound | sign), rows summing to 1
+    t = model.syllable_table()
+    assert t.onset_probs.shape == (C, len(t.onsets)) and t.vowel_probs.shape == (C, len(t.vowels))
+    assert abs(t.onset_probs.sum(1) - 1).max() < 1e-5 and abs(t.vowel_probs.sum(1) - 1).max() < 1e-5
+
+
+def test_syllable_pins_name_the_onset_and_vowel_slots():
+    corpus, vocab = clean_problem()
+    cfg = Config(signs="syllables", segmented=True, min_span=1, max_span=4, band=2)
+    pins = [PinnedValue(SIGNS["ka"], "ka"), PinnedValue(SIGNS["i"], "i"), PinnedValue(SIGNS["to"], "t-"),
+            PinnedValue(SIGNS["na"], "-a")]
+    prep = prepare(corpus, vocab, cfg, pins)
+    ks, ls, _ = pin_pairs(prep, pins)
+    L, K = prep.lost_index(), prep.known_index()
+    pairs = set(zip(ks.tolist(), ls.tolist()))
+    assert pairs == {(K["k"], 2 * L[SIGNS["ka"]] - 1), (K["a"], 2 * L[SIGNS["ka"]]),
+                     (K[NULL_ONSET], 2 * L[SIGNS["i"]] - 1), (K["i"], 2 * L[SIGNS["i"]]),
+                     (K["t"], 2 * L[SIGNS["to"]] - 1), (K["a"], 2 * L[SIGNS["na"]])}
+
+
+def test_a_syllable_pin_in_a_letters_run_says_which_setting_reads_it():
+    corpus, vocab = clean_problem()
+    with pytest.raises(InputError, match="signs=syllables"):
+        prepare(corpus, vocab, Config(segmented=True, min_span=1, max_span=4),
+                [PinnedValue(SIGNS["ka"], "ka")])
+
+
+def test_the_letters_path_has_no_null_onset_and_the_papers_mapping():
+    corpus, vocab = clean_problem()
+    prep = prepare(corpus, vocab, Config(segmented=True, min_span=2, max_span=6))
+    assert NULL_ONSET not in prep.known_units
+    from engine.model.mapping import CharMapping
+    assert type(make_mapping(prep)) is CharMapping
+
+
+def _grid_right(trainer) -> int:
+    t = trainer.model.syllable_table()
+    right = 0
+    for cell, sign in SIGNS.items():
+        if sign not in t.signs:
+            continue
+        on, vo = t.best(sign, 1)
+        want_onset = cell[:-1] or NULL_ONSET
+        right += on[0][0] == want_onset and vo[0][0] == cell[-1]
+    return right
+
+
+def test_the_grid_is_learned_from_a_clean_syllabic_cipher():
+    """Nothing says which signs share an onset or a vowel; training finds the grid."""
+    corpus, vocab = clean_problem()
+    from engine.corpus import GoldAnnotation
+    gold = [GoldAnnotation(f"w{i}", 0, len(spell(w)), (w,)) for i, w in enumerate(WORDS)]
+    cfg = Config(signs="syllables", segmented=True, min_span=1, max_span=4, band=2, steps=300,
+                 anneal_steps=200, eval_interval=0, feature_dim=35, seed=0)
+    tr = Trainer(corpus, vocab, cfg, gold=gold, live_interval=None)
+    for _ in tr.run():
+        pass
+    ev = tr.evaluate()
+    assert ev.metrics["p_at_1"] >= 0.9
+    assert _grid_right(tr) >= 9          # of the 12 signs
+    assert ev.metrics["signs_standard"] <= ev.metrics["signs_with_standard"]   # Linear B block signs
+
+
+def test_pins_pull_a_signs_onset_and_vowel():
+    corpus, vocab = clean_problem()
+    cfg = Config(signs="syllables", segmented=True, min_span=1, max_span=4, band=2, steps=40, eval_interval=0,
+                 feature_dim=35, seed=1)
+    tr = Trainer(corpus, vocab, cfg, pins=[PinnedValue(SIGNS["ka"], "no")], live_interval=None)
+    for _ in tr.run():
+        pass
+    on, vo = tr.model.syllable_table().best(SIGNS["ka"], 1)
+    assert (on[0][0], vo[0][0]) == ("n", "o")      # the pin wins over the text's evidence
+
+
+def test_linear_b_preset_is_a_syllable_preset():
+    assert PRESETS["linear-b"]["signs"] == "syllables" and PRESETS["linear-b"]["segmented"] is True
