@@ -4,6 +4,9 @@ the pins on it, as a list for people and as CSV (``decipher project export P --s
 ``probability`` is the model's P(sign | /sound/) (what the pin grid shades); ``share`` is that
 value normalised over the sign's sounds, i.e. P(/sound/ | sign) if every sound were equally
 common: the "how sure is the reading of this sign" number a philologist asks for.
+
+A syllable run (setting ``signs = syllables``) learned P(sound | sign) itself, for the sign's onset
+and its vowel: its values are per slot (:data:`SYLLABLE_COLUMNS`), ranked by that probability.
 """
 
 from __future__ import annotations
@@ -18,9 +21,12 @@ from engine.corpus import DIVIDER, PinnedValue
 from engine.io.display import DisplayTable, table_for
 from engine.errors import ProjectError
 from engine.model.phonology import DELETE
-from engine.results import MappingSnapshot
+from engine.results import MappingSnapshot, SyllableTable
 
 COLUMNS = ("sign", "shown", "rank", "ipa", "probability", "share", "pinned", "weight", "note", "run_id")
+SYLLABLE_COLUMNS = ("sign", "shown", "slot", "rank", "ipa", "probability", "pinned", "weight", "note", "run_id")
+"""A syllable run's sign values (setting ``signs = syllables``): ``slot`` is ``onset`` or ``vowel``,
+``probability`` is P(sound | sign) of that slot (``∅`` the onset "none"), and ranks count per slot."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +91,77 @@ def sign_values(mapping: MappingSnapshot | None, pins: Sequence[PinnedValue], *,
     return out
 
 
+@dataclass(frozen=True)
+class SlotValue:
+    sign: str
+    shown: str
+    slot: str                   # "onset" or "vowel"; "" for a pin that names neither (a letter pin)
+    rank: int                   # 1 = the best sound of this slot of this sign
+    ipa: str
+    probability: float | None   # P(/ipa/ | sign) for the slot; None when not learned
+    pinned: str                 # "locked", "soft" or ""
+    weight: float | None = None
+    note: str = ""
+
+
+def pin_slots(pin: PinnedValue) -> tuple[tuple[str, str], ...]:
+    """The (slot, sound) pairs a pin names: ``ka`` → onset k and vowel a, ``a`` → onset ∅ (none)
+    and vowel a, ``k-`` → onset k, ``-a`` → vowel a; () for a value that is not a syllable."""
+    from engine.errors import InputError
+    from engine.model.syllables import parse_syllable_value
+
+    try:
+        value = parse_syllable_value(pin.known_ipa)
+    except InputError:
+        return ()
+    return tuple((slot, unit) for slot, unit in (("onset", value.onset), ("vowel", value.vowel)) if unit is not None)
+
+
+def syllable_values(table: SyllableTable, pins: Sequence[PinnedValue], *, signs: Sequence[str] = (),
+                    top: int = 3, display: DisplayTable | None = None) -> list[SlotValue]:
+    """Each sign's ``top`` onsets and ``top`` vowels ranked by P(sound | sign), and every sound a
+    pin names for it (after them, marked); a pin that is no syllable gets a row of its own with
+    an empty slot. Signs: ``signs``, then the table's and the pins', in order."""
+    display = display or DisplayTable()
+    order: list[str] = []
+    for s in list(signs) + list(table.signs) + [p.lost for p in pins]:
+        if s not in order and s not in (DELETE, DIVIDER):
+            order.append(s)
+    pins_of: dict[str, list[PinnedValue]] = {}
+    for p in pins:
+        pins_of.setdefault(p.lost, []).append(p)
+    out: list[SlotValue] = []
+    for sign in order:
+        learned = {"onset": [], "vowel": []}
+        if sign in table.signs:
+            i = table.signs.index(sign)
+            for slot, units, probs in (("onset", table.onsets, table.onset_probs[i]),
+                                       ("vowel", table.vowels, table.vowel_probs[i])):
+                learned[slot] = sorted(((u, float(p)) for u, p in zip(units, probs) if math.isfinite(float(p))),
+                                       key=lambda t: -t[1])
+        by_pin: dict[tuple[str, str], PinnedValue] = {}
+        others: list[PinnedValue] = []
+        for p in pins_of.get(sign, []):
+            slots = pin_slots(p)
+            for key in slots:
+                by_pin.setdefault(key, p)
+            if not slots:
+                others.append(p)
+        for slot in ("onset", "vowel"):
+            prob = dict(learned[slot])
+            chosen = [u for u, _ in learned[slot][:top]]
+            chosen += [u for (s, u) in by_pin if s == slot and u not in chosen]
+            for rank, unit in enumerate(chosen, 1):
+                pin = by_pin.get((slot, unit))
+                out.append(SlotValue(sign, display.show(sign), slot, rank, unit, prob.get(unit),
+                                     "" if pin is None else ("locked" if pin.locked else "soft"),
+                                     None if pin is None else pin.weight, "" if pin is None else pin.note))
+        for pin in others:
+            out.append(SlotValue(sign, display.show(sign), "", 1, pin.known_ipa, None,
+                                 "locked" if pin.locked else "soft", pin.weight, pin.note))
+    return out
+
+
 def export_sign_values(project, path: str | Path, *, run_id: int | None = None,
                        mapping: MappingSnapshot | None = None, top: int = 3, delimiter: str | None = None,
                        bom: bool = False, guard_formulas: bool = True) -> int:
@@ -114,6 +191,14 @@ def export_sign_values(project, path: str | Path, *, run_id: int | None = None,
         corpus_id = project.corpora()[0].id
     if corpus_id is not None:
         signs = sorted({u for ins in project.inscriptions(corpus_id) for u in ins.units if u != DIVIDER})
+    if mapping is not None and mapping.syllables is not None:     # a syllable run: per slot
+        slots = syllable_values(mapping.syllables, project.pins(), signs=signs, top=top,
+                                display=table_for(project, corpus_id))
+        rows = ([v.sign, v.shown, v.slot, v.rank, v.ipa, "" if v.probability is None else float(v.probability),
+                 v.pinned, "" if v.weight is None else float(v.weight), v.note, run_id] for v in slots)
+        guarded = write_csv(path, SYLLABLE_COLUMNS, rows, delimiter=_delimiter(path, delimiter), bom=bom,
+                            guard_formulas=guard_formulas)
+        return Written(len(slots), guarded)
     values = sign_values(mapping, project.pins(), signs=signs, top=top, display=table_for(project, corpus_id))
     rows = ([v.sign, v.shown, v.rank, v.ipa, "" if v.probability is None else float(v.probability),
              "" if v.share is None else float(v.share), v.pinned, "" if v.weight is None else float(v.weight),

@@ -171,3 +171,40 @@ def test_a_syllable_cell_that_is_not_an_object_is_refused_on_open(tmp_path):
     conn.close()
     with pytest.raises(Exception, match=r"run_mapping.*syllables.*not empty or a JSON object"):
         Project.open(tmp_path / "p.decipher")
+
+
+# ---- the sign values of a syllable run -----------------------------------------------------
+
+
+def test_sign_values_of_a_syllable_run_rank_onsets_and_vowels_by_p_sound_given_sign(tmp_path):
+    project, run = _syllable_project(tmp_path / "p.decipher")
+    record_mapping(project, run, 40, syllable_snapshot())
+    project.replace_pins([PinnedValue(KA, "ka", 2.0, True, "Ventris"), PinnedValue(E, "-a", 1.0, False)])
+    project.close()
+    from engine.cli.project import main
+    out = tmp_path / "values.csv"
+    assert main(["export", str(tmp_path / "p.decipher"), "--sign-values", str(out), "--run", str(run),
+                 "--no-guard-formulas"]) == 0
+    rows = list(csv.DictReader(out.open(encoding="utf-8")))
+    assert list(rows[0]) == ["sign", "shown", "slot", "rank", "ipa", "probability", "pinned", "weight", "note",
+                             "run_id"]
+
+    def of(sign, slot):
+        return [(r["rank"], r["ipa"], r["probability"], r["pinned"]) for r in rows if r["sign"] == sign
+                and r["slot"] == slot]
+
+    # 𐀐: P(k | 𐀐) = 0.6 ranks k first although P(𐀐 | k) would not tell it apart from 𐀏
+    assert of(KE, "onset") == [("1", "k", "0.6", ""), ("2", "d", "0.3", ""), ("3", "∅", "0.1", "")]
+    assert of(KE, "vowel") == [("1", "e", "0.85", ""), ("2", "a", "0.1", ""), ("3", "o", "0.05", "")]
+    # the pin ka marks the onset k and the vowel a of 𐀏
+    assert of(KA, "onset")[0] == ("1", "k", "0.8", "locked") and of(KA, "vowel")[0] == ("1", "a", "0.7", "locked")
+    # a vowel pin outside the top 2 is added after them, with its probability
+    from engine.io.signvalues import export_sign_values
+    with Project.open(tmp_path / "p.decipher") as project:
+        assert export_sign_values(project, out, top=2, guard_formulas=False) == 4 * 4 + 1  # the newest run
+    rows = list(csv.DictReader(out.open(encoding="utf-8")))
+    assert of(E, "vowel") == [("1", "e", "0.5", ""), ("2", "o", "0.3", ""), ("3", "a", "0.2", "soft")]
+    assert of(E, "onset") == [("1", "∅", "0.9", ""), ("2", "k", "0.05", "")]
+    assert {r["run_id"] for r in rows} == {str(run)}
+    # signs in the corpus order first; every sign has both slots
+    assert [r["sign"] for r in rows if r["rank"] == "1" and r["slot"] == "onset"] == sorted({KA, A, KE, E})
