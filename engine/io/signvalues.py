@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+import numpy as np
+
 
 from engine.corpus import DIVIDER, PinnedValue
 from engine.io.display import DisplayTable, table_for
@@ -206,3 +208,97 @@ def export_sign_values(project, path: str | Path, *, run_id: int | None = None,
     guarded = write_csv(path, COLUMNS, rows, delimiter=_delimiter(path, delimiter), bom=bom,
                         guard_formulas=guard_formulas)
     return Written(len(values), guarded)
+
+
+# ---------------------------------------------------------------------------------------------
+# the learned grid of a syllabary: onset rows × vowel columns
+
+
+@dataclass(frozen=True)
+class GridSign:
+    """A sign in the cell of its top-1 onset and top-1 vowel."""
+
+    sign: str
+    shown: str
+    onset: str
+    vowel: str
+    confidence: float           # P(onset | sign) · P(vowel | sign) of that cell
+    pinned: str                 # "locked", "soft" or "" (the strongest of the sign's pins)
+    pin_value: str              # the pinned value(s) as written (ka, k-, -a), "; "-joined
+    onsets: tuple[tuple[str, float], ...]   # the sign's best onsets with P(onset | sign)
+    vowels: tuple[tuple[str, float], ...]   # the sign's best vowels with P(vowel | sign)
+
+    def describe(self) -> str:
+        """One line for a tooltip: the sign's best alternatives and its pin."""
+        on = ", ".join(f"{u} {p:.0%}" for u, p in self.onsets)
+        vo = ", ".join(f"{u} {p:.0%}" for u, p in self.vowels)
+        pin = f"; pinned {self.pin_value} ({self.pinned})" if self.pinned else ""
+        return f"{self.shown}: onset {on}; vowel {vo}; cell {self.confidence:.0%}{pin}"
+
+
+@dataclass(frozen=True)
+class SyllableGrid:
+    onsets: tuple[str, ...]     # the rows: the table's onsets (NULL_ONSET ∅ last)
+    vowels: tuple[str, ...]     # the columns
+    cells: dict                 # (onset, vowel) -> tuple of GridSign, most confident first
+
+    def at(self, onset: str, vowel: str) -> tuple[GridSign, ...]:
+        return self.cells.get((onset, vowel), ())
+
+    def signs(self) -> list[GridSign]:
+        return [g for cell in self.cells.values() for g in cell]
+
+
+def syllable_grid(table: SyllableTable, pins: Sequence[PinnedValue] = (), *, display: DisplayTable | None = None,
+                  top: int = 3) -> SyllableGrid:
+    """Each sign of ``table`` in the cell of its best onset and best vowel (by P(sound | sign)),
+    with the cell's confidence P(onset | sign)·P(vowel | sign), its ``top`` alternatives per slot
+    and its pins. Rows keep the table's onset order with ∅ (no onset) last; ties go to the first."""
+    from engine.model.syllables import NULL_ONSET
+
+    display = display or DisplayTable()
+    onsets = tuple(u for u in table.onsets if u != NULL_ONSET) + tuple(u for u in table.onsets if u == NULL_ONSET)
+    pins_of: dict[str, list[PinnedValue]] = {}
+    for p in pins:
+        pins_of.setdefault(p.lost, []).append(p)
+    cells: dict[tuple[str, str], list[GridSign]] = {}
+    for i, sign in enumerate(table.signs):
+        if sign in (DELETE, DIVIDER):
+            continue
+        on, vo = table.best(sign, top)
+        o, v = int(np.argmax(table.onset_probs[i])), int(np.argmax(table.vowel_probs[i]))
+        conf = float(table.onset_probs[i, o]) * float(table.vowel_probs[i, v])
+        mine = pins_of.get(sign, [])
+        pinned = "" if not mine else ("locked" if any(p.locked for p in mine) else "soft")
+        g = GridSign(sign, display.show(sign), table.onsets[o], table.vowels[v], conf, pinned,
+                     "; ".join(p.known_ipa for p in mine), tuple(on), tuple(vo))
+        cells.setdefault((g.onset, g.vowel), []).append(g)
+    return SyllableGrid(onsets, tuple(table.vowels),
+                        {k: tuple(sorted(c, key=lambda g: -g.confidence)) for k, c in cells.items()})
+
+
+GRID_PIN_MARK = "•"
+
+
+def grid_rows(grid: SyllableGrid) -> list[list[str]]:
+    """The grid as a table for CSV: a header (``onset`` then the vowels) and one row per onset;
+    a cell lists its signs as shown, most confident first, each with its confidence in percent
+    and ``•`` before a pinned sign (``𐀏 81%; •𐀐 52%``)."""
+    rows = [["onset"] + list(grid.vowels)]
+    for onset in grid.onsets:
+        rows.append([onset] + ["; ".join(f"{GRID_PIN_MARK if g.pinned else ''}{g.shown} {g.confidence:.0%}"
+                                         for g in grid.at(onset, vowel)) for vowel in grid.vowels])
+    return rows
+
+
+def export_syllable_grid(grid: SyllableGrid, path: str | Path, *, delimiter: str | None = None,
+                         bom: bool = False, guard_formulas: bool = True) -> int:
+    """Write ``grid`` as CSV/TSV (:func:`grid_rows`); returns the number of onset rows."""
+    from engine.io.atomic import Written
+    from engine.project.exporting import _delimiter, write_csv
+
+    path = Path(path)
+    rows = grid_rows(grid)
+    guarded = write_csv(path, tuple(rows[0]), rows[1:], delimiter=_delimiter(path, delimiter), bom=bom,
+                        guard_formulas=guard_formulas)
+    return Written(len(rows) - 1, guarded)
