@@ -572,6 +572,10 @@ class PinsPanel(QWidget):
         model.set_mapping(mapping, step)
         if mapping is None:
             self.caption.setText("P(lost letter | known IPA unit): no mapping yet — start a run to see it learned")
+        elif mapping.syllables is not None:   # columns: onsets (∅: none) and vowels; each sign's two sum to 2
+            self.caption.setText(f"P(sound | sign) of a syllable run, onsets and vowels {source}"
+                                 + (f" at step {step}" if step else "") + "; a consonant cell pins the onset (k-), "
+                                 "a vowel cell the vowel (-a)")
         else:
             self.caption.setText(f"P(lost letter | known IPA unit) {source}" + (f" at step {step}" if step else ""))
         self._suggest_from = None if live else mapping

@@ -132,3 +132,15 @@ def test_window_shows_the_grid_of_a_syllable_run_and_exports_it(window, qtbot, t
     assert rows[3][0] == "∅" and rows[3][1] == f"{A} 72%"
     assert window.acts.write_syllable_grid(png, "png") == 3
     assert not QImage(str(png)).isNull()
+
+
+def test_pin_grid_of_a_syllable_run_says_what_it_shades_and_pins_slots(window, qtbot):
+    window.pins.set_mapping(syllable_snapshot(), 4, "(run 9)")
+    assert window.pins.caption.text().startswith("P(sound | sign) of a syllable run")
+    window.pins.syllables = lambda: True
+    got = []
+    window.pins.toggleRequested.connect(lambda lost, known: got.append((lost, known)))
+    window.pins._toggle(KA, "k")
+    window.pins._toggle(KA, "a")
+    assert got == [(KA, "k-"), (KA, "-a")]
+    assert {(p.lost, p.known_ipa) for p in window.project.pins()} >= {(KA, "k-"), (KA, "-a")}
