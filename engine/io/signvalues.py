@@ -253,11 +253,12 @@ def syllable_grid(table: SyllableTable, pins: Sequence[PinnedValue] = (), *, dis
                   top: int = 3) -> SyllableGrid:
     """Each sign of ``table`` in the cell of its best onset and best vowel (by P(sound | sign)),
     with the cell's confidence P(onset | sign)·P(vowel | sign), its ``top`` alternatives per slot
-    and its pins. Rows keep the table's onset order with ∅ (no onset) last; ties go to the first."""
-    from engine.model.syllables import NULL_ONSET
+    and its pins. Rows: the consonants in the table's order, then the vowels a sign takes as its
+    onset (a glide, engine/model/syllable_mapping.py) only where some sign sits, then ∅ (no
+    onset); ties go to the first."""
+    from engine.model.syllables import NULL_ONSET, is_vowel
 
     display = display or DisplayTable()
-    onsets = tuple(u for u in table.onsets if u != NULL_ONSET) + tuple(u for u in table.onsets if u == NULL_ONSET)
     pins_of: dict[str, list[PinnedValue]] = {}
     for p in pins:
         pins_of.setdefault(p.lost, []).append(p)
@@ -273,6 +274,10 @@ def syllable_grid(table: SyllableTable, pins: Sequence[PinnedValue] = (), *, dis
         g = GridSign(sign, display.show(sign), table.onsets[o], table.vowels[v], conf, pinned,
                      "; ".join(p.known_ipa for p in mine), tuple(on), tuple(vo))
         cells.setdefault((g.onset, g.vowel), []).append(g)
+    used = {o for o, _ in cells}
+    onsets = (tuple(u for u in table.onsets if u != NULL_ONSET and not is_vowel(u))
+              + tuple(u for u in table.onsets if u != NULL_ONSET and is_vowel(u) and u in used)
+              + tuple(u for u in table.onsets if u == NULL_ONSET))
     return SyllableGrid(onsets, tuple(table.vowels),
                         {k: tuple(sorted(c, key=lambda g: -g.confidence)) for k, c in cells.items()})
 

@@ -208,3 +208,18 @@ def test_sign_values_of_a_syllable_run_rank_onsets_and_vowels_by_p_sound_given_s
     assert {r["run_id"] for r in rows} == {str(run)}
     # signs in the corpus order first; every sign has both slots
     assert [r["sign"] for r in rows if r["rank"] == "1" and r["slot"] == "onset"] == sorted({KA, A, KE, E})
+
+
+def test_grid_rows_are_consonants_then_glides_in_use_then_no_onset():
+    from engine.io.signvalues import grid_rows, syllable_grid
+
+    snap = syllable_snapshot().syllables
+    # the model also offers the vowels as onsets (a glide: -a-jo-); here 𐀁 takes the onset e
+    onsets = ("∅", "k", "d", "a", "e")
+    onset = np.array([[0.05, 0.8, 0.15, 0, 0], [0.1, 0.6, 0.3, 0, 0], [0.8, 0.1, 0.1, 0, 0], [0.2, 0, 0, 0.1, 0.7]])
+    table = SyllableTable(snap.signs, onsets, onset, snap.vowels, snap.vowel_probs)
+    grid = syllable_grid(table, [PinnedValue(KE, "-e", 1.0, False)])
+    assert grid.onsets == ("k", "d", "e", "∅")          # the glide a, where no sign sits, has no row
+    assert [g.sign for g in grid.at("e", "e")] == [E]
+    assert grid_rows(grid) == [["onset", "a", "e", "o"], ["k", f"{KA} 56%", f"•{KE} 51%", ""], ["d", "", "", ""],
+                               ["e", "", f"{E} 35%", ""], ["∅", f"{A} 72%", "", ""]]
