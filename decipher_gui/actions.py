@@ -85,6 +85,16 @@ class WindowActions(QObject):
         self.redo.setShortcuts(redo_keys())
         self.redo.setEnabled(False)
         self._build_menus()
+        # a syllable run's grid (Sign values tab) and the pin dialog's syllable values
+        w.signs.grid.exportRequested.connect(self.export_syllable_grid_dialog)
+        w.pins.syllables = self.syllable_signs
+
+    def syllable_signs(self) -> bool:
+        """Whether pins are syllables (ka, k-, -a): the Run panel's setting signs = syllables, or the
+        mapping shown is a syllable run's."""
+        mapping = self.w.current_mapping()[0]
+        return (self.w.runs.form.values().get("signs") == "syllables"
+                or (mapping is not None and mapping.syllables is not None))
 
     def _action(self, text: str, slot, shortcut=None, tip: str = "") -> QAction:
         act = QAction(text, self.w)
@@ -248,6 +258,31 @@ class WindowActions(QObject):
     def export_sign_values_dialog(self) -> None:
         self._export_table("Export sign values", f"sign-values-run{self.w.state.shown_run or ''}.csv",
                            self.write_sign_values)
+
+    def export_syllable_grid_dialog(self, kind: str) -> None:
+        """The learned syllable grid as CSV/TSV (``kind`` "csv") or PNG ("png")."""
+        if self.w.project is None or self.w.signs.grid.refresh() is None:
+            return
+        name = f"syllable-grid-run{self.w.state.shown_run or ''}"
+        path = (self.save_path("Export the syllable grid", name + ".png", "PNG (*.png)") if kind == "png" else
+                self.save_path("Export the syllable grid", name + ".csv", "CSV (*.csv);;TSV (*.tsv)"))
+        if path:
+            self.write_syllable_grid(path, kind)
+
+    def write_syllable_grid(self, path: str | Path, kind: str = "csv") -> int | None:
+        grid_panel = self.w.signs.grid
+        if kind == "png":
+            def write():
+                grid_panel.save_png(path)
+                return len(grid_panel.grid.onsets)
+            return self._write(f"grid rows as a picture to {path}", write)
+        from engine.io.signvalues import export_syllable_grid
+
+        grid = grid_panel.refresh()
+        if grid is None:
+            return None
+        return self._write(f"grid rows to {path}",
+                           lambda: export_syllable_grid(grid, path, bom=self.w.model.export_bom))
 
     def export_cldf_dialog(self) -> None:
         if self.w.project is None:

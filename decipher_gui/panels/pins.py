@@ -17,7 +17,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog,
 
 from engine.corpus import PinnedValue
 from engine.io.display import IDENTITY, DisplayTable
-from engine.errors import DecipherError
+from engine.errors import DecipherError, InputError
+from engine.io.tables import pin_value
 from engine.model.phonology import FEATURE_GROUPS, NONE, ipa_units, known_segments, unit_features
 from engine.training.pin_suggestions import PinSuggestion, suggest_pins
 from engine.results import MappingSnapshot
@@ -303,9 +304,11 @@ class PinGrid(QTableView):
 class IpaPicker(QDialog):
     """Choose an IPA unit by its phonological features (or type it) and a lost letter to pin."""
 
-    def __init__(self, letters: Sequence[str], parent=None, lost: str | None = None):
+    def __init__(self, letters: Sequence[str], parent=None, lost: str | None = None, *, syllables: bool = False):
         super().__init__(parent)
-        self.setWindowTitle("Pin a sound value: pick an IPA unit by its features")
+        self.syllables = syllables      # signs = syllables: a value may be ka, a, k- or -a
+        self.setWindowTitle("Pin a sound value: pick an IPA unit by its features" if not syllables else
+                            "Pin a sign's value: a syllable (ka), a vowel (a), an onset (k-) or a vowel alone (-a)")
         self.segments = known_segments()
         lay = QVBoxLayout(self)
         form = QFormLayout()
@@ -344,7 +347,8 @@ class IpaPicker(QDialog):
         row.addWidget(QLabel("IPA unit:"))
         self.ipa = QLineEdit()
         self.ipa.setFont(text_font(14))
-        self.ipa.setPlaceholderText("pick above or type, e.g. tʃ, sˤ, kʷ")
+        self.ipa.setPlaceholderText("pick above or type, e.g. ka, a, k- (onset only), -a (vowel only)" if syllables
+                                    else "pick above or type, e.g. tʃ, sˤ, kʷ")
         self.ipa.textChanged.connect(self._check)
         row.addWidget(self.ipa, 1)
         lay.addLayout(row)
@@ -388,23 +392,56 @@ class IpaPicker(QDialog):
             self.ipa.setText(item.text())
 
     def _check(self, text: str) -> bool:
-        ok = False
+        self._value = None
         try:
-            units = ipa_units(text.strip()) if text.strip() else ()
-            ok = len(units) == 1
-            self.describe.setText(f"/{units[0]}/: {unit_features(units[0]).describe()}" if ok else
-                                  ("one IPA unit, please" if units else ""))
+            value = pin_value(text) if text.strip() else None
+            if value is not None and "-" not in value and len(ipa_units(value)) == 1:
+                self._value = value
+                self.describe.setText(f"/{value}/: {unit_features(value).describe()}")
+            elif value is not None and self.syllables:
+                self._value = value
+                self.describe.setText(f"/{value}/: " + describe_syllable(value))
+            elif value is not None:
+                self.describe.setText(f"{value!r} is a syllable: a sign may be pinned to one only with the run "
+                                      "setting signs = syllables; here one IPA unit, please")
+            else:
+                self.describe.setText("")
         except DecipherError as e:
-            self.describe.setText(str(e))
+            self.describe.setText(e.problem if isinstance(e, InputError) else str(e))
+        ok = self._value is not None
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(ok and bool(self.letter.currentText().strip()))
         return ok
 
     def value(self) -> PinnedValue | None:
         if not self._check(self.ipa.text()):
             return None
-        unit = ipa_units(self.ipa.text().strip())[0]
-        return PinnedValue(self.letter.currentText().strip(), unit, float(self.weight.value()),
+        return PinnedValue(self.letter.currentText().strip(), self._value, float(self.weight.value()),
                            self.locked.isChecked(), self.note.text().strip())
+
+
+def syllable_pin_for(known: str) -> str | None:
+    """The syllable pin a grid column names: ``k`` → ``k-``, ``a`` → ``-a``; a column that is
+    already a syllable value stays; None for the "no onset" unit (∅: the vowel is needed too)."""
+    from engine.model.syllables import NULL_ONSET, is_vowel, looks_syllabic
+
+    if known == NULL_ONSET:
+        return None
+    if looks_syllabic(known):
+        return known
+    return f"-{known}" if is_vowel(known) else f"{known}-"
+
+
+def describe_syllable(value: str) -> str:
+    """``ka`` → "onset k, vowel a" (the value as the PRIOR reader stored it)."""
+    from engine.model.syllables import NULL_ONSET, parse_syllable_value
+
+    v = parse_syllable_value(value)
+    said = []
+    if v.onset is not None:
+        said.append("no onset" if v.onset == NULL_ONSET else f"onset {v.onset}")
+    if v.vowel is not None:
+        said.append(f"vowel {v.vowel}")
+    return ", ".join(said) + ("" if v.onset is not None and v.vowel is not None else " (the other is learned)")
 
 
 class PinsPanel(QWidget):
@@ -439,7 +476,7 @@ class PinsPanel(QWidget):
         lay.addLayout(bar)
         split = QSplitter(Qt.Orientation.Vertical)  # the grid over the pin list: the grid gets the height
         self.grid = PinGrid()
-        self.grid.toggleRequested.connect(self.toggleRequested)
+        self.grid.toggleRequested.connect(self._toggle)
         self.grid.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.grid.customContextMenuRequested.connect(self._grid_menu)
         split.addWidget(self.grid)
@@ -470,6 +507,7 @@ class PinsPanel(QWidget):
         self._suggest_from: MappingSnapshot | None = None
         self._filling = False
         self._live = False
+        self.syllables = lambda: False    # whether pins are syllables (ka, k-, -a): set by the window's actions
 
     # ---- contents ----------------------------------------------------------------------------
 
@@ -534,6 +572,10 @@ class PinsPanel(QWidget):
         model.set_mapping(mapping, step)
         if mapping is None:
             self.caption.setText("P(lost letter | known IPA unit): no mapping yet — start a run to see it learned")
+        elif mapping.syllables is not None:   # columns: onsets (∅: none) and vowels; each sign's two sum to 2
+            self.caption.setText(f"P(sound | sign) of a syllable run, onsets and vowels {source}"
+                                 + (f" at step {step}" if step else "") + "; a consonant cell pins the onset (k-), "
+                                 "a vowel cell the vowel (-a)")
         else:
             self.caption.setText(f"P(lost letter | known IPA unit) {source}" + (f" at step {step}" if step else ""))
         self._suggest_from = None if live else mapping
@@ -586,10 +628,19 @@ class PinsPanel(QWidget):
 
     # ---- actions -----------------------------------------------------------------------------
 
+    def _toggle(self, lost: str, known: str) -> None:
+        """Pin/unpin a cell; with syllable signs a consonant column pins the onset (k-), a vowel
+        column the vowel (-a), and the "no onset" column asks for the value in the dialog."""
+        value = syllable_pin_for(known) if self.syllables() else known
+        if value is None:
+            self.open_picker(lost)
+        else:
+            self.toggleRequested.emit(lost, value)
+
     def open_picker(self, lost: str | None = None) -> None:
         if lost is None and self.grid.currentIndex().isValid():
             lost = self.grid.model().rows[self.grid.currentIndex().row()]
-        dialog = IpaPicker(self.grid.model().rows, self, lost)
+        dialog = IpaPicker(self.grid.model().rows, self, lost, syllables=bool(self.syllables()))
         if dialog.exec() == QDialog.DialogCode.Accepted:
             value = dialog.value()
             if value is not None:
@@ -617,7 +668,7 @@ class PinsPanel(QWidget):
         pin = index.data(PinnedRole)
         menu = QMenu(self)
         act = QAction(("Unpin " if pin else "Pin ") + f"{lost} → /{known}/", menu)
-        act.triggered.connect(lambda: self.toggleRequested.emit(lost, known))
+        act.triggered.connect(lambda: self._toggle(lost, known))
         menu.addAction(act)
         if pin is not None:
             soft = QAction("Make soft (a suggestion)" if pin.locked else "Lock", menu)

@@ -6,15 +6,16 @@ from __future__ import annotations
 from typing import Sequence
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QPushButton, QTableWidget,
-                               QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QPushButton, QSplitter,
+                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from engine.corpus import PinnedValue
 from engine.io.display import IDENTITY, DisplayTable
 from engine.results import MappingSnapshot
-from engine.io.signvalues import SignValue, sign_values
+from engine.io.signvalues import SignValue, sign_values, syllable_values
 
 from . import wrapping_label
+from .syllable_grid import SyllableGridPanel
 from ..fonts import text_font
 
 TOP = 3
@@ -50,13 +51,22 @@ class SignValuesPanel(QWidget):
         self.table.setAccessibleName("Best sounds per sign")
         self.table.setAccessibleDescription("One row per lost sign: its most probable sounds with their share; "
                                             "“pinned” marks a locked pin, “~ soft pin” a soft one.")
-        lay.addWidget(self.table, 1)
+        # a syllable run's learned grid over the table (hidden for letter runs)
+        self.grid = SyllableGridPanel()
+        self.grid.hide()
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.grid)
+        split.addWidget(self.table)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        lay.addWidget(split, 1)
         self.legend = wrapping_label("Share = P(sign | sound) normalised over the sign's sounds. "
                                      "• pinned = locked pin · ~ = soft pin (pins are listed even when not learned).")
         lay.addWidget(self.legend)
 
     def set_display(self, table: DisplayTable) -> None:
         self.display = table
+        self.grid.display = table
         self.set_values(*self._last)
 
     def set_values(self, mapping: MappingSnapshot | None, pins: Sequence[PinnedValue], source: str = "",
@@ -65,6 +75,8 @@ class SignValuesPanel(QWidget):
         live run sends a mapping with every step batch: a hidden tab must cost nothing)."""
         self._last = (mapping, tuple(pins), source, step)
         self._stale = True
+        self.grid.setVisible(mapping is not None and mapping.syllables is not None)
+        self.grid.set_mapping(mapping, pins, source, step)
         if self.isVisible():
             self._fill()
 
@@ -76,7 +88,14 @@ class SignValuesPanel(QWidget):
     def _fill(self) -> None:
         self._stale = False
         mapping, pins, source, step = self._last
-        self.values = sign_values(mapping, pins, top=TOP, display=self.display)
+        syllabic = mapping is not None and mapping.syllables is not None
+        if syllabic:   # a syllable run: its best onsets (k-) then vowels (-a), share = P(sound | sign)
+            self.values = [SignValue(v.sign, v.shown, v.rank, {"onset": f"{v.ipa}-", "vowel": f"-{v.ipa}"}
+                                     .get(v.slot, v.ipa), v.probability, v.probability, v.pinned, v.weight, v.note)
+                           for v in syllable_values(mapping.syllables, pins, top=TOP, display=self.display)]
+        else:
+            self.values = sign_values(mapping, pins, top=TOP, display=self.display)
+        given = "P(sound | sign)" if syllabic else "P(sign | sound)"
         if mapping is None:
             self.caption.setText("Best sounds per sign: pins only — start a run to see learned values")
         else:
@@ -105,7 +124,7 @@ class SignValuesPanel(QWidget):
             for c, v in enumerate(vs, 2):
                 share = "" if v.share is None else f" {v.share:.0%}"
                 item = QTableWidgetItem(f"/{v.ipa}/{share} {PIN_MARK[v.pinned]}".rstrip())
-                item.setToolTip(f"{v.shown} ← /{v.ipa}/: P(sign | sound) = "
+                item.setToolTip(f"{v.shown} ← /{v.ipa}/: {given} = "
                                 + ("not learned" if v.probability is None else f"{v.probability:.3f}")
                                 + (f"; pinned ({v.pinned}, weight {v.weight:g})" if v.pinned else "")
                                 + (f": {v.note}" if v.note else ""))

@@ -119,7 +119,8 @@ def _add_verbs(parser: argparse.ArgumentParser) -> None:
                     ("lost", "a corpus as LOST.csv (--corpus)"),
                     ("known", "a known language as KNOWN.csv (--language)"),
                     ("gold", "a corpus's gold as GOLD.csv (--corpus)"),
-                    ("sign-values", "each sign's best sounds with probabilities, pinned or learned (--run)"),
+                    ("sign-values", "each sign's best sounds with probabilities, pinned or learned (--run); a syllable "
+                                    "run: its best onsets and vowels by P(sound | sign)"),
                     ("cldf", "a run's accepted matches as a CLDF Wordlist into the folder OUT (validated)"),
                     ("edictor", "a run's accepted matches as an EDICTOR/LingPy wordlist TSV")):
         kind.add_argument(f"--{k}", metavar="OUT", type=Path, help=what)

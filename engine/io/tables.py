@@ -18,6 +18,7 @@ from engine.corpus import (PIN_WEIGHT_MAX, GoldAnnotation, Inscription, PinnedVa
                     split_units)
 from engine.errors import InputError, PhonologyError
 from engine.model.phonology import TRANSLITERATION, ipa_units
+from engine.model.syllables import parse_syllable_value
 from engine.io.text import (CSV_FIELD_LIMIT, DELIMITERS, DOTTED_MODES, ENCODINGS,  # noqa: F401
                             decode_bytes, detect_delimiter, detect_encoding, field_limit_problem,
                             read_leiden, read_text)
@@ -336,19 +337,49 @@ class _PriorRows:
         locked_s = (row.get("locked") or "1").strip().lower()
         if locked_s not in ("1", "0", "true", "false", "yes", "no"):
             raise InputError(f"locked must be 1/0/true/false, not {locked_s!r}", path=path, line=line)
-        units = self.ipa.units(ipa, source=f"pinned value of {lost!r}", line=line)
-        if units is None:
+        value = pin_value(ipa, ipa=self.ipa, lost=lost, path=path, line=line)
+        if value is None:
             return None
-        if len(units) != 1:
-            raise InputError(f"known_ipa {ipa!r} must be one IPA unit, got {len(units)}: {' '.join(units)}",
-                             path=path, line=line)
-        key = (lost, units[0])
+        key = (lost, value)
         if key in self.seen:
-            raise InputError(f"duplicate pin {lost} -> {units[0]} (first on line {self.seen[key]})",
+            raise InputError(f"duplicate pin {lost} -> {value} (first on line {self.seen[key]})",
                              path=path, line=line)
         self.seen[key] = line
-        return PinnedValue(lost, units[0], weight, locked_s in ("1", "true", "yes"),
+        return PinnedValue(lost, value, weight, locked_s in ("1", "true", "yes"),
                            (row.get("note") or "").strip())
+
+
+def pin_value(text: str, *, ipa: IpaChecker | None = None, lost: str = "", path=None,
+              line: int | None = None) -> str | None:
+    """The value a pin stores for ``text``: one IPA unit (a letter, as the paper's model pins), or
+    a syllable as a philologist writes it for a syllabary (``ka``, ``a``, ``k-`` the onset only,
+    ``-a`` the vowel only; engine/model/syllables.py), normalised as SyllableValue.text() writes
+    it. Whether a run can use it (a syllable pin needs ``signs = syllables``) is the run's to say.
+    Raises InputError naming the problem otherwise; returns None when ``ipa`` (a checker that
+    collects every unknown symbol of a file) took an unknown IPA symbol."""
+    raw = text.strip()
+    core = raw.strip("-")
+    if not core:
+        raise InputError(f"known_ipa {text!r}: write one IPA unit, or for a syllabary a syllable (ka), "
+                         f"a vowel (a), an onset (k-) or a vowel alone (-a)", path=path, line=line)
+    source = f"pinned value of {lost!r}" if lost else "pinned value"
+    if ipa is None:
+        units = ipa_units(core, source=source, path=path, line=line)
+    else:
+        units = ipa.units(core, source=source, line=line)
+        if units is None:
+            return None
+    if core == raw and len(units) == 1:
+        return units[0]
+    try:
+        value = parse_syllable_value(raw, source="known_ipa")
+    except InputError as e:
+        if core == raw:      # no onset/vowel mark: neither one unit nor a syllable
+            raise InputError(f"known_ipa {text!r} must be one IPA unit, or a syllable for signs = syllables "
+                             f"(ka, a, k-, -a); got {len(units)} units: {' '.join(units)}",
+                             path=path, line=line) from None
+        raise InputError(e.problem, path=path, line=line) from None
+    return value.text()
 
 
 def parse_pin_weight(text: str, *, path=None, line: int | None = None) -> float:

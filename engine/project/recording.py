@@ -27,7 +27,7 @@ import numpy as np
 
 from engine.corpus import PinnedValue
 from engine.errors import ProjectError
-from engine.results import EvalEvent, FinishedEvent, MappingSnapshot, StepEvent
+from engine.results import EvalEvent, FinishedEvent, MappingSnapshot, StepEvent, SyllableTable
 from engine.runs.session import RunOutcome, RunSink, RunStart, failure_text
 from engine.project.store import Project, now_iso
 from engine.project.records import pins_from_json
@@ -125,30 +125,38 @@ def pin_history(project: Project, run_id: int) -> list[PinChange]:
 def record_mapping(project: Project, run_id: int, step: int, mapping: MappingSnapshot) -> None:
     """Keep the run's latest learned character mapping (P(lost | known)) for explanations."""
     probs = [[round(float(x), 6) for x in row] for row in np.asarray(mapping.probs)]
+    syllables = None
+    if mapping.syllables is not None:     # a syllable run: P(onset | sign), P(vowel | sign) too
+        table = mapping.syllables.to_json()
+        for key in ("onset_probs", "vowel_probs"):
+            table[key] = [[round(float(x), 6) for x in row] for row in table[key]]
+        syllables = json.dumps(table, ensure_ascii=False)
     try:
         with project.transaction():
             project.conn.execute(
-                "INSERT INTO run_mapping (run_id, step, lost, known, probs) VALUES (?, ?, ?, ?, ?) "
+                "INSERT INTO run_mapping (run_id, step, lost, known, probs, syllables) VALUES (?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT (run_id) DO UPDATE SET step = excluded.step, lost = excluded.lost, "
-                "known = excluded.known, probs = excluded.probs",
+                "known = excluded.known, probs = excluded.probs, syllables = excluded.syllables",
                 (run_id, int(step), json.dumps(list(mapping.lost), ensure_ascii=False),
-                 json.dumps(list(mapping.known), ensure_ascii=False), json.dumps(probs)))
+                 json.dumps(list(mapping.known), ensure_ascii=False), json.dumps(probs), syllables))
     except sqlite3.Error as e:
         raise ProjectError(f"{project.path}: cannot record the mapping of run {run_id} ({e})") from None
 
 
 def mapping_of(project: Project, run_id: int) -> MappingSnapshot | None:
-    """The character mapping a run left behind (any run since schema v3; GUI runs before it)."""
+    """The character mapping a run left behind (any run since schema v3; GUI runs before it),
+    with what a syllable run learned of each sign (schema v5; None for letter runs and older
+    files)."""
     try:
-        row = project.conn.execute("SELECT lost, known, probs FROM run_mapping WHERE run_id = ?",
+        row = project.conn.execute("SELECT lost, known, probs, syllables FROM run_mapping WHERE run_id = ?",
                                    (run_id,)).fetchone()
     except sqlite3.Error:
         row = None
     if row is not None:
         try:
             return MappingSnapshot(tuple(json.loads(row[0])), tuple(json.loads(row[1])),
-                                   np.asarray(json.loads(row[2]), dtype=float))
-        except (ValueError, TypeError):
+                                   np.asarray(json.loads(row[2]), dtype=float), _syllables(row[3]))
+        except (ValueError, TypeError, KeyError):
             return None
     data = project.setting(LEGACY_MAPPING_KEY.format(run_id))
     if not data:
@@ -157,6 +165,23 @@ def mapping_of(project: Project, run_id: int) -> MappingSnapshot | None:
         return MappingSnapshot(tuple(data["lost"]), tuple(data["known"]), np.asarray(data["probs"], dtype=float))
     except (KeyError, TypeError, ValueError):
         return None
+
+
+def _syllables(text: str | None) -> SyllableTable | None:
+    """The stored syllable table (None: a letter run); a table whose shapes disagree is refused
+    (ValueError) like any unreadable mapping."""
+    if text is None:
+        return None
+    data = json.loads(text)
+    table = SyllableTable.from_json(data)
+    n = len(table.signs)
+    if n == 0:      # [] reads as shape (0,)
+        table = SyllableTable((), table.onsets, np.zeros((0, len(table.onsets))), table.vowels,
+                              np.zeros((0, len(table.vowels))))
+    if (table.onset_probs.shape != (n, len(table.onsets)) or table.vowel_probs.shape != (n, len(table.vowels))
+            or not all(isinstance(x, str) for x in table.signs + table.onsets + table.vowels)):
+        raise ValueError("a syllable table whose shapes disagree")
+    return table
 
 
 # ---------------------------------------------------------------------------------------------

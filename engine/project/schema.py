@@ -228,6 +228,13 @@ _V4 = [
 ]
 
 
+# version 4 -> 5: a syllable run (setting signs = syllables) keeps what it learned of each sign,
+# P(onset | sign) and P(vowel | sign) (engine/results.py SyllableTable), with its mapping; NULL for
+# letter runs and for every mapping recorded before
+
+_V5 = ["ALTER TABLE run_mapping ADD COLUMN syllables TEXT"]
+
+
 def _statements(sql: list[str]) -> Callable[[sqlite3.Connection], None]:
     def apply(conn: sqlite3.Connection) -> None:
         for statement in sql:
@@ -237,7 +244,7 @@ def _statements(sql: list[str]) -> Callable[[sqlite3.Connection], None]:
 
 #: ``MIGRATIONS[v]`` upgrades a file of version ``v`` to ``v + 1`` (inside the caller's transaction).
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_statements(_V1), _statements(_V2), _v3,
-                                                          _statements(_V4)]
+                                                          _statements(_V4), _statements(_V5)]
 
 
 def schema_version() -> int:
@@ -524,6 +531,8 @@ CELL_CHECKS: tuple[tuple[str, str, str, str], ...] = (
     ("setting", "value", _JSON.format(c="value", then="1"), "not JSON"),
     ("run_pins", "step", "typeof(step) = 'integer' AND step >= 0", "not a whole number >= 0"),
     ("run_pins", "pins", _JSON.format(c="pins", then=_PINS), "not a JSON list of pins [lost, known_ipa, weight, locked, note]"),
+    ("run_mapping", "syllables", "syllables IS NULL OR (" + _JSON.format(c="syllables", then="json_type(syllables) = 'object'")
+     + ")", "not empty or a JSON object (a syllable table)"),
 )
 
 #: The checks of run_metric: made by :meth:`Project.check_readable` (the app's launch) and, row

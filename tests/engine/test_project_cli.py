@@ -7,6 +7,7 @@ import argparse
 import pytest
 
 from engine.project import Project
+from engine.project.schema import SCHEMA_VERSION
 from engine.cli.project import add_project_parser, main
 
 from .test_project_helpers import DATA, filled_project, sha
@@ -32,7 +33,7 @@ def test_new_import_export_runs_info(tmp_path, capsys):
     assert (tmp_path / "known.tsv").read_text(encoding="utf-8").startswith("form\tipa\tgloss\tsource\n")
     assert main(["info", f]) == 0
     info = capsys.readouterr().out
-    assert "schema v4" in info and "iberian (4 inscriptions, 3 gold" in info
+    assert f"schema v{SCHEMA_VERSION}" in info and "iberian (4 inscriptions, 3 gold" in info
     assert "basque (4 stems" in info and "pinned values: 3" in info
     assert main(["runs", f]) == 0
     assert "no runs yet" in capsys.readouterr().out

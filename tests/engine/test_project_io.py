@@ -164,7 +164,7 @@ BAD = [
     ("known", "bad_missing_column.csv", r"missing column 'form'"),
     ("gold", "bad_gold_unknown_id.csv", r"line 3: unknown inscription id 'Z\.9'"),
     ("gold", "bad_truncated.csv", r"missing column 'inscription_id'"),
-    ("prior", "bad_prior_two_units.csv", r"line 3: known_ipa 'ka' must be one IPA unit"),
+    ("prior", "bad_prior_two_units.csv", r"line 3: known_ipa 'kt' must be one IPA unit"),
     ("prior", "bad_empty.csv", r"the file is empty"),
     ("matches", "bad_truncated.csv", r"missing column 'inscription_id'"),
     ("matches", "lost.csv", r"missing column"),
