@@ -126,6 +126,13 @@ def _candidate_scores(log_p, prep: Prepared, batch: SpanBatch, gamma: float, ste
     return scores, span_given_match(sub, k)
 
 
+def pin_probs(model, probs: torch.Tensor, dropout: bool) -> torch.Tensor:
+    """The table the pins pull on: the mapping's own (P(lost | known)) for letters; a syllable model's
+    P(sound | sign), laid out like its DP table (engine/model/syllable_mapping.py)."""
+    own = getattr(model, "pin_probs", None)
+    return own(probs, dropout) if own is not None else probs
+
+
 def pin_penalty(probs: torch.Tensor, pins) -> torch.Tensor:
     """sum of weight x -log P(lost | known) over the pinned values ``pins`` (known, lost, weight index
     tensors: pin_pairs), from ``probs`` (K, C)."""
@@ -173,7 +180,7 @@ def batch_objective(model: CharMapping, prep: Prepared, batch: SpanBatch, step: 
     # Omega_loss and the pins use a second dropout sample, as the authors' code does.
     probs = model.log_probs(dropout=True).exp()
     sound = model.sound_loss(probs) / n_chars
-    pin_term = pin_penalty(probs, pins)
+    pin_term = pin_penalty(pin_probs(model, probs, True), pins)
     likelihood = -sums.log_px.sum() / n_chars
     loss = (-cfg.quality_weight * quality + cfg.coverage_weight * coverage_loss
             + cfg.sound_loss_weight * sound + cfg.pin_weight * pin_term)

@@ -146,6 +146,21 @@ class SyllableMapping(nn.Module):
         return table.index_put((torch.tensor([0], device=on.device),),
                                on.new_full((1, SLOTS * C + 1), -math.log(SLOTS * C + 1)))
 
+    def pin_probs(self, probs: torch.Tensor, dropout: bool) -> torch.Tensor:
+        """What a pin pulls on, laid out like the DP table (K, 2C + 1): P(onset c | sign s) in the onset
+        slot's column and P(vowel v | sign s) in the vowel slot's. A philologist's ``𐀏 = ka`` says what
+        the sign is worth; pulling P(sign | /k/) to 1 instead would fight the other signs of the k-row
+        (every sign of a row pinned to one consonant cannot each take all of its mass)."""
+        s_on, s_vo = self._scores(dropout)
+        log_on = torch.log_softmax(s_on[:, 1:], dim=0)                   # over the onsets, per sign
+        log_vo = torch.log_softmax(s_vo, dim=1)                          # (C, n_vowels)
+        K, C = probs.shape[0], log_vo.shape[0]
+        imp = log_vo.new_full((K, C), IMPOSSIBLE_LOG_P)
+        onset = imp.index_put((self.onset_rows,), log_on)
+        vowel = imp.index_put((self.vowel_rows,), log_vo.T)
+        slots = torch.stack([onset, vowel], dim=2).reshape(K, SLOTS * C)
+        return torch.cat([imp[:, :1], slots], dim=1).exp()
+
     def sound_probs(self) -> tuple[torch.Tensor, torch.Tensor]:
         """P(onset | sign) (C, n_onsets) and P(vowel | sign) (C, n_vowels); the onset scores are
         the DP's, normalised over the onsets instead of the signs."""

@@ -23,7 +23,7 @@ def corpus_objective(trainer, *, chars_per_batch: int | None = None, step: int |
     from engine.model.candidate_stems import top_candidates
     from engine.model.decoding import eval_batches
     from engine.model.lattice import forward_sums
-    from engine.model.objective import lattice_log_o, log_match_prior, pin_pairs, pin_penalty
+    from engine.model.objective import lattice_log_o, log_match_prior, pin_pairs, pin_penalty, pin_probs
     from engine.model.scoring import make_batch, place_emissions, span_given_match, span_scores
 
     prep, cfg, model = trainer.prep, trainer.config, trainer.model
@@ -59,7 +59,7 @@ def corpus_objective(trainer, *, chars_per_batch: int | None = None, step: int |
                 n_chars += int(batch.chunk_len.sum())
             probs = log_p.exp()
             sound = float(model.sound_loss(probs))
-            pins = float(pin_penalty(probs.cpu(), pin_pairs(prep, trainer.pins)))
+            pins = float(pin_penalty(pin_probs(model, probs, False).cpu(), pin_pairs(prep, trainer.pins)))
     finally:
         model.train(was_training)
     n = max(n_chars, 1)

@@ -30,7 +30,7 @@ import torch
 
 from engine.config import Config
 from engine.model.lattice import forward_sums
-from engine.model.objective import lattice_log_o, log_match_prior, pin_penalty
+from engine.model.objective import lattice_log_o, log_match_prior, pin_penalty, pin_probs
 from engine.results import FinishedEvent, StepEvent
 from engine.model.scoring import SpanBatch, make_batch, place_emissions, span_given_match, span_scores
 from engine.training.trainer import Trainer, TrainingDiverged, set_learning_rate
@@ -150,7 +150,7 @@ class SeedGroup:
             coverage_loss = torch.clamp(cfg.coverage_target(step) - cov_ratio, min=0.0)
             probs = second[k].exp()
             sound = t.model.sound_loss(probs) / n_chars
-            pin_term = pin_penalty(probs, t._pin_index)
+            pin_term = pin_penalty(pin_probs(t.model, probs, True), t._pin_index)
             likelihood = -sums.log_px[a:b].sum() / n_chars
             loss = (-cfg.quality_weight * quality + cfg.coverage_weight * coverage_loss
                     + cfg.sound_loss_weight * sound + cfg.pin_weight * pin_term)
