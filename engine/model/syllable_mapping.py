@@ -1,32 +1,31 @@
 """The syllable model (setting ``signs = syllables``): each lost sign has an onset (a consonant of
-the known language or none) and a vowel, learned through the same IPA feature embeddings as the
-paper's letter mapping (engine/model/mapping.py):
+the known language, no onset, or a vowel read as a glide) and a vowel, learned through the same IPA
+feature embeddings as the paper's letter mapping (engine/model/mapping.py):
 
     E_K(u)           the known-unit embedding of engine/model/mapping.py (7 feature groups); the null
                      onset (engine/model/syllables.py) has a free embedding of its own
-    e_on(l)  = sum_c W_on[l, c] E_K(c)      over the onsets (consonants and the null onset), l in <DEL> + signs
+    e_on(l)  = sum_c W_on[l, c] E_K(c)      over the onsets, l in <DEL> + signs
     e_vo(s)  = sum_v W_vo[s, v] E_K(v)      over the vowels
     P(sign l | onset c) = softmax_l(E_K(c) . e_on(l) / T)      the paper's P(lost | known), <DEL> included
     P(vowel v | sign s) = softmax_v(E_K(v) . e_vo(s) / T)
 
 Signs that share a consonant learn onset vectors near that consonant's embedding, so the grid's rows
-and columns come out of training (nothing says which signs share anything). The onset side keeps the
-paper's direction (a known sound generates a lost sign, normalised over the signs): normalised the
-other way, every sign could give the same cheap value (no onset, /a/) and every span would match the
-same stems, which is what training found (docs/deviations-from-paper.md). What a sign is reported to
-be is ranked by P(sound | sign): P(onset c | sign s) = softmax_c of the same scores.
+and columns come out of training (nothing says which signs share anything). What a sign is worth is
+reported, and pinned, as P(sound | sign): the onset scores normalised over the onsets.
 
 For the edit DP (unchanged: engine/model/alignment.py and its compiled forms) a sign is two slots,
-onset then vowel, and :meth:`log_probs` gives the DP's table over those slots, (K, 2C + 1):
+onset then vowel, and :meth:`SyllableMapping.log_probs` gives the DP's table over those slots,
+(K, 2C + 1):
 
-- column 0: log P(<DEL> | c) from the onset softmax for consonants and the null onset; a learned
-  per-vowel deletion probability for vowels (a vowel the spelling leaves out);
-- onset slot of sign l: log P(l | c) for a consonant or the null onset c (written before every
-  onsetless vowel of a stem);
-- vowel slot of s: log P(v | s) + log(1 - P(delete | v)) for a vowel v; for a consonant, ECHO_LOG_P:
-  a written vowel that has no sound in the stem (an echo vowel), reached through the DP's insertion
-  (one consonant emits both slots, paying the insertion cost);
-- everything else (a vowel as an onset, the null onset as a vowel): IMPOSSIBLE_LOG_P.
+- column 0 (deletion): log P(<DEL> | c) for consonants and the null onset; VOWEL_DELETE_LOG_P for vowels;
+- onset slot of sign l: log P(l | c) for a consonant or the null onset (written before every
+  onsetless vowel of a stem), the same plus GLIDE_LOG_P for a vowel;
+- vowel slot of s: log P(v | s) - log q(v) for a vowel v (q: the vowels' share in the stems, so that
+  a sign costs what an unmatched sign costs at the start); ECHO_LOG_P for a consonant (a written vowel
+  with no sound in the stem, reached through the DP's insertion: one consonant emits both slots);
+- the null onset in a vowel slot: IMPOSSIBLE_LOG_P.
+
+docs/deviations-from-paper.md ("Syllabic scripts") gives the reasons, with what failed otherwise.
 """
 
 from __future__ import annotations
@@ -41,7 +40,7 @@ from engine.model.phonology import DELETE, GROUP_SIZES, unit_features
 from engine.model.syllables import NULL_ONSET, SLOTS, is_vowel
 from engine.results import SyllableTable
 
-ECHO_LOG_P = float(__import__("os").environ.get("SYL_ECHO", math.log(0.1)))
+ECHO_LOG_P = math.log(0.1)
 """log-probability that a sign's written vowel stands for no vowel of the stem (an echo vowel)."""
 GLIDE_LOG_P = math.log(0.05)
 """log-prior of a vowel of the stem standing in a sign's onset slot (a glide), added to its learned P(sign | vowel)."""
@@ -178,11 +177,6 @@ class SyllableMapping(nn.Module):
         marginal = self.sign_share @ torch.softmax(s_vo, dim=1)
         known = self.vowel_log_chance.exp()
         return (known * (self.vowel_log_chance - torch.log(marginal + 1e-12))).sum()
-
-    def _unused_sound_loss(self, probs: torch.Tensor) -> torch.Tensor:
-        """Omega_loss has no counterpart here: a consonant rightly writes a whole row of signs, so
-        "each sign receives one unit's mass" does not hold (docs/deviations-from-paper.md)."""
-        return probs.new_zeros(())
 
     def syllable_table(self) -> SyllableTable:
         p_on, p_vo = self.sound_probs()
