@@ -5,7 +5,7 @@ minutes on two laptop cores):
 
 File ▸ New project; File ▸ Import ▸ NeuroDecipher .cog file with the transcription system
 ``greek`` (the Linear B–Greek cognate list, ../shared/data/linear_b/linear_b-greek.cog); the Run
-panel's preset "Linear B (syllabary)"; Pins ▸ "Pin by features…" 𐀏 = ka; a short run; the Sign
+panel's preset "Linear B (syllable signs, …)"; Pins ▸ "Pin by features…" 𐀏 = ka; a short run; the Sign
 values tab with the learned grid while it trains and when it ends; the grid's "Grid CSV…" and
 "Grid PNG…" buttons. Every dialog is the app's own, filled and accepted as a user would; only the
 file-save dialog's answer is given (offscreen there is no native dialog to type a name in).
@@ -87,6 +87,7 @@ def walk_through(w, cog: Path, steps: int, out: Path, *, shots: bool = True, see
     r = w.runs
     r.preset.setCurrentIndex(r.preset.findData("linear-b"))
     r.preset.activated.emit(r.preset.currentIndex())
+    got["preset_shown"] = r.preset.currentText()
     editors = r.form.editors
     for name, value in (("steps", steps), ("anneal_steps", steps), ("eval_interval", max(10, steps // 4)),
                         ("seed", seed), ("device", "cpu")):
@@ -177,9 +178,14 @@ def main() -> int:
     got = walk_through(w, args.cog, args.steps, args.out, seed=args.seed)
     g = got["grid"]
     placed = sum(len(g.at(o, v)) for o in g.onsets for v in g.vowels) if g else 0
-    print(f"imported {got['inscriptions']} words; pins {got['pins']}; run {got['run_status']}; "
-          f"grid {len(g.onsets) if g else 0} onsets x {len(g.vowels) if g else 0} vowels, {placed} signs "
-          f"(during the run: {got.get('grid_during')}); exported {sorted(got['exported'])}", file=sys.stderr)
+    from engine.datasets.linear_b import count_standard
+
+    cells = {s.sign: (o, v) for o in g.onsets for v in g.vowels for s in g.at(o, v)} if g else {}
+    standard = count_standard(cells)
+    print(f"imported {got['inscriptions']} words; pins {got['pins']}; run {got['run_status']} after {args.steps} "
+          f"steps; grid {len(g.onsets) if g else 0} onsets x {len(g.vowels) if g else 0} vowels, {placed} signs "
+          f"placed (during the run: {got.get('grid_during')}); {standard.right} of {standard.total} signs in the "
+          f"cell of their standard value; exported {sorted(got['exported'])}", file=sys.stderr)
     w.save_state_on_close = False
     w.close()
     dispose(w)
