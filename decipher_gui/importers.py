@@ -47,7 +47,7 @@ KINDS: tuple[ImportKind, ...] = (
     ImportKind("cldf", "CLDF Wordlist (metadata JSON)…", "CLDF metadata (*.json);;CSV (*.csv);;All files (*)",
                asks_name=True, asks_language=True),
     ImportKind("cog", "NeuroDecipher .cog file (corpus + language + gold)…", "cog (*.cog);;All files (*)",
-               asks_name=True),
+               asks_name=True, asks_system=True),   # the known column's system (greek for Linear B)
     ImportKind("gold", "Gold annotations (GOLD.csv/.tsv)…", TABLES, asks_corpus=True,
                columns=tables.GOLD_COLUMNS),
     ImportKind("prior", "Pinned values (PRIOR.csv/.tsv)…", TABLES, asks_replace=True,
@@ -119,7 +119,8 @@ def _run_import(project: Project, kind: str, path: Path, *, name: str | None = N
                                             encoding=encoding)
         return f"Imported known language {project.vocabulary(lid).language!r} ({len(project.stems(lid))} stems)"
     if kind == "cog":
-        cid, lid = importing.import_cog(project, path, name=name)
+        # the known column is transcribed with ``system`` (the engine's default, semitic, when none)
+        cid, lid = importing.import_cog(project, path, name=name, **({"system": system} if system else {}))
         return (f"Imported corpus {project.corpus(cid).name!r} and known language "
                 f"{project.vocabulary(lid).language!r}")
     if kind == "gold":

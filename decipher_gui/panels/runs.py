@@ -25,7 +25,8 @@ from ..config_form import editor_value as _get, make_editor as _editor, set_edit
 #: The presets of engine.config.PRESETS, as the Run panel and the New-project dialog offer them.
 PRESET_LABELS = {"paper": "Paper defaults (Gothic: spans 4–10, unsegmented)",
                  "ugaritic": "Ugaritic (spans 3–10, segmented words)",
-                 "iberian": "Iberian (spans 3–10, coverage target 0.1)"}
+                 "iberian": "Iberian (spans 3–10, coverage target 0.1)",
+                 "linear-b": "Linear B (syllable signs, spans 1–8, segmented words)"}
 from ..worker import IDLE, PAUSED, RUNNING, STARTING, STOPPING
 
 

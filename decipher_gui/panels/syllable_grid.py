@@ -40,8 +40,14 @@ def onset_label(onset: str) -> str:
     return "∅ (none)" if onset == NULL_ONSET else onset
 
 
+#: Signs per line in a cell: a crowded cell (early in a run most signs share "no onset") wraps
+#: instead of widening its column past the panel (and the exported picture to thousands of pixels).
+SIGNS_PER_LINE = 5
+
+
 def cell_text(signs) -> str:
-    return " ".join(f"{GRID_PIN_MARK if g.pinned else ''}{g.shown}" for g in signs)
+    shown = [f"{GRID_PIN_MARK if g.pinned else ''}{g.shown}" for g in signs]
+    return "\n".join(" ".join(shown[i:i + SIGNS_PER_LINE]) for i in range(0, len(shown), SIGNS_PER_LINE))
 
 
 class _PinFrame(QStyledItemDelegate):
@@ -166,28 +172,36 @@ class SyllableGridPanel(QWidget):
         onsets = list(g.onsets) if g else []
         vowels = list(g.vowels) if g else []
         texts = {(o, v): cell_text(g.at(o, v)) for o in onsets for v in vowels} if g else {}
-        cw = max([fm.horizontalAdvance(t) for t in texts.values()] + [hm.horizontalAdvance(v) for v in vowels]
-                 + [fm.horizontalAdvance("MM")]) + 16
-        rh = fm.height() + 14
+
+        def size(t: str):   # a cell's text, one line per SIGNS_PER_LINE signs
+            lines = t.split("\n")
+            return max(fm.horizontalAdvance(x) for x in lines), fm.height() * len(lines)
+        # each column as wide as its widest cell, each row as tall as its tallest
+        cws = [max([size(texts[(o, v)])[0] for o in onsets] + [hm.horizontalAdvance(v), fm.horizontalAdvance("MM")])
+               + 16 for v in vowels]
+        rhs = [fm.height() + 14] + [max([size(texts[(o, v)])[1] for v in vowels] + [fm.height()]) + 14
+                                    for o in onsets]
+        xs = [sum(cws[:c]) for c in range(len(vowels))]
+        ys = [sum(rhs[:r]) for r in range(len(onsets) + 1)]
         corner = "onset \\ vowel"
         lw = max([hm.horizontalAdvance(onset_label(o)) for o in onsets] + [hm.horizontalAdvance(corner)]) + 16
-        width, height = lw + cw * len(vowels) + 1, rh * (len(onsets) + 1) + 1
+        width, height = lw + sum(cws) + 1, sum(rhs) + 1
         image = QImage(max(width, 1), max(height, 1), QImage.Format.Format_ARGB32)
         image.fill(QColor("white"))
         p = QPainter(image)
         try:
             p.setFont(head)
             p.setPen(QColor("black"))
-            p.drawText(QRect(0, 0, lw, rh), Qt.AlignmentFlag.AlignCenter, corner)
+            p.drawText(QRect(0, 0, lw, rhs[0]), Qt.AlignmentFlag.AlignCenter, corner)
             for c, v in enumerate(vowels):
-                p.drawText(QRect(lw + c * cw, 0, cw, rh), Qt.AlignmentFlag.AlignCenter, v)
+                p.drawText(QRect(lw + xs[c], 0, cws[c], rhs[0]), Qt.AlignmentFlag.AlignCenter, v)
             for r, o in enumerate(onsets, 1):
                 p.setFont(head)
                 p.setPen(QColor("black"))
-                p.drawText(QRect(0, r * rh, lw, rh), Qt.AlignmentFlag.AlignCenter, onset_label(o))
+                p.drawText(QRect(0, ys[r], lw, rhs[r]), Qt.AlignmentFlag.AlignCenter, onset_label(o))
                 p.setFont(font)
                 for c, v in enumerate(vowels):
-                    rect = QRect(lw + c * cw, r * rh, cw, rh)
+                    rect = QRect(lw + xs[c], ys[r], cws[c], rhs[r])
                     signs = g.at(o, v)
                     if signs:
                         p.fillRect(rect, shade(signs[0].confidence))
