@@ -28,11 +28,13 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 KA = "\U0001000F"   # 𐀏, conventionally ka
+VOWEL_SIGNS = (("\U00010000", "a"), ("\U00010001", "e"), ("\U00010002", "i"), ("\U00010003", "o"))
 #: ../shared/data beside the checkout, or the copy DECIPHER_SHARED_DATA names (as the tests read it)
 COG = Path(os.environ.get("DECIPHER_SHARED_DATA") or ROOT.parent / "shared" / "data") / "linear_b" / "linear_b-greek.cog"
 
 
-def walk_through(w, cog: Path, steps: int, out: Path, *, shots: bool = True, seed: int = 0) -> dict:
+def walk_through(w, cog: Path, steps: int, out: Path, *, shots: bool = True, seed: int = 0,
+                 vowels: bool = False) -> dict:
     """Drive an open, empty-project window through the walk-through; returns what happened (for
     the test: the pin, the run's settings and status, the grid, the exported files)."""
     from PySide6.QtCore import QCoreApplication, QEventLoop, Qt, QTimer
@@ -107,6 +109,18 @@ def walk_through(w, cog: Path, steps: int, out: Path, *, shots: bool = True, see
     when_dialog(IpaPicker, fill_pin)
     w.pins.pick_button.click()
     settle()
+    for sign, vowel in (VOWEL_SIGNS if vowels else ()):
+        # the bare-vowel signs, pinned the same way (a philologist's first pins: with them the search
+        # finds the grid; docs/benchmarks.md, "Syllabic scripts")
+        w.pins.grid.setCurrentIndex(w.pins.grid.cell(sign, w.pins.grid.model().cols[0]))
+
+        def fill(d: IpaPicker, vowel=vowel) -> None:
+            d.ipa.setText(vowel)
+            settle()
+            d.accept()
+        when_dialog(IpaPicker, fill)
+        w.pins.pick_button.click()
+        settle()
     got["pins"] = [(p.lost, p.known_ipa, p.locked) for p in w.project.pins()]
 
     # 4. train, the Sign values tab raised (its dock dragged wider): the grid fills in at each evaluation
@@ -158,6 +172,8 @@ def main() -> int:
     p.add_argument("--steps", type=int, default=400)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", type=Path, default=HERE)
+    p.add_argument("--vowel-pins", action="store_true",
+                   help="also pin the bare-vowel signs a e i o (the docs' pictures are made with them)")
     args = p.parse_args()
     if not args.cog.is_file():
         print(f"{args.cog}: no such file (the Linear B–Greek cognate list; --cog FILE)", file=sys.stderr)
@@ -175,7 +191,7 @@ def main() -> int:
     w.resize(1600, 1000)
     w.show()
     assert w.acts.create_project(tmp / "linear-b.decipher")   # File ▸ New project
-    got = walk_through(w, args.cog, args.steps, args.out, seed=args.seed)
+    got = walk_through(w, args.cog, args.steps, args.out, seed=args.seed, vowels=args.vowel_pins)
     g = got["grid"]
     placed = sum(len(g.at(o, v)) for o in g.onsets for v in g.vowels) if g else 0
     from engine.datasets.linear_b import count_standard

@@ -1,0 +1,115 @@
+"""Linear B read from its signs (issue 25): ``decipher run --preset linear-b`` on the NeuroCipher
+Linear B–Greek cognates, from scratch and with a philologist's first pins, for several seeds.
+
+    python -m benchmarks.syllable_linear_b [--variants scratch vowel-pins] [--seeds 0 1 2 3 4]
+                                           [--steps 3000] [--jobs 2]
+
+The data are imported as a user would (``decipher import-cog … --system greek``) into
+benchmarks/.cache/linear-b/data. Variants:
+- ``scratch``: nothing pinned (the issue's command);
+- ``vowel-pins``: the four bare-vowel signs pinned, 𐀀 = a, 𐀁 = e, 𐀂 = i, 𐀃 = o (Ventris's first
+  readings; they say which signs are bare vowels and which vowel each writes);
+- ``ten-pins``: those four and 𐀏 = ka, 𐀒 = ko, 𐀲 = ta, 𐀵 = to, 𐀞 = pa, 𐀡 = po.
+
+Resumable: a run folder whose metrics.json has the asked steps and seed is read, not rerun. One row
+per run (variant, seed, P@1, P@10, the strict figures, the signs at their standard value, wall
+time, peak memory) goes to benchmarks/results/syllables/linear-b.jsonl (rewritten from the folders).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CACHE = ROOT / "benchmarks" / ".cache" / "linear-b"
+OUT = ROOT / "benchmarks" / "results" / "syllables" / "linear-b.jsonl"
+SHARED = Path(os.environ.get("DECIPHER_SHARED_DATA", ROOT.parent / "shared" / "data"))
+COG = SHARED / "linear_b" / "linear_b-greek.cog"
+PINS = {
+    "scratch": (),
+    "vowel-pins": (("𐀀", "a"), ("𐀁", "e"), ("𐀂", "i"), ("𐀃", "o")),
+    "ten-pins": (("𐀀", "a"), ("𐀁", "e"), ("𐀂", "i"), ("𐀃", "o"), ("𐀏", "ka"), ("𐀒", "ko"), ("𐀲", "ta"),
+                 ("𐀵", "to"), ("𐀞", "pa"), ("𐀡", "po")),
+}
+KEEP = ("p_at_1", "p_at_10", "p_at_1_strict", "p_at_10_strict", "signs_standard", "signs_with_standard",
+        "wall_time_s", "steps_per_s", "peak_memory_mb")
+
+
+def _cli(*args: str) -> list[str]:
+    return ["nice", "-n", "10", sys.executable, "-m", "engine.cli", *args]
+
+
+def data() -> Path:
+    folder = CACHE / "data"
+    if not (folder / "gold.csv").exists():
+        subprocess.run(_cli("import-cog", str(COG), "--system", "greek", "--out", str(folder)), check=True,
+                       cwd=ROOT, capture_output=True)
+    return folder
+
+
+def run(variant: str, seed: int, steps: int) -> Path:
+    out = CACHE / f"{variant}-s{seed}"
+    m = out / "metrics.json"
+    if m.exists():
+        done = json.loads(m.read_text(encoding="utf-8"))
+        if done.get("steps") == steps and done.get("seed") == seed:
+            return out
+    d = data()
+    args = ["run", "--lost", str(d / "lost.csv"), "--known", str(d / "known.csv"), "--gold", str(d / "gold.csv"),
+            "--preset", "linear-b", "--steps", str(steps), "--set", "eval_interval=0", "--seed", str(seed),
+            "--out", str(out), "--force-rerun"]
+    if PINS[variant]:
+        prior = CACHE / f"{variant}.csv"
+        prior.write_text("lost,known_ipa\n" + "".join(f"{s},{v}\n" for s, v in PINS[variant]), encoding="utf-8")
+        args += ["--prior", str(prior)]
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
+    subprocess.run(_cli(*args), check=True, cwd=ROOT, env=env, capture_output=True)
+    return out
+
+
+def rows() -> list[dict]:
+    out = []
+    for m in sorted(CACHE.glob("*-s*/metrics.json")):
+        variant, _, seed = m.parent.name.rpartition("-s")
+        if variant not in PINS:
+            continue
+        got = json.loads(m.read_text(encoding="utf-8"))
+        out.append({"variant": variant, "seed": int(seed), "steps": got.get("steps"),
+                    **{k: got.get(k) for k in KEEP}})
+    return out
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--variants", nargs="+", default=["scratch", "vowel-pins"], choices=list(PINS))
+    p.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2, 3, 4])
+    p.add_argument("--steps", type=int, default=3000)
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--collect", action="store_true", help="only rewrite the results from the run folders")
+    args = p.parse_args(argv)
+    if not args.collect:
+        if not COG.exists():
+            print(f"error: {COG}: not found (set DECIPHER_SHARED_DATA)", file=sys.stderr)
+            return 2
+        jobs = [(v, s) for s in args.seeds for v in args.variants]
+        with ThreadPoolExecutor(args.jobs) as pool:
+            for folder in pool.map(lambda j: run(j[0], j[1], args.steps), jobs):
+                print(folder.name, flush=True)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                            text=True).stdout.strip()
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    with open(OUT, "w", encoding="utf-8") as f:
+        for row in rows():
+            f.write(json.dumps({**row, "commit": commit}, ensure_ascii=False) + "\n")
+    print(f"{OUT}: {len(rows())} runs")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
