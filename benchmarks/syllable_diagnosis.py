@@ -123,7 +123,7 @@ def run(kind: str, steps: int, seed: int) -> dict:
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
     cmd = [sys.executable, "-m", "engine.cli", "run", "--lost", str(data / "lost.csv"), "--known",
            str(data / "known.csv"), "--gold", str(data / "gold.csv"), "--preset", "linear-b", "--steps", str(steps),
-           "--set", "eval_interval=0", "--seed", str(seed), "--out", str(out), "--force-rerun"]
+           "--set", "eval_interval=0", "--seed", str(seed), "--out", str(out)]
     subprocess.run(["nice", "-n", "10", *cmd], check=True, env=env, cwd=ROOT, capture_output=True)
     m = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
     keep = ("p_at_1", "p_at_10", "p_at_1_strict", "signs_standard", "signs_with_standard", "wall_time_s")

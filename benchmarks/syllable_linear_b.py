@@ -2,7 +2,7 @@
 Linear B–Greek cognates, from scratch and with a philologist's first pins, for several seeds.
 
     python -m benchmarks.syllable_linear_b [--variants scratch vowel-pins] [--seeds 0 1 2 3 4]
-                                           [--steps 3000] [--jobs 2]
+                                           [--steps 3000] [--jobs 2] [--file cognates|names]
 
 The data are imported as a user would (``decipher import-cog … --system greek``) into
 benchmarks/.cache/linear-b/data. Variants:
@@ -31,6 +31,8 @@ CACHE = ROOT / "benchmarks" / ".cache" / "linear-b"
 OUT = ROOT / "benchmarks" / "results" / "syllables" / "linear-b.jsonl"
 SHARED = Path(os.environ.get("DECIPHER_SHARED_DATA", ROOT.parent / "shared" / "data"))
 COG = SHARED / "linear_b" / "linear_b-greek.cog"
+NAMES = SHARED / "linear_b" / "linear_b-greek.names.cog"
+FILES = {"cognates": (COG, ""), "names": (NAMES, "names-")}   # the file, and its run folders' prefix
 PINS = {
     "scratch": (),
     "vowel-pins": (("𐀀", "a"), ("𐀁", "e"), ("𐀂", "i"), ("𐀃", "o")),
@@ -45,25 +47,26 @@ def _cli(*args: str) -> list[str]:
     return ["nice", "-n", "10", sys.executable, "-m", "engine.cli", *args]
 
 
-def data() -> Path:
-    folder = CACHE / "data"
+def data(file: str = "cognates") -> Path:
+    cog, prefix = FILES[file]
+    folder = CACHE / f"{prefix}data"
     if not (folder / "gold.csv").exists():
-        subprocess.run(_cli("import-cog", str(COG), "--system", "greek", "--out", str(folder)), check=True,
+        subprocess.run(_cli("import-cog", str(cog), "--system", "greek", "--out", str(folder)), check=True,
                        cwd=ROOT, capture_output=True)
     return folder
 
 
-def run(variant: str, seed: int, steps: int) -> Path:
-    out = CACHE / f"{variant}-s{seed}"
+def run(variant: str, seed: int, steps: int, file: str = "cognates") -> Path:
+    out = CACHE / f"{FILES[file][1]}{variant}-s{seed}"
     m = out / "metrics.json"
     if m.exists():
         done = json.loads(m.read_text(encoding="utf-8"))
         if done.get("steps") == steps and done.get("seed") == seed:
             return out
-    d = data()
+    d = data(file)
     args = ["run", "--lost", str(d / "lost.csv"), "--known", str(d / "known.csv"), "--gold", str(d / "gold.csv"),
             "--preset", "linear-b", "--steps", str(steps), "--set", "eval_interval=0", "--seed", str(seed),
-            "--out", str(out), "--force-rerun"]
+            "--out", str(out)]
     if PINS[variant]:
         prior = CACHE / f"{variant}.csv"
         prior.write_text("lost,known_ipa\n" + "".join(f"{s},{v}\n" for s, v in PINS[variant]), encoding="utf-8")
@@ -77,10 +80,12 @@ def rows() -> list[dict]:
     out = []
     for m in sorted(CACHE.glob("*-s*/metrics.json")):
         variant, _, seed = m.parent.name.rpartition("-s")
+        file = "names" if variant.startswith("names-") else "cognates"
+        variant = variant.removeprefix("names-")
         if variant not in PINS:
             continue
         got = json.loads(m.read_text(encoding="utf-8"))
-        out.append({"variant": variant, "seed": int(seed), "steps": got.get("steps"),
+        out.append({"file": file, "variant": variant, "seed": int(seed), "steps": got.get("steps"),
                     **{k: got.get(k) for k in KEEP}})
     return out
 
@@ -91,15 +96,17 @@ def main(argv=None) -> int:
     p.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2, 3, 4])
     p.add_argument("--steps", type=int, default=3000)
     p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--file", choices=list(FILES), default="cognates",
+                   help="the cognate list (default) or the names file (455 names with a Greek form)")
     p.add_argument("--collect", action="store_true", help="only rewrite the results from the run folders")
     args = p.parse_args(argv)
     if not args.collect:
-        if not COG.exists():
-            print(f"error: {COG}: not found (set DECIPHER_SHARED_DATA)", file=sys.stderr)
+        if not FILES[args.file][0].exists():
+            print(f"error: {FILES[args.file][0]}: not found (set DECIPHER_SHARED_DATA)", file=sys.stderr)
             return 2
         jobs = [(v, s) for s in args.seeds for v in args.variants]
         with ThreadPoolExecutor(args.jobs) as pool:
-            for folder in pool.map(lambda j: run(j[0], j[1], args.steps), jobs):
+            for folder in pool.map(lambda j: run(j[0], j[1], args.steps, args.file), jobs):
                 print(folder.name, flush=True)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                             text=True).stdout.strip()
