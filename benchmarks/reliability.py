@@ -50,14 +50,19 @@ class Result:
     out: str
     err: str
 
+    def lines(self) -> list[str]:
+        """stderr's lines, without the run's warnings (engine/runs/warnings.py: said before training,
+        they are not the report of the fault)."""
+        return [line for line in self.err.strip().splitlines() if line.strip() and not line.startswith("warning: ")]
+
     @property
     def first(self) -> str:
-        lines = [line for line in self.err.strip().splitlines() if line.strip()]
+        lines = self.lines()
         return lines[0] if lines else "(no stderr)"
 
     @property
     def one_line(self) -> bool:
-        return len([line for line in self.err.strip().splitlines() if line.strip()]) == 1
+        return len(self.lines()) == 1
 
     def brief(self) -> str:
         return f"exit {self.code}; {self.first}"

@@ -45,7 +45,8 @@ def metrics(folder: Path) -> dict:
 
 
 def err_lines(capsys) -> list[str]:
-    return [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    """stderr's lines, the run's warnings left out (they are said before training, not the report)."""
+    return [line for line in capsys.readouterr().err.splitlines() if line.strip() and not line.startswith("warning: ")]
 
 
 # ---- 1. results bound to their inputs -----------------------------------------------------------
