@@ -41,6 +41,10 @@ CACHE = ROOT / "benchmarks" / ".cache" / "syllables"
 RESULTS = ROOT / "benchmarks" / "results" / "syllables"
 LINEAR_B_COG = SHARED / "linear_b" / "linear_b-greek.cog"
 TARGET = 2.0
+
+
+class BenchError(Exception):
+    """One line for the user (exit status 2)."""
 DATA = ("linear-b", "synthetic")
 
 
@@ -83,17 +87,17 @@ def ensure_data(name: str, cache: Path = CACHE) -> Path:
         out = cache / "linb"
         if not (out / "gold.csv").exists():
             if not LINEAR_B_COG.exists():
-                raise SystemExit(f"syllable_cost: {LINEAR_B_COG}: file not found (needs ../shared/data)")
+                raise BenchError(f"{LINEAR_B_COG}: file not found (needs ../shared/data)")
             r = cli(["import-cog", str(LINEAR_B_COG), "--system", "greek", "--out", str(out)])
             if r.returncode:
-                raise SystemExit(f"syllable_cost: importing {LINEAR_B_COG} failed: {r.stderr.strip()}")
+                raise BenchError(f"importing {LINEAR_B_COG} failed: {r.stderr.strip()}")
         return out
     if name == "synthetic":
         out = cache / "synthetic-syllabary-3"
         if not (out / "cognates" / "gold.csv").exists():
             r = cli(["dataset", "synthetic-syllabary", "--seed", "3", "--out", str(out)])
             if r.returncode:
-                raise SystemExit(f"syllable_cost: building the synthetic syllabary failed: {r.stderr.strip()}")
+                raise BenchError(f"building the synthetic syllabary failed: {r.stderr.strip()}")
         return out / "cognates"
     raise ValueError(name)
 
@@ -185,7 +189,7 @@ def full_run(data: Path, steps: int, threads: int) -> dict:
         stderr = proc.stderr.read().decode("utf-8", "replace") if proc.stderr else ""
         wall = time.perf_counter() - t0
         if proc.returncode:
-            raise SystemExit(f"syllable_cost: the {steps}-step run failed: {stderr.strip()[-500:]}")
+            raise BenchError(f"the {steps}-step run failed: {stderr.strip()[-500:]}")
         m = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
     return {"kind": "full-run", "data": "linear-b", "preset": "linear-b", "steps": m.get("steps"),
             "torch_threads": threads, "steps_per_s": m.get("steps_per_s"), "train_wall_s": m.get("wall_time_s"),
@@ -224,11 +228,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         with open(a.out, "a", encoding="utf-8") as f:
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
 
-    for name in a.data:
-        for row in side_by_side(name, ensure_data(name, a.cache), reps=a.reps, block=a.block, warmup=a.warmup):
-            emit(row)
-    if not a.no_full:
-        emit(full_run(ensure_data("linear-b", a.cache), a.full_steps, a.full_threads))
+    try:
+        datas = {name: ensure_data(name, a.cache) for name in {*a.data, *(() if a.no_full else ("linear-b",))}}
+        for name in a.data:
+            for row in side_by_side(name, datas[name], reps=a.reps, block=a.block, warmup=a.warmup):
+                emit(row)
+        if not a.no_full:
+            emit(full_run(datas["linear-b"], a.full_steps, a.full_threads))
+    except BenchError as e:
+        print(f"syllable_cost: {e}", file=sys.stderr)
+        return 2
     return 0
 
 
