@@ -27,6 +27,7 @@ import argparse
 import csv
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -125,8 +126,8 @@ def launch(cmd: list[str], out: Path) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     with open(out / "bench.log", "w", encoding="utf-8") as log:
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                preexec_fn=lambda: os.nice(10))
+        nice = ["nice", "-n", "10"] if shutil.which("nice") else []    # execs: the pid stays the run's
+        proc = subprocess.Popen(nice + cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
     return {"rc": proc.returncode, "wall_s": round(time.perf_counter() - t0, 1),
@@ -144,7 +145,7 @@ def run_one(file: str, data: Path, steps: int, seed: int, cache: Path,
         tail = (out / "bench.log").read_text(encoding="utf-8", errors="replace").strip().splitlines()
         return f"{file} seed {seed}: exit {info['rc']}: {tail[-1] if tail else ''} (log {out / 'bench.log'})"
     if finished(cache, file, steps, seed) is None:
-        return f"{file} seed {seed}: no metrics.json with the settings in {out}"
+        return f"{file} seed {seed}: no metrics.json with these settings and a final objective in {out / f'seed-{seed}'}"
     return None
 
 
