@@ -17,6 +17,37 @@ from engine.config import Config
 from engine.model.phonology import DELETE, GROUP_SIZES, unit_features
 
 
+def add_feature_embeddings(module: nn.Module, feature_rows, n_units: int, config: Config) -> None:
+    """Register E_K's parameters on ``module``: the 7 feature groups' embeddings (``feature_emb``) and
+    each unit's feature indices, or (ablation "-IPA") a free vector per unit (``unit_emb``).
+    ``feature_rows``: each unit's 7 feature indices (Features.indices())."""
+    d, a = config.feature_dim, config.init_interval
+    module.register_buffer("features", torch.tensor(list(feature_rows), dtype=torch.long))   # (K, 7)
+    offsets = torch.tensor([0, *torch.tensor(GROUP_SIZES).cumsum(0)[:-1].tolist()])
+    module.register_buffer("feature_offsets", offsets)                                        # (7,)
+    if config.use_ipa_features:
+        module.feature_emb = nn.Parameter(torch.empty(sum(GROUP_SIZES), d).uniform_(-a, a))
+        module.unit_emb = None
+    else:
+        module.feature_emb = None
+        module.unit_emb = nn.Parameter(torch.empty(n_units, 7 * d).uniform_(-a, a))
+
+
+def raw_known_embeddings(module: nn.Module) -> torch.Tensor:
+    """(K, 7d) the concatenated feature embeddings (or free vectors) of every known unit."""
+    if module.feature_emb is not None:
+        rows = module.feature_emb[module.features + module.feature_offsets]   # (K, 7, d)
+        return rows.reshape(rows.shape[0], -1)
+    return module.unit_emb
+
+
+def finish_known_embeddings(e: torch.Tensor, config: Config, dropout: bool) -> torch.Tensor:
+    """Dropout (training), then each unit's vector scaled to emb_norm."""
+    if dropout and config.dropout > 0:
+        e = nn.functional.dropout(e, p=config.dropout, training=True)
+    return config.emb_norm * nn.functional.normalize(e, dim=1, eps=1e-12)
+
+
 class CharMapping(nn.Module):
     def __init__(self, lost_letters: list[str], known_units: list[str], config: Config):
         super().__init__()
@@ -25,17 +56,8 @@ class CharMapping(nn.Module):
         self.lost_letters = list(lost_letters)
         self.known_units = list(known_units)
         self.config = config
-        d, a = config.feature_dim, config.init_interval
-        feats = torch.tensor([unit_features(u).indices() for u in known_units], dtype=torch.long)
-        self.register_buffer("features", feats)                      # (K, 7)
-        offsets = torch.tensor([0, *torch.tensor(GROUP_SIZES).cumsum(0)[:-1].tolist()])
-        self.register_buffer("feature_offsets", offsets)             # (7,)
-        if config.use_ipa_features:
-            self.feature_emb = nn.Parameter(torch.empty(sum(GROUP_SIZES), d).uniform_(-a, a))
-            self.unit_emb = None
-        else:
-            self.feature_emb = None
-            self.unit_emb = nn.Parameter(torch.empty(len(known_units), 7 * d).uniform_(-a, a))
+        a = config.init_interval
+        add_feature_embeddings(self, [unit_features(u).indices() for u in known_units], len(known_units), config)
         self.aligner = nn.Parameter(torch.empty(len(lost_letters), len(known_units)).uniform_(-a, a))
 
     @property
@@ -43,14 +65,7 @@ class CharMapping(nn.Module):
         return len(self.lost_letters)
 
     def known_embeddings(self, dropout: bool) -> torch.Tensor:
-        if self.feature_emb is not None:
-            rows = self.feature_emb[self.features + self.feature_offsets]   # (K, 7, d)
-            e = rows.reshape(rows.shape[0], -1)
-        else:
-            e = self.unit_emb
-        if dropout and self.config.dropout > 0:
-            e = nn.functional.dropout(e, p=self.config.dropout, training=True)
-        return self.config.emb_norm * nn.functional.normalize(e, dim=1, eps=1e-12)
+        return finish_known_embeddings(raw_known_embeddings(self), self.config, dropout)
 
     def log_probs(self, dropout: bool = False) -> torch.Tensor:
         """(K, C) log P(lost letter | known unit)."""

@@ -36,7 +36,8 @@ import torch
 from torch import nn
 
 from engine.config import Config
-from engine.model.phonology import DELETE, GROUP_SIZES, unit_features
+from engine.model.mapping import add_feature_embeddings, finish_known_embeddings, raw_known_embeddings
+from engine.model.phonology import DELETE, unit_features
 from engine.model.syllables import NULL_ONSET, SLOTS, is_vowel
 from engine.results import SyllableTable
 
@@ -81,17 +82,10 @@ class SyllableMapping(nn.Module):
         self.null_row = kidx[NULL_ONSET]
         # features of every known unit; DELETE and NULL_ONSET take the all-"none" consonant row and
         # get their own free vectors below
+        # DELETE and NULL_ONSET take the all-"none" consonant row; NULL_ONSET gets a free vector below
         feats = [unit_features(u).indices() if u not in (DELETE, NULL_ONSET) else unit_features(DELETE).indices()
                  for u in known_units]
-        self.register_buffer("features", torch.tensor(feats, dtype=torch.long))          # (K, 7)
-        offsets = torch.tensor([0, *torch.tensor(GROUP_SIZES).cumsum(0)[:-1].tolist()])
-        self.register_buffer("feature_offsets", offsets)
-        if config.use_ipa_features:
-            self.feature_emb = nn.Parameter(torch.empty(sum(GROUP_SIZES), d).uniform_(-a, a))
-            self.unit_emb = None
-        else:
-            self.feature_emb = None
-            self.unit_emb = nn.Parameter(torch.empty(len(known_units), 7 * d).uniform_(-a, a))
+        add_feature_embeddings(self, feats, len(known_units), config)
         self.null_emb = nn.Parameter(torch.empty(7 * d).uniform_(-a, a))
         C = len(lost_letters) - 1
         self.onset_aligner = nn.Parameter(torch.empty(C + 1, len(self.onset_units)).uniform_(-a, a))
@@ -106,15 +100,9 @@ class SyllableMapping(nn.Module):
         return len(self.lost_letters)
 
     def known_embeddings(self, dropout: bool) -> torch.Tensor:
-        if self.feature_emb is not None:
-            rows = self.feature_emb[self.features + self.feature_offsets]
-            e = rows.reshape(rows.shape[0], -1)
-        else:
-            e = self.unit_emb
+        e = raw_known_embeddings(self)
         e = e.index_put((torch.tensor([self.null_row], device=e.device),), self.null_emb.unsqueeze(0))
-        if dropout and self.config.dropout > 0:
-            e = nn.functional.dropout(e, p=self.config.dropout, training=True)
-        return self.config.emb_norm * nn.functional.normalize(e, dim=1, eps=1e-12)
+        return finish_known_embeddings(e, self.config, dropout)
 
     def _scores(self, dropout: bool) -> tuple[torch.Tensor, torch.Tensor]:
         """(n_onsets, C + 1) E_K(c) . e_on(l) / T for <DEL> and every sign, and (C, n_vowels)
