@@ -15,7 +15,8 @@ Resumable: a run folder whose metrics.json has the asked steps and seed is read,
 per run (variant, seed, P@1, P@10, the strict figures, the signs at their standard value, wall
 time, peak memory, the final objective over the corpus) and one summary row per variant (every
 seed, best, mean, the seed chosen without gold: the lowest final objective) go to
-benchmarks/results/syllables/linear-b.jsonl (rewritten from the folders; ``--collect`` only that).
+benchmarks/results/syllables/linear-b.jsonl and linear-b-summary.jsonl (rewritten from the folders;
+``--collect`` only that).
 """
 
 from __future__ import annotations
@@ -126,8 +127,7 @@ def summary(table: list[dict]) -> list[dict]:
                     "mean_p_at_1_strict": sum(r["p_at_1_strict"] for r in rs) / len(rs),
                     "chosen_seed": chosen["seed"], "chosen_p_at_1": chosen["p_at_1"],
                     "chosen_p_at_1_strict": chosen["p_at_1_strict"],
-                    "mean_signs_standard": sum(r["signs_standard"] for r in rs) / len(rs),
-                    "summary": True})
+                    "mean_signs_standard": sum(r["signs_standard"] for r in rs) / len(rs)})
     return out
 
 
@@ -154,7 +154,10 @@ def main(argv=None) -> int:
     OUT.parent.mkdir(parents=True, exist_ok=True)
     table = rows()
     with open(OUT, "w", encoding="utf-8") as f:
-        for row in table + summary(table):
+        for row in table:
+            f.write(json.dumps({**row, "commit": commit}, ensure_ascii=False) + "\n")
+    with open(OUT.with_name("linear-b-summary.jsonl"), "w", encoding="utf-8") as f:
+        for row in summary(table):
             f.write(json.dumps({**row, "commit": commit}, ensure_ascii=False) + "\n")
     for entry in summary(table):
         print(f"{entry['file']} {entry['variant']}: P@1 {entry['p_at_1']} (seeds {entry['seeds']}); chosen without "
