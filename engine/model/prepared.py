@@ -204,16 +204,17 @@ def prepare(corpus: Corpus, vocabulary: Vocabulary | Sequence[Stem], config: Con
 
     pins = list(pins)
     units_used = sorted({u for e in entries for u in e.units})
-    pin_units = [u for p in pins for u in pin_sounds(p, config) if u not in units_used]
+    sounds = [pin_sounds(p, config) for p in pins]          # parsed once: a bad pin is one line here
+    pin_units = [u for ss in sounds for u in ss if u not in units_used]
     known_units = [DELETE, *units_used, *sorted(set(pin_units))]
     if syllabic:
         known_units.append(NULL_ONSET)
     unused = []
-    for p in pins:
+    for p, ss in zip(pins, sounds):
+        missing = [u for u in ss if u not in units_used and u != NULL_ONSET]
         if p.lost not in letters:
             unused.append((p, f"the corpus has no letter {p.lost!r}"))
-        elif any(u not in units_used and u != NULL_ONSET for u in pin_sounds(p, config)):
-            missing = [u for u in pin_sounds(p, config) if u not in units_used and u != NULL_ONSET]
+        elif missing:
             unused.append((p, f"no stem uses /{missing[0]}/ (the pin still shapes its features)"))
 
     kidx = {u: i for i, u in enumerate(known_units)}
