@@ -116,6 +116,13 @@ class Config:
         'same IPA feature embeddings: syllabaries such as Linear B; spans are still counted in signs).',
         OURS, choices=typing.get_args(Signs))
 
+    # Issue 30: distributional evidence for the start of the search (engine/model/letter_classes.py).
+    class_init: float = _setting(
+        0.0, _MAP, "With signs = letters: the aligner starts with this added to each lost letter's weights "
+        "on the known units of its class, the class from the letters' contexts alone (Sukhotin's "
+        "algorithm: letters that pattern as vowels lean to vowels, the others to consonants). 0 = the "
+        "paper's uniform start.", OURS, ge=0, le=10)
+
     # --- edit-distance DP (paper §3.1.2; code: ExtractModel._get_matches) ---
     edit_mode: EditMode = _setting(
         "softmin", _DP, 'How a DP cell combines its edit operations: "softmin" (the authors\' code: '

@@ -49,7 +49,9 @@ def finish_known_embeddings(e: torch.Tensor, config: Config, dropout: bool) -> t
 
 
 class CharMapping(nn.Module):
-    def __init__(self, lost_letters: list[str], known_units: list[str], config: Config):
+    def __init__(self, lost_letters: list[str], known_units: list[str], config: Config,
+                 vowel_letters: list[str] | None = None):
+        """``vowel_letters``: the lost letters that pattern as vowels (setting class_init)."""
         super().__init__()
         if lost_letters[0] != DELETE or known_units[0] != DELETE:
             raise ValueError("index 0 of both alphabets must be the deletion pseudo-character")
@@ -59,6 +61,19 @@ class CharMapping(nn.Module):
         a = config.init_interval
         add_feature_embeddings(self, [unit_features(u).indices() for u in known_units], len(known_units), config)
         self.aligner = nn.Parameter(torch.empty(len(lost_letters), len(known_units)).uniform_(-a, a))
+        if vowel_letters is not None and config.class_init > 0:
+            self.lean_to_classes(set(vowel_letters), config.class_init)
+
+    def lean_to_classes(self, vowel_letters: set[str], weight: float) -> None:
+        """Add ``weight`` to each lost letter's aligner weights on the known units of its class:
+        vowels for the letters in ``vowel_letters``, consonants for the others (setting class_init)."""
+        from engine.model.syllables import is_vowel
+
+        vowel_unit = torch.tensor([is_vowel(u) for u in self.known_units])
+        consonant_unit = torch.tensor([u != DELETE and not is_vowel(u) for u in self.known_units])
+        with torch.no_grad():
+            for i, letter in enumerate(self.lost_letters[1:], start=1):
+                self.aligner[i] += weight * (vowel_unit if letter in vowel_letters else consonant_unit)
 
     @property
     def n_lost(self) -> int:

@@ -203,7 +203,12 @@ def make_mapping(prep) -> nn.Module:
         return SyllableMapping(prep.lost_letters, prep.known_units, config, counts, signs)
     from engine.model.mapping import CharMapping
 
-    return CharMapping(prep.lost_letters, prep.known_units, config)
+    vowels = None
+    if config.class_init > 0:
+        from engine.model.letter_classes import vowel_letters
+
+        vowels = vowel_letters(prep)
+    return CharMapping(prep.lost_letters, prep.known_units, config, vowels)
 
 
 def mapping_snapshot(model: nn.Module, prep) -> "MappingSnapshot":

@@ -12,11 +12,12 @@ import math
 
 
 def corpus_objective(trainer, *, chars_per_batch: int | None = None, step: int | None = None,
-                     stems: int | None = None) -> dict[str, float]:
+                     stems: int | None = None, chunks: list[int] | None = None) -> dict[str, float]:
     """``{"objective", "quality", "coverage_ratio", "sound_loss", "pins"}`` of ``trainer``'s model,
     with the insertion cost and coverage target of ``step`` (default: the trainer's step).
     ``stems = K``: each span's P(span | matched) is the mean over its K best stems (the competition of
-    setting candidate_stems at K) instead of over every stem, the paper's."""
+    setting candidate_stems at K) instead of over every stem, the paper's. ``chunks``: only these chunks
+    of the corpus (a sample, to screen many candidate mappings cheaply; engine/training/polish.py)."""
     import torch
 
     from engine.model.alignment import NEG
@@ -39,7 +40,7 @@ def corpus_objective(trainer, *, chars_per_batch: int | None = None, step: int |
         with torch.no_grad():
             log_p = model.log_probs(dropout=False)
             units, lens = prep.stem_units.to(device), prep.stem_len.to(device)
-            for idx in eval_batches(prep, list(range(len(prep.chunks))), chars):
+            for idx in eval_batches(prep, list(range(len(prep.chunks))) if chunks is None else list(chunks), chars):
                 batch = make_batch(prep, idx).to(device)
                 if batch.span_len.numel() == 0:
                     n_chars += int(batch.chunk_len.sum())
@@ -62,6 +63,12 @@ def corpus_objective(trainer, *, chars_per_batch: int | None = None, step: int |
             pins = float(pin_penalty(pin_probs(model, probs, False).cpu(), pin_pairs(prep, trainer.pins)))
     finally:
         model.train(was_training)
+    return combine(cfg, step, quality, covered, sound, pins, n_chars)
+
+
+def combine(cfg, step: int, quality: float, covered: float, sound: float, pins: float, n_chars: int) -> dict[str, float]:
+    """The objective and its parts from the corpus's sums (quality, covered letters, Omega_loss, the
+    pins' penalty) over ``n_chars`` letters, weighted as in training at ``step``."""
     n = max(n_chars, 1)
     q, cov, snd = quality / n, covered / n, sound / n
     objective = (-cfg.quality_weight * q + cfg.coverage_weight * max(cfg.coverage_target(step) - cov, 0.0)

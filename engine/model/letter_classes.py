@@ -1,0 +1,57 @@
+"""Which lost letters behave as vowels, from their contexts alone: Sukhotin's algorithm (1962).
+
+Vowels and consonants tend to alternate, so letters that stand next to each other often are likely
+of different classes. Count how often each pair of distinct letters is adjacent inside a chunk (in
+either order; a letter next to itself is not counted); call every letter a consonant; then, while
+some consonant's adjacency to the other consonants (its count with every letter, less twice its count
+with the letters already called vowels) is positive, call the largest one a vowel. Gold-free and
+instant; known to classify the vowels of alphabetic texts well (Guy 1991, "Vowel identification:
+an old (but good) algorithm").
+
+A syllabary's signs carry a vowel each and an abjad writes none, so the result only means something
+for an alphabet whose vowels are written; :func:`vowel_letters` is used with ``signs = letters``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterable, Sequence
+
+
+def adjacency(chunks: Iterable[Sequence[str]]) -> Counter:
+    """Counts of unordered adjacent pairs of distinct letters, keyed (a, b) with a < b."""
+    pairs: Counter = Counter()
+    for letters in chunks:
+        for a, b in zip(letters, letters[1:]):
+            if a != b:
+                pairs[(a, b) if a < b else (b, a)] += 1
+    return pairs
+
+
+def sukhotin(chunks: Iterable[Sequence[str]]) -> list[str]:
+    """The letters Sukhotin's algorithm calls vowels, in the order it finds them."""
+    pairs = adjacency(chunks)
+    letters = sorted({x for pair in pairs for x in pair})
+    near: dict[str, Counter] = {x: Counter() for x in letters}
+    for (a, b), n in pairs.items():
+        near[a][b] += n
+        near[b][a] += n
+    sums = {x: sum(near[x].values()) for x in letters}
+    vowels: list[str] = []
+    while True:
+        consonants = [x for x in letters if x not in vowels]
+        if not consonants:
+            break
+        best = max(consonants, key=lambda x: (sums[x], x))
+        if sums[best] <= 0:
+            break
+        vowels.append(best)
+        for x in consonants:
+            if x != best:
+                sums[x] -= 2 * near[x][best]
+    return vowels
+
+
+def vowel_letters(prep) -> list[str]:
+    """Sukhotin's vowels among a prepared problem's lost letters (its chunks' letters)."""
+    return sukhotin(chunk.letters for chunk in prep.chunks)

@@ -1,0 +1,179 @@
+"""Does a finished run look stuck? A gold-free diagnosis stored with every run (issue 30, item 3).
+
+Gradient training can end in a poor basin of its own objective: a scramble that reads vowels as
+consonants, or a basin that other runs on the same data leave behind. Nothing in the run's numbers
+says so unless something checks. Each check here uses only the run's own inputs and outputs, never
+the gold, and yields findings: one plain-words line each, with the letters it concerns (the letters
+whose value is unstable) and what to try.
+
+* ``class``: with signs = letters and a known language that writes vowels, each lost letter's class
+  (vowel or consonant) from its contexts alone (Sukhotin's algorithm,
+  engine/model/letter_classes.py) against the class of the sound the mapping reads it as. A right
+  reading keeps the classes (Gothic–Proto-Germanic: 0 of 25 letters against it); the scrambles
+  that fail do not (the measured table: docs/benchmarks.md, "A run that knows when it is stuck").
+* ``objective``: the run's final objective against other runs of the same inputs and settings (the
+  seeds of a group, the starts of a restart): one clearly higher (worse) than the best is in a worse
+  basin of the same objective.
+* ``polish``: the swap search (engine/training/polish.py) found a better mapping than training did.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+#: a run is flagged when at least this many letters are read against their contextual class
+CLASS_MISMATCH_FLAG = 2
+#: Sukhotin must find at least this many vowel letters for the class check to mean anything (an
+#: abjad's text gives it one or none worth the name; a syllabary is not checked at all)
+MIN_VOWEL_LETTERS = 2
+#: the known side must have at least this many vowel units (Hebrew stems written without vowels
+#: have none)
+MIN_VOWEL_UNITS = 2
+#: a run's objective this far above the best of the same inputs and settings is a worse basin (per
+#: letter; the seeds of one basin differ by less: docs/benchmarks.md)
+OBJECTIVE_MARGIN = 0.1
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One reason to doubt a run: ``code`` (class, objective, polish), the line a user reads,
+    and the lost letters concerned."""
+
+    code: str
+    text: str
+    letters: tuple[str, ...] = ()
+    flag: bool = True
+
+    def to_json(self) -> dict:
+        return {"code": self.code, "text": self.text, "letters": list(self.letters), "flag": self.flag}
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> "Finding":
+        return cls(str(data["code"]), str(data["text"]), tuple(str(x) for x in data.get("letters", ())),
+                   bool(data.get("flag", True)))
+
+
+@dataclass
+class Diagnosis:
+    findings: list[Finding] = field(default_factory=list)
+    values: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def flagged(self) -> bool:
+        """Whether the run may be a local optimum (some finding flags it)."""
+        return any(f.flag for f in self.findings)
+
+    def unstable_letters(self) -> dict[str, str]:
+        """Each letter a finding names, with the finding's code(s) (``class``, ``polish`` …)."""
+        out: dict[str, list[str]] = {}
+        for f in self.findings:
+            for letter in f.letters:
+                out.setdefault(letter, [])
+                if f.code not in out[letter]:
+                    out[letter].append(f.code)
+        return {k: ", ".join(v) for k, v in out.items()}
+
+    def lines(self) -> list[str]:
+        return [f.text for f in self.findings]
+
+    def headline(self) -> str:
+        """One line for a summary: the verdict in plain words."""
+        if self.flagged:
+            return "this reading may be a local optimum: " + "; ".join(f.text for f in self.findings if f.flag)
+        return "no sign of a poor basin (gold-free checks: letter classes, the objective, swaps)"
+
+    def to_json(self) -> dict:
+        return {"flagged": self.flagged, "findings": [f.to_json() for f in self.findings],
+                "values": {k: float(v) for k, v in self.values.items()}}
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> "Diagnosis":
+        return cls([Finding.from_json(f) for f in data.get("findings", ())],
+                   {str(k): float(v) for k, v in dict(data.get("values", {})).items()})
+
+
+def class_finding(mapping, vowel_letters: Sequence[str]) -> tuple[Finding | None, dict[str, float]]:
+    """The letters ``mapping`` (a MappingSnapshot of a letters run) reads against their contextual
+    class, or None when the check does not apply (too few vowel letters or vowel units)."""
+    from engine.model.syllables import is_vowel
+
+    vowels = set(vowel_letters)
+    known = [u for u in mapping.known[1:]]
+    if mapping.syllables is not None or len(vowels) < MIN_VOWEL_LETTERS or \
+            sum(1 for u in known if is_vowel(u)) < MIN_VOWEL_UNITS:
+        return None, {}
+    against = []
+    for letter in mapping.lost[1:]:
+        ranked = [u for u, _ in mapping.best_known_for(letter, k=2) if u != mapping.known[0]]
+        if ranked and (letter in vowels) != is_vowel(ranked[0]):
+            against.append(f"{letter} → {ranked[0]}")
+    values = {"diagnosis_class_mismatch": float(len(against)), "diagnosis_vowel_letters": float(len(vowels))}
+    if not against:
+        return None, values
+    letters = tuple(a.split(" → ")[0] for a in against)
+    flag = len(against) >= CLASS_MISMATCH_FLAG
+    text = (f"{len(against)} letter{'s' if len(against) > 1 else ''} read against how {'they pattern' if len(against) > 1 else 'it patterns'} "
+            f"in the text ({', '.join(against)}; the vowels by their contexts: {' '.join(sorted(vowels))})")
+    if flag:
+        text += "; try more seeds or restarts, or pin a vowel"
+    return Finding("class", text, letters, flag), values
+
+
+def objective_finding(objective: float, others: Mapping[str, float]) -> tuple[Finding | None, dict[str, float]]:
+    """The run's final ``objective`` against ``others`` (label -> objective of a run with the same
+    inputs and settings, e.g. ``seed 3``): flagged when it is OBJECTIVE_MARGIN or more above the best."""
+    finite = {k: v for k, v in others.items() if math.isfinite(v)}
+    if not finite or not math.isfinite(objective):
+        return None, {}
+    label, best = min(finite.items(), key=lambda kv: kv[1])
+    values = {"diagnosis_objective_gap": float(objective - best)}
+    if objective - best < OBJECTIVE_MARGIN:
+        return None, values
+    return Finding("objective", f"its objective {objective:.3f} is {objective - best:.3f} worse than {label}'s "
+                   f"{best:.3f} on the same data and settings; prefer that run's reading", ()), values
+
+
+def polish_finding(result) -> Finding | None:
+    """What the swap search changed (engine/training/polish.py's PolishResult), if anything: not a flag
+    (the reading shown includes the moves), but the letters moved are the unstable ones."""
+    if result is None or not result.kept:
+        return None
+    letters = []
+    for what, _ in result.kept:
+        letters += [x for x in what.replace("swap the onsets of", "").replace("swap the vowels of", "")
+                    .replace("swap", "").replace("<->", " ").replace(" and ", " ").split()]
+    moves = "; ".join(what for what, _ in result.kept)
+    return Finding("polish", f"the swap search found a better mapping than training ({moves}; objective "
+                   f"{result.before:.3f} → {result.after:.3f}); the reading includes it", tuple(dict.fromkeys(letters)),
+                   flag=False)
+
+
+def diagnose(trainer, *, polish=None, others: Mapping[str, float] | None = None,
+             objective: float | None = None) -> Diagnosis:
+    """The diagnosis of ``trainer``'s finished model. ``polish``: the swap search's result, if it
+    ran; ``others``: final objectives of runs of the same inputs and settings; ``objective``: this
+    run's (computed when ``others`` is given and it is not)."""
+    from engine.model.letter_classes import vowel_letters
+
+    out = Diagnosis()
+    if trainer.config.signs == "letters":
+        finding, values = class_finding(trainer.mapping(), vowel_letters(trainer.prep))
+        out.values.update(values)
+        if finding is not None:
+            out.findings.append(finding)
+    if others:
+        if objective is None:
+            from engine.training.final_objective import corpus_objective
+
+            objective = corpus_objective(trainer)["objective"]
+        finding, values = objective_finding(objective, others)
+        out.values.update(values)
+        if finding is not None:
+            out.findings.append(finding)
+    finding = polish_finding(polish)
+    if finding is not None:
+        out.findings.append(finding)
+    out.values["diagnosis_flagged"] = float(out.flagged)
+    return out
