@@ -17,6 +17,13 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable, Sequence
 
+#: Sukhotin must find at least this many vowel letters for the classes to mean anything (an abjad's
+#: text gives it one or none worth the name)
+MIN_VOWEL_LETTERS = 2
+#: and the known side must have at least this many vowel units (Hebrew stems written without vowels
+#: have none)
+MIN_VOWEL_UNITS = 2
+
 
 def adjacency(chunks: Iterable[Sequence[str]]) -> Counter:
     """Counts of unordered adjacent pairs of distinct letters, keyed (a, b) with a < b."""
@@ -55,3 +62,17 @@ def sukhotin(chunks: Iterable[Sequence[str]]) -> list[str]:
 def vowel_letters(prep) -> list[str]:
     """Sukhotin's vowels among a prepared problem's lost letters (its chunks' letters)."""
     return sukhotin(chunk.letters for chunk in prep.chunks)
+
+
+def class_evidence(prep) -> list[str] | None:
+    """The lost letters that pattern as vowels, or None where classes say nothing: a syllabary
+    (signs = syllables), fewer than MIN_VOWEL_LETTERS such letters, or a known side with fewer than
+    MIN_VOWEL_UNITS vowels."""
+    from engine.model.syllables import is_vowel
+
+    if prep.config.signs != "letters":
+        return None
+    if sum(1 for u in prep.known_units if is_vowel(u)) < MIN_VOWEL_UNITS:
+        return None
+    vowels = vowel_letters(prep)
+    return vowels if len(vowels) >= MIN_VOWEL_LETTERS else None

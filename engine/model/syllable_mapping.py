@@ -205,9 +205,9 @@ def make_mapping(prep) -> nn.Module:
 
     vowels = None
     if config.class_init > 0:
-        from engine.model.letter_classes import vowel_letters
+        from engine.model.letter_classes import class_evidence
 
-        vowels = vowel_letters(prep)
+        vowels = class_evidence(prep)
     return CharMapping(prep.lost_letters, prep.known_units, config, vowels)
 
 

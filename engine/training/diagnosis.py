@@ -25,12 +25,6 @@ from typing import Mapping, Sequence
 
 #: a run is flagged when at least this many letters are read against their contextual class
 CLASS_MISMATCH_FLAG = 2
-#: Sukhotin must find at least this many vowel letters for the class check to mean anything (an
-#: abjad's text gives it one or none worth the name; a syllabary is not checked at all)
-MIN_VOWEL_LETTERS = 2
-#: the known side must have at least this many vowel units (Hebrew stems written without vowels
-#: have none)
-MIN_VOWEL_UNITS = 2
 #: a run's objective this far above the best of the same inputs and settings is a worse basin (per
 #: letter; the seeds of one basin differ by less: docs/benchmarks.md)
 OBJECTIVE_MARGIN = 0.1
@@ -94,16 +88,15 @@ class Diagnosis:
                    {str(k): float(v) for k, v in dict(data.get("values", {})).items()})
 
 
-def class_finding(mapping, vowel_letters: Sequence[str]) -> tuple[Finding | None, dict[str, float]]:
+def class_finding(mapping, vowel_letters: Sequence[str] | None) -> tuple[Finding | None, dict[str, float]]:
     """The letters ``mapping`` (a MappingSnapshot of a letters run) reads against their contextual
-    class, or None when the check does not apply (too few vowel letters or vowel units)."""
+    class (``vowel_letters``: engine.model.letter_classes.class_evidence), or None when the check
+    does not apply (``vowel_letters`` None) or finds nothing."""
     from engine.model.syllables import is_vowel
 
-    vowels = set(vowel_letters)
-    known = [u for u in mapping.known[1:]]
-    if mapping.syllables is not None or len(vowels) < MIN_VOWEL_LETTERS or \
-            sum(1 for u in known if is_vowel(u)) < MIN_VOWEL_UNITS:
+    if vowel_letters is None or mapping.syllables is not None:
         return None, {}
+    vowels = set(vowel_letters)
     against = []
     for letter in mapping.lost[1:]:
         ranked = [u for u, _ in mapping.best_known_for(letter, k=2) if u != mapping.known[0]]
@@ -155,14 +148,13 @@ def diagnose(trainer, *, polish=None, others: Mapping[str, float] | None = None,
     """The diagnosis of ``trainer``'s finished model. ``polish``: the swap search's result, if it
     ran; ``others``: final objectives of runs of the same inputs and settings; ``objective``: this
     run's (computed when ``others`` is given and it is not)."""
-    from engine.model.letter_classes import vowel_letters
+    from engine.model.letter_classes import class_evidence
 
     out = Diagnosis()
-    if trainer.config.signs == "letters":
-        finding, values = class_finding(trainer.mapping(), vowel_letters(trainer.prep))
-        out.values.update(values)
-        if finding is not None:
-            out.findings.append(finding)
+    finding, values = class_finding(trainer.mapping(), class_evidence(trainer.prep))
+    out.values.update(values)
+    if finding is not None:
+        out.findings.append(finding)
     if others:
         if objective is None:
             from engine.training.final_objective import corpus_objective
