@@ -185,10 +185,10 @@ class PolishResult:
 
 
 def polish(trainer, *, share: float = 0.25, max_moves: int = 10, tolerance: float = TOLERANCE,
-           confirm: int = 5, stop=None) -> PolishResult:
+           confirm: int = 5, stop=None, log=None) -> PolishResult:
     """Polish ``trainer``'s model in place (see the module docstring). ``confirm``: how many of the
     best moves on the sample are tried on the whole corpus per round; ``stop()``: asked between
-    moves, True ends the search with what it has kept."""
+    moves, True ends the search with what it has kept; ``log(line)``: told each move kept."""
     from engine.training.final_objective import corpus_objective
 
     model = trainer.model
@@ -214,6 +214,8 @@ def polish(trainer, *, share: float = 0.25, max_moves: int = 10, tolerance: floa
             value = corpus_objective(trainer)["objective"]
             if math.isfinite(value) and value < result.after - tolerance:
                 result.kept.append((move.what, result.after - value))
+                if log is not None:
+                    log(f"{move.what}: objective {result.after:.4f} -> {value:.4f}")
                 result.after = value
                 kept = True
                 break

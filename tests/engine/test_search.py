@@ -1,0 +1,144 @@
+"""The search aids of issue 30: Sukhotin's letter classes, the class_init start, the swap polish and its
+fast screen, and the gold-free diagnosis (engine/model/letter_classes.py, engine/training/polish.py,
+engine/training/diagnosis.py)."""
+
+import math
+
+import pytest
+import torch
+
+from engine.config import Config, SettingError
+from engine.datasets.synthetic import VOWELS, make_cipher
+from engine.model.letter_classes import class_evidence, sukhotin
+from engine.model.prepared import prepare
+from engine.model.syllable_mapping import make_mapping
+from engine.model.syllables import is_vowel
+from engine.training import polish as P
+from engine.training.diagnosis import Diagnosis, class_finding, diagnose, objective_finding
+from engine.training.final_objective import corpus_objective
+from engine.training.trainer import Trainer
+
+SMALL = dict(feature_dim=4, segmented=True, min_span=3, steps=0, anneal_steps=10, eval_interval=0)
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+
+@pytest.fixture(scope="module")
+def cipher():
+    return make_cipher(n_stems=20, n_inscriptions=30, seed=6, dividers=True, filler=(0, 0))
+
+
+def _right(trainer, cipher, weight: float = 3.0) -> None:
+    """Set the aligner to the cipher's key: each letter leans on the one unit it writes."""
+    m, kidx = trainer.model, trainer.prep.known_index()
+    with torch.no_grad():
+        m.aligner.zero_()
+        for unit, letter in cipher.key.items():
+            if letter in trainer.prep.lost_index() and unit in kidx:
+                m.aligner[trainer.prep.lost_index()[letter], kidx[unit]] = weight
+
+
+def test_sukhotin_finds_the_vowels_of_consonant_vowel_words():
+    words = ["pataki", "mosune", "kilapo", "sumeta", "nokipa", "tepuma", "lisoka"]
+    assert set(sukhotin(words)) == set("aeiou")
+    assert sukhotin(["aaaa", "bbbb"]) == []          # no two distinct letters ever meet
+
+
+def test_sukhotin_on_a_cipher_names_the_letters_of_its_vowels(cipher):
+    prep = prepare(cipher.corpus, cipher.vocabulary, Config(**SMALL), [])
+    assert set(class_evidence(prep)) == {cipher.key[v] for v in VOWELS}
+
+
+def test_class_evidence_is_none_for_a_syllabary_or_a_known_side_without_vowels(cipher):
+    prep = prepare(cipher.corpus, cipher.vocabulary, Config(**SMALL), [])
+    prep.config = prep.config.replace(signs="syllables")
+    assert class_evidence(prep) is None
+    from engine.corpus import Stem, Vocabulary
+    consonantal = Vocabulary("abjad", tuple(Stem(f, "".join(c for c in f if c not in VOWELS) or "p")
+                                            for f in (s.form for s in cipher.vocabulary.stems)))
+    assert class_evidence(prepare(cipher.corpus, consonantal, Config(**SMALL), [])) is None
+
+
+def test_class_init_zero_is_the_papers_start_and_a_weight_leans_each_letter_to_its_class(cipher):
+    def start(weight):
+        torch.manual_seed(0)
+        prep = prepare(cipher.corpus, cipher.vocabulary, Config(**SMALL, class_init=weight), [])
+        return prep, make_mapping(prep)
+
+    prep, paper = start(0.0)
+    torch.manual_seed(0)
+    from engine.model.mapping import CharMapping
+    assert torch.equal(paper.aligner, CharMapping(prep.lost_letters, prep.known_units, prep.config).aligner)
+
+    def same_class_mass(prep, model):
+        vowels = set(class_evidence(prep))
+        pk = model.log_probs(dropout=False).detach().T.softmax(1)   # P(known | lost), uniform known
+        vowel_unit = torch.tensor([is_vowel(u) for u in prep.known_units])
+        mass = [float(pk[i, vowel_unit].sum()) if l in vowels else float(pk[i, ~vowel_unit].sum())
+                for i, l in enumerate(prep.lost_letters) if i > 0]
+        return sum(mass) / len(mass)
+
+    assert same_class_mass(*start(0.1)) > same_class_mass(prep, paper) + 0.2
+    with pytest.raises(SettingError, match="class_init"):
+        Config(class_init=-1)
+
+
+def test_the_screen_is_the_sample_objective_of_the_moved_model_and_leaves_the_model_as_it_was(cipher):
+    trainer = Trainer(cipher.corpus, cipher.vocabulary, Config(**SMALL, seed=2), live_interval=None)
+    sample = P.sample_chunks(trainer.prep, 0.5, 0)
+    assert 0 < len(sample) < len(trainer.prep.chunks) and sample == sorted(sample)
+    screen = P.Screen(trainer, sample)
+    assert screen.base == pytest.approx(corpus_objective(trainer, chunks=sample)["objective"], abs=1e-9)
+    before = trainer.model.aligner.detach().clone()
+    for move in P.moves(trainer.model)[:: 17]:
+        value = screen.value(move)
+        assert torch.equal(trainer.model.aligner, before)
+        move.apply(trainer.model)
+        assert value == pytest.approx(corpus_objective(trainer, chunks=sample)["objective"], abs=1e-9)
+        move.apply(trainer.model)
+
+
+def test_polish_undoes_a_swap_of_two_letters_of_the_right_mapping(cipher):
+    trainer = Trainer(cipher.corpus, cipher.vocabulary, Config(**SMALL, seed=2), live_interval=None)
+    _right(trainer, cipher)
+    right = corpus_objective(trainer)["objective"]
+    lidx = trainer.prep.lost_index()
+    a, b = lidx[cipher.key["a"]], lidx[cipher.key["t"]]
+    swap = next(m for m in P.moves(trainer.model) if set(m.letters) == {a, b})
+    swap.apply(trainer.model)
+    scrambled = corpus_objective(trainer)["objective"]
+    assert scrambled > right
+    result = P.polish(trainer, share=0.5)
+    assert result.before == pytest.approx(scrambled) and result.after == pytest.approx(right, abs=1e-6)
+    assert [what for what, _ in result.kept] == [swap.what]
+    assert corpus_objective(trainer)["objective"] == pytest.approx(right, abs=1e-6)
+    # at the right mapping no swap lowers the objective: nothing is kept
+    again = P.polish(trainer, share=0.5)
+    assert not again.kept and again.scored == len(P.moves(trainer.model))
+
+
+def test_the_diagnosis_flags_vowels_read_as_consonants_and_not_the_right_reading(cipher):
+    trainer = Trainer(cipher.corpus, cipher.vocabulary, Config(**SMALL, seed=2), live_interval=None)
+    _right(trainer, cipher)
+    assert not diagnose(trainer).flagged
+    lidx = trainer.prep.lost_index()
+    for v, c in (("a", "t"), ("e", "k")):
+        next(m for m in P.moves(trainer.model)
+             if set(m.letters) == {lidx[cipher.key[v]], lidx[cipher.key[c]]}).apply(trainer.model)
+    d = diagnose(trainer)
+    assert d.flagged and d.values["diagnosis_class_mismatch"] == 4
+    assert set(d.unstable_letters()) == {cipher.key[x] for x in "atek"}
+    assert "try more seeds" in d.headline()
+    assert Diagnosis.from_json(d.to_json()).to_json() == d.to_json()
+
+
+def test_the_objective_finding_flags_a_clearly_worse_basin_only():
+    f, values = objective_finding(-0.72, {"seed 0": -1.14, "seed 2": -1.20})
+    assert f is not None and "seed 2" in f.text and values["diagnosis_objective_gap"] == pytest.approx(0.48)
+    assert objective_finding(-1.14, {"seed 2": -1.20})[0] is None
+    assert objective_finding(math.nan, {"seed 2": -1.2}) == (None, {})
+
+
+def test_class_finding_does_not_apply_without_evidence(cipher):
+    trainer = Trainer(cipher.corpus, cipher.vocabulary, Config(**SMALL), live_interval=None)
+    assert class_finding(trainer.mapping(), None) == (None, {})
