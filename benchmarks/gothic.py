@@ -31,6 +31,8 @@ BEGIN, END = "<!-- gothic-tables:begin -->", "<!-- gothic-tables:end -->"
 COLUMNS = ("known", "wr", "variant", "schedule", "seed", "ablation", "p_at_10", "p_at_10_strict", "steps",
            "wall_s", "device")
 KEY = COLUMNS[:6]
+#: beside the results CSV: one JSON line per run with what issue 30 reports (search_record)
+SEARCH_FILE = "gothic-search.jsonl"
 
 #: our known-language codes -> the dataset builder's
 KNOWN = {"pg": "pgm", "on": "non", "oe": "ang"}
@@ -82,10 +84,11 @@ class Cell:
         return f"{self.known} wr={self.wr} {self.variant} γ {self.schedule} seed {self.seed}{extra}"
 
 
-def plan(main_seeds: int = 3, other_seeds: int = 1, ablation_seeds: int = 3) -> list[Cell]:
+def plan(main_seeds: int = 3, other_seeds: int = 1, ablation_seeds: int = 3, trials: bool = False) -> list[Cell]:
     """The issue's grid: WR 0 and 100 % for every language and variant with ``main_seeds`` seeds,
     the other ratios with ``other_seeds``; the ablation (Gothic-ON base at WR 75 %, the setting
-    whose numbers the paper's Table 4 repeats) with ``ablation_seeds``; both schedules throughout."""
+    whose numbers the paper's Table 4 repeats) with ``ablation_seeds``; both schedules throughout.
+    ``trials``: also the search trials (TRIALS; asked for by name with --ablation)."""
     cells: list[Cell] = []
     for known in KNOWN:
         for wr in WRS:
@@ -99,7 +102,7 @@ def plan(main_seeds: int = 3, other_seeds: int = 1, ablation_seeds: int = 3) -> 
                 cell = Cell("on", ABLATION_WR, "base", schedule, s, ablation)
                 if cell not in cells:
                     cells.append(cell)
-    for trial in TRIALS:
+    for trial in TRIALS if trials else ():
         for known in KNOWN:
             for wr in ("0", "1"):
                 cells += [Cell(known, wr, "base", "0-3.5", s, trial) for s in range(main_seeds)]
@@ -211,12 +214,42 @@ def run_cell(lost: str, known: str, gold: str, prior: str | None, settings: dict
     trainer = train_and_evaluate(lost, known, gold, prior, settings)
     wall = time.perf_counter() - t0
     m = trainer.last_evaluation.metrics
+    search = search_record(trainer)
     device = str(trainer.device)
     if trainer.device.type == "cuda":
         import torch
         device = f"cuda ({torch.cuda.get_device_name(trainer.device)})"
     return {"p_at_10": round(m["p_at_10"], 4), "p_at_10_strict": round(m.get("p_at_10_strict", float("nan")), 4),
-            "steps": trainer.step, "wall_s": round(wall, 1), "device": device}
+            "steps": trainer.step, "wall_s": round(wall, 1), "device": device, "search": search}
+
+
+def search_record(trainer) -> dict:
+    """What issue 30 reports beside P@10, read after training: the letters the mapping reads as the
+    full prior's standard values (of 25), its best unit per letter, the final objective over the corpus
+    (its parts too) and the gold-free diagnosis (engine/training/diagnosis.py)."""
+    from benchmarks.gothic_ranks import prior_agreement
+    from engine.io.tables import read_prior
+    from engine.training.diagnosis import diagnose
+    from engine.training.final_objective import corpus_objective
+
+    agree = prior_agreement(trainer.mapping(), read_prior(PRIORS / "gothic-full.csv"))
+    parts = corpus_objective(trainer)
+    diagnosis = diagnose(trainer, polish=getattr(trainer, "polish_result", None))
+    return {"letters_right": agree["prior_agree"], "letters": agree["prior_letters"],
+            "mapping_best": agree["mapping_best"], **{f"final_{k}": round(v, 4) for k, v in parts.items()},
+            "flagged": diagnosis.flagged, "diagnosis": diagnosis.lines()}
+
+
+def append_search(results: Path, cell: Cell, values: dict) -> None:
+    """The run's search record (search_record) as one JSON line in SEARCH_FILE beside ``results``."""
+    import json
+
+    if "search" not in values:
+        return
+    path = results.with_name(SEARCH_FILE)
+    row = dict(zip(KEY, cell.key())) | {"p_at_10": values["p_at_10"], "steps": values["steps"]} | values["search"]
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
 def cell_arguments(cell: Cell, steps: int = STEPS, cache: Path = CACHE) -> tuple:
@@ -290,7 +323,9 @@ def run_grid(cells: Sequence[Cell], *, results: Path = RESULTS, steps: int = STE
     made = 0
     if workers <= 0:
         for c in todo:
-            append_row(results, c, run_fn(*cell_arguments(c, steps, cache)))
+            values = run_fn(*cell_arguments(c, steps, cache))
+            append_row(results, c, values)
+            append_search(results, c, values)
             made += 1
             log(f"done {c.label()}")
         return made
@@ -308,6 +343,7 @@ def run_grid(cells: Sequence[Cell], *, results: Path = RESULTS, steps: int = STE
                 log(f"FAILED {c.label()}: {type(e).__name__}: {e}")
                 continue
             append_row(results, c, values)
+            append_search(results, c, values)
             made += 1
             log(f"done {c.label()}: P@10 {values['p_at_10']} strict {values['p_at_10_strict']} "
                 f"in {values['wall_s']} s on {values['device']}")
@@ -438,7 +474,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         write_render(read_rows(args.results), args.doc, args.steps)
         print(f"tables written to {args.doc}")
         return 0
-    cells = select(plan(args.main_seeds, args.other_seeds, args.ablation_seeds), known=args.known, wr=args.wr,
+    cells = select(plan(args.main_seeds, args.other_seeds, args.ablation_seeds,
+                        trials=bool(set(args.ablation or ()) & set(TRIALS))), known=args.known, wr=args.wr,
                    variant=args.variant, schedule=args.schedule, seed=args.seed, ablation=args.ablation)
     if args.plan:
         done = done_keys(read_rows(args.results), args.steps)

@@ -73,6 +73,11 @@ def test_plan_has_the_issues_seed_counts_and_the_ablation():
     abl = grid.select(cells, ablation=["no_ipa", "no_loss"])
     assert len(abl) == 2 * 2 * 3 and {(c.known, c.wr, c.variant) for c in abl} == {("on", "0.75", "base")}
     assert len(grid.select(cells, known=["on"], wr=["0.75"], variant=["base"], ablation=["none"])) == 6
+    # the search trials only when asked for: base, WR 0 and 100 %, one schedule, the main seeds
+    trials = grid.select(grid.plan(trials=True), ablation=["class_init"])
+    assert not grid.select(cells, ablation=["class_init"]) and len(trials) == 3 * 2 * 3
+    assert {(c.variant, c.schedule) for c in trials} == {("base", "0-3.5")}
+    assert grid.cell_settings(trials[0])["class_init"] > 0
 
 
 def test_cell_settings_schedule_ablations_and_wr100_spans_inside_words():
