@@ -171,6 +171,10 @@ class Config:
     sound_loss_weight: float = _setting(
         100.0, _OBJ, "lambda_loss for Omega_loss; like quality and coverage it is divided by the "
         "batch's characters.", PAPER, ge=0, le=1e6)
+    vowel_weight: float = _setting(
+        1.0, _OBJ, "With signs = letters: Omega_loss counts each known vowel's row of P(lost | known) this "
+        "many times (the authors' code has it, default 1, unused by their configs; a commit says it "
+        "\"helped on ON\"). Below 1 a lost letter may take the mass of several known vowels.", CODE, gt=0, le=10)
     pin_weight: float = _setting(
         10.0, _OBJ, "Weight of -log P(lost | known) for every pinned value (the paper's partial/full "
         "models).", OURS, ge=0, le=1e6)

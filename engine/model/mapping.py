@@ -89,5 +89,12 @@ class CharMapping(nn.Module):
         return torch.log_softmax(e_k @ e_l.T / self.config.temperature, dim=1)
 
     def sound_loss(self, probs: torch.Tensor) -> torch.Tensor:
-        """Omega_loss: each lost letter should receive a total mass of about one known unit."""
+        """Omega_loss: each lost letter should receive a total mass of about one known unit (each
+        known vowel's row counted vowel_weight times, as in the authors' get_alignment)."""
+        if self.config.vowel_weight != 1.0:
+            from engine.model.syllables import is_vowel
+
+            w = torch.tensor([self.config.vowel_weight if is_vowel(u) else 1.0 for u in self.known_units],
+                             dtype=probs.dtype, device=probs.device)
+            probs = probs * w.unsqueeze(1)
         return ((probs.sum(dim=0) - 1.0) ** 2).sum()
