@@ -179,6 +179,20 @@ class PolishResult:
     def improved(self) -> bool:
         return bool(self.kept)
 
+    def to_state(self) -> dict:
+        return {"before": float(self.before), "after": float(self.after), "scored": int(self.scored),
+                "exhausted": bool(self.exhausted), "kept": [[str(w), float(d)] for w, d in self.kept]}
+
+    @classmethod
+    def from_state(cls, data) -> "PolishResult":
+        from engine.errors import InputError
+
+        try:
+            return cls(float(data["before"]), float(data["after"]),
+                       [(str(w), float(d)) for w, d in data["kept"]], int(data["scored"]), bool(data["exhausted"]))
+        except (KeyError, TypeError, ValueError):
+            raise InputError("the checkpoint's record of the swap polish is malformed") from None
+
     def metrics(self) -> dict[str, float]:
         return {"polish_objective_before": self.before, "polish_objective_after": self.after,
                 "polish_moves": float(len(self.kept)), "polish_scored": float(self.scored)}

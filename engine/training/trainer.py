@@ -137,6 +137,12 @@ class Trainer:
         self._units = self.prep.stem_units.to(self.device)
         self._lens = self.prep.stem_len.to(self.device)
         self.last_evaluation: Evaluation | None = None
+        #: what the swap polish did after the last step (setting polish_moves), None before it ran
+        self.polish_result = None
+        if state is not None and state.get("polish") is not None:
+            from engine.training.polish import PolishResult
+
+            self.polish_result = PolishResult.from_state(state["polish"])
         self.live_interval = live_interval
         self._last_live = -float("inf")
 
@@ -205,6 +211,10 @@ class Trainer:
                     (sel is None or sel.done):      # no evaluation of a start that may be dropped
                 sent = yield self._eval_event()
                 self._receive(sent)
+        if reason == "completed" and cfg.polish_moves > 0 and self.polish_result is None and self.step > 0:
+            from engine.training.polish import polish
+
+            self.polish_result = polish(self, max_moves=cfg.polish_moves, stop=self._stop.is_set)
         if self.step > 0 or reason == "completed":
             sent = yield self._eval_event()
             self._receive(sent)
@@ -291,6 +301,8 @@ class Trainer:
             ev.metrics.update(syllable_metrics(self.model.syllable_table()))
         if self.selection is not None:
             ev.metrics.update(self.selection.metrics())
+        if self.polish_result is not None:
+            ev.metrics.update(self.polish_result.metrics())
         self.last_evaluation = ev
         return ev
 
@@ -319,6 +331,8 @@ class Trainer:
         }
         if self.selection is not None:
             out["restarts"] = self.selection.to_state()
+        if self.polish_result is not None:
+            out["polish"] = self.polish_result.to_state()
         return out
 
     def _training_state(self) -> dict:

@@ -142,3 +142,25 @@ def test_the_objective_finding_flags_a_clearly_worse_basin_only():
 def test_class_finding_does_not_apply_without_evidence(cipher):
     trainer = Trainer(cipher.corpus, cipher.vocabulary, Config(**SMALL), live_interval=None)
     assert class_finding(trainer.mapping(), None) == (None, {})
+
+
+def test_a_run_with_polish_moves_polishes_after_its_last_step_and_its_checkpoint_keeps_the_record(cipher, tmp_path):
+    from engine.results import FinishedEvent
+
+    config = Config(**{**SMALL, "steps": 6, "polish_moves": 2}, seed=1)
+    trainer = Trainer(cipher.corpus, cipher.vocabulary, config, live_interval=None)
+    events = list(trainer.run())
+    assert isinstance(events[-1], FinishedEvent)
+    r = trainer.polish_result
+    assert r is not None and r.after <= r.before and r.scored >= len(P.moves(trainer.model))
+    m = trainer.last_evaluation.metrics
+    assert m["polish_objective_after"] == r.after and m["polish_moves"] == len(r.kept)
+    assert corpus_objective(trainer)["objective"] == pytest.approx(r.after, abs=1e-6)
+    path = trainer.save_checkpoint(tmp_path / "c.pt")
+    again = Trainer.from_checkpoint(path, cipher.corpus, cipher.vocabulary, live_interval=None)
+    assert again.polish_result.to_state() == r.to_state()
+    list(again.run())                       # a finished run resumed: no second polish
+    assert again.polish_result.to_state() == r.to_state()
+    paper = Trainer(cipher.corpus, cipher.vocabulary, Config(**{**SMALL, "steps": 6}, seed=1), live_interval=None)
+    list(paper.run())
+    assert paper.polish_result is None and "polish_moves" not in paper.last_evaluation.metrics
