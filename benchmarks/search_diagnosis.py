@@ -1,0 +1,165 @@
+"""Does the gold-free diagnosis (issue 30 item 3, engine/training/diagnosis.py) flag the runs that
+fail and spare the ones that succeed? Scored on every recorded run that stores what it needs.
+
+    python -m benchmarks.search_diagnosis --out benchmarks/results/search/diagnosis.jsonl
+
+Runs and what each check reads (nothing here retrains; the gold only decides what counts as a
+failure, after the diagnosis has spoken):
+
+* Gothic (letters; the class check): each run's best unit per letter (``mapping_best``) from
+  benchmarks/results/gothic-mapping-diagnosis.jsonl, gothic-warmstart.jsonl and gothic-search.jsonl,
+  with the letter classes Sukhotin's algorithm gives on the run's dataset (benchmarks/.cache/gothic,
+  built by ``python -m benchmarks.gothic``). A run *fails* when fewer than half of the 25 letters are
+  read as their standard value (the full prior).
+* Ugaritic (an abjad: no class check; the objective check among the seeds of one setting): the full
+  set with candidate_stems = 1 (benchmarks/results/ugaritic-candidate-stems/full-k1-*), fails below
+  P@1 0.70; the small set (ugaritic-small-seeds/results.csv), fails below 0.80 (issue 30's bars).
+* Linear B (syllables; the objective check among seeds): benchmarks/results/syllables/linear-b.jsonl,
+  fails below P@1 0.5.
+
+One JSON line per run (source, run, flagged, the findings, failed) and one summary line per source
+and overall: flagged failures (hits), unflagged failures (misses), flagged successes (false alarms).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from pathlib import Path
+from typing import Sequence
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+GOTHIC_CACHE = ROOT / "benchmarks" / ".cache" / "gothic"
+
+
+def _jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()] \
+        if path.exists() else []
+
+
+_VOWELS: dict[Path, tuple[list[str] | None, dict[str, float]]] = {}
+
+
+def vowels_of(folder: Path) -> tuple[list[str] | None, dict[str, float]]:
+    """class_evidence of a built Gothic dataset and each letter's share of its text (cached)."""
+    if folder not in _VOWELS:
+        from engine.config import Config
+        from engine.corpus import Corpus, Vocabulary
+        from engine.io.tables import read_known, read_lost
+        from engine.model.letter_classes import class_evidence
+        from engine.model.prepared import prepare
+
+        corpus = Corpus(folder.name, tuple(read_lost(folder / "lost.csv")))
+        vocabulary = Vocabulary(folder.name, tuple(read_known(folder / "known.csv")))
+        prep = prepare(corpus, vocabulary, Config(), [])
+        counts: dict[str, int] = {}
+        for chunk in prep.chunks:
+            for letter in chunk.letters:
+                counts[letter] = counts.get(letter, 0) + 1
+        total = sum(counts.values())
+        _VOWELS[folder] = class_evidence(prep), {k: v / total for k, v in counts.items()}
+    return _VOWELS[folder]
+
+
+def gothic_rows() -> list[dict]:
+    from benchmarks.gothic import KNOWN, dataset_dir
+    from engine.training.diagnosis import class_finding_of
+
+    records = []
+    for name in ("gothic-mapping-diagnosis.jsonl", "gothic-warmstart.jsonl", "gothic-search.jsonl"):
+        for r in _jsonl(RESULTS / name):
+            if "mapping_best" not in r or r.get("known") not in KNOWN:
+                continue
+            right = r.get("prior_agree", r.get("letters_right"))
+            label = " ".join(str(r[k]) for k in ("run", "known", "wr", "variant", "ablation", "warm_start", "seed")
+                             if k in r)
+            records.append((name, label, r, right))
+    out = []
+    for name, label, r, right in records:
+        folder = dataset_dir(r["known"], r["wr"], GOTHIC_CACHE)
+        if not (folder / "lost.csv").exists():
+            print(f"skipped {label}: {folder} not built (python -m benchmarks.gothic builds it)", file=sys.stderr)
+            continue
+        best = dict(pair.split(">", 1) for pair in r["mapping_best"].split())
+        vowels, shares = vowels_of(folder)
+        finding, values = class_finding_of(best, vowels or (), shares)
+        out.append({"source": "gothic", "file": name, "run": label, "letters_right": right,
+                    "p_at_10": r.get("p_at_10"), "class_mismatch": int(values.get("diagnosis_class_mismatch", 0)),
+                    "class_share": round(values.get("diagnosis_class_share", 0.0), 3),
+                    "flagged": bool(finding and finding.flag), "findings": [finding.text] if finding else [],
+                    "failed": right < 13})
+    return out
+
+
+def objective_rows(source: str, runs: Sequence[tuple[str, float, float]], bar: float) -> list[dict]:
+    """``runs``: (label, final objective, P@1) of the seeds of one setting; each run's objective
+    finding against the others."""
+    from engine.training.diagnosis import objective_finding
+
+    out = []
+    for label, objective, p1 in runs:
+        others = {lab: obj for lab, obj, _ in runs if lab != label}
+        finding, values = objective_finding(objective, others)
+        out.append({"source": source, "run": label, "objective": round(objective, 4), "p_at_1": round(p1, 4),
+                    "objective_gap": round(values.get("diagnosis_objective_gap", 0.0), 4),
+                    "flagged": bool(finding and finding.flag), "findings": [finding.text] if finding else [],
+                    "failed": p1 < bar})
+    return out
+
+
+def ugaritic_rows() -> list[dict]:
+    rows = []
+    full = {r["seed"]: r for r in _jsonl(RESULTS / "ugaritic-candidate-stems" / "full-k1-mappings.jsonl")}
+    runs = []
+    for seed, m in sorted(full.items()):
+        path = RESULTS / "ugaritic-candidate-stems" / f"full-k1-s{seed}.json"
+        if path.exists() and "final_objective" in m:
+            runs.append((f"full k1 seed {seed}", float(m["final_objective"]),
+                         float(json.loads(path.read_text(encoding="utf-8"))["p_at_1"])))
+    rows += objective_rows("ugaritic-full", runs, 0.70)
+    small = RESULTS / "ugaritic-small-seeds" / "results.csv"
+    if small.exists():
+        with open(small, encoding="utf-8", newline="") as f:
+            runs = [(f"small seed {r['seed']}", float(r["objective"]), float(r["p_at_1"])) for r in csv.DictReader(f)
+                    if r["status"] == "completed"]
+        rows += objective_rows("ugaritic-small", runs, 0.80)
+    return rows
+
+
+def linear_b_rows() -> list[dict]:
+    rows = []
+    records = _jsonl(RESULTS / "syllables" / "linear-b.jsonl")
+    for key in sorted({(r["file"], r["variant"]) for r in records}):
+        runs = [(f"{key[0]} {key[1]} seed {r['seed']}", float(r["objective"]), float(r["p_at_1"]))
+                for r in records if (r["file"], r["variant"]) == key and "objective" in r]
+        rows += objective_rows("linear-b", runs, 0.5)
+    return rows
+
+
+def summary(rows: Sequence[dict], source: str) -> dict:
+    failed = [r for r in rows if r["failed"]]
+    fine = [r for r in rows if not r["failed"]]
+    return {"summary": source, "runs": len(rows), "failed": len(failed),
+            "hits": sum(r["flagged"] for r in failed), "misses": sum(not r["flagged"] for r in failed),
+            "false_alarms": sum(r["flagged"] for r in fine), "succeeded": len(fine)}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.search_diagnosis", description=__doc__.split("\n\n")[0])
+    p.add_argument("--out", type=Path, default=RESULTS / "search" / "diagnosis.jsonl")
+    args = p.parse_args(argv)
+    rows = gothic_rows() + ugaritic_rows() + linear_b_rows()
+    sources = sorted({r["source"] for r in rows})
+    lines = rows + [summary([r for r in rows if r["source"] == s], s) for s in sources] + [summary(rows, "all")]
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), encoding="utf-8")
+    for x in lines[len(rows):]:
+        print(json.dumps(x))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
