@@ -164,3 +164,22 @@ def test_a_run_with_polish_moves_polishes_after_its_last_step_and_its_checkpoint
     paper = Trainer(cipher.corpus, cipher.vocabulary, Config(**{**SMALL, "steps": 6}, seed=1), live_interval=None)
     list(paper.run())
     assert paper.polish_result is None and "polish_moves" not in paper.last_evaluation.metrics
+
+
+def test_vowel_weight_counts_known_vowels_rows_that_many_times_in_omega_loss(cipher):
+    prep = prepare(cipher.corpus, cipher.vocabulary, Config(**SMALL), [])
+    torch.manual_seed(0)
+    paper = make_mapping(prep)
+    probs = paper.log_probs(dropout=False).detach().exp()
+    from engine.model.mapping import CharMapping
+    half = CharMapping(prep.lost_letters, prep.known_units, prep.config.replace(vowel_weight=0.5))
+    w = torch.tensor([0.5 if is_vowel(u) else 1.0 for u in prep.known_units]).unsqueeze(1)
+    expected = (((probs * w).sum(0) - 1.0) ** 2).sum()
+    assert float(half.sound_loss(probs)) == pytest.approx(float(expected))
+    assert float(half.sound_loss(probs)) != pytest.approx(float(paper.sound_loss(probs)))
+    # a known side without vowels (an abjad's stems): the setting changes nothing
+    consonants = [u for u in prep.known_units if not is_vowel(u)]
+    a = CharMapping(prep.lost_letters, consonants, prep.config)
+    b = CharMapping(prep.lost_letters, consonants, prep.config.replace(vowel_weight=0.5))
+    p = torch.rand(len(consonants), len(prep.lost_letters))
+    assert float(a.sound_loss(p)) == float(b.sound_loss(p))
