@@ -262,6 +262,35 @@ class RunsMixin:
                 (status, self._stamp(), error, None if checkpoint is None else str(checkpoint), run_id))
 
     @_locked
+    def record_diagnosis(self, run_id: int, final_objective: float | None, diagnosis: Mapping[str, Any]) -> None:
+        """Store (or replace) a run's final objective and its gold-free diagnosis
+        (engine/training/diagnosis.py ``Diagnosis.to_json()``)."""
+        self._need("run", run_id)
+        text = json.dumps(dict(diagnosis), ensure_ascii=False, allow_nan=False)
+        with self.transaction():
+            self.conn.execute(
+                "INSERT INTO run_diagnosis (run_id, final_objective, diagnosis) VALUES (?, ?, ?) "
+                "ON CONFLICT (run_id) DO UPDATE SET final_objective = excluded.final_objective, "
+                "diagnosis = excluded.diagnosis",
+                (run_id, _real(final_objective), text))
+
+    @_locked
+    def diagnosis(self, run_id: int) -> tuple[float | None, dict] | None:
+        """(final objective, diagnosis JSON) stored for a run, or None: a run without one (recorded
+        before schema v6, or one that failed)."""
+        row = self.conn.execute("SELECT final_objective, diagnosis FROM run_diagnosis WHERE run_id = ?",
+                                (run_id,)).fetchone()
+        if row is None:
+            return None
+        return _real(row[0]), json.loads(row[1])
+
+    @_locked
+    def diagnoses(self) -> dict[int, tuple[float | None, dict]]:
+        """Every stored diagnosis: run id -> (final objective, diagnosis JSON)."""
+        return {int(r[0]): (_real(r[1]), json.loads(r[2])) for r in
+                self.conn.execute("SELECT run_id, final_objective, diagnosis FROM run_diagnosis ORDER BY run_id")}
+
+    @_locked
     def runs(self, status: str | None = None) -> list[RunRecord]:
         sql = f"SELECT {', '.join(_RUN_COLUMNS)} FROM run"
         args: tuple = ()
