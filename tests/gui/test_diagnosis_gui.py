@@ -45,3 +45,18 @@ def test_a_flagged_run_shows_its_diagnosis_in_plain_words_without_widening_the_w
     window.project.record_diagnosis(run_id, -1.5, Diagnosis().to_json())
     window.show_run(run_id)
     assert note.text().startswith(f"Run {run_id}: No sign of a poor basin") and note.styleSheet() == ""
+
+
+def test_a_run_from_the_app_stores_its_diagnosis_and_the_panel_shows_it(window, qtbot):
+    from .conftest import RUN_TIMEOUT_MS, small_config
+
+    with qtbot.waitSignal(window.runEnded, timeout=RUN_TIMEOUT_MS) as ended:
+        assert window.start_run(small_config(window))
+    assert ended.args == ["completed"]
+    run = window.project.runs()[-1]
+    stored = window.project.diagnosis(run.id)
+    assert stored is not None and stored[0] is not None, "the app's run is diagnosed in its process"
+    window.show_run(run.id)
+    text = window.runs.diagnosis_note.text()
+    assert text.startswith(("\u26a0 " if stored[1]["flagged"] else "") + f"Run {run.id}: ")
+    assert "No diagnosis" not in text
