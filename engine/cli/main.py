@@ -228,9 +228,9 @@ def cmd_run(args) -> int:
                                 handle_signals=True)
     from engine.runs.outputs import diagnosis_lines, outcome_summary
 
-    print(outcome_summary(outcome, f"results in {out}"), file=sys.stderr)
     for line in diagnosis_lines(outcome.diagnosis):   # gold-free: may this reading be a poor basin?
         print(line, file=sys.stderr)
+    print(outcome_summary(outcome, f"results in {out}"), file=sys.stderr)   # the last line, as ever
     return 130 if outcome.reason == "interrupted" else 0
 
 
