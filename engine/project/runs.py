@@ -278,17 +278,26 @@ class RunsMixin:
     def diagnosis(self, run_id: int) -> tuple[float | None, dict] | None:
         """(final objective, diagnosis JSON) stored for a run, or None: a run without one (recorded
         before schema v6, or one that failed)."""
-        row = self.conn.execute("SELECT final_objective, diagnosis FROM run_diagnosis WHERE run_id = ?",
+        row = self.conn.execute("SELECT run_id, final_objective, diagnosis FROM run_diagnosis WHERE run_id = ?",
                                 (run_id,)).fetchone()
-        if row is None:
-            return None
-        return _real(row[0]), json.loads(row[1])
+        return None if row is None else self._diagnosis_row(row)[1]
 
     @_locked
     def diagnoses(self) -> dict[int, tuple[float | None, dict]]:
         """Every stored diagnosis: run id -> (final objective, diagnosis JSON)."""
-        return {int(r[0]): (_real(r[1]), json.loads(r[2])) for r in
-                self.conn.execute("SELECT run_id, final_objective, diagnosis FROM run_diagnosis ORDER BY run_id")}
+        return dict(self._diagnosis_row(r) for r in
+                    self.conn.execute("SELECT run_id, final_objective, diagnosis FROM run_diagnosis ORDER BY run_id"))
+
+    def _diagnosis_row(self, row) -> tuple[int, tuple[float | None, dict]]:
+        """A stored row read back, or StoredValueError naming the cell that is not what we write."""
+        from engine.project.records import load_json
+
+        run_id, objective, text = row
+        if objective is not None and (isinstance(objective, bool) or not isinstance(objective, (int, float))):
+            raise StoredValueError(self.path, "run_diagnosis", f"run {run_id}", "final_objective",
+                                   f"not a number, found {objective!r:.40}")
+        data = load_json(self.path, "run_diagnosis", f"run {run_id}", "diagnosis", text, dict)
+        return int(run_id), (_real(objective), data)
 
     @_locked
     def runs(self, status: str | None = None) -> list[RunRecord]:

@@ -210,7 +210,7 @@ def test_a_v5_project_opens_upgraded_and_its_runs_read_no_diagnosis(tmp_path, ca
     assert row["diagnosis"]["flagged"] and row["final_objective"] == -1.25
 
 
-def test_a_stored_diagnosis_of_the_wrong_shape_is_refused_naming_the_row(tmp_path):
+def test_a_stored_diagnosis_of_the_wrong_shape_is_refused_naming_the_row(tmp_path, capsys):
     from engine.errors import StoredValueError
 
     path = tmp_path / "p.decipher"
@@ -222,8 +222,19 @@ def test_a_stored_diagnosis_of_the_wrong_shape_is_refused_naming_the_row(tmp_pat
     conn.commit()
     conn.close()
     with pytest.raises(StoredValueError) as ei:
-        Project.open(path).check_readable()
+        with Project.open(path) as p:
+            p.check_readable()
     assert "run_diagnosis" in str(ei.value) and f"run {ids['run']}" in str(ei.value)
+    # read without that check (the command line): one line naming the cell, no traceback
+    from engine.cli.project import main
+
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE run_diagnosis SET diagnosis = '{not json'")
+    conn.commit()
+    conn.close()
+    assert main(["runs", str(path), "--json"]) != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "table run_diagnosis, row run" in err[0] and "column diagnosis: not" in err[0]
 
 
 def test_project_runs_compare_runs_of_the_same_inputs_and_settings_but_the_seed(tmp_path, capsys):
