@@ -323,7 +323,8 @@ class RunRecorder(RunSink):
         if outcome.diagnosis is not None:   # before the end, so a run shown as ended has its diagnosis
             try:
                 self.project.record_diagnosis(self.run_id, None if outcome.final_objective is None
-                                              else outcome.final_objective.get("objective"), outcome.diagnosis)
+                                              else outcome.final_objective.get("objective"), outcome.diagnosis,
+                                              outcome.inputs_digest)
             except ProjectError as e:       # the run still ends; the refusal is told (a message)
                 refused = e
         self.project.finish_run(self.run_id, outcome.status, error=outcome.note, checkpoint=checkpoint)
@@ -388,18 +389,20 @@ def last_evaluation_metrics(project: Project, run_id: int,
 def compared_diagnoses(project: Project) -> dict[int, dict]:
     """Every run's stored diagnosis (JSON), each with its objective finding made against the other
     runs of the same inputs and settings but the seed (engine/training/diagnosis.py ``compared``):
-    same corpus, language, start pins and settings except ``seed``, each with a final objective. A
-    run without a stored diagnosis (older files, failed runs) is absent."""
+    the same inputs digest (corpus, known stems and pins as the run ended; where none was stored, the
+    same corpus, language and start pins) and the same settings except ``seed``, each with a final
+    objective. A run without a stored diagnosis (older files, failed runs) is absent."""
     from engine.training.diagnosis import compared, diagnosis_from
 
     stored = project.diagnoses()
+    digests = project.diagnosis_inputs()
     groups: dict[str, list[int]] = {}
     for run in project.runs():
         if run.id not in stored:
             continue
         settings = {k: v for k, v in run.config.items() if k != "seed"}
-        key = json.dumps([run.corpus_id, run.language_id, settings, _pins_text(run.pins)],
-                         sort_keys=True, ensure_ascii=False, default=str)
+        inputs = digests.get(run.id) or [run.corpus_id, run.language_id, _pins_text(run.pins)]
+        key = json.dumps([inputs, settings], sort_keys=True, ensure_ascii=False, default=str)
         groups.setdefault(key, []).append(run.id)
     out: dict[int, dict] = {}
     for ids in groups.values():

@@ -262,17 +262,25 @@ class RunsMixin:
                 (status, self._stamp(), error, None if checkpoint is None else str(checkpoint), run_id))
 
     @_locked
-    def record_diagnosis(self, run_id: int, final_objective: float | None, diagnosis: Mapping[str, Any]) -> None:
+    def record_diagnosis(self, run_id: int, final_objective: float | None, diagnosis: Mapping[str, Any],
+                         inputs_digest: str | None = None) -> None:
         """Store (or replace) a run's final objective and its gold-free diagnosis
-        (engine/training/diagnosis.py ``Diagnosis.to_json()``)."""
+        (engine/training/diagnosis.py ``Diagnosis.to_json()``); ``inputs_digest``: what the objective
+        was computed from (engine/runs/session.py ``inputs_digest``; None keeps the stored one)."""
         self._need("run", run_id)
         text = json.dumps(dict(diagnosis), ensure_ascii=False, allow_nan=False)
         with self.transaction():
             self.conn.execute(
-                "INSERT INTO run_diagnosis (run_id, final_objective, diagnosis) VALUES (?, ?, ?) "
+                "INSERT INTO run_diagnosis (run_id, final_objective, diagnosis, inputs_digest) VALUES (?, ?, ?, ?) "
                 "ON CONFLICT (run_id) DO UPDATE SET final_objective = excluded.final_objective, "
-                "diagnosis = excluded.diagnosis",
-                (run_id, _real(final_objective), text))
+                "diagnosis = excluded.diagnosis, inputs_digest = coalesce(excluded.inputs_digest, inputs_digest)",
+                (run_id, _real(final_objective), text, inputs_digest))
+
+    @_locked
+    def diagnosis_inputs(self) -> dict[int, str]:
+        """Run id -> the inputs digest stored with its diagnosis (runs without one are absent)."""
+        rows = self.conn.execute("SELECT run_id, inputs_digest FROM run_diagnosis WHERE inputs_digest IS NOT NULL")
+        return {int(r): str(d) for r, d in rows}
 
     @_locked
     def diagnosis(self, run_id: int) -> tuple[float | None, dict] | None:

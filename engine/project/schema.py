@@ -242,7 +242,8 @@ _V6 = [
     """CREATE TABLE run_diagnosis (
         run_id INTEGER PRIMARY KEY REFERENCES run(id) ON DELETE CASCADE,
         final_objective REAL,
-        diagnosis TEXT NOT NULL
+        diagnosis TEXT NOT NULL,
+        inputs_digest TEXT
     )""",
 ]
 
@@ -545,6 +546,7 @@ CELL_CHECKS: tuple[tuple[str, str, str, str], ...] = (
     ("run_pins", "pins", _JSON.format(c="pins", then=_PINS), "not a JSON list of pins [lost, known_ipa, weight, locked, note]"),
     ("run_mapping", "syllables", "syllables IS NULL OR (" + _JSON.format(c="syllables", then="json_type(syllables) = 'object'")
      + ")", "not empty or a JSON object (a syllable table)"),
+    ("run_diagnosis", "inputs_digest", "typeof(inputs_digest) IN ('text', 'null')", "not a text"),
     ("run_diagnosis", "final_objective", "typeof(final_objective) IN ('real', 'integer', 'null')", "not a number"),
     ("run_diagnosis", "diagnosis", _JSON.format(c="diagnosis", then="json_type(diagnosis) = 'object' AND "
      "json_type(diagnosis, '$.findings') = 'array'"), "not a JSON object of findings (a diagnosis)"),

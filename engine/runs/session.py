@@ -101,6 +101,10 @@ class RunOutcome:
     ``corpus_objective``), computed once at its end; None when it could not be (a fake trainer)."""
     diagnosis: Mapping[str, Any] | None = None
     """The gold-free diagnosis of the run's end (engine/training/diagnosis.py ``Diagnosis.to_json()``)."""
+    inputs_digest: str | None = None
+    """A digest of what the objective is computed from (the corpus, the known stems, the pins in
+    force at the end): runs with the same digest and settings but the seed are compared
+    (:func:`inputs_digest`); None without the session's inputs."""
 
     @property
     def steps_run(self) -> int:
@@ -233,6 +237,16 @@ def assess_run(trainer) -> tuple[dict[str, float], dict] | None:
 
     values, diagnosis = assess(trainer)
     return {k: float(v) for k, v in values.items()}, diagnosis.to_json()
+
+
+def inputs_digest(corpus, vocabulary, pins) -> str:
+    """One digest of a run's corpus, known stems and pins (engine/inputs_digest.py's digests of each)."""
+    import hashlib
+
+    from engine.inputs_digest import corpus_digest, values_digest, vocabulary_digest
+
+    parts = [corpus_digest(corpus), vocabulary_digest(vocabulary), values_digest(sorted(pins or (), key=repr))]
+    return hashlib.sha256("\x1f".join(parts).encode("ascii")).hexdigest()
 
 
 def describe_device(trainer) -> str:
@@ -477,9 +491,14 @@ class RunSession:
         ``finished``. (``failed`` and ``close`` are the driver's to send, as :meth:`run` does.)"""
         self._save_checkpoint()
         final, diagnosis = self._assess()
+        digest = None
+        if diagnosis is not None and self.inputs is not None:
+            pins = getattr(self.trainer, "pins", None)
+            digest = inputs_digest(self.inputs.corpus, self.inputs.vocabulary,
+                                   pins if pins is not None else (self.inputs.pins or ()))
         outcome = RunOutcome(final_status(reason), reason, self.step, self._first, time.perf_counter() - self._t0,
                              self._start.device, self.checkpoint_path if self._saved_at is not None else None,
-                             getattr(self.trainer, "last_evaluation", None), self._c.note, final, diagnosis)
+                             getattr(self.trainer, "last_evaluation", None), self._c.note, final, diagnosis, digest)
         self._each_critical("finishing", outcome)
         self._each("finished", outcome)
         return outcome

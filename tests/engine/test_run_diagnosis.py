@@ -253,6 +253,12 @@ def test_project_runs_compare_runs_of_the_same_inputs_and_settings_but_the_seed(
         runs[name] = run_id
     got = compared_diagnoses(project)
     assert ids["run"] not in got                       # recorded without a diagnosis
+    # with inputs digests stored, the digest decides, not the corpus's id
+    project.record_diagnosis(runs["a"], -1.5, Diagnosis().to_json(), "digest-1")
+    project.record_diagnosis(runs["b"], -1.2, Diagnosis().to_json(), "digest-2")
+    assert not compared_diagnoses(project)[runs["b"]]["flagged"], "other data: not compared"
+    project.record_diagnosis(runs["b"], -1.2, Diagnosis().to_json(), "digest-1")
+    assert compared_diagnoses(project) == got
     assert got[runs["b"]]["flagged"] and f"run {runs['a']}'s -1.500" in got[runs["b"]]["findings"][0]["text"]
     assert not got[runs["a"]]["flagged"]
     assert not got[runs["other"]]["flagged"], "other settings (steps) are not the same run with another seed"
@@ -309,6 +315,8 @@ def test_project_runs_and_their_seed_groups_store_the_compared_diagnosis(tmp_pat
                                    language=ids["language"])
     assert set(outcome.diagnoses) == {0, 1}
     with Project.open(path) as p:
+        digests = p.diagnosis_inputs()
+        assert len(digests) == 2 and len(set(digests.values())) == 1, "two seeds of the same inputs"
         for seed in (0, 1):
             m = json.loads((tmp_path / "group" / f"seed-{seed}" / "metrics.json").read_text(encoding="utf-8"))
             stored = p.diagnosis(m["run_id"])
