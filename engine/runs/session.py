@@ -506,8 +506,10 @@ class RunSession:
     def _assess(self) -> tuple[dict | None, dict | None]:
         """The final objective and diagnosis every run that ends stores (stopped ones too): one
         pass over the corpus, shared by every sink through the outcome. A check that raises does
-        not fail the run: the sinks are told, and the run is stored without a diagnosis."""
-        if self.assess is None or self.trainer is None:
+        not fail the run: the sinks are told, and the run is stored without a diagnosis. An aborted
+        run (a closing window, a signal) ends at once, without it, as it ends without its final
+        evaluation."""
+        if self.assess is None or self.trainer is None or self._c.abort:
             return None, None
         try:
             got = self.assess(self.trainer)

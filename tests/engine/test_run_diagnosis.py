@@ -84,6 +84,19 @@ def test_a_run_stopped_early_is_diagnosed_too(cipher, tmp_path):
     assert m["final_objective"] == pytest.approx(outcome.final_objective["objective"])
 
 
+def test_an_aborted_run_ends_at_once_without_one(cipher, tmp_path):
+    class AbortAt(_StopAt):
+        def step(self, event) -> None:
+            if event.step == self.at:
+                self.session.abort("the window closes")
+
+    abort = AbortAt(2)
+    session = RunSession(_inputs(cipher, steps=200), sinks=[abort])
+    abort.session = session
+    outcome = session.run()
+    assert outcome.status == "stopped" and outcome.diagnosis is None and outcome.final_objective is None
+
+
 def test_a_diagnosis_that_fails_leaves_the_run_and_says_so(cipher, tmp_path):
     from engine.runs.outputs import OutputFolder
 
