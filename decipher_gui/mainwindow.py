@@ -34,6 +34,7 @@ from decipher_gui.panels.selection import SpanSelection
 from decipher_gui.screenshot import process_until
 from decipher_gui.seedgroup import SeedGroupBridge
 from decipher_gui.pinstate import PinState
+from decipher_gui.queries import diagnosis_note
 from decipher_gui.worker import PAUSED, RunController
 
 APP_TITLE = "Decipher Workbench"
@@ -373,7 +374,10 @@ class MainWindow(QMainWindow):
             return
         self.runs.set_seed_groups(self.seed_groups.markers())
         self.runs.set_runs(history.runs, history.languages, history.metrics,
-                           select if select is not None else self.state.shown_run, pins=history.pins)
+                           select if select is not None else self.state.shown_run, pins=history.pins,
+                           diagnoses=history.diagnoses)
+        shown = next((r for r in history.runs if r.id == self.state.shown_run), None)
+        self.runs.set_diagnosis(*diagnosis_note(shown, history.diagnoses.get(self.state.shown_run)))
 
     def show_run(self, run_id: int) -> None:
         """Show a stored (or the live) run: its corpus, its known language, matches, plots, mapping."""

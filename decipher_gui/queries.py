@@ -68,6 +68,9 @@ class RunHistory:
     metrics: dict[int, dict]
     pins: dict[int, list] = field(default_factory=dict)
     """Run id -> its pin changes (engine.project.recording.PinChange: step and the pins after it)."""
+    diagnoses: dict[int, dict] = field(default_factory=dict)
+    """Run id -> its stored gold-free diagnosis (JSON), compared with the project's runs of the same
+    inputs and settings (engine.project.recording.compared_diagnoses); absent: no diagnosis."""
 
 
 def run_history(project: Project) -> RunHistory:
@@ -79,7 +82,33 @@ def run_history(project: Project) -> RunHistory:
         except DecipherError:
             pins[r.id] = []
     return RunHistory(runs, {x.id: x.name for x in project.languages()},
-                      {r.id: project.latest_metrics(r.id) for r in runs}, pins)
+                      {r.id: project.latest_metrics(r.id) for r in runs}, pins, run_diagnoses(project))
+
+
+def run_diagnoses(project: Project) -> dict[int, dict]:
+    """Every run's diagnosis as the project lists it ({} when the project cannot be read for them:
+    an unreadable diagnosis only hides the diagnoses, never the runs)."""
+    from engine.project.recording import compared_diagnoses
+
+    try:
+        return compared_diagnoses(project)
+    except (DecipherError, sqlite3.Error, ValueError):
+        return {}
+
+
+def diagnosis_note(run: RunRecord | None, diagnosis: dict | None) -> tuple[str, bool]:
+    """(the run panel's diagnosis line in plain words, whether it flags the run) for the shown
+    ``run``: "" while it trains (a run is diagnosed at its end), "no diagnosis" for a run stored
+    without one (older projects, failed runs)."""
+    from engine.training.diagnosis import diagnosis_from, plain_words
+
+    if run is None or run.status == "running":
+        return "", False
+    d = diagnosis_from(diagnosis)
+    text = plain_words(d)
+    if d is None:
+        return f"Run {run.id}: {text}", False
+    return (f"\u26a0 Run {run.id}: {text}" if d.flagged else f"Run {run.id}: {text}"), d.flagged
 
 
 def pins_cell(history: list) -> tuple[str, str]:

@@ -10,7 +10,7 @@ from typing import Any, Sequence
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout,
                                QGroupBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QProgressBar, QPushButton,
-                               QScrollArea, QStyle, QTableWidget, QTableWidgetItem, QToolButton,
+                               QScrollArea, QSizePolicy, QStyle, QTableWidget, QTableWidgetItem, QToolButton,
                                QVBoxLayout, QWidget)
 
 from engine.config import PRESETS, Config
@@ -225,6 +225,16 @@ class RunsPanel(QWidget):
                                          "padding: 4px; background: #FFF3E6; color: #000000; }")
         self.group_warning.hide()
         outer.addWidget(self.group_warning)
+        # the shown run's gold-free diagnosis (engine/training/diagnosis.py), in plain words; wrapped
+        # and allowed any width, so a long finding never widens the window
+        self.diagnosis_note = QLabel("")
+        self.diagnosis_note.setWordWrap(True)
+        self.diagnosis_note.setTextFormat(Qt.TextFormat.PlainText)
+        self.diagnosis_note.setAccessibleName("Diagnosis of the shown run")
+        self.diagnosis_note.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Minimum)
+        self.diagnosis_note.setMinimumWidth(0)
+        self.diagnosis_note.hide()
+        outer.addWidget(self.diagnosis_note)
         self.form = SettingsForm(advanced_open=advanced_open)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
@@ -416,6 +426,17 @@ class RunsPanel(QWidget):
         self.group_warning.setText(text or "")
         self.group_warning.setVisible(bool(text))
 
+    #: a flagged diagnosis is framed like the group warning (and starts with ⚠: not colour alone)
+    FLAGGED_STYLE = ("QLabel { border: 2px solid #D55E00; border-radius: 3px; padding: 4px; "
+                     "background: #FFF3E6; color: #000000; }")
+
+    def set_diagnosis(self, text: str, flagged: bool = False) -> None:
+        """The shown run's diagnosis in plain words ("" hides it: no run shown, or one training)."""
+        self.diagnosis_note.setText(text)
+        self.diagnosis_note.setToolTip(text)
+        self.diagnosis_note.setStyleSheet(self.FLAGGED_STYLE if flagged else "")
+        self.diagnosis_note.setVisible(bool(text))
+
     def set_seed_groups(self, marks: dict[int, tuple[str, str]]) -> None:
         """Run id -> (marker, tooltip) for the "seed group" column (applied by set_runs)."""
         self._group_marks = dict(marks)
@@ -450,8 +471,13 @@ class RunsPanel(QWidget):
         self.device_label.setText(f"Device: {kind}" + ("" if device == "cpu" else f" — {device}"))
 
     def set_runs(self, runs: Sequence[RunRecord], languages: dict[int, str], metrics: dict[int, dict],
-                 select: int | None = None, pins: dict[int, list] | None = None) -> None:
-        """``pins``: run id -> its pin changes (the "pins" column: how many from which step)."""
+                 select: int | None = None, pins: dict[int, list] | None = None,
+                 diagnoses: dict[int, dict] | None = None) -> None:
+        """``pins``: run id -> its pin changes (the "pins" column: how many from which step);
+        ``diagnoses``: run id -> its diagnosis (each row's tooltip says it in a line)."""
+        from engine.training.diagnosis import diagnosis_from
+
+        diagnoses = diagnoses or {}
         self._filling = True
         try:
             self.history.setRowCount(len(runs))
@@ -468,6 +494,9 @@ class RunsPanel(QWidget):
                     tip = (f"settings: {r.summary()}" + (f"\nerror: {r.error}" if r.error else "")
                            + f"\nstarted {r.started_at}" + (f", ended {r.ended_at}" if r.ended_at else "")
                            + (f"\n{mark_tip}" if mark_tip else "") + (f"\n{pins_tip}" if pins_tip else ""))
+                    if r.status != "running":
+                        d = diagnosis_from(diagnoses.get(r.id))
+                        tip += "\ndiagnosis: " + ("none" if d is None else d.headline())
                 except DecipherError:
                     tip = None
                 for c, v in enumerate(values):

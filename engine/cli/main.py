@@ -211,6 +211,10 @@ def cmd_run(args) -> int:
                                         resume=args.resume, overrides=overrides, out=args.out,
                                         sinks=[ProgressBar(quiet=args.quiet)], handle_signals=True,
                                         checkpoint_every_s=every * 60)
+        from engine.runs.outputs import diagnosis_lines
+
+        for line in diagnosis_lines(outcome.diagnosis):
+            print(line, file=sys.stderr)
         return 130 if outcome.reason == "interrupted" else 0
     if args.out is None or args.lost is None or args.known is None:
         raise DecipherError("decipher run needs --lost, --known and --out (or --project)")
@@ -222,9 +226,11 @@ def cmd_run(args) -> int:
     with out_lock(out):
         outcome = run_in_folder(inputs, out, sinks=[ProgressBar(quiet=args.quiet)], checkpoint_every_s=every * 60,
                                 handle_signals=True)
-    from engine.runs.outputs import outcome_summary
+    from engine.runs.outputs import diagnosis_lines, outcome_summary
 
-    print(outcome_summary(outcome, f"results in {out}"), file=sys.stderr)
+    for line in diagnosis_lines(outcome.diagnosis):   # gold-free: may this reading be a poor basin?
+        print(line, file=sys.stderr)
+    print(outcome_summary(outcome, f"results in {out}"), file=sys.stderr)   # the last line, as ever
     return 130 if outcome.reason == "interrupted" else 0
 
 

@@ -437,8 +437,11 @@ def _time(value: str | None) -> str:
 
 def run_table(project: Project) -> list[list[str]]:
     """The rows ``decipher project runs`` prints (header first)."""
+    from engine.project.recording import compared_diagnoses
+
     languages = {x.id: x.name for x in project.languages()}
-    rows = [["id", "status", "language", "steps", "P@1", "P@10", "started", "ended", "checkpoint"]]
+    diagnoses = compared_diagnoses(project)
+    rows = [["id", "status", "language", "steps", "P@1", "P@10", "started", "ended", "diagnosis", "checkpoint"]]
     for run in project.runs():
         metrics = project.latest_metrics(run.id)
         steps = run.last_step
@@ -448,8 +451,16 @@ def run_table(project: Project) -> list[list[str]]:
         rows.append([str(run.id), run.status, languages.get(run.language_id, ""),
                      "" if steps is None else str(steps), _pick(metrics, P_AT_1),
                      _pick(metrics, P_AT_10), _time(run.started_at), _time(run.ended_at),
-                     run.checkpoint or ""])
+                     _verdict(diagnoses.get(run.id)), run.checkpoint or ""])
     return rows
+
+
+def _verdict(diagnosis: dict | None) -> str:
+    """A run's diagnosis in one word for the table: "flagged", "ok", or "no diagnosis"."""
+    from engine.training.diagnosis import NO_DIAGNOSIS, diagnosis_from
+
+    d = diagnosis_from(diagnosis)
+    return NO_DIAGNOSIS if d is None else ("flagged" if d.flagged else "ok")
 
 
 def _print_table(rows: list[list[str]], out: TextIO) -> None:
@@ -460,11 +471,12 @@ def _print_table(rows: list[list[str]], out: TextIO) -> None:
 
 def _runs(args, out: TextIO) -> int:
     if getattr(args, "json", False):
-        from engine.project.recording import run_summary
+        from engine.project.recording import compared_diagnoses, run_summary
 
         with Project.open(args.file) as project:
+            diagnoses = compared_diagnoses(project)
             for run in project.runs():
-                print(json.dumps(run_summary(project, run.id), ensure_ascii=False), file=out)
+                print(json.dumps(run_summary(project, run.id, diagnoses=diagnoses), ensure_ascii=False), file=out)
         return 0
     with Project.open(args.file) as project:
         rows = run_table(project)

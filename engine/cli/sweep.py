@@ -181,13 +181,16 @@ def _group_consensus(out: Path, planned, seeds, rows, total: int) -> None:
         groups.setdefault(p.run_dir.rsplit("/", 1)[0], []).append(p)
     for folder, runs in groups.items():
         try:
-            m = write_consensus(out / folder, [p.seed for p in runs], total, rows=rows, prefix=folder + "/").metrics
+            group = write_consensus(out / folder, [p.seed for p in runs], total, rows=rows, prefix=folder + "/")
         except DecipherError as e:  # no seed of the group finished: its rows say why
             _log(f"{folder}: no consensus ({e})")
             continue
+        m = group.metrics
         gold = (f"; P@1 {m['p_at_1']:.3f}, oracle seed {m['oracle_seed']} {m['oracle_p_at_1']:.3f}"
                 if "p_at_1" in m else "")
         _log(f"{folder}: chosen seed {m['chosen_seed']}{gold}")
+        for line in group.flagged_lines():   # each seed's diagnosis, compared with the group's other seeds
+            _log(f"{folder}: diagnosis: {line}")
 
 
 def _settings(p) -> str:
@@ -234,4 +237,6 @@ def cmd_run_seeds(args) -> int:
          f"{args.out / 'consensus.csv'}")
     if m.get("chosen_disagrees_with_most"):
         _log("warning: the chosen seed disagrees with most other seeds; read the consensus before trusting it")
+    for line in outcome.flagged_lines():   # each seed's diagnosis, compared with the other seeds
+        _log(f"diagnosis: {line}")
     return 1 if outcome.failed else 0

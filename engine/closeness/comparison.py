@@ -368,7 +368,8 @@ def train_run(item: PlanItem) -> CandidateRun:
     spans = tuple((m.inscription_id, m.start, m.end, m.best.ipa) for m in event.matches)
     margins = tuple(float(m.alternatives[0].score - m.alternatives[1].score) if len(m.alternatives) > 1 else 0.0
                     for m in event.matches)
-    objective = corpus_objective(trainer)["objective"]
+    # the session computed it at the run's end (with the run's diagnosis): no second pass over the corpus
+    objective = (outcome.final_objective or corpus_objective(trainer))["objective"]
     return CandidateRun(tuple(event.closeness), float(event.coverage), outcome.step, float(trainer.elapsed),
                      np.asarray(mapping.probs), tuple(mapping.known), spans, margins, float(objective))
 

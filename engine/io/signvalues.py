@@ -25,8 +25,9 @@ from engine.errors import ProjectError
 from engine.model.phonology import DELETE
 from engine.results import MappingSnapshot, SyllableTable
 
-COLUMNS = ("sign", "shown", "rank", "ipa", "probability", "share", "pinned", "weight", "note", "run_id")
-SYLLABLE_COLUMNS = ("sign", "shown", "slot", "rank", "ipa", "probability", "pinned", "weight", "note", "run_id")
+COLUMNS = ("sign", "shown", "rank", "ipa", "probability", "share", "pinned", "weight", "note", "run_id", "unstable")
+SYLLABLE_COLUMNS = ("sign", "shown", "slot", "rank", "ipa", "probability", "pinned", "weight", "note", "run_id",
+                    "unstable")
 """A syllable run's sign values (setting ``signs = syllables``): ``slot`` is ``onset`` or ``vowel``,
 ``probability`` is P(sound | sign) of that slot (``∅`` the onset "none"), and ranks count per slot."""
 
@@ -42,6 +43,28 @@ class SignValue:
     pinned: str                 # "locked", "soft" or ""
     weight: float | None = None
     note: str = ""
+
+
+#: why the run's diagnosis (engine/training/diagnosis.py) doubts a sign's value, per finding code
+UNSTABLE_WHY = {"class": "read against its vowel/consonant class in the text",
+                "polish": "moved by the swap search after training",
+                "objective": "other runs of the same data disagree"}
+
+
+def unstable_signs(project, run_id: int | None) -> dict[str, str]:
+    """Sign -> why the run's gold-free diagnosis doubts its value (the ``unstable`` column), from
+    the diagnosis stored with the run (compared with the project's runs of the same inputs and
+    settings); {} for a run without a diagnosis (older files) or without doubts."""
+    if run_id is None:
+        return {}
+    from engine.project.recording import compared_diagnoses
+    from engine.training.diagnosis import diagnosis_from
+
+    diagnosis = diagnosis_from(compared_diagnoses(project).get(run_id))
+    if diagnosis is None:
+        return {}
+    return {sign: "; ".join(UNSTABLE_WHY.get(code.strip(), code.strip()) for code in codes.split(","))
+            for sign, codes in diagnosis.unstable_letters().items()}
 
 
 def recorded_mapping(project, run_id: int | None) -> MappingSnapshot | None:
@@ -193,18 +216,20 @@ def export_sign_values(project, path: str | Path, *, run_id: int | None = None,
         corpus_id = project.corpora()[0].id
     if corpus_id is not None:
         signs = sorted({u for ins in project.inscriptions(corpus_id) for u in ins.units if u != DIVIDER})
+    unstable = unstable_signs(project, run_id)
     if mapping is not None and mapping.syllables is not None:     # a syllable run: per slot
         slots = syllable_values(mapping.syllables, project.pins(), signs=signs, top=top,
                                 display=table_for(project, corpus_id))
         rows = ([v.sign, v.shown, v.slot, v.rank, v.ipa, "" if v.probability is None else float(v.probability),
-                 v.pinned, "" if v.weight is None else float(v.weight), v.note, run_id] for v in slots)
+                 v.pinned, "" if v.weight is None else float(v.weight), v.note, run_id, unstable.get(v.sign, "")]
+                for v in slots)
         guarded = write_csv(path, SYLLABLE_COLUMNS, rows, delimiter=_delimiter(path, delimiter), bom=bom,
                             guard_formulas=guard_formulas)
         return Written(len(slots), guarded)
     values = sign_values(mapping, project.pins(), signs=signs, top=top, display=table_for(project, corpus_id))
     rows = ([v.sign, v.shown, v.rank, v.ipa, "" if v.probability is None else float(v.probability),
              "" if v.share is None else float(v.share), v.pinned, "" if v.weight is None else float(v.weight),
-             v.note, "" if run_id is None else run_id] for v in values)
+             v.note, "" if run_id is None else run_id, unstable.get(v.sign, "")] for v in values)
     guarded = write_csv(path, COLUMNS, rows, delimiter=_delimiter(path, delimiter), bom=bom,
                         guard_formulas=guard_formulas)
     return Written(len(values), guarded)

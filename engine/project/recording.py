@@ -319,8 +319,18 @@ class RunRecorder(RunSink):
             self.step(self._unwritten, force=True)
         checkpoint = None if outcome.checkpoint is None else stored_path(self.project.path, outcome.checkpoint)
         self.project.heartbeat(self.run_id, outcome.step)
+        refused = None
+        if outcome.diagnosis is not None:   # before the end, so a run shown as ended has its diagnosis
+            try:
+                self.project.record_diagnosis(self.run_id, None if outcome.final_objective is None
+                                              else outcome.final_objective.get("objective"), outcome.diagnosis,
+                                              outcome.inputs_digest)
+            except ProjectError as e:       # the run still ends; the refusal is told (a message)
+                refused = e
         self.project.finish_run(self.run_id, outcome.status, error=outcome.note, checkpoint=checkpoint)
         self.ended = True
+        if refused is not None:
+            raise refused
 
     def failed(self, error: BaseException, step: int | None = None) -> None:
         self.fail(error)
@@ -376,11 +386,47 @@ def last_evaluation_metrics(project: Project, run_id: int,
     return {n: v for s, n, v in rows if s == last}
 
 
-def run_summary(project: Project, run_id: int) -> dict:
+def compared_diagnoses(project: Project) -> dict[int, dict]:
+    """Every run's stored diagnosis (JSON), each with its objective finding made against the other
+    runs of the same inputs and settings but the seed (engine/training/diagnosis.py ``compared``):
+    the same inputs digest (corpus, known stems and pins as the run ended; where none was stored, the
+    same corpus, language and start pins) and the same settings except ``seed``, each with a final
+    objective. A run without a stored diagnosis (older files, failed runs) is absent."""
+    from engine.training.diagnosis import compared, diagnosis_from
+
+    stored = project.diagnoses()
+    digests = project.diagnosis_inputs()
+    groups: dict[str, list[int]] = {}
+    for run in project.runs():
+        if run.id not in stored:
+            continue
+        settings = {k: v for k, v in run.config.items() if k != "seed"}
+        inputs = digests.get(run.id) or [run.corpus_id, run.language_id, _pins_text(run.pins)]
+        key = json.dumps([inputs, settings], sort_keys=True, ensure_ascii=False, default=str)
+        groups.setdefault(key, []).append(run.id)
+    out: dict[int, dict] = {}
+    for ids in groups.values():
+        for run_id in ids:
+            objective, data = stored[run_id]
+            diagnosis = diagnosis_from(data)
+            if diagnosis is None:
+                continue
+            others = {f"run {o}": stored[o][0] for o in ids if o != run_id and stored[o][0] is not None}
+            out[run_id] = compared(diagnosis, objective, others).to_json() if others else diagnosis.to_json()
+    return out
+
+
+def run_summary(project: Project, run_id: int, *, diagnoses: dict[int, dict] | None = None) -> dict:
     """One run as a JSON-able dict: id, status, steps (its target), last_step, checkpoint (as
     recorded, or None), pins (each change: step and the pins in force after it), metrics (the
-    last evaluation's p_at_1, p_at_10, coverage), and where/when it ran."""
+    last evaluation's p_at_1, p_at_10, coverage), where/when it ran, its final objective and its
+    gold-free ``diagnosis`` (compared with the project's runs of the same inputs and settings;
+    None: no diagnosis, e.g. a run of an older program). ``diagnoses``: :func:`compared_diagnoses`
+    when the caller lists many runs."""
     run = project.run(run_id)
+    if diagnoses is None:
+        diagnoses = compared_diagnoses(project)
+    stored = project.diagnosis(run_id)
     metrics = {k: (None if v != v else v) for k, v in last_evaluation_metrics(project, run_id).items()}
     return {
         "id": run.id, "status": run.status, "steps": run.config.get("steps"), "last_step": run.last_step,
@@ -388,5 +434,6 @@ def run_summary(project: Project, run_id: int) -> dict:
         "metrics": metrics, "corpus_id": run.corpus_id, "language_id": run.language_id,
         "seed": run.seed, "device": run.device, "code_version": run.code_version,
         "resumed_from": run.resumed_from, "started_at": run.started_at, "ended_at": run.ended_at,
-        "error": run.error,
+        "error": run.error, "final_objective": None if stored is None else stored[0],
+        "diagnosis": diagnoses.get(run_id),
     }

@@ -262,6 +262,52 @@ class RunsMixin:
                 (status, self._stamp(), error, None if checkpoint is None else str(checkpoint), run_id))
 
     @_locked
+    def record_diagnosis(self, run_id: int, final_objective: float | None, diagnosis: Mapping[str, Any],
+                         inputs_digest: str | None = None) -> None:
+        """Store (or replace) a run's final objective and its gold-free diagnosis
+        (engine/training/diagnosis.py ``Diagnosis.to_json()``); ``inputs_digest``: what the objective
+        was computed from (engine/runs/session.py ``inputs_digest``; None keeps the stored one)."""
+        self._need("run", run_id)
+        text = json.dumps(dict(diagnosis), ensure_ascii=False, allow_nan=False)
+        with self.transaction():
+            self.conn.execute(
+                "INSERT INTO run_diagnosis (run_id, final_objective, diagnosis, inputs_digest) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (run_id) DO UPDATE SET final_objective = excluded.final_objective, "
+                "diagnosis = excluded.diagnosis, inputs_digest = coalesce(excluded.inputs_digest, inputs_digest)",
+                (run_id, _real(final_objective), text, inputs_digest))
+
+    @_locked
+    def diagnosis_inputs(self) -> dict[int, str]:
+        """Run id -> the inputs digest stored with its diagnosis (runs without one are absent)."""
+        rows = self.conn.execute("SELECT run_id, inputs_digest FROM run_diagnosis WHERE inputs_digest IS NOT NULL")
+        return {int(r): str(d) for r, d in rows}
+
+    @_locked
+    def diagnosis(self, run_id: int) -> tuple[float | None, dict] | None:
+        """(final objective, diagnosis JSON) stored for a run, or None: a run without one (recorded
+        before schema v6, or one that failed)."""
+        row = self.conn.execute("SELECT run_id, final_objective, diagnosis FROM run_diagnosis WHERE run_id = ?",
+                                (run_id,)).fetchone()
+        return None if row is None else self._diagnosis_row(row)[1]
+
+    @_locked
+    def diagnoses(self) -> dict[int, tuple[float | None, dict]]:
+        """Every stored diagnosis: run id -> (final objective, diagnosis JSON)."""
+        return dict(self._diagnosis_row(r) for r in
+                    self.conn.execute("SELECT run_id, final_objective, diagnosis FROM run_diagnosis ORDER BY run_id"))
+
+    def _diagnosis_row(self, row) -> tuple[int, tuple[float | None, dict]]:
+        """A stored row read back, or StoredValueError naming the cell that is not what we write."""
+        from engine.project.records import load_json
+
+        run_id, objective, text = row
+        if objective is not None and (isinstance(objective, bool) or not isinstance(objective, (int, float))):
+            raise StoredValueError(self.path, "run_diagnosis", f"run {run_id}", "final_objective",
+                                   f"not a number, found {objective!r:.40}")
+        data = load_json(self.path, "run_diagnosis", f"run {run_id}", "diagnosis", text, dict)
+        return int(run_id), (_real(objective), data)
+
+    @_locked
     def runs(self, status: str | None = None) -> list[RunRecord]:
         sql = f"SELECT {', '.join(_RUN_COLUMNS)} FROM run"
         args: tuple = ()

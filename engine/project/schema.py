@@ -235,6 +235,19 @@ _V4 = [
 _V5 = ["ALTER TABLE run_mapping ADD COLUMN syllables TEXT"]
 
 
+# version 5 -> 6: a run's final objective over its corpus and its gold-free diagnosis (issue 30;
+# engine/training/diagnosis.py), stored at its end; runs of older files have no row ("no diagnosis")
+
+_V6 = [
+    """CREATE TABLE run_diagnosis (
+        run_id INTEGER PRIMARY KEY REFERENCES run(id) ON DELETE CASCADE,
+        final_objective REAL,
+        diagnosis TEXT NOT NULL,
+        inputs_digest TEXT
+    )""",
+]
+
+
 def _statements(sql: list[str]) -> Callable[[sqlite3.Connection], None]:
     def apply(conn: sqlite3.Connection) -> None:
         for statement in sql:
@@ -244,7 +257,7 @@ def _statements(sql: list[str]) -> Callable[[sqlite3.Connection], None]:
 
 #: ``MIGRATIONS[v]`` upgrades a file of version ``v`` to ``v + 1`` (inside the caller's transaction).
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_statements(_V1), _statements(_V2), _v3,
-                                                          _statements(_V4), _statements(_V5)]
+                                                          _statements(_V4), _statements(_V5), _statements(_V6)]
 
 
 def schema_version() -> int:
@@ -533,6 +546,10 @@ CELL_CHECKS: tuple[tuple[str, str, str, str], ...] = (
     ("run_pins", "pins", _JSON.format(c="pins", then=_PINS), "not a JSON list of pins [lost, known_ipa, weight, locked, note]"),
     ("run_mapping", "syllables", "syllables IS NULL OR (" + _JSON.format(c="syllables", then="json_type(syllables) = 'object'")
      + ")", "not empty or a JSON object (a syllable table)"),
+    ("run_diagnosis", "inputs_digest", "typeof(inputs_digest) IN ('text', 'null')", "not a text"),
+    ("run_diagnosis", "final_objective", "typeof(final_objective) IN ('real', 'integer', 'null')", "not a number"),
+    ("run_diagnosis", "diagnosis", _JSON.format(c="diagnosis", then="json_type(diagnosis) = 'object' AND "
+     "json_type(diagnosis, '$.findings') = 'array'"), "not a JSON object of findings (a diagnosis)"),
 )
 
 #: The checks of run_metric: made by :meth:`Project.check_readable` (the app's launch) and, row
@@ -549,7 +566,7 @@ _ROW_NAME = {"pin": "lost || ' -> ' || known_ipa", "setting": "quote(key)",
              "run_pins": "'run ' || run_id || ' step ' || step",
              "decision": "'run ' || run_id || ' ' || quote(inscription_id) || ' ' || quote(form)",
              "run_alternative": "'match ' || match_id || ' rank ' || quote(rank)",
-             "run_mapping": "'run ' || run_id"}
+             "run_mapping": "'run ' || run_id", "run_diagnosis": "'run ' || run_id"}
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _CONTROL_RAW = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")  # as imported: the Hesperia reader keeps VT and FF

@@ -83,6 +83,12 @@ def write_outputs(out: Path, trainer, outcome: RunOutcome, history: list[dict]) 
     }
     if outcome.status != "completed":
         metrics["status"] = outcome.status
+    # the final objective over the corpus and the gold-free diagnosis (engine/training/diagnosis.py),
+    # computed once by the session at the run's end; absent only where they could not be computed
+    if outcome.final_objective is not None:
+        metrics["final_objective"] = float(outcome.final_objective["objective"])
+    if outcome.diagnosis is not None:
+        metrics["diagnosis"] = dict(outcome.diagnosis)
     # the files are the program's, in the user's folder: a link planted under their names is refused
     write_text(refuse_symlinks(out / "metrics.json", out), json.dumps(metrics, indent=2, ensure_ascii=False) + "\n")
     if ev is not None:
@@ -129,6 +135,14 @@ def metrics_text(metrics: dict[str, float]) -> str:
         text += (f"{', ' if text else ''}{metrics['signs_standard']:.0f} of {metrics['signs_with_standard']:.0f} "
                  f"signs at their standard value")
     return text
+
+
+def diagnosis_lines(diagnosis) -> list[str]:
+    """The diagnosis of a run for a terminal, each line prefixed ``diagnosis: `` (``diagnosis``:
+    its JSON as stored, or None: "no diagnosis")."""
+    from engine.training.diagnosis import diagnosis_from, summary_lines
+
+    return [f"diagnosis: {line}" for line in summary_lines(diagnosis_from(diagnosis))]
 
 
 def outcome_summary(outcome: RunOutcome, where: str) -> str:

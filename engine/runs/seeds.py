@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import threading
 from concurrent.futures import Future
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -31,6 +31,19 @@ class SeedsOutcome:
     stopped: bool = False
     """Stopped on request before every seed finished (the finished ones are kept; running the
     same group into the same folder again does only the rest)."""
+    diagnoses: dict = field(default_factory=dict)
+    """Each finished seed's diagnosis (JSON) once compared with the other seeds (seed -> diagnosis)."""
+
+    def flagged_lines(self) -> list[str]:
+        """One line per seed whose diagnosis flags it: ``seed K: <headline>``."""
+        from engine.training.diagnosis import diagnosis_from
+
+        out = []
+        for seed, data in sorted(self.diagnoses.items()):
+            d = diagnosis_from(data)
+            if d is not None and d.flagged:
+                out.append(f"seed {seed}: {d.headline()}")
+        return out
 
 
 #: The most seeds one group may have (the app's seeds field and run_seeds).
@@ -313,7 +326,23 @@ def run_seeds_in_project(project: str | Path, config, seeds: Sequence[int], out:
             raise
         outcome = replace(outcome, stopped=stopped)
         record_group(project, out, seeds, outcome, corpus_id=corpus_id, language_id=language_id)
+        _store_diagnoses(project, out, outcome)
         return outcome
+
+
+def _store_diagnoses(project: str | Path, out: Path, outcome: SeedsOutcome) -> None:
+    """The seeds' diagnoses, compared with each other, into their runs' records in the project."""
+    from engine.project.store import Project
+
+    ids = {s: _run_id(out / f"seed-{s}") for s in outcome.diagnoses}
+    if not any(v is not None for v in ids.values()):
+        return
+    with Project.open(project) as p:
+        stored = p.diagnoses()
+        for seed, data in outcome.diagnoses.items():
+            run_id = ids[seed]
+            if run_id is not None and run_id in stored:
+                p.record_diagnosis(run_id, stored[run_id][0], data)
 
 
 #: What the project's ``seed_groups`` setting keeps of a group's metrics.json (what the app shows).
@@ -412,6 +441,7 @@ def write_consensus(out: Path, seeds: Sequence[int], total_letters: int, *, rows
     if rows is None:
         rows = read_results(out / "results.csv") if (out / "results.csv").exists() else {}
     results, readings, failed = {}, {}, {}
+    seed_metrics: dict[int, dict] = {}
     for s in seeds:
         run_dir = out / f"seed-{s}"
         row = rows.get(f"{prefix}seed-{s}")
@@ -419,6 +449,7 @@ def write_consensus(out: Path, seeds: Sequence[int], total_letters: int, *, rows
             failed[s] = (row.error or row.status) if row is not None else "not run"
             continue
         m = json.loads((run_dir / "metrics.json").read_text(encoding="utf-8"))
+        seed_metrics[s] = m
         results[s] = {k: m.get(k) for k in ("coverage", "objective", "p_at_1", "p_at_10")}
         matches = run_dir / "matches.csv"
         readings[s] = read_readings(matches) if matches.exists() else ()
@@ -431,5 +462,39 @@ def write_consensus(out: Path, seeds: Sequence[int], total_letters: int, *, rows
     metrics = summary(results, readings, total_letters)
     if failed:
         metrics["failed_seeds"] = {str(s): why for s, why in failed.items()}
+    diagnoses = compare_seeds(out, seed_metrics)
+    flagged = [s for s, d in diagnoses.items() if d.get("flagged")]
+    if diagnoses:
+        metrics["flagged_seeds"] = sorted(flagged)
     write_text(refuse_symlinks(out / "metrics.json", out), json.dumps(metrics, indent=2, ensure_ascii=False) + "\n")
-    return SeedsOutcome(out, metrics, failed)
+    return SeedsOutcome(out, metrics, failed, diagnoses=diagnoses)
+
+
+def _objective_of(metrics: dict) -> float | None:
+    value = metrics.get("final_objective", metrics.get("objective"))
+    return float(value) if isinstance(value, (int, float)) else None
+
+
+def compare_seeds(out: Path, seed_metrics: dict[int, dict]) -> dict[int, dict]:
+    """Each finished seed's diagnosis with its objective finding made against the other seeds
+    (``others`` = {"seed K": final objective}; engine/training/diagnosis.py ``compared``), written
+    back into ``out/seed-K/metrics.json``; seed -> the new diagnosis (JSON). A seed folder without a
+    diagnosis (written by an older program) is left as it is, and out of the result."""
+    from engine.io.atomic import refuse_symlinks, write_text
+    from engine.training.diagnosis import compared, diagnosis_from
+
+    objectives = {s: _objective_of(m) for s, m in seed_metrics.items()}
+    out_diagnoses: dict[int, dict] = {}
+    for s, m in seed_metrics.items():
+        diagnosis = diagnosis_from(m.get("diagnosis"))
+        if diagnosis is None:
+            continue
+        others = {f"seed {k}": v for k, v in objectives.items() if k != s and v is not None}
+        new = compared(diagnosis, objectives[s], others).to_json()
+        out_diagnoses[s] = new
+        if new != m.get("diagnosis"):
+            run_dir = out / f"seed-{s}"
+            m = {**m, "diagnosis": new}
+            write_text(refuse_symlinks(run_dir / "metrics.json", run_dir),
+                       json.dumps(m, indent=2, ensure_ascii=False) + "\n")
+    return out_diagnoses

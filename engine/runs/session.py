@@ -96,6 +96,15 @@ class RunOutcome:
     """The last engine.training.evaluation.Evaluation (None if the run never evaluated)."""
     note: str | None = None
     """Why a run stopped early (a signal), for the run's record."""
+    final_objective: Mapping[str, float] | None = None
+    """The run's final objective over its whole corpus and its parts (engine/training/final_objective.py
+    ``corpus_objective``), computed once at its end; None when it could not be (a fake trainer)."""
+    diagnosis: Mapping[str, Any] | None = None
+    """The gold-free diagnosis of the run's end (engine/training/diagnosis.py ``Diagnosis.to_json()``)."""
+    inputs_digest: str | None = None
+    """A digest of what the objective is computed from (the corpus, the known stems, the pins in
+    force at the end): runs with the same digest and settings but the seed are compared
+    (:func:`inputs_digest`); None without the session's inputs."""
 
     @property
     def steps_run(self) -> int:
@@ -218,6 +227,28 @@ def build_trainer(inputs: RunInputs, *, live_interval: float | None = None):
                    pins=list(inputs.pins or ()), live_interval=live_interval)
 
 
+def assess_run(trainer) -> tuple[dict[str, float], dict] | None:
+    """The final objective (with its parts) and the diagnosis (as JSON) of a trainer at its end,
+    from one pass over the corpus (engine/training/diagnosis.py ``assess``); None for a trainer
+    that has no prepared data and model (the fakes of tests)."""
+    if getattr(trainer, "prep", None) is None or getattr(trainer, "model", None) is None:
+        return None
+    from engine.training.diagnosis import assess
+
+    values, diagnosis = assess(trainer)
+    return {k: float(v) for k, v in values.items()}, diagnosis.to_json()
+
+
+def inputs_digest(corpus, vocabulary, pins) -> str:
+    """One digest of a run's corpus, known stems and pins (engine/inputs_digest.py's digests of each)."""
+    import hashlib
+
+    from engine.inputs_digest import corpus_digest, values_digest, vocabulary_digest
+
+    parts = [corpus_digest(corpus), vocabulary_digest(vocabulary), values_digest(sorted(pins or (), key=repr))]
+    return hashlib.sha256("\x1f".join(parts).encode("ascii")).hexdigest()
+
+
 def describe_device(trainer) -> str:
     """The trainer's device in words, e.g. ``cuda:0 (NVIDIA H200)`` or ``cpu``."""
     device = getattr(trainer, "device", "cpu")
@@ -262,7 +293,8 @@ class RunSession:
                  checkpoint: Path | str | Callable[[RunStart], Path | None] | None = None,
                  checkpoint_every_s: float = CHECKPOINT_EVERY_S, clock: Callable[[], float] = time.monotonic,
                  heartbeat_s: float = 60.0, live_interval: float | None = None,
-                 build: Callable[..., Any] = build_trainer):
+                 build: Callable[..., Any] = build_trainer,
+                 assess: Callable[[Any], tuple[dict, dict] | None] | None = assess_run):
         if not checkpoint_every_s > 0:
             raise ValueError(f"checkpoint_every_s must be positive, got {checkpoint_every_s!r}")
         self.inputs = inputs
@@ -273,6 +305,7 @@ class RunSession:
         self.heartbeat_s = heartbeat_s
         self.live_interval = live_interval
         self.build = build
+        self.assess = assess
         self.trainer: Any = None
         self.step = 0
         self.checkpoint_path: Path | None = None
@@ -457,12 +490,33 @@ class RunSession:
         """The run's last checkpoint and outcome: sinks get ``finishing`` (may fail the run), then
         ``finished``. (``failed`` and ``close`` are the driver's to send, as :meth:`run` does.)"""
         self._save_checkpoint()
+        final, diagnosis = self._assess()
+        digest = None
+        if diagnosis is not None and self.inputs is not None:
+            pins = getattr(self.trainer, "pins", None)
+            digest = inputs_digest(self.inputs.corpus, self.inputs.vocabulary,
+                                   pins if pins is not None else (self.inputs.pins or ()))
         outcome = RunOutcome(final_status(reason), reason, self.step, self._first, time.perf_counter() - self._t0,
                              self._start.device, self.checkpoint_path if self._saved_at is not None else None,
-                             getattr(self.trainer, "last_evaluation", None), self._c.note)
+                             getattr(self.trainer, "last_evaluation", None), self._c.note, final, diagnosis, digest)
         self._each_critical("finishing", outcome)
         self._each("finished", outcome)
         return outcome
+
+    def _assess(self) -> tuple[dict | None, dict | None]:
+        """The final objective and diagnosis every run that ends stores (stopped ones too): one
+        pass over the corpus, shared by every sink through the outcome. A check that raises does
+        not fail the run: the sinks are told, and the run is stored without a diagnosis. An aborted
+        run (a closing window, a signal) ends at once, without it, as it ends without its final
+        evaluation."""
+        if self.assess is None or self.trainer is None or self._c.abort:
+            return None, None
+        try:
+            got = self.assess(self.trainer)
+        except Exception as exc:  # noqa: BLE001 - a diagnosis is advice; the run's results stand
+            self.message(f"note: no diagnosis of this run ({type(exc).__name__}: {exc})")
+            return None, None
+        return (None, None) if got is None else got
 
     def fail(self, error: BaseException) -> None:
         """Tell every sink the run failed (at the current step when the trainer exists)."""

@@ -159,23 +159,18 @@ def _maybe_die_for_test(item: RunItem) -> None:
 
 
 class ObjectiveSink(RunSink):
-    """Computes the run's final objective over the whole corpus (engine/training/final_objective.py)."""
+    """The run's final objective over the whole corpus (engine/training/final_objective.py), as the
+    session computed it once at the run's end (``RunOutcome.final_objective``): no second pass."""
 
     critical = False
     name = "the final objective"
 
     def __init__(self) -> None:
-        self.trainer = None
         self.values: dict[str, float] = {}
 
-    def started(self, start) -> None:
-        self.trainer = start.trainer
-
     def finishing(self, outcome) -> None:
-        if self.trainer is not None and outcome.evaluation is not None:
-            from engine.training.final_objective import corpus_objective
-
-            self.values = corpus_objective(self.trainer)
+        if outcome.final_objective is not None:
+            self.values = {k: float(v) for k, v in outcome.final_objective.items()}
 
 
 def _add_to_metrics(run_dir: Path, values: dict[str, Any]) -> None:

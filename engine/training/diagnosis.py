@@ -196,3 +196,64 @@ def diagnose(trainer, *, polish=None, others: Mapping[str, float] | None = None,
         out.findings.append(finding)
     out.values["diagnosis_flagged"] = float(out.flagged)
     return out
+
+
+def assess(trainer) -> tuple[dict[str, float], Diagnosis]:
+    """The finished run's final objective over its corpus (engine/training/final_objective.py, its
+    parts too) and its diagnosis, from one pass over the corpus: what every run stores at its end
+    (engine/runs/session.py ``RunSession.end``). The swap polish's result is read from the trainer
+    (``trainer.polish_result``, absent or None when no polish ran)."""
+    from engine.training.final_objective import corpus_objective
+
+    values = corpus_objective(trainer)
+    return values, diagnose(trainer, polish=getattr(trainer, "polish_result", None), objective=values["objective"])
+
+
+def compared(diagnosis: Diagnosis, objective: float | None, others: Mapping[str, float]) -> Diagnosis:
+    """``diagnosis`` with its objective finding made anew against ``others`` (label -> final
+    objective of a run with the same inputs and settings, this run left out): what a seed group or
+    a project's listing adds once every run of them has finished. Without an objective or others
+    it is ``diagnosis`` without an objective finding."""
+    out = Diagnosis([f for f in diagnosis.findings if f.code != "objective"],
+                    {k: v for k, v in diagnosis.values.items() if k != "diagnosis_objective_gap"})
+    if objective is not None and others:
+        finding, values = objective_finding(objective, others)
+        out.values.update(values)
+        if finding is not None:
+            out.findings.insert(sum(1 for f in out.findings if f.code == "class"), finding)
+    out.values["diagnosis_flagged"] = float(out.flagged)
+    return out
+
+
+#: what a run without a stored diagnosis (older projects and run folders) shows
+NO_DIAGNOSIS = "no diagnosis"
+
+
+def summary_lines(diagnosis: Diagnosis | None) -> list[str]:
+    """The lines a summary prints: the headline, then each finding the headline does not already
+    say (the headline of a flagged run holds its flagged findings); [NO_DIAGNOSIS] for None."""
+    if diagnosis is None:
+        return [NO_DIAGNOSIS]
+    head = diagnosis.headline()
+    return [head] + [f.text for f in diagnosis.findings if not (diagnosis.flagged and f.flag)]
+
+
+def plain_words(diagnosis: Diagnosis | None) -> str:
+    """The diagnosis as a sentence for the app's run panel ("This reading may be a local
+    optimum: … try more seeds or restarts, or pin a vowel")."""
+    lines = summary_lines(diagnosis)
+    text = " ".join(line[:1].upper() + line[1:] + ("" if line.endswith(".") else ".") for line in lines)
+    if diagnosis is not None and diagnosis.flagged and "try" not in text:
+        text += " Try more seeds or restarts, or pin a vowel."
+    return text
+
+
+def diagnosis_from(data) -> Diagnosis | None:
+    """A stored diagnosis (``Diagnosis.to_json()``, from a metrics.json or a project) read back, or
+    None when there is none or it is not of that shape (an older or edited file)."""
+    if not isinstance(data, Mapping):
+        return None
+    try:
+        return Diagnosis.from_json(data)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None

@@ -45,8 +45,10 @@ def test_runs_table_and_match_export(tmp_path, capsys):
     project.close()
     assert main(["runs", str(path)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].split() == ["id", "status", "language", "steps", "P@1", "P@10", "started", "ended", "checkpoint"]
+    assert lines[0].split() == ["id", "status", "language", "steps", "P@1", "P@10", "started", "ended", "diagnosis",
+                                "checkpoint"]
     assert lines[1].split()[:6] == [str(ids["run"]), "completed", "basque", "10", "0.500", "0.750"]
+    assert "no diagnosis" in lines[1]   # a run recorded without one (as by an older program)
     out = tmp_path / "m.tsv"
     assert main(["export", str(path), "--matches", str(out), "--run", str(ids["run"]),
                  "--guard-formulas"]) == 0

@@ -187,7 +187,8 @@ def test_sign_values_of_a_syllable_run_rank_onsets_and_vowels_by_p_sound_given_s
                  "--no-guard-formulas"]) == 0
     rows = list(csv.DictReader(out.open(encoding="utf-8")))
     assert list(rows[0]) == ["sign", "shown", "slot", "rank", "ipa", "probability", "pinned", "weight", "note",
-                             "run_id"]
+                             "run_id", "unstable"]
+    assert {r["unstable"] for r in rows} == {""}     # a run recorded without a diagnosis doubts nothing
 
     def of(sign, slot):
         return [(r["rank"], r["ipa"], r["probability"], r["pinned"]) for r in rows if r["sign"] == sign

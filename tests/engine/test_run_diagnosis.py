@@ -1,0 +1,350 @@
+"""Every run stores its gold-free diagnosis (issue 30, item 3): computed once at the run's end
+(stopped runs too) with its final objective, written to metrics.json and the project (schema v6),
+compared across the seeds of a group and the project's runs of the same inputs and settings, and
+shown in the CLI summary, `project runs`, and the sign-values export's `unstable` column."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from engine.config import Config
+from engine.datasets.synthetic import make_cipher
+from engine.project import SCHEMA_VERSION, Project
+from engine.project.store import _build_file
+from engine.runs.session import RunInputs, RunSession, RunSink
+from engine.training.diagnosis import Diagnosis, Finding, compared, diagnosis_from, summary_lines
+
+from .test_project_helpers import filled_project
+
+FAST = dict(feature_dim=8, eval_interval=0, anneal_steps=10, steps=12, device="cpu", chars_per_batch=200)
+
+
+@pytest.fixture(scope="module")
+def cipher():
+    return make_cipher(n_stems=25, n_inscriptions=30, seed=4)
+
+
+def _inputs(cipher, **changes) -> RunInputs:
+    return RunInputs(cipher.corpus, cipher.vocabulary, Config(**{**FAST, **changes}))
+
+
+FLAGGED = Diagnosis([Finding("class", "2 letters read against how they pattern in the text (a → w, q → f; "
+                             "the vowels by their contexts: a q); try more seeds or restarts, or pin a vowel",
+                             ("a", "q")),
+                     Finding("polish", "the swap search found a better mapping than training (swap b <-> c; "
+                             "objective -1.000 → -1.100); the reading includes it", ("b", "c"), flag=False)],
+                    {"diagnosis_class_mismatch": 2.0})
+
+
+# ---- 1. every run stores it, from one pass over the corpus ---------------------------------------------
+
+
+def test_a_file_run_stores_its_final_objective_and_diagnosis_from_one_corpus_pass(cipher, tmp_path, monkeypatch):
+    from engine.training import final_objective
+    from engine.runs.workers import RunItem, run_item
+
+    import inspect
+
+    calls = []
+    real = final_objective.corpus_objective
+
+    def counted(trainer, **kw):
+        # the passes after training (not the trainer's own: restarts, the swap polish)
+        files = {Path(f.filename).name for f in inspect.stack()}
+        if not files & {"trainer.py", "polish.py"}:
+            calls.append(kw)
+        return real(trainer, **kw)
+
+    monkeypatch.setattr(final_objective, "corpus_objective", counted)
+    result = run_item(RunItem(tmp_path / "run", "k", 0, inputs=_inputs(cipher)))
+    assert result.status == "completed", result.error
+    assert calls == [{}], "the final objective is computed once per run (the diagnosis reuses it)"
+    m = json.loads((tmp_path / "run" / "metrics.json").read_text(encoding="utf-8"))
+    assert m["final_objective"] == pytest.approx(m["objective"]) == pytest.approx(result.objective)
+    d = diagnosis_from(m["diagnosis"])
+    assert d is not None and m["diagnosis"]["flagged"] == d.flagged
+    assert d.values["diagnosis_vowel_letters"] >= 2   # the class check ran on a cipher that writes vowels
+
+
+class _StopAt(RunSink):
+    def __init__(self, step: int):
+        self.at, self.session = step, None
+
+    def step(self, event) -> None:
+        if event.step == self.at:
+            self.session.stop()
+
+
+def test_a_run_stopped_early_is_diagnosed_too(cipher, tmp_path):
+    from engine.runs.outputs import OutputFolder
+
+    stop = _StopAt(3)
+    session = RunSession(_inputs(cipher, steps=200), sinks=[OutputFolder(tmp_path), stop])
+    stop.session = session
+    outcome = session.run()
+    assert outcome.status == "stopped" and outcome.step < 200
+    assert outcome.diagnosis is not None and outcome.final_objective is not None
+    m = json.loads((tmp_path / "metrics.json").read_text(encoding="utf-8"))
+    assert m["status"] == "stopped" and m["diagnosis"] == outcome.diagnosis
+    assert m["final_objective"] == pytest.approx(outcome.final_objective["objective"])
+
+
+def test_an_aborted_run_ends_at_once_without_one(cipher, tmp_path):
+    class AbortAt(_StopAt):
+        def step(self, event) -> None:
+            if event.step == self.at:
+                self.session.abort("the window closes")
+
+    abort = AbortAt(2)
+    session = RunSession(_inputs(cipher, steps=200), sinks=[abort])
+    abort.session = session
+    outcome = session.run()
+    assert outcome.status == "stopped" and outcome.diagnosis is None and outcome.final_objective is None
+
+
+def test_a_diagnosis_that_fails_leaves_the_run_and_says_so(cipher, tmp_path):
+    from engine.runs.outputs import OutputFolder
+
+    said = []
+
+    class Listen(RunSink):
+        def message(self, text):
+            said.append(text)
+
+    def broken(trainer):
+        raise RuntimeError("boom")
+
+    outcome = RunSession(_inputs(cipher, steps=3), sinks=[OutputFolder(tmp_path), Listen()], assess=broken).run()
+    assert outcome.status == "completed" and outcome.diagnosis is None
+    assert any("no diagnosis of this run (RuntimeError: boom)" in s for s in said)
+    assert "diagnosis" not in json.loads((tmp_path / "metrics.json").read_text(encoding="utf-8"))
+
+
+def test_the_cli_summary_prints_the_headline_and_each_other_finding(cipher, tmp_path, capsys):
+    from engine.cli.main import main
+    from engine.io.tables import write_known, write_lost
+    from engine.runs.outputs import diagnosis_lines
+
+    assert diagnosis_lines(None) == ["diagnosis: no diagnosis"]
+    lines = diagnosis_lines(FLAGGED.to_json())
+    assert lines[0].startswith("diagnosis: this reading may be a local optimum: 2 letters read against")
+    assert lines[1:] == ["diagnosis: " + FLAGGED.findings[1].text]   # the flagged one is in the headline already
+    write_lost(tmp_path / "lost.csv", cipher.corpus.inscriptions)
+    write_known(tmp_path / "known.csv", cipher.vocabulary.stems)
+    assert main(["run", "--lost", str(tmp_path / "lost.csv"), "--known", str(tmp_path / "known.csv"), "--steps", "8",
+                 "--device", "cpu", "--out", str(tmp_path / "out"), "--quiet", "--set", "feature_dim=8",
+                 "--set", "eval_interval=0", "--set", "anneal_steps=5"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    m = json.loads((tmp_path / "out" / "metrics.json").read_text(encoding="utf-8"))
+    assert [line for line in err if line.startswith("diagnosis: ")] == diagnosis_lines(m["diagnosis"])
+
+
+# ---- 2. seeds compared ------------------------------------------------------------------------------------
+
+
+def _seed_folder(out: Path, seed: int, objective: float, diagnosis: dict | None) -> None:
+    folder = out / f"seed-{seed}"
+    folder.mkdir(parents=True)
+    m = {"coverage": 0.5, "objective": objective, "final_objective": objective}
+    if diagnosis is not None:
+        m["diagnosis"] = diagnosis
+    (folder / "metrics.json").write_text(json.dumps(m), encoding="utf-8")
+
+
+def test_each_seed_is_compared_with_the_others_and_its_metrics_rewritten(tmp_path):
+    from engine.runs.seeds import SeedsOutcome, compare_seeds
+
+    ok = Diagnosis().to_json()
+    _seed_folder(tmp_path, 0, -1.50, ok)
+    _seed_folder(tmp_path, 1, -1.20, ok)        # 0.3 worse than seed 0: a worse basin
+    _seed_folder(tmp_path, 2, -1.45, ok)        # within the margin
+    _seed_folder(tmp_path, 3, -2.00, None)      # an older folder: compared against, not rewritten
+    metrics = {s: json.loads((tmp_path / f"seed-{s}" / "metrics.json").read_text()) for s in range(4)}
+    got = compare_seeds(tmp_path, metrics)
+    assert set(got) == {0, 1, 2}
+    assert [f["code"] for f in got[1]["findings"]] == ["objective"] and got[1]["flagged"]
+    assert "seed 3's -2.000" in got[1]["findings"][0]["text"]
+    assert got[0]["flagged"] and got[2]["flagged"]       # seed 3's objective is lower than all of theirs
+    stored = json.loads((tmp_path / "seed-1" / "metrics.json").read_text())
+    assert stored["diagnosis"] == got[1] and stored["final_objective"] == -1.20
+    assert "diagnosis" not in json.loads((tmp_path / "seed-3" / "metrics.json").read_text())
+    lines = SeedsOutcome(tmp_path, {}, {}, diagnoses=got).flagged_lines()
+    assert len(lines) == 3 and lines[1].startswith("seed 1: this reading may be a local optimum: its objective -1.200")
+    # compared again (the group run once more): the objective finding is replaced, not added twice
+    again = compare_seeds(tmp_path, {s: json.loads((tmp_path / f"seed-{s}" / "metrics.json").read_text())
+                                     for s in range(3)})
+    assert [f["code"] for f in again[1]["findings"]] == ["objective"] and not again[2]["flagged"]
+
+
+def test_run_seeds_prints_one_line_per_flagged_seed(cipher, tmp_path, capsys):
+    from engine.cli.main import main
+    from engine.io.tables import write_known, write_lost
+
+    write_lost(tmp_path / "lost.csv", cipher.corpus.inscriptions)
+    write_known(tmp_path / "known.csv", cipher.vocabulary.stems)
+    assert main(["run", "--lost", str(tmp_path / "lost.csv"), "--known", str(tmp_path / "known.csv"), "--steps", "6",
+                 "--seeds", "0", "1", "--device", "cpu", "--out", str(tmp_path / "out"), "--quiet",
+                 "--set", "feature_dim=8", "--set", "eval_interval=0", "--set", "anneal_steps=5"]) == 0
+    err = capsys.readouterr().err
+    group = json.loads((tmp_path / "out" / "metrics.json").read_text())
+    flagged = []
+    for s in (0, 1):
+        m = json.loads((tmp_path / "out" / f"seed-{s}" / "metrics.json").read_text())
+        other = json.loads((tmp_path / "out" / f"seed-{1 - s}" / "metrics.json").read_text())
+        gap = m["diagnosis"]["values"]["diagnosis_objective_gap"]
+        assert gap == pytest.approx(m["final_objective"] - other["final_objective"])   # compared with the other
+        if m["diagnosis"]["flagged"]:
+            flagged.append(s)
+            assert f"diagnosis: seed {s}: this reading may be a local optimum" in err
+        else:
+            assert f"diagnosis: seed {s}:" not in err
+    assert group["flagged_seeds"] == flagged
+
+
+# ---- 3. the project: schema v6, runs listed and compared, sign values ---------------------------------------
+
+
+def test_a_v5_project_opens_upgraded_and_its_runs_read_no_diagnosis(tmp_path, capsys):
+    from engine.cli.project import main
+    from engine.project.recording import run_summary
+
+    path = tmp_path / "v5.decipher"
+    _build_file(path, 5)
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA journal_mode=DELETE")
+    conn.execute("INSERT INTO run (status, started_at, config) VALUES ('completed', '2020-01-01T00:00:00+00:00', '{}')")
+    conn.commit()
+    conn.close()
+    assert SCHEMA_VERSION == 6
+    with Project.open(path) as project:
+        assert project.migrated_from == 5
+        assert project.diagnosis(1) is None
+        summary = run_summary(project, 1)
+        assert summary["diagnosis"] is None and summary["final_objective"] is None
+        project.record_diagnosis(1, -1.25, FLAGGED.to_json())
+        assert project.diagnosis(1) == (-1.25, FLAGGED.to_json())
+    assert main(["runs", str(path), "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["diagnosis"]["flagged"] and row["final_objective"] == -1.25
+
+
+def test_a_stored_diagnosis_of_the_wrong_shape_is_refused_naming_the_row(tmp_path, capsys):
+    from engine.errors import StoredValueError
+
+    path = tmp_path / "p.decipher"
+    project, ids = filled_project(path)
+    project.record_diagnosis(ids["run"], -1.0, {"findings": []})
+    project.close()
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE run_diagnosis SET diagnosis = '[1, 2]'")
+    conn.commit()
+    conn.close()
+    with pytest.raises(StoredValueError) as ei:
+        with Project.open(path) as p:
+            p.check_readable()
+    assert "run_diagnosis" in str(ei.value) and f"run {ids['run']}" in str(ei.value)
+    # read without that check (the command line): one line naming the cell, no traceback
+    from engine.cli.project import main
+
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE run_diagnosis SET diagnosis = '{not json'")
+    conn.commit()
+    conn.close()
+    assert main(["runs", str(path), "--json"]) != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "table run_diagnosis, row run" in err[0] and "column diagnosis: not" in err[0]
+
+
+def test_project_runs_compare_runs_of_the_same_inputs_and_settings_but_the_seed(tmp_path, capsys):
+    from engine.cli.project import main
+    from engine.project.recording import compared_diagnoses
+
+    path = tmp_path / "p.decipher"
+    project, ids = filled_project(path)
+    c, lang = ids["corpus"], ids["language"]
+    runs = {}
+    for name, config, objective in [("a", Config(seed=0, steps=9), -1.5), ("b", Config(seed=1, steps=9), -1.2),
+                                    ("other", Config(seed=2, steps=10), -0.5)]:
+        run_id = project.start_run(config, c, lang, seed=config.seed)
+        project.finish_run(run_id, "completed")
+        project.record_diagnosis(run_id, objective, Diagnosis().to_json())
+        runs[name] = run_id
+    got = compared_diagnoses(project)
+    assert ids["run"] not in got                       # recorded without a diagnosis
+    # with inputs digests stored, the digest decides, not the corpus's id
+    project.record_diagnosis(runs["a"], -1.5, Diagnosis().to_json(), "digest-1")
+    project.record_diagnosis(runs["b"], -1.2, Diagnosis().to_json(), "digest-2")
+    assert not compared_diagnoses(project)[runs["b"]]["flagged"], "other data: not compared"
+    project.record_diagnosis(runs["b"], -1.2, Diagnosis().to_json(), "digest-1")
+    assert compared_diagnoses(project) == got
+    assert got[runs["b"]]["flagged"] and f"run {runs['a']}'s -1.500" in got[runs["b"]]["findings"][0]["text"]
+    assert not got[runs["a"]]["flagged"]
+    assert not got[runs["other"]]["flagged"], "other settings (steps) are not the same run with another seed"
+    project.close()
+    assert main(["runs", str(path)]) == 0
+    table = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()[1:]}
+    assert table[str(runs["b"])].endswith("flagged") and table[str(runs["a"])].endswith("  ok")
+    assert "no diagnosis" in table[str(ids["run"])]
+
+
+def test_the_sign_values_export_names_the_unstable_signs_and_why(tmp_path):
+    from engine.io.signvalues import COLUMNS, export_sign_values
+
+    path = tmp_path / "p.decipher"
+    project, ids = filled_project(path)
+    out = tmp_path / "values.csv"
+    export_sign_values(project, out, run_id=ids["run"])
+    rows = list(csv.DictReader(out.open(encoding="utf-8")))
+    assert list(rows[0]) == list(COLUMNS) and COLUMNS[-1] == "unstable"
+    assert {r["unstable"] for r in rows} == {""}, "no diagnosis: no sign is doubted"
+    signs = {r["sign"] for r in rows}
+    doubted = sorted(signs)[:2]
+    d = Diagnosis([Finding("class", "read against", (doubted[0],)),
+                   Finding("polish", "moved", tuple(doubted), flag=False)])
+    project.record_diagnosis(ids["run"], -1.0, d.to_json())
+    export_sign_values(project, out, run_id=ids["run"])
+    rows = list(csv.DictReader(out.open(encoding="utf-8")))
+    why = {r["sign"]: r["unstable"] for r in rows}
+    assert why[doubted[0]] == ("read against its vowel/consonant class in the text; "
+                               "moved by the swap search after training")
+    assert why[doubted[1]] == "moved by the swap search after training"
+    assert all(why[s] == "" for s in signs - set(doubted))
+    project.close()
+
+
+def test_compared_replaces_the_objective_finding_and_keeps_the_others():
+    first = compared(FLAGGED, -1.0, {"seed 1": -1.5})
+    assert [f.code for f in first.findings] == ["class", "objective", "polish"]
+    assert first.values["diagnosis_objective_gap"] == pytest.approx(0.5)
+    again = compared(first, -1.0, {"seed 1": -1.05})
+    assert [f.code for f in again.findings] == ["class", "polish"] and "diagnosis_objective_gap" in again.values
+    assert compared(first, None, {}).findings == [f for f in FLAGGED.findings]
+    assert summary_lines(None) == ["no diagnosis"] and diagnosis_from({"findings": 3}) is None
+
+
+def test_project_runs_and_their_seed_groups_store_the_compared_diagnosis(tmp_path):
+    from engine.project.recording import run_summary
+    from engine.runs.seeds import run_seeds_in_project
+
+    path = tmp_path / "p.decipher"
+    project, ids = filled_project(path)
+    project.close()
+    config = Config(steps=4, anneal_steps=3, eval_interval=0, feature_dim=8, device="cpu", chars_per_batch=200)
+    outcome = run_seeds_in_project(path, config, [0, 1], tmp_path / "group", corpus=ids["corpus"],
+                                   language=ids["language"])
+    assert set(outcome.diagnoses) == {0, 1}
+    with Project.open(path) as p:
+        digests = p.diagnosis_inputs()
+        assert len(digests) == 2 and len(set(digests.values())) == 1, "two seeds of the same inputs"
+        for seed in (0, 1):
+            m = json.loads((tmp_path / "group" / f"seed-{seed}" / "metrics.json").read_text(encoding="utf-8"))
+            stored = p.diagnosis(m["run_id"])
+            assert stored is not None and stored[0] == pytest.approx(m["final_objective"])
+            assert stored[1] == m["diagnosis"] == outcome.diagnoses[seed]
+            assert "diagnosis_objective_gap" in stored[1]["values"]     # compared with the other seed
+            assert run_summary(p, m["run_id"])["diagnosis"]["flagged"] == stored[1]["flagged"]
