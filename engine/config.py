@@ -178,7 +178,9 @@ class Config:
     vowel_weight: float = _setting(
         1.0, _OBJ, "With signs = letters: Omega_loss counts each known vowel's row of P(lost | known) this "
         "many times (the authors' code has it, default 1, unused by their configs; a commit says it "
-        "\"helped on ON\"). Below 1 a lost letter may take the mass of several known vowels.", CODE, gt=0, le=10)
+        "\"helped on ON\"). Below 1 a lost letter may take the mass of several known vowels. 0 = from the "
+        "letter classes: the lost letters that pattern as vowels (Sukhotin) over the known vowel units, at "
+        "most 1 (1 where the classes say nothing: an abjad's known side, a syllabary).", CODE, ge=0, le=10)
     pin_weight: float = _setting(
         10.0, _OBJ, "Weight of -log P(lost | known) for every pinned value (the paper's partial/full "
         "models).", OURS, ge=0, le=1e6)

@@ -48,10 +48,25 @@ def finish_known_embeddings(e: torch.Tensor, config: Config, dropout: bool) -> t
     return config.emb_norm * nn.functional.normalize(e, dim=1, eps=1e-12)
 
 
+def resolve_vowel_weight(setting: float, vowel_letters, known_units) -> float:
+    """The setting vowel_weight as Omega_loss uses it: itself, or for 0 the lost vowel letters
+    (``vowel_letters``: engine.model.letter_classes.class_evidence, None where classes say nothing)
+    over the known vowel units, at most 1."""
+    if setting > 0:
+        return float(setting)
+    from engine.model.syllables import is_vowel
+
+    vowels = sum(1 for u in known_units if is_vowel(u))
+    if not vowel_letters or not vowels:
+        return 1.0
+    return min(1.0, len(vowel_letters) / vowels)
+
+
 class CharMapping(nn.Module):
     def __init__(self, lost_letters: list[str], known_units: list[str], config: Config,
                  vowel_letters: list[str] | None = None):
-        """``vowel_letters``: the lost letters that pattern as vowels (setting class_init)."""
+        """``vowel_letters``: the lost letters that pattern as vowels (settings class_init and
+        vowel_weight 0), None where letter classes say nothing."""
         super().__init__()
         if lost_letters[0] != DELETE or known_units[0] != DELETE:
             raise ValueError("index 0 of both alphabets must be the deletion pseudo-character")
@@ -63,6 +78,8 @@ class CharMapping(nn.Module):
         self.aligner = nn.Parameter(torch.empty(len(lost_letters), len(known_units)).uniform_(-a, a))
         if vowel_letters is not None and config.class_init > 0:
             self.lean_to_classes(set(vowel_letters), config.class_init)
+        #: the weight Omega_loss gives known vowels' rows (setting vowel_weight; 0 resolved here)
+        self.vowel_weight = resolve_vowel_weight(config.vowel_weight, vowel_letters, known_units)
 
     def lean_to_classes(self, vowel_letters: set[str], weight: float) -> None:
         """Add ``weight`` to each lost letter's aligner weights on the known units of its class:
@@ -91,10 +108,10 @@ class CharMapping(nn.Module):
     def sound_loss(self, probs: torch.Tensor) -> torch.Tensor:
         """Omega_loss: each lost letter should receive a total mass of about one known unit (each
         known vowel's row counted vowel_weight times, as in the authors' get_alignment)."""
-        if self.config.vowel_weight != 1.0:
+        if self.vowel_weight != 1.0:
             from engine.model.syllables import is_vowel
 
-            w = torch.tensor([self.config.vowel_weight if is_vowel(u) else 1.0 for u in self.known_units],
+            w = torch.tensor([self.vowel_weight if is_vowel(u) else 1.0 for u in self.known_units],
                              dtype=probs.dtype, device=probs.device)
             probs = probs * w.unsqueeze(1)
         return ((probs.sum(dim=0) - 1.0) ** 2).sum()

@@ -204,7 +204,7 @@ def make_mapping(prep) -> nn.Module:
     from engine.model.mapping import CharMapping
 
     vowels = None
-    if config.class_init > 0:
+    if config.class_init > 0 or config.vowel_weight == 0:
         from engine.model.letter_classes import class_evidence
 
         vowels = class_evidence(prep)

@@ -303,6 +303,8 @@ class Trainer:
             ev.metrics.update(self.selection.metrics())
         if self.polish_result is not None:
             ev.metrics.update(self.polish_result.metrics())
+        if self.config.signs == "letters" and self.config.vowel_weight != 1.0:
+            ev.metrics["vowel_weight_used"] = float(self.model.vowel_weight)
         self.last_evaluation = ev
         return ev
 

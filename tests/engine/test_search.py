@@ -183,3 +183,18 @@ def test_vowel_weight_counts_known_vowels_rows_that_many_times_in_omega_loss(cip
     b = CharMapping(prep.lost_letters, consonants, prep.config.replace(vowel_weight=0.5))
     p = torch.rand(len(consonants), len(prep.lost_letters))
     assert float(a.sound_loss(p)) == float(b.sound_loss(p))
+
+
+def test_vowel_weight_zero_balances_the_lost_vowel_letters_against_the_known_vowels(cipher):
+    from engine.model.mapping import resolve_vowel_weight
+
+    units = ["<DEL>", "a", "e", "i", "o", "p", "t"]
+    assert resolve_vowel_weight(0.0, ["x", "y"], units) == 0.5
+    assert resolve_vowel_weight(0.0, ["x", "y", "z", "w", "v"], units) == 1.0        # at most 1
+    assert resolve_vowel_weight(0.0, None, units) == 1.0                             # no class evidence
+    assert resolve_vowel_weight(0.0, ["x", "y"], ["<DEL>", "p", "t"]) == 1.0           # no known vowels
+    assert resolve_vowel_weight(0.7, ["x", "y"], units) == 0.7
+    # the cipher's text writes its 5 vowels with 5 letters: nothing changes
+    trainer = Trainer(cipher.corpus, cipher.vocabulary, Config(**SMALL, vowel_weight=0.0), live_interval=None)
+    assert trainer.model.vowel_weight == 1.0
+    assert trainer.evaluate().metrics["vowel_weight_used"] == 1.0
