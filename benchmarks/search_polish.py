@@ -9,6 +9,7 @@ known.csv and gold.csv. The run's model is polished as the setting ``polish_move
 last step, and one JSON line is appended to ``--out``: P@1/P@10 (lenient and strict), the letters its
 mapping reads as ``--prior``'s standard values, and the final objective before and after, each move
 kept with its fall of the objective, the moves scored and the wall time (one torch thread).
+``--moves 0`` only measures the run (the "after" state is the same model).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.search_polish", description=__doc__.split("\n\n")[0])
     p.add_argument("--data", type=Path, required=True, help="folder with lost.csv, known.csv, gold.csv")
     p.add_argument("--run", type=Path, required=True, help="a decipher run --out folder (its checkpoint.pt)")
-    p.add_argument("--moves", type=int, default=5, help="at most this many swaps kept (default 5)")
+    p.add_argument("--moves", type=int, default=5, help="at most this many swaps kept (default 5; 0: measure only)")
     p.add_argument("--share", type=float, default=0.25, help="the screening sample's share of the letters")
     p.add_argument("--prior", type=Path, default=ROOT / "resources" / "priors" / "gothic-full.csv",
                    help="standard values to count the letters read right by (empty: none)")
@@ -65,13 +66,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     before = state(trainer, prior)
     t0 = time.perf_counter()
     result = polish(trainer, share=args.share, max_moves=args.moves,
-                    log=lambda line: print(line, file=sys.stderr, flush=True))
+                    log=lambda line: print(line, file=sys.stderr, flush=True)) if args.moves > 0 else None
     wall = time.perf_counter() - t0
-    after = state(trainer, prior)
+    after = state(trainer, prior) if result is not None else before
     row = {"data": args.data.name, "run": str(args.run), "seed": trainer.config.seed, "share": args.share,
+           "settings": {k: v for k, v in trainer.config.to_dict().items() if k in ("vowel_weight", "class_init")},
            "max_moves": args.moves, "before": before, "after": after,
-           "kept": [[what, round(fall, 5)] for what, fall in result.kept], "scored": result.scored,
-           "wall_s": round(wall, 1)}
+           "kept": [[what, round(fall, 5)] for what, fall in result.kept] if result else [],
+           "scored": result.scored if result else 0, "wall_s": round(wall, 1)}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with open(args.out, "a", encoding="utf-8") as f:
         f.write(json.dumps(row, ensure_ascii=False) + "\n")
