@@ -28,7 +28,8 @@ A manifest entry (TOML, one ``[[n]]`` table each):
     where   = { data = "small", variant = "base" }               # rows whose fields equal these
     field   = "p_at_1_span"                                      # a row's field, or
     path    = "runs_60.medians.launch_to_shown_s"                # a .json file's key path (* = every element)
-    agg     = "max"       # value (exactly one), first, last, max, min, mean, median, count, argmax:<field>
+    agg     = "max"       # value (exactly one), first, last, max, min, mean, median, count, argmax:<field>,
+                          # argmin:<field> (the other field of the row where ``field`` is largest / smallest)
     scale   = 1.0         # multiplies the value (e.g. 0.001 for MB → GB)
     digits  = 3           # decimals as written; fmt = "e" writes 1e-11 style
     gothic  = "best"      # instead of file: best, mean, n, strict of a Gothic cell (known, wr, variant,
@@ -172,8 +173,9 @@ def _aggregate(values: list[float], rows: list, agg: str, where: str) -> float:
         if len(values) != 1:
             raise RecordError(f"{where}: {len(values)} rows match, 'value' needs exactly one")
         return values[0]
-    if agg.startswith("argmax:"):
-        best = max(range(len(values)), key=lambda i: values[i])
+    if agg.startswith(("argmax:", "argmin:")):
+        pick = max if agg.startswith("argmax:") else min
+        best = pick(range(len(values)), key=lambda i: values[i])
         return _number(rows[best].get(agg.split(":", 1)[1]), where)
     funcs = {"first": lambda v: v[0], "last": lambda v: v[-1], "max": max, "min": min,
              "mean": statistics.fmean, "median": statistics.median}
