@@ -7,8 +7,8 @@
 RUN_DIR is a ``decipher run --out`` folder (its checkpoint.pt); ``--data`` the folder of its lost.csv,
 known.csv and gold.csv. The run's model is polished as the setting ``polish_moves`` would do after its
 last step, and one JSON line is appended to ``--out``: P@1/P@10 (lenient and strict), the letters its
-mapping reads as ``--prior``'s standard values, and the final objective before and after, each move
-kept with its fall of the objective, the moves scored and the wall time (one torch thread).
+mapping reads as ``--prior``'s standard values, and the final objective, before the polish and after it
+(the ``after_`` fields), each move kept with its fall of the objective, the moves scored and the wall time (one torch thread).
 ``--moves 0`` only measures the run (the "after" state is the same model).
 """
 
@@ -69,9 +69,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                     log=lambda line: print(line, file=sys.stderr, flush=True)) if args.moves > 0 else None
     wall = time.perf_counter() - t0
     after = state(trainer, prior) if result is not None else before
-    row = {"data": args.data.name, "run": str(args.run), "seed": trainer.config.seed, "share": args.share,
-           "settings": {k: v for k, v in trainer.config.to_dict().items() if k in ("vowel_weight", "class_init")},
-           "max_moves": args.moves, "before": before, "after": after,
+    settings = trainer.config.to_dict()
+    row = {"data": args.data.name, "run": args.run.name, "seed": trainer.config.seed, "share": args.share,
+           "vowel_weight": settings["vowel_weight"], "class_init": settings["class_init"],
+           "max_moves": args.moves, **before, **{f"after_{k}": v for k, v in after.items()},
            "kept": [[what, round(fall, 5)] for what, fall in result.kept] if result else [],
            "scored": result.scored if result else 0, "wall_s": round(wall, 1)}
     args.out.parent.mkdir(parents=True, exist_ok=True)
