@@ -1,6 +1,6 @@
 """Regenerate diagnosis-window.png (offscreen; under a minute on a 2-core CPU):
 
-    .venv/bin/python docs/screenshots/make_diagnosis_screenshot.py [--steps 30]
+    .venv/bin/python docs/screenshots/make_diagnosis_screenshot.py [--steps 5]
 
 A synthetic cipher (engine/datasets/synthetic.py, seed 4: a letter script that writes vowels) is
 imported into a new project and trained briefly from the command line's project runner; the app
@@ -24,7 +24,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 def main() -> int:
     p = argparse.ArgumentParser()
-    p.add_argument("--steps", type=int, default=30)
+    p.add_argument("--steps", type=int, default=5)
     p.add_argument("--out", type=Path, default=HERE)
     args = p.parse_args()
 
