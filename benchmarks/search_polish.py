@@ -73,6 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     row = {"data": args.data.name, "run": args.run.name, "seed": trainer.config.seed, "share": args.share,
            "vowel_weight": settings["vowel_weight"], "class_init": settings["class_init"],
            "max_moves": args.moves, **before, **{f"after_{k}": v for k, v in after.items()},
+           "moves_kept": len(result.kept) if result else 0,
            "kept": [[what, round(fall, 5)] for what, fall in result.kept] if result else [],
            "scored": result.scored if result else 0, "wall_s": round(wall, 1)}
     args.out.parent.mkdir(parents=True, exist_ok=True)

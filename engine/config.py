@@ -117,10 +117,6 @@ class Config:
         OURS, choices=typing.get_args(Signs))
 
     # Issue 30: distributional evidence for the start of the search (engine/model/letter_classes.py).
-    polish_moves: int = _setting(
-        0, _OPT, "After the last step: at most this many swaps of two letters' values (with signs = "
-        "syllables, of two signs' onsets or vowels), each kept only where it lowers the run's objective "
-        "over the whole corpus (engine/training/polish.py). 0 = none, the paper's run.", OURS, ge=0, le=100)
     class_init: float = _setting(
         0.0, _MAP, "With signs = letters: the aligner starts with this added to each lost letter's weights "
         "on the known units of its class, the class from the letters' contexts alone (Sukhotin's "
@@ -260,6 +256,10 @@ class Config:
     restart_fraction: float = _setting(
         1.0, _OPT, "When restarts > 1: the fraction of steps each start trains before the choice (rounded, "
         "at least 1 step); 1 = each start trains the whole run.", OURS, gt=0, le=1)
+    polish_moves: int = _setting(
+        0, _OPT, "After the last step: at most this many swaps of two letters' values (with signs = "
+        "syllables, of two signs' onsets or vowels), each kept only where it lowers the run's objective "
+        "over the whole corpus (engine/training/polish.py). 0 = none, the paper's run.", OURS, ge=0, le=100)
     device: str = _setting(
         "auto", _OPT, "auto = CUDA when torch sees a GPU, else the CPU; or cpu, cuda, cuda:N.", OURS,
         choices=("auto", "cpu", "cuda"), note="or cuda:N")
