@@ -9,8 +9,9 @@ failure, after the diagnosis has spoken):
 * Gothic (letters; the class check): each run's best unit per letter (``mapping_best``) from
   benchmarks/results/gothic-mapping-diagnosis.jsonl, gothic-warmstart.jsonl and gothic-search.jsonl,
   with the letter classes Sukhotin's algorithm gives on the run's dataset (benchmarks/.cache/gothic,
-  built by ``python -m benchmarks.gothic``). A run *fails* when fewer than half of the 25 letters are
-  read as their standard value (the full prior).
+  built by ``python -m benchmarks.gothic``); the seeds of one cell of gothic-search.jsonl are also
+  compared by their final objective. A run *fails* when fewer than half of the 25 letters are read as
+  their standard value (the full prior).
 * Ugaritic (an abjad: no class check; the objective check among the seeds of one setting): the full
   set with candidate_stems = 1 (benchmarks/results/ugaritic-candidate-stems/full-k1-*), fails below
   P@1 0.70; the small set (ugaritic-small-seeds/results.csv), fails below 0.80 (issue 30's bars).
@@ -77,6 +78,12 @@ def gothic_rows() -> list[dict]:
             label = " ".join(str(r[k]) for k in ("run", "known", "wr", "variant", "ablation", "warm_start", "seed")
                              if k in r)
             records.append((name, label, r, right))
+    # the seeds of one cell and trial compared by their final objective, as `decipher run --seeds` does
+    groups: dict[tuple, dict[str, float]] = {}
+    for name, label, r, right in records:
+        if "final_objective" in r and name == "gothic-search.jsonl":
+            groups.setdefault((r["known"], r["wr"], r["variant"], r["ablation"]), {})[f"seed {r['seed']}"] = \
+                float(r["final_objective"])
     out = []
     for name, label, r, right in records:
         folder = dataset_dir(r["known"], r["wr"], GOTHIC_CACHE)
@@ -86,10 +93,20 @@ def gothic_rows() -> list[dict]:
         best = dict(pair.split(">", 1) for pair in r["mapping_best"].split())
         vowels, shares = vowels_of(folder)
         finding, values = class_finding_of(best, vowels or (), shares)
+        findings = [finding] if finding else []
+        seeds = groups.get((r.get("known"), r.get("wr"), r.get("variant"), r.get("ablation")), {}) \
+            if name == "gothic-search.jsonl" else {}
+        others = {k: v for k, v in seeds.items() if k != f"seed {r.get('seed')}"}
+        if others:
+            from engine.training.diagnosis import objective_finding
+
+            f2, _ = objective_finding(float(r["final_objective"]), others)
+            if f2:
+                findings.append(f2)
         out.append({"source": "gothic", "file": name, "run": label, "letters_right": right,
                     "p_at_10": r.get("p_at_10"), "class_mismatch": int(values.get("diagnosis_class_mismatch", 0)),
                     "class_share": round(values.get("diagnosis_class_share", 0.0), 3),
-                    "flagged": bool(finding and finding.flag), "findings": [finding.text] if finding else [],
+                    "flagged": any(f.flag for f in findings), "findings": [f.text for f in findings],
                     "failed": right < 13})
     return out
 
