@@ -76,6 +76,10 @@ class SeedGroup:
             from engine.errors import InputError
             raise InputError("setting restarts: seeds trained in lockstep do not support it; run each seed on its "
                              "own (decipher run --seeds does)")
+        if config.polish_moves > 0:
+            from engine.errors import InputError
+            raise InputError("setting polish_moves: seeds trained in lockstep do not support it; run each seed on "
+                             "its own (decipher run --seeds does)")
         self.seeds = [int(s) for s in seeds]
         self.trainers: list[Trainer] = []
         self._torch_rng: list[torch.Tensor] = []

@@ -198,3 +198,11 @@ def test_vowel_weight_zero_balances_the_lost_vowel_letters_against_the_known_vow
     trainer = Trainer(cipher.corpus, cipher.vocabulary, Config(**SMALL, vowel_weight=0.0), live_interval=None)
     assert trainer.model.vowel_weight == 1.0
     assert trainer.evaluate().metrics["vowel_weight_used"] == 1.0
+
+
+def test_seeds_in_lockstep_refuse_polish_moves_instead_of_skipping_it(cipher):
+    from engine.errors import InputError
+    from engine.training.lockstep import SeedGroup
+
+    with pytest.raises(InputError, match="setting polish_moves"):
+        SeedGroup(cipher.corpus, cipher.vocabulary, Config(**{**SMALL, "steps": 4}, polish_moves=2), [0, 1])
