@@ -235,12 +235,10 @@ def search_record(trainer) -> dict:
     (its parts too) and the gold-free diagnosis (engine/training/diagnosis.py)."""
     from benchmarks.gothic_ranks import prior_agreement
     from engine.io.tables import read_prior
-    from engine.training.diagnosis import diagnose
-    from engine.training.final_objective import corpus_objective
+    from engine.training.diagnosis import assess
 
     agree = prior_agreement(trainer.mapping(), read_prior(PRIORS / "gothic-full.csv"))
-    parts = corpus_objective(trainer)
-    diagnosis = diagnose(trainer, polish=getattr(trainer, "polish_result", None))
+    parts, diagnosis = assess(trainer)
     return {"letters_right": agree["prior_agree"], "letters": agree["prior_letters"],
             "mapping_best": agree["mapping_best"], **{f"final_{k}": round(v, 4) for k, v in parts.items()},
             "flagged": diagnosis.flagged, "diagnosis": diagnosis.lines()}

@@ -50,18 +50,13 @@ def vowels_of(folder: Path) -> tuple[list[str] | None, dict[str, float]]:
         from engine.config import Config
         from engine.corpus import Corpus, Vocabulary
         from engine.io.tables import read_known, read_lost
-        from engine.model.letter_classes import class_evidence
+        from engine.model.letter_classes import class_evidence, letter_shares
         from engine.model.prepared import prepare
 
         corpus = Corpus(folder.name, tuple(read_lost(folder / "lost.csv")))
         vocabulary = Vocabulary(folder.name, tuple(read_known(folder / "known.csv")))
         prep = prepare(corpus, vocabulary, Config(), [])
-        counts: dict[str, int] = {}
-        for chunk in prep.chunks:
-            for letter in chunk.letters:
-                counts[letter] = counts.get(letter, 0) + 1
-        total = sum(counts.values())
-        _VOWELS[folder] = class_evidence(prep), {k: v / total for k, v in counts.items()}
+        _VOWELS[folder] = class_evidence(prep), letter_shares(prep)
     return _VOWELS[folder]
 
 

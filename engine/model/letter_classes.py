@@ -64,6 +64,13 @@ def vowel_letters(prep) -> list[str]:
     return sukhotin(chunk.letters for chunk in prep.chunks)
 
 
+def letter_shares(prep) -> dict[str, float]:
+    """Each lost letter's share of a prepared problem's text (its chunks' letters)."""
+    counts = Counter(letter for chunk in prep.chunks for letter in chunk.letters)
+    total = max(sum(counts.values()), 1)
+    return {k: v / total for k, v in counts.items()}
+
+
 def class_evidence(prep) -> list[str] | None:
     """The lost letters that pattern as vowels, or None where classes say nothing: a syllabary
     (signs = syllables), fewer than MIN_VOWEL_LETTERS such letters, or a known side with fewer than

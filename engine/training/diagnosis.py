@@ -154,43 +154,23 @@ def polish_finding(result) -> Finding | None:
     (the reading shown includes the moves), but the letters moved are the unstable ones."""
     if result is None or not result.kept:
         return None
-    letters = []
-    for what, _ in result.kept:
-        letters += [x for x in what.replace("swap the onsets of", "").replace("swap the vowels of", "")
-                    .replace("swap", "").replace("<->", " ").replace(" and ", " ").split()]
     moves = "; ".join(what for what, _ in result.kept)
     return Finding("polish", f"the swap search found a better mapping than training ({moves}; objective "
-                   f"{result.before:.3f} → {result.after:.3f}); the reading includes it", tuple(dict.fromkeys(letters)),
+                   f"{result.before:.3f} → {result.after:.3f}); the reading includes it", tuple(result.moved),
                    flag=False)
 
 
-def diagnose(trainer, *, polish=None, others: Mapping[str, float] | None = None,
-             objective: float | None = None) -> Diagnosis:
-    """The diagnosis of ``trainer``'s finished model. ``polish``: the swap search's result, if it
-    ran; ``others``: final objectives of runs of the same inputs and settings; ``objective``: this
-    run's (computed when ``others`` is given and it is not)."""
-    from engine.model.letter_classes import class_evidence
+def diagnose(trainer, *, polish=None) -> Diagnosis:
+    """The diagnosis of ``trainer``'s finished model on its own (``polish``: the swap search's
+    result, if it ran). Other runs of the same inputs and settings are compared afterwards, once
+    they have finished: :func:`compared`."""
+    from engine.model.letter_classes import class_evidence, letter_shares
 
     out = Diagnosis()
-    counts: dict[str, int] = {}
-    for chunk in trainer.prep.chunks:
-        for letter in chunk.letters:
-            counts[letter] = counts.get(letter, 0) + 1
-    total = max(sum(counts.values()), 1)
-    finding, values = class_finding(trainer.mapping(), class_evidence(trainer.prep),
-                                    {k: v / total for k, v in counts.items()})
+    finding, values = class_finding(trainer.mapping(), class_evidence(trainer.prep), letter_shares(trainer.prep))
     out.values.update(values)
     if finding is not None:
         out.findings.append(finding)
-    if others:
-        if objective is None:
-            from engine.training.final_objective import corpus_objective
-
-            objective = corpus_objective(trainer)["objective"]
-        finding, values = objective_finding(objective, others)
-        out.values.update(values)
-        if finding is not None:
-            out.findings.append(finding)
     finding = polish_finding(polish)
     if finding is not None:
         out.findings.append(finding)
@@ -206,7 +186,7 @@ def assess(trainer) -> tuple[dict[str, float], Diagnosis]:
     from engine.training.final_objective import corpus_objective
 
     values = corpus_objective(trainer)
-    return values, diagnose(trainer, polish=getattr(trainer, "polish_result", None), objective=values["objective"])
+    return values, diagnose(trainer, polish=getattr(trainer, "polish_result", None))
 
 
 def compared(diagnosis: Diagnosis, objective: float | None, others: Mapping[str, float]) -> Diagnosis:

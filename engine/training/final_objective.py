@@ -20,17 +20,12 @@ def corpus_objective(trainer, *, chars_per_batch: int | None = None, step: int |
     of the corpus (a sample, to screen many candidate mappings cheaply; engine/training/polish.py)."""
     import torch
 
-    from engine.model.alignment import NEG
-    from engine.model.candidate_stems import top_candidates
     from engine.model.decoding import eval_batches
-    from engine.model.lattice import forward_sums
-    from engine.model.objective import lattice_log_o, log_match_prior, pin_pairs, pin_penalty, pin_probs
-    from engine.model.scoring import make_batch, place_emissions, span_given_match, span_scores
+    from engine.model.scoring import make_batch
 
     prep, cfg, model = trainer.prep, trainer.config, trainer.model
     step = trainer.step if step is None else step
     device = trainer.device
-    chars = chars_per_batch or max(cfg.chars_per_batch * 4, 400)
     gamma = cfg.insertion_cost(step)
     quality = covered = 0.0
     n_chars = 0
@@ -40,30 +35,61 @@ def corpus_objective(trainer, *, chars_per_batch: int | None = None, step: int |
         with torch.no_grad():
             log_p = model.log_probs(dropout=False)
             units, lens = prep.stem_units.to(device), prep.stem_len.to(device)
-            for idx in eval_batches(prep, list(range(len(prep.chunks))) if chunks is None else list(chunks), chars):
+            order = list(range(len(prep.chunks))) if chunks is None else list(chunks)
+            for idx in eval_batches(prep, order, chars_per_batch or eval_chars(cfg)):
                 batch = make_batch(prep, idx).to(device)
-                if batch.span_len.numel() == 0:
-                    n_chars += int(batch.chunk_len.sum())
-                    continue
-                scores = span_scores(log_p, prep, batch, gamma, units, lens)
-                if stems and stems < prep.n_stems:
-                    log_e = span_given_match(torch.where(top_candidates(scores, stems), scores,
-                                                         scores.new_tensor(NEG)), stems)
-                else:
-                    log_e = span_given_match(scores, prep.n_stems)
-                emit = place_emissions(log_e + log_match_prior(prep), batch)
-                log_r = math.log(cfg.reward_scale) + log_e / batch.span_len.to(log_e.dtype)
-                sums = forward_sums(emit, place_emissions(log_r, batch), batch.chunk_len,
-                                    batch.lattice_lengths, lattice_log_o(prep))
-                quality += float(sums.quality.sum())
-                covered += float(sums.coverage.sum())
                 n_chars += int(batch.chunk_len.sum())
-            probs = log_p.exp()
-            sound = float(model.sound_loss(probs))
-            pins = float(pin_penalty(pin_probs(model, probs, False).cpu(), pin_pairs(prep, trainer.pins)))
+                if batch.span_len.numel() == 0:
+                    continue
+                q, c = lattice_sums(prep, batch, span_emissions(log_p, prep, batch, gamma, units, lens, stems))
+                quality += q
+                covered += c
+            sound, pins = mapping_terms(trainer, log_p)
     finally:
         model.train(was_training)
     return combine(cfg, step, quality, covered, sound, pins, n_chars)
+
+
+def eval_chars(cfg) -> int:
+    """Padded letters per batch of a pass over the corpus without gradient (larger than training's)."""
+    return max(cfg.chars_per_batch * 4, 400)
+
+
+def span_emissions(log_p, prep, batch, gamma: float, units, lens, stems: int | None = None):
+    """(S, nslot) log P(span | matched) of a batch's spans under the table ``log_p``: the mean over
+    every stem (the paper's), or with ``stems = K`` over each span's K best."""
+    import torch
+
+    from engine.model.alignment import NEG
+    from engine.model.candidate_stems import top_candidates
+    from engine.model.scoring import span_given_match, span_scores
+
+    scores = span_scores(log_p, prep, batch, gamma, units, lens)
+    if stems and stems < prep.n_stems:
+        return span_given_match(torch.where(top_candidates(scores, stems), scores, scores.new_tensor(NEG)), stems)
+    return span_given_match(scores, prep.n_stems)
+
+
+def lattice_sums(prep, batch, log_e) -> tuple[float, float]:
+    """(quality, covered letters) of a batch's lattice over the span emissions ``log_e``."""
+    from engine.model.lattice import forward_sums
+    from engine.model.objective import lattice_log_o, log_match_prior
+    from engine.model.scoring import place_emissions
+
+    emit = place_emissions(log_e + log_match_prior(prep), batch)
+    log_r = math.log(prep.config.reward_scale) + log_e / batch.span_len.to(log_e.dtype)
+    sums = forward_sums(emit, place_emissions(log_r, batch), batch.chunk_len, batch.lattice_lengths,
+                        lattice_log_o(prep))
+    return float(sums.quality.sum()), float(sums.coverage.sum())
+
+
+def mapping_terms(trainer, log_p) -> tuple[float, float]:
+    """(Omega_loss, the pins' penalty) of the table ``log_p``: the terms that need no text."""
+    from engine.model.objective import pin_pairs, pin_penalty, pin_probs
+
+    probs = log_p.exp()
+    return (float(trainer.model.sound_loss(probs)),
+            float(pin_penalty(pin_probs(trainer.model, probs, False).cpu(), pin_pairs(trainer.prep, trainer.pins))))
 
 
 def combine(cfg, step: int, quality: float, covered: float, sound: float, pins: float, n_chars: int) -> dict[str, float]:

@@ -90,6 +90,7 @@ class Screen:
     def __init__(self, trainer, chunks: list[int]):
         from engine.model.decoding import eval_batches
         from engine.model.scoring import make_batch
+        from engine.training.final_objective import eval_chars, lattice_sums
 
         self.trainer = trainer
         prep, cfg = trainer.prep, trainer.config
@@ -100,7 +101,7 @@ class Screen:
         n_letters = len(prep.lost_letters)
         with torch.no_grad():
             log_p = trainer.model.log_probs(dropout=False)
-            for idx in eval_batches(prep, list(chunks), max(cfg.chars_per_batch * 4, 400)):
+            for idx in eval_batches(prep, list(chunks), eval_chars(cfg)):
                 batch = make_batch(prep, idx).to(trainer.device)
                 self.n_chars += int(batch.chunk_len.sum())
                 if batch.span_len.numel() == 0:
@@ -108,41 +109,26 @@ class Screen:
                 log_e = self._log_e(log_p, batch)
                 present = torch.zeros(batch.n_starts, n_letters, dtype=torch.bool, device=log_e.device)
                 present.scatter_(1, batch.windows, True)
-                self.batches.append((batch, log_e, present, self._sums(batch, log_e)))
+                self.batches.append((batch, log_e, present, lattice_sums(prep, batch, log_e)))
         self.base = self._total([b[3] for b in self.batches], log_p)
 
     def _log_e(self, log_p, batch):
-        from engine.model.scoring import span_given_match, span_scores
+        from engine.training.final_objective import span_emissions
 
-        return span_given_match(span_scores(log_p, self.trainer.prep, batch, self.gamma, self.units, self.lens),
-                                self.trainer.prep.n_stems)
-
-    def _sums(self, batch, log_e) -> tuple[float, float]:
-        from engine.model.lattice import forward_sums
-        from engine.model.objective import lattice_log_o, log_match_prior
-        from engine.model.scoring import place_emissions
-
-        prep = self.trainer.prep
-        emit = place_emissions(log_e + log_match_prior(prep), batch)
-        log_r = math.log(prep.config.reward_scale) + log_e / batch.span_len.to(log_e.dtype)
-        sums = forward_sums(emit, place_emissions(log_r, batch), batch.chunk_len, batch.lattice_lengths,
-                            lattice_log_o(prep))
-        return float(sums.quality.sum()), float(sums.coverage.sum())
+        return span_emissions(log_p, self.trainer.prep, batch, self.gamma, self.units, self.lens)
 
     def _total(self, sums, log_p) -> float:
-        from engine.model.objective import pin_pairs, pin_penalty, pin_probs
-        from engine.training.final_objective import combine
+        from engine.training.final_objective import combine, mapping_terms
 
         tr = self.trainer
-        probs = log_p.exp()
-        sound = float(tr.model.sound_loss(probs))
-        pins = float(pin_penalty(pin_probs(tr.model, probs, False).cpu(), pin_pairs(tr.prep, tr.pins)))
+        sound, pins = mapping_terms(tr, log_p)
         return combine(tr.config, tr.step, sum(q for q, _ in sums), sum(c for _, c in sums), sound, pins,
                        self.n_chars)["objective"]
 
     def value(self, move: Move) -> float:
         """The sample's objective with ``move`` made (the model is left as it was)."""
         from engine.model.objective import _sub_batch
+        from engine.training.final_objective import lattice_sums
 
         model = self.trainer.model
         a, b = move.letters
@@ -158,7 +144,7 @@ class Screen:
                         continue
                     moved = log_e.clone()
                     moved[hit] = self._log_e(log_p, _sub_batch(batch, hit))
-                    sums.append(self._sums(batch, moved))
+                    sums.append(lattice_sums(self.trainer.prep, batch, moved))
                 return self._total(sums, log_p)
         finally:
             move.apply(model)
@@ -174,14 +160,13 @@ class PolishResult:
     kept: list[tuple[str, float]] = field(default_factory=list)
     scored: int = 0
     exhausted: bool = False
-
-    @property
-    def improved(self) -> bool:
-        return bool(self.kept)
+    moved: list[str] = field(default_factory=list)
+    """The lost letters the kept moves changed, in order, each once."""
 
     def to_state(self) -> dict:
         return {"before": float(self.before), "after": float(self.after), "scored": int(self.scored),
-                "exhausted": bool(self.exhausted), "kept": [[str(w), float(d)] for w, d in self.kept]}
+                "exhausted": bool(self.exhausted), "kept": [[str(w), float(d)] for w, d in self.kept],
+                "moved": [str(x) for x in self.moved]}
 
     @classmethod
     def from_state(cls, data) -> "PolishResult":
@@ -189,7 +174,8 @@ class PolishResult:
 
         try:
             return cls(float(data["before"]), float(data["after"]),
-                       [(str(w), float(d)) for w, d in data["kept"]], int(data["scored"]), bool(data["exhausted"]))
+                       [(str(w), float(d)) for w, d in data["kept"]], int(data["scored"]), bool(data["exhausted"]),
+                       [str(x) for x in data["moved"]])
         except (KeyError, TypeError, ValueError):
             raise InputError("the checkpoint's record of the swap polish is malformed") from None
 
@@ -228,6 +214,7 @@ def polish(trainer, *, share: float = 0.25, max_moves: int = 10, tolerance: floa
             value = corpus_objective(trainer)["objective"]
             if math.isfinite(value) and value < result.after - tolerance:
                 result.kept.append((move.what, result.after - value))
+                result.moved += [x for x in (model.lost_letters[i] for i in move.letters) if x not in result.moved]
                 if log is not None:
                     log(f"{move.what}: objective {result.after:.4f} -> {value:.4f}")
                 result.after = value
