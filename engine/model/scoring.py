@@ -126,7 +126,11 @@ def _dp(log_p, prep, key, units, lens, windows, lengths, gamma, impl, col_table=
     if impl == "plain":
         return span_log_probs(log_p, units, lens, windows, lengths, gamma, band=cfg.band, mode=cfg.edit_mode)
     trie = _trie(prep, key, units, lens)
-    return trie_span_log_probs(log_p, trie, windows, lengths, gamma, band=cfg.band, mode=cfg.edit_mode)
+    # A one-off trie (a batch's candidate stems) is never run twice: capturing CUDA graphs for it
+    # costs more than running it, and each capture kept its own memory pool (a full-Ugaritic run
+    # with candidate_stems = 1 grew past 30 GB of GPU memory). Graphs serve the kept tries only.
+    return trie_span_log_probs(log_p, trie, windows, lengths, gamma, band=cfg.band, mode=cfg.edit_mode,
+                               static=None if key is not None else False)
 
 
 def span_scores(log_p: torch.Tensor, prep: Prepared, batch: SpanBatch, gamma: float,

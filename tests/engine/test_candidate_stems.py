@@ -224,3 +224,32 @@ def test_a_run_on_a_large_dictionary_without_the_setting_is_told_of_it(monkeypat
     monkeypatch.setattr(run_outputs, "LARGE_VOCABULARY", 12)
     quiet.append(Trainer(c.corpus, c.vocabulary, Config(**settings), live_interval=None))
     assert not any("candidate_stems" in n for t in quiet for n in run_outputs.preparation_notes(t))
+
+
+
+def test_a_batchs_own_candidate_trie_is_run_eagerly_not_captured(cipher, monkeypatch):
+    """On CUDA a kept trie's DP is captured as CUDA graphs; a batch's one-off candidate trie must
+    not be (a capture per batch kept its own GPU memory pool: a full-Ugaritic run with
+    candidate_stems = 1 ran out of an H100's 80 GB). Checked through the trie DP, the GPU's path."""
+    import engine.model.scoring as scoring
+
+    asked = []
+    real = scoring.trie_span_log_probs
+
+    def spy(log_p, trie, windows, lengths, gamma, *, band, mode, static=None):
+        asked.append((trie, static))
+        return real(log_p, trie, windows, lengths, gamma, band=band, mode=mode, static=False)
+
+    monkeypatch.setattr(scoring, "trie_span_log_probs", spy)
+    prep = _prep(cipher, dropout=0.0, candidate_stems=3, candidate_start=0.0)
+    torch.manual_seed(0)
+    model = CharMapping(prep.lost_letters, prep.known_units, prep.config).double()
+    batch = make_batch(prep, prep.trainable_chunks()[:6])
+    result = batch_objective(model, prep, batch, 100, pin_pairs(prep, []), prep.stem_units, prep.stem_len,
+                             dp_impl="trie")
+    result.loss.backward()
+    kept = {id(t) for t in prep.__dict__.get("_tries", {}).values()}
+    assert any(id(t) in kept for t, _ in asked)                   # the pass over every stem ...
+    assert all(static is None for t, static in asked if id(t) in kept)      # ... may be captured
+    one_off = [static for t, static in asked if id(t) not in kept]
+    assert one_off and all(static is False for static in one_off)           # the candidates' never
