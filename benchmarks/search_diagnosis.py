@@ -10,11 +10,12 @@ failure, after the diagnosis has spoken):
   benchmarks/results/gothic-mapping-diagnosis.jsonl, gothic-warmstart.jsonl and gothic-search.jsonl,
   with the letter classes Sukhotin's algorithm gives on the run's dataset (benchmarks/.cache/gothic,
   built by ``python -m benchmarks.gothic``); the seeds of one cell of gothic-search.jsonl are also
-  compared by their final objective. A run *fails* when fewer than half of the 25 letters are read as
-  their standard value (the full prior).
-* Ugaritic (an abjad: no class check; the objective check among the seeds of one setting): the full
-  set with candidate_stems = 1 (benchmarks/results/ugaritic-candidate-stems/full-k1-*), fails below
-  P@1 0.70; the small set (ugaritic-small-seeds/results.csv), fails below 0.80 (issue 30's bars).
+  compared by their final objective and by their readings (the ``seeds`` check). A run *fails* when
+  fewer than half of the 25 letters are read as their standard value (the full prior).
+* Ugaritic (an abjad: no class check; the objective check among the seeds of one setting, and on the
+  full set the readings check too, from full-k1-mappings.jsonl): the full set with candidate_stems = 1
+  (benchmarks/results/ugaritic-candidate-stems/full-k1-*), fails below P@1 0.70; the small set
+  (ugaritic-small-seeds/results.csv), fails below 0.80 (issue 30's bars).
 * Linear B (syllables; the objective check among seeds): benchmarks/results/syllables/linear-b.jsonl,
   fails below P@1 0.5.
 
@@ -75,17 +76,19 @@ def gothic_rows() -> list[dict]:
             records.append((name, label, r, right))
     # the seeds of one cell and trial compared by their final objective, as `decipher run --seeds` does
     groups: dict[tuple, dict[str, float]] = {}
+    group_readings: dict[tuple, dict[str, dict[str, str]]] = {}
     for name, label, r, right in records:
         if "final_objective" in r and name == "gothic-search.jsonl":
-            groups.setdefault((r["known"], r["wr"], r["variant"], r["ablation"]), {})[f"seed {r['seed']}"] = \
-                float(r["final_objective"])
+            cell = (r["known"], r["wr"], r["variant"], r["ablation"])
+            groups.setdefault(cell, {})[f"seed {r['seed']}"] = float(r["final_objective"])
+            group_readings.setdefault(cell, {})[f"seed {r['seed']}"] = _best(r["mapping_best"])
     out = []
     for name, label, r, right in records:
         folder = dataset_dir(r["known"], r["wr"], GOTHIC_CACHE)
         if not (folder / "lost.csv").exists():
             print(f"skipped {label}: {folder} not built (python -m benchmarks.gothic builds it)", file=sys.stderr)
             continue
-        best = dict(pair.split(">", 1) for pair in r["mapping_best"].split())
+        best = _best(r["mapping_best"])
         vowels, shares = vowels_of(folder)
         finding, values = class_finding_of(best, vowels or (), shares)
         findings = [finding] if finding else []
@@ -93,11 +96,15 @@ def gothic_rows() -> list[dict]:
             if name == "gothic-search.jsonl" else {}
         others = {k: v for k, v in seeds.items() if k != f"seed {r.get('seed')}"}
         if others:
-            from engine.training.diagnosis import objective_finding
+            from engine.training.diagnosis import agreement_finding, objective_finding
 
             f2, _ = objective_finding(float(r["final_objective"]), others)
             if f2:
                 findings.append(f2)
+            readings = group_readings[(r["known"], r["wr"], r["variant"], r["ablation"])]
+            f3, _ = agreement_finding(best, shares, {k: v for k, v in readings.items() if k != f"seed {r['seed']}"})
+            if f3:
+                findings.append(f3)
         out.append({"source": "gothic", "file": name, "run": label, "letters_right": right,
                     "p_at_10": r.get("p_at_10"), "class_mismatch": int(values.get("diagnosis_class_mismatch", 0)),
                     "class_share": round(values.get("diagnosis_class_share", 0.0), 3),
@@ -106,32 +113,65 @@ def gothic_rows() -> list[dict]:
     return out
 
 
-def objective_rows(source: str, runs: Sequence[tuple[str, float, float]], bar: float) -> list[dict]:
+def _best(mapping_best: str) -> dict[str, str]:
+    """A result file's ``mapping_best`` ("a>a b>p …") as letter -> unit."""
+    return dict(pair.split(">", 1) for pair in mapping_best.split())
+
+
+def objective_rows(source: str, runs: Sequence[tuple[str, float, float]], bar: float,
+                   readings: dict[str, dict[str, str]] | None = None,
+                   shares: dict[str, float] | None = None) -> list[dict]:
     """``runs``: (label, final objective, P@1) of the seeds of one setting; each run's objective
-    finding against the others."""
-    from engine.training.diagnosis import objective_finding
+    finding against the others, and with ``readings`` (label -> letter -> unit) and ``shares`` its
+    readings finding too."""
+    from engine.training.diagnosis import agreement_finding, objective_finding
 
     out = []
     for label, objective, p1 in runs:
         others = {lab: obj for lab, obj, _ in runs if lab != label}
         finding, values = objective_finding(objective, others)
+        findings = [finding] if finding else []
+        if readings and label in readings:
+            f2, _ = agreement_finding(readings[label], shares or {},
+                                      {k: v for k, v in readings.items() if k != label})
+            if f2:
+                findings.append(f2)
         out.append({"source": source, "run": label, "objective": round(objective, 4), "p_at_1": round(p1, 4),
                     "objective_gap": round(values.get("diagnosis_objective_gap", 0.0), 4),
-                    "flagged": bool(finding and finding.flag), "findings": [finding.text] if finding else [],
+                    "flagged": any(f.flag for f in findings), "findings": [f.text for f in findings],
                     "failed": p1 < bar})
     return out
+
+
+def ugaritic_shares() -> dict[str, float] | None:
+    """Each Ugaritic letter's share of the full set's text (None without ../shared)."""
+    from collections import Counter
+
+    from benchmarks.ugaritic import FILES, SHARED
+
+    if not (SHARED / FILES["full"]).exists():
+        return None
+    from engine.io.cog import read_cog
+
+    from engine.corpus import DIVIDER
+
+    counts = Counter(u for ins in read_cog(SHARED / FILES["full"]).inscriptions for u in ins.units if u != DIVIDER)
+    total = sum(counts.values())
+    return {u: n / total for u, n in counts.items()}
 
 
 def ugaritic_rows() -> list[dict]:
     rows = []
     full = {r["seed"]: r for r in _jsonl(RESULTS / "ugaritic-candidate-stems" / "full-k1-mappings.jsonl")}
-    runs = []
+    runs, readings = [], {}
     for seed, m in sorted(full.items()):
         path = RESULTS / "ugaritic-candidate-stems" / f"full-k1-s{seed}.json"
         if path.exists() and "final_objective" in m:
             runs.append((f"full k1 seed {seed}", float(m["final_objective"]),
                          float(json.loads(path.read_text(encoding="utf-8"))["p_at_1"])))
-    rows += objective_rows("ugaritic-full", runs, 0.70)
+            readings[f"full k1 seed {seed}"] = _best(m["mapping_best"])
+    shares = ugaritic_shares()
+    rows += objective_rows("ugaritic-full", runs, 0.70, readings if shares else None, shares)
     small = RESULTS / "ugaritic-small-seeds" / "results.csv"
     if small.exists():
         with open(small, encoding="utf-8", newline="") as f:

@@ -48,7 +48,8 @@ class SignValue:
 #: why the run's diagnosis (engine/training/diagnosis.py) doubts a sign's value, per finding code
 UNSTABLE_WHY = {"class": "read against its vowel/consonant class in the text",
                 "polish": "moved by the swap search after training",
-                "objective": "other runs of the same data disagree"}
+                "objective": "other runs of the same data disagree",
+                "seeds": "most other runs of the same data and settings read it otherwise"}
 
 
 def unstable_signs(project, run_id: int | None) -> dict[str, str]:

@@ -387,8 +387,8 @@ def last_evaluation_metrics(project: Project, run_id: int,
 
 
 def compared_diagnoses(project: Project) -> dict[int, dict]:
-    """Every run's stored diagnosis (JSON), each with its objective finding made against the other
-    runs of the same inputs and settings but the seed (engine/training/diagnosis.py ``compared``):
+    """Every run's stored diagnosis (JSON), each with its objective and its readings compared with the
+    other runs of the same inputs and settings but the seed (engine/training/diagnosis.py ``compared``):
     the same inputs digest (corpus, known stems and pins as the run ended; where none was stored, the
     same corpus, language and start pins) and the same settings except ``seed``, each with a final
     objective. A run without a stored diagnosis (older files, failed runs) is absent."""
@@ -406,13 +406,17 @@ def compared_diagnoses(project: Project) -> dict[int, dict]:
         groups.setdefault(key, []).append(run.id)
     out: dict[int, dict] = {}
     for ids in groups.values():
+        read = {o: diagnosis_from(stored[o][1]) for o in ids}
         for run_id in ids:
-            objective, data = stored[run_id]
-            diagnosis = diagnosis_from(data)
+            objective, _ = stored[run_id]
+            diagnosis = read[run_id]
             if diagnosis is None:
                 continue
             others = {f"run {o}": stored[o][0] for o in ids if o != run_id and stored[o][0] is not None}
-            out[run_id] = compared(diagnosis, objective, others).to_json() if others else diagnosis.to_json()
+            readings = {f"run {o}": read[o].readings for o in ids
+                        if o != run_id and read[o] is not None and read[o].readings}
+            out[run_id] = (compared(diagnosis, objective, others, readings).to_json() if others or readings
+                           else diagnosis.to_json())
     return out
 
 

@@ -476,21 +476,23 @@ def _objective_of(metrics: dict) -> float | None:
 
 
 def compare_seeds(out: Path, seed_metrics: dict[int, dict]) -> dict[int, dict]:
-    """Each finished seed's diagnosis with its objective finding made against the other seeds
-    (``others`` = {"seed K": final objective}; engine/training/diagnosis.py ``compared``), written
+    """Each finished seed's diagnosis with its objective and its readings compared with the other
+    seeds' (engine/training/diagnosis.py ``compared``), written
     back into ``out/seed-K/metrics.json``; seed -> the new diagnosis (JSON). A seed folder without a
     diagnosis (written by an older program) is left as it is, and out of the result."""
     from engine.io.atomic import refuse_symlinks, write_text
     from engine.training.diagnosis import compared, diagnosis_from
 
     objectives = {s: _objective_of(m) for s, m in seed_metrics.items()}
+    read = {s: diagnosis_from(m.get("diagnosis")) for s, m in seed_metrics.items()}
     out_diagnoses: dict[int, dict] = {}
     for s, m in seed_metrics.items():
-        diagnosis = diagnosis_from(m.get("diagnosis"))
+        diagnosis = read[s]
         if diagnosis is None:
             continue
         others = {f"seed {k}": v for k, v in objectives.items() if k != s and v is not None}
-        new = compared(diagnosis, objectives[s], others).to_json()
+        readings = {f"seed {k}": d.readings for k, d in read.items() if k != s and d is not None and d.readings}
+        new = compared(diagnosis, objectives[s], others, readings).to_json()
         out_diagnoses[s] = new
         if new != m.get("diagnosis"):
             run_dir = out / f"seed-{s}"

@@ -15,6 +15,12 @@ whose value is unstable) and what to try.
   seeds of a group, the starts of a restart): one clearly higher (worse) than the best is in a worse
   basin of the same objective.
 * ``polish``: the swap search (engine/training/polish.py) found a better mapping than training did.
+* ``seeds``: the run's reading of each letter against the readings of other runs of the same inputs
+  and settings (the seeds of a group, a project's runs): letters that most of the others read as
+  another sound are unstable, and a run whose such letters make up CLASS_SHARE_FLAG of the text or
+  more is flagged (a seed that left the basin the others share, or a group that agrees on nothing).
+  Each diagnosis keeps its run's best sound per letter (``readings``) and the letters' shares of the
+  text, so runs can be compared after they have finished.
 """
 
 from __future__ import annotations
@@ -33,6 +39,11 @@ CLASS_SHARE_FLAG = 0.10
 #: basins of the full set by 19 % and 41 % (docs/benchmarks.md, "A run that knows when it is stuck"; chosen
 #: after seeing them)
 OBJECTIVE_MARGIN = 0.15
+#: other runs needed before most of them reading a letter otherwise flags a run: with two others, two
+#: seeds that fell into the same wrong basin outvoted the right one (Gothic-ON WR 100 %, vowel_weight,
+#: seeds 0 and 1 against seed 2: docs/benchmarks.md, "A run that knows when it is stuck"); with fewer the
+#: letters are still named as unstable
+MIN_OTHERS_TO_FLAG = 3
 
 
 @dataclass(frozen=True)
@@ -58,6 +69,10 @@ class Finding:
 class Diagnosis:
     findings: list[Finding] = field(default_factory=list)
     values: dict[str, float] = field(default_factory=dict)
+    #: the run's best sound per lost letter (signs = letters runs; empty otherwise or in older files)
+    readings: dict[str, str] = field(default_factory=dict)
+    #: each lost letter's share of the text (for weighing the letters the runs disagree on)
+    shares: dict[str, float] = field(default_factory=dict)
 
     @property
     def flagged(self) -> bool:
@@ -81,16 +96,35 @@ class Diagnosis:
         """One line for a summary: the verdict in plain words."""
         if self.flagged:
             return "this reading may be a local optimum: " + "; ".join(f.text for f in self.findings if f.flag)
-        return "no sign of a poor basin (gold-free checks: letter classes, the objective, swaps)"
+        return "no sign of a poor basin (gold-free checks: letter classes, the objective, other runs' readings, swaps)"
 
     def to_json(self) -> dict:
-        return {"flagged": self.flagged, "findings": [f.to_json() for f in self.findings],
-                "values": {k: float(v) for k, v in self.values.items()}}
+        out = {"flagged": self.flagged, "findings": [f.to_json() for f in self.findings],
+               "values": {k: float(v) for k, v in self.values.items()}}
+        if self.readings:
+            out["readings"] = dict(self.readings)
+            out["shares"] = {k: float(v) for k, v in self.shares.items()}
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping) -> "Diagnosis":
         return cls([Finding.from_json(f) for f in data.get("findings", ())],
-                   {str(k): float(v) for k, v in dict(data.get("values", {})).items()})
+                   {str(k): float(v) for k, v in dict(data.get("values", {})).items()},
+                   {str(k): str(v) for k, v in dict(data.get("readings", {})).items()},
+                   {str(k): float(v) for k, v in dict(data.get("shares", {})).items()})
+
+
+def best_readings(mapping) -> dict[str, str]:
+    """Each lost letter's most probable known sound (the "no sound" unit aside) in a letters run's
+    MappingSnapshot; {} for a syllables run (its signs have two slots)."""
+    if mapping.syllables is not None:
+        return {}
+    best = {}
+    for letter in mapping.lost[1:]:
+        ranked = [u for u, _ in mapping.best_known_for(letter, k=2) if u != mapping.known[0]]
+        if ranked:
+            best[letter] = ranked[0]
+    return best
 
 
 def class_finding(mapping, vowel_letters: Sequence[str] | None,
@@ -101,12 +135,7 @@ def class_finding(mapping, vowel_letters: Sequence[str] | None,
     text (default: all equal)."""
     if vowel_letters is None or mapping.syllables is not None:
         return None, {}
-    best = {}
-    for letter in mapping.lost[1:]:
-        ranked = [u for u, _ in mapping.best_known_for(letter, k=2) if u != mapping.known[0]]
-        if ranked:
-            best[letter] = ranked[0]
-    return class_finding_of(best, vowel_letters, shares)
+    return class_finding_of(best_readings(mapping), vowel_letters, shares)
 
 
 def class_finding_of(best: Mapping[str, str], vowel_letters: Sequence[str],
@@ -149,6 +178,39 @@ def objective_finding(objective: float, others: Mapping[str, float]) -> tuple[Fi
                    f"{best:.3f} on the same data and settings; prefer that run's reading", ()), values
 
 
+def agreement_finding(readings: Mapping[str, str], shares: Mapping[str, float],
+                      others: Mapping[str, Mapping[str, str]]) -> tuple[Finding | None, dict[str, float]]:
+    """The letters this run reads otherwise than most ``others`` do (label -> another run's
+    readings, same inputs and settings): a letter is unstable when one other sound is the reading of
+    more than half of the other runs that read it. Needs two other runs or more (with one, nothing
+    says which of the two is wrong). Flagged when the unstable letters make up CLASS_SHARE_FLAG of the
+    text or more and MIN_OTHERS_TO_FLAG other runs or more read them."""
+    others = {k: v for k, v in others.items() if v}
+    if not readings or len(others) < 2:
+        return None, {}
+    against = []
+    for letter, unit in readings.items():
+        theirs = [o[letter] for o in others.values() if letter in o]
+        if len(theirs) < 2:
+            continue
+        top = max(set(theirs), key=lambda u: (theirs.count(u), u))
+        if top != unit and 2 * theirs.count(top) > len(theirs):
+            against.append((letter, unit, top, theirs.count(top), len(theirs)))
+    share = sum(shares.get(letter, 0.0) for letter, *_ in against)
+    values = {"diagnosis_runs_disagree": float(len(against)), "diagnosis_runs_disagree_share": float(share)}
+    if not against:
+        return None, values
+    n = len(against)
+    flag = share >= CLASS_SHARE_FLAG and len(others) >= MIN_OTHERS_TO_FLAG
+    text = (f"{n} letter{'s' if n > 1 else ''} ({share:.0%} of the text) read otherwise by most other runs of "
+            f"the same data and settings ({', '.join(f'{a} → {u} where {k} of {m} read {t}' for a, u, t, k, m in against)})")
+    if flag:
+        text += "; prefer the reading most runs share, or try more seeds"
+    elif share >= CLASS_SHARE_FLAG:
+        text += f"; {len(others)} other runs are too few to say which reading is the stray one"
+    return Finding("seeds", text, tuple(a for a, *_ in against), flag), values
+
+
 def polish_finding(result) -> Finding | None:
     """What the swap search changed (engine/training/polish.py's PolishResult), if anything: not a flag
     (the reading shown includes the moves), but the letters moved are the unstable ones."""
@@ -166,8 +228,11 @@ def diagnose(trainer, *, polish=None) -> Diagnosis:
     they have finished: :func:`compared`."""
     from engine.model.letter_classes import class_evidence, letter_shares
 
-    out = Diagnosis()
-    finding, values = class_finding(trainer.mapping(), class_evidence(trainer.prep), letter_shares(trainer.prep))
+    mapping, shares = trainer.mapping(), letter_shares(trainer.prep)
+    out = Diagnosis(readings=best_readings(mapping))
+    if out.readings:
+        out.shares = {letter: float(shares.get(letter, 0.0)) for letter in out.readings}
+    finding, values = class_finding(mapping, class_evidence(trainer.prep), shares)
     out.values.update(values)
     if finding is not None:
         out.findings.append(finding)
@@ -189,18 +254,33 @@ def assess(trainer) -> tuple[dict[str, float], Diagnosis]:
     return values, diagnose(trainer, polish=getattr(trainer, "polish_result", None))
 
 
-def compared(diagnosis: Diagnosis, objective: float | None, others: Mapping[str, float]) -> Diagnosis:
-    """``diagnosis`` with its objective finding made anew against ``others`` (label -> final
-    objective of a run with the same inputs and settings, this run left out): what a seed group or
-    a project's listing adds once every run of them has finished. Without an objective or others
-    it is ``diagnosis`` without an objective finding."""
-    out = Diagnosis([f for f in diagnosis.findings if f.code != "objective"],
-                    {k: v for k, v in diagnosis.values.items() if k != "diagnosis_objective_gap"})
+#: what compared() makes anew: findings and values
+_COMPARED_CODES = ("objective", "seeds")
+_COMPARED_VALUES = ("diagnosis_objective_gap", "diagnosis_runs_disagree", "diagnosis_runs_disagree_share")
+
+
+def compared(diagnosis: Diagnosis, objective: float | None, others: Mapping[str, float],
+             readings: Mapping[str, Mapping[str, str]] | None = None) -> Diagnosis:
+    """``diagnosis`` with its comparisons made anew: its objective against ``others`` (label -> final
+    objective of a run with the same inputs and settings, this run left out) and its readings against
+    ``readings`` (label -> such a run's readings, Diagnosis.readings): what a seed group or a
+    project's listing adds once every run of them has finished. Without an objective or others it
+    is ``diagnosis`` without those findings."""
+    out = Diagnosis([f for f in diagnosis.findings if f.code not in _COMPARED_CODES],
+                    {k: v for k, v in diagnosis.values.items() if k not in _COMPARED_VALUES},
+                    dict(diagnosis.readings), dict(diagnosis.shares))
+    at = sum(1 for f in out.findings if f.code == "class")
     if objective is not None and others:
         finding, values = objective_finding(objective, others)
         out.values.update(values)
         if finding is not None:
-            out.findings.insert(sum(1 for f in out.findings if f.code == "class"), finding)
+            out.findings.insert(at, finding)
+            at += 1
+    if readings:
+        finding, values = agreement_finding(diagnosis.readings, diagnosis.shares, readings)
+        out.values.update(values)
+        if finding is not None:
+            out.findings.insert(at, finding)
     out.values["diagnosis_flagged"] = float(out.flagged)
     return out
 

@@ -69,6 +69,10 @@ def test_a_file_run_stores_its_final_objective_and_diagnosis_from_one_corpus_pas
     d = diagnosis_from(m["diagnosis"])
     assert d is not None and m["diagnosis"]["flagged"] == d.flagged
     assert d.values["diagnosis_vowel_letters"] >= 2   # the class check ran on a cipher that writes vowels
+    # each letter's best sound and its share of the text are kept, for comparing with other runs later
+    letters = {u for ins in cipher.corpus.inscriptions for u in ins.text if not u.isspace()}
+    assert set(d.readings) == set(d.shares) and set(d.readings) <= letters and len(d.readings) >= len(letters) - 1
+    assert sum(d.shares.values()) == pytest.approx(1.0, abs=0.05)
 
 
 class _StopAt(RunSink):
@@ -348,3 +352,75 @@ def test_project_runs_and_their_seed_groups_store_the_compared_diagnosis(tmp_pat
             assert stored[1] == m["diagnosis"] == outcome.diagnoses[seed]
             assert "diagnosis_objective_gap" in stored[1]["values"]     # compared with the other seed
             assert run_summary(p, m["run_id"])["diagnosis"]["flagged"] == stored[1]["flagged"]
+
+
+# ---- other runs' readings (the ``seeds`` finding) ----
+
+SHARES = {"a": 0.30, "t": 0.20, "y": 0.05, "w": 0.05, "k": 0.40}
+RIGHT = {"a": "a", "t": "t", "y": "j", "w": "w", "k": "k"}
+
+
+def _reads(**changes):
+    return Diagnosis(readings={**RIGHT, **changes}, shares=dict(SHARES))
+
+
+def test_a_run_that_reads_letters_otherwise_than_most_other_runs_is_flagged_naming_them():
+    from engine.training.diagnosis import agreement_finding
+
+    others = {"seed 1": RIGHT, "seed 2": RIGHT, "seed 3": {**RIGHT, "y": "h"}}
+    finding, values = agreement_finding({**RIGHT, "y": "h", "t": "d"}, SHARES, others)
+    assert finding.code == "seeds" and finding.flag and set(finding.letters) == {"y", "t"}
+    assert "t → d where 3 of 3 read t" in finding.text and "y → h where 2 of 3 read j" in finding.text
+    assert values["diagnosis_runs_disagree_share"] == pytest.approx(0.25)
+    # a rare letter alone (5 % of the text) is named as unstable without flagging the run
+    finding, _ = agreement_finding({**RIGHT, "w": "v"}, SHARES, others)
+    assert finding.letters == ("w",) and not finding.flag
+    # the run the others agree with, and a letter with no majority among them, are not named
+    split = {"seed 1": {**RIGHT, "t": "d"}, "seed 2": {**RIGHT, "t": "s"}, "seed 3": RIGHT}
+    assert agreement_finding(RIGHT, SHARES, split)[0] is None
+    # one other run cannot say which of the two is wrong
+    assert agreement_finding({**RIGHT, "t": "d"}, SHARES, {"seed 1": RIGHT}) == (None, {})
+    # two others name the letters but do not flag the run: two seeds in one wrong basin outvote the right one
+    finding, _ = agreement_finding({**RIGHT, "t": "d"}, SHARES, {"seed 1": RIGHT, "seed 2": RIGHT})
+    assert finding.letters == ("t",) and not finding.flag and "2 other runs are too few" in finding.text
+
+
+def test_compared_makes_the_readings_finding_anew_and_the_readings_survive_json():
+    run = _reads(k="g")
+    stored = Diagnosis.from_json(json.loads(json.dumps(run.to_json())))
+    assert stored.readings == run.readings and stored.shares == pytest.approx(SHARES)
+    others = {"run 2": RIGHT, "run 3": RIGHT, "run 4": RIGHT}
+    first = compared(stored, -1.0, {"run 2": -1.02, "run 3": -1.01}, others)
+    assert [f.code for f in first.findings] == ["seeds"] and first.flagged
+    assert first.unstable_letters() == {"k": "seeds"} and first.readings == run.readings
+    again = compared(first, -1.0, {}, {"run 2": {**RIGHT, "k": "g"}, "run 3": {**RIGHT, "k": "g"}, "run 4": RIGHT})
+    assert again.findings == [] and not again.flagged and again.values["diagnosis_runs_disagree"] == 0.0
+    # a diagnosis of an older program has no readings: nothing to compare, nothing invented
+    old = Diagnosis.from_json({"flagged": False, "findings": [], "values": {}})
+    assert old.readings == {} and compared(old, -1.0, {}, others).findings == []
+    assert "readings" not in Diagnosis().to_json()
+
+
+def test_seeds_and_project_runs_compare_their_readings(tmp_path):
+    from engine.project.recording import compared_diagnoses
+    from engine.runs.seeds import compare_seeds
+
+    for seed, reading in enumerate([RIGHT, RIGHT, {**RIGHT, "a": "e", "k": "q"}, RIGHT]):
+        _seed_folder(tmp_path, seed, -1.5, _reads(**{k: v for k, v in reading.items() if v != RIGHT[k]}).to_json())
+    metrics = {s: json.loads((tmp_path / f"seed-{s}" / "metrics.json").read_text()) for s in range(4)}
+    got = compare_seeds(tmp_path, metrics)
+    assert got[2]["flagged"] and set(got[2]["findings"][0]["letters"]) == {"a", "k"}
+    assert not any(got[s]["flagged"] for s in (0, 1, 3))
+
+    path = tmp_path / "p.decipher"
+    project, ids = filled_project(path)
+    runs = []
+    for seed, reading in enumerate([RIGHT, {**RIGHT, "k": "q"}, RIGHT, RIGHT]):
+        run_id = project.start_run(Config(seed=seed, steps=9), ids["corpus"], ids["language"], seed=seed)
+        project.finish_run(run_id, "completed")
+        project.record_diagnosis(run_id, -1.5, Diagnosis(readings=reading, shares=dict(SHARES)).to_json())
+        runs.append(run_id)
+    got = compared_diagnoses(project)
+    assert got[runs[1]]["flagged"] and got[runs[1]]["findings"][0]["letters"] == ["k"]
+    assert not any(got[runs[i]]["flagged"] for i in (0, 2, 3))
+    project.close()
