@@ -12,6 +12,7 @@ from engine.config import PRESETS
 from engine.errors import DecipherError
 from engine.runs.workers import make_pool
 from engine.closeness.nulls import DEFAULT_NULL_MODE, NULL_MODES
+from engine.closeness.early_stop import DEFAULT_GAP
 
 
 def _log(line: str) -> None:
@@ -40,6 +41,10 @@ def add_closeness_parser(sub) -> None:
     p.add_argument("--restarts", type=int, default=1, metavar="R",
                    help="trainings per seed, candidates and nulls alike, each with its own sub-seed; the one with "
                         "the lowest final training objective is kept as the seed's run (default 1: no restart)")
+    p.add_argument("--early-stop", type=float, default=DEFAULT_GAP, metavar="GAP",
+                   help="stop a null run at 1/3 or 2/3 of its steps when its closeness score there is at least GAP "
+                        "below every seed of its candidate (0 to 1; default %(default)g: off; not with --restarts; "
+                        "docs/closeness.md \"Early stop\")")
     p.add_argument("--stems", type=int, metavar="M",
                    help="sample every candidate to M stems (default: the smallest candidate's usable size)")
     p.add_argument("--steps", type=int, help="training steps of every run (default 3000, or the --config file's)")
@@ -107,6 +112,11 @@ def check_numbers(args) -> None:
         raise DecipherError(f"--seeds must be 0 or more, got {' '.join(map(str, args.seeds))}")
     if not (0 <= args.gpus_per_run <= 1) or math.isnan(args.gpus_per_run):
         raise DecipherError(f"--gpus-per-run must be between 0 and 1, got {args.gpus_per_run}")
+    if math.isnan(args.early_stop) or not 0 <= args.early_stop <= 1:
+        raise DecipherError(f"--early-stop must be a score gap from 0 (off) to 1, got {args.early_stop}")
+    if args.early_stop > 0 and args.restarts > 1:
+        raise DecipherError("--early-stop cannot be used with --restarts: a null stopped early would be ranked "
+                            "against restarts trained to the end by its objective")
     if args.lost_name is not None and not args.lost_name.strip():
         raise DecipherError("--lost-name must not be empty")
 
@@ -125,7 +135,8 @@ def cmd_closeness(args) -> int:
     files = read_run_files(args.lost, prior=args.prior)
     corpus, pins = files.corpus, files.pins
     plan = plan_comparison(corpus, candidates, seeds=tuple(args.seeds), n_null=args.null, stems=args.stems,
-                           config=config, null_mode=args.null_mode, restarts=args.restarts)
+                           config=config, null_mode=args.null_mode, restarts=args.restarts,
+                           early_stop=args.early_stop)
     for name, why in plan.failures.items():  # a candidate that cannot be read stops nothing else
         _log(f"error: candidate {name}: {why}; compared without it")
     pool, in_flight, n = make_pool(args.workers, args.ray, args.gpus_per_run)  # a bad --ray: nothing written
