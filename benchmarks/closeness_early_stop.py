@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Sequence
 
 from benchmarks.closeness_synthetic import CONFIG, phonotactic_setting, setting
-from engine.closeness.comparison import Comparison, compare, summarise
+from engine.closeness.comparison import Comparison, compare, early_stop_unsure, summarise
 from engine.closeness.early_stop import checkpoint_steps
 from engine.config import Config
 
@@ -110,6 +110,9 @@ def measure(name: str, *, gap: float, steps: int, seeds: Sequence[int], n_null: 
             "null_steps_planned": sum(r.item.config.steps for r in nulls),
             "null_steps_saved": sum(r.item.config.steps - r.result.stopped_at for r in stopped),
             "wall_full_s": round(wall_full, 1), "wall_early_s": round(wall_early, 1),
+            "train_full_s": round(sum(r.result.wall_s for r in full.records), 1),
+            "train_early_s": round(sum(r.result.wall_s for r in early.records), 1),
+            "unsure_early": s.known in early_stop_unsure(early),
         })
     rises = []
     own = {}
@@ -135,7 +138,12 @@ def measure(name: str, *, gap: float, steps: int, seeds: Sequence[int], n_null: 
                      "verdicts_same": all(verdicts[s.known] == s.verdict for s in full.summaries),
                      "changed": " ".join(f"{s.known}: {s.verdict} -> {verdicts[s.known]}" for s in full.summaries
                                          if verdicts[s.known] != s.verdict)})
-    return {"comparison": name, "gap": gap, "steps": steps, "seeds": list(seeds), "nulls": n_null,
+    by_step: dict[int, list[float]] = {}
+    for r in rises:
+        by_step.setdefault(r["checkpoint"], []).append(r["rise"])
+    rise_summary = {str(k): {"n": len(v), "max": max(v), "mean": round(sum(v) / len(v), 6), "min": min(v)}
+                    for k, v in sorted(by_step.items())}
+    return {"comparison": name, "gap": gap, "rises_after_checkpoint": rise_summary, "steps": steps, "seeds": list(seeds), "nulls": n_null,
             "checkpoints": list(checkpoint_steps(steps)), "wall_full_s": round(wall_full, 1),
             "wall_early_s": round(wall_early, 1), "early_matches_simulation":
                 [s.verdict for s in sim.summaries] == [s.verdict for s in early.summaries] and sim_stopped ==
@@ -158,7 +166,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--comparisons", nargs="+", default=["synthetic-2", "phonotactic-2", "synthetic-3"],
                     choices=sorted(SETTINGS))
-    ap.add_argument("--gap", type=float, default=0.1)
+    ap.add_argument("--gap", type=float, default=0.15)
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     ap.add_argument("--null", type=int, default=3)

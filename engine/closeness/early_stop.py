@@ -51,7 +51,7 @@ def settled(score: float, candidate_scores: Sequence[float], n_seeds: int, gap: 
         return False
     if any(math.isnan(c) for c in candidate_scores):
         return False
-    return min(candidate_scores) - score >= gap
+    return score <= min(candidate_scores) - gap  # as StopRule.stops compares it
 
 
 @dataclass(frozen=True)
