@@ -150,6 +150,9 @@ def cmd_closeness(args) -> int:
     _log(f"closeness: {len(plan.items)} runs ({len(plan.candidates)} candidates x (1 + {args.null} nulls) x "
          f"{len(args.seeds)} seeds{restarts}) on {n} {'Ray' if args.ray else 'local'} "
          f"worker{'s' if n != 1 else ''} -> {out}")
+    if args.early_stop > 0:
+        _log(f"closeness: early stop on: a null run stops at 1/3 or 2/3 of its steps when its score there is at "
+             f"least {args.early_stop:g} below every seed of its candidate (docs/closeness.md \"Early stop\")")
     try:
         comparison = run_comparison(plan, out, pool, in_flight=in_flight, log=_log, pins=pins)
     finally:
