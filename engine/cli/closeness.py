@@ -161,13 +161,17 @@ def cmd_closeness(args) -> int:
         _log(line)
     if args.append_results is not None:
         conflicts: list[str] = []
+        stopped: list[str] = []
         added = append_results(args.append_results, args.lost_name or args.lost.stem, comparison,
-                               conflicts=conflicts)
+                               conflicts=conflicts, stopped=stopped)
         _log(f"closeness: {added} new rows in {args.append_results}")
         if conflicts:
             _log(f"closeness: warning: {len(conflicts)} runs not added: {args.append_results} already has a run "
                  f"of the same lost, known, seed, null and steps with another score (made with other "
                  f"--restarts?): {'; '.join(conflicts)}")
+        if stopped:
+            _log(f"closeness: {len(stopped)} null runs the early stop ended are not added to {args.append_results} "
+                 f"(it has no column for the early stop): {'; '.join(stopped)}")
     _log(f"closeness: {len(comparison.trainings)} of {len(plan.items)} runs finished; "
          f"{out / 'answer.txt'}, {out / 'summary.csv'}, {out / 'runs.csv'}, {out / 'closeness.png'}")
     return 1 if (comparison.run_failures or plan.failures) else 0

@@ -261,12 +261,14 @@ def run_comparison(plan: Plan, out: str | Path, pool, *, in_flight: int | None =
 
 
 def append_results(path: str | Path, lost: str, comparison: Comparison, *,
-                   conflicts: list[str] | None = None) -> int:
+                   conflicts: list[str] | None = None, stopped: list[str] | None = None) -> int:
     """Append the comparison's finished runs to a results file (:data:`RESULTS_COLUMNS`), leaving out
     those already there (same lost, known, seed, null and steps), so appending again after a resumed
     run adds only the new runs. Returns how many rows were added. The file has no column for the
     restarts, so a seed's kept run that differs from the one already there (another ``--restarts``)
-    is not added either: ``conflicts`` (when given) gets a line for each."""
+    is not added either: ``conflicts`` (when given) gets a line for each. Nor is a null run the early stop
+    ended (the file has no column for it, and its score is of an earlier step): ``stopped`` gets a line
+    for each."""
     from engine.io.atomic import write_csv
 
     path = Path(path)
@@ -283,6 +285,10 @@ def append_results(path: str | Path, lost: str, comparison: Comparison, *,
     for rec in comparison.records:
         r = rec.result
         null = "" if rec.item.null is None else str(rec.item.null)
+        if r.stopped_at is not None:
+            if stopped is not None:
+                stopped.append(f"{rec.item.known} seed {rec.item.seed} null {null}: stopped at step {r.stopped_at}")
+            continue
         key = (lost, rec.item.known, str(rec.item.seed), null, str(r.steps))
         if key in seen:
             if conflicts is not None and seen[key] != f"{rec.score:.6f}":

@@ -226,10 +226,11 @@ def _pool():
     return pool
 
 
-def test_the_command_stops_settled_nulls_records_it_and_resume_keeps_it(files, tmp_path, monkeypatch):
+def test_the_command_stops_settled_nulls_records_it_and_resume_keeps_it(files, tmp_path, monkeypatch, capsys):
     out = tmp_path / "out"
     pool = _pool()
-    assert _run_cli(files, out, pool, monkeypatch, "--early-stop", GAP) == 0
+    results = tmp_path / "closeness.csv"
+    assert _run_cli(files, out, pool, monkeypatch, "--early-stop", GAP, "--append-results", str(results)) == 0
     assert len(pool.ran) == 2 * 2 * 3
     runs = _read(out / "runs.csv")
     own = [r for r in runs if r["null"] == ""]
@@ -249,6 +250,10 @@ def test_the_command_stops_settled_nulls_records_it_and_resume_keeps_it(files, t
     assert f"Early stop (gap {GAP}): {len(stopped)} of 8 null runs stopped" in answer
     assert "stopped at step 10: settled" in answer or "stopped at step 20: settled" in answer
     assert "before the model’s annealing schedule ended" not in answer.split("Early stop")[1]
+    # the results file has no column for the stop: stopped runs are named, not appended
+    assert len(_read(results)) == 12 - len(stopped)
+    err = capsys.readouterr().err
+    assert f"closeness: {len(stopped)} null runs the early stop ended are not added" in err
     info = json.loads((out / "comparison.json").read_text(encoding="utf-8"))
     assert info["early_stop"]["stopped"] == len(stopped) and info["early_stop"]["gap"] == float(GAP)
 
@@ -308,3 +313,15 @@ def test_a_stopped_null_scores_what_the_full_run_scored_at_that_step(files):
         else:
             assert e.item.null is not None and e.score == pytest.approx(at[e.item.key][e.result.stopped_at], abs=1e-12)
     assert [s.verdict for s in early.summaries] and {s.verdict for s in early.summaries} <= {CLOSER, NO_EVIDENCE}
+
+
+def test_the_gap_is_in_the_null_runs_fingerprint_and_not_in_the_candidates():
+    from engine.closeness.runs import run_folder
+
+    cands = {"near": _vocab("near", 30, 4), "far": _vocab("far", 30, 3)}
+    plans = [plan_comparison(LOST, cands, seeds=(0,), n_null=1, steps=30, config=Config(min_span=3, max_span=8),
+                             early_stop=g) for g in (0.0, 0.05, 0.1)]
+    own = [{run_folder(i) for i in p.items if i.null is None} for p in plans]
+    nulls = [{run_folder(i) for i in p.items if i.null is not None} for p in plans]
+    assert own[0] == own[1] == own[2]  # a candidate's own run is the same run whatever the gap
+    assert not nulls[0] & nulls[1] and not nulls[0] & nulls[2] and not nulls[1] & nulls[2]
