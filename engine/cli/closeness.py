@@ -12,6 +12,7 @@ from engine.config import PRESETS
 from engine.errors import DecipherError
 from engine.runs.workers import make_pool
 from engine.closeness.nulls import DEFAULT_NULL_MODE, NULL_MODES
+from engine.closeness.early_stop import DEFAULT_GAP
 
 
 def _log(line: str) -> None:
@@ -40,6 +41,10 @@ def add_closeness_parser(sub) -> None:
     p.add_argument("--restarts", type=int, default=1, metavar="R",
                    help="trainings per seed, candidates and nulls alike, each with its own sub-seed; the one with "
                         "the lowest final training objective is kept as the seed's run (default 1: no restart)")
+    p.add_argument("--early-stop", type=float, default=DEFAULT_GAP, metavar="GAP",
+                   help="stop a null run at 1/3 or 2/3 of its steps when its closeness score there is at least GAP "
+                        "below every seed of its candidate (0 to 1; default %(default)g: off; not with --restarts; "
+                        "docs/closeness.md \"Early stop\")")
     p.add_argument("--stems", type=int, metavar="M",
                    help="sample every candidate to M stems (default: the smallest candidate's usable size)")
     p.add_argument("--steps", type=int, help="training steps of every run (default 3000, or the --config file's)")
@@ -107,6 +112,11 @@ def check_numbers(args) -> None:
         raise DecipherError(f"--seeds must be 0 or more, got {' '.join(map(str, args.seeds))}")
     if not (0 <= args.gpus_per_run <= 1) or math.isnan(args.gpus_per_run):
         raise DecipherError(f"--gpus-per-run must be between 0 and 1, got {args.gpus_per_run}")
+    if math.isnan(args.early_stop) or not 0 <= args.early_stop <= 1:
+        raise DecipherError(f"--early-stop must be a score gap from 0 (off) to 1, got {args.early_stop}")
+    if args.early_stop > 0 and args.restarts > 1:
+        raise DecipherError("--early-stop cannot be used with --restarts: a null stopped early would be ranked "
+                            "against restarts trained to the end by its objective")
     if args.lost_name is not None and not args.lost_name.strip():
         raise DecipherError("--lost-name must not be empty")
 
@@ -125,7 +135,8 @@ def cmd_closeness(args) -> int:
     files = read_run_files(args.lost, prior=args.prior)
     corpus, pins = files.corpus, files.pins
     plan = plan_comparison(corpus, candidates, seeds=tuple(args.seeds), n_null=args.null, stems=args.stems,
-                           config=config, null_mode=args.null_mode, restarts=args.restarts)
+                           config=config, null_mode=args.null_mode, restarts=args.restarts,
+                           early_stop=args.early_stop)
     for name, why in plan.failures.items():  # a candidate that cannot be read stops nothing else
         _log(f"error: candidate {name}: {why}; compared without it")
     pool, in_flight, n = make_pool(args.workers, args.ray, args.gpus_per_run)  # a bad --ray: nothing written
@@ -139,6 +150,9 @@ def cmd_closeness(args) -> int:
     _log(f"closeness: {len(plan.items)} runs ({len(plan.candidates)} candidates x (1 + {args.null} nulls) x "
          f"{len(args.seeds)} seeds{restarts}) on {n} {'Ray' if args.ray else 'local'} "
          f"worker{'s' if n != 1 else ''} -> {out}")
+    if args.early_stop > 0:
+        _log(f"closeness: early stop on: a null run stops at 1/3 or 2/3 of its steps when its score there is at "
+             f"least {args.early_stop:g} below every seed of its candidate (docs/closeness.md \"Early stop\")")
     try:
         comparison = run_comparison(plan, out, pool, in_flight=in_flight, log=_log, pins=pins)
     finally:
@@ -147,13 +161,17 @@ def cmd_closeness(args) -> int:
         _log(line)
     if args.append_results is not None:
         conflicts: list[str] = []
+        stopped: list[str] = []
         added = append_results(args.append_results, args.lost_name or args.lost.stem, comparison,
-                               conflicts=conflicts)
+                               conflicts=conflicts, stopped=stopped)
         _log(f"closeness: {added} new rows in {args.append_results}")
         if conflicts:
             _log(f"closeness: warning: {len(conflicts)} runs not added: {args.append_results} already has a run "
                  f"of the same lost, known, seed, null and steps with another score (made with other "
                  f"--restarts?): {'; '.join(conflicts)}")
+        if stopped:
+            _log(f"closeness: {len(stopped)} null runs the early stop ended are not added to {args.append_results} "
+                 f"(it has no column for the early stop): {'; '.join(stopped)}")
     _log(f"closeness: {len(comparison.trainings)} of {len(plan.items)} runs finished; "
          f"{out / 'answer.txt'}, {out / 'summary.csv'}, {out / 'runs.csv'}, {out / 'closeness.png'}")
     return 1 if (comparison.run_failures or plan.failures) else 0

@@ -23,7 +23,7 @@ import os
 import statistics
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -33,6 +33,7 @@ from engine.corpus import Corpus, Vocabulary
 from engine.errors import DecipherError
 from engine.closeness.vocab_sizes import Matching, match_vocabularies
 from engine.closeness.nulls import DEFAULT_NULL_MODE, null_vocabulary
+from engine.closeness.early_stop import CHECKPOINTS, SETTLED, StopRule, check_gap
 
 #: The rule before issue 26 (kept for :func:`verdict` and the old tables): z = margin / null sd >= this.
 Z_THRESHOLD = 2.0
@@ -50,7 +51,7 @@ TOO_FEW = "too few null runs (2 or more needed)"
 
 RUNS_COLUMNS = ("known", "seed", "null", "score", "coverage", "steps", "wall_s")
 #: Beyond the issue's columns: which restart was kept, of how many, and its final objective.
-RUNS_EXTRA = ("restart", "restarts", "objective")
+RUNS_EXTRA = ("restart", "restarts", "objective", "stopped")
 #: restarts.csv: every training of a comparison, kept or not.
 RESTARTS_COLUMNS = ("known", "seed", "null", "restart", "train_seed", "objective", "score", "coverage", "steps",
                     "wall_s", "kept")
@@ -76,6 +77,11 @@ class PlanItem:
     """its ``seed`` is the training seed: the comparison's seed for restart 0, a sub-seed otherwise"""
     restart: int = 0
     """which of the seed's restarts (0 .. restarts-1)"""
+    early_stop: float = 0.0
+    """the early stop's gap for a null run (engine/closeness/early_stop.py); 0: trained to its full steps
+    (always 0 for a candidate's own run)"""
+    stop: Any = field(default=None, compare=False)
+    """the run's StopRule, made when the run starts (its candidate's seeds must have finished)"""
 
     @property
     def key(self) -> tuple[str, int, int]:
@@ -101,6 +107,11 @@ class CandidateRun:
     objective: float | None = None
     """the run's final training objective over the whole corpus (engine/training/final_objective.py; lower is
     better): what picks a seed's restart"""
+    stopped_at: int | None = None
+    """the step a settled null run was stopped at by the early stop (its score is that step's); None: it
+    trained its full steps"""
+    checkpoints: tuple[tuple[int, float], ...] = ()
+    """(step, closeness score) at the early stop's checkpoints the run reached"""
 
 
 @dataclass(frozen=True)
@@ -117,7 +128,7 @@ class ScoredRun:
         r = self.result
         return (self.item.known, self.item.seed, "" if self.item.null is None else self.item.null,
                 round(self.score, 6), round(r.coverage, 6), r.steps, round(r.wall_s, 3),
-                self.item.restart, self.restarts, _num(r.objective))
+                self.item.restart, self.restarts, _num(r.objective), stopped_text(r))
 
     @property
     def restart_row(self) -> tuple:
@@ -126,6 +137,11 @@ class ScoredRun:
         return (self.item.known, self.item.seed, "" if self.item.null is None else self.item.null, self.item.restart,
                 self.item.config.seed, _num(r.objective), round(self.score, 6), round(r.coverage, 6), r.steps,
                 round(r.wall_s, 3))
+
+
+def stopped_text(result: CandidateRun) -> str:
+    """runs.csv's ``stopped``: "stopped at step N: settled", or empty for a run of its full steps."""
+    return "" if result.stopped_at is None else f"stopped at step {result.stopped_at}: {SETTLED}"
 
 
 def _num(x: float | None) -> float | str:
@@ -145,6 +161,8 @@ class Plan:
     """candidate -> why it could not be used (it stops nothing else)"""
     restarts: int = 1
     """trainings per (candidate or null, seed); the one with the lowest final objective is kept"""
+    early_stop: float = 0.0
+    """the early stop's gap (engine/closeness/early_stop.py); 0: off"""
 
 
 @dataclass(frozen=True)
@@ -252,7 +270,7 @@ def load_candidates(candidates: Mapping[str, Vocabulary | str | os.PathLike]
 def plan_comparison(lost: Corpus, candidates: Mapping[str, Vocabulary | str | os.PathLike], *,
                     seeds: Sequence[int] = (0, 1, 2), n_null: int = 3, stems: int | None = None,
                     steps: int | None = None, config: Config | None = None, null_mode: str = DEFAULT_NULL_MODE,
-                    sample_seed: int = 0, restarts: int = 1) -> Plan:
+                    sample_seed: int = 0, restarts: int = 1, early_stop: float = 0.0) -> Plan:
     """Load and match the candidates, build their nulls and list every run (real runs first), each
     seed ``restarts`` times (candidates and nulls alike; :func:`restart_seed` gives the sub-seeds).
 
@@ -267,6 +285,10 @@ def plan_comparison(lost: Corpus, candidates: Mapping[str, Vocabulary | str | os
     if steps is not None and steps < 0:
         raise DecipherError(f"steps must not be negative (got {steps})")
     check_restarts(restarts)
+    early_stop = check_gap(early_stop)
+    if early_stop > 0 and restarts > 1:
+        raise DecipherError("the early stop cannot be used with restarts: a null stopped early would be ranked "
+                            "against restarts trained to the end by its objective (use restarts 1 or early stop 0)")
     config = config or Config()
     vocabs, failed = load_candidates(candidates)
     if len(vocabs) < 2:
@@ -286,9 +308,10 @@ def plan_comparison(lost: Corpus, candidates: Mapping[str, Vocabulary | str | os
             null = null_vocabulary(vocab, sample_seed, i, mode=null_mode)
             for seed in seeds:
                 for r in range(restarts):
-                    items.append(PlanItem(name, seed, i, lost, null, base.replace(seed=restart_seed(seed, r)), r))
+                    items.append(PlanItem(name, seed, i, lost, null, base.replace(seed=restart_seed(seed, r)), r,
+                                          early_stop))
     return Plan(lost, list(matching.vocabularies), items, matching, tuple(seeds), n_null, null_mode, failed,
-                restarts)
+                restarts, early_stop)
 
 
 def check_restarts(restarts: int) -> int:
@@ -325,13 +348,29 @@ def record(item: PlanItem, value: CandidateRun | tuple) -> ScoredRun:
     return ScoredRun(item, result, closeness_score(result.curve))
 
 
+def with_stop_rule(item: PlanItem, candidate_scores: Mapping[int, float], n_seeds: int, *,
+                   observe: bool = False) -> PlanItem:
+    """The item with its early stop rule (a null run of a plan with the early stop on, or any null run
+    when ``observe``: its checkpoint scores are recorded): the threshold is its candidate's lowest
+    finished seed score minus the gap, when every seed has finished; the item itself otherwise."""
+    if item.null is None or (item.early_stop <= 0 and not observe):
+        return item
+    rule = StopRule.for_null(item.config.steps, item.early_stop, list(candidate_scores.values()), n_seeds,
+                             observe=observe)
+    return item if rule is None else replace(item, stop=rule)
+
+
 def run_plan(plan: Plan, run_fn: Callable[[PlanItem], CandidateRun | tuple], *,
              on_run: Callable[[ScoredRun], None] | None = None,
-             failures: list[tuple[PlanItem, str]] | None = None) -> list[ScoredRun]:
+             failures: list[tuple[PlanItem, str]] | None = None, observe: bool = False) -> list[ScoredRun]:
     """Run every item in order. A run that raises DecipherError or FloatingPointError is listed in
-    ``failures`` (when given) and the others go on; other errors propagate."""
+    ``failures`` (when given) and the others go on; other errors propagate. With the plan's early
+    stop on, a null run gets its stop rule from its candidate's finished seeds (``observe``: every
+    null run records its checkpoint scores, stopped or not)."""
     out = []
+    own: dict[str, dict[int, float]] = {}
     for item in plan.items:
+        item = with_stop_rule(item, own.get(item.known, {}), len(plan.seeds), observe=observe)
         try:
             rec = record(item, run_fn(item))
         except (DecipherError, FloatingPointError) as e:
@@ -340,6 +379,8 @@ def run_plan(plan: Plan, run_fn: Callable[[PlanItem], CandidateRun | tuple], *,
             failures.append((item, str(e)))
             continue
         out.append(rec)
+        if item.null is None and item.restart == 0:
+            own.setdefault(item.known, {})[item.seed] = rec.score
         if on_run is not None:
             on_run(rec)
     return out
@@ -359,7 +400,9 @@ def train_run(item: PlanItem) -> CandidateRun:
             self.event = event
 
     last = LastEvaluation()
-    session = RunSession(RunInputs(item.lost, item.vocabulary, item.config), sinks=[last])
+    stop = item.stop.sink() if item.stop is not None else None
+    session = RunSession(RunInputs(item.lost, item.vocabulary, item.config),
+                         sinks=[last] + ([stop] if stop is not None else []))
     outcome = session.run()
     trainer = session.trainer
     event = last.event
@@ -371,7 +414,8 @@ def train_run(item: PlanItem) -> CandidateRun:
     # the session computed it at the run's end (with the run's diagnosis): no second pass over the corpus
     objective = (outcome.final_objective or corpus_objective(trainer))["objective"]
     return CandidateRun(tuple(event.closeness), float(event.coverage), outcome.step, float(trainer.elapsed),
-                     np.asarray(mapping.probs), tuple(mapping.known), spans, margins, float(objective))
+                     np.asarray(mapping.probs), tuple(mapping.known), spans, margins, float(objective),
+                     None if stop is None else stop.stopped_at, () if stop is None else tuple(stop.scores))
 
 
 def keep_best_restarts(records: Iterable[ScoredRun]) -> list[ScoredRun]:
@@ -658,7 +702,7 @@ def caveats(comparison: Comparison) -> list[str]:
     MIN_SEEDS seeds or MIN_NULLS nulls per candidate."""
     out = []
     short = sorted({(r.result.steps, r.item.config.anneal_steps) for r in comparison.records
-                    if r.result.steps < r.item.config.anneal_steps})
+                    if r.result.steps < r.item.config.anneal_steps and r.result.stopped_at is None})
     if short:
         steps, anneal = short[0]
         out.append(f"the runs stopped at {steps} steps, before the model\u2019s annealing schedule ended "
@@ -673,7 +717,56 @@ def caveats(comparison: Comparison) -> list[str]:
     if not plan.n_null:
         out.append("no null vocabularies (--null 0): the scores are ranked, but nothing says whether any "
                    "language is closer than chance")
+    unsure = early_stop_unsure(comparison)
+    if unsure:
+        out.append(f"the verdict of {', '.join(unsure)} changes when the null runs stopped early are given "
+                   f"{plan.early_stop:g} more (the gap: what the rule assumes no null still gains): rerun with "
+                   "the early stop off (--early-stop 0) for a verdict that does not rest on it")
     return out
+
+
+def early_stop_unsure(comparison: Comparison) -> list[str]:
+    """The candidates whose verdict differs when every null run the early stop ended scores ``gap`` more
+    than it did at its stop (the most the rule assumes a null still gains): their verdict may rest on
+    the early stop. Empty when nothing was stopped."""
+    plan = comparison.plan
+    stopped = [r for r in comparison.records if r.result.stopped_at is not None]
+    if not stopped or plan.early_stop <= 0:
+        return []
+    raised = [replace(r, score=min(1.0, r.score + plan.early_stop)) if r.result.stopped_at is not None else r
+              for r in comparison.records]
+    again = {s.known: s.verdict for s in summarise(plan, raised).summaries}
+    return [s.known for s in comparison.summaries if again.get(s.known, s.verdict) != s.verdict]
+
+
+def early_stop_counts(comparison: Comparison) -> dict[str, Any]:
+    """How many null runs the early stop ended and the null steps it saved (of the planned steps)."""
+    nulls = [r for r in comparison.records if r.item.null is not None]
+    stopped = [r for r in nulls if r.result.stopped_at is not None]
+    planned = sum(r.item.config.steps for r in nulls)
+    saved = sum(r.item.config.steps - r.result.stopped_at for r in stopped)
+    return {"gap": comparison.plan.early_stop, "checkpoints": list(CHECKPOINTS), "null_runs": len(nulls),
+            "stopped": len(stopped), "null_steps_planned": planned, "null_steps_saved": saved}
+
+
+def early_stop_line(comparison: Comparison) -> str:
+    """The answer's line on the early stop (empty when it is off): the null runs it stopped as
+    settled, per candidate, and the steps saved."""
+    plan = comparison.plan
+    if plan.early_stop <= 0:
+        return ""
+    c = early_stop_counts(comparison)
+    parts = []
+    for name in plan.candidates:
+        nulls = [r for r in comparison.records if r.item.known == name and r.item.null is not None]
+        steps = sorted({r.result.stopped_at for r in nulls if r.result.stopped_at is not None})
+        n = sum(1 for r in nulls if r.result.stopped_at is not None)
+        at = f" ({', '.join(f'stopped at step {s}: {SETTLED}' for s in steps)})" if steps else ""
+        parts.append(f"{name} {n} of {len(nulls)}{at}")
+    share = f"{100 * c['null_steps_saved'] / c['null_steps_planned']:.0f} %" if c["null_steps_planned"] else "n/a"
+    return (f"Early stop (gap {plan.early_stop:g}): {c['stopped']} of {c['null_runs']} null runs stopped when at least "
+            f"the gap below every seed of their candidate, {share} of the null runs’ steps saved: "
+            + "; ".join(parts) + ".")
 
 
 def answer_lines(comparison: Comparison) -> list[str]:
@@ -697,6 +790,9 @@ def answer_lines(comparison: Comparison) -> list[str]:
         lines.append(f"\u2013 {name}: {why}")
     meaning = MEANING.get(plan.null_mode) or MEANING_WEAK.format(mode=plan.null_mode)
     lines.append("What it means: " + meaning)
+    early = early_stop_line(comparison)
+    if early:
+        lines.append(early)
     lines += [f"Caveat: {c}." for c in caveats(comparison)]
     return lines
 
@@ -705,12 +801,14 @@ def compare(lost: Corpus, candidates: Mapping[str, Vocabulary | str | os.PathLik
             seeds: Sequence[int] = (0, 1, 2), n_null: int = 3, stems: int | None = None, steps: int | None = None,
             config: Config | None = None, run_fn: Callable[[PlanItem], CandidateRun | tuple] = train_run,
             out: str | os.PathLike | None = None, null_mode: str = DEFAULT_NULL_MODE, sample_seed: int = 0,
-            on_run: Callable[[ScoredRun], None] | None = None, plot: bool = True, restarts: int = 1) -> Comparison:
+            on_run: Callable[[ScoredRun], None] | None = None, plot: bool = True, restarts: int = 1,
+            early_stop: float = 0.0, observe: bool = False) -> Comparison:
     """Plan, run (one after another), summarise and, with ``out``, write the comparison's files."""
     plan = plan_comparison(lost, candidates, seeds=seeds, n_null=n_null, stems=stems, steps=steps,
-                           config=config, null_mode=null_mode, sample_seed=sample_seed, restarts=restarts)
+                           config=config, null_mode=null_mode, sample_seed=sample_seed, restarts=restarts,
+                           early_stop=early_stop)
     failures: list[tuple[PlanItem, str]] = []
-    records = run_plan(plan, run_fn, on_run=on_run, failures=failures)
+    records = run_plan(plan, run_fn, on_run=on_run, failures=failures, observe=observe)
     comparison = summarise(plan, records, failures)
     if out is not None:
         write_comparison(out, comparison, plot=plot)
@@ -770,6 +868,7 @@ def write_comparison(out: str | os.PathLike, comparison: Comparison, *, plot: bo
             coverage_at(r.result.curve) for r in comparison.records
             if r.item.known == s.known and r.item.null is None) for s in comparison.summaries},
         "z_threshold": Z_THRESHOLD,
+        "early_stop": early_stop_counts(comparison),
         "failed_candidates": plan.failures,
         "failed_runs": [{"known": i.known, "seed": i.seed, "null": i.null, "error": e}
                         for i, e in comparison.run_failures],
@@ -798,7 +897,7 @@ __all__ = [
     "ALPHA", "MIN_NULLS", "MIN_SEEDS", "answer_lines", "caveats", "holm", "holm_verdict", "margin_se", "t_quantile",
     "t_sf", "CLOSER", "CandidateSummary", "Comparison", "MAX_RESTARTS", "NO_EVIDENCE", "Plan", "PlanItem", "RESTARTS_COLUMNS",
     "RUNS_COLUMNS", "RUNS_EXTRA", "ScoredRun", "CandidateRun", "SUMMARY_COLUMNS", "SUMMARY_EXTRA", "Signal", "TOO_FEW",
-    "UNTESTED", "Z_THRESHOLD", "as_result", "check_restarts", "compare", "decoding_agreement", "empirical_p",
+    "UNTESTED", "Z_THRESHOLD", "as_result", "early_stop_counts", "early_stop_line", "stopped_text", "with_stop_rule", "check_restarts", "compare", "decoding_agreement", "empirical_p",
     "keep_best_restarts", "unranked", "load_candidates", "mapping_agreement", "plan_comparison", "record",
     "restart_seed", "run_plan", "summarise", "train_run", "verdict", "write_comparison", "z_score",
 ]

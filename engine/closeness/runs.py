@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Callable
 
 from engine.closeness.curve import DEFAULT_CONFIDENCE, closeness_score, coverage_at
-from engine.closeness.comparison import Comparison, Plan, PlanItem, ScoredRun, CandidateRun, summarise, write_comparison
+from engine.closeness.comparison import (Comparison, Plan, PlanItem, ScoredRun, CandidateRun, summarise,
+                                        with_stop_rule, write_comparison)
 from engine.errors import DecipherError
 from engine.runs.workers import RunsStopped
 
@@ -39,6 +40,12 @@ def fingerprint(item: PlanItem, pins: tuple = ()) -> str:
         h.update(b"\x1fS" + s.ipa.encode("utf-8"))
     for i in item.lost.inscriptions:
         h.update(b"\x1fI" + i.id.encode("utf-8") + b"\x1e" + i.text.encode("utf-8"))
+    if item.null is not None and item.early_stop > 0:
+        # a null run that may stop early is another run than one trained to its end: its own folder
+        # (off adds nothing, so the folders of comparisons made before the early stop still fit)
+        from engine.closeness.early_stop import CHECKPOINTS
+
+        h.update(b"\x1fE" + repr((float(item.early_stop), tuple(CHECKPOINTS))).encode("ascii"))
     return h.hexdigest()[:10]
 
 
@@ -110,10 +117,14 @@ def read_run(run_dir: Path) -> CandidateRun:
                 if key not in spans or rank < spans[key][0]:
                     spans[key] = (rank, r["stem_ipa"])
     objective = m.get("objective")
+    early = m.get("early_stop") or {}
+    stopped = early.get("stopped_at")
     return CandidateRun(curve, float(m.get("coverage", math.nan)), int(m.get("steps", 0)),
                      float(m.get("wall_time_s", 0.0)),
                      spans=tuple((k[0], k[1], k[2], ipa) for k, (_, ipa) in sorted(spans.items())),
-                     objective=None if objective is None else float(objective))
+                     objective=None if objective is None else float(objective),
+                     stopped_at=None if stopped is None else int(stopped),
+                     checkpoints=tuple((int(a), float(b)) for a, b in early.get("checkpoints") or ()))
 
 
 class _Tracked:
@@ -174,12 +185,42 @@ def run_comparison(plan: Plan, out: str | Path, pool, *, in_flight: int | None =
             settings["restart"] = item.restart
         planned.append(PlannedRun(item.known, item.seed, settings, d))
 
+    own_dirs = {(it.known, it.seed): d for d, it in by_dir.items() if it.null is None and it.restart == 0}
+    own_scores: dict[str, float] = {}
+
+    def candidate_scores(known: str) -> dict[int, float]:
+        """The scores of the candidate's own runs finished so far (results.csv is current when a run is
+        submitted: the sweep saves it after every run that ends)."""
+        from engine.runs.sweep import read_results
+
+        try:
+            rows = read_results(out / "results.csv") if (out / "results.csv").exists() else {}
+        except DecipherError:
+            return {}
+        got = {}
+        for seed in plan.seeds:
+            d = own_dirs.get((known, seed))
+            if d is None or d not in rows or rows[d].status != DONE:
+                continue
+            if d not in own_scores:
+                try:
+                    m = json.loads((out / d / "metrics.json").read_text(encoding="utf-8"))
+                    own_scores[d] = closeness_score(m["closeness"])
+                except (OSError, ValueError, KeyError, TypeError):
+                    continue
+            got[seed] = own_scores[d]
+        return got
+
     def make_items(known: str):
         def make(p: PlannedRun) -> RunItem:
             it = by_dir[p.run_dir]
             label = " ".join(f"{k}={v}" for k, v in p.settings.items())
+            sinks = ()
+            if it.null is not None and it.early_stop > 0:
+                rule = with_stop_rule(it, candidate_scores(it.known), len(plan.seeds)).stop
+                sinks = () if rule is None else (rule.sink(),)
             return RunItem(out / p.run_dir, it.known, it.config.seed, label,
-                           inputs=RunInputs(it.lost, it.vocabulary, it.config, pins=tuple(pins)))
+                           inputs=RunInputs(it.lost, it.vocabulary, it.config, pins=tuple(pins)), sinks=sinks)
         return make
 
     total = len(planned)
@@ -220,12 +261,14 @@ def run_comparison(plan: Plan, out: str | Path, pool, *, in_flight: int | None =
 
 
 def append_results(path: str | Path, lost: str, comparison: Comparison, *,
-                   conflicts: list[str] | None = None) -> int:
+                   conflicts: list[str] | None = None, stopped: list[str] | None = None) -> int:
     """Append the comparison's finished runs to a results file (:data:`RESULTS_COLUMNS`), leaving out
     those already there (same lost, known, seed, null and steps), so appending again after a resumed
     run adds only the new runs. Returns how many rows were added. The file has no column for the
     restarts, so a seed's kept run that differs from the one already there (another ``--restarts``)
-    is not added either: ``conflicts`` (when given) gets a line for each."""
+    is not added either: ``conflicts`` (when given) gets a line for each. Nor is a null run the early stop
+    ended (the file has no column for it, and its score is of an earlier step): ``stopped`` gets a line
+    for each."""
     from engine.io.atomic import write_csv
 
     path = Path(path)
@@ -242,6 +285,10 @@ def append_results(path: str | Path, lost: str, comparison: Comparison, *,
     for rec in comparison.records:
         r = rec.result
         null = "" if rec.item.null is None else str(rec.item.null)
+        if r.stopped_at is not None:
+            if stopped is not None:
+                stopped.append(f"{rec.item.known} seed {rec.item.seed} null {null}: stopped at step {r.stopped_at}")
+            continue
         key = (lost, rec.item.known, str(rec.item.seed), null, str(r.steps))
         if key in seen:
             if conflicts is not None and seen[key] != f"{rec.score:.6f}":

@@ -70,6 +70,10 @@ class RunItem:
     """engine.config.Config of a project run (file-based runs carry it in ``inputs``)."""
     corpus: str | None = None
     language: str | None = None
+    sinks: tuple = ()
+    """Extra session sinks of this run (picklable), e.g. a comparison's early stop of a settled null
+    (engine/closeness/early_stop.py): a sink whose ``completes_run`` is true ended the run on purpose,
+    so the run counts as completed, and its ``metrics()`` are added to metrics.json."""
 
 
 @dataclass(frozen=True)
@@ -201,11 +205,11 @@ def run_item(item: RunItem, *, sinks: Sequence[Any] = (), log: Callable[[str], N
 
             run_id, outcome = run_in_project(item.project, config=item.config, corpus=item.corpus,
                                              language=item.language, out=run_dir,
-                                             sinks=[objective, *sinks], log=log or (lambda line: None))
+                                             sinks=[objective, *item.sinks, *sinks], log=log or (lambda line: None))
         else:
             from engine.runs.outputs import run_in_folder
 
-            outcome, run_id = run_in_folder(item.inputs, run_dir, sinks=[objective, *sinks]), None
+            outcome, run_id = run_in_folder(item.inputs, run_dir, sinks=[objective, *item.sinks, *sinks]), None
     except BaseException as exc:  # noqa: BLE001 — a failed run is a row of the results, not a crash
         if isinstance(exc, (KeyboardInterrupt, SystemExit)):
             raise
@@ -215,11 +219,17 @@ def run_item(item: RunItem, *, sinks: Sequence[Any] = (), log: Callable[[str], N
     extra = {"objective": value, "objective_parts": objective.values} if objective.values else {}
     if run_id is not None:
         extra["run_id"] = run_id
+    for sink in item.sinks:
+        extra.update(getattr(sink, "metrics", dict)())
     if extra:
         _add_to_metrics(run_dir, extra)
     ev = outcome.evaluation
     closeness = tuple((float(a), float(b)) for a, b in (ev.closeness if ev is not None else ()))
-    return RunResult(run_dir, outcome.status, "", metrics, value, round(outcome.wall_time_s, 3), outcome.step,
+    status = outcome.status
+    if status == "stopped" and outcome.reason == "stopped" and any(getattr(s, "completes_run", False)
+                                                                   for s in item.sinks):
+        status = "completed"  # ended on purpose by its own sink (a settled null), not by a user or a signal
+    return RunResult(run_dir, status, "", metrics, value, round(outcome.wall_time_s, 3), outcome.step,
                      outcome.device, closeness, run_id, os.getpid())
 
 
