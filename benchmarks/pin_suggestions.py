@@ -9,16 +9,28 @@ cipher's key) for each strategy, and with no pin as the reference:
 * ``uncertain``: the sign with the largest uncertainty alone (an ablation: no text share);
 * ``counterfactual``: the sign whose pin to its best sound changes most decoded spans
   (``pin_suggestions.counterfactuals``: a re-decode per sign, no training);
+* ``disagree``: share x seed disagreement: the cipher is also trained ``--seeds`` - 1 more times (training
+  seeds c + 1000, c + 2000, ...) as far; disagreement = the share of the seeds whose own best sound is
+  not the best sound of their averaged mapping (``suggest_pins``' ``agreeing``);
+* ``misfit``: share x misfit rate: how often the base run's decoded matches, aligned to their best
+  stem, read the sign as another sound than its best one or as half of an insertion
+  (``pin_suggestions.misfits``);
 * ``frequent``: the most frequent unpinned sign;
-* ``random``: ``--draws`` signs drawn (seeded by the cipher) from the unpinned signs.
+* ``random``: ``--draws`` signs drawn (seeded by the cipher) from the unpinned signs;
+* ``probe``: the ``--probe`` most frequent signs, each pinned: the table's "best of" column is the
+  best one pin among them could do (an oracle, for scale; with ``--probe 30`` every sign).
+
+The two new rankings' scores were fixed before any of their numbers were seen; ties go to the more
+frequent sign. The header row of each cipher keeps every sign's signals (``features``; with
+``best_is_true`` for analysis only), so other combinations can be judged against the probes.
 
 Every continuation starts from the same state (model, optimiser, random streams), so two
 strategies that pick the same sign get the same result (it is trained once). Gain = P@10 after the
 pin minus P@10 of the no-pin continuation. Rows go to a JSONL file as they finish; a second run
 skips what is there (resumable). ``--table`` prints the Markdown table of a results file.
 
-    nice -n 10 python -m benchmarks.pin_suggestions --out benchmarks/results/pin-suggestions.jsonl
-    python -m benchmarks.pin_suggestions --out benchmarks/results/pin-suggestions.jsonl --table
+    nice -n 10 python -m benchmarks.pin_suggestions --out benchmarks/results/pin-suggestions-v2.jsonl
+    python -m benchmarks.pin_suggestions --out benchmarks/results/pin-suggestions-v2.jsonl --table
 """
 
 from __future__ import annotations

@@ -172,3 +172,25 @@ def test_the_benchmark_writes_rows_as_they_finish_resumes_without_retraining_and
     assert out.read_text(encoding="utf-8").count("\n") == len(rows)
     table = capsys.readouterr().out
     assert "| **mean of 1** |" in table and "uncertainty × share beats the most frequent on" in table
+
+
+def match(span: str, stem_ipa: str) -> "Match":
+    from engine.results import Alternative, Match
+
+    return Match("I1", 0, len(span), span, (Alternative(1, stem_ipa, stem_ipa, -1.0),))
+
+
+def test_misfit_counts_the_letters_that_decoded_matches_read_otherwise_than_the_signs_best_value():
+    from engine.training.pin_suggestions import misfits
+
+    # x is best /t/, y best /a/; both still give the other sounds some probability
+    mapping = snapshot({"x": (0.6, 0.3, 0.1), "y": (0.1, 0.1, 0.8)})
+    got = misfits(mapping, [match("xy", "ta"), match("xy", "da"), match("xy", "da"), match("x", "")])
+    assert got["x"].best == "t" and got["y"].best == "a"
+    assert (got["x"].aligned, got["x"].misfit) == (3, 2)        # read /d/ twice; a span with no alignment to its stem not counted
+    assert got["x"].rate == pytest.approx(2 / 3)
+    assert (got["y"].aligned, got["y"].misfit) == (3, 0)
+    # an insertion (two letters for one sound) is a misfit for both its letters
+    ins = misfits(mapping, [match("xy", "t")], gamma=0.0)
+    assert ins["x"].misfit == 1 and ins["y"].misfit == 1
+    assert misfits(mapping, []) == {}
