@@ -11,6 +11,9 @@ Two rankings (``rank``), and a third measure for benchmarks:
   200 steps.
 * ``counterfactuals``: pin each sign to its best sound and re-decode the corpus; how many decoded
   spans change. It needs the model (not the stored mapping) and did worse than frequency too.
+* ``misfits``: how often the decoded matches read a sign otherwise than its best value (the data
+  disagreeing with the mapping). Neither it nor the disagreement of seeds (``agreeing`` below), each
+  times the share, beat frequency either (docs/pin-suggestions.md, benchmarks/results/pin-suggestions-v2*).
 
 The score of a sign is its uncertainty times its share of the text:
 
