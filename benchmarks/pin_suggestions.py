@@ -9,16 +9,28 @@ cipher's key) for each strategy, and with no pin as the reference:
 * ``uncertain``: the sign with the largest uncertainty alone (an ablation: no text share);
 * ``counterfactual``: the sign whose pin to its best sound changes most decoded spans
   (``pin_suggestions.counterfactuals``: a re-decode per sign, no training);
+* ``disagree``: share x seed disagreement: the cipher is also trained ``--seeds`` - 1 more times (training
+  seeds c + 1000, c + 2000, ...) as far; disagreement = the share of the seeds whose own best sound is
+  not the best sound of their averaged mapping (``suggest_pins``' ``agreeing``);
+* ``misfit``: share x misfit rate: how often the base run's decoded matches, aligned to their best
+  stem, read the sign as another sound than its best one or as half of an insertion
+  (``pin_suggestions.misfits``);
 * ``frequent``: the most frequent unpinned sign;
-* ``random``: ``--draws`` signs drawn (seeded by the cipher) from the unpinned signs.
+* ``random``: ``--draws`` signs drawn (seeded by the cipher) from the unpinned signs;
+* ``probe``: the ``--probe`` most frequent signs, each pinned: the table's "best of" column is the
+  best one pin among them could do (an oracle, for scale; with ``--probe 30`` every sign).
+
+The two new rankings' scores were fixed before any of their numbers were seen; ties go to the more
+frequent sign. The header row of each cipher keeps every sign's signals (``features``; with
+``best_is_true`` for analysis only), so other combinations can be judged against the probes.
 
 Every continuation starts from the same state (model, optimiser, random streams), so two
 strategies that pick the same sign get the same result (it is trained once). Gain = P@10 after the
 pin minus P@10 of the no-pin continuation. Rows go to a JSONL file as they finish; a second run
 skips what is there (resumable). ``--table`` prints the Markdown table of a results file.
 
-    nice -n 10 python -m benchmarks.pin_suggestions --out benchmarks/results/pin-suggestions.jsonl
-    python -m benchmarks.pin_suggestions --out benchmarks/results/pin-suggestions.jsonl --table
+    nice -n 10 python -m benchmarks.pin_suggestions --out benchmarks/results/pin-suggestions-v2.jsonl
+    python -m benchmarks.pin_suggestions --out benchmarks/results/pin-suggestions-v2.jsonl --table
 """
 
 from __future__ import annotations
@@ -32,9 +44,16 @@ import time
 from pathlib import Path
 
 CIPHERS = (1, 2, 3, 4, 5, 6, 7, 8)
-STRATEGIES = ("suggested", "uncertain", "counterfactual", "frequent", "random")
+STRATEGIES = ("suggested", "uncertain", "counterfactual", "disagree", "misfit", "frequent", "random", "probe")
 LABELS = {"suggested": "uncertainty × share", "uncertain": "uncertainty alone", "counterfactual": "counterfactual",
+          "disagree": "seed disagreement × share", "misfit": "misfit × share",
           "frequent": "most frequent (the app's)", "random": "random"}
+SEED_STRIDE = 1000   # the other seeds of cipher c train with seeds c + 1000, c + 2000, ...
+# the new rankings: each a score of a candidate's features; ties go to the more frequent sign
+NEW = {
+    "disagree": lambda f: f["share"] * (f["seeds"] - f["agreeing"]) / max(1, f["seeds"]),
+    "misfit": lambda f: f["share"] * (f["misfit"] / f["aligned"] if f["aligned"] else 0.0),
+}
 CONFIG = dict(feature_dim=8, eval_interval=0, min_span=3, max_span=6)
 
 
@@ -48,6 +67,33 @@ def _done(path: Path) -> set[tuple]:
 def _rows(path: Path) -> list[dict]:
     with open(path, encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
+
+
+def _features(base, base_ev, others, candidates, truth, shares) -> dict[str, dict]:
+    """Per candidate sign, every gold-free signal a ranking may use (and, for analysis only, whether
+    its best sound is the true one)."""
+    from engine.training.pin_suggestions import misfits, suggest_pins
+
+    cfg = base.config
+    single = {s.sign: s for s in suggest_pins(base_ev.mapping, shares, pins=base.pins, top=None)}
+    seeds = {s.sign: s for s in suggest_pins([base_ev.mapping, *others], shares, pins=base.pins, top=None)}
+    mis = misfits(base_ev.mapping, base_ev.matches, gamma=cfg.insertion_cost_end, band=cfg.band)
+    out = {}
+    for c in candidates:
+        one, many, m = single.get(c), seeds.get(c), mis.get(c)
+        if one is None:
+            continue
+        out[c] = {"share": round(shares[c], 5), "uncertainty": round(one.uncertainty, 4), "best": one.best,
+                  "best_is_true": one.best == truth[c],
+                  "seeds": many.mappings, "agreeing": many.agreeing, "seeds_best": many.best,
+                  "seeds_uncertainty": round(many.uncertainty, 4),
+                  "aligned": m.aligned if m else 0, "misfit": m.misfit if m else 0}
+    return out
+
+
+def _pick(features: dict[str, dict], key) -> str:
+    """The candidate with the largest ``key(features)``; ties: the more frequent, then the sign."""
+    return max(features, key=lambda c: (key(features[c]), features[c]["share"], c))
 
 
 def run_cipher(seed: int, args, out: Path) -> None:
@@ -75,17 +121,27 @@ def run_cipher(seed: int, args, out: Path) -> None:
     # only signs whose true sound the vocabulary has (a pin naming a new sound would change the model's shape)
     candidates = sorted(s for s in shares if truth.get(s) in known)
     ranked = [s for s in suggest_for_trainer(base, top=None, rank="uncertainty") if s.sign in candidates]
+    # the same cipher trained with other seeds, as far (the disagreement signal)
+    others = []
+    for k in range(1, args.seeds):
+        t = Trainer(cipher.corpus, cipher.vocabulary, cfg.replace(seed=seed + SEED_STRIDE * k),
+                    gold=cipher.gold, live_interval=None)
+        others.append([e for e in t.run(args.steps) if isinstance(e, EvalEvent)][-1].mapping)
+    feats = _features(base, base_ev, others, candidates, truth, shares)
+    by_share = sorted(feats, key=lambda c: (-feats[c]["share"], c))
     picks = {
         "suggested": [ranked[0].sign],
         "uncertain": [max(ranked, key=lambda s: (s.uncertainty, s.text_share)).sign],
         "counterfactual": [counterfactuals(base, candidates)[0].sign],
+        **{k: [_pick(feats, f)] for k, f in NEW.items()},
         "frequent": [max(candidates, key=lambda s: (shares[s], s))],
         "random": random.Random(1000 + seed).sample(candidates, min(args.draws, len(candidates))),
+        "probe": by_share[:args.probe],
     }
     head = {"cipher": seed, "stems": args.stems, "inscriptions": args.inscriptions, "steps": args.steps,
             "extra": args.extra, "p_at_10_base": base_ev.metrics["p_at_10"]}
     if planned is None:
-        _write(out, {**head, "sign": "", "truth": "", "p_at_10": None, "picks": picks,
+        _write(out, {**head, "sign": "", "truth": "", "p_at_10": None, "picks": picks, "features": feats,
                      "ranked": [[s.sign, round(s.score, 4), round(s.uncertainty, 3), round(s.text_share, 4),
                                  s.reason] for s in ranked]})
     for sign in ["", *dict.fromkeys(s for v in picks.values() for s in v)]:
@@ -115,21 +171,24 @@ def _write(out: Path, row: dict) -> None:
 
 
 def table(out: Path) -> str:
+    """The Markdown table of a results file: per cipher the P@10 gain of each ranking's sign, the
+    mean of the random draws and (with probes) the best of the probed signs; means; win counts."""
     rows = _rows(out)
     heads = {r["cipher"]: r for r in rows if r["sign"] == ""}
     p10 = {(r["cipher"], r["sign"]): r["p_at_10"] for r in rows if r["sign"]}
-    single = [k for k in STRATEGIES if k != "random"]
-    lines = ["| cipher | P@10 at base | P@10 no pin | " + " | ".join(f"{LABELS[k]} (sign)" for k in single) +
-             " | random (mean of draws) |", "|---" * (3 + len(STRATEGIES)) + "|"]
-    gains: dict[str, list[float]] = {k: [] for k in STRATEGIES}
+    present = [k for k in STRATEGIES if heads and all(k in h["picks"] for h in heads.values())]
+    single = [k for k in present if k not in ("random", "probe")]
+    cols = [f"{LABELS[k]} (sign)" for k in single] + ["random (mean of draws)"] + \
+        ([f"best of the {max(len(h['picks']['probe']) for h in heads.values())} most frequent (oracle)"]
+         if "probe" in present else [])
+    lines = ["| cipher | P@10 at base | P@10 no pin | " + " | ".join(cols) + " |", "|---" * (3 + len(cols)) + "|"]
+    gains: dict[str, list[float]] = {k: [] for k in present}
     for c in sorted(heads):
         h = heads[c]
         ref = p10.get((c, "<none>"))
-        if ref is None or not all((c, s) in p10 for v in h["picks"].values() for s in v):
+        if ref is None or not all((c, s) in p10 for k in present for s in h["picks"][k]):
             continue
         cells = []
-        if set(h["picks"]) != set(STRATEGIES):
-            continue
         for k in single:
             s = h["picks"][k][0]
             g = p10[(c, s)] - ref
@@ -138,12 +197,18 @@ def table(out: Path) -> str:
         rg = statistics.mean(p10[(c, s)] - ref for s in h["picks"]["random"])
         gains["random"].append(rg)
         cells.append(f"{rg:+.3f} ({' '.join(h['picks']['random'])})")
+        if "probe" in present:
+            best = max(h["picks"]["probe"], key=lambda s: p10[(c, s)])
+            gains["probe"].append(p10[(c, best)] - ref)
+            cells.append(f"{p10[(c, best)] - ref:+.3f} ({best})")
         lines.append(f"| {c} | {h['p_at_10_base']:.3f} | {ref:.3f} | " + " | ".join(cells) + " |")
-    n = len(gains["suggested"])
+    n = len(gains["frequent"]) if "frequent" in gains else 0
     if n:
-        lines.append(f"| **mean of {n}** | | | " + " | ".join(f"**{statistics.mean(gains[k]):+.3f}**" for k in STRATEGIES) + " |")
+        lines.append(f"| **mean of {n}** | | | " + " | ".join(f"**{statistics.mean(gains[k]):+.3f}**" for k in present) + " |")
         lines.append("")
-        for a in ("suggested", "counterfactual"):
+        for a in single:
+            if a == "frequent":
+                continue
             wins = {k: (sum(1 for x, y in zip(gains[a], gains[k]) if x > y),
                         sum(1 for x, y in zip(gains[a], gains[k]) if x == y)) for k in ("frequent", "random")}
             lines.append(f"{LABELS[a]} beats the most frequent on {wins['frequent'][0]} of {n} ciphers (ties {wins['frequent'][1]}), "
@@ -160,6 +225,8 @@ def main(argv=None) -> int:
     ap.add_argument("--steps", type=int, default=100)
     ap.add_argument("--extra", type=int, default=50)
     ap.add_argument("--draws", type=int, default=3)
+    ap.add_argument("--seeds", type=int, default=3, help="seeds per cipher for the disagreement signal")
+    ap.add_argument("--probe", type=int, default=5, help="also pin each of the N most frequent candidates")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--table", action="store_true", help="print the Markdown table of --out and exit")
     args = ap.parse_args(argv)

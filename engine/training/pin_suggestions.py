@@ -11,6 +11,9 @@ Two rankings (``rank``), and a third measure for benchmarks:
   200 steps.
 * ``counterfactuals``: pin each sign to its best sound and re-decode the corpus; how many decoded
   spans change. It needs the model (not the stored mapping) and did worse than frequency too.
+* ``misfits``: how often the decoded matches read a sign otherwise than its best value (the data
+  disagreeing with the mapping). Neither it nor the disagreement of seeds (``agreeing`` below), each
+  times the share, beat frequency either (docs/pin-suggestions.md, benchmarks/results/pin-suggestions-v2*).
 
 The score of a sign is its uncertainty times its share of the text:
 
@@ -33,7 +36,7 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from engine.corpus import DIVIDER, PinnedValue
+from engine.corpus import DIVIDER, PinnedValue, split_units
 from engine.io.display import IDENTITY, DisplayTable
 from engine.model.phonology import DELETE
 from engine.results import MappingSnapshot
@@ -221,3 +224,41 @@ def counterfactuals(trainer, signs: Sequence[str] | None = None, *,
                                   f"decoded spans ({_percent(share)}) change"))
     out.sort(key=lambda c: (-c.changed, c.sign))
     return out
+
+
+# ---- data misfit: where the decoded matches read a sign otherwise than the mapping ---------------
+
+@dataclass(frozen=True)
+class Misfit:
+    sign: str
+    best: str               # the sign's best sound in the mapping
+    aligned: int            # the sign's letters inside decoded matches (aligned to the best stem)
+    misfit: int             # of them, read as another sound than ``best`` or as an insertion
+
+    @property
+    def rate(self) -> float:
+        return self.misfit / self.aligned if self.aligned else 0.0
+
+
+def misfits(mapping: MappingSnapshot, matches, *, gamma: float = 3.5, band: int = 2) -> dict[str, Misfit]:
+    """For each sign seen in ``matches`` (a decode's spans with their best stem), how often the best
+    alignment of span to stem (engine/model/explain.py) reads it as a sound other than its own best
+    value, or as half of an insertion: the decoded data disagreeing with the mapping. Gold-free."""
+    from engine.model.explain import best_alignment
+
+    best: dict[str, str] = {}
+    aligned: Counter = Counter()
+    wrong: Counter = Counter()
+    for m in matches:
+        if not m.alternatives:
+            continue
+        steps, _ = best_alignment(mapping, m.span, m.best.ipa, gamma=gamma, band=band)
+        for st in steps:
+            letters = split_units(st.lost)
+            for c in letters:
+                if c not in best:
+                    best[c] = _best(_shares(mapping, c))
+                aligned[c] += 1
+                if len(letters) > 1 or st.known != best[c]:
+                    wrong[c] += 1
+    return {c: Misfit(c, best[c], aligned[c], wrong[c]) for c in aligned}

@@ -167,8 +167,51 @@ def test_the_benchmark_writes_rows_as_they_finish_resumes_without_retraining_and
     assert trained == {"<none>", *(s for v in head["picks"].values() for s in v)}   # each sign trained once
     assert len(trained) == len(rows) - 1
     assert all(0.0 <= r["p_at_10"] <= 1.0 for r in rows if r["sign"])
+    # every candidate's signals are kept; 3 seeds by default; the probes are the most frequent signs
+    feats = head["features"]
+    assert feats and all(f["seeds"] == 3 and 0 <= f["agreeing"] <= 3 and 0 <= f["misfit"] <= f["aligned"]
+                         for f in feats.values())
+    assert head["picks"]["probe"] == sorted(feats, key=lambda c: (-feats[c]["share"], c))[:5]
+    [top] = head["picks"]["frequent"]
+    assert top in head["picks"]["probe"] and feats[top]["share"] == max(f["share"] for f in feats.values())
     capsys.readouterr()
     assert main(args) == 0                                                              # resumed: nothing new
     assert out.read_text(encoding="utf-8").count("\n") == len(rows)
     table = capsys.readouterr().out
     assert "| **mean of 1** |" in table and "uncertainty × share beats the most frequent on" in table
+    assert "misfit × share beats the most frequent on" in table and "best of the 5 most frequent (oracle)" in table
+
+
+def match(span: str, stem_ipa: str) -> "Match":
+    from engine.results import Alternative, Match
+
+    return Match("I1", 0, len(span), span, (Alternative(1, stem_ipa, stem_ipa, -1.0),))
+
+
+def test_misfit_counts_the_letters_that_decoded_matches_read_otherwise_than_the_signs_best_value():
+    from engine.training.pin_suggestions import misfits
+
+    # x is best /t/, y best /a/; both still give the other sounds some probability
+    mapping = snapshot({"x": (0.6, 0.3, 0.1), "y": (0.1, 0.1, 0.8)})
+    got = misfits(mapping, [match("xy", "ta"), match("xy", "da"), match("xy", "da"), match("x", "")])
+    assert got["x"].best == "t" and got["y"].best == "a"
+    assert (got["x"].aligned, got["x"].misfit) == (3, 2)        # read /d/ twice; a span with no alignment to its stem not counted
+    assert got["x"].rate == pytest.approx(2 / 3)
+    assert (got["y"].aligned, got["y"].misfit) == (3, 0)
+    # an insertion (two letters for one sound) is a misfit for both its letters
+    ins = misfits(mapping, [match("xy", "t")], gamma=0.0)
+    assert ins["x"].misfit == 1 and ins["y"].misfit == 1
+    assert misfits(mapping, []) == {}
+
+
+def test_the_benchmarks_new_rankings_weigh_share_by_misfit_or_disagreement_and_fall_back_to_share():
+    from benchmarks.pin_suggestions import NEW, _pick
+
+    def f(share, misfit, aligned, agreeing):
+        return {"share": share, "misfit": misfit, "aligned": aligned, "seeds": 3, "agreeing": agreeing}
+
+    feats = {"a": f(0.10, 2, 20, 3), "b": f(0.08, 16, 20, 1), "c": f(0.02, 4, 4, 0)}
+    assert _pick(feats, NEW["misfit"]) == "b"        # 0.08 x 0.8 > 0.10 x 0.1 and 0.02 x 1
+    assert _pick(feats, NEW["disagree"]) == "b"      # 0.08 x 2/3 > 0.02 x 1; a: all seeds agree
+    same = {"a": f(0.10, 0, 20, 3), "b": f(0.08, 0, 20, 3)}
+    assert _pick(same, NEW["misfit"]) == "a" and _pick(same, NEW["disagree"]) == "a"   # no signal: the most frequent
