@@ -377,7 +377,7 @@ class MainWindow(QMainWindow):
                            select if select is not None else self.state.shown_run, pins=history.pins,
                            diagnoses=history.diagnoses)
         shown = next((r for r in history.runs if r.id == self.state.shown_run), None)
-        self.runs.set_diagnosis(*diagnosis_note(shown, history.diagnoses.get(self.state.shown_run)))
+        self.runs.set_diagnosis(*diagnosis_note(shown, history.diagnoses.get(self.state.shown_run), self.model.display))
 
     def show_run(self, run_id: int) -> None:
         """Show a stored (or the live) run: its corpus, its known language, matches, plots, mapping."""

@@ -96,16 +96,17 @@ def run_diagnoses(project: Project) -> dict[int, dict]:
         return {}
 
 
-def diagnosis_note(run: RunRecord | None, diagnosis: dict | None) -> tuple[str, bool]:
+def diagnosis_note(run: RunRecord | None, diagnosis: dict | None, display=None) -> tuple[str, bool]:
     """(the run panel's diagnosis line in plain words, whether it flags the run) for the shown
     ``run``: "" while it trains (a run is diagnosed at its end), "no diagnosis" for a run stored
-    without one (older projects, failed runs)."""
+    without one (older projects, failed runs). ``display``: the corpus's display table, through which
+    the lost letters the findings name are shown."""
     from engine.training.diagnosis import diagnosis_from, plain_words
 
     if run is None or run.status == "running":
         return "", False
     d = diagnosis_from(diagnosis)
-    text = plain_words(d)
+    text = plain_words(d, display.show if display is not None else None)
     if d is None:
         return f"Run {run.id}: {text}", False
     return (f"\u26a0 Run {run.id}: {text}" if d.flagged else f"Run {run.id}: {text}"), d.flagged

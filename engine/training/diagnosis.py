@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 #: a run is flagged when the letters read against their contextual class make up at least this share
 #: of the text's letters (rare letters, whose class Sukhotin's counts barely support, weigh little).
@@ -48,21 +48,69 @@ MIN_OTHERS_TO_FLAG = 3
 
 @dataclass(frozen=True)
 class Finding:
-    """One reason to doubt a run: ``code`` (class, objective, polish), the line a user reads,
-    and the lost letters concerned."""
+    """One reason to doubt a run: ``code`` (class, objective, seeds, polish), the line a user reads,
+    and the lost letters concerned. ``template`` and ``args``: the same line with ``{0}``, ``{1}`` …
+    where lost letters stand (``args``), so that a display table can show them as scholars write
+    them (:meth:`shown`); empty for a line without letters or from an older program."""
 
     code: str
     text: str
     letters: tuple[str, ...] = ()
     flag: bool = True
+    template: str = ""
+    args: tuple[str, ...] = ()
+
+    def shown(self, name: Callable[[str], str] | None = None) -> str:
+        """The line with each lost letter as ``name`` gives it (a display table's ``show``)."""
+        if name is None or not self.template:
+            return self.text
+        return self.template.format(*(name(a) for a in self.args))
 
     def to_json(self) -> dict:
-        return {"code": self.code, "text": self.text, "letters": list(self.letters), "flag": self.flag}
+        out = {"code": self.code, "text": self.text, "letters": list(self.letters), "flag": self.flag}
+        if self.template:
+            out.update(template=self.template, args=list(self.args))
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping) -> "Finding":
-        return cls(str(data["code"]), str(data["text"]), tuple(str(x) for x in data.get("letters", ())),
-                   bool(data.get("flag", True)))
+        template, args = str(data.get("template", "")), tuple(str(x) for x in data.get("args", ()))
+        text = str(data["text"])
+        if template:
+            try:                     # a template that does not give the text back is not used
+                if template.format(*args) != text:
+                    template, args = "", ()
+            except (IndexError, KeyError, ValueError):
+                template, args = "", ()
+        return cls(str(data["code"]), text, tuple(str(x) for x in data.get("letters", ())),
+                   bool(data.get("flag", True)), template, args)
+
+
+class _Letter(str):
+    """A lost letter inside a finding's line (see :func:`_line`)."""
+
+
+def _line(*parts: str) -> tuple[str, str, tuple[str, ...]]:
+    """(text, template, args) of a line made of plain parts and :class:`_Letter` parts."""
+    text, template, args = [], [], []
+    for part in parts:
+        text.append(str(part))
+        if isinstance(part, _Letter):
+            template.append("{%d}" % len(args))
+            args.append(str(part))
+        else:
+            template.append(str(part).replace("{", "{{").replace("}", "}}"))
+    return "".join(text), "".join(template), tuple(args)
+
+
+def _joined(items: Sequence[Sequence[str]], sep: str = ", ") -> list[str]:
+    """Parts of several items (each a sequence of parts) joined by ``sep``."""
+    out: list[str] = []
+    for i, item in enumerate(items):
+        if i:
+            out.append(sep)
+        out.extend(item)
+    return out
 
 
 @dataclass
@@ -92,10 +140,10 @@ class Diagnosis:
     def lines(self) -> list[str]:
         return [f.text for f in self.findings]
 
-    def headline(self) -> str:
-        """One line for a summary: the verdict in plain words."""
+    def headline(self, name: Callable[[str], str] | None = None) -> str:
+        """One line for a summary: the verdict in plain words (``name``: how lost letters are shown)."""
         if self.flagged:
-            return "this reading may be a local optimum: " + "; ".join(f.text for f in self.findings if f.flag)
+            return "this reading may be a local optimum: " + "; ".join(f.shown(name) for f in self.findings if f.flag)
         return "no sign of a poor basin (gold-free checks: letter classes, the objective, other runs' readings, swaps)"
 
     def to_json(self) -> dict:
@@ -155,12 +203,13 @@ def class_finding_of(best: Mapping[str, str], vowel_letters: Sequence[str],
     letters = tuple(letter for letter, _ in against)
     flag = share >= CLASS_SHARE_FLAG
     n = len(against)
-    text = (f"{n} letter{'s' if n > 1 else ''} ({share:.0%} of the text) read against how "
-            f"{'they pattern' if n > 1 else 'it patterns'} in the text "
-            f"({', '.join(f'{a} → {u}' for a, u in against)}; the vowels by their contexts: {' '.join(sorted(vowels))})")
-    if flag:
-        text += "; try more seeds or restarts, or pin a vowel"
-    return Finding("class", text, letters, flag), values
+    text, template, args = _line(
+        f"{n} letter{'s' if n > 1 else ''} ({share:.0%} of the text) read against how "
+        f"{'they pattern' if n > 1 else 'it patterns'} in the text (",
+        *_joined([(_Letter(a), f" → {u}") for a, u in against]), "; the vowels by their contexts: ",
+        *_joined([(_Letter(v),) for v in sorted(vowels)], " "), ")",
+        *(("; try more seeds or restarts, or pin a vowel",) if flag else ()))
+    return Finding("class", text, letters, flag, template, args), values
 
 
 def objective_finding(objective: float, others: Mapping[str, float]) -> tuple[Finding | None, dict[str, float]]:
@@ -202,13 +251,14 @@ def agreement_finding(readings: Mapping[str, str], shares: Mapping[str, float],
         return None, values
     n = len(against)
     flag = share >= CLASS_SHARE_FLAG and len(others) >= MIN_OTHERS_TO_FLAG
-    text = (f"{n} letter{'s' if n > 1 else ''} ({share:.0%} of the text) read otherwise by most other runs of "
-            f"the same data and settings ({', '.join(f'{a} → {u} where {k} of {m} read {t}' for a, u, t, k, m in against)})")
-    if flag:
-        text += "; prefer the reading most runs share, or try more seeds"
-    elif share >= CLASS_SHARE_FLAG:
-        text += f"; {len(others)} other runs are too few to say which reading is the stray one"
-    return Finding("seeds", text, tuple(a for a, *_ in against), flag), values
+    tail = ("; prefer the reading most runs share, or try more seeds" if flag else
+            f"; {len(others)} other runs are too few to say which reading is the stray one"
+            if share >= CLASS_SHARE_FLAG else "")
+    text, template, args = _line(
+        f"{n} letter{'s' if n > 1 else ''} ({share:.0%} of the text) read otherwise by most other runs of "
+        "the same data and settings (",
+        *_joined([(_Letter(a), f" → {u} where {k} of {m} read {t}") for a, u, t, k, m in against]), ")", tail)
+    return Finding("seeds", text, tuple(a for a, *_ in against), flag, template, args), values
 
 
 def polish_finding(result) -> Finding | None:
@@ -289,19 +339,20 @@ def compared(diagnosis: Diagnosis, objective: float | None, others: Mapping[str,
 NO_DIAGNOSIS = "no diagnosis"
 
 
-def summary_lines(diagnosis: Diagnosis | None) -> list[str]:
+def summary_lines(diagnosis: Diagnosis | None, name: Callable[[str], str] | None = None) -> list[str]:
     """The lines a summary prints: the headline, then each finding the headline does not already
-    say (the headline of a flagged run holds its flagged findings); [NO_DIAGNOSIS] for None."""
+    say (the headline of a flagged run holds its flagged findings); [NO_DIAGNOSIS] for None.
+    ``name``: how lost letters are shown (default: as the data writes them)."""
     if diagnosis is None:
         return [NO_DIAGNOSIS]
-    head = diagnosis.headline()
-    return [head] + [f.text for f in diagnosis.findings if not (diagnosis.flagged and f.flag)]
+    head = diagnosis.headline(name)
+    return [head] + [f.shown(name) for f in diagnosis.findings if not (diagnosis.flagged and f.flag)]
 
 
-def plain_words(diagnosis: Diagnosis | None) -> str:
+def plain_words(diagnosis: Diagnosis | None, name: Callable[[str], str] | None = None) -> str:
     """The diagnosis as a sentence for the app's run panel ("This reading may be a local
-    optimum: … try more seeds or restarts, or pin a vowel")."""
-    lines = summary_lines(diagnosis)
+    optimum: … try more seeds or restarts, or pin a vowel"), lost letters shown by ``name``."""
+    lines = summary_lines(diagnosis, name)
     text = " ".join(line[:1].upper() + line[1:] + ("" if line.endswith(".") else ".") for line in lines)
     if diagnosis is not None and diagnosis.flagged and "try" not in text:
         text += " Try more seeds or restarts, or pin a vowel."

@@ -424,3 +424,21 @@ def test_seeds_and_project_runs_compare_their_readings(tmp_path):
     assert got[runs[1]]["flagged"] and got[runs[1]]["findings"][0]["letters"] == ["k"]
     assert not any(got[runs[i]]["flagged"] for i in (0, 2, 3))
     project.close()
+
+
+def test_a_findings_letters_can_be_shown_through_a_display_table_and_the_cli_keeps_the_datas():
+    from engine.training.diagnosis import class_finding_of
+
+    finding, _ = class_finding_of({"T": "a", "a": "ʔ", "{": "k"}, ["a", "{"], {"T": 0.5, "a": 0.3, "{": 0.2})
+    assert finding.text.startswith("3 letters (100% of the text)") and "(T → a, a → ʔ, { → k;" in finding.text
+    shown = {"T": "ṭ", "a": "ʾa", "{": "ḫ"}
+    assert finding.shown(lambda x: shown.get(x, x)) == (
+        finding.text.replace("T →", "ṭ →").replace("(T", "(ṭ").replace(", a →", ", ʾa →").replace("{ →", "ḫ →")
+        .replace("contexts: a {", "contexts: ʾa ḫ"))
+    assert finding.shown() == finding.text
+    back = Finding.from_json(json.loads(json.dumps(finding.to_json())))
+    assert back == finding
+    # a stored template that does not give the stored text back is not trusted
+    bad = {**finding.to_json(), "args": ["x", "y", "z", "a", "{"]}
+    assert Finding.from_json(bad).template == "" and Finding.from_json(bad).shown(str.upper) == finding.text
+    assert summary_lines(Diagnosis([finding]), lambda x: shown.get(x, x))[0].count("ṭ") == 1

@@ -60,3 +60,20 @@ def test_a_run_from_the_app_stores_its_diagnosis_and_the_panel_shows_it(window, 
     text = window.runs.diagnosis_note.text()
     assert text.startswith(("\u26a0 " if stored[1]["flagged"] else "") + f"Run {run.id}: ")
     assert "No diagnosis" not in text
+
+
+def test_the_letters_a_finding_names_are_shown_as_the_corpus_display_table_writes_them(window, qtbot):
+    from engine.training.diagnosis import class_finding_of
+
+    run_id = _newest_finished(window)
+    window.show_run(run_id)
+    shown = window.model.display.show
+    assert shown("T") != "T" and shown("a") != "a", "the sample opens in the scholarly transliteration"
+    # T (a consonant letter by its contexts) read as a vowel, a (a vowel letter) read as a consonant
+    finding, values = class_finding_of({"T": "a", "a": "ʔ", "k": "k"}, ["a", "i", "u"], {"T": 0.2, "a": 0.5, "k": 0.3})
+    window.project.record_diagnosis(run_id, -1.5, Diagnosis([finding], values).to_json())
+    window.show_run(run_id)
+    text = window.runs.diagnosis_note.text()
+    assert f"({shown('T')} → a, {shown('a')} → ʔ;" in text
+    assert f"contexts: {shown('a')} {shown('i')} {shown('u')})" in text
+    assert "(T → a" not in text
