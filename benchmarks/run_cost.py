@@ -36,12 +36,11 @@ def _inputs(name: str, steps: int):
             return None
         return RunInputs(data[0], data[1], Config(seed=0, steps=steps, eval_interval=0))
     if name == "ugaritic-small":
-        from benchmarks.ugaritic import _data
+        from benchmarks.ugaritic import FILES, SHARED, _data
 
-        try:
-            cog, corpus, vocab = _data("small")
-        except FileNotFoundError:
+        if not (SHARED / FILES["small"]).exists():
             return None
+        cog, corpus, vocab = _data("small")
         return RunInputs(corpus, vocab, Config(**{**UGARITIC, "seed": 0, "steps": steps, "eval_interval": 0}), gold=tuple(cog.gold))
     raise ValueError(name)
 

@@ -52,17 +52,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     import torch
 
     from engine.corpus import Corpus, Vocabulary
+    from engine.errors import DecipherError
     from engine.io.tables import read_gold, read_known, read_lost, read_prior
     from engine.training.polish import polish
     from engine.training.trainer import Trainer
 
     torch.set_num_threads(1)
-    inscriptions = read_lost(args.data / "lost.csv")
-    corpus = Corpus(args.data.name, tuple(inscriptions))
-    vocabulary = Vocabulary(args.data.name, tuple(read_known(args.data / "known.csv")))
-    gold = read_gold(args.data / "gold.csv", inscriptions=inscriptions)
-    trainer = Trainer.from_checkpoint(args.run / "checkpoint.pt", corpus, vocabulary, gold=gold, live_interval=None)
-    prior = read_prior(args.prior) if str(args.prior) else None
+    try:
+        inscriptions = read_lost(args.data / "lost.csv")
+        corpus = Corpus(args.data.name, tuple(inscriptions))
+        vocabulary = Vocabulary(args.data.name, tuple(read_known(args.data / "known.csv")))
+        gold = read_gold(args.data / "gold.csv", inscriptions=inscriptions)
+        trainer = Trainer.from_checkpoint(args.run / "checkpoint.pt", corpus, vocabulary, gold=gold,
+                                          live_interval=None)
+        prior = read_prior(args.prior) if str(args.prior) else None
+    except DecipherError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     before = state(trainer, prior)
     t0 = time.perf_counter()
     result = polish(trainer, share=args.share, max_moves=args.moves,

@@ -27,18 +27,15 @@ KERNELS = ("edit_forward", "edit_backward", "edit_read_out", "edit_read_out_back
 
 
 def _profile(fn, steps: int):
+    """({kernel name: (calls, seconds)}, total seconds) of ``fn(steps)`` under cProfile."""
     pr = cProfile.Profile()
     pr.enable()
     fn(steps)
     pr.disable()
-    out = {}
-    for (file, _line, name), (_cc, calls, tottime, _cum, _callers) in pstats.Stats(pr).stats.items():
-        key = name if "kernels.py" in file else None
-        if key is None:
-            continue
-        out[key] = (calls, tottime)
-    total = sum(t for (_c, _n, _name), (_cc, _calls, t, _cu, _ca) in pstats.Stats(pr).stats.items())
-    return out, total
+    stats = pstats.Stats(pr).stats
+    kernels = {name: (calls, tottime) for (file, _line, name), (_cc, calls, tottime, _cum, _callers) in stats.items()
+               if file.endswith("kernels.py")}
+    return kernels, sum(tottime for _cc, _calls, tottime, _cum, _callers in stats.values())
 
 
 def main(argv=None) -> int:

@@ -175,7 +175,7 @@ class PolishResult:
         try:
             return cls(float(data["before"]), float(data["after"]),
                        [(str(w), float(d)) for w, d in data["kept"]], int(data["scored"]), bool(data["exhausted"]),
-                       [str(x) for x in data["moved"]])
+                       [str(x) for x in data.get("moved", ())])   # absent in records written before it was kept
         except (KeyError, TypeError, ValueError):
             raise InputError("the checkpoint's record of the swap polish is malformed") from None
 

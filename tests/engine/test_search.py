@@ -206,3 +206,15 @@ def test_seeds_in_lockstep_refuse_polish_moves_instead_of_skipping_it(cipher):
 
     with pytest.raises(InputError, match="setting polish_moves"):
         SeedGroup(cipher.corpus, cipher.vocabulary, Config(**{**SMALL, "steps": 4}, polish_moves=2), [0, 1])
+
+
+def test_a_polish_record_written_before_the_moved_letters_were_kept_still_reads():
+    from engine.errors import InputError
+
+    new = P.PolishResult(-1.0, -1.2, [("swap a <-> e", 0.2)], 10, False, ["a", "e"])
+    assert P.PolishResult.from_state(new.to_state()) == new
+    old = {k: v for k, v in new.to_state().items() if k != "moved"}
+    back = P.PolishResult.from_state(old)
+    assert back.kept == new.kept and back.moved == []
+    with pytest.raises(InputError, match="malformed"):
+        P.PolishResult.from_state({**old, "kept": 3})
