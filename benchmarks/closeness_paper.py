@@ -1,23 +1,40 @@
-"""The paper's three closeness comparisons (Luo et al. 2021, Figure 4 b–d) with `decipher closeness`:
-Ugaritic (small) vs Hebrew, Arabic, Latin, Spanish, Hungarian, Turkish, Basque; Gothic (WR 0) vs
-Proto-Germanic, Old Norse, Old English and the six others; Iberian (Hesperia) vs Basque, Latin, Spanish,
-Hungarian, Turkish, Arabic. Every finished run goes into benchmarks/results/closeness.csv.
+"""The paper's three closeness comparisons (Luo et al. 2021, Figure 4 b–d) with `decipher closeness`, under
+two protocols (issue 26): how the candidate vocabularies are built, not a flag of the command.
 
-    python -m benchmarks.closeness_paper prepare                 # lost texts and candidate vocabularies
-    python -m benchmarks.closeness_paper commands                # the three commands, as run
-    nice python -m benchmarks.closeness_paper run ugaritic --workers 2    # resumable: run it again to go on
-    python -m benchmarks.closeness_paper run gothic --seeds 0 1 2 --null 3 --workers 8 --ray local
+- ``paper``: the paper's "Known vocabulary" paragraph as written. The true relative's vocabulary is its
+  stems matched with the lost text: for Ugaritic the Hebrew side of the cognate file the lost text comes
+  from (stems of at least 3 IPA units), for Gothic the Proto-Germanic, Old Norse and Old English stems of
+  the Gothic dataset, for Iberian Basque from Trask's dictionary. Every other candidate is the most
+  frequent stems of its Genesis. This favours the relative by construction: its list is made of the lost
+  text's cognates.
+- ``fair``: every candidate, the relative included, is the most frequent stems of a running text: Hebrew
+  from Genesis (the Westminster Leningrad Codex with the OSHB lemmas), Basque from the New Testament, the
+  others from Genesis. Gothic cannot be compared this way (Proto-Germanic, Old Norse and Old English have
+  no running text here).
 
-Files go under build/closeness/ (git-ignored; built from ../shared/data, never committed) and the
-comparisons' folders under runs/closeness-<lost>/ (docs/benchmarks.md, "Closeness").
+Under both, every candidate has one size: the smallest number of usable stems among them (usable: of
+the comparison's span lengths, distinct by IPA). A list ranked by frequency keeps its most frequent
+stems; a word list without frequencies (the relative's matched stems, Trask's lexicon) a seeded sample,
+its order kept. Every finished run goes into benchmarks/results/closeness.csv with its protocol and
+null mode.
+
+    python -m benchmarks.closeness_paper prepare --protocol paper      # lost texts and candidate vocabularies
+    python -m benchmarks.closeness_paper commands --protocol paper     # the three commands, as run
+    nice python -m benchmarks.closeness_paper run ugaritic --protocol paper --workers 2   # resumable
+    python -m benchmarks.closeness_paper summary ugaritic --protocol paper
+
+`run` builds what it needs first. Files go under build/closeness/ (git-ignored; built from
+../shared/data, never committed) and the comparisons' folders under runs/closeness-<lost>-<protocol>/.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import random
 import shlex
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,20 +43,55 @@ RUNS = ROOT / "runs"
 RESULTS = ROOT / "benchmarks" / "results" / "closeness.csv"
 DATA = ROOT.parent / "shared" / "data"
 SMALL_COG = "ugaritic_hebrew/uga-heb.small.no_spe.cog"
+PROTOCOLS = ("paper", "fair")
+#: benchmarks/results/closeness.csv: the engine's results columns and the protocol. Rows of the runs made
+#: before the protocols (issue 12: Hebrew a seeded sample of the whole cognate file, Genesis lists sampled
+#: down from their 600 most frequent stems, skeleton nulls) have protocol ``before``.
+RESULT_COLUMNS = ("lost", "known", "seed", "null", "score", "coverage_at_default", "steps", "wall_s", "null_mode",
+                  "protocol")
 
-#: lost text -> (its LOST.csv, the candidates in the paper's order, the preset, the shortest stem in IPA units)
+#: lost text -> (its LOST.csv under build/closeness, the preset, the shortest stem in IPA units)
 COMPARISONS = {
-    "ugaritic": ("uga/lost.csv", ("hebrew", "arabic", "latin", "spanish", "hungarian", "turkish", "basque"),
-                 "ugaritic", 3),
-    "gothic": ("gothic-wr0/lost.csv", ("proto-germanic", "old-norse", "old-english", "latin", "spanish", "arabic",
-                                       "hungarian", "turkish", "basque"), "paper", 4),
-    "iberian": ("iberian/lost.csv", ("basque", "latin", "spanish", "hungarian", "turkish", "arabic"), "iberian", 3),
+    "ugaritic": ("uga/lost.csv", "ugaritic", 3),
+    "gothic": ("gothic-wr0/lost.csv", "paper", 4),
+    "iberian": ("iberian/lost.csv", "iberian", 3),
 }
-#: The authors' partial oracle for Iberian (a b k l m n r s t at their Latin values), which the paper's
-#: Iberian closeness runs had switched on (docs/datasets.md, "Iberian"); given to every Iberian run.
-IBERIAN_PRIOR = ROOT / "resources" / "priors" / "iberian-partial.csv"
-#: Stems asked of every candidate builder (the paper: ~600); the comparison then matches all to the smallest.
-STEMS = 600
+GENESIS = ("latin", "spanish", "arabic", "hungarian", "turkish")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    name: str
+    """its name in the comparison"""
+    language: str
+    """the `decipher dataset candidates` language it is built from"""
+    source: str | None = None
+    """a source file under the data folder instead of the language's own"""
+    matched: bool = False
+    """only the stems the source (a .cog) matches with a lost word: the paper's relative"""
+
+
+def candidates(lost: str, protocol: str) -> list[Candidate]:
+    """The candidates of a comparison under a protocol, in the paper's order."""
+    if protocol not in PROTOCOLS:
+        raise SystemExit(f"error: unknown protocol {protocol!r}; use one of {', '.join(PROTOCOLS)}")
+    genesis = {n: Candidate(n, n) for n in GENESIS}
+    if protocol == "paper":
+        basque = Candidate("basque", "basque")
+        first = {"ugaritic": [Candidate("hebrew", "hebrew", SMALL_COG, matched=True)],
+                 "gothic": [Candidate(n, n) for n in ("proto-germanic", "old-norse", "old-english")],
+                 "iberian": [basque]}[lost]
+    else:
+        if lost == "gothic":
+            raise SystemExit("error: Gothic has no fair protocol: Proto-Germanic, Old Norse and Old English have no "
+                             "running text here (their vocabularies are an etymological dictionary's stems matched "
+                             "with Gothic); use --protocol paper")
+        basque = Candidate("basque", "basque-nt")
+        first = {"ugaritic": [Candidate("hebrew", "hebrew-genesis")], "iberian": [basque]}[lost]
+    order = {"ugaritic": ("arabic", "latin", "spanish", "hungarian", "turkish", "basque"),
+             "gothic": ("latin", "spanish", "arabic", "hungarian", "turkish", "basque"),
+             "iberian": ("latin", "spanish", "hungarian", "turkish", "arabic")}[lost]
+    return first + [basque if n == "basque" else genesis[n] for n in order]
 
 
 def _call(main, argv: list[str]) -> None:
@@ -49,18 +101,21 @@ def _call(main, argv: list[str]) -> None:
         raise SystemExit(code)
 
 
-def prepare(build: Path = BUILD, data: Path = DATA) -> None:
-    """Build the three lost texts and every candidate vocabulary (at 3 and at 4 IPA units at least)."""
+def prepare_lost(build: Path = BUILD, data: Path = DATA) -> None:
+    """Build the three lost texts (shared by the protocols), those not built yet."""
     from engine.cli.main import main as decipher
-    from engine.datasets.candidates import main as candidates
     from engine.datasets.gothic import main as gothic
     from engine.io.hesperia import read_hesperia
     from engine.io.tables import write_lost
 
     build.mkdir(parents=True, exist_ok=True)
-    _call(decipher, ["import-cog", str(data / SMALL_COG), "--out", str(build / "uga")])
-    _call(gothic, ["--known", "pgm", "--wr", "0", "--seed", "0", "--data", str(data), "--out",
-                   str(build / "gothic-wr0"), "--quiet"])
+    if not (build / "uga" / "lost.csv").exists():
+        _call(decipher, ["import-cog", str(data / SMALL_COG), "--out", str(build / "uga")])
+    if not (build / "gothic-wr0" / "lost.csv").exists():
+        _call(gothic, ["--known", "pgm", "--wr", "0", "--seed", "0", "--data", str(data), "--out",
+                       str(build / "gothic-wr0"), "--quiet"])
+    if (build / "iberian" / "lost.csv").exists():
+        return
     try:  # the authors' cleaned Hesperia text (`decipher dataset iberian`), where this checkout has it
         from engine.datasets.iberian import main as iberian
     except ImportError:
@@ -75,28 +130,87 @@ def prepare(build: Path = BUILD, data: Path = DATA) -> None:
         write_lost(build / "iberian" / "lost.csv", kept)
         print(f"iberian: {len(kept)} of {len(imp.inscriptions)} Hesperia IBERICO records have text "
               f"-> {build / 'iberian' / 'lost.csv'}", file=sys.stderr)
-    for lost, (_, names, _, min_units) in COMPARISONS.items():
-        for name in names:
-            out = candidate_path(lost, name, build)
-            if out.exists():
-                continue
-            argv = ["--language", name, "--stems", str(STEMS), "--min-units", str(min_units), "--data", str(data),
-                    "--out", str(out)]
-            if name == "hebrew":  # the Hebrew of the small set (a seeded sample: the list has no frequencies)
-                argv += ["--source", str(data / SMALL_COG)]
-            _call(candidates, argv)
 
 
-def candidate_path(lost: str, name: str, build: Path = BUILD) -> Path:
-    return build / f"cand{COMPARISONS[lost][3]}" / f"{name}.csv"
+def matched_forms(cog: Path) -> set[str]:
+    """The known forms a .cog file gives as the cognate of some lost word (its gold)."""
+    from engine.io.cog import read_cog
+
+    return {form for g in read_cog(cog, on_unknown="skip").gold for form in g.known}
 
 
-def command(lost: str, *, seeds=(0, 1, 2), n_null: int = 3, workers: int | None = None, ray: str | None = None,
-            steps: int | None = None, build: Path = BUILD, runs: Path = RUNS, results: Path = RESULTS) -> list[str]:
-    """The `decipher closeness` arguments of one of the three comparisons."""
-    path, names, preset, _ = COMPARISONS[lost]
+def candidate_path(lost: str, name: str, protocol: str = "paper", build: Path = BUILD) -> Path:
+    return build / protocol / lost / f"{name}.csv"
+
+
+def matched_size(built: dict[str, list]) -> int:
+    """The one size of a comparison's candidates: the smallest number of usable stems among them."""
+    return min(len(stems) for stems in built.values())
+
+
+def cut_to(stems: list, size: int, ranked_by_frequency: bool, key: str) -> list:
+    """``size`` of ``stems``: the first (most frequent) of a ranked list, else a seeded sample in list order."""
+    if len(stems) <= size:
+        return list(stems)
+    if ranked_by_frequency:
+        return list(stems[:size])
+    keep = sorted(random.Random(key).sample(range(len(stems)), size))
+    return [stems[i] for i in keep]
+
+
+def prepare(lost: str, protocol: str, build: Path = BUILD, data: Path = DATA) -> Path:
+    """Build a comparison's candidate vocabularies under a protocol, all of one size (see the module's
+    text); writes each KNOWN CSV and sizes.txt (what each list had and kept) under build/<protocol>/<lost>/."""
+    from engine.datasets.candidates import build as build_candidate
+    from engine.io.tables import write_known
+
+    cands = candidates(lost, protocol)
+    min_units = COMPARISONS[lost][2]
+    built = {}
+    for c in cands:
+        b = build_candidate(c.language, stems=10 ** 6, min_units=min_units, data=data,
+                            source=None if c.source is None else data / c.source)
+        if c.matched:
+            forms = matched_forms(data / c.source)
+            b.stems = [st for st in b.stems if st.form in forms]
+            b.ranked = "the stems matched with a lost word, in the file's order"
+        built[c.name] = b
+        print(b.describe(), file=sys.stderr)
+    size = matched_size({n: b.stems for n, b in built.items()})
+    folder = build / protocol / lost
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = [f"{protocol} protocol, {lost}: every candidate cut to {size} stems of {min_units}-10 IPA units "
+             "(the smallest candidate's usable stems)"]
+    for c in cands:
+        b = built[c.name]
+        kept = cut_to(b.stems, size, b.ranked == "frequency", f"closeness-paper:{protocol}:{lost}:{c.name}")
+        write_known(candidate_path(lost, c.name, protocol, build), kept)
+        how = ("all" if len(kept) == len(b.stems) else "its most frequent" if b.ranked == "frequency"
+               else "a seeded sample")
+        lines.append(f"{c.name} ({c.language}{', ' + c.source if c.source else ''}): {len(b.stems)} usable, "
+                     f"kept {len(kept)} ({how}); {b.describe()}")
+    (folder / "sizes.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print("\n".join(lines[:1]), file=sys.stderr)
+    return folder
+
+
+#: The authors' partial oracle for Iberian (a b k l m n r s t at their Latin values), which the paper's
+#: Iberian closeness runs had switched on (docs/datasets.md, "Iberian"); given to every Iberian run.
+IBERIAN_PRIOR = ROOT / "resources" / "priors" / "iberian-partial.csv"
+
+
+def staging_path(lost: str, protocol: str, build: Path = BUILD) -> Path:
+    """The engine's own results file of one comparison (``--append-results``), merged into closeness.csv."""
+    return build / protocol / lost / "results.csv"
+
+
+def command(lost: str, protocol: str = "paper", *, seeds=(0, 1, 2), n_null: int = 3, workers: int | None = None,
+            ray: str | None = None, steps: int | None = None, build: Path = BUILD, runs: Path = RUNS) -> list[str]:
+    """The `decipher closeness` arguments of one of the comparisons under a protocol."""
+    path, preset, _ = COMPARISONS[lost]
+    names = [c.name for c in candidates(lost, protocol)]
     argv = ["closeness", "--lost", str(build / path),
-            "--known", *[f"{n}={candidate_path(lost, n, build)}" for n in names],
+            "--known", *[f"{n}={candidate_path(lost, n, protocol, build)}" for n in names],
             "--preset", preset, "--set", "eval_interval=0", "--seeds", *map(str, seeds), "--null", str(n_null)]
     if lost == "iberian" and IBERIAN_PRIOR.exists():
         argv += ["--prior", str(IBERIAN_PRIOR)]
@@ -106,20 +220,52 @@ def command(lost: str, *, seeds=(0, 1, 2), n_null: int = 3, workers: int | None 
         argv += ["--workers", str(workers)]
     if ray is not None:
         argv += ["--ray", ray]
-    return argv + ["--append-results", str(results), "--lost-name", lost, "--out", str(runs / f"closeness-{lost}")]
+    return argv + ["--append-results", str(staging_path(lost, protocol, build)), "--lost-name", lost,
+                   "--out", str(runs / f"closeness-{lost}-{protocol}")]
 
 
-def summary_rows(rows: list[dict], lost: str, steps: int | None = None) -> list[dict]:
+def merge_results(staged: Path, protocol: str, results: Path = RESULTS) -> int:
+    """Add a comparison's rows (the engine's results file) to closeness.csv with their protocol, leaving
+    out those already there; returns how many were added."""
+    from engine.closeness.runs import RESULTS_COLUMNS
+    from engine.io.atomic import write_csv
+
+    if not staged.exists():
+        return 0
+    with open(staged, encoding="utf-8", newline="") as f:
+        new = [dict(r, protocol=protocol) for r in csv.DictReader(f)]
+    rows: list[dict] = []
+    if results.exists():
+        with open(results, encoding="utf-8", newline="") as f:
+            reader = csv.DictReader(f)
+            if tuple(reader.fieldnames or ()) != RESULT_COLUMNS:
+                raise SystemExit(f"error: {results}: not the closeness results file (columns "
+                                 f"{', '.join(RESULT_COLUMNS)})")
+            rows = list(reader)
+    key = ("protocol", "lost", "known", "seed", "null", "steps", "null_mode")
+    seen = {tuple(r[k] for k in key) for r in rows}
+    added = [r for r in new if tuple(r[k] for k in key) not in seen]
+    assert set(RESULTS_COLUMNS) <= set(RESULT_COLUMNS)
+    if added:
+        write_csv(results, RESULT_COLUMNS, ([r[c] for c in RESULT_COLUMNS] for r in rows + added))
+    return len(added)
+
+
+def summary_rows(rows: list[dict], lost: str, steps: int | None = None, protocol: str | None = None,
+                 null_mode: str | None = None) -> list[dict]:
     """The summary of one comparison from the rows of closeness.csv (no run folders needed): per
     candidate its mean score over seeds, its null runs' mean and own sd, the sd pooled over all
-    candidates' nulls, z by the engine's rule (the larger of the two sds) and the verdict; best
-    first. ``steps``: only rows of that many steps (default: the most common)."""
+    candidates' nulls, z by the engine's rule of before issue 26 (the larger of the two sds) and that
+    rule's verdict; best first. ``steps``: only rows of that many steps (default: the most common);
+    ``protocol``, ``null_mode``: only rows of those (default: all). The verdict of a comparison run
+    under issue 26's rule is its folder's summary.csv and answer.txt."""
     import statistics
     from collections import Counter
 
     from engine.closeness.comparison import empirical_p, pooled_sd, verdict, z_score, z_sd
 
-    mine = [r for r in rows if r["lost"] == lost]
+    mine = [r for r in rows if r["lost"] == lost and protocol in (None, r.get("protocol"))
+            and null_mode in (None, r.get("null_mode"))]
     if steps is None and mine:
         steps = int(Counter(r["steps"] for r in mine).most_common(1)[0][0])
     mine = [r for r in mine if int(r["steps"]) == steps]
@@ -173,10 +319,17 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.closeness_paper", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="what", required=True)
-    pr = sub.add_parser("prepare", help="build the lost texts and candidate vocabularies under build/closeness")
+    pr = sub.add_parser("prepare", help="build the lost texts and a protocol's candidate vocabularies under "
+                                        "build/closeness")
+    pr.add_argument("lost", nargs="*", help=f"the comparisons, of {', '.join(sorted(COMPARISONS))} (default: all "
+                                           "the protocol has)")
+    pr.add_argument("--protocol", choices=PROTOCOLS, default="paper")
     pr.add_argument("--data", type=Path, default=DATA)
     sm = sub.add_parser("summary", help="the summary of a comparison from closeness.csv (no training)")
     sm.add_argument("lost", choices=sorted(COMPARISONS))
+    sm.add_argument("--protocol", choices=PROTOCOLS + ("before",),
+                    help="only the runs of this protocol (before: the runs made before the protocols)")
+    sm.add_argument("--null-mode", help="only the runs with this null mode")
     sm.add_argument("--results", type=Path, default=RESULTS)
     sm.add_argument("--steps", type=int)
     cv = sub.add_parser("curves", help="coverage at one confidence and the area over a confidence, per run of "
@@ -188,14 +341,22 @@ def main(argv: list[str] | None = None) -> int:
         s = sub.add_parser(name)
         if name == "run":
             s.add_argument("lost", choices=sorted(COMPARISONS))
+        s.add_argument("--protocol", choices=PROTOCOLS, default="paper")
         s.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
         s.add_argument("--null", type=int, default=3)
         s.add_argument("--steps", type=int)
         s.add_argument("--workers", type=int)
         s.add_argument("--ray")
+        s.add_argument("--data", type=Path, default=DATA)
+        s.add_argument("--results", type=Path, default=RESULTS)
     args = p.parse_args(argv)
     if args.what == "prepare":
-        prepare(data=args.data)
+        unknown = [a for a in args.lost if a not in COMPARISONS]
+        if unknown:
+            p.error(f"unknown comparison {unknown[0]!r}; use {', '.join(sorted(COMPARISONS))}")
+        prepare_lost(data=args.data)
+        for lost in args.lost or [k for k in COMPARISONS if args.protocol == "paper" or k != "gothic"]:
+            prepare(lost, args.protocol, data=args.data)
         return 0
     if args.what == "curves":
         path = args.folder / "curves.csv"
@@ -218,7 +379,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {args.results}: no column {', '.join(sorted(missing))}", file=sys.stderr)
             return 2
         try:
-            table = summary_rows(rows, args.lost, args.steps)
+            table = summary_rows(rows, args.lost, args.steps, args.protocol, args.null_mode)
         except ValueError as e:  # a score or steps cell that is not a number
             print(f"error: {args.results}: {e}", file=sys.stderr)
             return 2
@@ -229,21 +390,24 @@ def main(argv: list[str] | None = None) -> int:
         w.writerow(list(table[0]))
         w.writerows([[f"{v:.4f}" if isinstance(v, float) else v for v in d.values()] for d in table])
         return 0
-    lost_names = sorted(COMPARISONS) if args.what == "commands" else [args.lost]
+    lost_names = [k for k in COMPARISONS if args.protocol == "paper" or k != "gothic"] if args.what == "commands" \
+        else [args.lost]
     for lost in lost_names:
-        cmd = command(lost, seeds=args.seeds, n_null=args.null, workers=args.workers, ray=args.ray, steps=args.steps)
+        cmd = command(lost, args.protocol, seeds=args.seeds, n_null=args.null, workers=args.workers, ray=args.ray,
+                      steps=args.steps)
         if args.what == "commands":
             print("decipher " + " ".join(shlex.quote(str(a)) for a in cmd))
             continue
-        missing = [a.split("=", 1)[-1] for a in cmd if a.endswith(".csv") and not Path(a.split("=", 1)[-1]).exists()
-                   and "results" not in a]
-        if missing:
-            print(f"error: {missing[0]} is missing: run `python -m benchmarks.closeness_paper prepare` first",
-                  file=sys.stderr)
-            return 2
+        prepare_lost(data=args.data)
+        names = [c.name for c in candidates(lost, args.protocol)]
+        if not all(candidate_path(lost, n, args.protocol).exists() for n in names):
+            prepare(lost, args.protocol, data=args.data)
         from engine.cli.main import main as decipher
 
-        return decipher(cmd)
+        code = decipher(cmd)
+        added = merge_results(staging_path(lost, args.protocol), args.protocol, args.results)
+        print(f"closeness_paper: {added} new rows in {args.results} (protocol {args.protocol})", file=sys.stderr)
+        return code
     return 0
 
 

@@ -64,8 +64,8 @@ def add_closeness_parser(sub) -> None:
     p.add_argument("--gpus-per-run", type=float, default=0.0, help="with --ray: the share of a GPU each run asks for")
     p.add_argument("--append-results", type=Path, metavar="CSV",
                    help="also append the finished runs to CSV (benchmarks/results/closeness.csv: "
-                        "lost,known,seed,null,score,coverage_at_default,steps,wall_s); rows already there are "
-                        "not added again")
+                        "lost,known,seed,null,score,coverage_at_default,steps,wall_s,null_mode); rows already "
+                        "there are not added again")
     p.add_argument("--lost-name", metavar="NAME",
                    help="with --append-results: the lost text's name in that file (default: LOST.csv's file name)")
     p.add_argument("--out", type=Path, required=True, help="the comparison's folder")
@@ -167,7 +167,7 @@ def cmd_closeness(args) -> int:
         _log(f"closeness: {added} new rows in {args.append_results}")
         if conflicts:
             _log(f"closeness: warning: {len(conflicts)} runs not added: {args.append_results} already has a run "
-                 f"of the same lost, known, seed, null and steps with another score (made with other "
+                 f"of the same lost, known, seed, null, steps and null mode with another score (made with other "
                  f"--restarts?): {'; '.join(conflicts)}")
         if stopped:
             _log(f"closeness: {len(stopped)} null runs the early stop ended are not added to {args.append_results} "

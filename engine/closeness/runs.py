@@ -25,8 +25,11 @@ from engine.closeness.comparison import (Comparison, Plan, PlanItem, ScoredRun, 
 from engine.errors import DecipherError
 from engine.runs.workers import RunsStopped
 
-#: benchmarks/results/closeness.csv (issue 12): every finished run of the paper's comparisons.
-RESULTS_COLUMNS = ("lost", "known", "seed", "null", "score", "coverage_at_default", "steps", "wall_s")
+#: A results file of finished comparison runs (``--append-results``), one row per run. ``null_mode`` is
+#: the null model of the comparison (issue 26); a file written before it had that column still reads,
+#: its rows' null_mode left empty (not recorded).
+RESULTS_COLUMNS = ("lost", "known", "seed", "null", "score", "coverage_at_default", "steps", "wall_s", "null_mode")
+_RESULTS_COLUMNS_BEFORE = RESULTS_COLUMNS[:-1]
 
 
 def fingerprint(item: PlanItem, pins: tuple = ()) -> str:
@@ -263,7 +266,7 @@ def run_comparison(plan: Plan, out: str | Path, pool, *, in_flight: int | None =
 def append_results(path: str | Path, lost: str, comparison: Comparison, *,
                    conflicts: list[str] | None = None, stopped: list[str] | None = None) -> int:
     """Append the comparison's finished runs to a results file (:data:`RESULTS_COLUMNS`), leaving out
-    those already there (same lost, known, seed, null and steps), so appending again after a resumed
+    those already there (same lost, known, seed, null, steps and null mode), so appending again after a resumed
     run adds only the new runs. Returns how many rows were added. The file has no column for the
     restarts, so a seed's kept run that differs from the one already there (another ``--restarts``)
     is not added either: ``conflicts`` (when given) gets a line for each. Nor is a null run the early stop
@@ -277,10 +280,11 @@ def append_results(path: str | Path, lost: str, comparison: Comparison, *,
         with open(path, encoding="utf-8", newline="") as f:
             reader = csv.reader(f)
             header = next(reader, None)
-            if header is not None and tuple(header) != RESULTS_COLUMNS:
+            if header is not None and tuple(header) not in (RESULTS_COLUMNS, _RESULTS_COLUMNS_BEFORE):
                 raise DecipherError(f"{path}: not a closeness results file (columns {', '.join(RESULTS_COLUMNS)})")
-            rows = [r for r in reader if r]
-    seen = {(r[0], r[1], r[2], r[3], r[6]): r[4] for r in rows if len(r) == len(RESULTS_COLUMNS)}
+            rows = [r + [""] * (len(RESULTS_COLUMNS) - len(r)) for r in reader if r]
+    seen = {(r[0], r[1], r[2], r[3], r[6], r[8]): r[4] for r in rows if len(r) == len(RESULTS_COLUMNS)}
+    mode = comparison.plan.null_mode
     added = 0
     for rec in comparison.records:
         r = rec.result
@@ -289,7 +293,7 @@ def append_results(path: str | Path, lost: str, comparison: Comparison, *,
             if stopped is not None:
                 stopped.append(f"{rec.item.known} seed {rec.item.seed} null {null}: stopped at step {r.stopped_at}")
             continue
-        key = (lost, rec.item.known, str(rec.item.seed), null, str(r.steps))
+        key = (lost, rec.item.known, str(rec.item.seed), null, str(r.steps), mode)
         if key in seen:
             if conflicts is not None and seen[key] != f"{rec.score:.6f}":
                 conflicts.append(f"{rec.item.known} seed {rec.item.seed}" + (f" null {null}" if null else "")
@@ -297,7 +301,7 @@ def append_results(path: str | Path, lost: str, comparison: Comparison, *,
             continue
         seen[key] = f"{rec.score:.6f}"
         rows.append([lost, rec.item.known, str(rec.item.seed), null, f"{rec.score:.6f}",
-                     f"{coverage_at(r.curve, DEFAULT_CONFIDENCE):.6f}", str(r.steps), f"{r.wall_s:.3f}"])
+                     f"{coverage_at(r.curve, DEFAULT_CONFIDENCE):.6f}", str(r.steps), f"{r.wall_s:.3f}", mode])
         added += 1
     if added:
         path.parent.mkdir(parents=True, exist_ok=True)
