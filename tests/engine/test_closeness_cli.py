@@ -258,6 +258,7 @@ def test_append_results_adds_each_run_once(first, files, tmp_path, monkeypatch, 
     cols, rows = read(results)
     assert tuple(cols) == RESULTS_COLUMNS
     assert len(rows) == 8 and {r["lost"] for r in rows} == {"ugaritic"}
+    assert {r["null_mode"] for r in rows} == {"phonotactic"}
     assert {(r["known"], r["seed"], r["null"]) for r in rows} == {
         (k, s, n) for k in ("source", "unrelated") for s in ("0", "1") for n in ("", "0")}
     assert all(0 <= float(r["coverage_at_default"]) <= 1 for r in rows)
@@ -268,24 +269,32 @@ def test_append_results_adds_each_run_once(first, files, tmp_path, monkeypatch, 
 
 
 def test_the_paper_comparisons_commands_name_every_candidate_and_the_results_file(tmp_path, capsys):
-    from benchmarks.closeness_paper import COMPARISONS, command, main as paper_main
+    from benchmarks.closeness_paper import COMPARISONS, candidates, command, staging_path
 
-    for lost, (_, names, preset, min_units) in COMPARISONS.items():
-        argv = command(lost, workers=2, build=tmp_path, runs=tmp_path / "runs", results=tmp_path / "c.csv")
-        known = argv[argv.index("--known") + 1:argv.index("--preset")]
-        assert [k.split("=", 1)[0] for k in known] == list(names)
-        assert all(k.endswith(f"cand{min_units}/{k.split('=', 1)[0]}.csv") for k in known)
-        assert argv[argv.index("--preset") + 1] == preset
-        assert argv[argv.index("--lost-name") + 1] == lost and argv[argv.index("--append-results") + 1] == str(
-            tmp_path / "c.csv")
-        # the arguments are the command's own: they parse
-        from engine.cli.main import build_parser
-        args = build_parser().parse_args(argv)
-        assert args.seeds == [0, 1, 2] and args.null == 3 and args.workers == 2
-    assert set(COMPARISONS["ugaritic"][1]) == {"hebrew", "arabic", "latin", "spanish", "hungarian", "turkish", "basque"}
-    assert set(COMPARISONS["iberian"][1]) == {"basque", "latin", "spanish", "hungarian", "turkish", "arabic"}
-    assert {"proto-germanic", "old-norse", "old-english"} < set(COMPARISONS["gothic"][1])
-    assert len(COMPARISONS["gothic"][1]) == 9
+    for protocol in ("paper", "fair"):
+        for lost, (_, preset, _) in COMPARISONS.items():
+            if protocol == "fair" and lost == "gothic":
+                continue
+            names = [c.name for c in candidates(lost, protocol)]
+            argv = command(lost, protocol, workers=2, build=tmp_path, runs=tmp_path / "runs")
+            known = argv[argv.index("--known") + 1:argv.index("--preset")]
+            assert [k.split("=", 1)[0] for k in known] == names
+            assert all(k.endswith(f"{protocol}/{lost}/{k.split('=', 1)[0]}.csv") for k in known)
+            assert argv[argv.index("--preset") + 1] == preset
+            assert argv[argv.index("--lost-name") + 1] == lost and argv[argv.index("--append-results") + 1] == str(
+                staging_path(lost, protocol, tmp_path))
+            assert argv[argv.index("--out") + 1] == str(tmp_path / "runs" / f"closeness-{lost}-{protocol}")
+            # the arguments are the command's own: they parse
+            from engine.cli.main import build_parser
+            args = build_parser().parse_args(argv)
+            assert args.seeds == [0, 1, 2] and args.null == 3 and args.workers == 2
+    names = {p: {lost: [c.name for c in candidates(lost, p)] for lost in ("ugaritic", "iberian")}
+             for p in ("paper", "fair")}
+    assert set(names["paper"]["ugaritic"]) == {"hebrew", "arabic", "latin", "spanish", "hungarian", "turkish",
+                                               "basque"} and names["paper"] == names["fair"]
+    assert set(names["paper"]["iberian"]) == {"basque", "latin", "spanish", "hungarian", "turkish", "arabic"}
+    gothic = [c.name for c in candidates("gothic", "paper")]
+    assert gothic[:3] == ["proto-germanic", "old-norse", "old-english"] and len(gothic) == 9
 
 
 @pytest.mark.slow
