@@ -44,6 +44,7 @@ def test_tiberian_rules():
     assert transcribe("מִצְוֹת", "hebrew") == "misˤwoθ"  # ו with holam after a vowelled consonant
     assert transcribe("שָׂרָה", "hebrew") == "sɔrɔ"  # sin; final ה without mappiq silent
     assert transcribe("לְמִינָהּ", "hebrew") == "ləminɔh"  # mappiq
+    assert transcribe("בְּרִיאוֹת", "hebrew") == "bəriʔoθ"  # alef before a holam male is a consonant
     assert transcribe("כִּי", "hebrew") == "ki" and transcribe("לֶךְ", "hebrew") == "lɛx"
 
 
