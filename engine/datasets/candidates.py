@@ -1,10 +1,12 @@
 """Candidate known vocabularies for closeness comparisons, built from the shared corpora.
 
-From a plain text (the Genesis files): the words are counted, stemmed (Snowball where it has the
+From a plain text (the Genesis files, the Basque New Testament's verses): the words are counted, stemmed (Snowball where it has the
 language, else the documented rules of :func:`latin_stem`), counted again by stem, transcribed to
 IPA, and the most frequent stems of the allowed length are kept. From a word list without
 frequencies (Trask's Basque lexicon, the Hebrew column of the Ugaritic .cog, the Gothic dataset's
-Proto-Germanic / Old Norse / Old English stems) a seeded sample is kept instead. Every source, its
+Proto-Germanic / Old Norse / Old English stems) a seeded sample is kept instead. Hebrew Genesis (the
+OSHB's Westminster Leningrad Codex) gives each word's stem and lemma: its stems are counted by lemma.
+Every source, its
 stemmer and its transcription are listed in :data:`LANGUAGES` and in docs/closeness.md.
 
 Usage: ``decipher dataset candidates --language spanish --stems 600 --out known-spanish.csv``
@@ -37,13 +39,16 @@ class Language:
     name: str
     kind: str
     """"verses" (chapter<TAB>verse<TAB>text), "frequencies" (word<TAB>count), "trask" (Trask's
-    lexicon TSV), "cog" (the known column of a .cog file) or "gothic" (the Gothic dataset builder)"""
+    lexicon TSV), "cog" (the known column of a .cog file), "gothic" (the Gothic dataset builder),
+    "oshb" (OSIS XML with OSHB lemmas and morphology) or "ces" (the verses of a CES XML Bible)"""
     path: str
     """the source file under the data folder (for "gothic": the known-language code)"""
     stemmer: str | None
     """a Snowball algorithm, "latin" (our rules) or None (the words are stems already)"""
     system: str
     """the transcription system (engine/io/transcription.py)"""
+    respell: str | None = None
+    """"leizarraga": the archaic Basque spelling is respelled in modern letters before stemming"""
 
 
 LANGUAGES: dict[str, Language] = {
@@ -55,6 +60,13 @@ LANGUAGES: dict[str, Language] = {
                         "tur-Latn"),
     "basque": Language("basque", "trask", "basque/trask_native_lexicon.tsv", None, "basque"),
     "hebrew": Language("hebrew", "cog", "ugaritic_hebrew/uga-heb.no_spe.cog", None, "semitic"),
+    # Hebrew Genesis: stems cut by the OSHB morphology, counted by lemma; read consonantally (as the
+    # cognate file's Hebrew is) or with the Tiberian vowels
+    "hebrew-genesis": Language("hebrew-genesis", "oshb", "genesis/genesis.hebrew_oshb_wlc.xml", None,
+                               "hebrew-consonantal"),
+    "hebrew-genesis-tiberian": Language("hebrew-genesis-tiberian", "oshb", "genesis/genesis.hebrew_oshb_wlc.xml",
+                                        None, "hebrew"),
+    "basque-nt": Language("basque-nt", "ces", "basque/Basque-NT.xml", "basque", "basque", respell="leizarraga"),
     "proto-germanic": Language("proto-germanic", "gothic", "pgm", None, ""),
     "old-norse": Language("old-norse", "gothic", "non", None, ""),
     "old-english": Language("old-english", "gothic", "ang", None, ""),
@@ -115,6 +127,41 @@ def lower(word: str, language: str) -> str:
     if language == "turkish":
         word = word.replace("I", "ı").replace("İ", "i")
     return word.lower()
+
+
+#: Leizarraga's (1571) spelling, as the Basque New Testament of the shared corpus prints it, in the
+#: letters of modern Basque (Trask, "The History of Basque", 1997, ch. 2.8; Hualde & Ortiz de Urbina
+#: 2003, ch. 1.2): qu before e/i and q are k; c before e/i and ç are the lamino-alveolar z; ch (in
+#: Greek names: christ) and any other c are k; v before a vowel is b, any other v is the vowel u
+#: (vkan = ukan, iesvs = iesus); y is i; accents and the diaeresis on a e i o are dropped.
+_LEIZARRAGA = (("qu(?=[ei])", "k"), ("q", "k"), ("ch", "k"), ("c(?=[ei])", "z"), ("c", "k"), ("ç", "z"),
+               ("v(?=[aeiou])", "b"), ("v", "u"), ("y", "i"))
+
+
+def leizarraga(word: str) -> str:
+    """A lower-case word of Leizarraga's spelling in modern letters: ``ceruäc`` → ``zeruak``,
+    ``gurequin`` → ``gurekin``, ``içan`` → ``izan``, ``vkan`` → ``ukan``."""
+    import re
+
+    out: list[str] = []
+    for c in unicodedata.normalize("NFD", word):
+        base = out[-1] if out else ""
+        if c in "\u0300\u0301" and base in "aeiou" or c == "\u0308" and base in "aeio":
+            continue  # ü (Souletin [y]) keeps its diaeresis
+        out.append(c)
+    w = unicodedata.normalize("NFC", "".join(out))
+    for pattern, to in _LEIZARRAGA:
+        w = re.sub(pattern, to, w)
+    return w
+
+
+def respelled(word: str, respell: str | None) -> str:
+    """``word`` (lower case) in the spelling the stemmer and the table read."""
+    if respell is None:
+        return word
+    if respell == "leizarraga":
+        return leizarraga(word)
+    raise AssertionError(respell)
 
 
 def words_of(text: str) -> Iterable[str]:
@@ -178,6 +225,165 @@ def read_trask(path: Path) -> list[tuple[str, str, int]]:
 
 
 # ---------------------------------------------------------------------------------------------
+# XML sources (read with expat: no DTD, no entity, no external resource is ever processed)
+
+
+def _parse_xml(path: Path, start: Callable[[str, dict, int], None], end: Callable[[str], None],
+               data: Callable[[str], None]) -> None:
+    """Stream ``path`` through expat; a DOCTYPE or entity declaration, or malformed XML, is one
+    InputError naming the line."""
+    import xml.parsers.expat
+
+    parser = xml.parsers.expat.ParserCreate()
+
+    def refuse(what: str) -> Callable[..., None]:
+        def handler(*_args) -> None:
+            raise InputError(f"the XML file has {what}, which is refused (untrusted input); remove it",
+                             path=path, line=parser.CurrentLineNumber)
+        return handler
+
+    parser.StartDoctypeDeclHandler = refuse("a DOCTYPE declaration")
+    parser.EntityDeclHandler = refuse("an entity declaration")
+    parser.ExternalEntityRefHandler = refuse("an external entity reference")
+    parser.StartElementHandler = lambda name, attrs: start(name, attrs, parser.CurrentLineNumber)
+    parser.EndElementHandler = end
+    parser.CharacterDataHandler = data
+    try:
+        with open(path, "rb") as f:
+            parser.ParseFile(f)
+    except xml.parsers.expat.ExpatError as e:
+        raise InputError(f"not well-formed XML: {xml.parsers.expat.ErrorString(e.code)}", path=path,
+                         line=e.lineno) from None
+    except OSError as e:
+        raise InputError(f"cannot read the file: {e.strerror or e}", path=path) from None
+
+
+#: points that do not change a Hebrew word's letters or vowels: the cantillation accents, meteg,
+#: the upper and lower dots and the combining grapheme joiner (a stem form is kept without them)
+_HEBREW_ACCENTS = {chr(c) for c in range(0x0591, 0x05B0)} | {"\u05BD", "\u05C4", "\u05C5", "\u034F"}
+
+
+def hebrew_form(text: str) -> str:
+    """A pointed Hebrew stem without its accents (NFC): ``רֵאשִׁ֖ית`` → ``רֵאשִׁית``."""
+    return unicodedata.normalize("NFC", "".join(c for c in unicodedata.normalize("NFC", text)
+                                                if c not in _HEBREW_ACCENTS))
+
+
+@dataclass
+class OshbStems:
+    """The stems of an OSHB book: per lemma, how often each stem form occurs."""
+
+    words: int = 0
+    forms: dict[str, Counter] = field(default_factory=dict)
+
+
+def oshb_stem(text: str, morph: str, lemma: str) -> tuple[str, str]:
+    """(stem form, lemma key) of one OSHB ``<w>``, or ValueError saying why the word cannot be read.
+
+    ``/`` splits the text and the morph code into the same parts (the morph code starts with the
+    language letter: ``H`` Hebrew, ``A`` Aramaic); parts whose code starts with ``S`` are suffixes;
+    the stem is the last part that is not a suffix, the parts before it are prefixes. The lemma has
+    one part per non-suffix part (or, in a few words, one per part); the stem's lemma key is its Strong's number (``1254 a`` → ``1254``),
+    or the lemma as written where it has none (``b``: a preposition carrying a suffix).
+    ``בְּ/רֵאשִׁ֖ית``, ``HR/Ncfsa``, ``b/7225`` → (``רֵאשִׁית``, ``7225``).
+    """
+    if len(morph) < 2 or morph[0] not in "HA":
+        raise ValueError(f"morph code {morph!r} does not start with H or A")
+    parts, codes, lemmas = text.split("/"), morph[1:].split("/"), lemma.split("/")
+    if len(parts) != len(codes):
+        raise ValueError(f"the word {text!r} has {len(parts)} parts but its morph code {morph!r} {len(codes)}")
+    stem_at = [i for i, c in enumerate(codes) if not c.startswith("S")]
+    if not stem_at:
+        raise ValueError(f"the morph code {morph!r} has only suffixes")
+    if len(lemmas) == len(stem_at):
+        key = lemmas[-1].strip()
+    elif len(lemmas) == len(codes):  # a few words give the suffix its own lemma too (בָּ/הֵן: b/2004)
+        key = lemmas[stem_at[-1]].strip()
+    else:
+        raise ValueError(f"the lemma {lemma!r} has {len(lemmas)} parts but the morph code {morph!r} "
+                         f"{len(stem_at)} non-suffix parts of {len(codes)}")
+    form = hebrew_form(parts[stem_at[-1]])
+    number = key.split()[0] if key else ""
+    if not form or not key:
+        raise ValueError(f"the word {text!r} has an empty stem or lemma")
+    return form, (number if number.isdigit() else key)
+
+
+def read_oshb(path: Path) -> OshbStems:
+    """The stems of every ``<w>`` of an OSIS file with OSHB lemmas; ``<note>`` (with its readings)
+    and ``<seg>`` (punctuation) are skipped."""
+    out = OshbStems()
+    skip = 0  # element depth inside a <note> or <seg> (0: outside)
+    word: dict | None = None
+
+    def start(name: str, attrs: dict, line: int) -> None:
+        nonlocal skip, word
+        if skip or name in ("note", "seg"):
+            skip += 1
+            return
+        if name == "w":
+            if word is not None:
+                raise InputError("a <w> inside a <w>", path=path, line=line)
+            for a in ("lemma", "morph"):
+                if not attrs.get(a):
+                    raise InputError(f"a <w> without a {a} attribute", path=path, line=line)
+            word = {"lemma": attrs["lemma"], "morph": attrs["morph"], "line": line, "text": []}
+
+    def end(name: str) -> None:
+        nonlocal skip, word
+        if skip:
+            skip -= 1
+            return
+        if name == "w" and word is not None:
+            text = "".join(word["text"]).strip()
+            try:
+                form, key = oshb_stem(text, word["morph"], word["lemma"])
+            except ValueError as e:
+                raise InputError(str(e), path=path, line=word["line"]) from None
+            out.words += 1
+            out.forms.setdefault(key, Counter())[form] += 1
+            word = None
+
+    def data(text: str) -> None:
+        if word is not None and not skip:
+            word["text"].append(text)
+
+    _parse_xml(path, start, end, data)
+    if not out.words:
+        raise InputError("no <w lemma=… morph=…> word in the file", path=path)
+    return out
+
+
+def read_ces(path: Path) -> Counter:
+    """Word frequencies of the ``<seg>`` verses of a CES XML Bible (Christodouloupoulos & Steedman)."""
+    counts: Counter = Counter()
+    depth = 0
+    text: list[str] = []
+
+    def start(name: str, attrs: dict, line: int) -> None:
+        nonlocal depth
+        if name == "seg":
+            depth += 1
+
+    def end(name: str) -> None:
+        nonlocal depth
+        if name == "seg":
+            depth -= 1
+            if depth == 0:
+                counts.update(words_of("".join(text)))
+                text.clear()
+
+    def data(s: str) -> None:
+        if depth:
+            text.append(s)
+
+    _parse_xml(path, start, end, data)
+    if not counts:
+        raise InputError("no words in the <seg> elements of the file", path=path)
+    return counts
+
+
+# ---------------------------------------------------------------------------------------------
 # building
 
 
@@ -232,7 +438,7 @@ def from_counts(language: Language, counts: Counter, *, stems: int, min_units: i
     top_word: dict[str, tuple[int, str]] = {}
     for word, n in counts.items():
         w = lower(word, language.name)
-        s = stem_of(w)
+        s = stem_of(respelled(w, language.respell))
         if not s:
             continue
         by_stem[s] += n
@@ -242,6 +448,26 @@ def from_counts(language: Language, counts: Counter, *, stems: int, min_units: i
     ranked = sorted(by_stem.items(), key=lambda kv: (-kv[1], kv[0]))
     items = ((s, f"{top_word[s][1]} ({n}×)") for s, n in ranked)
     for stem in _transcribed(items, language.system, min_units, max_units, built, path):
+        built.stems.append(stem)
+        if len(built.stems) == stems:
+            break
+    return built
+
+
+def from_lemmas(language: Language, stems_by_lemma: OshbStems, *, stems: int, min_units: int, max_units: int,
+                path: Path) -> Built:
+    """The ``stems`` most frequent lemmas of a stemmed text, each as its most frequent stem form."""
+    built = Built(language.name, [], path, words=stems_by_lemma.words, distinct_stems=len(stems_by_lemma.forms),
+                  ranked="frequency of the lemma")
+    ranked = sorted(((sum(f.values()), key) for key, f in stems_by_lemma.forms.items()), key=lambda t: (-t[0], t[1]))
+
+    def items() -> Iterable[tuple[str, str]]:
+        for n, key in ranked:
+            forms = stems_by_lemma.forms[key]
+            form = min(forms, key=lambda f: (-forms[f], f))
+            yield form, f"lemma {key} ({n}×)"
+
+    for stem in _transcribed(items(), language.system, min_units, max_units, built, path):
         built.stems.append(stem)
         if len(built.stems) == stems:
             break
@@ -279,6 +505,10 @@ def build(language: str, *, stems: int = DEFAULT_STEMS, min_units: int = MIN_UNI
         return from_counts(lang, read_verses(path), **kw)
     if lang.kind == "frequencies":
         return from_counts(lang, read_frequencies(path), **kw)
+    if lang.kind == "ces":
+        return from_counts(lang, read_ces(path), **kw)
+    if lang.kind == "oshb":
+        return from_lemmas(lang, read_oshb(path), **kw)
     if lang.kind == "trask":
         return from_list(lang, [(f, g) for f, g, _ in read_trask(path)], seed=seed, **kw)
     if lang.kind == "cog":

@@ -3,7 +3,7 @@
 A *system* names how a word is read:
 
 - one of our rule tables in ``resources/transcription/<name>.tsv`` ("semitic", "semitic-translit",
-  "latin", "basque", "proto-germanic", "gothic", "greek"), see docs/transcription.md for what each grapheme
+  "latin", "basque", "proto-germanic", "gothic", "greek", "hebrew", "hebrew-consonantal"), see docs/transcription.md for what each grapheme
   becomes and why;
 - a path to a user's own rule-table file in the same format;
 - an epitran code such as "spa-Latn", "tur-Latn", "hun-Latn", "ara-Arab", "deu-Latn".
@@ -45,7 +45,7 @@ from engine.resources import resource
 
 TABLE_DIR = resource("transcription")
 BUILTIN_TABLES: tuple[str, ...] = ("semitic", "latin", "basque", "proto-germanic", "gothic",
-                                   "semitic-translit", "greek")
+                                   "semitic-translit", "greek", "hebrew", "hebrew-consonantal")
 SILENT = "∅"
 COLUMNS = ("grapheme", "ipa", "preceded_by", "followed_by", "note")
 REQUIRED_COLUMNS = ("grapheme", "ipa")
