@@ -1,0 +1,116 @@
+"""The closeness comparisons' two protocols (issue 26 items 1, 2): how benchmarks/closeness_paper.py builds
+the candidate vocabularies, sizes them, and keeps every run in closeness.csv with its protocol and null
+mode."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from benchmarks.closeness_paper import (COMPARISONS, MAX_STEMS, RESULT_COLUMNS, candidates, cut_to, matched_size,
+                                        merge_results, prepare)
+
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+
+
+def test_the_paper_protocol_gives_the_relative_its_matched_stems_and_the_others_genesis():
+    uga = {c.name: c for c in candidates("ugaritic", "paper")}
+    assert uga["hebrew"].matched and uga["hebrew"].source.endswith("uga-heb.small.no_spe.cog")
+    assert not any(c.matched for n, c in uga.items() if n != "hebrew")
+    assert uga["basque"].language == "basque"              # Trask's dictionary, as the paper
+    assert {uga[n].language for n in ("arabic", "latin", "spanish", "hungarian", "turkish")} == {
+        "arabic", "latin", "spanish", "hungarian", "turkish"}
+    gothic = [c.language for c in candidates("gothic", "paper")]
+    assert gothic[:3] == ["proto-germanic", "old-norse", "old-english"]
+
+
+def test_the_fair_protocol_builds_every_list_from_a_running_text():
+    uga = {c.name: c.language for c in candidates("ugaritic", "fair")}
+    assert uga["hebrew"] == "hebrew-genesis" and uga["basque"] == "basque-nt"
+    assert not any(c.matched or c.source for c in candidates("ugaritic", "fair"))
+    assert {c.name: c.language for c in candidates("iberian", "fair")}["basque"] == "basque-nt"
+    with pytest.raises(SystemExit, match="Gothic has no fair protocol"):
+        candidates("gothic", "fair")
+    with pytest.raises(SystemExit, match="unknown protocol"):
+        candidates("ugaritic", "nice")
+
+
+def test_one_size_the_smallest_list_at_most_the_papers():
+    assert matched_size({"a": list(range(900)), "b": list(range(293)), "c": list(range(4000))}) == 293
+    assert matched_size({"a": list(range(900)), "b": list(range(1518))}) == MAX_STEMS == 600
+
+
+def test_a_ranked_list_keeps_its_most_frequent_and_a_word_list_a_seeded_sample_in_order():
+    stems = [f"s{i}" for i in range(50)]
+    assert cut_to(stems, 10, True, "k") == stems[:10]
+    sample = cut_to(stems, 10, False, "k")
+    assert len(set(sample)) == 10 and sample == sorted(sample, key=stems.index) and sample != stems[:10]
+    assert cut_to(stems, 10, False, "k") == sample and cut_to(stems, 10, False, "other") != sample
+    assert cut_to(stems, 80, False, "k") == stems
+
+
+def _write(path: Path, header, rows):
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(header)
+        w.writerows(rows)
+
+
+def test_merged_rows_carry_their_protocol_once(tmp_path):
+    from engine.closeness.runs import RESULTS_COLUMNS
+
+    staged, results = tmp_path / "staged.csv", tmp_path / "closeness.csv"
+    _write(results, RESULT_COLUMNS, [["ugaritic", "hebrew", "0", "", "0.06", "0.0", "3000", "226.2", "skeleton",
+                                      "before"]])
+    _write(staged, RESULTS_COLUMNS, [["ugaritic", "hebrew", "0", "", "0.31", "0.2", "3000", "200.0", "phonotactic"],
+                                     ["ugaritic", "hebrew", "0", "1", "0.12", "0.0", "3000", "201.0", "phonotactic"]])
+    assert merge_results(staged, "paper", results) == 2
+    assert merge_results(staged, "paper", results) == 0          # a resumed comparison adds nothing twice
+    assert merge_results(staged, "fair", results) == 2           # the same runs of another protocol are others
+    with open(results, encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [(r["protocol"], r["null_mode"], r["score"]) for r in rows] == [
+        ("before", "skeleton", "0.06"), ("paper", "phonotactic", "0.31"), ("paper", "phonotactic", "0.12"),
+        ("fair", "phonotactic", "0.31"), ("fair", "phonotactic", "0.12")]
+    assert merge_results(tmp_path / "none.csv", "paper", results) == 0
+    _write(tmp_path / "other.csv", ["a", "b"], [["1", "2"]])
+    with pytest.raises(SystemExit, match="not the closeness results file"):
+        merge_results(staged, "paper", tmp_path / "other.csv")
+
+
+def test_a_results_file_from_before_the_null_mode_column_still_takes_rows(tmp_path):
+    """append_results reads a file with the eight columns of before (its rows' null_mode left empty) and
+    adds the new runs with theirs."""
+    from engine.closeness.comparison import compare
+    from engine.closeness.runs import RESULTS_COLUMNS, append_results
+    from engine.config import Config
+    from tests.engine.test_closeness import LOST, _candidates, _objective_run
+
+    path = tmp_path / "closeness.csv"
+    _write(path, RESULTS_COLUMNS[:-1], [["lost", "a", "0", "", "0.5", "0.1", "100", "1.0"]])
+    comparison = compare(LOST, _candidates(), seeds=(0,), n_null=1, config=Config(min_span=3, max_span=8),
+                         run_fn=_objective_run, null_mode="skeleton")
+    assert append_results(path, "lost", comparison) == len(comparison.records)
+    with open(path, encoding="utf-8", newline="") as f:
+        reader = csv.DictReader(f)
+        rows = list(reader)
+    assert tuple(reader.fieldnames) == RESULTS_COLUMNS
+    assert rows[0]["null_mode"] == "" and {r["null_mode"] for r in rows[1:]} == {"skeleton"}
+
+
+@pytest.mark.skipif(not (DATA / "ugaritic_hebrew" / "uga-heb.small.no_spe.cog").exists()
+                    or not (DATA / "genesis").is_dir(), reason="needs ../shared/data (the cognate file and Genesis)")
+def test_the_paper_protocol_on_ugaritic_builds_lists_of_one_size_hebrew_all_cognates(tmp_path):
+    from engine.io.cog import read_cog
+    from engine.io.tables import read_known
+
+    folder = prepare("ugaritic", "paper", build=tmp_path, data=DATA)
+    lists = {c.name: read_known(folder / f"{c.name}.csv") for c in candidates("ugaritic", "paper")}
+    sizes = {len(v) for v in lists.values()}
+    assert len(sizes) == 1
+    gold = {f for g in read_cog(DATA / "ugaritic_hebrew" / "uga-heb.small.no_spe.cog",
+                                on_unknown="skip").gold for f in g.known}
+    assert {s.form for s in lists["hebrew"]} <= gold      # every Hebrew stem is a lost word's cognate
+    assert "293" in (folder / "sizes.txt").read_text(encoding="utf-8").splitlines()[0]
