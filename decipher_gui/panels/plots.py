@@ -406,7 +406,7 @@ class ComparisonView(QWidget):
     the null vocabularies' band in grey, a legend in its own column (it never covers a curve), and
     the table of scores and verdicts beside the plot; above them the running comparison's progress."""
 
-    TABLE_COLUMNS = ("known", "score", "z", "verdict", "null")
+    TABLE_COLUMNS = ("known", "score", "margin", "verdict", "null")
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -414,6 +414,8 @@ class ComparisonView(QWidget):
         """candidate -> colour, fixed for the session once given (engine.closeness.plot.colour_of)"""
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.null_band: pg.FillBetweenItem | None = None
+        self.null_curves: dict[str, pg.PlotDataItem] = {}
+        """candidate -> the mean curve of its own null runs (dotted, in its colour)"""
         self.comparison = None
         """the comparison shown (closeness.png is drawn from it)"""
         lay = QVBoxLayout(self)
@@ -471,7 +473,7 @@ class ComparisonView(QWidget):
         self.graphics.ci.layout.setColumnStretchFactor(1, 1)
         self.graphics.setAccessibleName("Comparison plot")
         self.model = QStandardItemModel(0, len(self.TABLE_COLUMNS), self)
-        self.model.setHorizontalHeaderLabels(["language", "score", "z", "verdict", "null"])
+        self.model.setHorizontalHeaderLabels(["language", "score", "margin", "verdict", "null"])
         self.table = QTableView()
         self.table.setModel(self.model)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -495,6 +497,7 @@ class ComparisonView(QWidget):
         self.plot.clear()
         self.legend.clear()
         self.curves = {}
+        self.null_curves = {}
         self.null_band = None
         self.comparison = None
         self.model.removeRows(0, self.model.rowCount())
@@ -534,15 +537,17 @@ class ComparisonView(QWidget):
 
     def show_comparison(self, comparison) -> None:
         """Draw an engine.closeness.comparison.Comparison (its runs' curves) and fill the table."""
-        from engine.closeness.plot import curve_bands
+        from engine.closeness.plot import curve_bands, null_means
         from engine.closeness.comparison import unranked
 
         curves, band = curve_bands(comparison)
+        own_nulls = null_means(comparison)
         plan = comparison.plan
         self.comparison = comparison
         self.plot.clear()
         self.legend.clear()
         self.curves = {}
+        self.null_curves = {}
         self.null_band = None
         if band is not None:
             x, lo, hi = band
@@ -550,7 +555,10 @@ class ComparisonView(QWidget):
             lo_item, hi_item = self.plot.plot(x, lo, pen=dash), self.plot.plot(x, hi, pen=dash)
             self.null_band = pg.FillBetweenItem(lo_item, hi_item, brush=pg.mkBrush(120, 120, 120, 60))
             self.plot.addItem(self.null_band)
-            self.legend.addItem(pg.PlotDataItem(pen=dash), "null (5–95 %)")
+            self.legend.addItem(pg.PlotDataItem(pen=dash), "all nulls (5–95 %)")
+        if own_nulls:
+            self.legend.addItem(pg.PlotDataItem(pen=pg.mkPen("k", width=1.2, style=Qt.PenStyle.DotLine)),
+                                "own nulls (mean)")
         by_name = {s.known: s for s in comparison.summaries}
         for name, (x, mean, lo, hi) in curves.items():
             colour = self.colour(name)
@@ -560,13 +568,16 @@ class ComparisonView(QWidget):
             hi_item = self.plot.plot(x, hi, pen=pg.mkPen(colour, width=0.5))
             self.plot.addItem(pg.FillBetweenItem(lo_item, hi_item, brush=pg.mkBrush(fill)))
             self.curves[name] = self.plot.plot(x, mean, pen=pg.mkPen(colour, width=2.5))
+            if name in own_nulls:
+                self.null_curves[name] = self.plot.plot(
+                    *own_nulls[name], pen=pg.mkPen(colour, width=1.2, style=Qt.PenStyle.DotLine))
             self.legend.addItem(self.curves[name], f"{name} ({by_name[name].score_mean:.3f})")
         ymax = max([float(c[3].max()) for c in curves.values()] + ([float(band[2].max())] if band else []) + [0.05])
         self.plot.setYRange(0, min(1.0, ymax * 1.05), padding=0.01)
         self.caption.setText(f"<b>Comparison</b> of {len(curves)} known languages on {plan.lost.name}: "
                              f"{plan.matching.size} stems each, seeds {' '.join(map(str, plan.seeds))}, "
                              f"{plan.n_null} null vocabularies each. Score = area under the curve; "
-                             "verdict: z ≥ 2 against the language's own nulls.")
+                             "ranked by the margin over the language's own nulls (dotted).")
         self.caption.setToolTip(plan.matching.describe())
         self.model.removeRows(0, self.model.rowCount())
 
@@ -578,10 +589,13 @@ class ComparisonView(QWidget):
         for s in comparison.summaries:
             name = cell(s.known)
             name.setData(QColor(self.colour(s.known)), Qt.ItemDataRole.DecorationRole)
-            z = "" if s.z != s.z else f"{s.z:.1f}"
+            lo, hi = s.margin_interval
+            margin = "" if s.margin != s.margin else f"{s.margin:+.3f}" + ("" if lo != lo else
+                                                                          f" [{lo:+.3f}, {hi:+.3f}]")
             self.model.appendRow([name, cell(f"{s.score_mean:.3f} ± {s.score_sd:.3f}",
                                              f"mean ± sd of the score over {s.n_seeds} seeds"),
-                                  cell(z, "(score − null mean) / null sd"), cell(s.verdict),
+                                  cell(margin, "score − the mean of its own null runs [90 % interval]; the "
+                                               "candidates are ranked by it"), cell(s.verdict),
                                   cell("" if s.null_mean != s.null_mean else f"{s.null_mean:.3f} ± {s.null_sd:.3f}",
                                        f"mean ± sd over {s.n_null_runs} null runs")])
         for name, why in unranked(comparison):

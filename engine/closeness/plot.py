@@ -1,4 +1,5 @@
-"""closeness.png of a comparison: each candidate's mean curve, its spread over seeds, the null band.
+"""closeness.png of a comparison: each candidate's mean curve, its spread over seeds, its own null
+vocabularies' mean curve (dashed, in its colour: a score is read against it), and the band of all nulls.
 
 matplotlib is not a dependency, so this draws with pyqtgraph's image exporter on an offscreen Qt
 platform. It is the one engine module that loads Qt, and only inside :func:`render_comparison`
@@ -58,6 +59,20 @@ def curve_bands(comparison) -> tuple[dict, tuple[np.ndarray, np.ndarray, np.ndar
     return out, band
 
 
+def null_means(comparison) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """{candidate: (confidence, mean coverage)} over its own null runs: the curve its score is read
+    against (its nulls keep its stem lengths, list size and sound patterns; docs/closeness.md)."""
+    per: dict[str, list[np.ndarray]] = {}
+    grid = None
+    for r in comparison.records:
+        if r.item.null is None:
+            continue
+        pts = np.array(sorted(r.result.curve))
+        grid = pts[:, 0] if grid is None else grid
+        per.setdefault(r.item.known, []).append(np.interp(grid, pts[:, 0], pts[:, 1]))
+    return {name: (grid, np.vstack(ys).mean(0)) for name, ys in per.items()}
+
+
 def render_comparison(comparison, path: str | os.PathLike, *, width: int = 1000) -> Path | None:
     """Write the figure to ``path``; None (and a note on stderr) when Qt cannot be loaded here."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -69,6 +84,7 @@ def render_comparison(comparison, path: str | os.PathLike, *, width: int = 1000)
         print(f"note: closeness.png not drawn ({type(e).__name__}: {e})", file=sys.stderr)
         return None
     curves, band = curve_bands(comparison)
+    own_nulls = null_means(comparison)
     app = QtWidgets.QApplication.instance() or pg.mkQApp()  # noqa: F841 (keeps Qt alive while drawing)
     height = int(width * 0.6)
     win = pg.GraphicsLayoutWidget()
@@ -100,7 +116,10 @@ def render_comparison(comparison, path: str | os.PathLike, *, width: int = 1000)
         lo_item, hi_item = plot.plot(x, lo, pen=dash), plot.plot(x, hi, pen=dash)
         plot.addItem(pg.FillBetweenItem(lo_item, hi_item, brush=pg.mkBrush(120, 120, 120, 60)))
         # a legend sample must be a PlotDataItem (a FillBetweenItem crashes its painter)
-        legend.addItem(pg.PlotDataItem(pen=dash), "null vocabularies (5–95 %)")
+        legend.addItem(pg.PlotDataItem(pen=dash), "all null vocabularies (5–95 %)")
+    if own_nulls:
+        legend.addItem(pg.PlotDataItem(pen=pg.mkPen("k", width=1.5, style=QtCore.Qt.PenStyle.DotLine)),
+                       "each language's own nulls (mean)")
     taken: set[str] = set()
     by_name = {s.known: s for s in comparison.summaries}
     for name, (x, mean, lo, hi) in curves.items():
@@ -112,6 +131,8 @@ def render_comparison(comparison, path: str | os.PathLike, *, width: int = 1000)
         hi_item = plot.plot(x, hi, pen=pg.mkPen(colour, width=0.5))
         plot.addItem(pg.FillBetweenItem(lo_item, hi_item, brush=pg.mkBrush(qc)))
         line = plot.plot(x, mean, pen=pg.mkPen(colour, width=2.5))
+        if name in own_nulls:
+            plot.plot(*own_nulls[name], pen=pg.mkPen(colour, width=1.5, style=QtCore.Qt.PenStyle.DotLine))
         s = by_name[name]
         margin = "" if s.margin != s.margin else f", margin {s.margin:+.3f}"  # what the verdict tests (not z)
         legend.addItem(line, f"{name}: {s.score_mean:.3f}{margin}<br>({s.verdict})")
@@ -130,4 +151,4 @@ def render_comparison(comparison, path: str | os.PathLike, *, width: int = 1000)
     return path
 
 
-__all__ = ["PALETTE", "colour_of", "curve_bands", "render_comparison"]
+__all__ = ["PALETTE", "colour_of", "curve_bands", "null_means", "render_comparison"]

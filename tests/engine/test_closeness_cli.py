@@ -118,7 +118,7 @@ def test_the_answer_in_words_on_stderr_and_in_answer_txt(first):
     assert float(best["margin_lo"]) <= float(best["margin"]) <= float(best["margin_hi"])
     assert float(best["margin"]) == pytest.approx(float(best["score_mean"]) - float(best["null_mean"]), abs=1e-5)
     answer = (out / "answer.txt").read_text(encoding="utf-8").splitlines()
-    assert answer[0].startswith("Which language is closest to lost: the candidates ranked by score")
+    assert answer[0].startswith("Which language is closest to lost: the candidates ranked by margin over")
     assert "phonotactic null" in answer[0]  # the default null mode
     assert answer[1].startswith(f"1. {best['known']}: {best['verdict']} — score ")
     assert answer[3] == "– bad: " + summary[-1]["verdict"]

@@ -217,13 +217,28 @@ def test_the_summary_csv_has_the_margin_its_interval_and_holm(tmp_path):
 
 def test_the_answer_in_words():
     lines = answer_lines(_comparison())
-    assert "ranked by score" in lines[0] and "Holm-corrected over 3 candidates" in lines[0]
+    assert "ranked by margin over their own" in lines[0] and "Holm-corrected over 3 candidates" in lines[0]
     assert lines[1].startswith("1. a: closer than chance — score 0.410, margin +0.")
     assert lines[2].startswith("2. b: no evidence") and "[" in lines[2] and ", p " in lines[2]
     assert lines[3].startswith("3. c: no evidence")
     meaning = lines[4]
     assert meaning.startswith("What it means:") and "does not prove a relation" in meaning
     assert not [line for line in lines if line.startswith("Caveat")]  # 10 steps past annealing's 5, 3 x 3
+
+
+def test_candidates_rank_by_their_margin_over_their_own_null_not_by_score():
+    """A list of short stems scores high whatever it is, and so do its nulls (issue 26 item 5): the
+    answer ranks by the margin, so a higher score over a higher null comes second."""
+    short = ([0.300, 0.302, 0.298], [[0.290, 0.292, 0.289]] * 3)     # score 0.300, null 0.290: margin 0.010
+    related = ([0.250, 0.252, 0.249], [[0.180, 0.182, 0.179]] * 3)   # score 0.250, null 0.180: margin 0.070
+    c = _comparison({"short": short, "related": related})
+    assert [s.known for s in c.summaries] == ["related", "short"]
+    assert c.summaries[1].score_mean > c.summaries[0].score_mean
+    lines = answer_lines(c)
+    assert lines[1].startswith("1. related:") and lines[2].startswith("2. short:")
+    no_null = _comparison({"short": (short[0], []), "related": (related[0], [])}, n_null=0)
+    assert [s.known for s in no_null.summaries] == ["short", "related"]   # no null: by score, and said so
+    assert "ranked by score against" in answer_lines(no_null)[0]
 
 
 def test_caveats_for_short_runs_and_too_few_nulls():

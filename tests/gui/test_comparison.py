@@ -121,18 +121,23 @@ def test_a_tiny_comparison_runs_in_a_worker_and_the_tab_shows_it(win, qtbot, tmp
 
     assert set(view.curves) == {"source", "unrelated"}  # one curve per language
     assert view.null_band is not None
+    # each language's own nulls: the curve its score is read against, dotted in its colour
+    assert set(view.null_curves) == {"source", "unrelated"}
+    assert all(view.null_curves[n].opts["pen"].color().name().upper() == view.colour(n).upper()
+               for n in view.null_curves)
     colours = {name: view.curves[name].opts["pen"].color().name().upper() for name in view.curves}
     assert colours == {n: view.colour(n).upper() for n in colours} and len(set(colours.values())) == 2
     # the legend is in its own column: it covers no part of the plot
     plot_rect = view.plot.sceneBoundingRect()
     legend_rect = view.legend.sceneBoundingRect()
     assert not plot_rect.intersects(legend_rect)
-    assert len(view.legend.items) == 3  # the null band and the two languages
+    assert len(view.legend.items) == 4  # the null band, the own nulls' key and the two languages
     rows = [[view.model.item(r, col).text() for col in range(view.model.columnCount())]
             for r in range(view.model.rowCount())]
     assert [r[0] for r in rows[:2]] == [s.known for s in c.comparison.summaries]
     assert rows[2][0] == "bad" and rows[2][3] == "not compared"
     assert all(r[3] in ("closer than chance", "no evidence") for r in rows[:2])
+    assert rows[0][2].startswith(f"{c.comparison.summaries[0].margin:+.3f} [")   # the margin it is ranked by
     # the answer in words above the plot: ranked, verdict, margin with its interval, meaning, caveats
     caption = view.caption.text()
     best = c.comparison.summaries[0]
@@ -163,7 +168,7 @@ def test_a_tiny_comparison_runs_in_a_worker_and_the_tab_shows_it(win, qtbot, tmp
     other = tmp_path / "other.decipher"
     shutil.copy(win.project.path, other)
     assert win.open_project(other)
-    assert view.curves == {} and view.null_band is None and view.model.rowCount() == 0
+    assert view.curves == {} and view.null_curves == {} and view.null_band is None and view.model.rowCount() == 0
     assert c.comparison is None and win.plots.closeness_tab.stack.currentIndex() == 0
 
 

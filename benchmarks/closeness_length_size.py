@@ -1,0 +1,132 @@
+"""Does the closeness score favour vocabularies of short stems? (issue 26, item 5)
+
+A null vocabulary keeps its candidate's stem lengths and list size and nothing else (docs/closeness.md,
+"The null model"), so its score is what those alone earn. Across the candidates of one comparison (one
+lost text, one list size, the same runs) this reads each candidate's null mean against the mean length
+of its stems, from the rows of benchmarks/results/closeness.csv and the candidates' lists:
+
+    python -m benchmarks.closeness_length_size observed [--results benchmarks/results/closeness.csv]
+
+writes benchmarks/results/closeness-length-size-observed.csv (one row per comparison and candidate) and
+prints, per comparison, the Pearson and Spearman correlations of the null mean with the mean stem length.
+The lists: for protocols ``paper`` and ``fair`` the files benchmarks.closeness_paper builds; for the
+runs made before the protocols, the lists rebuilt as they were then (each language's 600 stems, the
+Hebrew a seeded sample of the small cognate file's, then matched to the smallest as the comparison did).
+Needs ../shared/data. No training.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from benchmarks.closeness_paper import BUILD, COMPARISONS, DATA, RESULTS, SMALL_COG, candidate_path
+
+OUT = Path(__file__).resolve().parent / "results" / "closeness-length-size-observed.csv"
+COLUMNS = ("protocol", "lost", "null_mode", "known", "stems", "mean_units", "n_seeds", "score_mean", "n_null_runs",
+           "null_mean", "margin")
+
+
+def lists_before(lost: str, names: list[str], data: Path = DATA) -> dict[str, list]:
+    """The vocabularies the comparisons made before the protocols trained on: every candidate's list of
+    600 stems (`prepare` of then), matched to the smallest as `decipher closeness` does (seed 0)."""
+    from engine.closeness.vocab_sizes import match_vocabularies
+    from engine.corpus import Vocabulary
+    from engine.datasets.candidates import build
+
+    min_units = COMPARISONS[lost][2]
+    vocabs = {}
+    for n in names:
+        b = build(n, stems=600, min_units=min_units, data=data,
+                  source=data / SMALL_COG if n == "hebrew" else None)
+        vocabs[n] = Vocabulary(n, tuple(b.stems))
+    matching = match_vocabularies(vocabs, min_units=min_units, max_units=10, seed=0)
+    return {n: list(v.stems) for n, v in matching.vocabularies.items()}
+
+
+def lists_built(lost: str, protocol: str, names: list[str], build: Path = BUILD) -> dict[str, list]:
+    from engine.io.tables import read_known
+
+    return {n: read_known(candidate_path(lost, n, protocol, build)) for n in names}
+
+
+def spearman(xs: list[float], ys: list[float]) -> float:
+    def ranks(v):
+        order = sorted(range(len(v)), key=lambda i: v[i])
+        r = [0.0] * len(v)
+        i = 0
+        while i < len(order):
+            j = i
+            while j + 1 < len(order) and v[order[j + 1]] == v[order[i]]:
+                j += 1
+            for k in range(i, j + 1):
+                r[order[k]] = (i + j) / 2
+            i = j + 1
+        return r
+    return statistics.correlation(ranks(xs), ranks(ys))
+
+
+def observed(results: Path = RESULTS, data: Path = DATA, build: Path = BUILD) -> list[dict]:
+    from engine.model.phonology import ipa_units
+
+    with open(results, encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    groups: dict[tuple, list[dict]] = defaultdict(list)
+    for r in rows:
+        groups[(r.get("protocol", ""), r["lost"], r.get("null_mode", ""), r["steps"])].append(r)
+    out = []
+    for (protocol, lost, mode, steps), rs in sorted(groups.items()):
+        names = list(dict.fromkeys(r["known"] for r in rs))
+        real = {n: [float(r["score"]) for r in rs if r["known"] == n and r["null"] == ""] for n in names}
+        null = {n: [float(r["score"]) for r in rs if r["known"] == n and r["null"] != ""] for n in names}
+        if sum(bool(v) for v in null.values()) < 3:
+            continue  # a correlation needs three candidates with nulls
+        lists = lists_before(lost, names, data) if protocol == "before" else lists_built(lost, protocol, names, build)
+        for n in names:
+            if not null[n] or not real[n]:
+                continue
+            units = [len(ipa_units(s.ipa)) for s in lists[n]]
+            out.append({"protocol": protocol, "lost": lost, "null_mode": mode, "known": n, "stems": len(units),
+                        "mean_units": round(statistics.fmean(units), 3), "n_seeds": len(real[n]),
+                        "score_mean": round(statistics.fmean(real[n]), 6), "n_null_runs": len(null[n]),
+                        "null_mean": round(statistics.fmean(null[n]), 6),
+                        "margin": round(statistics.fmean(real[n]) - statistics.fmean(null[n]), 6)})
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.closeness_length_size", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="what", required=True)
+    ob = sub.add_parser("observed", help="null means against mean stem length, from closeness.csv (no training)")
+    ob.add_argument("--results", type=Path, default=RESULTS)
+    ob.add_argument("--data", type=Path, default=DATA)
+    ob.add_argument("--out", type=Path, default=OUT)
+    args = p.parse_args(argv)
+    if not args.results.is_file():
+        print(f"error: {args.results}: no such file", file=sys.stderr)
+        return 2
+    table = observed(args.results, args.data)
+    from engine.io.atomic import write_csv
+
+    write_csv(args.out, COLUMNS, ([d[c] for c in COLUMNS] for d in table))
+    by: dict[tuple, list[dict]] = defaultdict(list)
+    for d in table:
+        by[(d["protocol"], d["lost"], d["null_mode"])].append(d)
+    for (protocol, lost, mode), ds in by.items():
+        xs, ys = [d["mean_units"] for d in ds], [d["null_mean"] for d in ds]
+        shortest, longest = min(ds, key=lambda d: d["mean_units"]), max(ds, key=lambda d: d["mean_units"])
+        print(f"{protocol} {lost} ({mode} nulls, {len(ds)} candidates of {ds[0]['stems']} stems): null mean against "
+              f"mean stem length: Pearson {statistics.correlation(xs, ys):+.2f}, Spearman {spearman(xs, ys):+.2f}; "
+              f"shortest {shortest['known']} ({shortest['mean_units']:.2f} units) null {shortest['null_mean']:.3f}, "
+              f"longest {longest['known']} ({longest['mean_units']:.2f}) null {longest['null_mean']:.3f}")
+    print(f"-> {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
