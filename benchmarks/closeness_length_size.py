@@ -9,6 +9,13 @@ of its stems, from the rows of benchmarks/results/closeness.csv and the candidat
 
 writes benchmarks/results/closeness-length-size-observed.csv (one row per comparison and candidate) and
 prints, per comparison, the Pearson and Spearman correlations of the null mean with the mean stem length.
+
+The controlled measurement trains on the Ugaritic lost text (the paper protocol's) with invented
+vocabularies only: phonotactic nulls of Latin's most frequent Genesis stems, (a) of 100, 300 and 600
+stems of every length, (b) of 300 stems of 3–4 IPA units against 300 of 5–7, each with seeds 0 and 1 and
+the Ugaritic preset (3,000 steps). Resumable (a finished run is read, not retrained):
+
+    nice python -m benchmarks.closeness_length_size controlled      # -> closeness-length-size-controlled.csv
 The lists: for protocols ``paper`` and ``fair`` the files benchmarks.closeness_paper builds; for the
 runs made before the protocols, the lists rebuilt as they were then (each language's 600 stems, the
 Hebrew a seeded sample of the small cognate file's, then matched to the smallest as the comparison did).
@@ -27,6 +34,11 @@ from pathlib import Path
 from benchmarks.closeness_paper import BUILD, COMPARISONS, DATA, RESULTS, SMALL_COG, candidate_path
 
 OUT = Path(__file__).resolve().parent / "results" / "closeness-length-size-observed.csv"
+CONTROLLED = Path(__file__).resolve().parent / "results" / "closeness-length-size-controlled.csv"
+RUNS = Path(__file__).resolve().parent.parent / "runs" / "closeness-length-size"
+#: (name, stems, shortest, longest IPA units) of the controlled vocabularies
+ARMS = (("all-100", 100, 3, 10), ("all-300", 300, 3, 10), ("all-600", 600, 3, 10), ("short-300", 300, 3, 4),
+        ("long-300", 300, 5, 7))
 COLUMNS = ("protocol", "lost", "null_mode", "known", "stems", "mean_units", "n_seeds", "score_mean", "n_null_runs",
            "null_mean", "margin")
 
@@ -98,6 +110,51 @@ def observed(results: Path = RESULTS, data: Path = DATA, build: Path = BUILD) ->
     return out
 
 
+def controlled(seeds=(0, 1), steps: int | None = None, data: Path = DATA, build: Path = BUILD, runs: Path = RUNS,
+               out: Path = CONTROLLED) -> list[dict]:
+    """Train the controlled arms (module text) and write one row per run to ``out``."""
+    import os
+    import subprocess
+
+    from engine.closeness.curve import closeness_score
+    from engine.closeness.nulls import null_vocabulary
+    from engine.closeness.runs import read_run
+    from engine.corpus import Vocabulary
+    from engine.datasets.candidates import build as build_candidate
+    from engine.io.atomic import write_csv
+    from engine.io.tables import write_known
+    from engine.model.phonology import ipa_units
+
+    from benchmarks.closeness_paper import prepare_lost
+
+    prepare_lost(build, data)
+    latin = build_candidate("latin", stems=10 ** 6, min_units=3, data=data).stems
+    rows = []
+    for name, size, lo, hi in ARMS:
+        kept = [s for s in latin if lo <= len(ipa_units(s.ipa)) <= hi][:size]
+        null = null_vocabulary(Vocabulary("latin", tuple(kept)), 0, 0, mode="phonotactic")
+        folder = runs / name
+        folder.mkdir(parents=True, exist_ok=True)
+        known = folder / "known.csv"
+        write_known(known, null.stems)
+        units = [len(ipa_units(s.ipa)) for s in null.stems]
+        for seed in seeds:
+            run_dir = folder / f"seed-{seed}"
+            if not (run_dir / "metrics.json").exists():
+                argv = [sys.executable, "-m", "engine", "run", "--lost", str(build / "uga" / "lost.csv"),
+                        "--known", str(known), "--preset", "ugaritic", "--set", "eval_interval=0",
+                        "--seed", str(seed), "--out", str(run_dir)] + (["--steps", str(steps)] if steps else [])
+                env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
+                print("$ " + " ".join(argv[1:]), file=sys.stderr)
+                subprocess.run(argv, check=True, env=env, stdout=subprocess.DEVNULL)
+            r = read_run(run_dir)
+            rows.append({"arm": name, "stems": len(units), "mean_units": round(statistics.fmean(units), 3),
+                         "seed": seed, "score": round(closeness_score(r.curve), 6), "steps": r.steps,
+                         "wall_s": round(r.wall_s, 1)})
+            write_csv(out, list(rows[0]), ([d[c] for c in rows[0]] for d in rows))
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.closeness_length_size", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -106,7 +163,16 @@ def main(argv: list[str] | None = None) -> int:
     ob.add_argument("--results", type=Path, default=RESULTS)
     ob.add_argument("--data", type=Path, default=DATA)
     ob.add_argument("--out", type=Path, default=OUT)
+    co = sub.add_parser("controlled", help="train invented vocabularies of set sizes and stem lengths (resumable)")
+    co.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
+    co.add_argument("--steps", type=int, help="steps per run (default: the preset's)")
+    co.add_argument("--data", type=Path, default=DATA)
+    co.add_argument("--out", type=Path, default=CONTROLLED)
     args = p.parse_args(argv)
+    if args.what == "controlled":
+        for d in controlled(tuple(args.seeds), args.steps, args.data, out=args.out):
+            print(",".join(map(str, d.values())))
+        return 0
     if not args.results.is_file():
         print(f"error: {args.results}: no such file", file=sys.stderr)
         return 2
