@@ -396,6 +396,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     lost_names = [k for k in COMPARISONS if args.protocol == "paper" or k != "gothic"] if args.what == "commands" \
         else [args.lost]
+    if args.what == "run" and args.protocol == "fair" and args.lost == "gothic":
+        try:
+            candidates("gothic", "fair")
+        except SystemExit as e:  # says why, in one line
+            print(e.code, file=sys.stderr)
+            return 2
     for lost in lost_names:
         cmd = command(lost, args.protocol, seeds=args.seeds, n_null=args.null, workers=args.workers, ray=args.ray,
                       steps=args.steps)

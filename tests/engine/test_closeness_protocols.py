@@ -37,6 +37,18 @@ def test_the_fair_protocol_builds_every_list_from_a_running_text():
         candidates("ugaritic", "nice")
 
 
+def test_running_gothic_under_the_fair_protocol_says_why_not(tmp_path, capsys):
+    from benchmarks.closeness_paper import main
+
+    assert main(["run", "gothic", "--protocol", "fair", "--results", str(tmp_path / "c.csv")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: Gothic has no fair protocol") and err.count("\n") == 1
+    assert not (tmp_path / "c.csv").exists()
+    assert main(["commands", "--protocol", "fair"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 2 and not any("gothic" in line for line in out)
+
+
 def test_one_size_the_smallest_list_at_most_the_papers():
     assert matched_size({"a": list(range(900)), "b": list(range(293)), "c": list(range(4000))}) == 293
     assert matched_size({"a": list(range(900)), "b": list(range(1518))}) == MAX_STEMS == 600
