@@ -20,8 +20,10 @@ install: $(STAMP)
 run: $(STAMP)
 	$(BIN)/decipher-gui
 
+# two test processes (pytest-xdist), whole files to each so that a module's shared set-up runs once;
+# tests/conftest.py gives every process one torch thread (benchmarks/results/test-durations/suite-xdist.md)
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 bench: $(STAMP)
 	$(BIN)/decipher bench

@@ -8,6 +8,14 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # sweep workers at the tests' own priority: niced ones starve behind any busy process on the box
 os.environ.setdefault("DECIPHER_WORKER_NICE", "0")
+# One thread each for torch's OpenMP, MKL and numba, in the test process and every process it starts
+# (CLI runs, the app's run child, sweep workers), set before anything imports torch: the tests' tensors
+# are tiny, a second thread only waits, and with two test processes (`make test` runs pytest-xdist
+# with -n 2) on two cores the spinning threads oversubscribe them. Side by side under xdist on the
+# 2-core box: tests/engine/test_training.py::test_short_run_solves_a_synthetic_cipher took 46.5 s with
+# the default threads and 2.7 s serially (benchmarks/results/test-durations/suite-xdist.md).
+for _name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    os.environ[_name] = "1"
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
