@@ -682,10 +682,11 @@ def summarise(plan: Plan, records: Iterable[ScoredRun],
 
 def rank_key(s: CandidateSummary) -> tuple:
     """The order of the answer: by the margin over the candidate's own null where it has null runs,
-    then those without (``--null 0``, or its nulls failed) by score. Not by the score alone: the score
-    of a vocabulary rises as its stems get shorter whatever it is (its own nulls, which keep only its
-    stem lengths, list size and sound patterns, scored 0.244 at 4.4 units against 0.146 at 5.8 on
-    Gothic; docs/closeness.md, "Ranking"), and the margin takes out what those alone earn."""
+    then those without (``--null 0``, or its nulls failed) by score. Not by the score alone: a list's
+    form (its stem lengths, size and sound patterns) earns a score without any relation, and that
+    differs between candidates more than their margins do (Gothic: null means 0.146 to 0.244, margins
+    at most +0.041; docs/closeness.md, "Ranking"); the margin takes it out.
+    """
     if not math.isnan(s.margin):
         return (0, -s.margin, -s.score_mean, s.known)
     return (1, -s.score_mean, -(s.z if not math.isnan(s.z) else -math.inf), s.known)

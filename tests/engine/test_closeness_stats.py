@@ -227,7 +227,7 @@ def test_the_answer_in_words():
 
 
 def test_candidates_rank_by_their_margin_over_their_own_null_not_by_score():
-    """A list of short stems scores high whatever it is, and so do its nulls (issue 26 item 5): the
+    """A list whose form covers the text well scores high whatever its words, and so do its nulls (issue 26 item 5): the
     answer ranks by the margin, so a higher score over a higher null comes second."""
     short = ([0.300, 0.302, 0.298], [[0.290, 0.292, 0.289]] * 3)     # score 0.300, null 0.290: margin 0.010
     related = ([0.250, 0.252, 0.249], [[0.180, 0.182, 0.179]] * 3)   # score 0.250, null 0.180: margin 0.070
