@@ -199,3 +199,45 @@ def test_stop_ends_the_worker_processes_at_once_and_keeps_the_state(win, qtbot, 
         assert not p.is_alive()
     assert "Stopped" in win.plots.comparison.progress_label.text()
     assert (tmp_path / "cmp" / "results.csv").exists()  # what a rerun continues from
+
+
+def test_closeness_png_is_drawn_in_a_process_of_its_own_not_on_the_gui_thread(win, qtbot, tmp_path, monkeypatch):
+    """Drawing the figure held the window's event loop 0.1-0.2 s (benchmarks/gui_responsiveness.py
+    --comparison); the job now draws it in a short-lived process, the same image, before it says done."""
+    import engine.closeness.plot as plot
+    from decipher_gui.comparison import ComparisonDialog, controller
+    from engine.runs.sweep import InlinePool
+    from engine.runs.workers import run_task
+    from PySide6.QtGui import QImage
+
+    drawn_here = []
+    monkeypatch.setattr(plot, "render_comparison", lambda *a, **k: drawn_here.append(a))
+    d = ComparisonDialog(win.project, TINY, win)
+    d.seeds.setText("0")
+    d.nulls.setValue(1)
+    d.folder.setText(str(tmp_path / "cmp"))
+    c = controller(win)
+    job = c.start(d.request(), pool_factory=lambda n: InlinePool(run_task))
+    qtbot.waitUntil(lambda: c.comparison is not None or win.last_error is not None, timeout=120_000)
+    assert c.comparison is not None, win.last_error
+    assert drawn_here == []  # not in the app's process
+    png = tmp_path / "cmp" / "closeness.png"
+    image = QImage(str(png))
+    assert (image.width(), image.height()) == (1000, 600)
+    assert job.png_problem == "" and "not written" not in win.plots.comparison.progress_label.text()
+    assert not (tmp_path / "cmp" / "closeness.part.png").exists()
+
+    # a figure that cannot be written is said on the comparison's line, as before
+    png.unlink()
+    png.mkdir()
+    first = c.comparison
+    c.start(d.request(), pool_factory=lambda n: InlinePool(run_task))  # resumed: nothing retrained
+    qtbot.waitUntil(lambda: c.comparison is not first or win.last_error is not None, timeout=120_000)
+    line = win.plots.comparison.progress_label.text()
+    assert "closeness.png not written:" in line and "cannot write the figure" in line, line
+
+    # Stop (or quitting the app) while it draws ends the drawing process
+    job = c.job
+    job.stop()
+    assert job._draw(first, tmp_path / "stopped.png") == "stopped"
+    assert not (tmp_path / "stopped.png").exists() and job._drawer is None
