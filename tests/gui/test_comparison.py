@@ -226,6 +226,21 @@ def test_closeness_png_is_drawn_in_a_process_of_its_own_not_on_the_gui_thread(wi
     assert (image.width(), image.height()) == (1000, 600)
     assert job.png_problem == "" and "not written" not in win.plots.comparison.progress_label.text()
     assert not (tmp_path / "cmp" / "closeness.part.png").exists()
+    # the bands' edges are bare curves holding the bands (a PlotDataItem each was 15 % of drawing the
+    # answer on the GUI thread); the only PlotDataItems are the mean curves and the own nulls' curves
+    import numpy as np
+    import pyqtgraph as pg
+    from engine.closeness.plot import curve_bands
+
+    view = win.plots.comparison
+    curves, band = curve_bands(c.comparison)
+    fills = [i for i in view.plot.items if isinstance(i, pg.FillBetweenItem)]
+    edges = [tuple(np.round(e.getData()[1], 9)) for f in fills for e in f.curves]
+    assert all(isinstance(e, pg.PlotCurveItem) for f in fills for e in f.curves) and len(fills) == len(curves) + 1
+    expected = [band[1], band[2]] + [a for (_, _, lo, hi) in curves.values() for a in (lo, hi)]
+    assert sorted(edges) == sorted(tuple(np.round(a, 9)) for a in expected)
+    data_items = [i for i in view.plot.items if isinstance(i, pg.PlotDataItem)]
+    assert set(data_items) == set(view.curves.values()) | set(view.null_curves.values())
 
     # a figure that cannot be written is said on the comparison's line, as before
     png.unlink()
