@@ -1,7 +1,7 @@
 """GUI responsiveness: launch-to-shown time, and the longest event-loop gap while a run trains.
 
     .venv/bin/python benchmarks/gui_responsiveness.py [--repeat 3] [--steps 60] [--interval 5] [--load 2]
-        [--sweep 2] [--tree DIR]
+        [--sweep 2] [--comparison 2] [--tree DIR]
 
 Each repetition is a fresh process (so the first-run torch import is included). A QTimer on the
 GUI thread ticks every ``--interval`` ms; the gaps between its ticks say how long the event loop
@@ -20,6 +20,13 @@ workers have the sweep's default priority) during the measured runs. ``--tree DI
 app in another source tree (e.g. an export of an older commit), with this script. ``--bare S``
 measures the floor instead: a Qt event loop with nothing but the probe for S seconds, under the
 same load (what the machine's scheduler alone costs a window).
+
+``--comparison N`` measures the window while a comparison started from the app runs instead of a
+run: the path of Run ▸ Compare known languages… (the dialog's request, the controller's start with
+its LocalPool of N worker processes at the workers' default priority) compares the sample's lost
+text against the sample's known list and the bundled Gothic sample's Proto-Germanic list (cut to
+one size), with 1 seed, ``--nulls`` null vocabularies each and ``--steps`` steps per run; the
+window measured is the click to the comparison shown (figure, table and closeness.png).
 """
 
 from __future__ import annotations
@@ -50,6 +57,15 @@ def _env(tmp: Path, tree: Path = ROOT) -> dict:
     return env
 
 
+def comparison_lists() -> list[Path]:
+    """The files a --comparison needs: the bundled sample's lost and known lists (its project is
+    made from them) and the Gothic sample's known list (the second candidate)."""
+    from engine.resources import resource
+
+    sample, gothic = resource("sample"), resource("sample-gothic")
+    return [sample / "sample.toml", sample / "lost.csv", sample / "known.csv", gothic / "known.csv"]
+
+
 def start_sweep(workers: int, tmp: Path, tree: Path) -> subprocess.Popen:
     """``decipher sweep`` on the sample's files with ``workers`` processes and enough runs to outlast
     the measurement (it is killed at the end); its workers keep the sweep's default niceness."""
@@ -61,6 +77,13 @@ def start_sweep(workers: int, tmp: Path, tree: Path) -> subprocess.Popen:
     env.pop("DECIPHER_WORKER_NICE", None)
     return subprocess.Popen(cmd, cwd=tree, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
+
+
+def _comparison_env(env: dict) -> dict:
+    """The app's environment for --comparison: its workers at their default priority, as a user's are."""
+    env = dict(env)
+    env.pop("DECIPHER_WORKER_NICE", None)
+    return env
 
 
 def launch_time(project: Path, tmp: Path) -> float:
@@ -226,7 +249,15 @@ def child(args) -> None:
 
         setattr(cls, name, spanned)
 
-    for cls, name, what in ((LiveRunBridge, "_after_steps", "views redraw"), (LiveRunBridge, "_flush_plots", "plots update"),
+    from decipher_gui.comparison import ComparisonController
+    from decipher_gui.panels.plots import ComparisonView
+
+    for cls, name, what in ((ComparisonController, "_progressed", "comparison progress"),
+                            (ComparisonController, "_planned", "comparison planned"),
+                            (ComparisonController, "_finished", "comparison shown"),
+                            (ComparisonView, "show_comparison", "comparison figure+table"),
+                            (ComparisonView, "export_png", "closeness.png"),
+                            (LiveRunBridge, "_after_steps", "views redraw"), (LiveRunBridge, "_flush_plots", "plots update"),
                             (LiveRunBridge, "_after_eval", "eval views"), (LiveRunBridge, "_on_run_recorded", "run recorded"),
                             (LiveRunBridge, "set_run_state", "run state"), (_Window, "refresh_runs", "runs table"),
                             (GraphicsView, "paintEvent", "plot paint"), (InscriptionView, "viewportEvent", "inscriptions paint")):
@@ -287,6 +318,13 @@ def child(args) -> None:
     process_until(lambda: False, 1500)
     idle = probe.report()
     probe.stop()
+    if args.comparison:
+        result = _comparison_window(args, window, probe, idle, spans, costs)
+        window.close()
+        dispose(window)
+        QCoreApplication.processEvents()
+        print("RESULT " + json.dumps(result), flush=True)
+        return
 
     marks: dict[str, float] = {}
     updates: list[float] = []
@@ -368,6 +406,74 @@ def child(args) -> None:
     print("RESULT " + json.dumps(result), flush=True)
 
 
+def _comparison_window(args, window, probe, idle, spans, costs) -> dict:
+    """Start a comparison the way Run ▸ Compare known languages… does (the dialog's request, the
+    controller's start, whose default pool is a LocalPool of the dialog's worker processes) and
+    probe the event loop from the click until the comparison is shown or has failed."""
+    from decipher_gui.comparison import ComparisonDialog, controller
+    from decipher_gui.mainwindow import process_until
+    from decipher_gui.queries import run_defaults
+
+    lists = comparison_lists()
+    dialog = ComparisonDialog(window.project, run_defaults(window.project), window)
+    dialog.add_file(lists[3], "Proto-Germanic (Gothic sample)")
+    dialog.seeds.setText("0")
+    dialog.nulls.setValue(args.nulls)
+    dialog.steps.setValue(args.steps)
+    dialog.workers.setValue(args.comparison)
+    dialog.folder.setText(str(Path(args.tmp) / f"comparison-{Path(args.project).stem}"))
+    request = dialog.request()
+    dialog.deleteLater()
+    c = controller(window)
+    marks: dict[str, float] = {}
+    progress: list[float] = []
+    errors: list[str] = []
+    costs.clear()  # the comparison's work only
+    probe.start()
+    cpu0 = time.process_time()
+    marks["click"] = time.perf_counter()
+    job = c.start(request)  # what the dialog's OK does (open_dialog -> start)
+    job.planned.connect(lambda *_: marks.setdefault("planned", time.perf_counter()))
+    job.progressed.connect(lambda _p: progress.append(time.perf_counter()))
+    job.failed.connect(errors.append)
+    job.stopped.connect(lambda: errors.append("stopped"))
+    process_until(lambda: c.comparison is not None or bool(errors), 1_800_000)
+    process_until(lambda: False, 300)  # the repaint after the answer is shown
+    marks["end"] = time.perf_counter()
+    app_cpu = time.process_time() - cpu0
+    probe.stop()
+    rep = probe.report()
+    t0 = probe.t0
+    first = (progress[0] - t0) if progress else marks["end"] - t0
+    comparison = c.comparison
+    return {
+        "status": "finished" if comparison is not None else (errors[-1] if errors else "timeout"),
+        "runs": len(comparison.trainings or comparison.records) if comparison is not None else 0,
+        "workers": args.comparison,
+        "idle_longest_gap_ms": idle.longest * 1000,
+        "longest_gap_ms": rep.longest * 1000,
+        "p99_gap_ms": rep.percentile(0.99) * 1000,
+        "gaps_over_50ms": rep.over(0.05),
+        "startup_longest_gap_ms": rep.longest_between(0, first) * 1000,
+        "training_longest_gap_ms": rep.longest_between(first, marks["end"] - t0) * 1000,
+        "start_to_first_step_s": first,  # here: the click to the first finished run
+        "training_s": marks["end"] - t0 - first,
+        "screen_updates_per_s": len(progress) / max(1e-9, marks["end"] - t0 - first),
+        "step_handler_max_ms": 0.0, "step_handler_median_ms": 0.0, "eval_handler_max_ms": 0.0,
+        "worst_gaps": _worst(rep, t0, spans),
+        "gaps_over_20ms_budget": _gap_budget(rep),
+        "gaps_over_20ms": rep.over(0.02),
+        "gaps_over_20ms_per_s": rep.over(0.02) / max(1e-9, marks["end"] - t0),
+        "gui_wait_share": _gap_budget(rep)["gui_wait_ms"] / 1000 / max(1e-9, marks["end"] - t0),
+        "gui_slice_ns": _slice_ns(),
+        "phases_s": {k: round(v - t0, 3) for k, v in marks.items()},
+        "torch_in_app_process": "torch" in sys.modules,
+        "gui_cpu_ms": {what: {"n": len(v), "total": round(sum(v) * 1000, 1), "max": round(max(v) * 1000, 1)}
+                       for what, v in sorted(costs.items(), key=lambda kv: -sum(kv[1]))},
+        "app_cpu_share": app_cpu / max(1e-9, marks["end"] - marks["click"]),
+    }
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--repeat", type=int, default=3)
@@ -380,6 +486,10 @@ def main() -> int:
                         "own, as programs started elsewhere on a desktop are (Linux schedules sessions as groups)")
     p.add_argument("--sweep", type=int, default=0, metavar="N",
                    help="run `decipher sweep --workers N` on the sample beside the app during the runs")
+    p.add_argument("--comparison", type=int, default=0, metavar="N",
+                   help="measure a comparison started from the app (Run ▸ Compare known languages…) with N worker "
+                        "processes instead of a run: the sample against its known list and the Gothic sample's")
+    p.add_argument("--nulls", type=int, default=1, help="with --comparison: null vocabularies per language")
     p.add_argument("--tree", type=Path, default=ROOT, help="the app's source tree to measure (default: this one)")
     p.add_argument("--skip-launch", action="store_true", help="measure the runs only")
     p.add_argument("--sample", action="store_true",
@@ -395,6 +505,15 @@ def main() -> int:
         sys.path.insert(0, str(args.tree.resolve()))  # the app under measurement, before this checkout
         bare(args) if args.bare else child(args)
         return 0
+    if args.comparison:
+        missing = next((path for path in comparison_lists() if not path.is_file()), None)
+        if missing is not None:
+            print(f"gui_responsiveness.py: --comparison needs the bundled sample: {missing} is missing", file=sys.stderr)
+            return 2
+        if args.comparison < 1 or args.nulls < 0 or args.bare:
+            print("gui_responsiveness.py: --comparison takes 1 or more workers, --nulls 0 or more, and no --bare",
+                  file=sys.stderr)
+            return 2
     global TREE
     TREE = args.tree.resolve()
     tmp = Path(tempfile.mkdtemp(prefix="gui-bench-"))
@@ -446,7 +565,8 @@ def _measure(args, tmp: Path) -> int:
               f"{statistics.median(f['p99_gap_ms'] for f in floors):.3g}, load_average_before={load_before:.3g}, "
               f"load_average_after={load_after:.3g}")
         if args.json:
-            args.json.write_text(json.dumps({"bare": floors, "load_average_before": load_before,
+            args.json.write_text(json.dumps({"note": "benchmarks/gui_responsiveness.py " + " ".join(sys.argv[1:]),
+                                             "bare": floors, "load_average_before": load_before,
                                              "load_average_after": load_after}, indent=2) + "\n")
         return 0
     for i in range(args.repeat):
@@ -454,8 +574,10 @@ def _measure(args, tmp: Path) -> int:
         shutil.copy(master, copy)
         out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", "--project", str(copy),
                               "--steps", str(args.steps), "--interval", str(args.interval), "--tmp", str(tmp),
-                              "--tree", str(TREE)] + (["--sample"] if args.sample else []),
-                             cwd=TREE, env=_env(tmp, TREE), capture_output=True, text=True, timeout=3600)
+                              "--tree", str(TREE)] + (["--sample"] if args.sample else [])
+                             + (["--comparison", str(args.comparison), "--nulls", str(args.nulls)] if args.comparison else []),
+                             cwd=TREE, env=_comparison_env(_env(tmp, TREE)) if args.comparison else _env(tmp, TREE),
+                             capture_output=True, text=True, timeout=3600)
         line = next((x for x in out.stdout.splitlines() if x.startswith("RESULT ")), None)
         if line is None:
             print(out.stderr[-3000:], file=sys.stderr)
@@ -488,11 +610,17 @@ def _measure(args, tmp: Path) -> int:
     med["background_processes"] = args.load
     med["load_in_own_session"] = int(args.load_session == "own")
     med["sweep_workers"] = args.sweep
+    med["comparison_workers"] = args.comparison
+    if args.comparison:
+        med["comparison_runs"] = statistics.median(r["runs"] for r in runs)
+        med["comparison_nulls"] = args.nulls
     med["load_average_before"] = load_before
     med["load_average_after"] = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print("medians: " + ", ".join(f"{k}={v:.3g}" for k, v in med.items()))
     if args.json:
-        args.json.write_text(json.dumps({"medians": med, "launches": launches, "runs": runs}, indent=2) + "\n")
+        note = "benchmarks/gui_responsiveness.py " + " ".join(sys.argv[1:])
+        args.json.write_text(json.dumps({"note": note, "medians": med, "launches": launches, "runs": runs},
+                                        indent=2) + "\n")
     shutil.rmtree(tmp, ignore_errors=True)
     return 0
 

@@ -278,6 +278,54 @@ class ComparisonDialog(QDialog):
                                  Path(folder), self.workers.value(), self.restarts.value())
 
 
+def plot_style() -> dict:
+    """What the app's own drawing of closeness.png would take from the app (read on the GUI thread):
+    pyqtgraph's antialiasing and colours (decipher_gui.app.configure_plots) and the application font."""
+    import pyqtgraph as pg
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    return {"antialias": bool(pg.getConfigOption("antialias")),
+            "background": pg.mkColor(pg.getConfigOption("background")).getRgb(),
+            "foreground": pg.mkColor(pg.getConfigOption("foreground")).getRgb(),
+            "font": app.font().toString() if app is not None else ""}
+
+
+def draw_png(conn, comparison, path: str, style: Mapping[str, Any]) -> None:
+    """In a process of its own: closeness.png of ``comparison`` (engine.closeness.plot.render_comparison)
+    with the app's fonts and plot style; sends "" when written, else one line saying why not."""
+    import os
+
+    os.environ["QT_QPA_PLATFORM"] = "offscreen"  # drawn off screen, whatever the app's platform
+    try:
+        import pyqtgraph as pg
+        from PySide6.QtGui import QFont
+        from PySide6.QtWidgets import QApplication
+
+        from engine.closeness.plot import render_comparison
+
+        from .fonts import register_fonts
+
+        app = QApplication.instance() or QApplication(["closeness.png"])
+        register_fonts()
+        if style.get("font"):
+            font = QFont()
+            if font.fromString(style["font"]):
+                app.setFont(font)
+        pg.setConfigOptions(antialias=style.get("antialias", True), background=style.get("background", "w"),
+                            foreground=style.get("foreground", "k"))
+        try:
+            written = render_comparison(comparison, path)
+        except OSError as e:
+            conn.send(f"{path}: cannot write the figure ({e.strerror or e})")
+            return
+        conn.send("" if written is not None else "Qt could not draw the figure here")
+    except Exception as e:  # noqa: BLE001 — said on the comparison's line, never lost with the process
+        conn.send(f"{type(e).__name__}: {e}")
+    finally:
+        conn.close()
+
+
 def _default_pool(workers: int):
     from engine.runs.workers import LocalPool
 
@@ -305,6 +353,10 @@ class ComparisonJob(QObject):
         self.pool = None
         self._job: BackgroundJob | None = None
         self._stop = threading.Event()
+        self.style = plot_style()  # the GUI thread's: closeness.png is drawn like the app draws
+        self.png_problem: str | None = None
+        """after the comparison: "" when closeness.png was written, else why not"""
+        self._drawer = None
 
     def start(self) -> None:
         self._job = BackgroundJob(self._work, "closeness comparison", self)
@@ -322,6 +374,9 @@ class ComparisonJob(QObject):
         pool = self.pool
         if pool is not None:
             pool.stop()
+        drawer = self._drawer
+        if drawer is not None and drawer.is_alive():
+            drawer.kill()
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the comparison's thread has stopped (``timeout`` in seconds; closing the window)."""
@@ -338,6 +393,7 @@ class ComparisonJob(QObject):
     def _ended(self, result) -> None:  # GUI thread
         kind, value = result
         if kind == "finished":
+            value, self.png_problem = value
             self.finished.emit(value)
         elif kind == "stopped":
             self.stopped.emit()
@@ -368,12 +424,43 @@ class ComparisonJob(QObject):
             return ("failed", str(e))
         except Exception as e:  # noqa: BLE001 — a bug must reach the user, not die with the thread
             return ("failed", f"{type(e).__name__}: {e}")
-        return ("finished", comparison)
+        return ("finished", (comparison, self._draw(comparison, Path(r.out) / "closeness.png")))
+
+    def _draw(self, comparison, path: Path) -> str:  # on the job's thread
+        """closeness.png drawn in a short-lived process (0.1–0.2 s of drawing that held the window's
+        event loop when the GUI thread drew it); "" when written, else one line saying why not."""
+        import multiprocessing
+
+        ctx = multiprocessing.get_context("spawn")
+        receive, send = ctx.Pipe(duplex=False)
+        drawer = ctx.Process(target=draw_png, args=(send, comparison, str(path), self.style),
+                             name="closeness.png", daemon=True)
+        try:
+            drawer.start()
+        except OSError as e:
+            return f"no process to draw it ({e.strerror or e})"
+        finally:
+            send.close()
+        self._drawer = drawer
+        try:
+            if self._stop.is_set():
+                drawer.kill()
+            while not receive.poll(0.1):  # readable at the line, or at the end of a process that sent none
+                pass
+            try:
+                return receive.recv()
+            except EOFError:
+                drawer.join(10)
+                return "stopped" if self._stop.is_set() else f"the drawing process ended (exit {drawer.exitcode})"
+        finally:
+            drawer.join(10)
+            receive.close()
+            self._drawer = None
 
 
 class ComparisonController(QObject):
     """Connects a job to the window: the Closeness tab's progress and Stop, the figure and table when
-    it is done, closeness.png written from the tab's own plot, errors in the window's usual way."""
+    it is done (closeness.png drawn by the job in a process of its own), errors in the window's usual way."""
 
     def __init__(self, window, parent=None):
         super().__init__(parent or window)
@@ -483,11 +570,9 @@ class ComparisonController(QObject):
         out = self.job.request.out if self.job is not None else None
         n = len(comparison.trainings or comparison.records)
         line = f"{n} runs; files in {out}" if out else ""
-        if out is not None:
-            try:
-                view.export_png(Path(out) / "closeness.png")
-            except DecipherError as e:
-                line += f" (closeness.png not written: {e})"
+        problem = self.job.png_problem if self.job is not None else None
+        if problem:  # drawn by the job (ComparisonJob._draw), not on this thread
+            line += f" (closeness.png not written: {problem})"
         from engine.closeness.comparison import unranked
 
         left_out = unranked(comparison)

@@ -552,7 +552,7 @@ class ComparisonView(QWidget):
         if band is not None:
             x, lo, hi = band
             dash = pg.mkPen(90, 90, 90, 200, width=1.2, style=Qt.PenStyle.DashLine)
-            lo_item, hi_item = self.plot.plot(x, lo, pen=dash), self.plot.plot(x, hi, pen=dash)
+            lo_item, hi_item = self._edge(x, lo, dash), self._edge(x, hi, dash)
             self.null_band = pg.FillBetweenItem(lo_item, hi_item, brush=pg.mkBrush(120, 120, 120, 60))
             self.plot.addItem(self.null_band)
             self.legend.addItem(pg.PlotDataItem(pen=dash), "all nulls (5–95 %)")
@@ -564,8 +564,8 @@ class ComparisonView(QWidget):
             colour = self.colour(name)
             fill = pg.mkColor(colour)
             fill.setAlpha(55)
-            lo_item = self.plot.plot(x, lo, pen=pg.mkPen(colour, width=0.5))
-            hi_item = self.plot.plot(x, hi, pen=pg.mkPen(colour, width=0.5))
+            lo_item = self._edge(x, lo, pg.mkPen(colour, width=0.5))
+            hi_item = self._edge(x, hi, pg.mkPen(colour, width=0.5))
             self.plot.addItem(pg.FillBetweenItem(lo_item, hi_item, brush=pg.mkBrush(fill)))
             self.curves[name] = self.plot.plot(x, mean, pen=pg.mkPen(colour, width=2.5))
             if name in own_nulls:
@@ -605,6 +605,14 @@ class ComparisonView(QWidget):
         self.splitter.setSizes([int(total * 0.68), total - int(total * 0.68)])
         high = max(self.vsplit.height(), 300)
         self.vsplit.setSizes([int(high * 0.3), high - int(high * 0.3)])
+
+    def _edge(self, x, y, pen) -> pg.PlotCurveItem:
+        """A band's edge: the same line as ``plot.plot(x, y, pen=pen)`` draws, without the
+        PlotDataItem around it (and its empty scatter item), which the GUI thread builds at the end
+        of a comparison (benchmarks/gui_responsiveness.py --comparison)."""
+        item = pg.PlotCurveItem(x, y, pen=pen)
+        self.plot.addItem(item)
+        return item
 
     def export_png(self, path: str | Path, width: int = 1000) -> Path:
         """The shown comparison as closeness.png: the engine's figure (engine.closeness.plot), drawn at

@@ -199,3 +199,60 @@ def test_stop_ends_the_worker_processes_at_once_and_keeps_the_state(win, qtbot, 
         assert not p.is_alive()
     assert "Stopped" in win.plots.comparison.progress_label.text()
     assert (tmp_path / "cmp" / "results.csv").exists()  # what a rerun continues from
+
+
+def test_closeness_png_is_drawn_in_a_process_of_its_own_not_on_the_gui_thread(win, qtbot, tmp_path, monkeypatch):
+    """Drawing the figure held the window's event loop 0.1-0.2 s (benchmarks/gui_responsiveness.py
+    --comparison); the job now draws it in a short-lived process, the same image, before it says done."""
+    import engine.closeness.plot as plot
+    from decipher_gui.comparison import ComparisonDialog, controller
+    from engine.runs.sweep import InlinePool
+    from engine.runs.workers import run_task
+    from PySide6.QtGui import QImage
+
+    drawn_here = []
+    monkeypatch.setattr(plot, "render_comparison", lambda *a, **k: drawn_here.append(a))
+    d = ComparisonDialog(win.project, TINY, win)
+    d.seeds.setText("0")
+    d.nulls.setValue(1)
+    d.folder.setText(str(tmp_path / "cmp"))
+    c = controller(win)
+    job = c.start(d.request(), pool_factory=lambda n: InlinePool(run_task))
+    qtbot.waitUntil(lambda: c.comparison is not None or win.last_error is not None, timeout=120_000)
+    assert c.comparison is not None, win.last_error
+    assert drawn_here == []  # not in the app's process
+    png = tmp_path / "cmp" / "closeness.png"
+    image = QImage(str(png))
+    assert (image.width(), image.height()) == (1000, 600)
+    assert job.png_problem == "" and "not written" not in win.plots.comparison.progress_label.text()
+    assert not (tmp_path / "cmp" / "closeness.part.png").exists()
+    # the bands' edges are bare curves holding the bands (a PlotDataItem each was 15 % of drawing the
+    # answer on the GUI thread); the only PlotDataItems are the mean curves and the own nulls' curves
+    import numpy as np
+    import pyqtgraph as pg
+    from engine.closeness.plot import curve_bands
+
+    view = win.plots.comparison
+    curves, band = curve_bands(c.comparison)
+    fills = [i for i in view.plot.items if isinstance(i, pg.FillBetweenItem)]
+    edges = [tuple(np.round(e.getData()[1], 9)) for f in fills for e in f.curves]
+    assert all(isinstance(e, pg.PlotCurveItem) for f in fills for e in f.curves) and len(fills) == len(curves) + 1
+    expected = [band[1], band[2]] + [a for (_, _, lo, hi) in curves.values() for a in (lo, hi)]
+    assert sorted(edges) == sorted(tuple(np.round(a, 9)) for a in expected)
+    data_items = [i for i in view.plot.items if isinstance(i, pg.PlotDataItem)]
+    assert set(data_items) == set(view.curves.values()) | set(view.null_curves.values())
+
+    # a figure that cannot be written is said on the comparison's line, as before
+    png.unlink()
+    png.mkdir()
+    first = c.comparison
+    c.start(d.request(), pool_factory=lambda n: InlinePool(run_task))  # resumed: nothing retrained
+    qtbot.waitUntil(lambda: c.comparison is not first or win.last_error is not None, timeout=120_000)
+    line = win.plots.comparison.progress_label.text()
+    assert "closeness.png not written:" in line and "cannot write the figure" in line, line
+
+    # Stop (or quitting the app) while it draws ends the drawing process
+    job = c.job
+    job.stop()
+    assert job._draw(first, tmp_path / "stopped.png") == "stopped"
+    assert not (tmp_path / "stopped.png").exists() and job._drawer is None
