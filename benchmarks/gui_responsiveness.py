@@ -147,6 +147,24 @@ def _worst(rep, t0: float, spans, n: int = 5) -> list:
              _split_text(rep.splits[i] if rep.splits else None, rep.gaps[i][1])) for i in order]
 
 
+def _gap_fields(rep, t0: float, spans, marks: dict, costs: dict, app_cpu: float) -> dict:
+    """The fields every measured condition reports about its gaps and the GUI thread's CPU."""
+    duration = max(1e-9, marks["end"] - t0)
+    return {
+        "worst_gaps": _worst(rep, t0, spans),
+        "gaps_over_20ms_budget": _gap_budget(rep),
+        "gaps_over_20ms": rep.over(0.02),
+        "gaps_over_20ms_per_s": rep.over(0.02) / duration,
+        "gui_wait_share": _gap_budget(rep)["gui_wait_ms"] / 1000 / duration,
+        "gui_slice_ns": _slice_ns(),
+        "phases_s": {k: round(v - t0, 3) for k, v in marks.items()},
+        "torch_in_app_process": "torch" in sys.modules,
+        "gui_cpu_ms": {what: {"n": len(v), "total": round(sum(v) * 1000, 1), "max": round(max(v) * 1000, 1)}
+                       for what, v in sorted(costs.items(), key=lambda kv: -sum(kv[1]))},
+        "app_cpu_share": app_cpu / max(1e-9, marks["end"] - marks["click"]),
+    }
+
+
 def _probe_class():
     """This checkout's EventLoopProbe, also when ``--tree`` measures an older app (whose probe may
     lack the per-thread counters): the measurement stays the same for every tree."""
@@ -378,17 +396,7 @@ def child(args) -> None:
         "step_handler_max_ms": max(handler_times["steps"], default=0) * 1000,
         "step_handler_median_ms": statistics.median(handler_times["steps"]) * 1000 if handler_times["steps"] else 0,
         "eval_handler_max_ms": max(handler_times["eval"], default=0) * 1000,
-        "worst_gaps": _worst(rep, t0, spans),
-        "gaps_over_20ms_budget": _gap_budget(rep),
-        "gaps_over_20ms": rep.over(0.02),
-        "gaps_over_20ms_per_s": rep.over(0.02) / max(1e-9, rel("end")),
-        "gui_wait_share": _gap_budget(rep)["gui_wait_ms"] / 1000 / max(1e-9, rel("end")),
-        "gui_slice_ns": _slice_ns(),
-        "phases_s": {k: round(v - t0, 3) for k, v in marks.items()},
-        "torch_in_app_process": "torch" in sys.modules,
-        "gui_cpu_ms": {what: {"n": len(v), "total": round(sum(v) * 1000, 1), "max": round(max(v) * 1000, 1)}
-                       for what, v in sorted(costs.items(), key=lambda kv: -sum(kv[1]))},
-        "app_cpu_share": app_cpu / max(1e-9, marks["end"] - marks["click"]),
+        **_gap_fields(rep, t0, spans, marks, costs, app_cpu),
     }
     if args.sample:
         stop_sampling.set()
@@ -460,17 +468,7 @@ def _comparison_window(args, window, probe, idle, spans, costs) -> dict:
         "training_s": marks["end"] - t0 - first,
         "screen_updates_per_s": len(progress) / max(1e-9, marks["end"] - t0 - first),
         "step_handler_max_ms": 0.0, "step_handler_median_ms": 0.0, "eval_handler_max_ms": 0.0,
-        "worst_gaps": _worst(rep, t0, spans),
-        "gaps_over_20ms_budget": _gap_budget(rep),
-        "gaps_over_20ms": rep.over(0.02),
-        "gaps_over_20ms_per_s": rep.over(0.02) / max(1e-9, marks["end"] - t0),
-        "gui_wait_share": _gap_budget(rep)["gui_wait_ms"] / 1000 / max(1e-9, marks["end"] - t0),
-        "gui_slice_ns": _slice_ns(),
-        "phases_s": {k: round(v - t0, 3) for k, v in marks.items()},
-        "torch_in_app_process": "torch" in sys.modules,
-        "gui_cpu_ms": {what: {"n": len(v), "total": round(sum(v) * 1000, 1), "max": round(max(v) * 1000, 1)}
-                       for what, v in sorted(costs.items(), key=lambda kv: -sum(kv[1]))},
-        "app_cpu_share": app_cpu / max(1e-9, marks["end"] - marks["click"]),
+        **_gap_fields(rep, t0, spans, marks, costs, app_cpu),
     }
 
 
