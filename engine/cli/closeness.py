@@ -4,6 +4,7 @@ vocabularies, over seeds, in worker processes or on a Ray cluster, resumable (do
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import sys
 from pathlib import Path
@@ -67,7 +68,8 @@ def add_closeness_parser(sub) -> None:
                         "lost,known,seed,null,score,coverage_at_default,steps,wall_s,null_mode); rows already "
                         "there are not added again")
     p.add_argument("--lost-name", metavar="NAME",
-                   help="with --append-results: the lost text's name in that file (default: LOST.csv's file name)")
+                   help="the lost text's name in the answer, the figure and (with --append-results) that file "
+                        "(default: LOST.csv's file name)")
     p.add_argument("--out", type=Path, required=True, help="the comparison's folder")
     p.set_defaults(handler=cmd_closeness)
 
@@ -134,6 +136,8 @@ def cmd_closeness(args) -> int:
                                  steps=args.steps, device=args.device)
     files = read_run_files(args.lost, prior=args.prior)
     corpus, pins = files.corpus, files.pins
+    if args.lost_name is not None:  # not part of any run's fingerprint: naming it retrains nothing
+        corpus = dataclasses.replace(corpus, name=args.lost_name.strip())
     plan = plan_comparison(corpus, candidates, seeds=tuple(args.seeds), n_null=args.null, stems=args.stems,
                            config=config, null_mode=args.null_mode, restarts=args.restarts,
                            early_stop=args.early_stop)

@@ -256,6 +256,8 @@ def test_append_results_adds_each_run_once(first, files, tmp_path, monkeypatch, 
         assert pool.ran == []
         assert f"{expected} new rows in {results}" in capsys.readouterr().err
     cols, rows = read(results)
+    # --lost-name names the text in the answer too (runs are reused: it is no part of their fingerprint)
+    assert (out / "answer.txt").read_text(encoding="utf-8").startswith("Which language is closest to ugaritic:")
     assert tuple(cols) == RESULTS_COLUMNS
     assert len(rows) == 8 and {r["lost"] for r in rows} == {"ugaritic"}
     assert {r["null_mode"] for r in rows} == {"phonotactic"}
