@@ -2,8 +2,8 @@
 two protocols (issue 26): how the candidate vocabularies are built, not a flag of the command.
 
 - ``paper``: the paper's "Known vocabulary" paragraph as written. The true relative's vocabulary is its
-  stems matched with the lost text: for Ugaritic the Hebrew side of the cognate file the lost text comes
-  from (stems of at least 3 IPA units), for Gothic the Proto-Germanic, Old Norse and Old English stems of
+  stems matched with the lost text: for Ugaritic the Hebrew cognates of the lost words in the cognate
+  file the lost text comes from (stems of at least 3 IPA units), for Gothic the Proto-Germanic, Old Norse and Old English stems of
   the Gothic dataset, for Iberian Basque from Trask's dictionary. Every other candidate is the most
   frequent stems of its Genesis. This favours the relative by construction: its list is made of the lost
   text's cognates.
@@ -13,8 +13,8 @@ two protocols (issue 26): how the candidate vocabularies are built, not a flag o
   no running text here).
 
 Under both, every candidate has one size: the smallest number of usable stems among them (usable: of
-the comparison's span lengths, distinct by IPA), and at most 600, the paper's size for its Genesis lists. A list ranked by frequency keeps its most frequent
-stems; a word list without frequencies (the relative's matched stems, Trask's lexicon) a seeded sample,
+the comparison's span lengths, distinct by IPA), and at most 600, the paper's size for its Genesis
+lists. A list ranked by frequency keeps its most frequent stems; a word list without frequencies (the relative's matched stems, Trask's lexicon) a seeded sample,
 its order kept. Every finished run goes into benchmarks/results/closeness.csv with its protocol and
 null mode.
 

@@ -1,5 +1,5 @@
 """closeness.png of a comparison: each candidate's mean curve, its spread over seeds, its own null
-vocabularies' mean curve (dashed, in its colour: a score is read against it), and the band of all nulls.
+vocabularies' mean curve (dotted, in its colour: a score is read against it), and the band of all nulls.
 
 matplotlib is not a dependency, so this draws with pyqtgraph's image exporter on an offscreen Qt
 platform. It is the one engine module that loads Qt, and only inside :func:`render_comparison`
