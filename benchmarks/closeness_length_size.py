@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import csv
 import statistics
+import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -114,7 +115,6 @@ def controlled(seeds=(0, 1), steps: int | None = None, data: Path = DATA, build:
                out: Path = CONTROLLED) -> list[dict]:
     """Train the controlled arms (module text) and write one row per run to ``out``."""
     import os
-    import subprocess
 
     from engine.closeness.curve import closeness_score
     from engine.closeness.nulls import null_vocabulary
@@ -155,7 +155,7 @@ def controlled(seeds=(0, 1), steps: int | None = None, data: Path = DATA, build:
     return rows
 
 
-def main(argv: list[str] | None = None) -> int:
+def _main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.closeness_length_size", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="what", required=True)
@@ -192,6 +192,21 @@ def main(argv: list[str] | None = None) -> int:
               f"longest {longest['known']} ({longest['mean_units']:.2f}) null {longest['null_mean']:.3f}")
     print(f"-> {args.out}", file=sys.stderr)
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command; a missing or bad input file is one line (exit 2), not a traceback."""
+    from engine.errors import DecipherError
+
+    try:
+        return _main(argv)
+    except DecipherError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except subprocess.CalledProcessError as e:  # a controlled run failed: its own error is above
+        print(f"error: a controlled run failed (exit {e.returncode}): {' '.join(map(str, e.cmd[1:]))}",
+              file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import random
 import shlex
 import sys
 from dataclasses import dataclass
@@ -154,12 +153,9 @@ def matched_size(built: dict[str, list], most: int = MAX_STEMS) -> int:
 
 def cut_to(stems: list, size: int, ranked_by_frequency: bool, key: str) -> list:
     """``size`` of ``stems``: the first (most frequent) of a ranked list, else a seeded sample in list order."""
-    if len(stems) <= size:
-        return list(stems)
-    if ranked_by_frequency:
-        return list(stems[:size])
-    keep = sorted(random.Random(key).sample(range(len(stems)), size))
-    return [stems[i] for i in keep]
+    from engine.datasets.candidates import seeded_sample
+
+    return list(stems[:size]) if ranked_by_frequency else seeded_sample(stems, size, key)
 
 
 def prepare(lost: str, protocol: str, build: Path = BUILD, data: Path = DATA) -> Path:
@@ -319,7 +315,7 @@ def curve_rows(path: Path, at: float = 0.7, above: float = 0.4) -> list[dict]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
+def _main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.closeness_paper", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="what", required=True)
@@ -419,6 +415,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"closeness_paper: {added} new rows in {args.results} (protocol {args.protocol})", file=sys.stderr)
         return code
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command; a missing or bad input file is one line (exit 2), not a traceback."""
+    from engine.errors import DecipherError
+
+    try:
+        return _main(argv)
+    except DecipherError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -36,17 +36,24 @@ def colour_of(name: str, taken: set[str] | None = None) -> str:
     return PALETTE[int(hashlib.sha1(name.encode("utf-8")).hexdigest(), 16) % len(PALETTE)]
 
 
-def curve_bands(comparison) -> tuple[dict, tuple[np.ndarray, np.ndarray, np.ndarray] | None]:
-    """{candidate: (confidence, mean, low, high)} over its seeds, and the null band (confidence,
-    low, high): the 5th to 95th percentile of every null run's coverage at each confidence."""
-    per: dict[str, list[np.ndarray]] = {}
-    nulls: list[np.ndarray] = []
-    grid = None
+def _on_one_grid(comparison) -> tuple[np.ndarray | None, list[tuple[object, np.ndarray]]]:
+    """The confidence grid of the comparison's first run, and every run's (item, coverage on it)."""
+    grid, out = None, []
     for r in comparison.records:
         pts = np.array(sorted(r.result.curve))
         grid = pts[:, 0] if grid is None else grid
-        ys = np.interp(grid, pts[:, 0], pts[:, 1])
-        (nulls if r.item.null is not None else per.setdefault(r.item.known, [])).append(ys)
+        out.append((r.item, np.interp(grid, pts[:, 0], pts[:, 1])))
+    return grid, out
+
+
+def curve_bands(comparison) -> tuple[dict, tuple[np.ndarray, np.ndarray, np.ndarray] | None]:
+    """{candidate: (confidence, mean, low, high)} over its seeds, and the null band (confidence,
+    low, high): the 5th to 95th percentile of every null run's coverage at each confidence."""
+    grid, runs = _on_one_grid(comparison)
+    per: dict[str, list[np.ndarray]] = {}
+    nulls: list[np.ndarray] = []
+    for item, ys in runs:
+        (nulls if item.null is not None else per.setdefault(item.known, [])).append(ys)
     out = {}
     for s in comparison.summaries:
         if s.known in per:
@@ -62,14 +69,11 @@ def curve_bands(comparison) -> tuple[dict, tuple[np.ndarray, np.ndarray, np.ndar
 def null_means(comparison) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """{candidate: (confidence, mean coverage)} over its own null runs: the curve its score is read
     against (its nulls keep its stem lengths, list size and sound patterns; docs/closeness.md)."""
+    grid, runs = _on_one_grid(comparison)
     per: dict[str, list[np.ndarray]] = {}
-    grid = None
-    for r in comparison.records:
-        if r.item.null is None:
-            continue
-        pts = np.array(sorted(r.result.curve))
-        grid = pts[:, 0] if grid is None else grid
-        per.setdefault(r.item.known, []).append(np.interp(grid, pts[:, 0], pts[:, 1]))
+    for item, ys in runs:
+        if item.null is not None:
+            per.setdefault(item.known, []).append(ys)
     return {name: (grid, np.vstack(ys).mean(0)) for name, ys in per.items()}
 
 

@@ -474,16 +474,21 @@ def from_lemmas(language: Language, stems_by_lemma: OshbStems, *, stems: int, mi
     return built
 
 
+def seeded_sample(items: Sequence, size: int, key: str) -> list:
+    """``size`` of ``items`` drawn with a generator seeded by ``key``, in the items' own order (all of
+    them when there are no more than ``size``)."""
+    if len(items) <= size:
+        return list(items)
+    return [items[i] for i in sorted(random.Random(key).sample(range(len(items)), size))]
+
+
 def from_list(language: Language, items: Sequence[tuple[str, str]], *, stems: int, min_units: int,
               max_units: int, seed: int, path: Path) -> Built:
     """A seeded sample of ``stems`` of a word list without frequencies (its order kept)."""
     built = Built(language.name, [], path, distinct_stems=len({f for f, _ in items}),
                   ranked=f"seeded sample, seed {seed}")
     usable = list(_transcribed(items, language.system, min_units, max_units, built, path))
-    if len(usable) > stems:
-        keep = sorted(random.Random(f"candidates:{language.name}:{seed}").sample(range(len(usable)), stems))
-        usable = [usable[i] for i in keep]
-    built.stems = usable
+    built.stems = seeded_sample(usable, stems, f"candidates:{language.name}:{seed}")
     return built
 
 
@@ -528,9 +533,7 @@ def _from_gothic(lang: Language, *, stems: int, min_units: int, max_units: int, 
     built = Built(lang.name, [], data / ETYMOLOGY_FILE, distinct_stems=len(ds.stems),
                   ranked=f"seeded sample, seed {seed}, of the Gothic dataset's stems")
     usable = list(ds.stems)
-    if len(usable) > stems:
-        keep = sorted(random.Random(f"candidates:{lang.name}:{seed}").sample(range(len(usable)), stems))
-        usable = [usable[i] for i in keep]
+    usable = seeded_sample(usable, stems, f"candidates:{lang.name}:{seed}")
     built.stems = [Stem(s.form, s.ipa, s.gloss, lang.name) for s in usable]
     return built
 
