@@ -32,7 +32,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from benchmarks.closeness_paper import BUILD, COMPARISONS, DATA, RESULTS, SMALL_COG, candidate_path
+from benchmarks.closeness_paper import BUILD, COMPARISONS, DATA, RESULTS, SMALL_COG, candidate_path, one_line_errors
 
 OUT = Path(__file__).resolve().parent / "results" / "closeness-length-size-observed.csv"
 CONTROLLED = Path(__file__).resolve().parent / "results" / "closeness-length-size-controlled.csv"
@@ -195,19 +195,13 @@ def _main(argv: list[str] | None = None) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The command; a missing or bad input file is one line (exit 2), not a traceback."""
-    from engine.errors import DecipherError
-
+    """The command; a missing data file or a failed controlled run is one line (exit 2)."""
     try:
-        return _main(argv)
-    except DecipherError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+        return one_line_errors(_main, argv)
     except subprocess.CalledProcessError as e:  # a controlled run failed: its own error is above
         print(f"error: a controlled run failed (exit {e.returncode}): {' '.join(map(str, e.cmd[1:]))}",
               file=sys.stderr)
         return 2
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -417,16 +417,19 @@ def _main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    """The command; a missing or bad input file is one line (exit 2), not a traceback."""
+def one_line_errors(command, argv: list[str] | None = None) -> int:
+    """``command(argv)``; a missing or bad input file is one line (exit 2), not a traceback."""
     from engine.errors import DecipherError
 
     try:
-        return _main(argv)
+        return command(argv)
     except DecipherError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
 
+
+def main(argv: list[str] | None = None) -> int:
+    return one_line_errors(_main, argv)
 
 if __name__ == "__main__":
     sys.exit(main())
