@@ -1,15 +1,21 @@
 """Linear B read from its signs (issue 25): ``decipher run --preset linear-b`` on the NeuroCipher
 Linear B–Greek cognates, from scratch and with a philologist's first pins, for several seeds.
 
-    python -m benchmarks.syllable_linear_b [--variants scratch vowel-pins] [--seeds 0 1 2 3 4]
+    python -m benchmarks.syllable_linear_b [--variants onsets-first scratch vowel-pins] [--seeds 0 1 2 3 4]
                                            [--steps 3000] [--jobs 2] [--file cognates|names]
 
 The data are imported as a user would (``decipher import-cog … --system greek``) into
 benchmarks/.cache/linear-b/data. Variants:
-- ``scratch``: nothing pinned (the issue's command);
+- ``onsets-first``: nothing pinned, the preset as it is (its ``onsets_first = 0.5``: the signs' onsets
+  learned before their vowels); the issue's command;
+- ``scratch``: nothing pinned, onsets and vowels learned together (``onsets_first = 0``: the preset
+  before issue 25's onset phase);
 - ``vowel-pins``: the four bare-vowel signs pinned, 𐀀 = a, 𐀁 = e, 𐀂 = i, 𐀃 = o (Ventris's first
   readings; they say which signs are bare vowels and which vowel each writes);
 - ``ten-pins``: those four and 𐀏 = ka, 𐀒 = ko, 𐀲 = ta, 𐀵 = to, 𐀞 = pa, 𐀡 = po.
+
+The pinned variants, too, run with ``onsets_first = 0`` (as they were first measured). Each run folder
+keeps the commit it ran at (``commit.txt``; older folders: the commit their row was first written with).
 
 Resumable: a run folder whose metrics.json has the asked steps and seed is read, not rerun. One row
 per run (variant, seed, P@1, P@10, the strict figures, the signs at their standard value, wall
@@ -39,9 +45,13 @@ FILES = {"cognates": (COG, ""), "names": (NAMES, "names-")}   # the file, and it
 PINS = {
     "scratch": (),
     "vowel-pins": (("𐀀", "a"), ("𐀁", "e"), ("𐀂", "i"), ("𐀃", "o")),
+    "onsets-first": (),
     "ten-pins": (("𐀀", "a"), ("𐀁", "e"), ("𐀂", "i"), ("𐀃", "o"), ("𐀏", "ka"), ("𐀒", "ko"), ("𐀲", "ta"),
                  ("𐀵", "to"), ("𐀞", "pa"), ("𐀡", "po")),
 }
+#: Settings each variant adds to the preset (``--set``).
+SETTINGS = {"onsets-first": ("onsets_first=0.5",), "scratch": ("onsets_first=0",), "vowel-pins": ("onsets_first=0",),
+            "ten-pins": ("onsets_first=0",)}
 KEEP = ("p_at_1", "p_at_10", "p_at_1_strict", "p_at_10_strict", "signs_standard", "signs_with_standard",
         "wall_time_s", "steps_per_s", "peak_memory_mb")
 
@@ -70,13 +80,29 @@ def run(variant: str, seed: int, steps: int, file: str = "cognates") -> Path:
     args = ["run", "--lost", str(d / "lost.csv"), "--known", str(d / "known.csv"), "--gold", str(d / "gold.csv"),
             "--preset", "linear-b", "--steps", str(steps), "--set", "eval_interval=0", "--seed", str(seed),
             "--out", str(out)]
+    for setting in SETTINGS[variant]:
+        args += ["--set", setting]
     if PINS[variant]:
         prior = CACHE / f"{variant}.csv"
         prior.write_text("lost,known_ipa\n" + "".join(f"{s},{v}\n" for s, v in PINS[variant]), encoding="utf-8")
         args += ["--prior", str(prior)]
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
     subprocess.run(_cli(*args), check=True, cwd=ROOT, env=env, capture_output=True)
+    (out / "commit.txt").write_text(_commit() + "\n", encoding="utf-8")
     return out
+
+
+def _commit() -> str:
+    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def _run_commit(folder: Path, file: str, variant: str, seed: int, earlier: dict) -> str:
+    """The commit a run folder ran at: its commit.txt, else the commit its row was first written with."""
+    stamp = folder / "commit.txt"
+    if stamp.exists():
+        return stamp.read_text(encoding="utf-8").strip()
+    return earlier.get((file, variant, seed), _commit())
 
 
 def final_objective(folder: Path, file: str) -> float:
@@ -100,6 +126,11 @@ def final_objective(folder: Path, file: str) -> float:
 
 
 def rows() -> list[dict]:
+    earlier = {}
+    if OUT.exists():
+        for line in OUT.read_text(encoding="utf-8").splitlines():
+            r = json.loads(line)
+            earlier[(r["file"], r["variant"], r["seed"])] = r.get("commit", "")
     out = []
     for m in sorted(CACHE.glob("*-s*/metrics.json")):
         variant, _, seed = m.parent.name.rpartition("-s")
@@ -109,7 +140,8 @@ def rows() -> list[dict]:
             continue
         got = json.loads(m.read_text(encoding="utf-8"))
         out.append({"file": file, "variant": variant, "seed": int(seed), "steps": got.get("steps"),
-                    **{k: got.get(k) for k in KEEP}, "objective": final_objective(m.parent, file)})
+                    **{k: got.get(k) for k in KEEP}, "objective": final_objective(m.parent, file),
+                    "commit": _run_commit(m.parent, file, variant, int(seed), earlier)})
     return out
 
 
@@ -133,7 +165,7 @@ def summary(table: list[dict]) -> list[dict]:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--variants", nargs="+", default=["scratch", "vowel-pins"], choices=list(PINS))
+    p.add_argument("--variants", nargs="+", default=["onsets-first", "scratch", "vowel-pins"], choices=list(PINS))
     p.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2, 3, 4])
     p.add_argument("--steps", type=int, default=3000)
     p.add_argument("--jobs", type=int, default=2)
@@ -149,13 +181,11 @@ def main(argv=None) -> int:
         with ThreadPoolExecutor(args.jobs) as pool:
             for folder in pool.map(lambda j: run(j[0], j[1], args.steps, args.file), jobs):
                 print(folder.name, flush=True)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                            text=True).stdout.strip()
     OUT.parent.mkdir(parents=True, exist_ok=True)
     table = rows()
     with open(OUT, "w", encoding="utf-8") as f:
         for row in table:
-            f.write(json.dumps({**row, "commit": commit}, ensure_ascii=False) + "\n")
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
     with open(OUT.with_name("linear-b-summary.jsonl"), "w", encoding="utf-8") as f:
         for row in summary(table):
             f.write(json.dumps({**row, "commit": commit}, ensure_ascii=False) + "\n")

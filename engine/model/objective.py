@@ -144,6 +144,14 @@ def _no_timer(name: str):
     return contextlib.nullcontext()
 
 
+def dp_log_probs(model: CharMapping, cfg, step: int) -> torch.Tensor:
+    """The table a training step's edit DP reads (one dropout sample): in the onset phase of a
+    syllable run (setting onsets_first) with every vowel slot scored as chance."""
+    if cfg.onset_phase(step):
+        return model.log_probs(dropout=True, vowels_free=True)
+    return model.log_probs(dropout=True)
+
+
 def batch_objective(model: CharMapping, prep: Prepared, batch: SpanBatch, step: int, pins,
                     stem_units: torch.Tensor, stem_len: torch.Tensor, *, timer=_no_timer,
                     dp_impl: str = "auto", lattice_compiled: bool | None = None,
@@ -155,7 +163,7 @@ def batch_objective(model: CharMapping, prep: Prepared, batch: SpanBatch, step: 
     cfg = prep.config
     gamma = cfg.insertion_cost(step)
     with timer("char_distribution"):
-        log_p = model.log_probs(dropout=True)
+        log_p = dp_log_probs(model, cfg, step)
     k = competition_size(prep, step)
     with timer("edit_dp"):
         if k < prep.n_stems:

@@ -112,8 +112,9 @@ class SyllableMapping(nn.Module):
         e_on, e_vo = e_k[self.onset_rows], e_k[self.vowel_rows]
         return e_on @ (self.onset_aligner @ e_on).T / T, (self.vowel_aligner @ e_vo) @ e_vo.T / T
 
-    def log_probs(self, dropout: bool = False) -> torch.Tensor:
-        """(K, 2C + 1): the edit DP's table over the signs' slots (module docstring)."""
+    def log_probs(self, dropout: bool = False, vowels_free: bool = False) -> torch.Tensor:
+        """(K, 2C + 1): the edit DP's table over the signs' slots (module docstring). ``vowels_free``:
+        every vowel in a vowel slot scores as chance, log 0 (the onset phase, setting onsets_first)."""
         s_on, s_vo = self._scores(dropout)
         on, vo = torch.log_softmax(s_on, dim=1), torch.log_softmax(s_vo, dim=1)
         K, C = len(self.known_units), on.shape[1] - 1
@@ -122,7 +123,8 @@ class SyllableMapping(nn.Module):
         # sign is alike, nothing else tells the DP which slot of a sign a stem's vowel belongs to
         on_slot = torch.cat([on[: -self.n_glides, 1:], on[-self.n_glides:, 1:] + GLIDE_LOG_P], dim=0)
         onset = imp.index_put((self.onset_rows,), on_slot)
-        vowel = imp.index_put((self.vowel_rows,), (vo - self.vowel_log_chance).T)
+        vo_slot = torch.zeros_like(vo.T) if vowels_free else (vo - self.vowel_log_chance).T
+        vowel = imp.index_put((self.vowel_rows,), vo_slot)
         vowel = vowel.index_put((self.consonant_rows,), on.new_full((self.consonant_rows.numel(), C), ECHO_LOG_P))
         slots = torch.stack([onset, vowel], dim=2).reshape(K, SLOTS * C)
         deletion = on.new_full((K,), -math.log(SLOTS * C + 1))

@@ -30,7 +30,7 @@ import torch
 
 from engine.config import Config
 from engine.model.lattice import forward_sums
-from engine.model.objective import lattice_log_o, log_match_prior, pin_penalty, pin_probs
+from engine.model.objective import dp_log_probs, lattice_log_o, log_match_prior, pin_penalty, pin_probs
 from engine.results import FinishedEvent, StepEvent
 from engine.model.scoring import SpanBatch, make_batch, place_emissions, span_given_match, span_scores
 from engine.training.trainer import Trainer, TrainingDiverged, set_learning_rate
@@ -133,7 +133,7 @@ class SeedGroup:
         first, second = [], []
         for k, t in enumerate(self.trainers):
             with self.random_streams(k):
-                first.append(t.model.log_probs(dropout=True))
+                first.append(dp_log_probs(t.model, cfg, step))
                 # the second dropout sample (Omega_loss, pins), drawn in the single run's order
                 second.append(t.model.log_probs(dropout=True))
         merged, col_table, rows = merge_batches(batches)

@@ -109,6 +109,57 @@ def test_the_dp_table_reads_signs_as_onset_and_vowel_slots():
     assert abs(t.onset_probs.sum(1) - 1).max() < 1e-5 and abs(t.vowel_probs.sum(1) - 1).max() < 1e-5
 
 
+def test_the_onset_phase_scores_every_vowel_slot_as_chance():
+    corpus, vocab = clean_problem()
+    cfg = Config(signs="syllables", segmented=True, min_span=1, max_span=4, band=2, onsets_first=0.5,
+                 anneal_steps=200)
+    assert cfg.onset_phase(0) and cfg.onset_phase(99) and not cfg.onset_phase(100)
+    assert not Config(onsets_first=0.5, anneal_steps=200).onset_phase(0)     # letters: no phase
+    assert not Config(signs="syllables", anneal_steps=200).onset_phase(0)    # off by default
+    model = make_mapping(prepare(corpus, vocab, cfg))
+    with torch.no_grad():
+        model.vowel_aligner.uniform_(-2.0, 2.0)          # vowels far from chance
+    normal, free = model.log_probs().detach(), model.log_probs(vowels_free=True).detach()
+    vowel_cols = list(range(2, free.shape[1], 2))
+    rows = model.vowel_rows.tolist()
+    assert normal[rows][:, vowel_cols].abs().max() > 0.5
+    assert free[rows][:, vowel_cols].abs().max() == 0.0                 # every vowel alike: log 1
+    onset_cols = [0] + list(range(1, free.shape[1], 2))
+    assert torch.equal(free[:, onset_cols], normal[:, onset_cols])      # the onsets as they are
+    others = [r for r in range(free.shape[0]) if r not in rows]
+    assert torch.equal(free[others], normal[others])                   # echo vowels, the null onset
+
+
+def test_vowels_learn_nothing_from_the_text_in_the_onset_phase():
+    """With the vowel marginal off, the onset phase leaves every sign's vowel parameters where they
+    started, while its onsets move; the same run without the phase moves both."""
+    corpus, vocab = clean_problem()
+
+    def train(onsets_first):
+        cfg = Config(signs="syllables", segmented=True, min_span=1, max_span=4, band=2, steps=15,
+                     anneal_steps=20, eval_interval=0, feature_dim=8, seed=3, sound_loss_weight=0.0,
+                     onsets_first=onsets_first)
+        tr = Trainer(corpus, vocab, cfg, live_interval=None)
+        start = (tr.model.vowel_aligner.detach().clone(), tr.model.onset_aligner.detach().clone())
+        for _ in tr.run():
+            pass
+        return [float((p.detach() - s).abs().max()) for p, s in
+                zip((tr.model.vowel_aligner, tr.model.onset_aligner), start)]
+
+    vowels, onsets = train(1.0)
+    assert vowels == 0.0 and onsets > 0.0
+    vowels, onsets = train(0.0)
+    assert vowels > 0.0 and onsets > 0.0
+
+
+def test_onsets_first_is_range_checked():
+    from engine.config import SettingError
+
+    for bad in (-0.1, 1.5, float("nan")):
+        with pytest.raises(SettingError, match="onsets_first"):
+            Config(signs="syllables", onsets_first=bad)
+
+
 def test_syllable_pins_name_the_onset_and_vowel_slots():
     corpus, vocab = clean_problem()
     cfg = Config(signs="syllables", segmented=True, min_span=1, max_span=4, band=2)
