@@ -52,6 +52,7 @@ PINS = {
 #: Settings each variant adds to the preset (``--set``).
 SETTINGS = {"onsets-first": ("onsets_first=0.5",), "scratch": ("onsets_first=0",), "vowel-pins": ("onsets_first=0",),
             "ten-pins": ("onsets_first=0",)}
+DEFAULT_STEPS = 3000
 KEEP = ("p_at_1", "p_at_10", "p_at_1_strict", "p_at_10_strict", "signs_standard", "signs_with_standard",
         "wall_time_s", "steps_per_s", "peak_memory_mb")
 
@@ -69,26 +70,71 @@ def data(file: str = "cognates") -> Path:
     return folder
 
 
-def run(variant: str, seed: int, steps: int, file: str = "cognates") -> Path:
-    out = CACHE / f"{FILES[file][1]}{variant}-s{seed}"
-    m = out / "metrics.json"
-    if m.exists():
-        done = json.loads(m.read_text(encoding="utf-8"))
-        if done.get("steps") == steps and done.get("seed") == seed:
-            return out
+def run_folder(variant: str, seed: int, steps: int, file: str = "cognates") -> Path:
+    """A run's folder: ``[names-]VARIANT[-STEPS]-sSEED`` (no STEPS for the default length)."""
+    return CACHE / f"{FILES[file][1]}{variant}{'' if steps == DEFAULT_STEPS else f'-{steps}'}-s{seed}"
+
+
+def parse_folder(name: str) -> tuple[str, str, int | None, int] | None:
+    """(file, variant, steps or None for the default, seed) of a folder name; None: not a run folder."""
+    head, sep, seed = name.rpartition("-s")
+    if not sep or not seed.isdigit():
+        return None
+    file = "names" if head.startswith("names-") else "cognates"
+    head = head.removeprefix("names-")
+    variant, _, steps = head.rpartition("-")
+    if steps.isdigit() and variant in PINS:
+        return file, variant, int(steps), int(seed)
+    return (file, head, None, int(seed)) if head in PINS else None
+
+
+def _finished_steps(path: Path) -> int:
+    m = path / "metrics.json"
+    return int(json.loads(m.read_text(encoding="utf-8")).get("steps") or 0) if m.exists() else 0
+
+
+def shorter_run(variant: str, seed: int, steps: int, file: str) -> Path | None:
+    """The longest finished run of the same variant, seed and file with fewer steps (what a longer run
+    continues), or None."""
+    best, best_steps = None, 0
+    for path in CACHE.glob(f"{FILES[file][1]}{variant}*-s{seed}"):
+        key = parse_folder(path.name)
+        if key is None or key[:2] != (file, variant) or key[3] != seed or not (path / "checkpoint.pt").exists():
+            continue
+        n = _finished_steps(path)
+        if best_steps < n < steps:
+            best, best_steps = path, n
+    return best
+
+
+def run(variant: str, seed: int, steps: int, file: str = "cognates", continue_shorter: bool = False) -> Path:
+    """Train one run (or read it when its folder has finished). ``continue_shorter``: a longer run
+    continues the longest finished shorter run of the same variant and seed from its checkpoint: the
+    same run as one started fresh, since after the annealing steps the learning rate is constant
+    (lr_end_fraction 1) and a resume restores every random stream (tests/engine/test_curriculum.py)."""
+    out = run_folder(variant, seed, steps, file)
+    if _finished_steps(out) == steps:
+        return out
     d = data(file)
-    args = ["run", "--lost", str(d / "lost.csv"), "--known", str(d / "known.csv"), "--gold", str(d / "gold.csv"),
-            "--preset", "linear-b", "--steps", str(steps), "--set", "eval_interval=0", "--seed", str(seed),
-            "--out", str(out)]
-    for setting in SETTINGS[variant]:
-        args += ["--set", setting]
-    if PINS[variant]:
-        prior = CACHE / f"{variant}.csv"
-        prior.write_text("lost,known_ipa\n" + "".join(f"{s},{v}\n" for s, v in PINS[variant]), encoding="utf-8")
-        args += ["--prior", str(prior)]
+    corpus = ["--lost", str(d / "lost.csv"), "--known", str(d / "known.csv"), "--gold", str(d / "gold.csv")]
+    source = shorter_run(variant, seed, steps, file) if continue_shorter else None
+    if source is not None:
+        args = ["run", *corpus, "--resume", str(source / "checkpoint.pt"), "--steps", str(steps), "--out", str(out)]
+    else:
+        args = ["run", *corpus, "--preset", "linear-b", "--steps", str(steps), "--set", "eval_interval=0",
+                "--seed", str(seed), "--out", str(out)]
+        for setting in SETTINGS[variant]:
+            args += ["--set", setting]
+        if PINS[variant]:
+            prior = CACHE / f"{variant}.csv"
+            prior.write_text("lost,known_ipa\n" + "".join(f"{s},{v}\n" for s, v in PINS[variant]),
+                             encoding="utf-8")
+            args += ["--prior", str(prior)]
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
     subprocess.run(_cli(*args), check=True, cwd=ROOT, env=env, capture_output=True)
     (out / "commit.txt").write_text(_commit() + "\n", encoding="utf-8")
+    if source is not None:
+        (out / "continued.txt").write_text(f"{source.name} ({_finished_steps(source)} steps)\n", encoding="utf-8")
     return out
 
 
@@ -97,12 +143,12 @@ def _commit() -> str:
                           text=True).stdout.strip()
 
 
-def _run_commit(folder: Path, file: str, variant: str, seed: int, earlier: dict) -> str:
+def _run_commit(path: Path, file: str, variant: str, seed: int, steps: int, earlier: dict) -> str:
     """The commit a run folder ran at: its commit.txt, else the commit its row was first written with."""
-    stamp = folder / "commit.txt"
+    stamp = path / "commit.txt"
     if stamp.exists():
         return stamp.read_text(encoding="utf-8").strip()
-    return earlier.get((file, variant, seed), _commit())
+    return earlier.get((file, variant, seed, steps), _commit())
 
 
 def final_objective(folder: Path, file: str) -> float:
@@ -130,18 +176,19 @@ def rows() -> list[dict]:
     if OUT.exists():
         for line in OUT.read_text(encoding="utf-8").splitlines():
             r = json.loads(line)
-            earlier[(r["file"], r["variant"], r["seed"])] = r.get("commit", "")
+            earlier[(r["file"], r["variant"], r["seed"], r["steps"])] = r.get("commit", "")
     out = []
     for m in sorted(CACHE.glob("*-s*/metrics.json")):
-        variant, _, seed = m.parent.name.rpartition("-s")
-        file = "names" if variant.startswith("names-") else "cognates"
-        variant = variant.removeprefix("names-")
-        if variant not in PINS:
+        key = parse_folder(m.parent.name)
+        if key is None:
             continue
+        file, variant, _, seed = key
         got = json.loads(m.read_text(encoding="utf-8"))
+        cont = m.parent / "continued.txt"
         out.append({"file": file, "variant": variant, "seed": int(seed), "steps": got.get("steps"),
+                    "continued_from": cont.read_text(encoding="utf-8").strip() if cont.exists() else None,
                     **{k: got.get(k) for k in KEEP}, "objective": final_objective(m.parent, file),
-                    "commit": _run_commit(m.parent, file, variant, int(seed), earlier)})
+                    "commit": _run_commit(m.parent, file, variant, int(seed), int(got.get("steps") or 0), earlier)})
     return out
 
 
@@ -169,6 +216,8 @@ def main(argv=None) -> int:
     p.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2, 3, 4])
     p.add_argument("--steps", type=int, default=3000)
     p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--continue", dest="continue_shorter", action="store_true",
+                   help="continue each seed's longest finished shorter run from its checkpoint (the same run)")
     p.add_argument("--file", choices=list(FILES), default="cognates",
                    help="the cognate list (default) or the names file (455 names with a Greek form)")
     p.add_argument("--collect", action="store_true", help="only rewrite the results from the run folders")
@@ -179,8 +228,8 @@ def main(argv=None) -> int:
             return 2
         jobs = [(v, s) for s in args.seeds for v in args.variants]
         with ThreadPoolExecutor(args.jobs) as pool:
-            for folder in pool.map(lambda j: run(j[0], j[1], args.steps, args.file), jobs):
-                print(folder.name, flush=True)
+            for path in pool.map(lambda j: run(j[0], j[1], args.steps, args.file, args.continue_shorter), jobs):
+                print(path.name, flush=True)
     OUT.parent.mkdir(parents=True, exist_ok=True)
     table = rows()
     with open(OUT, "w", encoding="utf-8") as f:

@@ -79,3 +79,36 @@ def test_linear_b_summary_gives_every_seed_the_best_the_mean_and_the_gold_free_c
 def test_linear_b_runner_pins_only_what_the_variant_names():
     assert syllable_linear_b.PINS["scratch"] == ()
     assert [v for _, v in syllable_linear_b.PINS["vowel-pins"]] == ["a", "e", "i", "o"]
+
+
+def test_linear_b_runner_sets_what_each_variant_names():
+    assert syllable_linear_b.SETTINGS["onsets-first"] == ("onsets_first=0.5",)
+    assert syllable_linear_b.SETTINGS["scratch"] == ("onsets_first=0",)   # as first measured
+    assert syllable_linear_b.PINS["onsets-first"] == ()
+
+
+def test_linear_b_folders_name_the_variant_the_length_and_the_seed():
+    b = syllable_linear_b
+    assert b.run_folder("onsets-first", 3, 3000).name == "onsets-first-s3"
+    assert b.run_folder("onsets-first", 3, 8000, "names").name == "names-onsets-first-8000-s3"
+    assert b.parse_folder("names-onsets-first-8000-s3") == ("names", "onsets-first", 8000, 3)
+    assert b.parse_folder("vowel-pins-s0") == ("cognates", "vowel-pins", None, 0)
+    assert b.parse_folder("data") is None and b.parse_folder("other-variant-s1") is None
+
+
+def test_a_longer_run_continues_the_longest_shorter_run_of_its_seed(tmp_path, monkeypatch):
+    import json
+
+    b = syllable_linear_b
+    monkeypatch.setattr(b, "CACHE", tmp_path)
+    for name, steps in (("onsets-first-s0", 3000), ("onsets-first-5000-s0", 5000), ("onsets-first-9000-s0", 9000),
+                        ("onsets-first-s1", 3000), ("scratch-4000-s0", 4000), ("names-onsets-first-6000-s0", 6000)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "metrics.json").write_text(json.dumps({"steps": steps}))
+        (tmp_path / name / "checkpoint.pt").write_bytes(b"")
+    (tmp_path / "onsets-first-7000-s0").mkdir()       # unfinished: no metrics.json
+    assert b.shorter_run("onsets-first", 0, 8000, "cognates").name == "onsets-first-5000-s0"
+    assert b.shorter_run("onsets-first", 1, 8000, "cognates").name == "onsets-first-s1"
+    assert b.shorter_run("onsets-first", 2, 8000, "cognates") is None
+    assert b.shorter_run("onsets-first", 0, 3000, "cognates") is None
+    assert b.shorter_run("onsets-first", 0, 8000, "names").name == "names-onsets-first-6000-s0"
