@@ -206,7 +206,8 @@ def summary(table: list[dict]) -> list[dict]:
                     "mean_p_at_1_strict": sum(r["p_at_1_strict"] for r in rs) / len(rs),
                     "chosen_seed": chosen["seed"], "chosen_p_at_1": chosen["p_at_1"],
                     "chosen_p_at_1_strict": chosen["p_at_1_strict"],
-                    "mean_signs_standard": sum(r["signs_standard"] for r in rs) / len(rs)})
+                    "mean_signs_standard": sum(r["signs_standard"] for r in rs) / len(rs),
+                    "commits": sorted({r["commit"] for r in rs if r.get("commit")})})
     return out
 
 
@@ -237,7 +238,7 @@ def main(argv=None) -> int:
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
     with open(OUT.with_name("linear-b-summary.jsonl"), "w", encoding="utf-8") as f:
         for row in summary(table):
-            f.write(json.dumps({**row, "commit": commit}, ensure_ascii=False) + "\n")
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
     for entry in summary(table):
         print(f"{entry['file']} {entry['variant']}: P@1 {entry['p_at_1']} (seeds {entry['seeds']}); chosen without "
               f"gold: seed {entry['chosen_seed']}, P@1 {entry['chosen_p_at_1']:.3f}")

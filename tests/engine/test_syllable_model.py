@@ -231,6 +231,9 @@ def test_pins_pull_a_signs_onset_and_vowel():
 
 def test_linear_b_preset_is_a_syllable_preset():
     assert PRESETS["linear-b"]["signs"] == "syllables" and PRESETS["linear-b"]["segmented"] is True
+    cfg = Config.from_dict(PRESETS["linear-b"])
+    # the onsets alone for the first half of the annealing, then both, over a run long enough for the vowels
+    assert cfg.onset_phase(0) and not cfg.onset_phase(cfg.anneal_steps // 2) and cfg.steps > 2 * cfg.anneal_steps
 
 
 # ---- the synthetic syllabary (engine/datasets/synthetic_syllabary.py): a stated floor ----------
