@@ -274,3 +274,20 @@ def test_synthetic_syllabary_running_text_reaches_the_floor():
     metrics, right, n = _cipher_run(1, segmented=False)
     assert metrics["p_at_10"] >= 0.3
     assert metrics["p_at_1"] >= 0.1
+
+
+def test_seeds_in_lockstep_keep_the_onset_phase():
+    """The lockstep seeds (engine/training/lockstep.py, the speed benchmarks' path) read the same DP
+    table as a single run: in the onset phase, with the vowel marginal off, no seed's vowels move."""
+    from engine.training.lockstep import SeedGroup
+
+    corpus, vocab = clean_problem()
+    cfg = Config(signs="syllables", segmented=True, min_span=1, max_span=4, band=2, steps=6, anneal_steps=6,
+                 eval_interval=0, feature_dim=8, sound_loss_weight=0.0, onsets_first=1.0)
+    group = SeedGroup(corpus, vocab, cfg, [0, 1])
+    start = [(t.model.vowel_aligner.detach().clone(), t.model.onset_aligner.detach().clone()) for t in group.trainers]
+    for _ in group.run(6):
+        pass
+    for t, (vowels, onsets) in zip(group.trainers, start):
+        assert torch.equal(t.model.vowel_aligner.detach(), vowels)
+        assert not torch.equal(t.model.onset_aligner.detach(), onsets)
