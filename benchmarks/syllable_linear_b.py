@@ -35,6 +35,8 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from benchmarks.commit import short_commit
+
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / "benchmarks" / ".cache" / "linear-b"
 OUT = ROOT / "benchmarks" / "results" / "syllables" / "linear-b.jsonl"
@@ -132,15 +134,10 @@ def run(variant: str, seed: int, steps: int, file: str = "cognates", continue_sh
             args += ["--prior", str(prior)]
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
     subprocess.run(_cli(*args), check=True, cwd=ROOT, env=env, capture_output=True)
-    (out / "commit.txt").write_text(_commit() + "\n", encoding="utf-8")
+    (out / "commit.txt").write_text(short_commit() + "\n", encoding="utf-8")
     if source is not None:
         (out / "continued.txt").write_text(f"{source.name} ({_finished_steps(source)} steps)\n", encoding="utf-8")
     return out
-
-
-def _commit() -> str:
-    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                          text=True).stdout.strip()
 
 
 def _run_commit(path: Path, file: str, variant: str, seed: int, steps: int, earlier: dict) -> str:
@@ -148,7 +145,7 @@ def _run_commit(path: Path, file: str, variant: str, seed: int, steps: int, earl
     stamp = path / "commit.txt"
     if stamp.exists():
         return stamp.read_text(encoding="utf-8").strip()
-    return earlier.get((file, variant, seed, steps), _commit())
+    return earlier.get((file, variant, seed, steps)) or short_commit()
 
 
 def final_objective(folder: Path, file: str) -> float:

@@ -18,12 +18,11 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from benchmarks.commit import short_commit
 
 
 def one(cipher: int, onsets_first: float, seed: int, steps: int, anneal: int) -> dict:
@@ -49,12 +48,7 @@ def one(cipher: int, onsets_first: float, seed: int, steps: int, anneal: int) ->
     return {"cipher": cipher, "onsets_first": onsets_first, "seed": seed, "steps": steps, "anneal_steps": anneal,
             "p_at_1": m["p_at_1"], "p_at_10": m["p_at_10"], "signs_right": count_right(c, best),
             "signs": len(c.signs), "objective": float(corpus_objective(tr)["objective"]), "wall_s": round(wall, 1),
-            "commit": _commit()}
-
-
-def _commit() -> str:
-    r = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
-    return r.stdout.strip() or "unknown"
+            "commit": short_commit()}
 
 
 def table(rows: list[dict]) -> str:

@@ -138,3 +138,13 @@ def test_collect_writes_every_run_and_a_summary_with_the_commits(tmp_path, monke
     by_steps = {s["steps"]: s for s in summary}
     assert by_steps[3000]["seeds"] == [0, 1] and by_steps[3000]["chosen_seed"] == 0 and by_steps[3000]["commits"] == ["aaa"]
     assert by_steps[8000]["p_at_1"] == [0.6] and by_steps[8000]["commits"] == ["bbb"]
+
+
+def test_onsets_first_table_gives_each_cipher_and_the_mean_per_setting():
+    from benchmarks import syllable_onsets_first
+
+    rows = [{"cipher": c, "onsets_first": v, "p_at_1": p, "signs_right": r, "signs": 60}
+            for c, v, p, r in ((0, 0.0, 0.1, 6), (0, 0.5, 0.3, 12), (1, 0.0, 0.2, 0), (1, 0.5, 0.5, 30))]
+    lines = syllable_onsets_first.table(rows).splitlines()
+    assert lines[2] == "| 0 | 0.100, 6/60 | 0.300, 12/60 |"
+    assert lines[-1] == "| mean | 0.150, 0.05 | 0.400, 0.35 |"
