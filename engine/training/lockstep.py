@@ -130,12 +130,16 @@ class SeedGroup:
         cfg, prep = self.config, self.prep
         K = len(self.trainers)
         gamma = cfg.insertion_cost(step)
-        first, second = [], []
+        first, regularisers = [], []
         for k, t in enumerate(self.trainers):
             with self.random_streams(k):
                 first.append(dp_log_probs(t.model, cfg, step))
-                # the second dropout sample (Omega_loss, pins), drawn in the single run's order
-                second.append(t.model.log_probs(dropout=True))
+                # the second dropout sample (Omega_loss, pins), drawn in the single run's order; a
+                # syllable model's Omega_loss and pin table draw fresh dropout samples of their own, so
+                # they too are computed inside the seed's streams
+                probs = t.model.log_probs(dropout=True).exp()
+                regularisers.append((t.model.sound_loss(probs),
+                                     pin_penalty(pin_probs(t.model, probs, True), t._pin_index)))
         merged, col_table, rows = merge_batches(batches)
         units, lens = first_trainer_stems(self.trainers[0])
         scores = span_scores(torch.stack(first), prep, merged, gamma, units, lens, impl="fused",
@@ -152,9 +156,8 @@ class SeedGroup:
             quality = sums.quality[a:b].sum() / n_chars
             cov_ratio = sums.coverage[a:b].sum() / n_chars
             coverage_loss = torch.clamp(cfg.coverage_target(step) - cov_ratio, min=0.0)
-            probs = second[k].exp()
-            sound = t.model.sound_loss(probs) / n_chars
-            pin_term = pin_penalty(pin_probs(t.model, probs, True), t._pin_index)
+            sound, pin_term = regularisers[k]
+            sound = sound / n_chars
             likelihood = -sums.log_px[a:b].sum() / n_chars
             loss = (-cfg.quality_weight * quality + cfg.coverage_weight * coverage_loss
                     + cfg.sound_loss_weight * sound + cfg.pin_weight * pin_term)

@@ -291,3 +291,29 @@ def test_seeds_in_lockstep_keep_the_onset_phase():
     for t, (vowels, onsets) in zip(group.trainers, start):
         assert torch.equal(t.model.vowel_aligner.detach(), vowels)
         assert not torch.equal(t.model.onset_aligner.detach(), onsets)
+
+
+@pytest.mark.parametrize("onsets_first", [0.0, 0.5])
+def test_seeds_in_lockstep_are_the_single_syllable_runs(onsets_first):
+    """A syllable model's Omega_loss and pin table draw dropout samples of their own: the lockstep
+    seeds draw them from each seed's random streams, so every seed is its single run (they once came
+    from the group's stream, and the seeds drifted 0.07 apart in 6 steps)."""
+    from engine.training.lockstep import SeedGroup
+
+    corpus, vocab = clean_problem()
+    pins = [PinnedValue(SIGNS["ka"], "ka")]
+    cfg = Config(signs="syllables", segmented=True, min_span=1, max_span=4, band=2, steps=6, anneal_steps=6,
+                 eval_interval=0, feature_dim=8, onsets_first=onsets_first)
+    group = SeedGroup(corpus, vocab, cfg, [0, 3], pins=pins)
+    group_losses = [[], []]
+    for events in group.run(6):
+        for k, ev in enumerate(events):
+            if hasattr(ev, "losses"):
+                group_losses[k].append(ev.losses["total"])
+    for k, seed in enumerate([0, 3]):
+        single = Trainer(corpus, vocab, cfg.replace(seed=seed), pins=pins, live_interval=None)
+        losses = [ev.losses["total"] for ev in single.run(6) if hasattr(ev, "losses")]
+        assert group_losses[k] == pytest.approx(losses, rel=1e-6, abs=1e-7)
+        for (name, p), q in zip(single.model.named_parameters(), group.trainers[k].model.parameters()):
+            assert torch.allclose(p, q, atol=1e-6, rtol=1e-6), name
+    assert group_losses[0] != group_losses[1]
