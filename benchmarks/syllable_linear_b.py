@@ -12,7 +12,11 @@ benchmarks/.cache/linear-b/data. Variants:
   before issue 25's onset phase);
 - ``vowel-pins``: the four bare-vowel signs pinned, 𐀀 = a, 𐀁 = e, 𐀂 = i, 𐀃 = o (Ventris's first
   readings; they say which signs are bare vowels and which vowel each writes);
-- ``ten-pins``: those four and 𐀏 = ka, 𐀒 = ko, 𐀲 = ta, 𐀵 = to, 𐀞 = pa, 𐀡 = po.
+- ``ten-pins``: those four and 𐀏 = ka, 𐀒 = ko, 𐀲 = ta, 𐀵 = to, 𐀞 = pa, 𐀡 = po;
+- ``screened``: nothing pinned, onsets first, and ``restarts = 8`` short starts of 1,250 steps each
+  (the onset phase and 250 steps of vowels), the one with the lowest objective over the corpus kept
+  and continued to the run's steps (``restart_fraction = 1250 / steps``): a population of starts
+  screened without gold. Each start's objective at the screen goes to the row (``restart_objectives``).
 
 The pinned variants, too, run with ``onsets_first = 0`` (as they were first measured). Each run folder
 keeps the commit it ran at (``commit.txt``; older folders: the commit their row was first written with).
@@ -48,12 +52,16 @@ PINS = {
     "scratch": (),
     "vowel-pins": (("𐀀", "a"), ("𐀁", "e"), ("𐀂", "i"), ("𐀃", "o")),
     "onsets-first": (),
+    "screened": (),
     "ten-pins": (("𐀀", "a"), ("𐀁", "e"), ("𐀂", "i"), ("𐀃", "o"), ("𐀏", "ka"), ("𐀒", "ko"), ("𐀲", "ta"),
                  ("𐀵", "to"), ("𐀞", "pa"), ("𐀡", "po")),
 }
 #: Settings each variant adds to the preset (``--set``).
 SETTINGS = {"onsets-first": ("onsets_first=0.5",), "scratch": ("onsets_first=0",), "vowel-pins": ("onsets_first=0",),
-            "ten-pins": ("onsets_first=0",)}
+            "ten-pins": ("onsets_first=0",), "screened": ("onsets_first=0.5",)}
+#: The screened variant's starts and the steps each trains before the choice (its restart_fraction is
+#: SCREEN_STEPS / the run's steps).
+SCREEN_STARTS, SCREEN_STEPS = 8, 1250
 DEFAULT_STEPS = 3000
 KEEP = ("p_at_1", "p_at_10", "p_at_1_strict", "p_at_10_strict", "signs_standard", "signs_with_standard",
         "wall_time_s", "steps_per_s", "peak_memory_mb")
@@ -125,7 +133,7 @@ def run(variant: str, seed: int, steps: int, file: str = "cognates", continue_sh
     else:
         args = ["run", *corpus, "--preset", "linear-b", "--steps", str(steps), "--set", "eval_interval=0",
                 "--seed", str(seed), "--out", str(out)]
-        for setting in SETTINGS[variant]:
+        for setting in variant_settings(variant, steps):
             args += ["--set", setting]
         if PINS[variant]:
             prior = CACHE / f"{variant}.csv"
@@ -138,6 +146,16 @@ def run(variant: str, seed: int, steps: int, file: str = "cognates", continue_sh
     if source is not None:
         (out / "continued.txt").write_text(f"{source.name} ({_finished_steps(source)} steps)\n", encoding="utf-8")
     return out
+
+
+def variant_settings(variant: str, steps: int) -> tuple[str, ...]:
+    """The ``--set`` values a variant adds to the preset for a run of ``steps`` steps."""
+    extra = ()
+    if variant == "screened":
+        if steps <= SCREEN_STEPS:
+            raise ValueError(f"the screened variant needs more than {SCREEN_STEPS} steps, got {steps}")
+        extra = (f"restarts={SCREEN_STARTS}", f"restart_fraction={SCREEN_STEPS / steps!r}")
+    return (*SETTINGS[variant], *extra)
 
 
 def _run_commit(path: Path, file: str, variant: str, seed: int, steps: int, earlier: dict) -> str:
@@ -182,7 +200,10 @@ def rows() -> list[dict]:
         file, variant, _, seed = key
         got = json.loads(m.read_text(encoding="utf-8"))
         cont = m.parent / "continued.txt"
-        out.append({"file": file, "variant": variant, "seed": int(seed), "steps": got.get("steps"),
+        starts = sorted((int(k.rsplit("_", 1)[1]), v) for k, v in got.items() if k.startswith("restart_objective_"))
+        restarts = {"restart_objectives": [v for _, v in starts], "restart_kept": int(got["restart_kept"])} \
+            if starts and "restart_kept" in got else {}
+        out.append({"file": file, "variant": variant, "seed": int(seed), "steps": got.get("steps"), **restarts,
                     "continued_from": cont.read_text(encoding="utf-8").strip() if cont.exists() else None,
                     **{k: got.get(k) for k in KEEP}, "objective": final_objective(m.parent, file),
                     "commit": _run_commit(m.parent, file, variant, int(seed), int(got.get("steps") or 0), earlier)})

@@ -148,3 +148,33 @@ def test_onsets_first_table_gives_each_cipher_and_the_mean_per_setting():
     lines = syllable_onsets_first.table(rows).splitlines()
     assert lines[2] == "| 0 | 0.100, 6/60 | 0.300, 12/60 |"
     assert lines[-1] == "| mean | 0.150, 0.05 | 0.400, 0.35 |"
+
+
+def test_the_screened_variant_screens_the_same_1250_steps_whatever_the_run_length():
+    b = syllable_linear_b
+    for steps in (3000, 8000):
+        settings = dict(s.split("=") for s in b.variant_settings("screened", steps))
+        assert settings["onsets_first"] == "0.5" and settings["restarts"] == "8"
+        assert round(float(settings["restart_fraction"]) * steps) == 1250
+    assert b.variant_settings("onsets-first", 8000) == ("onsets_first=0.5",)
+    with pytest.raises(ValueError, match="more than 1250 steps"):
+        b.variant_settings("screened", 1000)
+    assert b.parse_folder("screened-8000-s0") == ("cognates", "screened", 8000, 0)
+
+
+def test_collect_keeps_each_starts_objective_and_the_kept_start(tmp_path, monkeypatch):
+    import json
+
+    b = syllable_linear_b
+    monkeypatch.setattr(b, "CACHE", tmp_path / "cache")
+    monkeypatch.setattr(b, "OUT", tmp_path / "out" / "linear-b.jsonl")
+    d = tmp_path / "cache" / "screened-8000-s0"
+    d.mkdir(parents=True)
+    d.joinpath("metrics.json").write_text(json.dumps(
+        {"steps": 8000, "p_at_1": 0.9, "p_at_1_strict": 0.5, "signs_standard": 60, "restarts": 3.0,
+         "restart_kept": 2.0, "restart_objective_0": -0.5, "restart_objective_2": -2.5, "restart_objective_1": -0.6}))
+    d.joinpath("objective.json").write_text(json.dumps({"objective": -2.6}))
+    d.joinpath("commit.txt").write_text("ccc\n")
+    assert b.main(["--collect"]) == 0
+    [row] = [json.loads(x) for x in (tmp_path / "out" / "linear-b.jsonl").read_text().splitlines()]
+    assert row["restart_objectives"] == [-0.5, -0.6, -2.5] and row["restart_kept"] == 2
