@@ -19,7 +19,6 @@ import argparse
 import json
 import math
 import os
-import subprocess
 import sys
 import time
 from dataclasses import replace
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Sequence
 
 from benchmarks.closeness_synthetic import CONFIG, phonotactic_setting, setting
+from benchmarks.commit import short_commit
 from engine.closeness.comparison import Comparison, compare, early_stop_unsure, summarise
 from engine.closeness.early_stop import checkpoint_steps
 from engine.config import Config
@@ -40,14 +40,6 @@ SETTINGS = {
     "phonotactic-3": (phonotactic_setting, 3),
 }
 GAPS = (0.02, 0.05, 0.1, 0.15, 0.2)
-
-
-def _commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                              check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return ""
 
 
 def simulate(full: Comparison, gap: float) -> tuple[Comparison, int, int]:
@@ -180,7 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name in args.comparisons:
         res = measure(name, gap=args.gap, steps=args.steps, seeds=args.seeds, n_null=args.null, out=args.runs,
                       log=lambda line: print(line, file=sys.stderr))
-        res.update(command=command, commit=_commit(), cpu=os.cpu_count())
+        res.update(command=command, commit=short_commit(), cpu=os.cpu_count())
         results.append(res)
         # written after every comparison, so an interrupted measurement keeps what finished
         _write_csv(args.out / f"{args.prefix}.csv", [r for x in results for r in x["rows"]])

@@ -9,5 +9,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def short_commit() -> str:
-    r = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    try:
+        r = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    except OSError:     # no git on this machine
+        return "unknown"
     return r.stdout.strip() or "unknown"

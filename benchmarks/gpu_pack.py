@@ -26,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.commit import short_commit
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -135,8 +137,7 @@ def main(argv=None) -> int:
         print("error: --device cuda but torch sees no GPU here", file=sys.stderr)
         return 2
     name = torch.cuda.get_device_name(0) if args.device == "cuda" else platform.processor() or "cpu"
-    commit = os.environ.get("DECIPHER_COMMIT") or subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    commit = os.environ.get("DECIPHER_COMMIT") or short_commit()
     out = args.out or ROOT / "benchmarks" / "results" / "gpu-pack.jsonl"
     out.parent.mkdir(parents=True, exist_ok=True)
     rows = []

@@ -16,10 +16,11 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+from benchmarks.commit import short_commit
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -58,8 +59,7 @@ def main(argv=None) -> int:
     torch.set_num_threads(1)
     from engine.runs.session import RunSession, assess_run
 
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                            text=True).stdout.strip()
+    commit = short_commit()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     for name in args.data:
         inputs = _inputs(name, args.steps)

@@ -16,10 +16,11 @@ import argparse
 import cProfile
 import json
 import pstats
-import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
+
+from benchmarks.commit import short_commit
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNELS = ("edit_forward", "edit_backward", "edit_read_out", "edit_read_out_backward", "edit_gather",
@@ -86,11 +87,7 @@ def main(argv=None) -> int:
                       "single_ms_per_call": 1e3 * s[1] / s[0], "group_ms_per_call": 1e3 * g[1] / g[0],
                       "single_ms_per_step": 1e3 * s[1] / n, "group_ms_per_step": 1e3 * g[1] / n}
     kernel_s = {w: sum(v[1] for k, v in acc[w].items() if k in KERNELS) for w in acc}
-    try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                                text=True).stdout.strip()
-    except OSError:
-        commit = ""
+    commit = short_commit()
     result = {"seeds": args.seeds, "steps": args.steps, "rounds": args.rounds, "threads": 1, "commit": commit,
               "single_ms_per_step": 1e3 * totals["single"] / n, "group_ms_per_step": 1e3 * totals["group"] / n,
               "ratio": totals["group"] / totals["single"],

@@ -30,6 +30,8 @@ import unicodedata
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from benchmarks.commit import short_commit
+
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results" / "syllables"
 CACHE = ROOT / "benchmarks" / ".cache" / "syllable-diagnosis"
@@ -140,8 +142,7 @@ def main(argv=None) -> int:
     if not COG.exists():
         print(f"error: {COG}: not found (set DECIPHER_SHARED_DATA)", file=sys.stderr)
         return 2
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                            text=True).stdout.strip()
+    commit = short_commit()
     OUT.mkdir(parents=True, exist_ok=True)
     with ThreadPoolExecutor(args.jobs) as pool:
         for row in pool.map(lambda k: run(k, args.steps, args.seed), args.kinds):

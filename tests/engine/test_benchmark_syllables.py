@@ -178,3 +178,13 @@ def test_collect_keeps_each_starts_objective_and_the_kept_start(tmp_path, monkey
     assert b.main(["--collect"]) == 0
     [row] = [json.loads(x) for x in (tmp_path / "out" / "linear-b.jsonl").read_text().splitlines()]
     assert row["restart_objectives"] == [-0.5, -0.6, -2.5] and row["restart_kept"] == 2
+
+
+def test_the_commit_helper_says_unknown_where_git_is_missing(monkeypatch):
+    from benchmarks import commit
+
+    def no_git(*args, **kwargs):
+        raise FileNotFoundError("git")
+
+    monkeypatch.setattr(commit.subprocess, "run", no_git)
+    assert commit.short_commit() == "unknown"
