@@ -317,3 +317,26 @@ def test_seeds_in_lockstep_are_the_single_syllable_runs(onsets_first):
         for (name, p), q in zip(single.model.named_parameters(), group.trainers[k].model.parameters()):
             assert torch.allclose(p, q, atol=1e-6, rtol=1e-6), name
     assert group_losses[0] != group_losses[1]
+
+
+def test_restarts_of_a_syllable_model_keep_the_onset_phase_and_the_kept_start_is_its_single_run():
+    """The Linear B benchmark's screened starts (restarts with the onset phase): every start counts its
+    steps from 0, so each has its own onset phase, and the kept start goes on as the single run of its
+    seed would."""
+    from engine.training.final_objective import corpus_objective
+
+    corpus, vocab = clean_problem()
+    cfg = Config(signs="syllables", segmented=True, min_span=1, max_span=4, band=2, steps=8, anneal_steps=8,
+                 eval_interval=0, feature_dim=8, onsets_first=0.5, seed=1, restarts=3, restart_fraction=0.5)
+    trainer = Trainer(corpus, vocab, cfg, live_interval=None)
+    list(trainer.run())
+    sel = trainer.selection
+    assert sel.done and sel.steps == 4 and sel.kept == min(range(3), key=lambda r: sel.objectives[r])
+    for r, seed in enumerate(sel.seeds):
+        single = Trainer(corpus, vocab, cfg.replace(seed=seed, restarts=1, restart_fraction=1.0), live_interval=None)
+        list(single.run(steps=4))      # its onset phase (steps 0-3) and nothing after
+        assert corpus_objective(single)["objective"] == pytest.approx(sel.objectives[r], abs=1e-12)
+        if r == sel.kept:
+            list(single.run())
+            for name, p in single.model.state_dict().items():
+                assert torch.equal(p, trainer.model.state_dict()[name]), name
