@@ -22,6 +22,7 @@ null mode.
     python -m benchmarks.closeness_paper commands --protocol paper     # the three commands, as run
     nice python -m benchmarks.closeness_paper run ugaritic --protocol paper --workers 2   # resumable
     python -m benchmarks.closeness_paper summary ugaritic --protocol paper
+    python -m benchmarks.closeness_paper cost gothic --protocol paper --commit b075e21   # its wall time
 
 `run` builds what it needs first. Files go under build/closeness/ (git-ignored; built from
 ../shared/data, never committed) and the comparisons' folders under runs/closeness-<lost>-<protocol>/.
@@ -31,7 +32,10 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
+import os
 import shlex
+import statistics
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -224,6 +228,71 @@ def command(lost: str, protocol: str = "paper", *, seeds=(0, 1, 2), n_null: int 
                    "--out", str(runs / f"closeness-{lost}-{protocol}")]
 
 
+COST = ROOT / "benchmarks" / "results" / "closeness-cost.jsonl"
+#: a stretch this long with no run training splits a comparison into segments (a resume in a later session)
+IDLE_GAP_S = 120.0
+
+
+def run_intervals(folder: Path) -> list[tuple[float, float]]:
+    """(start, end) in seconds since the epoch of every finished run of a comparison folder: a run's
+    files are written when it ends, so its end is its metrics.json's time and its start that less its
+    training time (runs.csv ``wall_s``, the same the folder's runs.csv and closeness.csv give)."""
+    table = folder / "runs.csv"
+    if not table.is_file():
+        raise ValueError(f"{table}: no such file (a finished `decipher closeness` folder?)")
+    with open(table, encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    out = []
+    for metrics in sorted(folder.glob("*/*/seed-*/metrics.json")):
+        got = json.loads(metrics.read_text(encoding="utf-8"))
+        end = metrics.stat().st_mtime
+        out.append((end - float(got["wall_time_s"]), end))
+    if len(out) < len(rows):
+        raise ValueError(f"{folder}: {len(rows)} runs in runs.csv but {len(out)} run folders with metrics.json")
+    return sorted(out)
+
+
+def comparison_cost(intervals: list[tuple[float, float]], idle_gap_s: float = IDLE_GAP_S) -> dict:
+    """What a comparison cost, from its runs' (start, end): ``busy_s``, the time at least one run was
+    training (the wall time of the comparison, without the stretches between segments: resumes in other
+    sessions); ``segments``, how many stretches of training with no idle gap over ``idle_gap_s``;
+    ``run_s_sum`` and ``run_s_median``, the runs' own times; ``concurrency_max``, the most runs at once."""
+    merged: list[list[float]] = []
+    segments = 0
+    for a, b in sorted(intervals):
+        if merged and a <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], b)
+            continue
+        if not merged or a - merged[-1][1] > idle_gap_s:
+            segments += 1
+        merged.append([a, b])
+    events = sorted([(a, 1) for a, _ in intervals] + [(b, -1) for _, b in intervals], key=lambda e: (e[0], e[1]))
+    running = peak = 0
+    for _, d in events:
+        running += d
+        peak = max(peak, running)
+    lengths = [b - a for a, b in intervals]
+    return {"runs": len(intervals), "busy_s": round(sum(b - a for a, b in merged), 1), "segments": segments,
+            "first_start": round(min(a for a, _ in intervals), 1), "last_end": round(max(b for _, b in intervals), 1),
+            "run_s_sum": round(sum(lengths), 1), "run_s_median": round(statistics.median(lengths), 1),
+            "concurrency_max": peak}
+
+
+def record_cost(lost: str, protocol: str, commit: str, note: str, runs: Path | None = None,
+                out: Path | None = None) -> dict:
+    """Add (or replace) the cost row of one comparison in benchmarks/results/closeness-cost.jsonl."""
+    runs, out = runs or RUNS, out or COST
+    row = {"lost": lost, "protocol": protocol, **comparison_cost(run_intervals(runs / f"closeness-{lost}-{protocol}")),
+           "commit": commit, "cpu": os.cpu_count(), "note": note}
+    kept = []
+    if out.exists():
+        kept = [r for r in map(json.loads, out.read_text(encoding="utf-8").splitlines())
+                if (r["lost"], r["protocol"]) != (lost, protocol)]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in [*kept, row]), encoding="utf-8")
+    return row
+
+
 def merge_results(staged: Path, protocol: str, results: Path = RESULTS) -> int:
     """Add a comparison's rows (the engine's results file) to closeness.csv with their protocol, leaving
     out those already there; returns how many were added."""
@@ -259,7 +328,6 @@ def summary_rows(rows: list[dict], lost: str, steps: int | None = None, protocol
     rule's verdict; best first. ``steps``: only rows of that many steps (default: the most common);
     ``protocol``, ``null_mode``: only rows of those (default: all). The verdict of a comparison run
     under issue 26's rule is its folder's summary.csv and answer.txt."""
-    import statistics
     from collections import Counter
 
     from engine.closeness.comparison import empirical_p, pooled_sd, verdict, z_score, z_sd
@@ -337,6 +405,12 @@ def _main(argv: list[str] | None = None) -> int:
     cv.add_argument("folder", type=Path)
     cv.add_argument("--at", type=float, default=0.7)
     cv.add_argument("--from", dest="above", type=float, default=0.4)
+    co = sub.add_parser("cost", help="a finished comparison's wall time from its run folders, to "
+                                     "benchmarks/results/closeness-cost.jsonl")
+    co.add_argument("lost", choices=sorted(COMPARISONS))
+    co.add_argument("--protocol", choices=PROTOCOLS, default="paper")
+    co.add_argument("--commit", required=True, help="the commit the comparison ran at")
+    co.add_argument("--note", default="", help="what else ran on the machine meanwhile")
     for name in ("commands", "run"):
         s = sub.add_parser(name)
         if name == "run":
@@ -367,6 +441,15 @@ def _main(argv: list[str] | None = None) -> int:
         w = csv.writer(sys.stdout, lineterminator="\n")
         w.writerow(list(table[0]) if table else ["known", "seed", "null"])
         w.writerows([list(d.values()) for d in table])
+        return 0
+    if args.what == "cost":
+        try:
+            row = record_cost(args.lost, args.protocol, args.commit, args.note)
+        except (ValueError, KeyError, OSError) as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        print(f"{args.lost} ({args.protocol}): {row['runs']} runs, {row['busy_s'] / 3600:.2f} h of wall time "
+              f"in {row['segments']} segment(s), at most {row['concurrency_max']} at once -> {COST.name}")
         return 0
     if args.what == "summary":
         if not args.results.is_file():

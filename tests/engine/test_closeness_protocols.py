@@ -126,3 +126,40 @@ def test_the_paper_protocol_on_ugaritic_builds_lists_of_one_size_hebrew_all_cogn
                                 on_unknown="skip").gold for f in g.known}
     assert {s.form for s in lists["hebrew"]} <= gold      # every Hebrew stem is a lost word's cognate
     assert "293" in (folder / "sizes.txt").read_text(encoding="utf-8").splitlines()[0]
+
+
+def test_a_comparisons_cost_counts_the_time_some_run_trained_and_the_segments():
+    from benchmarks.closeness_paper import comparison_cost
+
+    # two workers: runs 0-100 and 10-120, then 120-200; a later session resumes at 1000 for 50 s
+    cost = comparison_cost([(0.0, 100.0), (10.0, 120.0), (120.0, 200.0), (1000.0, 1050.0)])
+    assert cost["busy_s"] == 250.0 and cost["segments"] == 2 and cost["concurrency_max"] == 2
+    assert cost["run_s_sum"] == 340.0 and cost["run_s_median"] == 90.0 and cost["runs"] == 4
+    assert (cost["first_start"], cost["last_end"]) == (0.0, 1050.0)
+    # a short pause between runs (the next run's set-up) is the same segment
+    assert comparison_cost([(0.0, 100.0), (130.0, 200.0)])["segments"] == 1
+
+
+def test_a_comparisons_cost_is_read_from_its_run_folders(tmp_path, monkeypatch, capsys):
+    import json
+    import os
+
+    from benchmarks import closeness_paper as cp
+
+    folder = tmp_path / "runs" / "closeness-gothic-paper"
+    (folder).mkdir(parents=True)
+    (folder / "runs.csv").write_text("known,seed,null,score\nlatin,0,,0.1\nlatin,1,,0.2\n")
+    for seed, (end, wall) in enumerate(((1000.0, 100.0), (1150.0, 200.0))):
+        d = folder / "latin" / "own-x" / f"seed-{seed}"
+        d.mkdir(parents=True)
+        (d / "metrics.json").write_text(json.dumps({"wall_time_s": wall}))
+        os.utime(d / "metrics.json", (end, end))
+    monkeypatch.setattr(cp, "RUNS", tmp_path / "runs")
+    monkeypatch.setattr(cp, "COST", tmp_path / "cost.jsonl")
+    assert cp.main(["cost", "gothic", "--commit", "abc", "--note", "alone"]) == 0
+    assert cp.main(["cost", "gothic", "--commit", "abd"]) == 0      # replaces the row
+    [row] = [json.loads(x) for x in (tmp_path / "cost.jsonl").read_text().splitlines()]
+    assert row["busy_s"] == 250.0 and row["concurrency_max"] == 2 and row["commit"] == "abd"
+    (folder / "runs.csv").write_text("known,seed,null,score\n" + "latin,0,,0.1\n" * 3)
+    assert cp.main(["cost", "gothic", "--commit", "abc"]) == 2
+    assert "3 runs in runs.csv but 2 run folders" in capsys.readouterr().err
