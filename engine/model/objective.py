@@ -144,12 +144,13 @@ def _no_timer(name: str):
     return contextlib.nullcontext()
 
 
-def dp_log_probs(model: CharMapping, cfg, step: int) -> torch.Tensor:
-    """The table a training step's edit DP reads (one dropout sample): in the onset phase of a
-    syllable run (setting onsets_first) with every vowel slot scored as chance."""
+def dp_log_probs(model: CharMapping, cfg, step: int, dropout: bool = True) -> torch.Tensor:
+    """The table a training step's edit DP reads (one dropout sample; ``dropout=False``: the mean
+    table, as the objective over the corpus reads it): in the onset phase of a syllable run (setting
+    onsets_first) with every vowel slot scored as chance."""
     if cfg.onset_phase(step):
-        return model.log_probs(dropout=True, vowels_free=True)
-    return model.log_probs(dropout=True)
+        return model.log_probs(dropout=dropout, vowels_free=True)
+    return model.log_probs(dropout=dropout)
 
 
 def batch_objective(model: CharMapping, prep: Prepared, batch: SpanBatch, step: int, pins,

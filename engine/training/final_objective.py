@@ -21,6 +21,7 @@ def corpus_objective(trainer, *, chars_per_batch: int | None = None, step: int |
     import torch
 
     from engine.model.decoding import eval_batches
+    from engine.model.objective import dp_log_probs
     from engine.model.scoring import make_batch
 
     prep, cfg, model = trainer.prep, trainer.config, trainer.model
@@ -33,7 +34,9 @@ def corpus_objective(trainer, *, chars_per_batch: int | None = None, step: int |
     model.eval()
     try:
         with torch.no_grad():
-            log_p = model.log_probs(dropout=False)
+            # the table of the step's phase: in a syllable run's onset phase its vowels are not yet
+            # what training compares (restarts screened inside the phase are ranked on their onsets)
+            log_p = dp_log_probs(model, cfg, step, dropout=False)
             units, lens = prep.stem_units.to(device), prep.stem_len.to(device)
             order = list(range(len(prep.chunks))) if chunks is None else list(chunks)
             for idx in eval_batches(prep, order, chars_per_batch or eval_chars(cfg)):

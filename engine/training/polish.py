@@ -89,6 +89,7 @@ class Screen:
 
     def __init__(self, trainer, chunks: list[int]):
         from engine.model.decoding import eval_batches
+        from engine.model.objective import dp_log_probs
         from engine.model.scoring import make_batch
         from engine.training.final_objective import eval_chars, lattice_sums
 
@@ -100,7 +101,7 @@ class Screen:
         self.batches = []
         n_letters = len(prep.lost_letters)
         with torch.no_grad():
-            log_p = trainer.model.log_probs(dropout=False)
+            log_p = dp_log_probs(trainer.model, cfg, trainer.step, dropout=False)   # as corpus_objective
             for idx in eval_batches(prep, list(chunks), eval_chars(cfg)):
                 batch = make_batch(prep, idx).to(trainer.device)
                 self.n_chars += int(batch.chunk_len.sum())
@@ -127,7 +128,7 @@ class Screen:
 
     def value(self, move: Move) -> float:
         """The sample's objective with ``move`` made (the model is left as it was)."""
-        from engine.model.objective import _sub_batch
+        from engine.model.objective import _sub_batch, dp_log_probs
         from engine.training.final_objective import lattice_sums
 
         model = self.trainer.model
@@ -135,7 +136,7 @@ class Screen:
         move.apply(model)
         try:
             with torch.no_grad():
-                log_p = model.log_probs(dropout=False)
+                log_p = dp_log_probs(model, self.trainer.config, self.trainer.step, dropout=False)
                 sums = []
                 for batch, log_e, present, base_sums in self.batches:
                     hit = (present[:, a] | present[:, b]).nonzero().squeeze(1)

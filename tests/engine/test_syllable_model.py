@@ -340,3 +340,21 @@ def test_restarts_of_a_syllable_model_keep_the_onset_phase_and_the_kept_start_is
             list(single.run())
             for name, p in single.model.state_dict().items():
                 assert torch.equal(p, trainer.model.state_dict()[name]), name
+
+
+def test_the_objective_over_the_corpus_reads_the_table_of_the_steps_phase():
+    """Starts screened inside the onset phase (restarts) are ranked on what the phase trains, their
+    onsets: there the objective does not see the vowels; after it, it does."""
+    from engine.training.final_objective import corpus_objective
+
+    corpus, vocab = clean_problem()
+    cfg = Config(signs="syllables", segmented=True, min_span=1, max_span=4, band=2, steps=8, anneal_steps=8,
+                 eval_interval=0, feature_dim=8, onsets_first=0.5, sound_loss_weight=0.0)   # Omega_loss reads vowels
+    trainer = Trainer(corpus, vocab, cfg, live_interval=None)
+    list(trainer.run(steps=2))
+    before = {s: corpus_objective(trainer, step=s)["objective"] for s in (2, 6)}
+    with torch.no_grad():
+        trainer.model.vowel_aligner.mul_(-3.0)
+    after = {s: corpus_objective(trainer, step=s)["objective"] for s in (2, 6)}
+    assert after[2] == pytest.approx(before[2], abs=1e-9)      # step 2 < 0.5 x 8: the onset phase
+    assert abs(after[6] - before[6]) > 1e-4
