@@ -150,14 +150,14 @@ def test_onsets_first_table_gives_each_cipher_and_the_mean_per_setting():
     assert lines[-1] == "| mean | 0.150, 0.05 | 0.400, 0.35 |"
 
 
-def test_the_screened_variant_screens_the_same_1250_steps_whatever_the_run_length():
+def test_the_screened_variant_screens_the_same_1000_steps_whatever_the_run_length():
     b = syllable_linear_b
     for steps in (3000, 8000):
         settings = dict(s.split("=") for s in b.variant_settings("screened", steps))
         assert settings["onsets_first"] == "0.5" and settings["restarts"] == "8"
-        assert round(float(settings["restart_fraction"]) * steps) == 1250
+        assert round(float(settings["restart_fraction"]) * steps) == 1000
     assert b.variant_settings("onsets-first", 8000) == ("onsets_first=0.5",)
-    with pytest.raises(ValueError, match="more than 1250 steps"):
+    with pytest.raises(ValueError, match="more than 1000 steps"):
         b.variant_settings("screened", 1000)
     assert b.parse_folder("screened-8000-s0") == ("cognates", "screened", 8000, 0)
 
