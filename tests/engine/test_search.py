@@ -218,3 +218,18 @@ def test_a_polish_record_written_before_the_moved_letters_were_kept_still_reads(
     assert back.kept == new.kept and back.moved == []
     with pytest.raises(InputError, match="malformed"):
         P.PolishResult.from_state({**old, "kept": 3})
+
+
+def test_the_objective_terms_table_weighs_each_term_as_the_final_objective_does():
+    from benchmarks.objective_terms import terms
+    from engine.config import Config
+    from engine.training.final_objective import combine
+
+    cfg = Config(steps=3000)
+    above = terms(0.17, 0.54, 0.0, cfg)          # coverage above the end target: no coverage term
+    assert above["coverage_term"] == 0.0 and above["quality_term"] == pytest.approx(-cfg.quality_weight * 0.17)
+    assert above["quality_per_covered"] == pytest.approx(0.17 / 0.54)
+    below = terms(0.17, 0.40, 0.001, cfg)
+    n = 1000
+    expected = combine(cfg, cfg.steps, 0.17 * n, 0.40 * n, 0.001 * n, 0.0, n)["objective"]
+    assert below["objective"] == pytest.approx(expected) and below["coverage_term"] > 0
