@@ -362,6 +362,14 @@ class Config:
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
+    def identity(self) -> dict[str, Any]:
+        """The settings that make a run what it is, for the keys of stored runs (a comparison's run
+        folders, an app seed group's folder): all but the seed, and without the settings added since
+        runs were first stored while they hold the value that is the behaviour from before
+        (``ADDED_SETTINGS``), so that runs stored before a setting existed still count as the same."""
+        return {k: v for k, v in self.to_dict().items()
+                if k != "seed" and not (k in ADDED_SETTINGS and v == ADDED_SETTINGS[k])}
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, path: str | Path | None = None) -> "Config":
         """Settings from a dict (a file, a project, a checkpoint): unknown keys, wrong types and
@@ -436,6 +444,12 @@ class Config:
 
 # ---------------------------------------------------------------------------------------------
 # the metadata table and the one parser / checker
+
+
+#: Settings added after runs were first stored, and the value each has when it changes nothing (the
+#: behaviour from before it existed). A stored run that does not name one ran with that value
+#: (Config.identity; engine.inputs_digest.changes). Add every new setting here with its neutral value.
+ADDED_SETTINGS: dict[str, Any] = {"onsets_first": 0.0}
 
 
 @dataclass(frozen=True)

@@ -58,6 +58,20 @@ def make_record(settings: Mapping[str, Any], inputs: Mapping[str, str]) -> dict:
     body = {"format": RECORD_FORMAT, "version": code_version(),
             "settings": json.loads(json.dumps(dict(settings), sort_keys=True, default=str)),
             "inputs": dict(sorted(inputs.items()))}
+    return _digested(body)
+
+
+def _without_added(record: dict, old_settings: Mapping[str, Any]) -> dict:
+    """``record`` as a program from before the settings added since (engine.config.ADDED_SETTINGS)
+    would have made it, where each holds its neutral value and ``old_settings`` does not name it."""
+    from engine.config import ADDED_SETTINGS
+
+    settings = {k: v for k, v in record["settings"].items()
+                if not (k in ADDED_SETTINGS and k not in old_settings and v == ADDED_SETTINGS[k])}
+    return _digested({k: v for k, v in record.items() if k != "digest"} | {"settings": settings})
+
+
+def _digested(body: dict) -> dict:
     body["digest"] = hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
     return body
 
@@ -88,10 +102,13 @@ def changes(old: dict | None, new: dict) -> list[str]:
         return ["no record of its inputs (made by an older version, or its record is damaged)"]
     if old.get("digest") == new["digest"]:
         return []
+    old_s = old.get("settings") if isinstance(old.get("settings"), dict) else {}
+    new = _without_added(new, old_s)       # settings added since, at their neutral value, change nothing
+    if old.get("digest") == new["digest"]:
+        return []
     out = []
     if old.get("version") != new["version"]:
         out.append(f"code version: {old.get('version')} -> {new['version']}")
-    old_s = old.get("settings") if isinstance(old.get("settings"), dict) else {}
     new_s = new["settings"]
     for key in list(new_s) + [k for k in old_s if k not in new_s]:
         if old_s.get(key, "(unset)") != new_s.get(key, "(unset)"):

@@ -37,7 +37,7 @@ def fingerprint(item: PlanItem, pins: tuple = ()) -> str:
     h = hashlib.sha256()
     for pin in pins:
         h.update(b"\x1fP" + repr(pin).encode("utf-8"))
-    config = {k: v for k, v in item.config.to_dict().items() if k != "seed"}
+    config = item.config.identity()
     h.update(json.dumps(config, sort_keys=True, default=str).encode("utf-8"))
     for s in item.vocabulary.stems:
         h.update(b"\x1fS" + s.ipa.encode("utf-8"))

@@ -375,7 +375,7 @@ def group_folder(project_path: str | Path, corpus: str, language: str, config, p
     import hashlib
 
     project_path = Path(project_path)
-    settings = {k: v for k, v in config.to_dict().items() if k != "seed"}
+    settings = config.identity()
     what = json.dumps({"corpus": corpus, "language": language, "settings": settings,
                        "pins": sorted(repr(p) for p in pins)}, sort_keys=True, ensure_ascii=False, default=str)
     key = hashlib.sha1(what.encode("utf-8")).hexdigest()[:10]

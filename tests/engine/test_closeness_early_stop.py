@@ -325,3 +325,21 @@ def test_the_gap_is_in_the_null_runs_fingerprint_and_not_in_the_candidates():
     nulls = [{run_folder(i) for i in p.items if i.null is not None} for p in plans]
     assert own[0] == own[1] == own[2]  # a candidate's own run is the same run whatever the gap
     assert not nulls[0] & nulls[1] and not nulls[0] & nulls[2] and not nulls[1] & nulls[2]
+
+
+def test_runs_stored_before_a_setting_existed_keep_their_folders(monkeypatch):
+    """A comparison resumed after an upgrade finds its finished runs: a setting added since, at its
+    neutral value (engine.config.ADDED_SETTINGS), is not part of the runs' fingerprints."""
+    from engine.closeness.runs import run_folder
+    from engine.config import ADDED_SETTINGS
+
+    cands = {"near": _vocab("near", 30, 4), "far": _vocab("far", 30, 3)}
+    plan = plan_comparison(LOST, cands, seeds=(0,), n_null=1, steps=30, config=Config(min_span=3, max_span=8))
+    now = [run_folder(i) for i in plan.items]
+    full = Config.to_dict
+    monkeypatch.setattr(Config, "to_dict", lambda self: {k: v for k, v in full(self).items() if k not in ADDED_SETTINGS})
+    assert [run_folder(i) for i in plan.items] == now            # what the program before them named them
+    monkeypatch.undo()
+    other = plan_comparison(LOST, cands, seeds=(0,), n_null=1, steps=30,
+                            config=Config(min_span=3, max_span=8, onsets_first=0.5))
+    assert not set(now) & {run_folder(i) for i in other.items}   # not at its neutral value: other runs

@@ -319,3 +319,28 @@ def test_docs_settings_md_is_generated_from_the_metadata():
     doc = Path(__file__).resolve().parents[2] / "docs" / "settings.md"
     assert doc.read_text(encoding="utf-8") == config_module.settings_markdown(), \
         "regenerate with: python -m engine.config > docs/settings.md"
+
+
+# ------------------------------------------------------------------ settings added since runs were stored
+
+
+def test_a_setting_added_since_leaves_the_identity_of_runs_from_before_unchanged():
+    from engine.config import ADDED_SETTINGS
+
+    before = {k: v for k, v in Config(seed=3).to_dict().items() if k not in ADDED_SETTINGS and k != "seed"}
+    assert Config(seed=3).identity() == before                  # every added setting at its neutral value
+    assert Config(onsets_first=0.5).identity()["onsets_first"] == 0.5
+    assert "seed" not in Config(seed=7).identity()
+    for key, neutral in ADDED_SETTINGS.items():                 # the neutral value is the default
+        assert Config().to_dict()[key] == neutral
+
+
+def test_a_stored_record_without_an_added_setting_matches_a_run_at_its_neutral_value():
+    from engine.inputs_digest import changes, make_record
+
+    inputs = {"lost file": "ab", "known file": "cd"}
+    now = Config(steps=50).to_dict()
+    old = make_record({k: v for k, v in now.items() if k != "onsets_first"}, inputs)   # made before it existed
+    assert changes(old, make_record(now, inputs)) == []
+    assert changes(old, make_record({**now, "onsets_first": 0.5}, inputs)) == ["onsets_first: (unset) -> 0.5"]
+    assert changes(old, make_record({**now, "lr": 0.3}, inputs)) == [f"lr: {now['lr']} -> 0.3"]
