@@ -82,6 +82,7 @@ def _setting(default: Any, section: str, help: str, source: str, *, ge: float | 
 EditMode = Literal["softmin", "max", "sum"]
 Signs = Literal["letters", "syllables"]
 Sampling = Literal["auto", "ngram", "sequential"]
+Precision = Literal["double", "single"]
 ScoreNormalisation = Literal["span", "stem"]
 
 _MAP, _DP, _LAT, _OBJ, _OPT, _EVAL = SECTIONS
@@ -137,6 +138,12 @@ class Config:
         CODE, choices=typing.get_args(EditMode))
     # band 0 is legal (substitutions only: stem and span of equal length); each row of the DP has
     # 2 * band + 1 cells, and spans are at most 100 letters, so a wider band adds nothing.
+    # The compiled CPU kernels once computed only in double; single runs twice the lanes per vector
+    # (docs/benchmarks.md, "Training speed"). The GPU path and the torch DP compute in single anyway.
+    dp_precision: Precision = _setting(
+        "double", _DP, "Floating-point precision of the edit DP's compiled CPU kernels: double (the results "
+        "recorded so far) or single (float32, as the GPU path and the authors' code compute; faster steps, "
+        "results that differ from double's at rounding level).", OURS, choices=typing.get_args(Precision))
     band: int = _setting(
         2, _DP, "Only alignments with |i - j| <= band exist, so stem and span lengths differ by "
         "at most band (0 = substitutions only).", CODE, ge=0, le=100)
@@ -449,7 +456,7 @@ class Config:
 #: Settings added after runs were first stored, and the value each has when it changes nothing (the
 #: behaviour from before it existed). A stored run that does not name one ran with that value
 #: (Config.identity; engine.inputs_digest.changes). Add every new setting here with its neutral value.
-ADDED_SETTINGS: dict[str, Any] = {"onsets_first": 0.0}
+ADDED_SETTINGS: dict[str, Any] = {"onsets_first": 0.0, "dp_precision": "double"}
 
 
 @dataclass(frozen=True)

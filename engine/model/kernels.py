@@ -122,31 +122,35 @@ if HAVE_NUMBA:
 # The edit DP over a stem trie (engine/model/trie_alignment.py), fused: one pass per DP cell instead of
 # ~30 tensor passes per DP row, with the span starts innermost so that the loops vectorise. The
 # columns may belong to different cost tables (``col_table``): K models' DPs (e.g. K seeds) run as
-# one, sharing the trie walk and the loop overhead.
+# one, sharing the trie walk and the loop overhead. They compute in the dtype of the cost table they
+# are given (numba compiles one version per dtype): float64, or float32 for setting dp_precision =
+# single (twice the lanes per vector; engine/model/trie_alignment.py). Every constant goes through
+# ``F``, the dtype's scalar type, so that float32 stays float32 (a bare 0.5 would widen the loop to
+# float64); with float64 the code is the one from before, to the bit.
 
 if HAVE_NUMBA:
 
     IMP = 1e9
 
     @njit(cache=True, inline="always", fastmath=True)
-    def _exp_le0(x):
-        """exp(x) for x <= 0, vectorisable (no libm call): exp(x / 256) by its Taylor series, then
-        squared 8 times; relative error about 1e-13. Below -60 it returns 0 (exp(-60) ~ 1e-26 is
-        nothing beside the best candidate's weight 1)."""
-        y = max(x, -60.0) * 0.00390625
-        p = 1.0 + y * (1.0 + y * (0.5 + y * (1.0 / 6 + y * (1.0 / 24 + y * (1.0 / 120 + y * (
-            1.0 / 720 + y * (1.0 / 5040 + y * (1.0 / 40320 + y * (1.0 / 362880 + y * (1.0 / 3628800))))))))))
+    def _exp_le0(x, F):
+        """exp(x) for x <= 0 in the scalar type ``F``, vectorisable (no libm call): exp(x / 256) by its
+        Taylor series, then squared 8 times; relative error about 1e-13 in float64. Below -60 it returns
+        0 (exp(-60) ~ 1e-26 is nothing beside the best candidate's weight 1)."""
+        y = max(x, F(-60.0)) * F(0.00390625)
+        p = F(1.0) + y * (F(1.0) + y * (F(0.5) + y * (F(1.0 / 6) + y * (F(1.0 / 24) + y * (F(1.0 / 120) + y * (
+            F(1.0 / 720) + y * (F(1.0 / 5040) + y * (F(1.0 / 40320) + y * (F(1.0 / 362880) + y * F(1.0 / 3628800))))))))))
         for _ in range(8):
             p = p * p
-        return p if x >= -60.0 else 0.0
+        return p if x >= F(-60.0) else F(0.0)
 
     @njit(cache=True)
     def edit_gather(cost, col_table, win):
         """G[u, j, s] = cost[table(s), u, letter j of start s]; Dl[u, s] = cost[table(s), u, 0]."""
         T, U, C = cost.shape
         N, S = win.shape
-        G = np.empty((U, N, S))
-        Dl = np.empty((U, S))
+        G = np.empty((U, N, S), cost.dtype)
+        Dl = np.empty((U, S), cost.dtype)
         for u in range(U):
             for s in range(S):
                 Dl[u, s] = cost[col_table[s], u, 0]
@@ -164,13 +168,14 @@ if HAVE_NUMBA:
         """One DP row slot for every start. A missing move reads an IMPOSSIBLE parent row, so
         the loop has no branches and vectorises (error_model="numpy": no division check)."""
         S = out.shape[0]
+        F = out.dtype.type
         if mode == 0:
             for s in range(S):
                 c0, c1, c2 = _candidates(pd, ps, pi, gj, gjm1, dl, gamma, s)
                 m = min(c0, min(c1, c2))
-                e0 = _exp_le0(m - c0)
-                e1 = _exp_le0(m - c1)
-                e2 = _exp_le0(m - c2)
+                e0 = _exp_le0(m - c0, F)
+                e1 = _exp_le0(m - c1, F)
+                e2 = _exp_le0(m - c2, F)
                 out[s] = (e0 * c0 + e1 * c1 + e2 * c2) / (e0 + e1 + e2)
         elif mode == 1:
             for s in range(S):
@@ -186,23 +191,24 @@ if HAVE_NUMBA:
     def _row_weights(w0, w1, w2, value, pd, ps, pi, gj, gjm1, dl, gamma, mode):
         """d cell / d candidate for one row slot (the local softmin / max / sum weights)."""
         S = value.shape[0]
+        F = w0.dtype.type
         if mode == 1:
             for s in range(S):
                 c0, c1, c2 = _candidates(pd, ps, pi, gj, gjm1, dl, gamma, s)
                 m = min(c0, min(c1, c2))
-                w0[s] = 1.0 if c0 == m else 0.0
-                w1[s] = 1.0 if (c1 == m and c0 != m) else 0.0
-                w2[s] = 1.0 if (c2 == m and c0 != m and c1 != m) else 0.0
+                w0[s] = F(1.0) if c0 == m else F(0.0)
+                w1[s] = F(1.0) if (c1 == m and c0 != m) else F(0.0)
+                w2[s] = F(1.0) if (c2 == m and c0 != m and c1 != m) else F(0.0)
             return
         for s in range(S):
             c0, c1, c2 = _candidates(pd, ps, pi, gj, gjm1, dl, gamma, s)
             m = min(c0, min(c1, c2))
-            e0 = _exp_le0(m - c0)
-            e1 = _exp_le0(m - c1)
-            e2 = _exp_le0(m - c2)
-            r = 1.0 / (e0 + e1 + e2)
+            e0 = _exp_le0(m - c0, F)
+            e1 = _exp_le0(m - c1, F)
+            e2 = _exp_le0(m - c2, F)
+            r = F(1.0) / (e0 + e1 + e2)
             if mode == 0:
-                v = value[s] + 1.0
+                v = value[s] + F(1.0)
                 w0[s] = e0 * r * (v - c0)
                 w1[s] = e1 * r * (v - c1)
                 w2[s] = e2 * r * (v - c2)
@@ -221,13 +227,15 @@ if HAVE_NUMBA:
         """D[node, jj, s]: the DP cell (i = depth(node), j = i - band + jj) of every trie node up to
         depth M. mode 0 softmin, 1 max, 2 sum (as engine.model.alignment)."""
         U, N, S = G.shape
+        F = G.dtype.type
+        gamma = F(gamma)
         W = 2 * band + 1
         n_nodes = depth_start[M + 1]
-        D = np.empty((n_nodes, W, S))
-        D[0, :, :] = IMP
-        D[0, band, :] = 0.0
-        zero = np.zeros(S)
-        imp = np.full(S, IMP)
+        D = np.empty((n_nodes, W, S), G.dtype)
+        D[0, :, :] = F(IMP)
+        D[0, band, :] = F(0.0)
+        zero = np.zeros(S, G.dtype)
+        imp = np.full(S, F(IMP), G.dtype)
         for i in range(1, M + 1):
             for n in range(depth_start[i], depth_start[i + 1]):
                 u = node_unit[n]
@@ -235,7 +243,7 @@ if HAVE_NUMBA:
                 for jj in range(W):
                     j = i - band + jj
                     if j < 0 or j > N:
-                        D[n, jj, :] = IMP
+                        D[n, jj, :] = F(IMP)
                         continue
                     pd = D[p, jj + 1] if jj + 1 < W else imp
                     ps = D[p, jj] if j >= 1 else imp
@@ -250,15 +258,16 @@ if HAVE_NUMBA:
         """Walk the rows in reverse; ``delta`` (d loss / d D, seeded at the read-out cells) is
         consumed. Returns d loss / d G and d loss / d Dl."""
         U, N, S = G.shape
+        F = G.dtype.type
+        gamma = F(gamma)
         W = 2 * band + 1
-        gG = np.zeros((U, N, S))
-        gDl = np.zeros((U, S))
-        zero = np.zeros(S)
-        imp = np.full(S, IMP)
-        sink = np.zeros(S)
-        w0 = np.empty(S)
-        w1 = np.empty(S)
-        w2 = np.empty(S)
+        gG = np.zeros((U, N, S), G.dtype)
+        gDl = np.zeros((U, S), G.dtype)
+        zero = np.zeros(S, G.dtype)
+        imp = np.full(S, F(IMP), G.dtype)
+        w0 = np.empty(S, G.dtype)
+        w1 = np.empty(S, G.dtype)
+        w2 = np.empty(S, G.dtype)
         for i in range(M, 0, -1):
             for n in range(depth_start[i], depth_start[i + 1]):
                 u = node_unit[n]
@@ -293,7 +302,7 @@ if HAVE_NUMBA:
     def edit_scatter(gG, gDl, col_table, win, T, C):
         """d loss / d cost (T, U, C) from the gradients of the gathered tables."""
         U, N, S = gG.shape
-        out = np.zeros((T, U, C))
+        out = np.zeros((T, U, C), gG.dtype)
         for u in range(U):
             for s in range(S):
                 t = col_table[s]
@@ -308,6 +317,7 @@ if HAVE_NUMBA:
         is (V, S, len(lengths)), of the model's dtype: no conversion pass afterwards)."""
         V = stem_leaf.shape[0]
         S = D.shape[2]
+        half = D.dtype.type(IMP / 2)
         out[:] = neg
         for v in range(V):
             m = stem_len[v]
@@ -320,14 +330,15 @@ if HAVE_NUMBA:
                 row = D[stem_leaf[v], jj]
                 for s in range(S):
                     d = row[s]
-                    out[v, s, k] = -d if d < IMP / 2 else neg
+                    out[v, s, k] = -d if d < half else neg
         return out
 
     @njit(cache=True)
     def edit_read_out_backward(grad_out, D, stem_leaf, stem_len, lengths, band, M):
         """delta (d loss / d D) seeded from d loss / d out at the read-out cells."""
         V, S, nL = grad_out.shape
-        delta = np.zeros(D.shape)
+        delta = np.zeros(D.shape, D.dtype)
+        half = D.dtype.type(IMP / 2)
         for v in range(V):
             m = stem_len[v]
             if m < 1 or m > M:
@@ -339,7 +350,7 @@ if HAVE_NUMBA:
                 row = D[stem_leaf[v], jj]
                 drow = delta[stem_leaf[v], jj]
                 for s in range(S):
-                    if row[s] < IMP / 2:
+                    if row[s] < half:
                         drow[s] -= grad_out[v, s, k]
         return delta
 
@@ -360,7 +371,7 @@ if HAVE_NUMBA:
         for v in range(V):
             row = x[v]
             for r in range(R):
-                z[r] += _exp_le0(row[r] - m[r])
+                z[r] += _exp_le0(row[r] - m[r], np.float64)
         out = np.empty(R)
         for r in range(R):
             out[r] = m[r] + math.log(z[r])
@@ -374,4 +385,4 @@ if HAVE_NUMBA:
             row = x[v]
             o = out[v]
             for r in range(R):
-                o[r] = g[r] * _exp_le0(row[r] - lse[r])
+                o[r] = g[r] * _exp_le0(row[r] - lse[r], np.float64)

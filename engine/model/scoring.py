@@ -118,7 +118,7 @@ def _dp(log_p, prep, key, units, lens, windows, lengths, gamma, impl, col_table=
     if impl == "fused":
         trie = _trie(prep, key, units, lens)
         return fused_span_log_probs(log_p, trie, windows, lengths, gamma, band=cfg.band, mode=cfg.edit_mode,
-                                    col_table=col_table)
+                                    col_table=col_table, precision=cfg.dp_precision)
     if log_p.dim() == 3:
         raise ValueError("several models' tables at once need the fused DP")
     if callable(impl):   # a benchmark's own formulation, with span_log_probs' contract

@@ -385,7 +385,7 @@ small enough for the caches; larger blocks (or all K seeds' starts at once) ran 
 class _FusedEditDP(torch.autograd.Function):
     @staticmethod
     def forward(ctx, cost, trie: StemTrie, windows, col_table, lengths: tuple[int, ...], gamma: float, band: int,
-                mode: str):
+                mode: str, precision: str):
         import numpy as np
 
         from engine.model import kernels
@@ -393,7 +393,7 @@ class _FusedEditDP(torch.autograd.Function):
         unit, parent, depth_start, leaf, length = _flat(trie)
         N = max(lengths)
         M = min(trie.depth, N + band)
-        c = cost.detach().cpu().numpy().astype(np.float64)
+        c = cost.detach().cpu().numpy().astype(np.float32 if precision == "single" else np.float64)
         c3 = c if c.ndim == 3 else c[None]
         win_all = windows[:, :N].cpu().numpy().astype(np.int64)
         tables_all = col_table.cpu().numpy().astype(np.int64)
@@ -430,13 +430,14 @@ class _FusedEditDP(torch.autograd.Function):
             gG, gDl = kernels.edit_backward(G, Dl, D, delta, unit, parent, depth_start, M, band, gamma, mode)
             gc += kernels.edit_scatter(gG, gDl, tables, win, T, shape[-1])
         return (torch.from_numpy(gc.reshape(shape)).to(device=grad_out.device, dtype=grad_out.dtype),
-                None, None, None, None, None, None, None)
+                None, None, None, None, None, None, None, None)
 
 
 def fused_span_log_probs(log_p: torch.Tensor, trie: StemTrie, windows: torch.Tensor, lengths, gamma: float,
                          *, band: int = 2, mode: str = "softmin",
-                         col_table: torch.Tensor | None = None) -> torch.Tensor:
-    """trie_span_log_probs through the fused CPU kernels (needs numba).
+                         col_table: torch.Tensor | None = None, precision: str = "double") -> torch.Tensor:
+    """trie_span_log_probs through the fused CPU kernels (needs numba), computing in ``precision``
+    (double: float64; single: float32, setting dp_precision).
 
     ``log_p`` may hold T models' tables, (T, K, C); start s is then scored with table
     ``col_table[s]`` (all T DPs run as one: what the multi-seed trainer does).
@@ -445,4 +446,6 @@ def fused_span_log_probs(log_p: torch.Tensor, trie: StemTrie, windows: torch.Ten
         col_table = torch.zeros(windows.shape[0], dtype=torch.long)
     elif col_table is None:
         raise ValueError("several cost tables need col_table: which table each start uses")
-    return _FusedEditDP.apply(-log_p, trie, windows, col_table, tuple(lengths), float(gamma), band, mode)
+    if precision not in ("double", "single"):
+        raise ValueError(f"precision must be double or single, got {precision!r}")
+    return _FusedEditDP.apply(-log_p, trie, windows, col_table, tuple(lengths), float(gamma), band, mode, precision)

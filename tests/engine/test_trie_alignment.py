@@ -89,3 +89,52 @@ def test_kept_and_recomputed_local_gradients_agree(mode, monkeypatch):
         grads.append((out.detach(), x.grad))
     assert torch.allclose(grads[0][0], grads[1][0], atol=1e-12)
     assert torch.allclose(grads[0][1], grads[1][1], atol=1e-10)
+
+
+@pytest.mark.parametrize("mode", ["softmin", "max", "sum"])
+def test_the_compiled_dp_in_single_precision_is_the_double_one_to_float32_rounding(mode):
+    """Setting dp_precision = single: the fused kernels compute in float32 (values and gradients
+    within float32's rounding of the double ones); double is the reference DP's to 1e-9."""
+    from engine.model import kernels
+    from engine.model.trie_alignment import fused_span_log_probs
+
+    if not kernels.HAVE_NUMBA:
+        pytest.skip("the compiled kernels need numba")
+    logits, units, lens, windows = problem(3)
+    lengths = [3, 4, 5, 6, 7]
+    trie = StemTrie.build(units, lens)
+    out, grads = {}, {}
+    for precision in ("double", "single"):
+        x = logits.clone().float().requires_grad_(True)
+        y = fused_span_log_probs(torch.log_softmax(x, 1), trie, windows, lengths, 0.8, mode=mode, precision=precision)
+        w = torch.where(y > -1e8, torch.randn(y.shape, generator=torch.Generator().manual_seed(9)), torch.zeros(()))
+        (torch.where(y > -1e8, y, torch.zeros(())) * w).sum().backward()
+        out[precision], grads[precision] = y.detach(), x.grad
+    ref = trie_span_log_probs(torch.log_softmax(logits.float(), 1), trie, windows, lengths, 0.8, mode=mode)
+    assert torch.allclose(out["double"], ref, atol=1e-5)
+    assert torch.equal(out["double"] > -1e8, out["single"] > -1e8)       # the same impossible spans
+    ok = out["double"] > -1e8
+    assert (out["double"][ok] - out["single"][ok]).abs().max() < 1e-4
+    assert torch.allclose(grads["double"], grads["single"], atol=1e-4, rtol=1e-4)
+    with pytest.raises(ValueError, match="double or single"):
+        fused_span_log_probs(torch.log_softmax(logits, 1), trie, windows, lengths, 0.8, precision="half")
+
+
+def test_single_precision_kernels_keep_float32_throughout():
+    import numpy as np
+
+    from engine.model import kernels
+
+    if not kernels.HAVE_NUMBA:
+        pytest.skip("the compiled kernels need numba")
+    cost = np.random.default_rng(0).uniform(0.1, 3.0, size=(1, 5, 6)).astype(np.float32)
+    win = np.array([[1, 2], [3, 4], [5, 1]], dtype=np.int64)           # N = 3 letters, S = 2 starts
+    G, Dl = kernels.edit_gather(cost, np.zeros(2, dtype=np.int64), win)
+    assert G.dtype == Dl.dtype == np.float32
+    unit = np.array([0, 1, 2], dtype=np.int64)                          # a trie of one stem: 1, 2
+    parent = np.array([0, 0, 1], dtype=np.int64)
+    depth_start = np.array([0, 1, 2, 3], dtype=np.int64)
+    D = kernels.edit_forward(G, Dl, unit, parent, depth_start, 2, 1, 0.5, 0)
+    assert D.dtype == np.float32
+    gG, gDl = kernels.edit_backward(G, Dl, D, np.ones_like(D), unit, parent, depth_start, 2, 1, 0.5, 0)
+    assert gG.dtype == gDl.dtype == np.float32
