@@ -62,6 +62,8 @@ def compare(steps: int = 10, rounds: int = 5, n_batches: int = 8) -> dict:
     return {"workload": "gothic-pg", "steps_per_round": steps, "rounds": rounds,
             "double_step_s": double, "single_step_s": single, "ratio": double / single,
             "ratio_per_round": [a / b for a, b in zip(per_round["double"], per_round["single"])],
+            "ratio_min": min(a / b for a, b in zip(per_round["double"], per_round["single"])),
+            "ratio_max": max(a / b for a, b in zip(per_round["double"], per_round["single"])),
             "double_steps_per_s": 1 / double, "single_steps_per_s": 1 / single,
             "max_score_diff": score_diff, "loss_diff": loss_diff, "torch_threads": torch.get_num_threads()}
 
