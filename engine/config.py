@@ -136,14 +136,14 @@ class Config:
         "softmin", _DP, 'How a DP cell combines its edit operations: "softmin" (the authors\' code: '
         'the softmin-weighted mean cost), "max" (the paper: best alignment) or "sum" (all alignments).',
         CODE, choices=typing.get_args(EditMode))
-    # band 0 is legal (substitutions only: stem and span of equal length); each row of the DP has
-    # 2 * band + 1 cells, and spans are at most 100 letters, so a wider band adds nothing.
     # The compiled CPU kernels once computed only in double; single runs twice the lanes per vector
     # (docs/benchmarks.md, "Training speed"). The GPU path and the torch DP compute in single anyway.
     dp_precision: Precision = _setting(
         "double", _DP, "Floating-point precision of the edit DP's compiled CPU kernels: double (the results "
         "recorded so far) or single (float32, as the GPU path and the authors' code compute; faster steps, "
         "results that differ from double's at rounding level).", OURS, choices=typing.get_args(Precision))
+    # band 0 is legal (substitutions only: stem and span of equal length); each row of the DP has
+    # 2 * band + 1 cells, and spans are at most 100 letters, so a wider band adds nothing.
     band: int = _setting(
         2, _DP, "Only alignments with |i - j| <= band exist, so stem and span lengths differ by "
         "at most band (0 = substitutions only).", CODE, ge=0, le=100)
