@@ -233,6 +233,30 @@ def summary(table: list[dict]) -> list[dict]:
     return out
 
 
+SCREENS = OUT.with_name("linear-b-screens.jsonl")
+
+
+def screen_rows() -> list[dict]:
+    """Each screened run's choice among its starts, read from its checkpoint (finished or not): the
+    starts' seeds and their objectives at the screen (engine/training/restarts.py), the kept start."""
+    sys.path.insert(0, str(ROOT))
+    from engine.training.trainer import load_checkpoint
+
+    out = []
+    for ckpt in sorted(CACHE.glob("*screened*-s*/checkpoint.pt")):
+        key = parse_folder(ckpt.parent.name)
+        if key is None:
+            continue
+        state = load_checkpoint(ckpt)
+        sel = state.get("restarts") or {}
+        out.append({"file": key[0], "variant": key[1], "steps": key[2], "seed": key[3],
+                    "screen_steps": int(sel.get("steps", 0)), "start_seeds": [int(x) for x in sel.get("seeds", [])],
+                    "objectives": [float(x) for x in sel.get("objectives", [])], "kept": int(sel.get("kept", -1)),
+                    "checkpoint_step": int(state.get("step", 0)), "commit": _run_commit(ckpt.parent, *key[:2], key[3],
+                                                                                        key[2] or 0, {})})
+    return out
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--variants", nargs="+", default=["onsets-first", "scratch", "vowel-pins"], choices=list(PINS))
@@ -244,7 +268,19 @@ def main(argv=None) -> int:
     p.add_argument("--file", choices=list(FILES), default="cognates",
                    help="the cognate list (default) or the names file (455 names with a Greek form)")
     p.add_argument("--collect", action="store_true", help="only rewrite the results from the run folders")
+    p.add_argument("--screens", action="store_true",
+                   help=f"only write each screened run's starts and their objectives (from its checkpoint) to "
+                        f"{SCREENS.name}")
     args = p.parse_args(argv)
+    if args.screens:
+        table = screen_rows()
+        SCREENS.parent.mkdir(parents=True, exist_ok=True)
+        SCREENS.write_text("".join(json.dumps(r) + "\n" for r in table), encoding="utf-8")
+        for r in table:
+            print(f"{r['file']} {r['variant']} seed {r['seed']}: {len(r['objectives'])} of {len(r['start_seeds'])} starts "
+                  f"screened at {r['screen_steps']} steps, objectives {[round(x, 3) for x in r['objectives']]}, "
+                  f"kept {r['kept']}")
+        return 0
     if not args.collect:
         if not FILES[args.file][0].exists():
             print(f"error: {FILES[args.file][0]}: not found (set DECIPHER_SHARED_DATA)", file=sys.stderr)

@@ -188,3 +188,23 @@ def test_the_commit_helper_says_unknown_where_git_is_missing(monkeypatch):
 
     monkeypatch.setattr(commit.subprocess, "run", no_git)
     assert commit.short_commit() == "unknown"
+
+
+def test_screens_are_read_from_each_screened_runs_checkpoint(tmp_path, monkeypatch):
+    from engine.config import Config
+    from engine.datasets.synthetic import make_cipher
+    from engine.training.trainer import Trainer
+
+    b = syllable_linear_b
+    monkeypatch.setattr(b, "CACHE", tmp_path)
+    c = make_cipher(n_stems=12, n_inscriptions=8, seed=1, dividers=True)
+    t = Trainer(c.corpus, c.vocabulary, Config(feature_dim=4, segmented=True, min_span=3, steps=6, anneal_steps=4,
+                                               eval_interval=0, restarts=3, restart_fraction=0.5), live_interval=None)
+    list(t.run())
+    (tmp_path / "screened-3000-s2").mkdir()
+    t.save_checkpoint(tmp_path / "screened-3000-s2" / "checkpoint.pt")
+    (tmp_path / "onsets-first-s2").mkdir()          # not screened: not read
+    [row] = b.screen_rows()
+    assert (row["variant"], row["steps"], row["seed"], row["screen_steps"]) == ("screened", 3000, 2, 3)
+    assert row["objectives"] == t.selection.objectives and row["kept"] == t.selection.kept
+    assert row["start_seeds"] == list(t.selection.seeds)
