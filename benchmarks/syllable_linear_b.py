@@ -36,6 +36,7 @@ benchmarks/results/syllables/linear-b.jsonl and linear-b-summary.jsonl (rewritte
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import os
 import subprocess
@@ -249,11 +250,35 @@ def screen_rows() -> list[dict]:
             continue
         state = load_checkpoint(ckpt)
         sel = state.get("restarts") or {}
-        out.append({"file": key[0], "variant": key[1], "steps": key[2], "seed": key[3],
+        out.append({"kind": "screen", "file": key[0], "variant": key[1], "steps": key[2], "seed": key[3],
                     "screen_steps": int(sel.get("steps", 0)), "start_seeds": [int(x) for x in sel.get("seeds", [])],
                     "objectives": [float(x) for x in sel.get("objectives", [])], "kept": int(sel.get("kept", -1)),
+                    "objective_min": min(map(float, sel.get("objectives", [])), default=None),
+                    "objective_max": max(map(float, sel.get("objectives", [])), default=None),
                     "checkpoint_step": int(state.get("step", 0)), "commit": _run_commit(ckpt.parent, *key[:2], key[3],
                                                                                         key[2] or 0, {})})
+    return out
+
+
+#: the steps at which the screen's evidence reads the onsets-first seeds' training loss
+LOSS_AT = (500, 1000)
+
+
+def batch_loss_rows(window: int = 50) -> list[dict]:
+    """The evidence for the screen: each 3,000-step onsets-first seed's median training loss (steps.csv
+    ``total``) over the ``window`` steps up to each step of LOSS_AT."""
+    import statistics
+
+    out = []
+    for steps_csv in sorted(CACHE.glob("onsets-first-s*/steps.csv")):
+        key = parse_folder(steps_csv.parent.name)
+        if key is None or key[0] != "cognates":
+            continue
+        with open(steps_csv, encoding="utf-8", newline="") as f:
+            rows = [(int(r["step"]), float(r["total"])) for r in csv.DictReader(f)]
+        for at in LOSS_AT:
+            out.append({"kind": "batch-loss", "variant": key[1], "seed": key[3], "step": at, "window": window,
+                        "median_total": statistics.median(t for s, t in rows if at - window < s <= at)})
     return out
 
 
@@ -269,13 +294,13 @@ def main(argv=None) -> int:
                    help="the cognate list (default) or the names file (455 names with a Greek form)")
     p.add_argument("--collect", action="store_true", help="only rewrite the results from the run folders")
     p.add_argument("--screens", action="store_true",
-                   help=f"only write each screened run's starts and their objectives (from its checkpoint) to "
-                        f"{SCREENS.name}")
+                   help=f"only write each screened run's starts and their objectives (from its checkpoint), and the "
+                        f"onsets-first seeds' training loss at steps {LOSS_AT}, to {SCREENS.name}")
     args = p.parse_args(argv)
     if args.screens:
         table = screen_rows()
         SCREENS.parent.mkdir(parents=True, exist_ok=True)
-        SCREENS.write_text("".join(json.dumps(r) + "\n" for r in table), encoding="utf-8")
+        SCREENS.write_text("".join(json.dumps(r) + "\n" for r in [*table, *batch_loss_rows()]), encoding="utf-8")
         for r in table:
             print(f"{r['file']} {r['variant']} seed {r['seed']}: {len(r['objectives'])} of {len(r['start_seeds'])} starts "
                   f"screened at {r['screen_steps']} steps, objectives {[round(x, 3) for x in r['objectives']]}, "
