@@ -17,10 +17,10 @@ benchmarks/.cache/linear-b/data. Variants:
   (the preset's onset phase), the one with the lowest objective over the corpus (read, like the phase,
   on the onsets) kept and continued to the run's steps (``restart_fraction = 1000 / steps``): a
   population of starts screened without gold. Why there: of the five 3,000-step seeds, the one that
-  reached the good basin (seed 4, P@1 0.894) left the others between steps 400 and 500 (median batch
-  loss 5.55 → 4.08 while the others stayed at 5.1–5.2) and was 2.01 against 3.45–3.50 at step 1,000
-  (their steps.csv; seen on the test data). Each start's objective at the screen goes to the row
-  (``restart_objectives``).
+  reached the good basin (seed 4) left the others' training loss between steps 400 and 500 (seen on
+  the test data; ``--screens`` writes the figures). Each start's objective at the screen goes to the row
+  (``restart_objectives``). Tried and dropped: on seeds 0 and 1 none of the 16 starts reached that
+  basin (docs/benchmarks.md, "Linear B read from its signs").
 
 The pinned variants, too, run with ``onsets_first = 0`` (as they were first measured). Each run folder
 keeps the commit it ran at (``commit.txt``; older folders: the commit their row was first written with).
