@@ -23,6 +23,7 @@ null mode.
     nice python -m benchmarks.closeness_paper run ugaritic --protocol paper --workers 2   # resumable
     python -m benchmarks.closeness_paper summary ugaritic --protocol paper
     python -m benchmarks.closeness_paper cost gothic --protocol paper --commit b075e21   # its wall time
+    python -m benchmarks.closeness_paper overlap      # the Ugaritic text's cognates in the fair Hebrew list
 
 `run` builds what it needs first. Files go under build/closeness/ (git-ignored; built from
 ../shared/data, never committed) and the comparisons' folders under runs/closeness-<lost>-<protocol>/.
@@ -293,6 +294,25 @@ def record_cost(lost: str, protocol: str, commit: str, note: str, runs: Path | N
     return row
 
 
+OVERLAP = ROOT / "benchmarks" / "results" / "closeness-ugaritic-overlap.json"
+
+
+def cognate_overlap(build: Path = BUILD) -> dict:
+    """How many of the Ugaritic text's Hebrew cognates (the paper protocol's Hebrew list: the cognates of
+    the lost words) the fair protocol's Hebrew list (Genesis's most frequent lemmas) holds, compared by
+    IPA; and how many of the paper's list's stems each other fair candidate's list shares by chance."""
+    def ipas(path: Path) -> set[str]:
+        with open(path, encoding="utf-8", newline="") as f:
+            return {r["ipa"] for r in csv.DictReader(f)}
+
+    cognates = ipas(candidate_path("ugaritic", "hebrew", "paper", build))
+    fair = {c.name: ipas(candidate_path("ugaritic", c.name, "fair", build)) for c in candidates("ugaritic", "fair")}
+    return {"cognates": len(cognates), "genesis_hebrew": len(fair["hebrew"]),
+            "cognates_in_genesis_hebrew": len(cognates & fair["hebrew"]),
+            "share": len(cognates & fair["hebrew"]) / len(cognates) if cognates else float("nan"),
+            "shared_by_chance": {n: len(cognates & v) for n, v in fair.items() if n != "hebrew"}}
+
+
 def merge_results(staged: Path, protocol: str, results: Path = RESULTS) -> int:
     """Add a comparison's rows (the engine's results file) to closeness.csv with their protocol, leaving
     out those already there; returns how many were added."""
@@ -405,6 +425,8 @@ def _main(argv: list[str] | None = None) -> int:
     cv.add_argument("folder", type=Path)
     cv.add_argument("--at", type=float, default=0.7)
     cv.add_argument("--from", dest="above", type=float, default=0.4)
+    sub.add_parser("overlap", help="how many of the Ugaritic text's Hebrew cognates the fair protocol's Hebrew list "
+                                   "holds, to benchmarks/results/closeness-ugaritic-overlap.json")
     co = sub.add_parser("cost", help="a finished comparison's wall time from its run folders, to "
                                      "benchmarks/results/closeness-cost.jsonl")
     co.add_argument("lost", choices=sorted(COMPARISONS))
@@ -441,6 +463,16 @@ def _main(argv: list[str] | None = None) -> int:
         w = csv.writer(sys.stdout, lineterminator="\n")
         w.writerow(list(table[0]) if table else ["known", "seed", "null"])
         w.writerows([list(d.values()) for d in table])
+        return 0
+    if args.what == "overlap":
+        try:
+            got = cognate_overlap()
+        except (OSError, KeyError) as e:
+            print(f"error: {e} (run `prepare ugaritic --protocol paper` and `--protocol fair` first)", file=sys.stderr)
+            return 2
+        OVERLAP.write_text(json.dumps(got, indent=1) + "\n", encoding="utf-8")
+        print(f"{got['cognates_in_genesis_hebrew']} of the text's {got['cognates']} Hebrew cognates are among Genesis's "
+              f"{got['genesis_hebrew']} kept stems ({100 * got['share']:.0f} %) -> {OVERLAP.name}")
         return 0
     if args.what == "cost":
         try:

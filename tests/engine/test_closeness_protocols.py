@@ -163,3 +163,19 @@ def test_a_comparisons_cost_is_read_from_its_run_folders(tmp_path, monkeypatch, 
     (folder / "runs.csv").write_text("known,seed,null,score\n" + "latin,0,,0.1\n" * 3)
     assert cp.main(["cost", "gothic", "--commit", "abc"]) == 2
     assert "3 runs in runs.csv but 2 run folders" in capsys.readouterr().err
+
+
+def test_the_cognate_overlap_counts_the_texts_cognates_in_the_fair_hebrew_list(tmp_path):
+    from benchmarks.closeness_paper import candidate_path, candidates, cognate_overlap
+
+    def write(path, ipas):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("form,ipa,gloss,source\n" + "".join(f"f{i},{x},,t\n" for i, x in enumerate(ipas)))
+
+    write(candidate_path("ugaritic", "hebrew", "paper", tmp_path), ["ktb", "mlk", "ʃlm", "bjt"])
+    for c in candidates("ugaritic", "fair"):
+        write(candidate_path("ugaritic", c.name, "fair", tmp_path),
+              {"hebrew": ["mlk", "bjt", "ʔrṣ"], "arabic": ["ktb", "qaːl"]}.get(c.name, ["est"]))
+    got = cognate_overlap(tmp_path)
+    assert (got["cognates"], got["genesis_hebrew"], got["cognates_in_genesis_hebrew"]) == (4, 3, 2)
+    assert got["share"] == 0.5 and got["shared_by_chance"]["arabic"] == 1 and got["shared_by_chance"]["latin"] == 0
