@@ -243,8 +243,14 @@ def run_intervals(folder: Path) -> list[tuple[float, float]]:
         raise ValueError(f"{table}: no such file (a finished `decipher closeness` folder?)")
     with open(table, encoding="utf-8", newline="") as f:
         rows = list(csv.DictReader(f))
+    planned = None       # the runs of this plan (the folder's results.csv), where another plan left runs too
+    if (folder / "results.csv").is_file():
+        with open(folder / "results.csv", encoding="utf-8", newline="") as f:
+            planned = {r["run_dir"] for r in csv.DictReader(f) if r.get("status") == "completed"}
     out = []
     for metrics in sorted(folder.glob("*/*/seed-*/metrics.json")):
+        if planned is not None and metrics.parent.relative_to(folder).as_posix() not in planned:
+            continue
         got = json.loads(metrics.read_text(encoding="utf-8"))
         end = metrics.stat().st_mtime
         out.append((end - float(got["wall_time_s"]), end))

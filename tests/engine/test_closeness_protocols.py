@@ -160,6 +160,10 @@ def test_a_comparisons_cost_is_read_from_its_run_folders(tmp_path, monkeypatch, 
     assert cp.main(["cost", "gothic", "--commit", "abd"]) == 0      # replaces the row
     [row] = [json.loads(x) for x in (tmp_path / "cost.jsonl").read_text().splitlines()]
     assert row["busy_s"] == 250.0 and row["concurrency_max"] == 2 and row["commit"] == "abd"
+    # a run folder of another plan in the same folder (not in its results.csv) is not this comparison's
+    (folder / "results.csv").write_text("known,seed,status,run_dir\nlatin,1,completed,latin/own-x/seed-1\n")
+    (folder / "runs.csv").write_text("known,seed,null,score\nlatin,1,,0.2\n")
+    assert cp.comparison_cost(cp.run_intervals(folder))["busy_s"] == 200.0
     (folder / "runs.csv").write_text("known,seed,null,score\n" + "latin,0,,0.1\n" * 3)
     assert cp.main(["cost", "gothic", "--commit", "abc"]) == 2
     assert "3 runs in runs.csv but 2 run folders" in capsys.readouterr().err
