@@ -248,15 +248,16 @@ def screen_rows() -> list[dict]:
         key = parse_folder(ckpt.parent.name)
         if key is None:
             continue
+        file, variant, steps, seed = key
         state = load_checkpoint(ckpt)
         sel = state.get("restarts") or {}
-        out.append({"kind": "screen", "file": key[0], "variant": key[1], "steps": key[2], "seed": key[3],
+        out.append({"kind": "screen", "file": file, "variant": variant, "steps": steps, "seed": seed,
                     "screen_steps": int(sel.get("steps", 0)), "start_seeds": [int(x) for x in sel.get("seeds", [])],
                     "objectives": [float(x) for x in sel.get("objectives", [])], "kept": int(sel.get("kept", -1)),
                     "objective_min": min(map(float, sel.get("objectives", [])), default=None),
                     "objective_max": max(map(float, sel.get("objectives", [])), default=None),
-                    "checkpoint_step": int(state.get("step", 0)), "commit": _run_commit(ckpt.parent, *key[:2], key[3],
-                                                                                        key[2] or 0, {})})
+                    "checkpoint_step": int(state.get("step", 0)),
+                    "commit": _run_commit(ckpt.parent, file, variant, seed, steps or DEFAULT_STEPS, {})})
     return out
 
 
@@ -309,6 +310,12 @@ def main(argv=None) -> int:
     if not args.collect:
         if not FILES[args.file][0].exists():
             print(f"error: {FILES[args.file][0]}: not found (set DECIPHER_SHARED_DATA)", file=sys.stderr)
+            return 2
+        try:                # a variant that cannot run at these steps: one line, before any run starts
+            for v in args.variants:
+                variant_settings(v, args.steps)
+        except ValueError as e:
+            print(f"error: --steps {args.steps}: {e}", file=sys.stderr)
             return 2
         jobs = [(v, s) for s in args.seeds for v in args.variants]
         with ThreadPoolExecutor(args.jobs) as pool:

@@ -100,8 +100,6 @@ def changes(old: dict | None, new: dict) -> list[str]:
     (``lr: 0.1 -> 0.3``, ``steps: 5 -> 50``, ``lost file changed``); empty when they match."""
     if old is None:
         return ["no record of its inputs (made by an older version, or its record is damaged)"]
-    if old.get("digest") == new["digest"]:
-        return []
     old_s = old.get("settings") if isinstance(old.get("settings"), dict) else {}
     new = _without_added(new, old_s)       # settings added since, at their neutral value, change nothing
     if old.get("digest") == new["digest"]:

@@ -208,3 +208,15 @@ def test_screens_are_read_from_each_screened_runs_checkpoint(tmp_path, monkeypat
     assert (row["variant"], row["steps"], row["seed"], row["screen_steps"]) == ("screened", 3000, 2, 3)
     assert row["objectives"] == t.selection.objectives and row["kept"] == t.selection.kept
     assert row["start_seeds"] == list(t.selection.seeds)
+
+
+def test_a_screened_run_too_short_for_its_screen_is_one_line_before_any_run(tmp_path, monkeypatch, capsys):
+    b = syllable_linear_b
+    monkeypatch.setattr(b, "CACHE", tmp_path)
+    cog = tmp_path / "c.cog"
+    cog.write_text("")
+    monkeypatch.setitem(b.FILES, "cognates", (cog, ""))
+    monkeypatch.setattr(b, "run", lambda *a, **k: pytest.fail("no run may start"))
+    assert b.main(["--variants", "screened", "--steps", "1000", "--seeds", "0"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--steps 1000" in err[0] and "more than 1000 steps" in err[0]
