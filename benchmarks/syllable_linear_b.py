@@ -146,8 +146,9 @@ def run(variant: str, seed: int, steps: int, file: str = "cognates", continue_sh
                              encoding="utf-8")
             args += ["--prior", str(prior)]
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
-    subprocess.run(_cli(*args), check=True, cwd=ROOT, env=env, capture_output=True)
+    out.mkdir(parents=True, exist_ok=True)     # the commit first: a run stopped midway still names its code
     (out / "commit.txt").write_text(short_commit() + "\n", encoding="utf-8")
+    subprocess.run(_cli(*args), check=True, cwd=ROOT, env=env, capture_output=True)
     if source is not None:
         (out / "continued.txt").write_text(f"{source.name} ({_finished_steps(source)} steps)\n", encoding="utf-8")
     return out
