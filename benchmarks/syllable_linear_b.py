@@ -192,6 +192,15 @@ def final_objective(folder: Path, file: str) -> float:
     return value
 
 
+def run_files(pattern: str):
+    """(file, its run folder's key) for every file of the cache matching ``pattern`` (relative to the
+    cache) whose folder is a run folder (parse_folder)."""
+    for path in sorted(CACHE.glob(pattern)):
+        key = parse_folder(path.parent.name)
+        if key is not None:
+            yield path, key
+
+
 def rows() -> list[dict]:
     earlier = {}
     if OUT.exists():
@@ -199,12 +208,10 @@ def rows() -> list[dict]:
             r = json.loads(line)
             earlier[(r["file"], r["variant"], r["seed"], r["steps"])] = r.get("commit", "")
     out = []
-    for m in sorted(CACHE.glob("*-s*/metrics.json")):
-        key = parse_folder(m.parent.name)
-        if key is None:
-            continue
-        file, variant, _, seed = key
+    for m, (file, variant, steps, seed) in run_files("*-s*/metrics.json"):
         got = json.loads(m.read_text(encoding="utf-8"))
+        if got.get("steps") != (steps or DEFAULT_STEPS):
+            continue        # stopped before its last step (its metrics.json says how far): not a result
         cont = m.parent / "continued.txt"
         starts = sorted((int(k.rsplit("_", 1)[1]), v) for k, v in got.items() if k.startswith("restart_objective_"))
         restarts = {"restart_objectives": [v for _, v in starts], "restart_kept": int(got["restart_kept"])} \
@@ -245,11 +252,7 @@ def screen_rows() -> list[dict]:
     from engine.training.trainer import load_checkpoint
 
     out = []
-    for ckpt in sorted(CACHE.glob("*screened*-s*/checkpoint.pt")):
-        key = parse_folder(ckpt.parent.name)
-        if key is None:
-            continue
-        file, variant, steps, seed = key
+    for ckpt, (file, variant, steps, seed) in run_files("*screened*-s*/checkpoint.pt"):
         state = load_checkpoint(ckpt)
         sel = state.get("restarts") or {}
         out.append({"kind": "screen", "file": file, "variant": variant, "steps": steps, "seed": seed,
@@ -272,9 +275,8 @@ def batch_loss_rows(window: int = 50) -> list[dict]:
     import statistics
 
     out = []
-    for steps_csv in sorted(CACHE.glob("onsets-first-s*/steps.csv")):
-        key = parse_folder(steps_csv.parent.name)
-        if key is None or key[0] != "cognates":
+    for steps_csv, key in run_files("onsets-first-s*/steps.csv"):
+        if key[0] != "cognates":
             continue
         with open(steps_csv, encoding="utf-8", newline="") as f:
             rows = [(int(r["step"]), float(r["total"])) for r in csv.DictReader(f)]

@@ -220,3 +220,21 @@ def test_a_screened_run_too_short_for_its_screen_is_one_line_before_any_run(tmp_
     assert b.main(["--variants", "screened", "--steps", "1000", "--seeds", "0"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--steps 1000" in err[0] and "more than 1000 steps" in err[0]
+
+
+def test_collect_leaves_out_a_run_stopped_before_its_last_step(tmp_path, monkeypatch):
+    import json
+
+    b = syllable_linear_b
+    monkeypatch.setattr(b, "CACHE", tmp_path / "cache")
+    monkeypatch.setattr(b, "OUT", tmp_path / "out" / "linear-b.jsonl")
+    for name, steps, p1 in (("onsets-first-s0", 3000, 0.5), ("screened-8000-s0", 3630, None)):
+        d = tmp_path / "cache" / name
+        d.mkdir(parents=True)
+        d.joinpath("metrics.json").write_text(json.dumps({"steps": steps, "p_at_1": p1, "p_at_1_strict": p1,
+                                                          "signs_standard": 40}))
+        d.joinpath("objective.json").write_text(json.dumps({"objective": -1.0}))
+        d.joinpath("commit.txt").write_text("aaa\n")
+    assert b.main(["--collect"]) == 0
+    runs = [json.loads(x) for x in (tmp_path / "out" / "linear-b.jsonl").read_text().splitlines()]
+    assert [(r["variant"], r["steps"]) for r in runs] == [("onsets-first", 3000)]
