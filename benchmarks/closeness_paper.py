@@ -23,6 +23,7 @@ null mode.
     nice python -m benchmarks.closeness_paper run ugaritic --protocol paper --workers 2   # resumable
     python -m benchmarks.closeness_paper summary ugaritic --protocol paper
     python -m benchmarks.closeness_paper cost gothic --protocol paper --commit b075e21   # its wall time
+    python -m benchmarks.closeness_paper table gothic --protocol paper   # its table for docs/benchmarks.md
     python -m benchmarks.closeness_paper overlap      # the Ugaritic text's cognates in the fair Hebrew list
 
 `run` builds what it needs first. Files go under build/closeness/ (git-ignored; built from
@@ -384,6 +385,57 @@ def summary_rows(rows: list[dict], lost: str, steps: int | None = None, protocol
     return out
 
 
+#: short names in the record's ids (``cmp-uga-fair-heb-margin``) and the names the docs' tables show
+SHORT = {"ugaritic": "uga", "gothic": "goth", "iberian": "ibe", "hebrew": "heb", "latin": "lat", "spanish": "spa",
+         "arabic": "ara", "hungarian": "hun", "turkish": "tur", "basque": "bas", "proto-germanic": "pg",
+         "old-norse": "on", "old-english": "oe"}
+SHOWN = {"proto-germanic": "Proto-Germanic", "old-norse": "Old Norse", "old-english": "Old English"}
+#: the summary columns of a table row, in the table's order
+TABLE_FIELDS = (("score", "score_mean"), ("null", "null_mean"), ("margin", "margin"), ("lo", "margin_lo"),
+                ("hi", "margin_hi"), ("p", "p_holm"))
+
+
+def summary_path(lost: str, protocol: str) -> Path:
+    """The committed copy of a finished comparison's summary.csv."""
+    return ROOT / "benchmarks" / "results" / f"closeness-{lost}-{protocol}-summary.csv"
+
+
+def p_digits(p: float) -> int:
+    """Decimals a Holm p is written with: two significant digits at most, 1 as "1"."""
+    if p >= 0.995:
+        return 0
+    return 2 if p >= 0.095 else 3 if p >= 0.0095 else 4
+
+
+def table_lines(lost: str, protocol: str, summary: Path) -> tuple[list[str], list[str]]:
+    """The docs' table of a finished comparison (ranked as its summary.csv, the margin's ranking) with a
+    record marker after every number, and the record.toml entries those markers name."""
+    with open(summary, encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    need = {"known", "verdict"} | {c for _, c in TABLE_FIELDS}
+    if not rows or need - set(rows[0]):
+        raise ValueError(f"{summary}: not a comparison's summary.csv (columns {', '.join(sorted(need))})")
+    rel = summary.relative_to(ROOT).as_posix() if summary.is_relative_to(ROOT) else str(summary)
+    lines = ["| rank (by margin) | candidate | score | own null mean | margin [90 % interval] | p (Holm) | verdict |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    record = []
+    for rank, r in enumerate(rows, start=1):
+        known = r["known"]
+        cell = {}
+        for short, column in TABLE_FIELDS:
+            value = float(r[column])
+            digits = p_digits(value) if short == "p" else 3
+            mark = f"cmp-{SHORT[lost]}-{protocol}-{SHORT.get(known, known)}-{short}"
+            text = f"{value:.{digits}f}" if short in ("p", "score", "null") else f"{value:+.{digits}f}"
+            cell[short] = f"{text}<!--r:{mark}-->"
+            record += ["[[n]]", f'id = "{mark}"', f'file = "{rel}"', f'where = {{ known = "{known}" }}',
+                       f'field = "{column}"', 'agg = "value"', f"digits = {digits}", ""]
+        name = SHOWN.get(known, known.capitalize())
+        lines.append(f"| {rank} | {name} | {cell['score']} | {cell['null']} | {cell['margin']} [{cell['lo']}, "
+                     f"{cell['hi']}] | {cell['p']} | {r['verdict']} |")
+    return lines, record
+
+
 def curve_rows(path: Path, at: float = 0.7, above: float = 0.4) -> list[dict]:
     """Per run of a comparison folder's curves.csv: the coverage at confidence ``at`` (engine's
     coverage_at) and the area of the curve over confidence >= ``above``, as the sum of the coverage
@@ -439,6 +491,11 @@ def _main(argv: list[str] | None = None) -> int:
     co.add_argument("--protocol", choices=PROTOCOLS, default="paper")
     co.add_argument("--commit", required=True, help="the commit the comparison ran at")
     co.add_argument("--note", default="", help="what else ran on the machine meanwhile")
+    tb = sub.add_parser("table", help="the docs' table of a finished comparison from its committed summary "
+                                      "(benchmarks/results/closeness-LOST-PROTOCOL-summary.csv), with record markers")
+    tb.add_argument("lost", choices=sorted(COMPARISONS))
+    tb.add_argument("--protocol", choices=PROTOCOLS, default="paper")
+    tb.add_argument("--record", action="store_true", help="print the record.toml entries its markers name instead")
     for name in ("commands", "run"):
         s = sub.add_parser(name)
         if name == "run":
@@ -488,6 +545,15 @@ def _main(argv: list[str] | None = None) -> int:
             return 2
         print(f"{args.lost} ({args.protocol}): {row['runs']} runs, {row['busy_s'] / 3600:.2f} h of wall time "
               f"in {row['segments']} segment(s), at most {row['concurrency_max']} at once -> {COST.name}")
+        return 0
+    if args.what == "table":
+        path = summary_path(args.lost, args.protocol)
+        try:
+            lines, record = table_lines(args.lost, args.protocol, path)
+        except (OSError, ValueError) as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        print("\n".join(record if args.record else lines))
         return 0
     if args.what == "summary":
         if not args.results.is_file():

@@ -183,3 +183,35 @@ def test_the_cognate_overlap_counts_the_texts_cognates_in_the_fair_hebrew_list(t
     got = cognate_overlap(tmp_path)
     assert (got["cognates"], got["genesis_hebrew"], got["cognates_in_genesis_hebrew"]) == (4, 3, 2)
     assert got["share"] == 0.5 and got["shared_by_chance"]["arabic"] == 1 and got["shared_by_chance"]["latin"] == 0
+
+
+def test_the_docs_table_of_a_comparison_is_rendered_from_its_committed_summary():
+    """The Ugaritic fair table in docs/benchmarks.md and its record entries are what `table` renders from
+    the committed summary, so the Gothic and Iberian tables can be made the same way."""
+    import tomllib
+
+    from benchmarks.closeness_paper import ROOT, summary_path, table_lines
+
+    lines, record = table_lines("ugaritic", "fair", summary_path("ugaritic", "fair"))
+    docs = [ln for ln in (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8").splitlines()
+            if ln.startswith("| ") and "<!--r:cmp-uga-fair-" in ln]
+    assert lines[2:] == docs and len(docs) == 7
+    assert lines[2].startswith("| 1 | Hungarian | 0.059<!--r:cmp-uga-fair-hun-score--> |")
+    kept = {e["id"]: e for e in tomllib.loads((ROOT / "benchmarks" / "record.toml").read_text(encoding="utf-8"))["n"]}
+    mine = tomllib.loads("\n".join(record))["n"]
+    assert len(mine) == 7 * 6 and all(kept[e["id"]] == e for e in mine)
+
+
+def test_a_tables_p_keeps_two_significant_digits_and_a_bad_summary_is_one_line(tmp_path, capsys, monkeypatch):
+    import benchmarks.closeness_paper as cp
+    from benchmarks.closeness_paper import main, p_digits, table_lines
+
+    assert [p_digits(p) for p in (1.0, 0.996, 0.10246, 0.03, 0.0002)] == [0, 0, 2, 3, 4]
+    bad = tmp_path / "summary.csv"
+    bad.write_text("known,score\nlatin,0.1\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="not a comparison's summary.csv"):
+        table_lines("gothic", "paper", bad)
+    monkeypatch.setattr(cp, "summary_path", lambda lost, protocol: tmp_path / "none.csv")
+    assert main(["table", "iberian", "--protocol", "fair"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "none.csv" in err[0]
