@@ -31,6 +31,19 @@ skips what is there (resumable). ``--table`` prints the Markdown table of a resu
 
     nice -n 10 python -m benchmarks.pin_suggestions --out benchmarks/results/pin-suggestions-v2.jsonl
     python -m benchmarks.pin_suggestions --out benchmarks/results/pin-suggestions-v2.jsonl --table
+
+How much of a gain is noise (``--noise R --source FILE``): each cipher of FILE is trained to the same
+state again, and its no-pin continuation and the pins of its probed signs are continued ``R`` - 1 more
+times with other continuation seeds (the batches' order and the dropout masks drawn anew from the same
+state; seed 0 is FILE's own continuation). ``--noise-table`` then gives a single gain's spread, the most
+frequent sign's gain averaged over the seeds, and whether the best of the probed signs still leads it
+once each sign's gain is averaged (the "best of 5" oracle of one continuation takes a maximum of noisy
+values).
+
+    nice -n 10 python -m benchmarks.pin_suggestions --noise 3 --source benchmarks/results/pin-suggestions-v2.jsonl \
+        --out benchmarks/results/pin-suggestions-v2-noise.jsonl
+    python -m benchmarks.pin_suggestions --noise-table --source benchmarks/results/pin-suggestions-v2.jsonl \
+        --out benchmarks/results/pin-suggestions-v2-noise.jsonl
 """
 
 from __future__ import annotations
@@ -157,6 +170,114 @@ def run_cipher(seed: int, args, out: Path) -> None:
               f"({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
 
 
+#: continuation seed k of cipher c draws its streams from c * NOISE_STRIDE + k
+NOISE_STRIDE = 100
+
+
+def run_noise(seed: int, args, source: Path, out: Path) -> int:
+    """Continuations ``1 .. args.noise - 1`` of one cipher of ``source`` (its no-pin continuation and its
+    probed signs' pins), from the state it was trained to; rows to ``out``. Returns how many were made."""
+    import numpy as np
+    import torch
+
+    from engine.config import Config
+    from engine.corpus import PinnedValue
+    from engine.datasets.synthetic import make_cipher
+    from engine.results import EvalEvent
+    from engine.training.trainer import Trainer
+
+    heads = [r for r in _rows(source) if r["cipher"] == seed and r["sign"] == ""]
+    if not heads:
+        raise ValueError(f"{source}: no cipher {seed}")
+    head = heads[-1]
+    if (head["stems"], head["inscriptions"], head["steps"], head["extra"]) != \
+            (args.stems, args.inscriptions, args.steps, args.extra):
+        raise ValueError(f"{source}: cipher {seed} was made with other --stems/--inscriptions/--steps/--extra")
+    signs = ["<none>", *dict.fromkeys([*head["picks"]["probe"], *head["picks"]["frequent"]])]
+    done = {(r["cipher"], r["sign"], r["cont_seed"]) for r in _rows(out)} if out.exists() else set()
+    todo = [(k, sign) for k in range(1, args.noise) for sign in signs if (seed, sign, k) not in done]
+    if not todo:
+        return 0
+    cipher = make_cipher(n_stems=args.stems, n_inscriptions=args.inscriptions, seed=seed)
+    total = args.steps + args.extra
+    cfg = Config(**CONFIG, steps=total, anneal_steps=int(0.6 * total), seed=seed)
+    base = Trainer(cipher.corpus, cipher.vocabulary, cfg, gold=cipher.gold, live_interval=None)
+    base_ev = [e for e in base.run(args.steps) if isinstance(e, EvalEvent)][-1]
+    if abs(base_ev.metrics["p_at_10"] - head["p_at_10_base"]) > 1e-9:
+        raise ValueError(f"{source}: cipher {seed}'s base state is not reproduced (P@10 "
+                         f"{base_ev.metrics['p_at_10']:.4f}, the file {head['p_at_10_base']:.4f})")
+    state = base.state()
+    truth = {letter: unit for unit, letter in cipher.key.items()}
+    for k, sign in todo:
+        pins = [PinnedValue(sign, truth[sign])] if sign != "<none>" else []
+        t = Trainer(cipher.corpus, cipher.vocabulary, cfg, gold=cipher.gold, pins=pins, state=state,
+                    live_interval=None)
+        stream = seed * NOISE_STRIDE + k            # after the state's streams were restored: new draws
+        torch.manual_seed(stream)
+        np.random.seed(stream)
+        t.rng.seed(stream)
+        ev = [e for e in t.run(total) if isinstance(e, EvalEvent)][-1]
+        _write(out, {"cipher": seed, "sign": sign, "cont_seed": k, "truth": truth.get(sign, ""),
+                     "p_at_10": ev.metrics["p_at_10"], "p_at_1": ev.metrics["p_at_1"]})
+        print(f"cipher {seed} continuation {k} pin {sign}: P@10 {ev.metrics['p_at_10']:.3f}", file=sys.stderr,
+              flush=True)
+    return len(todo)
+
+
+def noise_summary(source_rows: list[dict], noise_rows: list[dict]) -> dict:
+    """Per cipher with every continuation seed: the most frequent sign's gain (seed 0 and the mean over
+    seeds), the best probed sign by one continuation (seed 0, the oracle as published) and by the mean
+    gain, and the spread of a single gain (each sign's gains over the seeds: their sd, pooled)."""
+    heads = {r["cipher"]: r for r in source_rows if r["sign"] == ""}
+    p10: dict[tuple, dict[int, float]] = {}
+    for r in source_rows:
+        if r["sign"]:
+            p10.setdefault((r["cipher"], r["sign"]), {})[0] = r["p_at_10"]
+    for r in noise_rows:
+        p10.setdefault((r["cipher"], r["sign"]), {})[r["cont_seed"]] = r["p_at_10"]
+    seeds = sorted({r["cont_seed"] for r in noise_rows} | {0})
+    ciphers, variances = [], []
+    for c, h in sorted(heads.items()):
+        signs = list(dict.fromkeys([*h["picks"]["probe"], *h["picks"]["frequent"]]))
+        if not all(set(seeds) <= set(p10.get((c, s), {})) for s in ["<none>", *signs]):
+            continue
+        gain = {s: [p10[(c, s)][k] - p10[(c, "<none>")][k] for k in seeds] for s in signs}
+        frequent = h["picks"]["frequent"][0]
+        variances += [statistics.variance(g) for g in gain.values()]
+        by_one = max(signs, key=lambda s: gain[s][0])
+        by_mean = max(signs, key=lambda s: statistics.fmean(gain[s]))
+        ciphers.append({"cipher": c, "frequent": frequent, "frequent_gain_seed0": gain[frequent][0],
+                        "frequent_gain_mean": statistics.fmean(gain[frequent]),
+                        "best_by_seed0": by_one, "best_by_seed0_gain": gain[by_one][0],
+                        "best_by_seed0_gain_mean": statistics.fmean(gain[by_one]),
+                        "best_by_mean": by_mean, "best_by_mean_gain_mean": statistics.fmean(gain[by_mean]),
+                        "gains": {s: [round(x, 4) for x in g] for s, g in gain.items()}})
+    return {"continuation_seeds": len(seeds), "ciphers": ciphers,
+            "gain_sd_pooled": statistics.fmean(variances) ** 0.5 if variances else float("nan")}
+
+
+def noise_table(summary: dict) -> str:
+    n = summary["continuation_seeds"]
+    lines = [f"| cipher | most frequent (sign) | its gain, seed 0 | its gain, mean of {n} | best of the probed by seed 0 "
+             f"(sign) | that sign's gain, seed 0 | that sign's gain, mean of {n} | best by the mean of {n} (sign) |",
+             "|---" * 8 + "|"]
+    rows = summary["ciphers"]
+    for r in rows:
+        lines.append(f"| {r['cipher']} | {r['frequent']} | {r['frequent_gain_seed0']:+.3f} | {r['frequent_gain_mean']:+.3f} | "
+                     f"{r['best_by_seed0']} | {r['best_by_seed0_gain']:+.3f} | {r['best_by_seed0_gain_mean']:+.3f} | "
+                     f"{r['best_by_mean']} ({r['best_by_mean_gain_mean']:+.3f}) |")
+    if rows:
+        m = {k: statistics.fmean(r[k] for r in rows) for k in ("frequent_gain_seed0", "frequent_gain_mean",
+                                                               "best_by_seed0_gain", "best_by_seed0_gain_mean",
+                                                               "best_by_mean_gain_mean")}
+        lines.append(f"| **mean of {len(rows)}** | | **{m['frequent_gain_seed0']:+.3f}** | **{m['frequent_gain_mean']:+.3f}** | | "
+                     f"**{m['best_by_seed0_gain']:+.3f}** | **{m['best_by_seed0_gain_mean']:+.3f}** | "
+                     f"**{m['best_by_mean_gain_mean']:+.3f}** |")
+        lines += ["", f"A single gain's spread over continuation seeds (sd, pooled over the probed signs): "
+                      f"{summary['gain_sd_pooled']:.3f}"]
+    return "\n".join(lines)
+
+
 def _planned(seed: int, out: Path) -> list[str] | None:
     """The continuations a cipher's stored header plans (None: no header with every strategy yet)."""
     heads = [r for r in _rows(out) if r["cipher"] == seed and r["sign"] == ""] if out.exists() else []
@@ -229,14 +350,39 @@ def main(argv=None) -> int:
     ap.add_argument("--probe", type=int, default=5, help="also pin each of the N most frequent candidates")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--table", action="store_true", help="print the Markdown table of --out and exit")
+    ap.add_argument("--noise", type=int, metavar="R", help="continue --source's ciphers with R - 1 more "
+                                                          "continuation seeds each (rows to --out)")
+    ap.add_argument("--source", type=Path, help="the results file whose continuations --noise repeats")
+    ap.add_argument("--noise-table", action="store_true", help="print the table of --noise's rows (--out) against "
+                                                               "--source and exit")
     args = ap.parse_args(argv)
     if args.table:
         print(table(args.out))
+        return 0
+    if args.noise is not None or args.noise_table:
+        if args.source is None or not args.source.is_file():
+            print("error: --noise and --noise-table need --source, an existing results file", file=sys.stderr)
+            return 2
+        if args.noise is not None and args.noise < 2:
+            print("error: --noise must be at least 2 (seed 0 is the source's own continuation)", file=sys.stderr)
+            return 2
+    if args.noise_table:
+        got = noise_summary(_rows(args.source), _rows(args.out) if args.out.exists() else [])
+        print(noise_table(got))
         return 0
     import torch
 
     torch.set_num_threads(args.threads)
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    if args.noise is not None:
+        try:
+            for seed in args.ciphers:
+                run_noise(seed, args, args.source, args.out)
+        except ValueError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        print(noise_table(noise_summary(_rows(args.source), _rows(args.out))))
+        return 0
     for seed in args.ciphers:
         run_cipher(seed, args, args.out)
     print(table(args.out))

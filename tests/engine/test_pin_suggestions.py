@@ -182,6 +182,51 @@ def test_the_benchmark_writes_rows_as_they_finish_resumes_without_retraining_and
     assert "misfit × share beats the most frequent on" in table and "best of the 5 most frequent (oracle)" in table
 
 
+@pytest.mark.usefixtures("one_torch_thread")
+def test_the_noise_mode_repeats_a_ciphers_continuations_with_new_streams_and_resumes(tmp_path, capsys):
+    import json
+
+    from benchmarks.pin_suggestions import main
+
+    source, noise = tmp_path / "ps.jsonl", tmp_path / "noise.jsonl"
+    size = ["--ciphers", "1", "--stems", "20", "--inscriptions", "10", "--steps", "4", "--extra", "2"]
+    assert main(["--out", str(source), *size, "--draws", "1", "--seeds", "1", "--probe", "2"]) == 0
+    [head] = [json.loads(ln) for ln in source.read_text(encoding="utf-8").splitlines() if '"sign": ""' in ln]
+    argv = ["--out", str(noise), "--source", str(source), *size]
+    assert main([*argv, "--noise", "3"]) == 0
+    rows = [json.loads(ln) for ln in noise.read_text(encoding="utf-8").splitlines()]
+    signs = {"<none>", *head["picks"]["probe"], *head["picks"]["frequent"]}
+    assert {(r["sign"], r["cont_seed"]) for r in rows} == {(s, k) for s in signs for k in (1, 2)}
+    assert len(rows) == 2 * len(signs) and all(0.0 <= r["p_at_10"] <= 1.0 for r in rows)
+    capsys.readouterr()
+    assert main([*argv, "--noise", "3"]) == 0                          # resumed: nothing new
+    assert noise.read_text(encoding="utf-8").count("\n") == len(rows)
+    table = capsys.readouterr().out
+    assert "| **mean of 1** |" in table and "A single gain's spread" in table
+    # a source made at other sizes is refused in one line, before any training
+    assert main(["--out", str(tmp_path / "x.jsonl"), "--source", str(source), "--ciphers", "1", "--steps", "5",
+                 "--noise", "2"]) == 2
+    assert "was made with other" in capsys.readouterr().err
+
+
+def test_the_noise_summary_averages_each_signs_gain_over_the_continuation_seeds():
+    from benchmarks.pin_suggestions import noise_summary
+
+    source = [{"cipher": 1, "sign": "", "picks": {"probe": ["a", "b"], "frequent": ["a"]}},
+              {"cipher": 1, "sign": "<none>", "p_at_10": 0.2}, {"cipher": 1, "sign": "a", "p_at_10": 0.5},
+              {"cipher": 1, "sign": "b", "p_at_10": 0.7}]
+    noise = [{"cipher": 1, "sign": "<none>", "cont_seed": 1, "p_at_10": 0.3},
+             {"cipher": 1, "sign": "a", "cont_seed": 1, "p_at_10": 0.8},
+             {"cipher": 1, "sign": "b", "cont_seed": 1, "p_at_10": 0.4}]
+    got = noise_summary(source, noise)
+    [c] = got["ciphers"]
+    # gains: a (+0.3, +0.5), b (+0.5, +0.1): b leads on seed 0 alone, a on the mean
+    assert c["best_by_seed0"] == "b" and c["best_by_mean"] == "a"
+    assert c["frequent_gain_mean"] == pytest.approx(0.4) and c["best_by_seed0_gain_mean"] == pytest.approx(0.3)
+    assert got["gain_sd_pooled"] == pytest.approx(((0.02 + 0.08) / 2) ** 0.5)
+    assert noise_summary(source, noise[:2])["ciphers"] == []      # a sign without every seed: left out
+
+
 def match(span: str, stem_ipa: str) -> "Match":
     from engine.results import Alternative, Match
 
