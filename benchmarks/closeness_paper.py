@@ -288,10 +288,17 @@ def comparison_cost(intervals: list[tuple[float, float]], idle_gap_s: float = ID
 
 def record_cost(lost: str, protocol: str, commit: str, note: str, runs: Path | None = None,
                 out: Path | None = None) -> dict:
-    """Add (or replace) the cost row of one comparison in benchmarks/results/closeness-cost.jsonl."""
+    """Add (or replace) the cost row of one comparison in benchmarks/results/closeness-cost.jsonl; with the
+    folder's summary.csv, ``summary_s`` (from the last run's end to the summary: curves, figure, answer) and
+    ``total_s`` (``busy_s`` + ``summary_s``)."""
     runs, out = runs or RUNS, out or COST
-    row = {"lost": lost, "protocol": protocol, **comparison_cost(run_intervals(runs / f"closeness-{lost}-{protocol}")),
-           "commit": commit, "cpu": os.cpu_count(), "note": note}
+    folder = runs / f"closeness-{lost}-{protocol}"
+    cost = comparison_cost(run_intervals(folder))
+    summary = folder / "summary.csv"     # written once every run is in: the comparison's own work after them
+    if summary.is_file():
+        cost["summary_s"] = round(summary.stat().st_mtime - cost["last_end"], 1)
+        cost["total_s"] = round(cost["busy_s"] + cost["summary_s"], 1)
+    row = {"lost": lost, "protocol": protocol, **cost, "commit": commit, "cpu": os.cpu_count(), "note": note}
     kept = []
     if out.exists():
         kept = [r for r in map(json.loads, out.read_text(encoding="utf-8").splitlines())
@@ -299,6 +306,64 @@ def record_cost(lost: str, protocol: str, commit: str, note: str, runs: Path | N
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in [*kept, row]), encoding="utf-8")
     return row
+
+
+def gothic_mappings(protocol: str = "paper", runs: Path | None = None, build: Path = BUILD,
+                    germanic_only: bool = True) -> list[dict]:
+    """What the Gothic comparison's runs learned, read from their checkpoints (no training): per run its
+    score (runs.csv), how many of the 25 Gothic letters its mapping reads as their standard value (the full
+    Gothic prior, resources/priors/gothic-full.csv, as benchmarks/gothic.py reports) and its P@10 against
+    the Gothic–PG gold of the lost text (only stems in the run's list can be found). The vocabularies are
+    rebuilt as the comparison built them (the same candidates, sizes, sampling and nulls), each checked
+    against its run's recorded digest. The P@10 is only meaningful for Proto-Germanic's own list (the gold
+    is Gothic–PG)."""
+    from benchmarks.gothic_ranks import prior_agreement
+    from engine.closeness.comparison import plan_comparison
+    from engine.config import config_from_options
+    from engine.inputs_digest import vocabulary_digest
+    from engine.io.tables import read_gold, read_prior
+    from engine.runs.inputs import read_run_files
+    from engine.training.trainer import Trainer
+
+    folder = (runs or RUNS) / f"closeness-gothic-{protocol}"
+    with open(folder / "runs.csv", encoding="utf-8", newline="") as f:
+        scores = {(r["known"], r["null"], r["seed"]): r for r in csv.DictReader(f)}
+    path, preset, _ = COMPARISONS["gothic"]
+    files = read_run_files(build / path)
+    gold = read_gold(build / "gothic-wr0" / "gold.csv", inscriptions=files.corpus.inscriptions)
+    names = [c.name for c in candidates("gothic", protocol)]
+    null_names = names
+    if germanic_only:   # the relatives' and Basque's own runs, and Proto-Germanic's nulls
+        names = [n for n in names if n in ("proto-germanic", "old-norse", "old-english")] + ["basque"]
+        null_names = ["proto-germanic"]
+    config = config_from_options(preset=preset, assignments=["eval_interval=0"])
+    plan = plan_comparison(files.corpus, {n: candidate_path("gothic", n, protocol, build) for n in
+                                          [c.name for c in candidates("gothic", protocol)]},
+                           seeds=(0, 1, 2), n_null=3, config=config, null_mode="phonotactic")
+    prior = read_prior(ROOT / "resources" / "priors" / "gothic-full.csv")
+    out = []
+    for item in plan.items:
+        if item.known not in (names if item.null is None else null_names):
+            continue
+        kind = "own" if item.null is None else f"null-{item.null}"
+        found = sorted(folder.glob(f"{item.known}/{kind}-*/seed-{item.seed}/checkpoint.pt"))
+        if len(found) != 1:
+            raise ValueError(f"{folder}: {len(found)} checkpoints for {item.known} {kind} seed {item.seed}")
+        recorded = json.loads((found[0].parent / "inputs.json").read_text(encoding="utf-8"))["inputs"]["known file"]
+        if vocabulary_digest(item.vocabulary) != recorded:     # rebuilt otherwise than the run's own list
+            raise ValueError(f"{found[0].parent}: the rebuilt {item.known} {kind} vocabulary is not the run's "
+                             "(its digest in inputs.json differs)")
+        trainer = Trainer.from_checkpoint(found[0], item.lost, item.vocabulary, gold=gold, live_interval=None)
+        agree = prior_agreement(trainer.mapping(), prior)
+        ev = trainer.evaluate()
+        row = scores[(item.known, "" if item.null is None else str(item.null), str(item.seed))]
+        out.append({"known": item.known, "null": "" if item.null is None else item.null, "seed": item.seed,
+                    "score": float(row["score"]), "letters_right": agree["prior_agree"],
+                    "letters": agree["prior_letters"], "p_at_10": round(ev.metrics["p_at_10"], 4),
+                    "mapping_best": agree["mapping_best"]})
+        print(f"{item.known} {kind} seed {item.seed}: {agree['prior_agree']} of {agree['prior_letters']} letters, "
+              f"P@10 {ev.metrics['p_at_10']:.3f}", file=sys.stderr, flush=True)
+    return out
 
 
 OVERLAP = ROOT / "benchmarks" / "results" / "closeness-ugaritic-overlap.json"
@@ -491,6 +556,12 @@ def _main(argv: list[str] | None = None) -> int:
     co.add_argument("--protocol", choices=PROTOCOLS, default="paper")
     co.add_argument("--commit", required=True, help="the commit the comparison ran at")
     co.add_argument("--note", default="", help="what else ran on the machine meanwhile")
+    mp = sub.add_parser("mappings", help="what the Gothic comparison's runs learned (letters at their standard "
+                                         "value, P@10), from their checkpoints, to "
+                                         "benchmarks/results/closeness-gothic-PROTOCOL-mappings.csv")
+    mp.add_argument("--protocol", choices=PROTOCOLS, default="paper")
+    mp.add_argument("--all", action="store_true", help="every run (default: the own runs of the Germanic candidates "
+                                                       "and Basque, and Proto-Germanic's nulls)")
     tb = sub.add_parser("table", help="the docs' table of a finished comparison from its committed summary "
                                       "(benchmarks/results/closeness-LOST-PROTOCOL-summary.csv), with record markers")
     tb.add_argument("lost", choices=sorted(COMPARISONS))
@@ -545,6 +616,18 @@ def _main(argv: list[str] | None = None) -> int:
             return 2
         print(f"{args.lost} ({args.protocol}): {row['runs']} runs, {row['busy_s'] / 3600:.2f} h of wall time "
               f"in {row['segments']} segment(s), at most {row['concurrency_max']} at once -> {COST.name}")
+        return 0
+    if args.what == "mappings":
+        try:
+            table = gothic_mappings(args.protocol, germanic_only=not args.all)
+        except (OSError, ValueError, KeyError) as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        dest = ROOT / "benchmarks" / "results" / f"closeness-gothic-{args.protocol}-mappings.csv"
+        from engine.io.atomic import write_csv
+
+        write_csv(dest, list(table[0]), ([r[k] for k in table[0]] for r in table))
+        print(f"{len(table)} runs -> {dest.relative_to(ROOT)}", file=sys.stderr)
         return 0
     if args.what == "table":
         path = summary_path(args.lost, args.protocol)

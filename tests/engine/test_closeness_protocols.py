@@ -160,6 +160,12 @@ def test_a_comparisons_cost_is_read_from_its_run_folders(tmp_path, monkeypatch, 
     assert cp.main(["cost", "gothic", "--commit", "abd"]) == 0      # replaces the row
     [row] = [json.loads(x) for x in (tmp_path / "cost.jsonl").read_text().splitlines()]
     assert row["busy_s"] == 250.0 and row["concurrency_max"] == 2 and row["commit"] == "abd"
+    assert "summary_s" not in row                                   # no summary.csv: the comparison did not end
+    (folder / "summary.csv").write_text("known\n")
+    os.utime(folder / "summary.csv", (1180.0, 1180.0))
+    assert cp.main(["cost", "gothic", "--commit", "abd"]) == 0
+    [row] = [json.loads(x) for x in (tmp_path / "cost.jsonl").read_text().splitlines()]
+    assert row["summary_s"] == 30.0 and row["total_s"] == 280.0     # the summary's work after the last run
     # a run folder of another plan in the same folder (not in its results.csv) is not this comparison's
     (folder / "results.csv").write_text("known,seed,status,run_dir\nlatin,1,completed,latin/own-x/seed-1\n")
     (folder / "runs.csv").write_text("known,seed,null,score\nlatin,1,,0.2\n")
