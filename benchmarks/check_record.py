@@ -25,7 +25,7 @@ A manifest entry (TOML, one ``[[n]]`` table each):
 
     id      = "uga-small-p1-best"
     file    = "benchmarks/results/ugaritic-small-base.jsonl"    # .jsonl, .json or .csv
-    where   = { data = "small", variant = "base" }               # rows whose fields equal these
+    where   = { data = "small", variant = "base" }               # rows whose fields equal these (a list: any)
     field   = "p_at_1_span"                                      # a row's field, or
     path    = "runs_60.medians.launch_to_shown_s"                # a .json file's key path (* = every element)
     agg     = "max"       # value (exactly one), first, last, max, min, mean, median, count, argmax:<field>,
@@ -149,6 +149,8 @@ def _at(obj, keys: list[str], where: str) -> list:
 
 
 def _same(a, b) -> bool:
+    if isinstance(a, list):           # where = { null = ["0", "1", "2"] }: any of them
+        return any(_same(x, b) for x in a)
     if isinstance(a, (int, float)) and not isinstance(a, bool):
         try:
             return float(b) == float(a)

@@ -155,3 +155,8 @@ def test_values_prints_each_entry_as_the_record_writes_it(capsys):
     values = dict(line.split("\t") for line in capsys.readouterr().out.splitlines())
     assert set(values) == set(check_record.load_manifest(MANIFEST))
     assert values["uga-small-p1-best"] == "0.828" and values["got-strict-above-paper"] == "0"
+
+
+def test_a_where_list_takes_the_rows_of_any_of_its_values():
+    assert check_record._same(["0", "1"], "1") and not check_record._same(["0", "1"], "")
+    assert check_record._same([2, "x"], "2.0") and check_record._same("", "")

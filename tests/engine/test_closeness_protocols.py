@@ -221,3 +221,12 @@ def test_a_tables_p_keeps_two_significant_digits_and_a_bad_summary_is_one_line(t
     assert main(["table", "iberian", "--protocol", "fair"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "none.csv" in err[0]
+
+
+def test_reading_a_comparisons_mappings_without_its_folder_is_one_line(tmp_path, monkeypatch, capsys):
+    from benchmarks import closeness_paper as cp
+
+    monkeypatch.setattr(cp, "RUNS", tmp_path / "runs")
+    assert cp.main(["mappings", "--protocol", "paper"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "closeness-gothic-paper" in err[0] and "runs.csv" in err[0]
