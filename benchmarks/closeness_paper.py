@@ -24,6 +24,7 @@ null mode.
     python -m benchmarks.closeness_paper summary ugaritic --protocol paper
     python -m benchmarks.closeness_paper cost gothic --protocol paper --commit b075e21   # its wall time
     python -m benchmarks.closeness_paper table gothic --protocol paper   # its table for docs/benchmarks.md
+    python -m benchmarks.closeness_paper mappings --protocol paper   # what the Gothic runs learned (checkpoints)
     python -m benchmarks.closeness_paper overlap      # the Ugaritic text's cognates in the fair Hebrew list
 
 `run` builds what it needs first. Files go under build/closeness/ (git-ignored; built from
