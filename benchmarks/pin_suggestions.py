@@ -35,10 +35,10 @@ skips what is there (resumable). ``--table`` prints the Markdown table of a resu
 How much of a gain is noise (``--noise R --source FILE``): each cipher of FILE is trained to the same
 state again, and its no-pin continuation and the pins of its probed signs are continued ``R`` - 1 more
 times with other continuation seeds (the batches' order and the dropout masks drawn anew from the same
-state; seed 0 is FILE's own continuation). ``--noise-table`` then gives a single gain's spread, the most
-frequent sign's gain averaged over the seeds, and whether the best of the probed signs still leads it
-once each sign's gain is averaged (the "best of 5" oracle of one continuation takes a maximum of noisy
-values).
+state; seed 0 is FILE's own continuation). ``--noise-table`` then gives a single gain's spread, and the
+gain of the most frequent sign and of the oracle's sign (the best probed one on seed 0) on seed 0 and on
+the seeds that did not choose it: the "best of 5" oracle of one continuation takes a maximum of noisy
+values, so only the other seeds show how much of its lead is real.
 
     nice -n 10 python -m benchmarks.pin_suggestions --noise 3 --source benchmarks/results/pin-suggestions-v2.jsonl \
         --out benchmarks/results/pin-suggestions-v2-noise.jsonl
