@@ -332,14 +332,13 @@ def gothic_mappings(protocol: str = "paper", runs: Path | None = None, build: Pa
     path, preset, _ = COMPARISONS["gothic"]
     files = read_run_files(build / path)
     gold = read_gold(build / "gothic-wr0" / "gold.csv", inscriptions=files.corpus.inscriptions)
-    names = [c.name for c in candidates("gothic", protocol)]
-    null_names = names
+    every = [c.name for c in candidates("gothic", protocol)]
+    names = null_names = every
     if germanic_only:   # the relatives' and Basque's own runs, and Proto-Germanic's nulls
         names = [n for n in names if n in ("proto-germanic", "old-norse", "old-english")] + ["basque"]
         null_names = ["proto-germanic"]
     config = config_from_options(preset=preset, assignments=["eval_interval=0"])
-    plan = plan_comparison(files.corpus, {n: candidate_path("gothic", n, protocol, build) for n in
-                                          [c.name for c in candidates("gothic", protocol)]},
+    plan = plan_comparison(files.corpus, {n: candidate_path("gothic", n, protocol, build) for n in every},
                            seeds=(0, 1, 2), n_null=3, config=config, null_mode="phonotactic")
     prior = read_prior(ROOT / "resources" / "priors" / "gothic-full.csv")
     out = []

@@ -82,13 +82,29 @@ QUALITY = {"ugaritic-small": "p_at_1_span", "gothic-pg": "p_at_10"}
 PRECISIONS = ("double", "single")
 
 
+def prepare_quality(dataset: str) -> None:
+    """What a dataset's runs read, made ready once before any worker starts (the Gothic dataset is built
+    here, not by two workers at once); FileNotFoundError naming what is missing."""
+    if dataset == "gothic-pg":
+        from benchmarks import gothic
+
+        try:
+            gothic.ensure_dataset("pg", "0")
+        except SystemExit as e:          # its own one line: the build failed (no ../shared/data)
+            raise FileNotFoundError(str(e)) from None
+    elif dataset == "ugaritic-small":
+        from benchmarks import ugaritic
+
+        if not (ugaritic.SHARED / ugaritic.FILES["small"]).is_file():
+            raise FileNotFoundError(f"{ugaritic.SHARED / ugaritic.FILES['small']}: not found (set DECIPHER_SHARED_DATA)")
+
+
 def _trainer(dataset: str, seed: int, precision: str, steps: int):
     """The trainer of one quality run, not yet trained, and a function scoring it once trained."""
     if dataset == "gothic-pg":      # Gothic against Proto-Germanic, WR 0 %, base, the paper's settings
         from benchmarks import gothic
 
         cell = gothic.Cell("pg", "0", "base", "0-3.5", seed)
-        gothic.ensure_dataset("pg", "0")
         lost, known, gold, prior, settings = gothic.cell_arguments(cell, steps)
         trainer = gothic.make_trainer(lost, known, gold, prior, {**settings, "dp_precision": precision})
 
@@ -163,6 +179,8 @@ def run_quality(datasets: list[str], seeds: list[int], steps: int, out: Path, wo
 
     done = {quality_key(r) for r in read_quality(out)}
     tasks = [(d, s, p, steps) for d in datasets for s in seeds for p in PRECISIONS if (d, s, p, steps) not in done]
+    for dataset in dict.fromkeys(t[0] for t in tasks):
+        prepare_quality(dataset)
     print(f"{len(tasks)} runs to make ({len(done)} already in {out})", file=sys.stderr)
     out.parent.mkdir(parents=True, exist_ok=True)
     with ProcessPoolExecutor(max_workers=workers, initializer=_pin_worker) as pool:

@@ -109,24 +109,33 @@ def _pick(features: dict[str, dict], key) -> str:
     return max(features, key=lambda c: (key(features[c]), features[c]["share"], c))
 
 
-def run_cipher(seed: int, args, out: Path) -> None:
+def _base_state(seed: int, args):
+    """A cipher and the run trained ``args.steps`` steps on it, the state every continuation starts
+    from: (cipher, settings, total steps, trainer, its last evaluation)."""
     from engine.config import Config
+    from engine.datasets.synthetic import make_cipher
+    from engine.results import EvalEvent
+    from engine.training.trainer import Trainer
+
+    cipher = make_cipher(n_stems=args.stems, n_inscriptions=args.inscriptions, seed=seed)
+    total = args.steps + args.extra
+    cfg = Config(**CONFIG, steps=total, anneal_steps=int(0.6 * total), seed=seed)
+    base = Trainer(cipher.corpus, cipher.vocabulary, cfg, gold=cipher.gold, live_interval=None)
+    return cipher, cfg, total, base, [e for e in base.run(args.steps) if isinstance(e, EvalEvent)][-1]
+
+
+def run_cipher(seed: int, args, out: Path) -> None:
     from engine.corpus import PinnedValue
     from engine.training.pin_suggestions import corpus_shares, counterfactuals, suggest_for_trainer
     from engine.results import EvalEvent
-    from engine.datasets.synthetic import make_cipher
     from engine.training.trainer import Trainer
 
     done = _done(out)
     planned = _planned(seed, out)
     if planned is not None and all((seed, s) in done for s in planned):
         return
-    cipher = make_cipher(n_stems=args.stems, n_inscriptions=args.inscriptions, seed=seed)
-    total = args.steps + args.extra
-    cfg = Config(**CONFIG, steps=total, anneal_steps=int(0.6 * total), seed=seed)
     t0 = time.perf_counter()
-    base = Trainer(cipher.corpus, cipher.vocabulary, cfg, gold=cipher.gold, live_interval=None)
-    base_ev = [e for e in base.run(args.steps) if isinstance(e, EvalEvent)][-1]
+    cipher, cfg, total, base, base_ev = _base_state(seed, args)
     state = base.state()
     truth = {letter: unit for unit, letter in cipher.key.items()}
     known = set(base.prep.known_units)
@@ -180,9 +189,7 @@ def run_noise(seed: int, args, source: Path, out: Path) -> int:
     import numpy as np
     import torch
 
-    from engine.config import Config
     from engine.corpus import PinnedValue
-    from engine.datasets.synthetic import make_cipher
     from engine.results import EvalEvent
     from engine.training.trainer import Trainer
 
@@ -198,11 +205,7 @@ def run_noise(seed: int, args, source: Path, out: Path) -> int:
     todo = [(k, sign) for k in range(1, args.noise) for sign in signs if (seed, sign, k) not in done]
     if not todo:
         return 0
-    cipher = make_cipher(n_stems=args.stems, n_inscriptions=args.inscriptions, seed=seed)
-    total = args.steps + args.extra
-    cfg = Config(**CONFIG, steps=total, anneal_steps=int(0.6 * total), seed=seed)
-    base = Trainer(cipher.corpus, cipher.vocabulary, cfg, gold=cipher.gold, live_interval=None)
-    base_ev = [e for e in base.run(args.steps) if isinstance(e, EvalEvent)][-1]
+    cipher, cfg, total, base, base_ev = _base_state(seed, args)
     if abs(base_ev.metrics["p_at_10"] - head["p_at_10_base"]) > 1e-9:
         raise ValueError(f"{source}: cipher {seed}'s base state is not reproduced (P@10 "
                          f"{base_ev.metrics['p_at_10']:.4f}, the file {head['p_at_10_base']:.4f})")
@@ -239,7 +242,7 @@ def noise_summary(source_rows: list[dict], noise_rows: list[dict]) -> dict:
         p10.setdefault((r["cipher"], r["sign"]), {})[r["cont_seed"]] = r["p_at_10"]
     seeds = sorted({r["cont_seed"] for r in noise_rows} | {0})
     ciphers, variances = [], []
-    for c, h in sorted(heads.items()):
+    for c, h in sorted(heads.items()) if len(seeds) > 1 else ():     # no continuation beyond seed 0 yet
         signs = list(dict.fromkeys([*h["picks"]["probe"], *h["picks"]["frequent"]]))
         if not all(set(seeds) <= set(p10.get((c, s), {})) for s in ["<none>", *signs]):
             continue
@@ -259,6 +262,8 @@ def noise_summary(source_rows: list[dict], noise_rows: list[dict]) -> dict:
 
 
 def noise_table(summary: dict) -> str:
+    if not summary["ciphers"]:
+        return "no cipher has continuations beyond seed 0 in this file yet (run --noise R first)"
     n = summary["continuation_seeds"]
     lines = [f"| cipher | most frequent (sign) | its gain, seed 0 | its gain, seeds 1–{n - 1} | best of the probed by "
              f"seed 0 (sign) | that sign's gain, seed 0 | that sign's gain, seeds 1–{n - 1} | best by the mean of {n} "
@@ -269,15 +274,14 @@ def noise_table(summary: dict) -> str:
         lines.append(f"| {r['cipher']} | {r['frequent']} | {r['frequent_gain_seed0']:+.3f} | {r['frequent_gain_others']:+.3f} | "
                      f"{r['best_by_seed0']} | {r['best_by_seed0_gain']:+.3f} | {r['best_by_seed0_gain_others']:+.3f} | "
                      f"{r['best_by_mean']} ({r['best_by_mean_gain_mean']:+.3f}) |")
-    if rows:
-        m = {k: statistics.fmean(r[k] for r in rows) for k in ("frequent_gain_seed0", "frequent_gain_others",
-                                                               "best_by_seed0_gain", "best_by_seed0_gain_others",
-                                                               "best_by_mean_gain_mean")}
-        lines.append(f"| **mean of {len(rows)}** | | **{m['frequent_gain_seed0']:+.3f}** | **{m['frequent_gain_others']:+.3f}** | | "
-                     f"**{m['best_by_seed0_gain']:+.3f}** | **{m['best_by_seed0_gain_others']:+.3f}** | "
-                     f"**{m['best_by_mean_gain_mean']:+.3f}** |")
-        lines += ["", f"A single gain's spread over continuation seeds (sd, pooled over the probed signs): "
-                      f"{summary['gain_sd_pooled']:.3f}"]
+    m = {k: statistics.fmean(r[k] for r in rows) for k in ("frequent_gain_seed0", "frequent_gain_others",
+                                                           "best_by_seed0_gain", "best_by_seed0_gain_others",
+                                                           "best_by_mean_gain_mean")}
+    lines.append(f"| **mean of {len(rows)}** | | **{m['frequent_gain_seed0']:+.3f}** | **{m['frequent_gain_others']:+.3f}** | | "
+                 f"**{m['best_by_seed0_gain']:+.3f}** | **{m['best_by_seed0_gain_others']:+.3f}** | "
+                 f"**{m['best_by_mean_gain_mean']:+.3f}** |")
+    lines += ["", f"A single gain's spread over continuation seeds (sd, pooled over the probed signs): "
+                  f"{summary['gain_sd_pooled']:.3f}"]
     return "\n".join(lines)
 
 

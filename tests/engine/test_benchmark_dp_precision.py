@@ -70,3 +70,14 @@ def test_a_quality_run_scores_its_precision_and_resumes(tmp_path, monkeypatch):
     assert dp.run_quality(["ugaritic-small"], [0], 2, out, workers=1) == 1
     assert made == [("ugaritic-small", 0, "double", 2)]
     assert [r["precision"] for r in dp.read_quality(out)] == ["single", "double"]
+
+
+def test_missing_data_for_the_quality_runs_is_one_line_before_any_worker(tmp_path, capsys, monkeypatch):
+    from benchmarks import ugaritic
+
+    monkeypatch.setattr(ugaritic, "SHARED", tmp_path / "none")
+    out = tmp_path / "q.jsonl"
+    assert dp.main(["--quality", "ugaritic-small", "--seeds", "0", "--steps", "2", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("error: ") and "uga-heb.small.no_spe.cog: not found" in err[-1]
+    assert not out.exists()

@@ -227,6 +227,7 @@ def test_the_noise_summary_averages_each_signs_gain_over_the_continuation_seeds(
     assert c["best_by_mean_gain_mean"] == pytest.approx(0.4)
     assert got["gain_sd_pooled"] == pytest.approx(((0.02 + 0.08) / 2) ** 0.5)
     assert noise_summary(source, noise[:2])["ciphers"] == []      # a sign without every seed: left out
+    assert noise_summary(source, [])["ciphers"] == []              # no continuation beyond seed 0 yet
 
 
 def match(span: str, stem_ipa: str) -> "Match":
