@@ -1,5 +1,6 @@
 """The paper's three closeness comparisons (Luo et al. 2021, Figure 4 b–d) with `decipher closeness`, under
-two protocols (issue 26): how the candidate vocabularies are built, not a flag of the command.
+two protocols (issue 26), and one Gothic follow-up: how the candidate vocabularies are built, not a flag of
+the command.
 
 - ``paper``: the paper's "Known vocabulary" paragraph as written. The true relative's vocabulary is its
   stems matched with the lost text: for Ugaritic the Hebrew cognates of the lost words in the cognate
@@ -11,6 +12,10 @@ two protocols (issue 26): how the candidate vocabularies are built, not a flag o
   from Genesis (the Westminster Leningrad Codex with the OSHB lemmas), Basque from the New Testament, the
   others from Genesis. Gothic cannot be compared this way (Proto-Germanic, Old Norse and Old English have
   no running text here).
+- ``paper-600``: Gothic only, the paper protocol at the paper's size for Gothic's lists (600 stems): the
+  Proto-Germanic list and Spanish's (the Genesis list that led the 307-stem comparison). Under ``paper``
+  Trask's Basque cuts every Gothic list to 307 stems, on which the Proto-Germanic runs do not find the
+  mapping; this measures whether they do at 600.
 
 Under both, every candidate has one size: the smallest number of usable stems among them (usable: of
 the comparison's span lengths, distinct by IPA), and at most 600, the paper's size for its Genesis
@@ -25,6 +30,7 @@ null mode.
     python -m benchmarks.closeness_paper cost gothic --protocol paper --commit b075e21   # its wall time
     python -m benchmarks.closeness_paper table gothic --protocol paper   # its table for docs/benchmarks.md
     python -m benchmarks.closeness_paper mappings --protocol paper   # what the Gothic runs learned (checkpoints)
+    nice python -m benchmarks.closeness_paper run gothic --protocol paper-600 --workers 2   # the 600-stem follow-up
     python -m benchmarks.closeness_paper overlap      # the Ugaritic text's cognates in the fair Hebrew list
 
 `run` builds what it needs first. Files go under build/closeness/ (git-ignored; built from
@@ -49,7 +55,7 @@ RUNS = ROOT / "runs"
 RESULTS = ROOT / "benchmarks" / "results" / "closeness.csv"
 DATA = ROOT.parent / "shared" / "data"
 SMALL_COG = "ugaritic_hebrew/uga-heb.small.no_spe.cog"
-PROTOCOLS = ("paper", "fair")
+PROTOCOLS = ("paper", "fair", "paper-600")
 #: benchmarks/results/closeness.csv: the engine's results columns and the protocol. Rows of the runs made
 #: before the protocols (issue 12: Hebrew a seeded sample of the whole cognate file, Genesis lists sampled
 #: down from their 600 most frequent stems, skeleton nulls) have protocol ``before``.
@@ -66,6 +72,13 @@ COMPARISONS = {
 #: PG vocabulary has 613 words"). Only the fair protocol reaches it (Hebrew from Genesis has 1,518 usable stems).
 MAX_STEMS = 600
 GENESIS = ("latin", "spanish", "arabic", "hungarian", "turkish")
+#: The comparisons each protocol has. ``paper-600`` is the paper protocol's Gothic comparison at the paper's
+#: list size: under ``paper`` every Gothic list is cut to Trask's Basque (307 stems), on which the
+#: Proto-Germanic runs do not find the mapping (benchmarks/results/closeness-gothic-paper-mappings.csv);
+#: without Basque the smallest list is Old Norse's 413, so only Proto-Germanic and one Genesis list are kept
+#: (Spanish: the one that led the 307-stem comparison by margin), both at 600 stems.
+PROTOCOL_COMPARISONS = {"paper": ("ugaritic", "gothic", "iberian"), "fair": ("ugaritic", "iberian"),
+                        "paper-600": ("gothic",)}
 
 
 @dataclass(frozen=True)
@@ -85,6 +98,11 @@ def candidates(lost: str, protocol: str) -> list[Candidate]:
     if protocol not in PROTOCOLS:
         raise SystemExit(f"error: unknown protocol {protocol!r}; use one of {', '.join(PROTOCOLS)}")
     genesis = {n: Candidate(n, n) for n in GENESIS}
+    if protocol == "paper-600":
+        if lost != "gothic":
+            raise SystemExit(f"error: the paper-600 protocol is Gothic's only (Proto-Germanic and Spanish at "
+                             f"600 stems), not {lost}'s; use --protocol paper")
+        return [Candidate("proto-germanic", "proto-germanic"), genesis["spanish"]]
     if protocol == "paper":
         basque = Candidate("basque", "basque")
         first = {"ugaritic": [Candidate("hebrew", "hebrew", SMALL_COG, matched=True)],
@@ -101,6 +119,18 @@ def candidates(lost: str, protocol: str) -> list[Candidate]:
              "gothic": ("latin", "spanish", "arabic", "hungarian", "turkish", "basque"),
              "iberian": ("latin", "spanish", "hungarian", "turkish", "arabic")}[lost]
     return first + [basque if n == "basque" else genesis[n] for n in order]
+
+
+def not_in_protocol(lost_names: list[str], protocol: str) -> bool:
+    """Whether some of the comparisons is not one the protocol has; says why in one line on stderr."""
+    for lost in lost_names:
+        if lost not in PROTOCOL_COMPARISONS[protocol]:
+            try:
+                candidates(lost, protocol)
+            except SystemExit as e:  # says why, in one line
+                print(e.code, file=sys.stderr)
+                return True
+    return False
 
 
 def _call(main, argv: list[str]) -> None:
@@ -584,8 +614,10 @@ def _main(argv: list[str] | None = None) -> int:
         unknown = [a for a in args.lost if a not in COMPARISONS]
         if unknown:
             p.error(f"unknown comparison {unknown[0]!r}; use {', '.join(sorted(COMPARISONS))}")
+        if not_in_protocol(args.lost, args.protocol):
+            return 2
         prepare_lost(data=args.data)
-        for lost in args.lost or [k for k in COMPARISONS if args.protocol == "paper" or k != "gothic"]:
+        for lost in args.lost or PROTOCOL_COMPARISONS[args.protocol]:
             prepare(lost, args.protocol, data=args.data)
         return 0
     if args.what == "curves":
@@ -660,14 +692,9 @@ def _main(argv: list[str] | None = None) -> int:
         w.writerow(list(table[0]))
         w.writerows([[f"{v:.4f}" if isinstance(v, float) else v for v in d.values()] for d in table])
         return 0
-    lost_names = [k for k in COMPARISONS if args.protocol == "paper" or k != "gothic"] if args.what == "commands" \
-        else [args.lost]
-    if args.what == "run" and args.protocol == "fair" and args.lost == "gothic":
-        try:
-            candidates("gothic", "fair")
-        except SystemExit as e:  # says why, in one line
-            print(e.code, file=sys.stderr)
-            return 2
+    lost_names = PROTOCOL_COMPARISONS[args.protocol] if args.what == "commands" else [args.lost]
+    if args.what == "run" and not_in_protocol([args.lost], args.protocol):
+        return 2
     for lost in lost_names:
         cmd = command(lost, args.protocol, seeds=args.seeds, n_null=args.null, workers=args.workers, ray=args.ray,
                       steps=args.steps)

@@ -49,6 +49,26 @@ def test_running_gothic_under_the_fair_protocol_says_why_not(tmp_path, capsys):
     assert len(out) == 2 and not any("gothic" in line for line in out)
 
 
+def test_the_600_stem_gothic_follow_up_keeps_proto_germanic_and_one_genesis_list_only(tmp_path, capsys):
+    """Without Trask's Basque (307 stems) and Old Norse (413) the lists reach the paper's 600; the protocol
+    has no other comparison, and asking for one is one line (exit 2), nothing built."""
+    from benchmarks.closeness_paper import main
+
+    got = candidates("gothic", "paper-600")
+    assert [(c.name, c.language, c.matched, c.source) for c in got] == [
+        ("proto-germanic", "proto-germanic", False, None), ("spanish", "spanish", False, None)]
+    with pytest.raises(SystemExit, match="Gothic's only"):
+        candidates("ugaritic", "paper-600")
+    for argv in (["run", "iberian"], ["prepare", "ugaritic"]):
+        assert main([*argv, "--protocol", "paper-600", "--data", str(tmp_path / "none")]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: the paper-600 protocol is Gothic's only") and err.count("\n") == 1
+    assert main(["commands", "--protocol", "paper-600"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 1 and "closeness-gothic-paper-600" in out[0] and "proto-germanic=" in out[0]
+    assert "spanish=" in out[0] and "basque=" not in out[0]
+
+
 def test_one_size_the_smallest_list_at_most_the_papers():
     assert matched_size({"a": list(range(900)), "b": list(range(293)), "c": list(range(4000))}) == 293
     assert matched_size({"a": list(range(900)), "b": list(range(1518))}) == MAX_STEMS == 600
