@@ -23,6 +23,7 @@ from engine.closeness.curve import DEFAULT_CONFIDENCE, closeness_score, coverage
 from engine.closeness.comparison import (Comparison, Plan, PlanItem, ScoredRun, CandidateRun, summarise,
                                         with_stop_rule, write_comparison)
 from engine.errors import DecipherError
+from engine.runs.session import RunSink
 from engine.runs.workers import RunsStopped
 
 #: A results file of finished comparison runs (``--append-results``), one row per run. ``null_mode`` is
@@ -102,14 +103,46 @@ class Progress:
     line: str
 
 
-def read_run(run_dir: Path) -> CandidateRun:
-    """A finished run's result from its folder: metrics.json (curve, coverage, steps, wall time, the
-    final objective the worker added) and matches.csv (the best stem of each decoded span, for the
-    decoding-agreement signal)."""
-    m = json.loads((run_dir / "metrics.json").read_text(encoding="utf-8"))
-    curve = tuple((float(c), float(v)) for c, v in m.get("closeness") or ())
-    if not curve:
-        raise DecipherError(f"{run_dir / 'metrics.json'}: the run has no closeness curve")
+#: A comparison run's decoded spans, each with its best stem (the rank-1 rows of matches.csv, four
+#: columns): what the decoding-agreement signal reads. On Gothic a run's matches.csv holds ten ranks of
+#: 42,568 spans (33 MB) and reading it was most of a comparison's work after its last run.
+SPANS = "spans.csv"
+SPAN_COLUMNS = ("inscription_id", "start", "end", "stem_ipa")
+
+
+class BestSpans(RunSink):
+    """A session sink of every comparison run: writes the run's spans.csv (:data:`SPANS`) beside its
+    matches.csv when the run finishes. Picklable (it crosses to a worker with its RunItem)."""
+
+    name = "the comparison's decoded spans"
+
+    def __init__(self, run_dir: Path):
+        self.run_dir = Path(run_dir)
+
+    def finishing(self, outcome) -> None:
+        from engine.io.atomic import refuse_symlinks, write_csv
+
+        ev = outcome.evaluation
+        if ev is None:
+            return
+        write_csv(refuse_symlinks(self.run_dir / SPANS, self.run_dir), SPAN_COLUMNS,
+                  ((m.inscription_id, m.start, m.end, m.best.ipa) for m in ev.matches if m.alternatives))
+
+
+def _read_spans(run_dir: Path) -> tuple[tuple[str, int, int, str], ...]:
+    """The run's decoded spans and their best stems, sorted: from spans.csv, or from matches.csv (a run
+    finished before spans.csv was written) keeping each span's lowest rank."""
+    path = run_dir / SPANS
+    if path.exists():
+        with open(path, encoding="utf-8", newline="") as f:
+            reader = csv.reader(f)
+            if tuple(next(reader, ())) != SPAN_COLUMNS:
+                raise DecipherError(f"{path}: not a comparison run's spans file (columns {', '.join(SPAN_COLUMNS)})")
+            try:
+                return tuple(sorted({(r[0], int(r[1]), int(r[2]), r[3]) for r in reader}))
+            except (IndexError, ValueError):
+                raise DecipherError(f"{path}, line {reader.line_num}: not a span row "
+                                    f"({', '.join(SPAN_COLUMNS)})") from None
     spans: dict[tuple[str, int, int], tuple[int, str]] = {}
     path = run_dir / "matches.csv"
     if path.exists():
@@ -119,12 +152,23 @@ def read_run(run_dir: Path) -> CandidateRun:
                 rank = int(r["rank"])
                 if key not in spans or rank < spans[key][0]:
                     spans[key] = (rank, r["stem_ipa"])
+    return tuple((k[0], k[1], k[2], ipa) for k, (_, ipa) in sorted(spans.items()))
+
+
+def read_run(run_dir: Path) -> CandidateRun:
+    """A finished run's result from its folder: metrics.json (curve, coverage, steps, wall time, the
+    final objective the worker added) and spans.csv (the best stem of each decoded span, for the
+    decoding-agreement signal; matches.csv where an older run has no spans.csv)."""
+    m = json.loads((run_dir / "metrics.json").read_text(encoding="utf-8"))
+    curve = tuple((float(c), float(v)) for c, v in m.get("closeness") or ())
+    if not curve:
+        raise DecipherError(f"{run_dir / 'metrics.json'}: the run has no closeness curve")
     objective = m.get("objective")
     early = m.get("early_stop") or {}
     stopped = early.get("stopped_at")
     return CandidateRun(curve, float(m.get("coverage", math.nan)), int(m.get("steps", 0)),
                      float(m.get("wall_time_s", 0.0)),
-                     spans=tuple((k[0], k[1], k[2], ipa) for k, (_, ipa) in sorted(spans.items())),
+                     spans=_read_spans(run_dir),
                      objective=None if objective is None else float(objective),
                      stopped_at=None if stopped is None else int(stopped),
                      checkpoints=tuple((int(a), float(b)) for a, b in early.get("checkpoints") or ()))
@@ -218,10 +262,10 @@ def run_comparison(plan: Plan, out: str | Path, pool, *, in_flight: int | None =
         def make(p: PlannedRun) -> RunItem:
             it = by_dir[p.run_dir]
             label = " ".join(f"{k}={v}" for k, v in p.settings.items())
-            sinks = ()
+            sinks = (BestSpans(out / p.run_dir),)
             if it.null is not None and it.early_stop > 0:
                 rule = with_stop_rule(it, candidate_scores(it.known), len(plan.seeds)).stop
-                sinks = () if rule is None else (rule.sink(),)
+                sinks += () if rule is None else (rule.sink(),)
             return RunItem(out / p.run_dir, it.known, it.config.seed, label,
                            inputs=RunInputs(it.lost, it.vocabulary, it.config, pins=tuple(pins)), sinks=sinks)
         return make

@@ -110,6 +110,48 @@ def test_writes_runs_summary_and_figure_best_first(first):
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_every_run_keeps_its_best_spans_and_they_read_as_its_matches_rank_one(first, tmp_path):
+    """spans.csv (the decoding-agreement input) holds the rank-1 rows of the run's matches.csv; a run
+    without one (finished before it was written) reads them from matches.csv, the same spans."""
+    import shutil
+
+    from engine.closeness.runs import SPANS, read_run
+
+    out = first[0]
+    folders = sorted(p.parent for p in out.glob("*/*/seed-*/metrics.json"))
+    assert len(folders) == 8 and all((d / SPANS).is_file() for d in folders)
+    some = 0
+    for d in folders:
+        with open(d / "matches.csv", encoding="utf-8", newline="") as f:
+            rank_one = {(r["inscription_id"], int(r["start"]), int(r["end"]), r["stem_ipa"])
+                        for r in csv.DictReader(f) if r["rank"] == "1"}
+        got = read_run(d).spans
+        assert set(got) == rank_one and len(got) == len(rank_one)
+        old = tmp_path / d.relative_to(out)
+        shutil.copytree(d, old)
+        (old / SPANS).unlink()
+        assert read_run(old).spans == got
+        some += bool(got)
+    assert some        # the tiny runs decode something, so the comparison above is not of empty sets
+
+
+def test_a_damaged_spans_file_is_one_line_naming_it(first, tmp_path):
+    import shutil
+
+    from engine.closeness.runs import SPANS, read_run
+    from engine.errors import DecipherError
+
+    d = sorted(p.parent for p in first[0].glob("source/own-*/seed-0/metrics.json"))[0]
+    copy = tmp_path / "run"
+    shutil.copytree(d, copy)
+    (copy / SPANS).write_text("inscription_id,start,end,stem_ipa\r\ns1,two,4,aba\r\n", encoding="utf-8")
+    with pytest.raises(DecipherError, match=r"spans.csv, line 2: not a span row"):
+        read_run(copy)
+    (copy / SPANS).write_text("a,b\r\n", encoding="utf-8")
+    with pytest.raises(DecipherError, match="not a comparison run's spans file"):
+        read_run(copy)
+
+
 def test_the_answer_in_words_on_stderr_and_in_answer_txt(first):
     out, code, err, _ = first
     _, summary = read(out / "summary.csv")
