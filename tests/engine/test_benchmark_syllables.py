@@ -238,3 +238,58 @@ def test_collect_leaves_out_a_run_stopped_before_its_last_step(tmp_path, monkeyp
     assert b.main(["--collect"]) == 0
     runs = [json.loads(x) for x in (tmp_path / "out" / "linear-b.jsonl").read_text().splitlines()]
     assert [(r["variant"], r["steps"]) for r in runs] == [("onsets-first", 3000)]
+
+
+# ------------------------------------------------------------------------------------------ reassign
+
+def test_a_wrong_signs_donor_is_the_other_sign_most_surely_read_as_its_value():
+    import numpy as np
+
+    from benchmarks.syllable_reassign import donor
+
+    probs = np.array([[0.9, 0.1], [0.6, 0.4], [0.2, 0.8]])
+    assert donor(probs, ("o", "e"), frozenset({"o"}), 2) == (0, "o", 0.9)
+    assert donor(probs, ("o", "e"), frozenset({"o"}), 0) == (1, "o", 0.6)   # never the sign itself
+    assert donor(probs, ("o", "e"), frozenset({"o", "e"}), 0)[:2] == (2, "e")
+    assert donor(probs, ("o", "e"), frozenset({"u"}), 0) is None
+
+
+def test_reassigning_reads_the_objective_before_and_after_each_wrong_signs_own_value(tmp_path, monkeypatch):
+    """A short real Linear B run: every wrong sign gets one row, its delta the objective's change, and the
+    run's objective is unchanged afterwards (each move is undone)."""
+    from benchmarks import syllable_reassign
+    from engine.cli.main import main as decipher
+
+    cog = syllable_linear_b.COG
+    if not cog.exists():
+        pytest.skip(f"needs the Linear B cognates ({cog}; ../shared/data)")
+    data = tmp_path / "data"
+    assert decipher(["import-cog", str(cog), "--system", "greek", "--out", str(data)]) == 0
+    run = tmp_path / "onsets-first-20-s0"
+    assert decipher(["run", "--lost", str(data / "lost.csv"), "--known", str(data / "known.csv"), "--gold",
+                     str(data / "gold.csv"), "--preset", "linear-b", "--steps", "20", "--seed", "0", "--out",
+                     str(run), "--quiet"]) == 0
+    monkeypatch.setattr(syllable_reassign, "CACHE", tmp_path)
+    rows = syllable_reassign.reassign_seed(0, 20, log=lambda _: None)
+    *one, every = rows
+    assert every["move"] == "every wrong sign" and every["signs_with_standard"] == 70
+    assert len(one) == 70 - every["signs_standard"] > 0          # 20 steps leave most signs wrong
+    assert {r["objective_before"] for r in rows} == {every["objective_before"]}
+    for r in rows:
+        assert r["delta"] == pytest.approx(r["objective_after"] - r["objective_before"], abs=2e-6)
+    assert all(r["parts"] in ("onset", "vowel", "onset+vowel") for r in one)
+    assert all(r["lowers"] == (r["objective_after"] < r["objective_before"]) for r in one)
+    again = syllable_reassign.reassign_seed(0, 20, log=lambda _: None)
+    assert again == rows                                           # the moves were undone: the same again
+    md = syllable_reassign.table(rows)
+    assert md.splitlines()[2].startswith(f"| 0 | {every['signs_standard']} | {every['objective_before']:.3f} |")
+
+
+def test_reassigning_without_the_run_is_one_line(tmp_path, monkeypatch, capsys):
+    from benchmarks import syllable_reassign
+
+    monkeypatch.setattr(syllable_reassign, "CACHE", tmp_path)
+    assert syllable_reassign.main(["--seeds", "7", "--out", str(tmp_path / "r.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no onsets-first-8000 run of seed 7" in err
+    assert not (tmp_path / "r.jsonl").exists()
