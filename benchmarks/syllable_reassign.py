@@ -88,10 +88,12 @@ def reassign_seed(seed: int, steps: int = 8000, log=print) -> list[dict]:
 
     def objective_with(changes: list[tuple[str, int, int]]) -> float:
         saved = [(name, r, getattr(model, name)[r].detach().clone()) for name, r, _ in changes]
+        # every donor row as trained, before any is overwritten (a donor may itself be a wrong sign)
+        sources = [getattr(model, name)[d].detach().clone() for name, _, d in changes]
         try:
             with torch.no_grad():
-                for name, r, d in changes:
-                    getattr(model, name)[r] = getattr(model, name)[d].detach().clone()
+                for (name, r, _), source in zip(changes, sources):
+                    getattr(model, name)[r] = source
             return float(corpus_objective(trainer)["objective"])
         finally:
             with torch.no_grad():
