@@ -43,7 +43,7 @@ def one(cipher: int, onsets_first: float, seed: int, steps: int, anneal: int) ->
         pass
     wall = time.perf_counter() - t0
     t = tr.model.syllable_table()
-    best = {s: (t.best(s, 1)[0][0][0], t.best(s, 1)[1][0][0]) for s in t.signs}
+    best = t.top_values()
     m = tr.evaluate().metrics
     return {"cipher": cipher, "onsets_first": onsets_first, "seed": seed, "steps": steps, "anneal_steps": anneal,
             "p_at_1": m["p_at_1"], "p_at_10": m["p_at_10"], "signs_right": count_right(c, best),

@@ -34,21 +34,18 @@ OUT = ROOT / "benchmarks" / "results" / "syllables" / "reassign.jsonl"
 
 def donor(probs, sounds: tuple[str, ...], wanted: frozenset[str], sign_index: int) -> tuple[int, str, float] | None:
     """(row, sound, probability) of the other sign most surely read as one of ``wanted``."""
-    best = None
-    for j, s in enumerate(sounds):
-        if s not in wanted:
-            continue
-        for i in range(probs.shape[0]):
-            if i != sign_index and (best is None or probs[i, j] > best[2]):
-                best = (i, s, float(probs[i, j]))
-    return best
+    others = [i for i in range(probs.shape[0]) if i != sign_index]
+    found = [(float(probs[i, j]), -j, -i) for j, s in enumerate(sounds) if s in wanted for i in others]
+    if not found:
+        return None
+    p, j, i = max(found)        # the highest probability; ties to the first sound, then the first sign
+    return -i, sounds[-j], p
 
 
 def reassign_seed(seed: int, steps: int = 8000, log=print) -> list[dict]:
     """The rows of one seed's run (see the module's text)."""
     import torch
 
-    sys.path.insert(0, str(ROOT))
     from engine.datasets.linear_b import count_standard, standard_values
     from engine.runs.inputs import read_run_files
     from engine.training.final_objective import corpus_objective
@@ -63,7 +60,7 @@ def reassign_seed(seed: int, steps: int = 8000, log=print) -> list[dict]:
     model = trainer.model
     table = model.syllable_table()
     values = standard_values()
-    best = {s: (table.best(s, 1)[0][0][0], table.best(s, 1)[1][0][0]) for s in table.signs}
+    best = table.top_values()
     count = count_standard(best, values=values)
     base = float(corpus_objective(trainer)["objective"])
     log(f"seed {seed}: {count.summary()}, objective {base:.4f}")

@@ -65,6 +65,14 @@ class SyllableTable:
         return ([(self.onsets[j], float(self.onset_probs[i, j])) for j in on],
                 [(self.vowels[j], float(self.vowel_probs[i, j])) for j in vo])
 
+    def top_values(self) -> dict[str, tuple[str, str]]:
+        """Every sign's top-1 onset and top-1 vowel (what engine.datasets.linear_b.count_standard takes)."""
+        out = {}
+        for sign in self.signs:
+            onsets, vowels = self.best(sign, 1)
+            out[sign] = (onsets[0][0], vowels[0][0])
+        return out
+
     def to_json(self) -> dict:
         return {"signs": list(self.signs), "onsets": list(self.onsets), "onset_probs": self.onset_probs.tolist(),
                 "vowels": list(self.vowels), "vowel_probs": self.vowel_probs.tolist()}

@@ -177,11 +177,7 @@ def syllable_metrics(table) -> dict[str, float]:
     ``signs_with_standard``. Empty for any other script (the reading is unknown, not wrong)."""
     from engine.datasets.linear_b import count_standard
 
-    best = {}
-    for sign in table.signs:
-        onsets, vowels = table.best(sign, 1)
-        best[sign] = (onsets[0][0], vowels[0][0])
-    count = count_standard(best)
+    count = count_standard(table.top_values())
     if not count.total:
         return {}
     return {"signs_standard": float(count.right), "signs_with_standard": float(count.total)}
