@@ -222,10 +222,20 @@ if HAVE_NUMBA:
         for s in range(dst.shape[0]):
             dst[s] += d[s] * w[s]
 
+    @njit(cache=True, inline="always")
+    def _dead(i, j, N, reach_n, lo):
+        """Whether cell (i, j) of a node can feed no read-out: outside the window, or too far behind
+        every read-out slot (each move adds at most 2 slots per known unit, and the node's longest
+        stem has ``reach_n`` units; the shortest read-out slot is ``lo``). A live cell's parents are
+        live and a dead cell's children are dead, so a dead cell's value and gradient reach nothing."""
+        return j < 0 or j > N or j < lo - 2 * (reach_n - i)
+
     @njit(cache=True, fastmath=True, error_model="numpy")
-    def edit_forward(G, Dl, node_unit, node_parent, depth_start, M, band, gamma, mode):
+    def edit_forward(G, Dl, node_unit, node_parent, depth_start, M, band, gamma, mode, reach, lo):
         """D[node, jj, s]: the DP cell (i = depth(node), j = i - band + jj) of every trie node up to
-        depth M. mode 0 softmin, 1 max, 2 sum (as engine.model.alignment)."""
+        depth M. mode 0 softmin, 1 max, 2 sum (as engine.model.alignment). ``reach[node]``: the length
+        of the longest stem through the node; ``lo``: the shortest read-out slot; cells that cannot
+        feed a read-out (``_dead``) are left IMPOSSIBLE, uncomputed."""
         U, N, S = G.shape
         F = G.dtype.type
         gamma = F(gamma)
@@ -242,7 +252,7 @@ if HAVE_NUMBA:
                 p = node_parent[n]
                 for jj in range(W):
                     j = i - band + jj
-                    if j < 0 or j > N:
+                    if _dead(i, j, N, reach[n], lo):
                         D[n, jj, :] = F(IMP)
                         continue
                     pd = D[p, jj + 1] if jj + 1 < W else imp
@@ -254,9 +264,10 @@ if HAVE_NUMBA:
         return D
 
     @njit(cache=True, fastmath=True, error_model="numpy")
-    def edit_backward(G, Dl, D, delta, node_unit, node_parent, depth_start, M, band, gamma, mode):
+    def edit_backward(G, Dl, D, delta, node_unit, node_parent, depth_start, M, band, gamma, mode, reach, lo):
         """Walk the rows in reverse; ``delta`` (d loss / d D, seeded at the read-out cells) is
-        consumed. Returns d loss / d G and d loss / d Dl."""
+        consumed. Returns d loss / d G and d loss / d Dl. Dead cells (``_dead``: their delta is 0)
+        are skipped."""
         U, N, S = G.shape
         F = G.dtype.type
         gamma = F(gamma)
@@ -274,7 +285,7 @@ if HAVE_NUMBA:
                 p = node_parent[n]
                 for jj in range(W):
                     j = i - band + jj
-                    if j < 0 or j > N:
+                    if _dead(i, j, N, reach[n], lo):
                         continue
                     has_del = jj + 1 < W
                     has_sub = j >= 1

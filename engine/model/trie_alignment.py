@@ -373,7 +373,14 @@ def _flat(trie: StemTrie):
         for m, (stems, nodes) in trie.by_len.items():
             leaf[stems.cpu().numpy()] = nodes.cpu().numpy() + depth_start[m]
             length[stems.cpu().numpy()] = m
-        cached = trie.__dict__["_flat"] = (unit, parent, depth_start, leaf, length)
+        # the longest stem through each node: a parent's id is below its children's, so one pass
+        # from the deepest node up carries each maximum to the root
+        reach = np.zeros(len(unit), dtype=np.int64)
+        np.maximum.at(reach, leaf, length)
+        for n in range(len(unit) - 1, 0, -1):
+            if reach[n] > reach[parent[n]]:
+                reach[parent[n]] = reach[n]
+        cached = trie.__dict__["_flat"] = (unit, parent, depth_start, leaf, length, reach)
     return cached
 
 
@@ -390,7 +397,7 @@ class _FusedEditDP(torch.autograd.Function):
 
         from engine.model import kernels
 
-        unit, parent, depth_start, leaf, length = _flat(trie)
+        unit, parent, depth_start, leaf, length, reach = _flat(trie)
         N = max(lengths)
         M = min(trie.depth, N + band)
         c = cost.detach().cpu().numpy().astype(np.float32 if precision == "single" else np.float64)
@@ -407,7 +414,8 @@ class _FusedEditDP(torch.autograd.Function):
             win = np.ascontiguousarray(win_all[a:b].T)
             tables = np.ascontiguousarray(tables_all[a:b])
             G, Dl = kernels.edit_gather(c3, tables, win)
-            D = kernels.edit_forward(G, Dl, unit, parent, depth_start, M, band, float(gamma), _MODES[mode])
+            D = kernels.edit_forward(G, Dl, unit, parent, depth_start, M, band, float(gamma), _MODES[mode], reach,
+                                     int(lens.min()))
             kernels.edit_read_out(D, leaf, length, lens, band, M, NEG, out_np[:, a:b])
             blocks.append((a, b, G, Dl, D, win, tables) if ctx.needs_input_grad[0] else None)
         ctx.saved = (blocks, lens, M, c.shape, float(gamma), band, _MODES[mode], trie)
@@ -420,14 +428,15 @@ class _FusedEditDP(torch.autograd.Function):
         from engine.model import kernels
 
         blocks, lens, M, shape, gamma, band, mode, trie = ctx.saved
-        unit, parent, depth_start, leaf, length = _flat(trie)
+        unit, parent, depth_start, leaf, length, reach = _flat(trie)
         g_all = grad_out.detach().cpu().numpy()
         T = shape[0] if len(shape) == 3 else 1
         gc = np.zeros((T, shape[-2], shape[-1]))
         for a, b, G, Dl, D, win, tables in blocks:
             g = g_all[:, a:b]
             delta = kernels.edit_read_out_backward(g, D, leaf, length, lens, band, M)
-            gG, gDl = kernels.edit_backward(G, Dl, D, delta, unit, parent, depth_start, M, band, gamma, mode)
+            gG, gDl = kernels.edit_backward(G, Dl, D, delta, unit, parent, depth_start, M, band, gamma, mode,
+                                            reach, int(lens.min()))
             gc += kernels.edit_scatter(gG, gDl, tables, win, T, shape[-1])
         return (torch.from_numpy(gc.reshape(shape)).to(device=grad_out.device, dtype=grad_out.dtype),
                 None, None, None, None, None, None, None, None)

@@ -134,7 +134,47 @@ def test_single_precision_kernels_keep_float32_throughout():
     unit = np.array([0, 1, 2], dtype=np.int64)                          # a trie of one stem: 1, 2
     parent = np.array([0, 0, 1], dtype=np.int64)
     depth_start = np.array([0, 1, 2, 3], dtype=np.int64)
-    D = kernels.edit_forward(G, Dl, unit, parent, depth_start, 2, 1, 0.5, 0)
+    reach = np.array([2, 2, 2], dtype=np.int64)                          # its length, at every node
+    D = kernels.edit_forward(G, Dl, unit, parent, depth_start, 2, 1, 0.5, 0, reach, 0)
     assert D.dtype == np.float32
-    gG, gDl = kernels.edit_backward(G, Dl, D, np.ones_like(D), unit, parent, depth_start, 2, 1, 0.5, 0)
+    gG, gDl = kernels.edit_backward(G, Dl, D, np.ones_like(D), unit, parent, depth_start, 2, 1, 0.5, 0, reach, 0)
     assert gG.dtype == gDl.dtype == np.float32
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2])
+@pytest.mark.parametrize("lengths", [[5], [6, 7], [3, 4, 5, 6, 7]])
+def test_skipping_cells_that_feed_no_read_out_changes_no_bit(mode, lengths):
+    """The fused kernels leave uncomputed the cells that cannot reach any read-out (too far behind
+    the shortest read-out slot for the longest stem below them). The read-out values and the gradients
+    are bitwise those of the DP that computes every cell, and cells are in fact skipped."""
+    import numpy as np
+
+    from engine.model import kernels
+    from engine.model.trie_alignment import _flat
+
+    if not kernels.HAVE_NUMBA:
+        pytest.skip("the compiled kernels need numba")
+    logits, units, lens, windows = problem(4, V=40)
+    trie = StemTrie.build(units, lens)
+    unit, parent, depth_start, leaf, length, reach = _flat(trie)
+    cost = (-torch.log_softmax(logits, 1)).numpy()[None]
+    lens_np = np.asarray(lengths, dtype=np.int64)
+    N, band = max(lengths), 2
+    M = min(trie.depth, N + band)
+    win = np.ascontiguousarray(windows[:, :N].numpy().astype(np.int64).T)
+    G, Dl = kernels.edit_gather(cost, np.zeros(windows.shape[0], dtype=np.int64), win)
+    grad = np.random.default_rng(3).normal(size=(trie.n_stems, windows.shape[0], len(lengths)))
+    res = {}
+    for name, (r, lo) in {"every cell": (np.full_like(reach, 10 ** 6), 0), "pruned": (reach, int(lens_np.min()))}.items():
+        D = kernels.edit_forward(G, Dl, unit, parent, depth_start, M, band, 0.8, mode, r, lo)
+        out = np.empty((trie.n_stems, windows.shape[0], len(lengths)))
+        kernels.edit_read_out(D, leaf, length, lens_np, band, M, -1e9, out)
+        delta = kernels.edit_read_out_backward(grad, D, leaf, length, lens_np, band, M)
+        gG, gDl = kernels.edit_backward(G, Dl, D, delta, unit, parent, depth_start, M, band, 0.8, mode, r, lo)
+        res[name] = (D, out, gG, gDl)
+    (D_all, out_all, gG_all, gDl_all), (D_cut, out_cut, gG_cut, gDl_cut) = res["every cell"], res["pruned"]
+    assert np.array_equal(out_all, out_cut)
+    assert np.array_equal(gG_all, gG_cut) and np.array_equal(gDl_all, gDl_cut)
+    assert (out_all > -1e8).any()
+    skipped = (D_cut >= kernels.IMP) & (D_all < kernels.IMP / 2)
+    assert skipped.any()
