@@ -6,13 +6,15 @@ Linear B–Greek cognates, from scratch and with a philologist's first pins, for
 
 The data are imported as a user would (``decipher import-cog … --system greek``) into
 benchmarks/.cache/linear-b/data. Variants:
-- ``onsets-first``: nothing pinned, the preset as it is (its ``onsets_first = 0.5``: the signs' onsets
-  learned before their vowels); the issue's command;
+- ``onsets-first``: nothing pinned, the preset with one start (``restarts = 1``; its ``onsets_first = 0.5``:
+  the signs' onsets learned before their vowels); the issue's command before the preset screened starts;
 - ``scratch``: nothing pinned, onsets and vowels learned together (``onsets_first = 0``: the preset
   before issue 25's onset phase);
 - ``vowel-pins``: the four bare-vowel signs pinned, 𐀀 = a, 𐀁 = e, 𐀂 = i, 𐀃 = o (Ventris's first
   readings; they say which signs are bare vowels and which vowel each writes);
 - ``ten-pins``: those four and 𐀏 = ka, 𐀒 = ko, 𐀲 = ta, 𐀵 = to, 𐀞 = pa, 𐀡 = po;
+- ``preset``: the preset exactly as shipped, nothing added (the issue's command, ``decipher run --preset
+  linear-b --seed S``);
 - ``screened``: nothing pinned, onsets first, and ``restarts = 8`` short starts of 1,000 steps each
   (the preset's onset phase), the one with the lowest objective over the corpus (read, like the phase,
   on the onsets) kept and continued to the run's steps (``restart_fraction = 1000 / steps``): a
@@ -58,12 +60,14 @@ PINS = {
     "vowel-pins": (("𐀀", "a"), ("𐀁", "e"), ("𐀂", "i"), ("𐀃", "o")),
     "onsets-first": (),
     "screened": (),
+    "preset": (),
     "ten-pins": (("𐀀", "a"), ("𐀁", "e"), ("𐀂", "i"), ("𐀃", "o"), ("𐀏", "ka"), ("𐀒", "ko"), ("𐀲", "ta"),
                  ("𐀵", "to"), ("𐀞", "pa"), ("𐀡", "po")),
 }
 #: Settings each variant adds to the preset (``--set``).
-SETTINGS = {"onsets-first": ("onsets_first=0.5",), "scratch": ("onsets_first=0",), "vowel-pins": ("onsets_first=0",),
-            "ten-pins": ("onsets_first=0",), "screened": ("onsets_first=0.5",)}
+SETTINGS = {"onsets-first": ("onsets_first=0.5", "restarts=1"), "scratch": ("onsets_first=0", "restarts=1"),
+            "vowel-pins": ("onsets_first=0", "restarts=1"), "ten-pins": ("onsets_first=0", "restarts=1"),
+            "screened": ("onsets_first=0.5",), "preset": ()}
 #: The screened variant's starts and the steps each trains before the choice (its restart_fraction is
 #: SCREEN_STEPS / the run's steps).
 SCREEN_STARTS, SCREEN_STEPS = 8, 1000
@@ -202,11 +206,15 @@ def run_files(pattern: str):
 
 
 def rows() -> list[dict]:
-    earlier = {}
+    """A row per finished run folder, and every row of the results file whose run folder is not in
+    this checkout's cache (a new clone has none): a result is never dropped for want of its folder."""
+    earlier, kept = {}, {}
     if OUT.exists():
         for line in OUT.read_text(encoding="utf-8").splitlines():
             r = json.loads(line)
-            earlier[(r["file"], r["variant"], r["seed"], r["steps"])] = r.get("commit", "")
+            key = (r["file"], r["variant"], r["seed"], r["steps"])
+            earlier[key] = r.get("commit", "")
+            kept[key] = r
     out = []
     for m, (file, variant, steps, seed) in run_files("*-s*/metrics.json"):
         got = json.loads(m.read_text(encoding="utf-8"))
@@ -220,7 +228,8 @@ def rows() -> list[dict]:
                     "continued_from": cont.read_text(encoding="utf-8").strip() if cont.exists() else None,
                     **{k: got.get(k) for k in KEEP}, "objective": final_objective(m.parent, file),
                     "commit": _run_commit(m.parent, file, variant, int(seed), int(got.get("steps") or 0), earlier)})
-    return out
+    found = {(r["file"], r["variant"], r["seed"], r["steps"]) for r in out}
+    return [*(r for key, r in kept.items() if key not in found), *out]
 
 
 def summary(table: list[dict]) -> list[dict]:

@@ -42,8 +42,9 @@ def test_the_two_arms_differ_only_in_signs(synthetic):
     b = syllable_cost.make_trainer(synthetic, "syllables").config.to_dict()
     assert {k for k in a if a[k] != b[k]} == {"signs"}
     from engine.config import PRESETS
-    # the preset's settings but its length (the benchmark steps its arms itself)
-    assert all(b[k] == v for k, v in PRESETS["linear-b"].items() if k != "steps")
+    # the preset's settings but its length and its screened starts (the benchmark steps one start itself)
+    assert all(b[k] == v for k, v in PRESETS["linear-b"].items() if k not in ("steps", "restarts", "restart_fraction"))
+    assert b["restarts"] == 1
 
 
 def test_cost_script_writes_json_lines_with_commit_and_machine(synthetic, tmp_path):
@@ -83,8 +84,9 @@ def test_linear_b_runner_pins_only_what_the_variant_names():
 
 
 def test_linear_b_runner_sets_what_each_variant_names():
-    assert syllable_linear_b.SETTINGS["onsets-first"] == ("onsets_first=0.5",)
-    assert syllable_linear_b.SETTINGS["scratch"] == ("onsets_first=0",)   # as first measured
+    assert syllable_linear_b.SETTINGS["onsets-first"] == ("onsets_first=0.5", "restarts=1")
+    assert syllable_linear_b.SETTINGS["scratch"] == ("onsets_first=0", "restarts=1")   # as first measured
+    assert syllable_linear_b.SETTINGS["preset"] == () and syllable_linear_b.PINS["preset"] == ()
     assert syllable_linear_b.PINS["onsets-first"] == ()
 
 
@@ -156,7 +158,7 @@ def test_the_screened_variant_screens_the_same_1000_steps_whatever_the_run_lengt
         settings = dict(s.split("=") for s in b.variant_settings("screened", steps))
         assert settings["onsets_first"] == "0.5" and settings["restarts"] == "8"
         assert round(float(settings["restart_fraction"]) * steps) == 1000
-    assert b.variant_settings("onsets-first", 8000) == ("onsets_first=0.5",)
+    assert b.variant_settings("onsets-first", 8000) == ("onsets_first=0.5", "restarts=1")
     with pytest.raises(ValueError, match="more than 1000 steps"):
         b.variant_settings("screened", 1000)
     assert b.parse_folder("screened-8000-s0") == ("cognates", "screened", 8000, 0)
@@ -238,6 +240,30 @@ def test_collect_leaves_out_a_run_stopped_before_its_last_step(tmp_path, monkeyp
     assert b.main(["--collect"]) == 0
     runs = [json.loads(x) for x in (tmp_path / "out" / "linear-b.jsonl").read_text().splitlines()]
     assert [(r["variant"], r["steps"]) for r in runs] == [("onsets-first", 3000)]
+
+
+def test_collect_keeps_the_rows_whose_run_folders_this_checkout_lacks(tmp_path, monkeypatch):
+    """A new clone has no run folders: collecting must not drop the results already in the file, and a
+    folder that is there replaces its row."""
+    import json
+
+    b = syllable_linear_b
+    monkeypatch.setattr(b, "CACHE", tmp_path / "cache")
+    monkeypatch.setattr(b, "OUT", tmp_path / "out" / "linear-b.jsonl")
+    (tmp_path / "out").mkdir()
+    old = [{"file": "cognates", "variant": "onsets-first", "seed": s, "steps": 8000, "p_at_1": 0.6 + s / 100,
+            "p_at_1_strict": 0.3, "signs_standard": 50, "objective": -1.0, "commit": "old"} for s in (0, 1)]
+    b.OUT.write_text("".join(json.dumps(r) + "\n" for r in old))
+    d = tmp_path / "cache" / "onsets-first-8000-s1"
+    d.mkdir(parents=True)
+    d.joinpath("metrics.json").write_text(json.dumps({"steps": 8000, "p_at_1": 0.9, "p_at_1_strict": 0.5,
+                                                      "signs_standard": 60}))
+    d.joinpath("objective.json").write_text(json.dumps({"objective": -2.0}))
+    d.joinpath("commit.txt").write_text("new\n")
+    assert b.main(["--collect"]) == 0
+    runs = {r["seed"]: r for r in map(json.loads, b.OUT.read_text().splitlines())}
+    assert (runs[0]["p_at_1"], runs[0]["commit"]) == (0.6, "old")
+    assert (runs[1]["p_at_1"], runs[1]["commit"]) == (0.9, "new")
 
 
 # ------------------------------------------------------------------------------------------ reassign
