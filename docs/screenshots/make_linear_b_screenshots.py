@@ -91,8 +91,9 @@ def walk_through(w, cog: Path, steps: int, out: Path, *, shots: bool = True, see
     r.preset.activated.emit(r.preset.currentIndex())
     got["preset_shown"] = r.preset.currentText()
     editors = r.form.editors
+    # one start: the walk-through pins signs, and the preset's 64 screened starts serve a run from scratch
     for name, value in (("steps", steps), ("anneal_steps", steps), ("eval_interval", max(10, steps // 4)),
-                        ("seed", seed), ("device", "cpu")):
+                        ("seed", seed), ("device", "cpu"), ("restarts", 1)):
         set_editor_value(editors[name][0], value)
     settle()
 

@@ -96,7 +96,7 @@ def test_the_walk_through_imports_pins_trains_fills_the_grid_and_exports_it(empt
     # the run trained with the preset linear-b: signs = syllables
     assert got["run_status"] == "completed"
     run = max(w.project.runs(), key=lambda r: r.id)
-    assert run.config["signs"] == "syllables" and run.config["steps"] == 24
+    assert run.config["signs"] == "syllables" and run.config["steps"] == 24 and run.config["restarts"] == 1
     # the grid in the Sign values tab: every sign of the sample in a cell, the pinned one marked
     grid = w.signs.grid
     assert grid.isVisible() and got["grid"] is not None
