@@ -373,13 +373,12 @@ def _flat(trie: StemTrie):
         for m, (stems, nodes) in trie.by_len.items():
             leaf[stems.cpu().numpy()] = nodes.cpu().numpy() + depth_start[m]
             length[stems.cpu().numpy()] = m
-        # the longest stem through each node: a parent's id is below its children's, so one pass
-        # from the deepest node up carries each maximum to the root
+        # the longest stem through each node, carried up one depth at a time from the deepest
         reach = np.zeros(len(unit), dtype=np.int64)
         np.maximum.at(reach, leaf, length)
-        for n in range(len(unit) - 1, 0, -1):
-            if reach[n] > reach[parent[n]]:
-                reach[parent[n]] = reach[n]
+        for i in range(len(sizes) - 1, 0, -1):
+            nodes = slice(depth_start[i], depth_start[i + 1])
+            np.maximum.at(reach, parent[nodes], reach[nodes])
         cached = trie.__dict__["_flat"] = (unit, parent, depth_start, leaf, length, reach)
     return cached
 

@@ -178,3 +178,20 @@ def test_skipping_cells_that_feed_no_read_out_changes_no_bit(mode, lengths):
     assert (out_all > -1e8).any()
     skipped = (D_cut >= kernels.IMP) & (D_all < kernels.IMP / 2)
     assert skipped.any()
+
+
+def test_each_trie_nodes_reach_is_the_longest_stem_through_it():
+    from engine.model.trie_alignment import _flat
+
+    logits, units, lens, windows = problem(5, V=40)
+    trie = StemTrie.build(units, lens)
+    unit, parent, depth_start, leaf, length, reach = _flat(trie)
+    through = {}
+    for v in range(trie.n_stems):            # walk each stem's path from its leaf to the root
+        n = int(leaf[v])
+        while True:
+            through[n] = max(through.get(n, 0), int(length[v]))
+            if n == 0:
+                break
+            n = int(parent[n])
+    assert {n: int(reach[n]) for n in range(len(unit))} == through
