@@ -208,13 +208,12 @@ def run_files(pattern: str):
 def rows() -> list[dict]:
     """A row per finished run folder, and every row of the results file whose run folder is not in
     this checkout's cache (a new clone has none): a result is never dropped for want of its folder."""
-    earlier, kept = {}, {}
+    kept = {}
     if OUT.exists():
         for line in OUT.read_text(encoding="utf-8").splitlines():
             r = json.loads(line)
-            key = (r["file"], r["variant"], r["seed"], r["steps"])
-            earlier[key] = r.get("commit", "")
-            kept[key] = r
+            kept[(r["file"], r["variant"], r["seed"], r["steps"])] = r
+    earlier = {key: r.get("commit", "") for key, r in kept.items()}
     out = []
     for m, (file, variant, steps, seed) in run_files("*-s*/metrics.json"):
         got = json.loads(m.read_text(encoding="utf-8"))

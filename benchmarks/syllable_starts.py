@@ -103,6 +103,9 @@ def main(argv=None) -> int:
     if args.table:
         print(table(read_rows(args.out)), end="")
         return 0
+    if args.workers < 1 or any(seed < 0 for seed in args.seeds):
+        print("error: --workers must be at least 1 and every seed at least 0", file=sys.stderr)
+        return 2
     from benchmarks.syllable_linear_b import data
 
     try:

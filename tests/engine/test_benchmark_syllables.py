@@ -266,6 +266,30 @@ def test_collect_keeps_the_rows_whose_run_folders_this_checkout_lacks(tmp_path, 
     assert (runs[1]["p_at_1"], runs[1]["commit"]) == (0.9, "new")
 
 
+def _fake_survey(seed, data):
+    """A surveyed seed's row without training (module level: the survey's worker processes pickle it)."""
+    return {"seed": seed, "obj500": 5.0 + seed / 10, "obj1000": 4.0, "loss500": 5.0, "loss1000": 3.5,
+            "onsets500": 20, "onsets1000": 25}
+
+
+def test_start_survey_resumes_skips_surveyed_seeds_and_tables_by_the_early_objective(tmp_path, monkeypatch, capsys):
+    import json
+
+    from benchmarks import syllable_starts as st
+
+    out = tmp_path / "starts.jsonl"
+    out.write_text(json.dumps({"seed": 4, "obj500": 4.3, "obj1000": 2.5, "loss500": 4.1, "loss1000": 2.0,
+                               "onsets500": 28, "onsets1000": 50}) + "\n")
+    monkeypatch.setattr("benchmarks.syllable_linear_b.data", lambda: tmp_path)
+    monkeypatch.setattr(st, "survey_seed", _fake_survey)
+    assert st.main(["--seeds", "4", "5", "--workers", "1", "--out", str(out)]) == 0
+    assert [r["seed"] for r in st.read_rows(out)] == [4, 5]          # seed 4 was not rerun
+    lines = st.table(st.read_rows(out)).splitlines()
+    assert lines[2].startswith("| 4 | 4.300") and lines[3].startswith("| 5 | 5.500")
+    assert st.main(["--workers", "0", "--out", str(out)]) == 2
+    assert "--workers must be at least 1" in capsys.readouterr().err
+
+
 # ------------------------------------------------------------------------------------------ reassign
 
 def test_a_wrong_signs_donor_is_the_other_sign_most_surely_read_as_its_value():
