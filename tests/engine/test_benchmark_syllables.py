@@ -266,10 +266,12 @@ def test_collect_keeps_the_rows_whose_run_folders_this_checkout_lacks(tmp_path, 
     assert (runs[1]["p_at_1"], runs[1]["commit"]) == (0.9, "new")
 
 
-def _fake_survey(seed, data):
+def _fake_survey(seed, data, window=50, settings=None, at=(500, 1000)):
     """A surveyed seed's row without training (module level: the survey's worker processes pickle it)."""
-    return {"seed": seed, "obj500": 5.0 + seed / 10, "obj1000": 4.0, "loss500": 5.0, "loss1000": 3.5,
-            "onsets500": 20, "onsets1000": 25}
+    settings = settings or {}
+    return {"seed": seed, "settings": settings, "lr": float(settings.get("lr", 0.2)),
+            **{f"obj{s}": 5.0 + seed / 10 - s / 1000 for s in at}, **{f"loss{s}": 5.0 for s in at},
+            **{f"onsets{s}": 20 for s in at}}
 
 
 def test_start_survey_resumes_skips_surveyed_seeds_and_tables_by_the_early_objective(tmp_path, monkeypatch, capsys):
@@ -285,9 +287,18 @@ def test_start_survey_resumes_skips_surveyed_seeds_and_tables_by_the_early_objec
     assert st.main(["--seeds", "4", "5", "--workers", "1", "--out", str(out)]) == 0
     assert [r["seed"] for r in st.read_rows(out)] == [4, 5]          # seed 4 was not rerun
     lines = st.table(st.read_rows(out)).splitlines()
-    assert lines[2].startswith("| 4 | 4.300") and lines[3].startswith("| 5 | 5.500")
+    assert lines[4].startswith("| 4 | 4.300") and lines[5].startswith("| 5 | 5.000")   # read at 500 and 1,000
+    # another learning rate is another survey: seed 4 is trained again, read where --at says
+    assert st.main(["--seeds", "4", "--workers", "1", "--out", str(out), "--set", "lr=0.5", "--at", "250"]) == 0
+    new = [r for r in st.read_rows(out) if r.get("settings")]
+    assert [(r["seed"], r["lr"], sorted(k for k in r if k.startswith("obj"))) for r in new] == [(4, 0.5, ["obj250"])]
+    text = st.table(st.read_rows(out))
+    assert '{"lr": 0.2, "settings": {}}: 2 starts' in text and '"lr": 0.5}}: 1 starts' in text
+    assert "| 4 | 5.150 |" in text                                    # the new survey's own table
     assert st.main(["--workers", "0", "--out", str(out)]) == 2
     assert "--workers must be at least 1" in capsys.readouterr().err
+    assert st.main(["--set", "lr=-1", "--out", str(out)]) == 2
+    assert capsys.readouterr().err.startswith("error: --set: setting lr:")
 
 
 # ------------------------------------------------------------------------------------------ reassign
