@@ -675,7 +675,8 @@ IBERIAN = dict(min_span=3, coverage_end=0.1)
 
 #: Linear B and other syllabaries with whole words (docs/settings.md, "Presets", says why each value).
 LINEAR_B = dict(signs="syllables", segmented=True, min_span=1, max_span=8, band=4, feature_dim=35,
-                insertion_cost_start=10.0, onsets_first=0.5, steps=8000, restarts=64, restart_fraction=0.0625)
+                insertion_cost_start=10.0, onsets_first=0.5, steps=8000, lr=0.5, restarts=4,
+                restart_fraction=0.0625)
 
 PRESET_INFO: dict[str, Preset] = {p.name: p for p in (
     Preset("paper", "Paper defaults (Gothic)",
@@ -695,11 +696,12 @@ PRESET_INFO: dict[str, Preset] = {p.name: p for p in (
            "insertion penalty 10 -> 3.5; the signs' onsets learned alone for the first 1,000 of the 2,000 "
            "annealing steps, then onsets and vowels (onsets_first 0.5: from scratch, without it, the search "
            "stayed at chance); 8,000 steps, because the vowels are still being learned at 3,000 (on Linear B "
-           "the seeds that have not found the whole grid by then go on gaining; docs/benchmarks.md); 64 "
-           "starts of 500 steps (restarts 64, restart_fraction 1/16), the one with the lowest objective over "
-           "the corpus kept and continued: about one start in thirty finds the onsets in the onset phase, and "
-           "its objective at step 500 stands apart from the others' (docs/benchmarks.md, \"Linear B read "
-           "from its signs\"), so 64 starts find it about 9 times in 10 where one start does 1 time in 30.",
+           "the seeds that have not found the whole grid by then go on gaining; docs/benchmarks.md); learning "
+           "rate 0.5 (the paper's 0.2): in the onset phase 27 of 30 starts find the signs' onsets at 0.5, 2 of "
+           "31 at 0.2; 4 starts of 500 steps (restarts 4, restart_fraction 1/16), the one with the lowest "
+           "objective over the corpus kept and continued: a start that finds the onsets stands apart in that "
+           "objective at step 500, and 4 starts miss them all about once in 10,000 runs (docs/benchmarks.md, "
+           "\"Linear B read from its signs\").",
            LINEAR_B),
 )}
 

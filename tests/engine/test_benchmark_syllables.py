@@ -84,9 +84,14 @@ def test_linear_b_runner_pins_only_what_the_variant_names():
 
 
 def test_linear_b_runner_sets_what_each_variant_names():
-    assert syllable_linear_b.SETTINGS["onsets-first"] == ("onsets_first=0.5", "restarts=1")
-    assert syllable_linear_b.SETTINGS["scratch"] == ("onsets_first=0", "restarts=1")   # as first measured
+    assert syllable_linear_b.SETTINGS["onsets-first"] == ("onsets_first=0.5", "restarts=1", "lr=0.2")
+    assert syllable_linear_b.SETTINGS["scratch"] == ("onsets_first=0", "restarts=1", "lr=0.2")   # as first measured
     assert syllable_linear_b.SETTINGS["preset"] == () and syllable_linear_b.PINS["preset"] == ()
+    # the preset as it was before its learning rate was raised, reproducible as a variant of its own
+    assert syllable_linear_b.SETTINGS["preset-lr0.2"] == ("lr=0.2", "restarts=64", "restart_fraction=0.0625")
+    assert syllable_linear_b.parse_folder("preset-lr0.2-8000-s1") == ("cognates", "preset-lr0.2", 8000, 1)
+    # every variant but the preset keeps the learning rate it was measured at
+    assert all("lr=0.2" in v for k, v in syllable_linear_b.SETTINGS.items() if k != "preset")
     assert syllable_linear_b.PINS["onsets-first"] == ()
 
 
@@ -150,6 +155,11 @@ def test_onsets_first_table_gives_each_cipher_and_the_mean_per_setting():
     lines = syllable_onsets_first.table(rows).splitlines()
     assert lines[2] == "| 0 | 0.100, 6/60 | 0.300, 12/60 |"
     assert lines[-1] == "| mean | 0.150, 0.05 | 0.400, 0.35 |"
+    # a row with another learning rate is a column of its own (rows without one trained at 0.2)
+    rows.append({"cipher": 0, "onsets_first": 0.5, "lr": 0.5, "p_at_1": 0.9, "signs_right": 50, "signs": 60})
+    lines = syllable_onsets_first.table(rows).splitlines()
+    assert lines[0].endswith("onsets_first 0.5, lr 0.2: P@1, signs right | onsets_first 0.5, lr 0.5: P@1, signs right |")
+    assert lines[2] == "| 0 | 0.100, 6/60 | 0.300, 12/60 | 0.900, 50/60 |" and lines[3].endswith("| 0.500, 30/60 |  |")
 
 
 def test_the_screened_variant_screens_the_same_1000_steps_whatever_the_run_length():
@@ -158,7 +168,7 @@ def test_the_screened_variant_screens_the_same_1000_steps_whatever_the_run_lengt
         settings = dict(s.split("=") for s in b.variant_settings("screened", steps))
         assert settings["onsets_first"] == "0.5" and settings["restarts"] == "8"
         assert round(float(settings["restart_fraction"]) * steps) == 1000
-    assert b.variant_settings("onsets-first", 8000) == ("onsets_first=0.5", "restarts=1")
+    assert b.variant_settings("onsets-first", 8000) == ("onsets_first=0.5", "restarts=1", "lr=0.2")
     with pytest.raises(ValueError, match="more than 1000 steps"):
         b.variant_settings("screened", 1000)
     assert b.parse_folder("screened-8000-s0") == ("cognates", "screened", 8000, 0)
@@ -269,7 +279,9 @@ def test_collect_keeps_the_rows_whose_run_folders_this_checkout_lacks(tmp_path, 
 def _fake_survey(seed, data, window=50, settings=None, at=(500, 1000)):
     """A surveyed seed's row without training (module level: the survey's worker processes pickle it)."""
     settings = settings or {}
-    return {"seed": seed, "settings": settings, "lr": float(settings.get("lr", 0.2)),
+    from engine.config import PRESETS
+
+    return {"seed": seed, "settings": settings, "lr": float(settings.get("lr", PRESETS["linear-b"]["lr"])),
             **{f"obj{s}": 5.0 + seed / 10 - s / 1000 for s in at}, **{f"loss{s}": 5.0 for s in at},
             **{f"onsets{s}": 20 for s in at}}
 
@@ -280,8 +292,11 @@ def test_start_survey_resumes_skips_surveyed_seeds_and_tables_by_the_early_objec
     from benchmarks import syllable_starts as st
 
     out = tmp_path / "starts.jsonl"
-    out.write_text(json.dumps({"seed": 4, "obj500": 4.3, "obj1000": 2.5, "loss500": 4.1, "loss1000": 2.0,
-                               "onsets500": 28, "onsets1000": 50}) + "\n")
+    from engine.config import PRESETS
+
+    lr = PRESETS["linear-b"]["lr"]
+    out.write_text(json.dumps({"seed": 4, "settings": {}, "lr": lr, "obj500": 4.3, "obj1000": 2.5, "loss500": 4.1,
+                               "loss1000": 2.0, "onsets500": 28, "onsets1000": 50}) + "\n")
     monkeypatch.setattr("benchmarks.syllable_linear_b.data", lambda: tmp_path)
     monkeypatch.setattr(st, "survey_seed", _fake_survey)
     assert st.main(["--seeds", "4", "5", "--workers", "1", "--out", str(out)]) == 0
@@ -289,11 +304,13 @@ def test_start_survey_resumes_skips_surveyed_seeds_and_tables_by_the_early_objec
     lines = st.table(st.read_rows(out)).splitlines()
     assert lines[4].startswith("| 4 | 4.300") and lines[5].startswith("| 5 | 5.000")   # read at 500 and 1,000
     # another learning rate is another survey: seed 4 is trained again, read where --at says
-    assert st.main(["--seeds", "4", "--workers", "1", "--out", str(out), "--set", "lr=0.5", "--at", "250"]) == 0
+    assert st.main(["--seeds", "4", "--workers", "1", "--out", str(out), "--set", "lr=0.3", "--at", "250"]) == 0
     new = [r for r in st.read_rows(out) if r.get("settings")]
-    assert [(r["seed"], r["lr"], sorted(k for k in r if k.startswith("obj"))) for r in new] == [(4, 0.5, ["obj250"])]
+    assert [(r["seed"], r["lr"], sorted(k for k in r if k.startswith("obj"))) for r in new] == [(4, 0.3, ["obj250"])]
     text = st.table(st.read_rows(out))
-    assert '{"lr": 0.2, "settings": {}}: 2 starts' in text and '"lr": 0.5}}: 1 starts' in text
+    assert f'{{"lr": {lr}, "settings": {{}}}}: 2 starts' in text and '"lr": 0.3}}: 1 starts' in text
+    # a row from before --set (no settings, no learning rate) trained at the paper's 0.2: a survey of its own
+    assert st._key({"seed": 1}) == st._key({"settings": {}, "lr": 0.2}) != st._key({"settings": {}, "lr": lr})
     assert "| 4 | 5.150 |" in text                                    # the new survey's own table
     assert st.main(["--workers", "0", "--out", str(out)]) == 2
     assert "--workers must be at least 1" in capsys.readouterr().err

@@ -234,13 +234,14 @@ def test_linear_b_preset_is_a_syllable_preset():
     cfg = Config.from_dict(PRESETS["linear-b"])
     # the onsets alone for the first half of the annealing, then both, over a run long enough for the vowels
     assert cfg.onset_phase(0) and not cfg.onset_phase(cfg.anneal_steps // 2) and cfg.steps > 2 * cfg.anneal_steps
-    # 64 starts screened inside the onset phase, at step 500 (benchmarks/syllable_starts.py: where the
-    # one start in thirty that finds the onsets stands apart), the lowest objective kept
+    # 4 starts screened inside the onset phase, at step 500 (benchmarks/syllable_starts.py: where a start
+    # that found the onsets stands apart; at learning rate 0.5, 27 of 30 did), the lowest objective kept
     from engine.training.restarts import Selection, selection_steps
 
-    assert cfg.restarts == 64 and selection_steps(cfg) == 500 and cfg.onset_phase(selection_steps(cfg))
+    assert cfg.lr == 0.5 and cfg.restarts == 4
+    assert selection_steps(cfg) == 500 and cfg.onset_phase(selection_steps(cfg))
     sel = Selection.new(cfg)
-    assert sel.seeds[0] == cfg.seed and len(set(sel.seeds)) == 64
+    assert sel.seeds[0] == cfg.seed and len(set(sel.seeds)) == 4
 
 
 # ---- the synthetic syllabary (engine/datasets/synthetic_syllabary.py): a stated floor ----------
