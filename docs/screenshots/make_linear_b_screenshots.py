@@ -174,7 +174,8 @@ def main() -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", type=Path, default=HERE)
     p.add_argument("--vowel-pins", action="store_true",
-                   help="also pin the bare-vowel signs a e i o (the docs' pictures are made with them)")
+                   help="also pin the bare-vowel signs a e i o (the docs' pictures before the preset's learning "
+                        "rate was raised were made with them; now only with 𐀏 = ka, --steps 2000)")
     args = p.parse_args()
     if not args.cog.is_file():
         print(f"{args.cog}: no such file (the Linear B–Greek cognate list; --cog FILE)", file=sys.stderr)
