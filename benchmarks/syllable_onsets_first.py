@@ -56,10 +56,12 @@ def _lr(row: dict) -> float:
 
 
 def table(rows: list[dict]) -> str:
-    values = sorted({(r["onsets_first"], _lr(r)) for r in rows})
+    col = lambda r: (r["onsets_first"], _lr(r), r.get("steps", 300))
+    values = sorted({col(r) for r in rows})
     ciphers = sorted({r["cipher"] for r in rows})
-    by = {(r["cipher"], (r["onsets_first"], _lr(r))): r for r in rows}
-    head = "| cipher | " + " | ".join(f"onsets_first {v}, lr {lr}: P@1, signs right" for v, lr in values) + " |"
+    by = {(r["cipher"], col(r)): r for r in rows}
+    head = "| cipher | " + " | ".join(f"onsets_first {v}, lr {lr}, {n:,} steps: P@1, signs right"
+                                     for v, lr, n in values) + " |"
     out = [head, "|" + "---|" * (len(values) + 1)]
     for c in ciphers:
         cells = []

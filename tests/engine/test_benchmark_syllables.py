@@ -158,8 +158,15 @@ def test_onsets_first_table_gives_each_cipher_and_the_mean_per_setting():
     # a row with another learning rate is a column of its own (rows without one trained at 0.2)
     rows.append({"cipher": 0, "onsets_first": 0.5, "lr": 0.5, "p_at_1": 0.9, "signs_right": 50, "signs": 60})
     lines = syllable_onsets_first.table(rows).splitlines()
-    assert lines[0].endswith("onsets_first 0.5, lr 0.2: P@1, signs right | onsets_first 0.5, lr 0.5: P@1, signs right |")
+    assert lines[0].endswith("onsets_first 0.5, lr 0.2, 300 steps: P@1, signs right | "
+                             "onsets_first 0.5, lr 0.5, 300 steps: P@1, signs right |")
     assert lines[2] == "| 0 | 0.100, 6/60 | 0.300, 12/60 | 0.900, 50/60 |" and lines[3].endswith("| 0.500, 30/60 |  |")
+    # and another length too (rows without steps trained the default 300)
+    rows.append({"cipher": 0, "onsets_first": 0.5, "lr": 0.5, "steps": 2000, "p_at_1": 0.7, "signs_right": 40,
+                 "signs": 60})
+    lines = syllable_onsets_first.table(rows).splitlines()
+    assert lines[0].endswith("onsets_first 0.5, lr 0.5, 2,000 steps: P@1, signs right |")
+    assert lines[2] == "| 0 | 0.100, 6/60 | 0.300, 12/60 | 0.900, 50/60 | 0.700, 40/60 |"
 
 
 def test_the_screened_variant_screens_the_same_1000_steps_whatever_the_run_length():
