@@ -4,9 +4,9 @@ before its vowels let the syllable model find the grid from the signs alone, wit
 On synthetic syllabaries (engine/datasets/synthetic_syllabary.py, ciphers drawn from ``--ciphers``;
 their cognates, as ``tests/engine/test_syllable_model.py`` trains them: 150 stems, 300 steps, annealing
 over 200), every cipher is trained from scratch (no pin) once per ``--onsets-first`` value, the
-training seed fixed (``--seed``), at the learning rate ``--lr`` (the paper's 0.2 unless asked). A row per run: P@1, P@10, the signs at their true onset and vowel
-(``count_right``), the run's final objective over the corpus (what a user can read without gold) and
-the training time. Rows go to a JSONL file as they finish; a second call skips what is there
+training seed fixed (``--seed``), at the learning rate ``--lr`` (the paper's 0.2 unless asked). A row
+per run: P@1, P@10, the signs at their true onset and vowel (``count_right``), the run's final
+objective over the corpus (what a user can read without gold) and the training time. Rows go to a JSONL file as they finish; a second call skips what is there
 (resumable); ``--table`` prints the Markdown table of a file.
 
     nice python -m benchmarks.syllable_onsets_first --out benchmarks/results/syllables/onsets-first-synthetic.jsonl

@@ -122,7 +122,7 @@ def main(argv=None) -> int:
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="change one setting of the preset (repeatable), e.g. --set lr=0.5")
     p.add_argument("--at", type=int, nargs="+", default=list(AT), help="the steps at which to read a start")
-    p.add_argument("--table", action="store_true", help="print the table of --out, sorted by the objective at 500")
+    p.add_argument("--table", action="store_true", help="print the tables of --out, one per survey, sorted by the objective at the first step read")
     args = p.parse_args(argv)
     if args.table:
         print(table(read_rows(args.out)), end="")
