@@ -700,8 +700,9 @@ PRESET_INFO: dict[str, Preset] = {p.name: p for p in (
            "rate 0.5 (the paper's 0.2): in the onset phase 27 of 30 starts find the signs' onsets at 0.5, 2 of "
            "31 at 0.2; 4 starts of 500 steps (restarts 4, restart_fraction 1/16), the one with the lowest "
            "objective over the corpus kept and continued: a start that finds the onsets stands apart in that "
-           "objective at step 500, and 4 starts miss them all about once in 10,000 runs (docs/benchmarks.md, "
-           "\"Linear B read from its signs\").",
+           "objective at step 500, and 4 starts miss them all about once in 10,000 runs at the rate measured "
+           "(once in 230 at the low end of its 95 % interval; docs/benchmarks.md, \"Linear B read from its "
+           "signs\").",
            LINEAR_B),
 )}
 
