@@ -94,6 +94,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.table:
         print(table(rows))
         return 0
+    from engine.config import Config
+    from engine.errors import DecipherError
+
+    try:            # a setting out of range: one line before any run, not a traceback from the first
+        for v in args.onsets_first:
+            Config.from_dict({"steps": args.steps, "anneal_steps": args.anneal_steps, "lr": args.lr,
+                              "seed": args.seed, "onsets_first": v})
+    except (DecipherError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     done = {(r["cipher"], r["onsets_first"], r["seed"], r["steps"], _lr(r)) for r in rows}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     for c in args.ciphers:

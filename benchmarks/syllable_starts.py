@@ -136,9 +136,13 @@ def main(argv=None) -> int:
 
     try:
         settings = parse_assignments(args.set)
-        lr = Config.from_dict({**PRESETS["linear-b"], **settings}).lr
+        cfg = Config.from_dict({**PRESETS["linear-b"], **settings})
     except (DecipherError, ValueError) as e:
         print(f"error: --set: {e}", file=sys.stderr)
+        return 2
+    lr = cfg.lr
+    if max(args.at) > cfg.steps:
+        print(f"error: --at {max(args.at)}: the run has only {cfg.steps} steps", file=sys.stderr)
         return 2
     from benchmarks.syllable_linear_b import data
 

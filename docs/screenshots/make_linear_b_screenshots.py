@@ -91,7 +91,8 @@ def walk_through(w, cog: Path, steps: int, out: Path, *, shots: bool = True, see
     r.preset.activated.emit(r.preset.currentIndex())
     got["preset_shown"] = r.preset.currentText()
     editors = r.form.editors
-    # one start: the walk-through pins signs, and the preset's 64 screened starts serve a run from scratch
+    # one start: the pictures follow one training run's grid as it fills in (the preset's screen of
+    # short starts would replay the onset phase once per start first)
     for name, value in (("steps", steps), ("anneal_steps", steps), ("eval_interval", max(10, steps // 4)),
                         ("seed", seed), ("device", "cpu"), ("restarts", 1)):
         set_editor_value(editors[name][0], value)

@@ -147,6 +147,14 @@ def test_collect_writes_every_run_and_a_summary_with_the_commits(tmp_path, monke
     assert by_steps[8000]["p_at_1"] == [0.6] and by_steps[8000]["commits"] == ["bbb"]
 
 
+def test_onsets_first_refuses_a_setting_out_of_range_in_one_line(tmp_path, capsys):
+    from benchmarks import syllable_onsets_first
+
+    out = tmp_path / "rows.jsonl"
+    assert syllable_onsets_first.main(["--out", str(out), "--lr", "0"]) == 2
+    assert capsys.readouterr().err.startswith("error: setting lr:") and not out.exists()
+
+
 def test_onsets_first_table_gives_each_cipher_and_the_mean_per_setting():
     from benchmarks import syllable_onsets_first
 
@@ -323,6 +331,8 @@ def test_start_survey_resumes_skips_surveyed_seeds_and_tables_by_the_early_objec
     assert "--workers must be at least 1" in capsys.readouterr().err
     assert st.main(["--set", "lr=-1", "--out", str(out)]) == 2
     assert capsys.readouterr().err.startswith("error: --set: setting lr:")
+    assert st.main(["--at", "9000", "--out", str(out)]) == 2          # past the preset's 8,000 steps
+    assert capsys.readouterr().err.startswith("error: --at 9000:")
 
 
 # ------------------------------------------------------------------------------------------ reassign
