@@ -75,9 +75,10 @@ SETTINGS = {"onsets-first": ("onsets_first=0.5", "restarts=1", "lr=0.2"),
             "scratch": ("onsets_first=0", "restarts=1", "lr=0.2"),
             "vowel-pins": ("onsets_first=0", "restarts=1", "lr=0.2"), "ten-pins": ("onsets_first=0", "restarts=1", "lr=0.2"),
             "screened": ("onsets_first=0.5", "lr=0.2"), "preset": (),
-            "preset-lr0.2": ("lr=0.2", "restarts=64", "restart_fraction=0.0625")}
+            "preset-lr0.2": ("lr=0.2", "restarts=64", "restart_fraction=0.0625", "restart_steps=0")}
 #: The screened variant's starts and the steps each trains before the choice (its restart_fraction is
-#: SCREEN_STEPS / the run's steps).
+#: SCREEN_STEPS / the run's steps; restart_steps=0 so that the preset's screen length does not replace it).
+#: Those two variants ran before the preset's screen was set in steps (restart_steps).
 SCREEN_STARTS, SCREEN_STEPS = 8, 1000
 DEFAULT_STEPS = 3000
 KEEP = ("p_at_1", "p_at_10", "p_at_1_strict", "p_at_10_strict", "signs_standard", "signs_with_standard",
@@ -172,7 +173,7 @@ def variant_settings(variant: str, steps: int) -> tuple[str, ...]:
     if variant == "screened":
         if steps <= SCREEN_STEPS:
             raise ValueError(f"the screened variant needs more than {SCREEN_STEPS} steps, got {steps}")
-        extra = (f"restarts={SCREEN_STARTS}", f"restart_fraction={SCREEN_STEPS / steps!r}")
+        extra = (f"restarts={SCREEN_STARTS}", f"restart_fraction={SCREEN_STEPS / steps!r}", "restart_steps=0")
     return (*SETTINGS[variant], *extra)
 
 

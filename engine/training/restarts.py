@@ -33,11 +33,13 @@ def start_seeds(seed: int, restarts: int) -> tuple[int, ...]:
 
 
 def selection_steps(config) -> int:
-    """S, the steps each start trains before the choice: restart_fraction x steps (rounded), at
-    least 1 (0 when the run has no steps). S = steps: every start trains the whole run and the
-    lowest final objective is kept."""
+    """S, the steps each start trains before the choice: restart_steps when set, else
+    restart_fraction x steps (rounded), at least 1; never more than the run's steps (0 when it has
+    none). S = steps: every start trains the whole run and the lowest final objective is kept."""
     if config.steps <= 0:
         return 0
+    if config.restart_steps > 0:
+        return min(config.steps, config.restart_steps)
     return max(1, min(config.steps, int(round(config.restart_fraction * config.steps))))
 
 
@@ -58,6 +60,8 @@ class Selection:
     kept: int = -1
     diverged: list[int] = field(default_factory=list)
     why: list[str] = field(default_factory=list)
+    #: the setting restart_steps the choice was made with (0: S was restart_fraction x steps)
+    set_steps: int = 0
 
     @classmethod
     def new(cls, config) -> "Selection | None":
@@ -65,7 +69,27 @@ class Selection:
         steps = selection_steps(config)
         if config.restarts <= 1 or steps <= 0:
             return None
-        return cls(start_seeds(config.seed, config.restarts), steps, float(config.restart_fraction))
+        sel = cls(start_seeds(config.seed, config.restarts), steps, float(config.restart_fraction))
+        sel.set_steps = int(config.restart_steps)
+        return sel
+
+    def settings_text(self) -> str:
+        """The settings that made this choice, as a user would pass them."""
+        how = f"restart_steps={self.set_steps}" if self.set_steps else f"restart_fraction={self.fraction:g}"
+        return f"restarts={len(self.seeds)}, {how}"
+
+    def same_choice(self, config) -> bool:
+        """Whether ``config`` (a resumed run's settings, perhaps with more steps) makes the choice this
+        record holds: as many starts, and the same restart_steps, or the same restart_fraction where
+        neither sets restart_steps; a record made with a fraction also resumes with restart_steps equal
+        to its S (the same screen, said in steps)."""
+        if config.restarts != len(self.seeds):
+            return False
+        if self.set_steps:
+            return config.restart_steps == self.set_steps
+        if config.restart_steps:
+            return config.restart_steps == self.steps
+        return config.restart_fraction == self.fraction
 
     @property
     def done(self) -> bool:
@@ -131,6 +155,7 @@ class Selection:
     # ---- checkpoints (tensors and plain values only) ----
     def to_state(self) -> dict:
         out = {"seeds": list(self.seeds), "steps": int(self.steps), "fraction": float(self.fraction),
+               "set_steps": int(self.set_steps),
                "objectives": [float(v) for v in self.objectives], "best": int(self.best), "kept": int(self.kept),
                "diverged": [int(d) for d in self.diverged], "why": [str(w) for w in self.why]}
         if self.best_state is not None:
@@ -145,7 +170,8 @@ class Selection:
                       int(data["kept"]),
                       # checkpoints before divergent starts were set aside: none diverged
                       [int(d) for d in data.get("diverged", [0] * len(data["objectives"]))],
-                      [str(w) for w in data.get("why", [""] * len(data["objectives"]))])
+                      [str(w) for w in data.get("why", [""] * len(data["objectives"]))],
+                      int(data.get("set_steps", 0)))     # checkpoints before restart_steps: a fraction
         except (KeyError, TypeError, ValueError, AttributeError):
             raise InputError("the checkpoint's record of the restarts is malformed") from None
         R, n = len(sel.seeds), len(sel.objectives)

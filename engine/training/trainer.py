@@ -459,9 +459,9 @@ class Trainer:
             self.selection = None
             return
         sel = Selection.from_state(record)
-        if cfg.restarts != len(sel.seeds) or cfg.restart_fraction != sel.fraction:
+        if not sel.same_choice(cfg):
             raise InputError(f"setting restarts: the checkpoint chose among {len(sel.seeds)} starts of "
-                             f"{sel.steps} steps (restarts={len(sel.seeds)}, restart_fraction={sel.fraction:g}); "
+                             f"{sel.steps} steps ({sel.settings_text()}); "
                              f"a resumed run keeps that choice: resume it with those settings")
         self.selection = sel
 

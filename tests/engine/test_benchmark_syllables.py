@@ -43,7 +43,7 @@ def test_the_two_arms_differ_only_in_signs(synthetic):
     assert {k for k in a if a[k] != b[k]} == {"signs"}
     from engine.config import PRESETS
     # the preset's settings but its length and its screened starts (the benchmark steps one start itself)
-    assert all(b[k] == v for k, v in PRESETS["linear-b"].items() if k not in ("steps", "restarts", "restart_fraction"))
+    assert all(b[k] == v for k, v in PRESETS["linear-b"].items() if k not in ("steps", "restarts", "restart_steps"))
     assert b["restarts"] == 1
 
 
@@ -88,7 +88,8 @@ def test_linear_b_runner_sets_what_each_variant_names():
     assert syllable_linear_b.SETTINGS["scratch"] == ("onsets_first=0", "restarts=1", "lr=0.2")   # as first measured
     assert syllable_linear_b.SETTINGS["preset"] == () and syllable_linear_b.PINS["preset"] == ()
     # the preset as it was before its learning rate was raised, reproducible as a variant of its own
-    assert syllable_linear_b.SETTINGS["preset-lr0.2"] == ("lr=0.2", "restarts=64", "restart_fraction=0.0625")
+    assert syllable_linear_b.SETTINGS["preset-lr0.2"] == ("lr=0.2", "restarts=64", "restart_fraction=0.0625",
+                                                          "restart_steps=0")
     assert syllable_linear_b.parse_folder("preset-lr0.2-8000-s1") == ("cognates", "preset-lr0.2", 8000, 1)
     # every variant but the preset keeps the learning rate it was measured at
     assert all("lr=0.2" in v for k, v in syllable_linear_b.SETTINGS.items() if k != "preset")
@@ -183,6 +184,7 @@ def test_the_screened_variant_screens_the_same_1000_steps_whatever_the_run_lengt
         settings = dict(s.split("=") for s in b.variant_settings("screened", steps))
         assert settings["onsets_first"] == "0.5" and settings["restarts"] == "8"
         assert round(float(settings["restart_fraction"]) * steps) == 1000
+        assert settings["restart_steps"] == "0"      # not the preset's screen length
     assert b.variant_settings("onsets-first", 8000) == ("onsets_first=0.5", "restarts=1", "lr=0.2")
     with pytest.raises(ValueError, match="more than 1000 steps"):
         b.variant_settings("screened", 1000)

@@ -52,9 +52,45 @@ def test_selection_steps_are_a_fraction_of_the_run():
     assert Selection.new(Config()) is None                                                     # the paper
 
 
+def test_restart_steps_fix_the_screen_whatever_the_runs_length():
+    from engine.config import PRESETS
+
+    assert selection_steps(Config(steps=2000, restart_steps=500)) == 500
+    assert selection_steps(Config(steps=8000, restart_steps=500, restart_fraction=0.25)) == 500   # replaces it
+    assert selection_steps(Config(steps=300, restart_steps=500)) == 300                          # at most the run
+    # the Linear B preset screens 500-step starts in a shortened run too (a fraction gave 125 at 2,000)
+    for steps in (1000, 2000, 8000, 12000):
+        assert selection_steps(Config.from_dict({**PRESETS["linear-b"], "steps": steps})) == 500
+
+
+def test_a_screen_set_in_steps_resumes_only_with_those_steps(tmp_path, cipher):
+    a = Trainer(cipher.corpus, cipher.vocabulary, Config(**SMALL, restarts=2, restart_steps=7), live_interval=None)
+    for _ in zip(range(4), a.run()):       # inside start 0
+        pass
+    path = a.save_checkpoint(tmp_path / "mid.pt")
+    assert a.selection.steps == 7
+    for overrides in ({"restart_steps": 8}, {"restart_steps": 0}, {"restart_steps": 0, "restart_fraction": 0.5}):
+        with pytest.raises(InputError, match=r"2 starts of 7 steps \(restarts=2, restart_steps=7\)"):
+            Trainer.from_checkpoint(path, cipher.corpus, cipher.vocabulary, config_overrides=overrides)
+    b = Trainer.from_checkpoint(path, cipher.corpus, cipher.vocabulary, config_overrides={"steps": 40},
+                                live_interval=None)
+    assert b.selection.steps == 7
+    # a checkpoint whose screen was a fraction (7 of 14 steps) resumes with the same screen in steps
+    c = Trainer(cipher.corpus, cipher.vocabulary, Config(**SMALL, restarts=2, restart_fraction=0.5), live_interval=None)
+    for _ in zip(range(4), c.run()):
+        pass
+    old = c.save_checkpoint(tmp_path / "fraction.pt")
+    d = Trainer.from_checkpoint(old, cipher.corpus, cipher.vocabulary, config_overrides={"restart_steps": 7},
+                                live_interval=None)
+    assert d.selection.steps == 7
+    with pytest.raises(InputError, match=r"restart_fraction=0.5\)"):
+        Trainer.from_checkpoint(old, cipher.corpus, cipher.vocabulary, config_overrides={"restart_steps": 6})
+
+
 @pytest.mark.parametrize("key, value", [("restarts", 0), ("restarts", 65), ("restarts", 2.5),
                                         ("restart_fraction", 0.0), ("restart_fraction", 1.5),
-                                        ("restart_fraction", float("nan"))])
+                                        ("restart_fraction", float("nan")), ("restart_steps", -1),
+                                        ("restart_steps", 1.5)])
 def test_settings_are_range_checked(key, value):
     with pytest.raises(SettingError, match=f"setting {key}: must be"):
         Config(**{key: value})
