@@ -2,7 +2,7 @@
 
 Two families of ciphers, each trained with the default settings (the paper's: 3,000 steps) and once
 with each search trial of benchmarks/gothic.py (``TRIALS``: the vowel weight from the letter classes,
-the class start, both):
+the class start, both, and two whole starts, the paper's and the class start's, the lower objective kept):
 
 * ``plain``: ``engine.datasets.synthetic.make_cipher(n_stems=200, n_inscriptions=60, seed=c)``: the
   known stems themselves under a letter substitution, written without dividers, filler letters between
@@ -202,7 +202,8 @@ def main(argv=None) -> int:
     ap.add_argument("--families", nargs="+", choices=FAMILIES, default=list(FAMILIES))
     ap.add_argument("--ciphers", nargs="+", type=int, help="cipher seeds (default: plain 1 2 3, relative 2 3 4)")
     ap.add_argument("--seeds", nargs="+", type=int, default=list(SEEDS))
-    ap.add_argument("--trials", nargs="+", default=None, help="none, vowel_weight, class_init, vowel_class (default all)")
+    ap.add_argument("--trials", nargs="+", default=None,
+                    help="none, vowel_weight, class_init, vowel_class, class_restart (default all)")
     ap.add_argument("--steps", type=int, default=None, help="training steps (default: the default settings')")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--table", action="store_true", help="print the Markdown table of --out, and stop")

@@ -190,9 +190,10 @@ def slot_windows(windows: torch.Tensor) -> torch.Tensor:
     return torch.stack([onset, vowel], dim=2).reshape(windows.shape[0], -1)
 
 
-def make_mapping(prep) -> nn.Module:
-    """The character mapping the settings ask for: the paper's (letters) or the syllable model."""
-    config = prep.config
+def make_mapping(prep, class_init: float | None = None) -> nn.Module:
+    """The character mapping the settings ask for: the paper's (letters) or the syllable model.
+    ``class_init``: instead of the setting's (a later start of restart_class_init)."""
+    config = prep.config if class_init is None else prep.config.replace(class_init=class_init)
     if config.signs == "syllables":
         counts: dict[str, int] = {}
         for e in prep.entries:

@@ -62,6 +62,8 @@ class Selection:
     why: list[str] = field(default_factory=list)
     #: the setting restart_steps the choice was made with (0: S was restart_fraction x steps)
     set_steps: int = 0
+    #: the setting restart_class_init: the class start of the starts after the first (0: none)
+    class_init: float = 0.0
 
     @classmethod
     def new(cls, config) -> "Selection | None":
@@ -71,19 +73,22 @@ class Selection:
             return None
         sel = cls(start_seeds(config.seed, config.restarts), steps, float(config.restart_fraction))
         sel.set_steps = int(config.restart_steps)
+        sel.class_init = float(config.restart_class_init)
         return sel
 
     def settings_text(self) -> str:
         """The settings that made this choice, as a user would pass them."""
         how = f"restart_steps={self.set_steps}" if self.set_steps else f"restart_fraction={self.fraction:g}"
-        return f"restarts={len(self.seeds)}, {how}"
+        lean = f", restart_class_init={self.class_init:g}" if self.class_init else ""
+        return f"restarts={len(self.seeds)}, {how}{lean}"
 
     def same_choice(self, config) -> bool:
         """Whether ``config`` (a resumed run's settings, perhaps with more steps) makes the choice this
-        record holds: as many starts, and the same restart_steps, or the same restart_fraction where
+        record holds: as many starts, the same class start of the later ones (restart_class_init),
+        and the same restart_steps, or the same restart_fraction where
         neither sets restart_steps; a record made with a fraction also resumes with restart_steps equal
         to its S (the same screen, said in steps)."""
-        if config.restarts != len(self.seeds):
+        if config.restarts != len(self.seeds) or config.restart_class_init != self.class_init:
             return False
         if self.set_steps:
             return config.restart_steps == self.set_steps
@@ -155,7 +160,7 @@ class Selection:
     # ---- checkpoints (tensors and plain values only) ----
     def to_state(self) -> dict:
         out = {"seeds": list(self.seeds), "steps": int(self.steps), "fraction": float(self.fraction),
-               "set_steps": int(self.set_steps),
+               "set_steps": int(self.set_steps), "class_init": float(self.class_init),
                "objectives": [float(v) for v in self.objectives], "best": int(self.best), "kept": int(self.kept),
                "diverged": [int(d) for d in self.diverged], "why": [str(w) for w in self.why]}
         if self.best_state is not None:
@@ -171,7 +176,8 @@ class Selection:
                       # checkpoints before divergent starts were set aside: none diverged
                       [int(d) for d in data.get("diverged", [0] * len(data["objectives"]))],
                       [str(w) for w in data.get("why", [""] * len(data["objectives"]))],
-                      int(data.get("set_steps", 0)))     # checkpoints before restart_steps: a fraction
+                      int(data.get("set_steps", 0)),     # checkpoints before restart_steps: a fraction
+                      float(data.get("class_init", 0.0)))
         except (KeyError, TypeError, ValueError, AttributeError):
             raise InputError("the checkpoint's record of the restarts is malformed") from None
         R, n = len(sel.seeds), len(sel.objectives)

@@ -256,7 +256,7 @@ class Trainer:
         if sel.current < len(sel.seeds):
             sel.record(corpus_objective(self)["objective"], self._training_state)
         if sel.current < len(sel.seeds):
-            self._begin_start(sel.seeds[sel.current])
+            self._begin_start(sel.seeds[sel.current], sel.class_init)
         else:
             self._set_training_state(sel.choose())
 
@@ -268,20 +268,21 @@ class Trainer:
         sel.record_diverged(at, why)
         text = f"restarts: start {r} of 0..{R - 1} (seed {sel.seeds[r]}) diverged ({why}); it is set aside"
         if sel.current < R:
-            self._begin_start(sel.seeds[sel.current])
+            self._begin_start(sel.seeds[sel.current], sel.class_init)
             return NoticeEvent(at, f"{text}, going on with start {sel.current}")
         if sel.all_diverged:
             raise TrainingDiverged(f"every one of the {R} starts (setting restarts) diverged: {sel.divergence_text()}")
         self._set_training_state(sel.choose())
         return NoticeEvent(at, f"{text}; start {sel.kept} (the lowest objective of those that did not diverge) is kept")
 
-    def _begin_start(self, seed: int) -> None:
+    def _begin_start(self, seed: int, class_init: float = 0.0) -> None:
         """A fresh model, optimiser and random streams for ``seed``: what Trainer() of that seed
-        would start from (the prepared data are shared)."""
+        would start from (the prepared data are shared); with ``class_init`` > 0 (a later start of
+        setting restart_class_init) the aligner leans to the letters' classes as class_init would."""
         torch.manual_seed(seed)
         np.random.seed(seed % (2**32))
         self.rng = random.Random(seed)
-        self.model = make_mapping(self.prep).to(self.device)
+        self.model = make_mapping(self.prep, class_init if class_init > 0 else None).to(self.device)
         self.optimizer = torch.optim.SGD(self.model.parameters(), lr=self.config.lr)
         self.sampler = BatchSampler(self.prep, self.rng)
         self.candidates = CandidateCache.for_config(self.config)

@@ -90,7 +90,8 @@ def test_a_screen_set_in_steps_resumes_only_with_those_steps(tmp_path, cipher):
 @pytest.mark.parametrize("key, value", [("restarts", 0), ("restarts", 65), ("restarts", 2.5),
                                         ("restart_fraction", 0.0), ("restart_fraction", 1.5),
                                         ("restart_fraction", float("nan")), ("restart_steps", -1),
-                                        ("restart_steps", 1.5)])
+                                        ("restart_steps", 1.5), ("restart_class_init", -0.1),
+                                        ("restart_class_init", 11.0)])
 def test_settings_are_range_checked(key, value):
     with pytest.raises(SettingError, match=f"setting {key}: must be"):
         Config(**{key: value})
@@ -124,6 +125,32 @@ def test_the_kept_start_is_the_lowest_and_its_run_is_the_single_run_of_its_seed(
             list(single.run())
             for name, p in single.model.state_dict().items():
                 assert torch.equal(p, trainer.model.state_dict()[name]), name
+
+
+def test_later_starts_of_restart_class_init_are_single_runs_from_the_letter_classes(tmp_path, cipher):
+    from engine.model.letter_classes import class_evidence
+
+    trainer, _ = _train(cipher, seed=3, restarts=3, restart_fraction=0.5, restart_class_init=0.05)
+    sel = trainer.selection
+    assert class_evidence(trainer.prep)                 # the classes say something on this cipher
+    for r in range(3):      # start 0 is the paper's start, the later ones the class start's, each of its seed
+        lean = {"class_init": 0.05} if r else {}
+        single = Trainer(cipher.corpus, cipher.vocabulary, Config(**{**SMALL, "seed": sel.seeds[r], **lean}),
+                         live_interval=None)
+        list(single.run(steps=sel.steps))
+        assert corpus_objective(single)["objective"] == pytest.approx(sel.objectives[r], abs=1e-12)
+    plain, _ = _train(cipher, seed=3, restarts=3, restart_fraction=0.5)
+    assert plain.selection.objectives[0] == sel.objectives[0]
+    assert all(a != b for a, b in zip(plain.selection.objectives[1:], sel.objectives[1:]))
+    # a resume keeps the choice's class start
+    a = Trainer(cipher.corpus, cipher.vocabulary, Config(**SMALL, restarts=2, restart_class_init=0.05),
+                live_interval=None)
+    for _ in zip(range(4), a.run()):
+        pass
+    path = a.save_checkpoint(tmp_path / "lean.pt")
+    with pytest.raises(InputError, match=r"restart_class_init=0.05\)"):
+        Trainer.from_checkpoint(path, cipher.corpus, cipher.vocabulary, config_overrides={"restart_class_init": 0.0})
+    assert Trainer.from_checkpoint(path, cipher.corpus, cipher.vocabulary, live_interval=None).selection.class_init == 0.05
 
 
 def test_the_choice_reads_no_gold(cipher):
