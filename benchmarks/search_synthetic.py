@@ -124,17 +124,24 @@ def summary(rows: list[dict]) -> dict:
     the same (P@1) as the paper settings; of the paper-settings and class-start runs of each seed, how
     often the one with the lower objective reads as much as the better one."""
     by = {_key(r): r for r in rows}
-    out: dict = {"trials": {}}
+
+    def counts(pairs: list[tuple[dict, dict]]) -> dict:
+        return {"seeds": len(pairs),
+                "worse": sum(1 for a, b in pairs if b["p_at_1"] < a["p_at_1"] - 1e-9),
+                "better": sum(1 for a, b in pairs if b["p_at_1"] > a["p_at_1"] + 1e-9),
+                "identical": sum(1 for a, b in pairs if b["p_at_1"] == a["p_at_1"] and b["objective"] == a["objective"]),
+                "mean_default": round(statistics.mean(a["p_at_1"] for a, _ in pairs), 4) if pairs else None,
+                "mean_trial": round(statistics.mean(b["p_at_1"] for _, b in pairs), 4) if pairs else None}
+
+    out: dict = {"trials": {}, "by_family": {f: {} for f in FAMILIES}}
     for name in trials():
         if name == "none":
             continue
         pairs = [(by[k[:3] + ("none", k[4])], r) for k, r in by.items()
                  if k[3] == name and k[:3] + ("none", k[4]) in by]
-        out["trials"][name] = {
-            "seeds": len(pairs),
-            "worse": sum(1 for a, b in pairs if b["p_at_1"] < a["p_at_1"] - 1e-9),
-            "better": sum(1 for a, b in pairs if b["p_at_1"] > a["p_at_1"] + 1e-9),
-            "identical": sum(1 for a, b in pairs if b["p_at_1"] == a["p_at_1"] and b["objective"] == a["objective"])}
+        out["trials"][name] = counts(pairs)
+        for family in FAMILIES:
+            out["by_family"][family][name] = counts([p for p in pairs if p[0]["family"] == family])
     pairs = [(r, by[k[:3] + ("class_init", k[4])]) for k, r in by.items()
              if k[3] == "none" and k[:3] + ("class_init", k[4]) in by]
     kept = [min(p, key=lambda r: r["objective"]) for p in pairs]

@@ -52,8 +52,12 @@ def test_the_table_counts_the_seeds_a_trial_reads_worse_than_the_default():
     # seed 1 the paper settings' too (-2.0 < -1.0), though the class start's read more (0.6)
     assert "| relative | 2 | 0.900 / 0.200 | 0.550 | 1 of 2 |" in lines
     counts = ss.summary(rows)
-    assert counts["trials"]["class_init"] == {"seeds": 2, "worse": 1, "better": 1, "identical": 0}
-    assert counts["trials"]["vowel_weight"] == {"seeds": 1, "worse": 0, "better": 1, "identical": 0}
+    assert counts["trials"]["class_init"] == {"seeds": 2, "worse": 1, "better": 1, "identical": 0,
+                                              "mean_default": 0.55, "mean_trial": 0.35}
+    assert counts["trials"]["vowel_weight"] == {"seeds": 1, "worse": 0, "better": 1, "identical": 0,
+                                                "mean_default": 0.9, "mean_trial": 0.95}
+    assert counts["by_family"]["relative"]["class_init"] == counts["trials"]["class_init"]
+    assert counts["by_family"]["plain"]["class_init"]["seeds"] == 0
     assert counts["lower_objective_kept"] == {"seeds": 2, "as_good_as_the_better": 1}
 
 
