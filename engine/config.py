@@ -273,6 +273,9 @@ class Config:
         gt=0, le=1)
     # A screen validated at a number of steps (Linear B: the objective at step 500 tells the starts that
     # found the onsets) stays that long when a user shortens or lengthens the run.
+    restart_steps: int = _setting(
+        0, _OPT, "When restarts > 1: the steps each start trains before the choice, whatever the run's "
+        "steps (at most all of them); 0 = restart_fraction x steps.", OURS, ge=0, le=MAX_STEPS)
     # Issue 30: on synthetic ciphers and Proto-Germanic the class start rescues some runs the paper's start
     # leaves in a bad basin and fails others, and the lower objective of the two picks the better one on
     # 30 of 36 seeds (docs/benchmarks.md, "The two trials on six seeds ...").
@@ -280,9 +283,6 @@ class Config:
         0.0, _OPT, "When restarts > 1: the starts after the first begin from the letters' contextual classes "
         "(as class_init, this much), where the classes say anything; the first start is the paper's. 0 = "
         "every start from the paper's random start.", OURS, ge=0, le=10)
-    restart_steps: int = _setting(
-        0, _OPT, "When restarts > 1: the steps each start trains before the choice, whatever the run's "
-        "steps (at most all of them); 0 = restart_fraction x steps.", OURS, ge=0, le=MAX_STEPS)
     polish_moves: int = _setting(
         0, _OPT, "After the last step: at most this many swaps of two letters' values (with signs = "
         "syllables, of two signs' onsets or vowels), each kept only where it lowers the run's objective "
