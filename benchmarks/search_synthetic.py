@@ -119,6 +119,14 @@ def plan(families, ciphers, seeds, names, steps, done: set) -> list[tuple]:
     return [j for j in jobs if j not in done]
 
 
+def kept_of(pairs: list[tuple[dict, dict]]) -> tuple[list[dict], int]:
+    """Of each pair of runs (a seed's paper-settings and class-start runs), the one with the lower
+    objective, and how many of those read as much as the better of their pair."""
+    kept = [min(p, key=lambda r: r["objective"]) for p in pairs]
+    good = sum(1 for k, p in zip(kept, pairs) if k["p_at_1"] >= max(r["p_at_1"] for r in p) - 1e-9)
+    return kept, good
+
+
 def summary(rows: list[dict]) -> dict:
     """Over every (family, cipher, seed) that has both: per trial, how many seeds read worse, better or
     the same (P@1) as the paper settings; of the paper-settings and class-start runs of each seed, how
@@ -144,10 +152,7 @@ def summary(rows: list[dict]) -> dict:
             out["by_family"][family][name] = counts([p for p in pairs if p[0]["family"] == family])
     pairs = [(r, by[k[:3] + ("class_init", k[4])]) for k, r in by.items()
              if k[3] == "none" and k[:3] + ("class_init", k[4]) in by]
-    kept = [min(p, key=lambda r: r["objective"]) for p in pairs]
-    out["lower_objective_kept"] = {
-        "seeds": len(pairs),
-        "as_good_as_the_better": sum(1 for k, p in zip(kept, pairs) if k["p_at_1"] >= max(r["p_at_1"] for r in p) - 1e-9)}
+    out["lower_objective_kept"] = {"seeds": len(pairs), "as_good_as_the_better": kept_of(pairs)[1]}
     return out
 
 
@@ -186,8 +191,7 @@ def table(rows: list[dict]) -> str:
         pairs = [p for p in pairs if p[0] and p[1]]
         if not pairs:
             continue
-        kept = [min(p, key=lambda r: r["objective"]) for p in pairs]
-        good = sum(1 for k, p in zip(kept, pairs) if k["p_at_1"] >= max(r["p_at_1"] for r in p) - 1e-9)
+        kept, good = kept_of(pairs)
         per_seed = " / ".join(f"{k['p_at_1']:.3f}" for k in kept)
         out.append(f"| {family} | {cipher} | {per_seed} | "
                    f"{statistics.mean(k['p_at_1'] for k in kept):.3f} | {good} of {len(pairs)} |")
@@ -234,8 +238,15 @@ def main(argv=None) -> int:
         print("--workers must be 0 or more and --steps 1 or more", file=sys.stderr)
         return 2
     from engine.config import Config
+    from engine.errors import DecipherError
 
     steps = args.steps or Config().steps
+    try:            # a seed or length out of range: one line before any run, not a worker's traceback
+        for seed in args.seeds:
+            Config(seed=seed, steps=steps)
+    except DecipherError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     args.out.parent.mkdir(parents=True, exist_ok=True)
     jobs = plan(args.families, args.ciphers, args.seeds, names, steps, {_key(r) for r in read(args.out)})
     print(f"{len(jobs)} runs to make", file=sys.stderr, flush=True)

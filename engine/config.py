@@ -262,8 +262,8 @@ class Config:
     # objective, so several starts are trained and the one with the lowest objective is kept.
     restarts: int = _setting(
         1, _OPT, "R: train R starts (the run's seed and R - 1 seeds derived from it) for restart_fraction x "
-        "steps each, keep the one whose objective over the whole corpus is lowest (gold-free) and continue "
-        "only it to the full steps (beyond the paper; docs/deviations-from-paper.md). 1 = one start "
+        "steps (or restart_steps) each, keep the one whose objective over the whole corpus is lowest "
+        "(gold-free) and continue only it to the full steps (beyond the paper; docs/deviations-from-paper.md). 1 = one start "
         "(the paper).", OURS, ge=1, le=64)
     # 1.0: on the 10x synthetic cipher the objective ranks the starts only at the end of the run
     # (docs/benchmarks.md, "Large vocabularies": restarts); at the end of annealing or earlier it does not.

@@ -74,6 +74,8 @@ def test_bad_arguments_are_one_line_and_write_nothing(tmp_path, capsys):
     assert ss.main(["--out", str(out), "--trials", "lr"]) == 2
     assert ss.main(["--out", str(out), "--steps", "0"]) == 2
     assert ss.main(["--out", str(out), "--table"]) == 2
+    assert ss.main(["--out", str(out), "--seeds", "-1", "--workers", "0"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 3 and "unknown trial 'lr'" in err and "no rows yet" in err
+    assert err.count("\n") == 4 and "unknown trial 'lr'" in err and "no rows yet" in err
+    assert "error: setting seed:" in err
     assert not out.exists()
