@@ -16,10 +16,18 @@ the command.
   Proto-Germanic list and Spanish's (the Genesis list that led the paper protocol's comparison). Under
   ``paper`` Trask's Basque cuts every Gothic list to its size (305 stems in the runs), on which the Proto-Germanic runs do not find the
   mapping; this measures whether they do at 600.
+- ``authors``: Gothic only, the paper protocol's nine candidates as the authors' code ran its Gothic
+  closeness runs (xib ``cfg.py``, ``FinalContrast*``; reference-implementation.md §6): the text with every
+  word divider written (their ``corpus.got-germ.trunc.seg.1.tsv``: ``seg.p25`` and ``seg.p5`` are the 25
+  and 50 % files, so ``seg.1`` is 100 %), the partial oracle given to every run (k l m n p s t,
+  ``resources/priors/gothic-partial.csv``, as our Iberian runs have the authors' Iberian one), the
+  insertion cost annealed from 10 (their ``init_ins_del_cost = 10``), and every list at the paper's 600
+  stems where it has them (the paper: "set to be 600 since the PG vocabulary has 613 words"); Old Norse
+  (413), Old English (592) and Trask's Basque (305) keep all theirs: each is read against its own nulls.
 
-Under both, every candidate has one size: the smallest number of usable stems among them (usable: of
-the comparison's span lengths, distinct by IPA), and at most 600, the paper's size for its Genesis
-lists. A list ranked by frequency keeps its most frequent stems; a word list without frequencies (the relative's matched stems, Trask's lexicon) a seeded sample,
+Under ``paper``, ``fair`` and ``paper-600`` every candidate has one size: the smallest number of usable
+stems among them (usable: of the comparison's span lengths, distinct by IPA), and at most 600, the paper's
+size for its Genesis lists; under ``authors`` each list is cut to 600 on its own. A list ranked by frequency keeps its most frequent stems; a word list without frequencies (the relative's matched stems, Trask's lexicon) a seeded sample,
 its order kept. Every finished run goes into benchmarks/results/closeness.csv with its protocol and
 null mode.
 
@@ -31,6 +39,7 @@ null mode.
     python -m benchmarks.closeness_paper table gothic --protocol paper   # its table for docs/benchmarks.md
     python -m benchmarks.closeness_paper mappings --protocol paper   # what the Gothic runs learned (checkpoints)
     nice python -m benchmarks.closeness_paper run gothic --protocol paper-600 --workers 2   # the 600-stem follow-up
+    nice python -m benchmarks.closeness_paper run gothic --protocol authors --workers 2   # as the authors' code ran it
     python -m benchmarks.closeness_paper overlap      # the Ugaritic text's cognates in the fair Hebrew list
 
 `run` builds what it needs first. Files go under build/closeness/ (git-ignored; built from
@@ -55,7 +64,7 @@ RUNS = ROOT / "runs"
 RESULTS = ROOT / "benchmarks" / "results" / "closeness.csv"
 DATA = ROOT.parent / "shared" / "data"
 SMALL_COG = "ugaritic_hebrew/uga-heb.small.no_spe.cog"
-PROTOCOLS = ("paper", "fair", "paper-600")
+PROTOCOLS = ("paper", "fair", "paper-600", "authors")
 #: benchmarks/results/closeness.csv: the engine's results columns and the protocol. Rows of the runs made
 #: before the protocols (issue 12: Hebrew a seeded sample of the whole cognate file, Genesis lists sampled
 #: down from their 600 most frequent stems, skeleton nulls) have protocol ``before``.
@@ -101,7 +110,10 @@ def candidates(lost: str, protocol: str) -> list[Candidate]:
             raise SystemExit(f"error: the paper-600 protocol is Gothic's only (Proto-Germanic and Spanish at "
                              f"600 stems), not {lost}'s; use --protocol paper")
         return [Candidate("proto-germanic", "proto-germanic"), genesis["spanish"]]
-    if protocol == "paper":
+    if protocol == "authors" and lost != "gothic":
+        raise SystemExit(f"error: the authors protocol is Gothic's only (the authors' Gothic closeness "
+                         f"configuration), not {lost}'s; use --protocol paper")
+    if protocol in ("paper", "authors"):
         basque = Candidate("basque", "basque")
         first = {"ugaritic": [Candidate("hebrew", "hebrew", SMALL_COG, matched=True)],
                  "gothic": [Candidate(n, n) for n in ("proto-germanic", "old-norse", "old-english")],
@@ -117,6 +129,29 @@ def candidates(lost: str, protocol: str) -> list[Candidate]:
              "gothic": ("latin", "spanish", "arabic", "hungarian", "turkish", "basque"),
              "iberian": ("latin", "spanish", "hungarian", "turkish", "arabic")}[lost]
     return first + [basque if n == "basque" else genesis[n] for n in order]
+
+
+#: the authors protocol's Gothic text: every word divider written (WR 100 %), built as gothic-wr0 is
+AUTHORS_LOST = "gothic-wr100/lost.csv"
+#: the partial oracle (k l m n p s t) the authors' Gothic closeness runs had on (``use_oracle=True``)
+GOTHIC_PRIOR = ROOT / "resources" / "priors" / "gothic-partial.csv"
+#: their ``init_ins_del_cost = 10``: the insertion cost annealed from 10 (to the preset's 3.5)
+AUTHORS_SETTINGS = ("insertion_cost_start=10",)
+
+
+def lost_path(lost: str, protocol: str) -> str:
+    """The comparison's LOST.csv under build/closeness."""
+    return AUTHORS_LOST if protocol == "authors" else COMPARISONS[lost][0]
+
+
+def run_options(lost: str, protocol: str) -> list[str]:
+    """The `decipher closeness` options a comparison adds to the preset: a prior given to every run and
+    settings."""
+    if lost == "iberian" and IBERIAN_PRIOR.exists():
+        return ["--prior", str(IBERIAN_PRIOR)]
+    if protocol == "authors":
+        return ["--prior", str(GOTHIC_PRIOR), *(a for kv in AUTHORS_SETTINGS for a in ("--set", kv))]
+    return []
 
 
 def not_in_protocol(lost_names, protocol: str, *, quiet: bool = False) -> bool:
@@ -144,8 +179,9 @@ def _call(main, argv: list[str]) -> None:
         raise SystemExit(code)
 
 
-def prepare_lost(build: Path = BUILD, data: Path = DATA) -> None:
-    """Build the three lost texts (shared by the protocols), those not built yet."""
+def prepare_lost(build: Path = BUILD, data: Path = DATA, protocol: str = "paper") -> None:
+    """Build the three lost texts (shared by the protocols), those not built yet, and the authors
+    protocol's Gothic text with every divider when ``protocol`` is it."""
     from engine.cli.main import main as decipher
     from engine.datasets.gothic import main as gothic
     from engine.io.hesperia import read_hesperia
@@ -157,6 +193,9 @@ def prepare_lost(build: Path = BUILD, data: Path = DATA) -> None:
     if not (build / "gothic-wr0" / "lost.csv").exists():
         _call(gothic, ["--known", "pgm", "--wr", "0", "--seed", "0", "--data", str(data), "--out",
                        str(build / "gothic-wr0"), "--quiet"])
+    if protocol == "authors" and not (build / AUTHORS_LOST).exists():
+        _call(gothic, ["--known", "pgm", "--wr", "100", "--seed", "0", "--data", str(data), "--out",
+                       str(build / Path(AUTHORS_LOST).parent), "--quiet"])
     if (build / "iberian" / "lost.csv").exists():
         return
     try:  # the authors' cleaned Hesperia text (`decipher dataset iberian`), where this checkout has it
@@ -217,14 +256,18 @@ def prepare(lost: str, protocol: str, build: Path = BUILD, data: Path = DATA) ->
             b.ranked = "the stems matched with a lost word, in the file's order"
         built[c.name] = b
         print(b.describe(), file=sys.stderr)
+    own_size = protocol == "authors"      # each list cut to the paper's size on its own
     size = matched_size({n: b.stems for n, b in built.items()})
     folder = build / protocol / lost
     folder.mkdir(parents=True, exist_ok=True)
-    lines = [f"{protocol} protocol, {lost}: every candidate cut to {size} stems of {min_units}-10 IPA units "
+    lines = [f"{protocol} protocol, {lost}: every candidate cut to at most {MAX_STEMS} stems of {min_units}-10 IPA "
+             "units (the paper's size; a shorter list keeps all its usable stems)" if own_size else
+             f"{protocol} protocol, {lost}: every candidate cut to {size} stems of {min_units}-10 IPA units "
              f"(the smallest candidate's usable stems, at most {MAX_STEMS})"]
     for c in cands:
         b = built[c.name]
-        kept = cut_to(b.stems, size, b.ranked.startswith("frequency"), f"closeness-paper:{protocol}:{lost}:{c.name}")
+        kept = cut_to(b.stems, min(MAX_STEMS, len(b.stems)) if own_size else size, b.ranked.startswith("frequency"),
+                      f"closeness-paper:{protocol}:{lost}:{c.name}")
         write_known(candidate_path(lost, c.name, protocol, build), kept)
         how = ("all" if len(kept) == len(b.stems) else "its most frequent" if b.ranked.startswith("frequency")
                else "a seeded sample")
@@ -248,13 +291,12 @@ def staging_path(lost: str, protocol: str, build: Path = BUILD) -> Path:
 def command(lost: str, protocol: str = "paper", *, seeds=(0, 1, 2), n_null: int = 3, workers: int | None = None,
             ray: str | None = None, steps: int | None = None, build: Path = BUILD, runs: Path = RUNS) -> list[str]:
     """The `decipher closeness` arguments of one of the comparisons under a protocol."""
-    path, preset, _ = COMPARISONS[lost]
+    _, preset, _ = COMPARISONS[lost]
     names = [c.name for c in candidates(lost, protocol)]
-    argv = ["closeness", "--lost", str(build / path),
+    argv = ["closeness", "--lost", str(build / lost_path(lost, protocol)),
             "--known", *[f"{n}={candidate_path(lost, n, protocol, build)}" for n in names],
             "--preset", preset, "--set", "eval_interval=0", "--seeds", *map(str, seeds), "--null", str(n_null)]
-    if lost == "iberian" and IBERIAN_PRIOR.exists():
-        argv += ["--prior", str(IBERIAN_PRIOR)]
+    argv += run_options(lost, protocol)
     if steps is not None:
         argv += ["--steps", str(steps)]
     if workers is not None:
@@ -363,15 +405,16 @@ def gothic_mappings(protocol: str = "paper", runs: Path | None = None, build: Pa
     folder = (runs or RUNS) / f"closeness-gothic-{protocol}"
     with open(folder / "runs.csv", encoding="utf-8", newline="") as f:
         scores = {(r["known"], r["null"], r["seed"]): r for r in csv.DictReader(f)}
-    path, preset, _ = COMPARISONS["gothic"]
+    path, preset = lost_path("gothic", protocol), COMPARISONS["gothic"][1]
     files = read_run_files(build / path)
-    gold = read_gold(build / "gothic-wr0" / "gold.csv", inscriptions=files.corpus.inscriptions)
+    gold = read_gold(build / Path(path).parent / "gold.csv", inscriptions=files.corpus.inscriptions)
     every = [c.name for c in candidates("gothic", protocol)]
     names = null_names = every
     if germanic_only:   # the relatives' and Basque's own runs, and Proto-Germanic's nulls
         names = [n for n in names if n in ("proto-germanic", "old-norse", "old-english")] + ["basque"]
         null_names = ["proto-germanic"]
-    config = config_from_options(preset=preset, assignments=["eval_interval=0"])
+    config = config_from_options(preset=preset, assignments=["eval_interval=0",
+                                                              *(AUTHORS_SETTINGS if protocol == "authors" else ())])
     plan = plan_comparison(files.corpus, {n: candidate_path("gothic", n, protocol, build) for n in every},
                            seeds=(0, 1, 2), n_null=3, config=config, null_mode="phonotactic")
     prior = read_prior(ROOT / "resources" / "priors" / "gothic-full.csv")
@@ -620,7 +663,7 @@ def _main(argv: list[str] | None = None) -> int:
             p.error(f"unknown comparison {unknown[0]!r}; use {', '.join(sorted(COMPARISONS))}")
         if not_in_protocol(args.lost, args.protocol):
             return 2
-        prepare_lost(data=args.data)
+        prepare_lost(data=args.data, protocol=args.protocol)
         for lost in args.lost or protocol_comparisons(args.protocol):
             prepare(lost, args.protocol, data=args.data)
         return 0
@@ -705,7 +748,7 @@ def _main(argv: list[str] | None = None) -> int:
         if args.what == "commands":
             print("decipher " + " ".join(shlex.quote(str(a)) for a in cmd))
             continue
-        prepare_lost(data=args.data)
+        prepare_lost(data=args.data, protocol=args.protocol)
         names = [c.name for c in candidates(lost, args.protocol)]
         if not all(candidate_path(lost, n, args.protocol).exists() for n in names):
             prepare(lost, args.protocol, data=args.data)

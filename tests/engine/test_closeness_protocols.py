@@ -250,3 +250,34 @@ def test_reading_a_comparisons_mappings_without_its_folder_is_one_line(tmp_path,
     assert cp.main(["mappings", "--protocol", "paper"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "closeness-gothic-paper" in err[0] and "runs.csv" in err[0]
+
+
+def test_the_authors_gothic_protocol_runs_the_nine_candidates_as_their_code_did(capsys):
+    """The authors' Gothic closeness configuration (xib cfg.py FinalContrast*): the text with every
+    divider, the partial oracle on every run, the insertion cost annealed from 10; the paper protocol's
+    nine candidates. Gothic's only: asking for another comparison is one line (exit 2)."""
+    from benchmarks.closeness_paper import GOTHIC_PRIOR, lost_path, main, run_options
+
+    assert [c.name for c in candidates("gothic", "authors")] == [c.name for c in candidates("gothic", "paper")]
+    assert lost_path("gothic", "authors") == "gothic-wr100/lost.csv" != lost_path("gothic", "paper")
+    assert run_options("gothic", "authors") == ["--prior", str(GOTHIC_PRIOR), "--set", "insertion_cost_start=10"]
+    assert run_options("gothic", "paper") == [] and run_options("gothic", "paper-600") == []
+    with pytest.raises(SystemExit, match="Gothic's only"):
+        candidates("iberian", "authors")
+    assert main(["commands", "--protocol", "authors"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 1 and "gothic-wr100/lost.csv" in out[0] and "closeness-gothic-authors" in out[0]
+    assert "--prior" in out[0] and "gothic-partial.csv" in out[0] and "insertion_cost_start=10" in out[0]
+    assert "basque=" in out[0] and "old-norse=" in out[0]
+
+
+@pytest.mark.skipif(not (DATA / "germanic_etymology").exists(), reason="needs ../shared/data/germanic_etymology")
+def test_the_authors_protocol_cuts_each_list_to_600_on_its_own(tmp_path):
+    """Not one size for all: a list with more than 600 usable stems keeps 600, a shorter one all of its own."""
+    from engine.io.tables import read_known
+
+    folder = prepare("gothic", "authors", build=tmp_path, data=DATA)
+    sizes = {c.name: len(read_known(folder / f"{c.name}.csv")) for c in candidates("gothic", "authors")}
+    assert sizes["proto-germanic"] == sizes["latin"] == sizes["spanish"] == MAX_STEMS
+    assert sizes["old-norse"] < MAX_STEMS and sizes["basque"] < MAX_STEMS and sizes["old-norse"] != sizes["basque"]
+    assert "at most 600" in (folder / "sizes.txt").read_text(encoding="utf-8").splitlines()[0]
