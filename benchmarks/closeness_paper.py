@@ -149,8 +149,9 @@ def run_options(lost: str, protocol: str) -> list[str]:
     settings."""
     if lost == "iberian" and IBERIAN_PRIOR.exists():
         return ["--prior", str(IBERIAN_PRIOR)]
-    if protocol == "authors":
-        return ["--prior", str(GOTHIC_PRIOR), *(a for kv in AUTHORS_SETTINGS for a in ("--set", kv))]
+    if protocol == "authors":   # the lists keep their own sizes (`decipher closeness` would cut all to the smallest)
+        return ["--prior", str(GOTHIC_PRIOR), *(a for kv in AUTHORS_SETTINGS for a in ("--set", kv)),
+                "--cap-stems", str(MAX_STEMS)]
     return []
 
 
@@ -416,7 +417,8 @@ def gothic_mappings(protocol: str = "paper", runs: Path | None = None, build: Pa
     config = config_from_options(preset=preset, assignments=["eval_interval=0",
                                                               *(AUTHORS_SETTINGS if protocol == "authors" else ())])
     plan = plan_comparison(files.corpus, {n: candidate_path("gothic", n, protocol, build) for n in every},
-                           seeds=(0, 1, 2), n_null=3, config=config, null_mode="phonotactic")
+                           seeds=(0, 1, 2), n_null=3, config=config, null_mode="phonotactic",
+                           cap_stems=MAX_STEMS if protocol == "authors" else None)
     prior = read_prior(ROOT / "resources" / "priors" / "gothic-full.csv")
     out = []
     for item in plan.items:

@@ -575,7 +575,7 @@ class ComparisonView(QWidget):
         ymax = max([float(c[3].max()) for c in curves.values()] + ([float(band[2].max())] if band else []) + [0.05])
         self.plot.setYRange(0, min(1.0, ymax * 1.05), padding=0.01)
         self.caption.setText(f"<b>Comparison</b> of {len(curves)} known languages on {plan.lost.name}: "
-                             f"{plan.matching.size} stems each, seeds {' '.join(map(str, plan.seeds))}, "
+                             f"{plan.matching.size_text}, seeds {' '.join(map(str, plan.seeds))}, "
                              f"{plan.n_null} null vocabularies each. Score = area under the curve; "
                              "ranked by the margin over the language's own nulls (dotted).")
         self.caption.setToolTip(plan.matching.describe())

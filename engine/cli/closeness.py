@@ -48,6 +48,9 @@ def add_closeness_parser(sub) -> None:
                         "docs/closeness.md \"Early stop\")")
     p.add_argument("--stems", type=int, metavar="M",
                    help="sample every candidate to M stems (default: the smallest candidate's usable size)")
+    p.add_argument("--cap-stems", type=int, metavar="M",
+                   help="instead of one size for all, cut each candidate to at most M stems on its own (a shorter one "
+                        "keeps all; each is read against nulls of its own size), as the paper's Gothic lists")
     p.add_argument("--steps", type=int, help="training steps of every run (default 3000, or the --config file's)")
     p.add_argument("--preset", choices=sorted(PRESETS), help="settings of a paper experiment")
     p.add_argument("--config", type=Path, help="a TOML file of settings")
@@ -106,6 +109,10 @@ def check_numbers(args) -> None:
         raise DecipherError(f"--restarts must be from 1 to {MAX_RESTARTS} trainings per seed, got {args.restarts}")
     if args.stems is not None and args.stems < 1:
         raise DecipherError(f"--stems must be a positive number of stems, got {args.stems}")
+    if args.cap_stems is not None and args.cap_stems < 1:
+        raise DecipherError(f"--cap-stems must be a positive number of stems, got {args.cap_stems}")
+    if args.cap_stems is not None and args.stems is not None:
+        raise DecipherError("--stems (one size for all) and --cap-stems (at most a size each) cannot both be given")
     if args.steps is not None and args.steps < 1:
         raise DecipherError(f"--steps must be a positive number of steps, got {args.steps}")
     if len(set(args.seeds)) != len(args.seeds):
@@ -140,7 +147,7 @@ def cmd_closeness(args) -> int:
         corpus = dataclasses.replace(corpus, name=args.lost_name.strip())
     plan = plan_comparison(corpus, candidates, seeds=tuple(args.seeds), n_null=args.null, stems=args.stems,
                            config=config, null_mode=args.null_mode, restarts=args.restarts,
-                           early_stop=args.early_stop)
+                           early_stop=args.early_stop, cap_stems=args.cap_stems)
     for name, why in plan.failures.items():  # a candidate that cannot be read stops nothing else
         _log(f"error: candidate {name}: {why}; compared without it")
     pool, in_flight, n = make_pool(args.workers, args.ray, args.gpus_per_run)  # a bad --ray: nothing written

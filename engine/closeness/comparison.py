@@ -270,7 +270,8 @@ def load_candidates(candidates: Mapping[str, Vocabulary | str | os.PathLike]
 def plan_comparison(lost: Corpus, candidates: Mapping[str, Vocabulary | str | os.PathLike], *,
                     seeds: Sequence[int] = (0, 1, 2), n_null: int = 3, stems: int | None = None,
                     steps: int | None = None, config: Config | None = None, null_mode: str = DEFAULT_NULL_MODE,
-                    sample_seed: int = 0, restarts: int = 1, early_stop: float = 0.0) -> Plan:
+                    sample_seed: int = 0, restarts: int = 1, early_stop: float = 0.0,
+                    cap_stems: int | None = None) -> Plan:
     """Load and match the candidates, build their nulls and list every run (real runs first), each
     seed ``restarts`` times (candidates and nulls alike; :func:`restart_seed` gives the sub-seeds).
 
@@ -296,7 +297,7 @@ def plan_comparison(lost: Corpus, candidates: Mapping[str, Vocabulary | str | os
         raise DecipherError(f"a comparison needs at least two usable candidates; {len(vocabs)} of "
                             f"{len(candidates)} could be read ({why})")
     matching = match_vocabularies(vocabs, stems=stems, min_units=config.min_span, max_units=config.max_span,
-                                  seed=sample_seed)
+                                  seed=sample_seed, cap=cap_stems)
     base = config if steps is None else config.replace(steps=steps)
     items: list[PlanItem] = []
     for name, vocab in matching.vocabularies.items():

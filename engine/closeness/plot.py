@@ -99,7 +99,7 @@ def render_comparison(comparison, path: str | os.PathLike, *, width: int = 1000)
         plot.getAxis(side).enableAutoSIPrefix(False)
         plot.getAxis(side).setTextPen("k")
     plot.setTitle(f"Closeness to {comparison.plan.lost.name}: coverage vs confidence "
-                  f"({comparison.plan.matching.size} stems each)", color="k")
+                  f"({comparison.plan.matching.size_text})", color="k")
     plot.setLabel("bottom", "confidence (per-letter probability of the best stem)")
     plot.setLabel("left", "coverage of the lost text")
     plot.showGrid(x=True, y=True, alpha=0.2)

@@ -127,6 +127,25 @@ def test_matching_to_a_given_size_and_its_errors():
         match_vocabularies({"big": big, "small": small}, min_units=9, max_units=12)
 
 
+def test_a_cap_cuts_each_candidate_on_its_own_and_a_shorter_one_keeps_all():
+    """The paper's Gothic lists: 600 stems where a list has them, all of a shorter one (Old Norse's)."""
+    big, small = _vocab("big", 60, 1), _vocab("small", 25, 2)
+    usable = {n: sum(1 for s in v.stems if 3 <= len(ipa_units(s.ipa)) <= 8) for n, v in (("big", big), ("small", small))}
+    cap = usable["small"] + 5
+    assert usable["big"] > cap
+    m = match_vocabularies({"big": big, "small": small}, min_units=3, max_units=8, cap=cap)
+    assert len(m.vocabularies["big"].stems) == cap and len(m.vocabularies["small"].stems) == usable["small"]
+    assert m.capped and m.size == cap and m.size_text == f"at most {cap} stems each"
+    assert "at most" in m.describe() and "each on its own" in m.describe()
+    # the same sample as one size for all where the sizes agree: a candidate's sample is its own
+    one = match_vocabularies({"big": big, "other": big}, stems=cap, min_units=3, max_units=8)
+    assert one.vocabularies["big"] == m.vocabularies["big"] and one.size_text == f"{cap} stems each"
+    with pytest.raises(DecipherError, match="cannot both be given"):
+        match_vocabularies({"big": big, "small": small}, stems=10, cap=10)
+    with pytest.raises(DecipherError, match="--cap-stems must be a positive number"):
+        match_vocabularies({"big": big, "small": small}, cap=0)
+
+
 # ---- statistics --------------------------------------------------------------------------------
 
 def test_z_p_and_verdicts_on_hand_made_numbers():

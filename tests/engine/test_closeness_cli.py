@@ -230,6 +230,8 @@ def test_a_changed_plan_gets_new_run_folders(files):
     (["--workers", "0"], "--workers must be at least 1"),
     (["--null", "-1"], "--null must be 0 or more"),
     (["--stems", "0"], "--stems must be a positive number"),
+    (["--cap-stems", "0"], "--cap-stems must be a positive number"),
+    (["--cap-stems", "5", "--stems", "5"], "cannot both be given"),
     (["--steps", "0"], "--steps must be a positive number"),
     (["--seeds", "1", "1"], "a seed is given twice"),
     (["--restarts", "0"], "--restarts must be from 1 to 50"),

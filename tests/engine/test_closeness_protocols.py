@@ -260,7 +260,8 @@ def test_the_authors_gothic_protocol_runs_the_nine_candidates_as_their_code_did(
 
     assert [c.name for c in candidates("gothic", "authors")] == [c.name for c in candidates("gothic", "paper")]
     assert lost_path("gothic", "authors") == "gothic-wr100/lost.csv" != lost_path("gothic", "paper")
-    assert run_options("gothic", "authors") == ["--prior", str(GOTHIC_PRIOR), "--set", "insertion_cost_start=10"]
+    assert run_options("gothic", "authors") == ["--prior", str(GOTHIC_PRIOR), "--set", "insertion_cost_start=10",
+                                                "--cap-stems", "600"]
     assert run_options("gothic", "paper") == [] and run_options("gothic", "paper-600") == []
     with pytest.raises(SystemExit, match="Gothic's only"):
         candidates("iberian", "authors")
