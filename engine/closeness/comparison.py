@@ -712,7 +712,7 @@ MEANING_WEAK = ("\u201ccloser than chance\u201d means that the language\u2019s w
 
 def caveats(comparison: Comparison) -> list[str]:
     """What weakens this comparison's verdicts: runs stopped before their annealing ended, fewer than
-    MIN_SEEDS seeds or MIN_NULLS nulls per candidate."""
+    MIN_SEEDS seeds or MIN_NULLS nulls per candidate, lists of different sizes (``--cap-stems``)."""
     out = []
     short = sorted({(r.result.steps, r.item.config.anneal_steps) for r in comparison.records
                     if r.result.steps < r.item.config.anneal_steps and r.result.stopped_at is None})
@@ -730,6 +730,12 @@ def caveats(comparison: Comparison) -> list[str]:
     if not plan.n_null:
         out.append("no null vocabularies (--null 0): the scores are ranked, but nothing says whether any "
                    "language is closer than chance")
+    kept = {m.name: m.kept for m in plan.matching.sizes}
+    if len(set(kept.values())) > 1:
+        sizes = ", ".join(f"{name} {n}" for name, n in kept.items())
+        out.append(f"the candidates\u2019 lists differ in size ({sizes} stems): a longer list covers the text "
+                   "differently at each confidence, so read each candidate\u2019s margin over its own nulls (the "
+                   "ranking), not its score against another\u2019s")
     unsure = early_stop_unsure(comparison)
     if unsure:
         out.append(f"the verdict of {', '.join(unsure)} changes when the null runs stopped early are given "

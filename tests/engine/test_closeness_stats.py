@@ -258,3 +258,18 @@ def test_an_old_null_mode_says_what_its_verdict_cannot_mean():
     assert "skeleton null" in lines[-2] and "without being related" in lines[-2]
     assert [s.verdict for s in c.summaries] == [UNTESTED, UNTESTED]
     assert "no null vocabularies" in lines[-1]
+
+
+def test_lists_of_different_sizes_say_to_read_margins_not_scores():
+    """--cap-stems keeps a shorter list whole: the answer then says that the scores of lists of
+    different sizes are not comparable with each other, only each one's margin over its own nulls."""
+    vocabs = {"long": _shaped(30, 1, "long"), "short": _shaped(12, 2, "short")}
+    plan = plan_comparison(LOST, vocabs, seeds=(0,), n_null=1, config=Config(min_span=3, max_span=8), cap_stems=25)
+    assert [len(v.stems) for v in plan.matching.vocabularies.values()] == [25, 12]
+    c = summarise(plan, [_rec("long", None, 0, 0.3), _rec("short", None, 0, 0.2)])
+    said = [x for x in caveats(c) if "differ in size" in x]
+    assert said == ["the candidates\u2019 lists differ in size (long 25, short 12 stems): a longer list covers the "
+                    "text differently at each confidence, so read each candidate\u2019s margin over its own nulls "
+                    "(the ranking), not its score against another\u2019s"]
+    same = plan_comparison(LOST, vocabs, seeds=(0,), n_null=1, config=Config(min_span=3, max_span=8))
+    assert not [x for x in caveats(summarise(same, [])) if "differ in size" in x]   # one size: nothing to say
