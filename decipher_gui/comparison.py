@@ -38,6 +38,8 @@ class ComparisonRequest:
     workers: int
     restarts: int = 1
     """trainings per seed (candidates and nulls alike); the lowest final objective is kept"""
+    cap_stems: bool = False
+    """``stems`` is the most each candidate keeps on its own (a shorter one keeps all), not one size for all"""
 
 
 def parse_seeds(text: str) -> tuple[int, ...]:
@@ -129,7 +131,20 @@ class ComparisonDialog(QDialog):
         self.stems.setSpecialValueText("the smallest language's size")
         self.stems.setToolTip("Every language is sampled to this many stems (the decoder's log |V| makes "
                               "vocabularies of different sizes incomparable)")
-        form.addRow("Vocabulary size:", self.stems)
+        self.stems.valueChanged.connect(lambda _v: self._check())
+        self.size_mode = QComboBox()
+        self.size_mode.addItem("one size for all", False)
+        self.size_mode.addItem("at most this many each", True)
+        self.size_mode.setToolTip("At most this many each: a longer list is sampled down, a shorter one keeps all "
+                                  "its stems, and each language is read against nulls of its own size (its "
+                                  "margin), as the paper's Gothic lists (600 stems beside Old Norse's 529)")
+        self.size_mode.currentIndexChanged.connect(lambda _i: self._check())
+        size = QWidget()
+        sl = QHBoxLayout(size)
+        sl.setContentsMargins(0, 0, 0, 0)
+        sl.addWidget(self.stems, 1)
+        sl.addWidget(self.size_mode)
+        form.addRow("Vocabulary size:", size)
         self.steps = QSpinBox()
         self.steps.setRange(1, 10_000_000)
         self.steps.setValue(config.steps)
@@ -228,6 +243,8 @@ class ComparisonDialog(QDialog):
                 parse_seeds(self.seeds.text())
             except DecipherError as e:
                 problem = str(e)[0].upper() + str(e)[1:] + "."
+            if not problem and self.size_mode.currentData() and not self.stems.value():
+                problem = "Give the most stems a language keeps (at most this many each)."
         self.problem.setText(problem)
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(not problem)
         lines = self.caveats()
@@ -275,7 +292,8 @@ class ComparisonDialog(QDialog):
             raise DecipherError("Give a folder for the comparison's files.")
         return ComparisonRequest(corpus, candidates, parse_seeds(self.seeds.text()), self.nulls.value(),
                                  self.stems.value() or None, self.config.replace(steps=self.steps.value()),
-                                 Path(folder), self.workers.value(), self.restarts.value())
+                                 Path(folder), self.workers.value(), self.restarts.value(),
+                                 bool(self.size_mode.currentData()))
 
 
 def plot_style() -> dict:
@@ -407,7 +425,8 @@ class ComparisonJob(QObject):
 
         r = self.request
         try:
-            plan = plan_comparison(r.corpus, dict(r.candidates), seeds=r.seeds, n_null=r.n_null, stems=r.stems,
+            plan = plan_comparison(r.corpus, dict(r.candidates), seeds=r.seeds, n_null=r.n_null,
+                                   stems=None if r.cap_stems else r.stems, cap_stems=r.stems if r.cap_stems else None,
                                    config=r.config, restarts=r.restarts)
             report(("planned", len(plan.items), plan.matching.describe()))
             self.pool = StoppablePool(self.pool_factory(r.workers))

@@ -107,3 +107,15 @@ def comparison_project(tmp_path: Path) -> Path:
         project.set_setting(RUN_CONFIG_KEY, TINY.to_dict())
     project.close()
     return path
+
+
+def dispose_window(w) -> None:
+    """Close and delete the window's widgets now, as the app does at exit (decipher_gui.app.dispose).
+    Left to the garbage collector, the window's pyqtgraph items were collected during the next test,
+    on the GUI thread while its comparison trained on the job's thread, and the process crashed
+    (segmentation fault) in about half the runs of this file on a loaded 2-core box."""
+    from decipher_gui.app import dispose
+
+    w.save_state_on_close = False
+    w.close()
+    dispose(w)

@@ -21,7 +21,7 @@ from PySide6.QtCore import QTimer  # noqa: E402
 # runs crashed the test process with a segfault once in ~20 runs. Import it here, on the main thread.
 import torch._dynamo  # noqa: E402,F401
 
-from tests.gui.conftest import TINY, comparison_project  # noqa: E402
+from tests.gui.conftest import TINY, comparison_project, dispose_window  # noqa: E402
 
 
 
@@ -34,6 +34,9 @@ def project_path(tmp_path) -> Path:
 def win(app, qtbot, project_path):
     from decipher_gui.mainwindow import MainWindow
 
+    import gc
+
+    gc.collect()   # earlier tests' windows are collected now, before a job's thread trains (dispose_window)
     w = MainWindow(restore_state=False)
     qtbot.addWidget(w)
     w.resize(1400, 900)
@@ -46,6 +49,7 @@ def win(app, qtbot, project_path):
     if c.job is not None:
         c.job.stop()
         c.job.wait(30)
+    dispose_window(w)
 
 
 def test_the_dialog_lists_the_projects_languages_and_needs_two(win, tmp_path):
@@ -88,6 +92,32 @@ def test_restarts_per_seed_reach_the_comparison(win, qtbot, tmp_path):
     assert c.comparison.plan.restarts == 2
     assert len(c.comparison.trainings) == 4 and len(c.comparison.records) == 2  # 2 languages x 1 seed x 2 restarts
     assert {r.restarts for r in c.comparison.records} == {2}
+
+
+def test_at_most_a_size_each_reaches_the_comparison_and_needs_a_number(win, qtbot, tmp_path):
+    from decipher_gui.comparison import ComparisonDialog, controller
+    from engine.runs.sweep import InlinePool
+    from engine.runs.workers import run_task
+
+    d = ComparisonDialog(win.project, TINY, win)
+    assert d.size_mode.currentData() is False and d.request().cap_stems is False   # default: one size for all
+    d.size_mode.setCurrentIndex(1)
+    assert not d.buttons.button(d.buttons.StandardButton.Ok).isEnabled()
+    assert d.problem.text() == "Give the most stems a language keeps (at most this many each)."
+    d.stems.setValue(7)
+    assert d.buttons.button(d.buttons.StandardButton.Ok).isEnabled() and not d.problem.text()
+    d.seeds.setText("0")
+    d.nulls.setValue(0)
+    d.folder.setText(str(tmp_path / "cmp"))
+    request = d.request()
+    assert (request.stems, request.cap_stems) == (7, True)
+    c = controller(win)
+    c.start(request, pool_factory=lambda n: InlinePool(run_task))
+    qtbot.waitUntil(lambda: c.comparison is not None or win.last_error is not None, timeout=120_000)
+    assert c.comparison is not None, win.last_error
+    matching = c.comparison.plan.matching
+    assert matching.capped and matching.size == 7
+    assert all(m.kept == min(7, m.usable) for m in matching.sizes)
 
 
 def test_a_tiny_comparison_runs_in_a_worker_and_the_tab_shows_it(win, qtbot, tmp_path):

@@ -18,7 +18,7 @@ pytest.importorskip("torch")
 # runs crashed the test process with a segfault once in ~20 runs. Import it here, on the main thread.
 import torch._dynamo  # noqa: E402,F401
 
-from tests.gui.conftest import TINY, comparison_project  # noqa: E402
+from tests.gui.conftest import TINY, comparison_project, dispose_window  # noqa: E402
 
 
 
@@ -45,6 +45,9 @@ def big_window(app, qtbot, cipher_path):
     from decipher_gui.comparison import controller
     from decipher_gui.mainwindow import MainWindow
 
+    import gc
+
+    gc.collect()   # earlier tests' windows are collected now, before a job's thread trains (dispose_window)
     w = MainWindow(restore_state=False)
     qtbot.addWidget(w)
     w.resize(1600, 1000)
@@ -56,6 +59,7 @@ def big_window(app, qtbot, cipher_path):
     if c.job is not None:
         c.job.stop()
         c.job.wait(30)
+    dispose_window(w)
 
 
 def test_a_comparison_keeps_the_window_size_and_shows_its_caveats(big_window, qtbot, tmp_path):
