@@ -78,8 +78,9 @@ class ComparisonDialog(QDialog):
         lay = QVBoxLayout(self)
         intro = QLabel("Trains the corpus against each candidate language and against null vocabularies: invented "
                        "words with the language's own sounds, word lengths and sound patterns, none of its real "
-                       "words. Over several seeds, with every vocabulary cut to one size. A language is <i>closer "
-                       "than chance</i> when its margin over its nulls passes a one-sided t test at 5 % after Holm's "
+                       "words. Over several seeds, with every vocabulary cut to one size (or each to at most a "
+                       "size, read against nulls of its own size). A language is <i>closer than chance</i> "
+                       "when its margin over its nulls passes a one-sided t test at 5 % after Holm's "
                        "correction for the number of languages; at least 3 seeds × 3 nulls (docs/closeness.md).")
         intro.setWordWrap(True)
         lay.addWidget(intro)
