@@ -23,12 +23,14 @@ the command.
   ``resources/priors/gothic-partial.csv``, as our Iberian runs have the authors' Iberian one), the
   insertion cost annealed from 10 (their ``init_ins_del_cost = 10``), and every list at the paper's 600
   stems where it has them (the paper: "set to be 600 since the PG vocabulary has 613 words"); Old Norse
-  (413), Old English (592) and Trask's Basque (305) keep all theirs: each is read against its own nulls.
+  (411 usable), Old English (590) and Trask's Basque (307) keep all theirs: each is read against its own
+  nulls.
 
 Under ``paper``, ``fair`` and ``paper-600`` every candidate has one size: the smallest number of usable
 stems among them (usable: of the comparison's span lengths, distinct by IPA), and at most 600, the paper's
-size for its Genesis lists; under ``authors`` each list is cut to 600 on its own. A list ranked by frequency keeps its most frequent stems; a word list without frequencies (the relative's matched stems, Trask's lexicon) a seeded sample,
-its order kept. Every finished run goes into benchmarks/results/closeness.csv with its protocol and
+size for its Genesis lists; under ``authors`` each list is cut to 600 on its own. A list ranked by
+frequency keeps its most frequent stems; a word list without frequencies (the relative's matched stems,
+Trask's lexicon) a seeded sample, its order kept. Every finished run goes into benchmarks/results/closeness.csv with its protocol and
 null mode.
 
     python -m benchmarks.closeness_paper prepare --protocol paper      # lost texts and candidate vocabularies

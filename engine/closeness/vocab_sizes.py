@@ -45,7 +45,7 @@ class Matching:
 
     @property
     def size_text(self) -> str:
-        """"600 stems each", or "at most 600 stems each" where the sizes differ."""
+        """"600 stems each", or "at most 600 stems each" when each candidate was cut on its own."""
         return f"{'at most ' if self.capped else ''}{self.size} stems each"
 
     def describe(self) -> str:
