@@ -133,7 +133,7 @@ def check_numbers(args) -> None:
 def cmd_closeness(args) -> int:
     from engine.config import config_from_options
     from engine.closeness.runs import append_results, run_comparison
-    from engine.closeness.comparison import answer_lines, plan_comparison
+    from engine.closeness.comparison import answer_lines, pins_without_stems, plan_comparison
     from engine.runs.inputs import read_run_files
     from engine.runs.outputs import prepare_output_folder
 
@@ -157,6 +157,8 @@ def cmd_closeness(args) -> int:
         pool.close()
         raise
     _log(f"closeness: {plan.matching.describe()}")
+    for line in pins_without_stems(plan, pins):
+        _log(line)
     restarts = f" x {args.restarts} restarts" if args.restarts > 1 else ""
     _log(f"closeness: {len(plan.items)} runs ({len(plan.candidates)} candidates x (1 + {args.null} nulls) x "
          f"{len(args.seeds)} seeds{restarts}) on {n} {'Ray' if args.ray else 'local'} "

@@ -315,6 +315,26 @@ def plan_comparison(lost: Corpus, candidates: Mapping[str, Vocabulary | str | os
                 restarts, early_stop)
 
 
+def pins_without_stems(plan: Plan, pins: Sequence) -> list[str]:
+    """One note per candidate whose list has no stem with a pinned sound (a sound per sign only): its runs,
+    and its nulls', which keep its sounds, add the unit for the pin, as a single run does (``decipher run``
+    prints the same note), so the comparison stays fair, but the user should know the pin reads nothing
+    in that language."""
+    from engine.closeness.nulls import unit_counts
+
+    if not pins or plan.items and plan.items[0].config.signs != "letters":
+        return []
+    out = []
+    for name, vocab in plan.matching.vocabularies.items():
+        units = unit_counts(vocab.stems)
+        missing = [p for p in pins if p.known_ipa not in units]
+        if missing:
+            pairs = ", ".join(f"{p.lost} -> /{p.known_ipa}/" for p in missing)
+            out.append(f"note: candidate {name}: no stem uses the pinned sound{'s' if len(missing) > 1 else ''} "
+                       f"of {pairs}; its runs and its nulls' add the unit for the pin")
+    return out
+
+
 def check_restarts(restarts: int) -> int:
     """Restarts per seed: a whole number from 1 (no restart) to MAX_RESTARTS."""
     if isinstance(restarts, bool) or not isinstance(restarts, int) or not 1 <= restarts <= MAX_RESTARTS:
@@ -914,7 +934,7 @@ def write_comparison(out: str | os.PathLike, comparison: Comparison, *, plot: bo
 
 
 __all__ = [
-    "ALPHA", "MIN_NULLS", "MIN_SEEDS", "answer_lines", "caveats", "holm", "holm_verdict", "margin_se", "t_quantile",
+    "ALPHA", "MIN_NULLS", "MIN_SEEDS", "answer_lines", "caveats", "holm", "holm_verdict", "margin_se", "pins_without_stems", "t_quantile",
     "t_sf", "CLOSER", "CandidateSummary", "Comparison", "MAX_RESTARTS", "NO_EVIDENCE", "Plan", "PlanItem", "RESTARTS_COLUMNS",
     "RUNS_COLUMNS", "RUNS_EXTRA", "ScoredRun", "CandidateRun", "SUMMARY_COLUMNS", "SUMMARY_EXTRA", "Signal", "TOO_FEW",
     "UNTESTED", "Z_THRESHOLD", "as_result", "early_stop_counts", "early_stop_line", "stopped_text", "with_stop_rule", "check_restarts", "compare", "decoding_agreement", "empirical_p",

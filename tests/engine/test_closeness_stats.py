@@ -273,3 +273,19 @@ def test_lists_of_different_sizes_say_to_read_margins_not_scores():
                     "(the ranking), not its score against another\u2019s"]
     same = plan_comparison(LOST, vocabs, seeds=(0,), n_null=1, config=Config(min_span=3, max_span=8))
     assert not [x for x in caveats(summarise(same, [])) if "differ in size" in x]   # one size: nothing to say
+
+
+def test_a_pinned_sound_that_a_candidates_list_lacks_is_named():
+    """Gothic's partial oracle pins p -> /p/, and Arabic's list has no /p/: the command says so per candidate."""
+    from engine.closeness.comparison import pins_without_stems
+    from engine.corpus import PinnedValue
+
+    shaped = _shaped(20, 1, "shaped")                       # starts with p, t or k
+    no_p = Vocabulary("no_p", tuple(s for s in _shaped(60, 2, "no_p").stems if "p" not in s.ipa))
+    plan = plan_comparison(LOST, {"shaped": shaped, "no_p": no_p}, seeds=(0,), n_null=0,
+                           config=Config(min_span=3, max_span=8))
+    pins = [PinnedValue("b", "p"), PinnedValue("c", "t")]
+    assert pins_without_stems(plan, pins) == [
+        "note: candidate no_p: no stem uses the pinned sound of b -> /p/; its runs and its nulls' add the unit "
+        "for the pin"]
+    assert pins_without_stems(plan, [PinnedValue("c", "t")]) == [] and pins_without_stems(plan, []) == []
