@@ -32,9 +32,9 @@ def project_path(tmp_path) -> Path:
 
 @pytest.fixture
 def win(app, qtbot, project_path):
-    from decipher_gui.mainwindow import MainWindow
-
     import gc
+
+    from decipher_gui.mainwindow import MainWindow
 
     gc.collect()   # earlier tests' windows are collected now, before a job's thread trains (dispose_window)
     w = MainWindow(restore_state=False)

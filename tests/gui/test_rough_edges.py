@@ -42,10 +42,10 @@ def cipher_path(tmp_path) -> Path:
 
 @pytest.fixture
 def big_window(app, qtbot, cipher_path):
+    import gc
+
     from decipher_gui.comparison import controller
     from decipher_gui.mainwindow import MainWindow
-
-    import gc
 
     gc.collect()   # earlier tests' windows are collected now, before a job's thread trains (dispose_window)
     w = MainWindow(restore_state=False)
