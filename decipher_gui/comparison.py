@@ -311,8 +311,9 @@ def plot_style() -> dict:
 
 
 def draw_png(conn, comparison, path: str, style: Mapping[str, Any]) -> None:
-    """In a process of its own: closeness.png of ``comparison`` (engine.closeness.plot.render_comparison)
-    with the app's fonts and plot style; sends "" when written, else one line saying why not."""
+    """In a process of its own: closeness.png of ``comparison`` (decipher_gui.figure.draw of
+    engine.closeness.plot.figure_spec) with the app's fonts and plot style; sends "" when written, else
+    one line saying why not."""
     import os
 
     os.environ["QT_QPA_PLATFORM"] = "offscreen"  # drawn off screen, whatever the app's platform
@@ -321,8 +322,9 @@ def draw_png(conn, comparison, path: str, style: Mapping[str, Any]) -> None:
         from PySide6.QtGui import QFont
         from PySide6.QtWidgets import QApplication
 
-        from engine.closeness.plot import render_comparison
+        from engine.closeness.plot import figure_spec
 
+        from .figure import draw
         from .fonts import register_fonts
 
         app = QApplication.instance() or QApplication(["closeness.png"])
@@ -334,11 +336,11 @@ def draw_png(conn, comparison, path: str, style: Mapping[str, Any]) -> None:
         pg.setConfigOptions(antialias=style.get("antialias", True), background=style.get("background", "w"),
                             foreground=style.get("foreground", "k"))
         try:
-            written = render_comparison(comparison, path)
+            draw(figure_spec(comparison), path)
         except OSError as e:
             conn.send(f"{path}: cannot write the figure ({e.strerror or e})")
             return
-        conn.send("" if written is not None else "Qt could not draw the figure here")
+        conn.send("")
     except Exception as e:  # noqa: BLE001 — said on the comparison's line, never lost with the process
         conn.send(f"{type(e).__name__}: {e}")
     finally:

@@ -13,4 +13,10 @@ if __name__ == "__main__":
     # sweep and seed workers are spawned from this executable: let them be workers, not a
     # second command line
     multiprocessing.freeze_support()
+    if sys.argv[1:3] == ["-m", "decipher_gui.figure"]:
+        # closeness.png: the engine has the figure drawn by ``sys.executable -m decipher_gui.figure``
+        # (engine/closeness/plot.py), which in the bundle is this executable
+        from decipher_gui.figure import main as draw_figure
+
+        sys.exit(draw_figure(sys.argv[3:]))
     sys.exit(main())

@@ -618,15 +618,14 @@ class ComparisonView(QWidget):
         """The shown comparison as closeness.png: the engine's figure (engine.closeness.plot), drawn at
         full size (``width`` x 0.6 ``width``) with its whole legend, whatever the size of this dock
         (a grab of the dock's plot was 1000x181 with its legend cut off)."""
-        from engine.closeness.plot import render_comparison
+        from engine.closeness.plot import figure_spec
         from engine.errors import DecipherError
+
+        from ..figure import draw
 
         if self.comparison is None:
             raise DecipherError("no comparison is shown")
         try:
-            written = render_comparison(self.comparison, path, width=width)
+            return draw(figure_spec(self.comparison, width=width), path)
         except OSError as e:
             raise DecipherError(f"{path}: cannot write the figure ({e.strerror or e})") from e
-        if written is None:
-            raise DecipherError("Qt could not draw the figure here")
-        return written

@@ -1,9 +1,10 @@
 """closeness.png of a comparison: each candidate's mean curve, its spread over seeds, its own null
 vocabularies' mean curve (dotted, in its colour: a score is read against it), and the band of all nulls.
 
-matplotlib is not a dependency, so this draws with pyqtgraph's image exporter on an offscreen Qt
-platform. It is the one engine module that loads Qt, and only inside :func:`render_comparison`
-(engine code that merely imports it stays Qt-free); without Qt it returns None and says why.
+The engine never loads Qt: :func:`figure_spec` says what the figure shows as plain data, and
+:func:`render_comparison` has it drawn by ``python -m decipher_gui.figure`` (pyqtgraph's image exporter
+on an offscreen Qt platform; matplotlib is not a dependency) in a process of its own. Where that cannot
+run, it returns None and says why.
 """
 
 from __future__ import annotations
@@ -77,82 +78,63 @@ def null_means(comparison) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     return {name: (grid, np.vstack(ys).mean(0)) for name, ys in per.items()}
 
 
-def render_comparison(comparison, path: str | os.PathLike, *, width: int = 1000) -> Path | None:
-    """Write the figure to ``path``; None (and a note on stderr) when Qt cannot be loaded here."""
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    try:
-        import pyqtgraph as pg
-        import pyqtgraph.exporters  # noqa: F401 (registers ImageExporter)
-        from pyqtgraph.Qt import QtCore, QtWidgets
-    except Exception as e:  # no Qt binding or no platform plugin: the CSVs are still written
-        print(f"note: closeness.png not drawn ({type(e).__name__}: {e})", file=sys.stderr)
-        return None
+def figure_spec(comparison, *, width: int = 1000) -> dict:
+    """What closeness.png shows, as plain data (JSON-able, no Qt): the title and labels, the y range,
+    the band of all nulls, and per candidate its colour, mean curve, seed band, own nulls' mean curve
+    and legend line. ``decipher_gui.figure`` draws it; the app's Closeness tab draws the same curves."""
     curves, band = curve_bands(comparison)
     own_nulls = null_means(comparison)
-    app = QtWidgets.QApplication.instance() or pg.mkQApp()  # noqa: F841 (keeps Qt alive while drawing)
-    height = int(width * 0.6)
-    win = pg.GraphicsLayoutWidget()
-    win.setBackground("w")
-    win.resize(width, height)
-    plot = win.addPlot(row=0, col=0)
-    for side in ("left", "bottom"):
-        plot.getAxis(side).enableAutoSIPrefix(False)
-        plot.getAxis(side).setTextPen("k")
-    plot.setTitle(f"Closeness to {comparison.plan.lost.name}: coverage vs confidence "
-                  f"({comparison.plan.matching.size_text})", color="k")
-    plot.setLabel("bottom", "confidence (per-letter probability of the best stem)")
-    plot.setLabel("left", "coverage of the lost text")
-    plot.showGrid(x=True, y=True, alpha=0.2)
-    plot.setXRange(0, 1, padding=0.01)
     ymax = max([float(c[3].max()) for c in curves.values()] + ([float(band[2].max())] if band else []) + [0.05])
-    plot.setYRange(0, min(1.0, ymax * 1.05), padding=0.01)
-    # the legend has its own column beside the plot, so it never covers a curve
-    side = win.addLayout(row=0, col=1)
-    legend = pg.LegendItem(labelTextColor="k", labelTextSize="10pt")
-    side.addItem(legend, row=0, col=0)
-    side.addLabel("", row=1, col=0)  # takes the height left, so the legend stays compact at the top
-    side.layout.setRowStretchFactor(1, 10)
-    win.ci.layout.setColumnStretchFactor(0, 3)
-    win.ci.layout.setColumnStretchFactor(1, 1)
-    if band is not None:
-        x, lo, hi = band
-        dash = pg.mkPen(90, 90, 90, 200, width=1.5, style=QtCore.Qt.PenStyle.DashLine)
-        lo_item, hi_item = plot.plot(x, lo, pen=dash), plot.plot(x, hi, pen=dash)
-        plot.addItem(pg.FillBetweenItem(lo_item, hi_item, brush=pg.mkBrush(120, 120, 120, 60)))
-        # a legend sample must be a PlotDataItem (a FillBetweenItem crashes its painter)
-        legend.addItem(pg.PlotDataItem(pen=dash), "all null vocabularies (5–95 %)")
-    if own_nulls:
-        legend.addItem(pg.PlotDataItem(pen=pg.mkPen("k", width=1.5, style=QtCore.Qt.PenStyle.DotLine)),
-                       "each language's own nulls (mean)")
     taken: set[str] = set()
     by_name = {s.known: s for s in comparison.summaries}
+    series = []
     for name, (x, mean, lo, hi) in curves.items():
         colour = colour_of(name, taken)
         taken.add(colour)
-        qc = pg.mkColor(colour)
-        qc.setAlpha(55)
-        lo_item = plot.plot(x, lo, pen=pg.mkPen(colour, width=0.5))
-        hi_item = plot.plot(x, hi, pen=pg.mkPen(colour, width=0.5))
-        plot.addItem(pg.FillBetweenItem(lo_item, hi_item, brush=pg.mkBrush(qc)))
-        line = plot.plot(x, mean, pen=pg.mkPen(colour, width=2.5))
-        if name in own_nulls:
-            plot.plot(*own_nulls[name], pen=pg.mkPen(colour, width=1.5, style=QtCore.Qt.PenStyle.DotLine))
         s = by_name[name]
         margin = "" if s.margin != s.margin else f", margin {s.margin:+.3f}"  # what the verdict tests (not z)
-        legend.addItem(line, f"{name}: {s.score_mean:.3f}{margin}<br>({s.verdict})")
-    # lays the scene out at the window's size; never drawn on a screen (the app calls this too)
-    win.setAttribute(QtCore.Qt.WidgetAttribute.WA_DontShowOnScreen, True)
-    win.show()
-    QtCore.QCoreApplication.processEvents()
+        own = own_nulls.get(name)
+        series.append({"name": name, "colour": colour, "x": x.tolist(), "mean": mean.tolist(), "lo": lo.tolist(),
+                       "hi": hi.tolist(), "own_null": None if own is None else [own[0].tolist(), own[1].tolist()],
+                       "label": f"{name}: {s.score_mean:.3f}{margin}<br>({s.verdict})"})
+    return {"width": int(width), "height": int(width * 0.6),
+            "title": (f"Closeness to {comparison.plan.lost.name}: coverage vs confidence "
+                      f"({comparison.plan.matching.size_text})"),
+            "xlabel": "confidence (per-letter probability of the best stem)", "ylabel": "coverage of the lost text",
+            "ymax": min(1.0, ymax * 1.05),
+            "band": None if band is None else {"x": band[0].tolist(), "lo": band[1].tolist(), "hi": band[2].tolist()},
+            "own_nulls": bool(own_nulls), "series": series}
+
+
+#: The drawing program: the app's package draws the figure with Qt in a process of its own, so that
+#: the engine never loads Qt (it runs headless, on clusters, in workers).
+DRAWER = ("-m", "decipher_gui.figure")
+
+
+def render_comparison(comparison, path: str | os.PathLike, *, width: int = 1000, timeout: float = 300) -> Path | None:
+    """Write the figure to ``path`` by running ``python -m decipher_gui.figure SPEC PATH`` (Qt, offscreen)
+    on :func:`figure_spec`; None, with one note on stderr, when it cannot be drawn here (no Qt, no app
+    package, a path that cannot be written): the comparison's CSVs are written all the same."""
+    import json
+    import subprocess
+    import tempfile
+
     path = Path(path)
-    tmp = path.with_name(path.stem + ".part.png")
-    exporter = pg.exporters.ImageExporter(win.scene())
-    exporter.parameters()["width"] = width
-    exporter.export(str(tmp))
-    tmp.replace(path)
-    win.close()
-    win.deleteLater()  # in the app: deleted by its event loop, not by Python's collector mid-paint
+    with tempfile.TemporaryDirectory(prefix="closeness-figure-") as tmp:
+        spec = Path(tmp) / "figure.json"
+        spec.write_text(json.dumps(figure_spec(comparison, width=width)), encoding="utf-8")
+        env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+        try:
+            done = subprocess.run([sys.executable, *DRAWER, str(spec), str(path)], env=env, capture_output=True,
+                                  text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            print(f"note: closeness.png not drawn ({type(e).__name__}: {e})", file=sys.stderr)
+            return None
+    if done.returncode != 0 or not path.is_file():
+        why = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
+        print(f"note: closeness.png not drawn ({why})", file=sys.stderr)
+        return None
     return path
 
 
-__all__ = ["PALETTE", "colour_of", "curve_bands", "null_means", "render_comparison"]
+__all__ = ["DRAWER", "PALETTE", "colour_of", "curve_bands", "figure_spec", "null_means", "render_comparison"]

@@ -219,6 +219,49 @@ def test_compare_orders_best_first_and_gives_verdicts(tmp_path):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_the_figure_is_drawn_by_the_apps_package_and_qt_never_loads_in_the_engines_process(tmp_path):
+    """engine/ never imports Qt: closeness.png is described as data (figure_spec) and drawn by
+    ``python -m decipher_gui.figure`` in a process of its own."""
+    import json
+    import subprocess
+    import sys
+
+    from engine.closeness.plot import figure_spec
+
+    out = tmp_path / "cmp"
+    code = ("import sys; from pathlib import Path; from tests.engine.test_closeness import LOST, _candidates, fake_run; "
+            "from engine.closeness.comparison import compare; from engine.config import Config; "
+            "compare(LOST, _candidates(), seeds=(0, 1), n_null=2, steps=7, config=Config(min_span=3, max_span=8), "
+            f"run_fn=fake_run, out=Path({str(out)!r})); "
+            "print(sorted({m.split('.')[0] for m in sys.modules if m.startswith(('PySide6', 'pyqtgraph'))}))")
+    root = __import__("pathlib").Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]"  # neither loaded where the comparison ran
+    png = out / "closeness.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert not list(out.glob("*.part.png"))
+    # the description is plain data: every candidate with its colour, curves and legend line
+    result = compare(LOST, _candidates(), seeds=(0, 1), n_null=2, steps=7, config=Config(min_span=3, max_span=8),
+                     run_fn=fake_run)
+    spec = json.loads(json.dumps(figure_spec(result, width=800)))
+    assert (spec["width"], spec["height"]) == (800, 480)
+    assert [s["name"] for s in spec["series"]] == [s.known for s in result.summaries]
+    assert all(len(s["x"]) == len(s["mean"]) == len(s["lo"]) == len(s["hi"]) and s["own_null"] for s in spec["series"])
+    assert all("margin" in s["label"] and s["colour"].startswith("#") for s in spec["series"])
+    assert spec["band"] is not None and 0.05 <= spec["ymax"] <= 1.0
+
+
+def test_a_figure_that_cannot_be_drawn_is_one_note_and_the_csvs_are_written(tmp_path, capsys):
+    out = tmp_path / "cmp"
+    (out / "closeness.png").mkdir(parents=True)  # a folder where the file should go
+    compare(LOST, _candidates(), seeds=(0, 1), n_null=2, steps=7, config=Config(min_span=3, max_span=8),
+            run_fn=fake_run, out=out)
+    err = capsys.readouterr().err
+    assert "note: closeness.png not drawn" in err and "cannot write the figure" in err, err
+    assert (out / "summary.csv").exists() and (out / "runs.csv").exists()
+
+
 def test_without_nulls_the_verdict_says_so():
     result = compare(LOST, _candidates(), seeds=(0, 1), n_null=0, config=Config(min_span=3, max_span=8),
                      run_fn=fake_run)

@@ -234,14 +234,14 @@ def test_stop_ends_the_worker_processes_at_once_and_keeps_the_state(win, qtbot, 
 def test_closeness_png_is_drawn_in_a_process_of_its_own_not_on_the_gui_thread(win, qtbot, tmp_path, monkeypatch):
     """Drawing the figure held the window's event loop 0.1-0.2 s (benchmarks/gui_responsiveness.py
     --comparison); the job now draws it in a short-lived process, the same image, before it says done."""
-    import engine.closeness.plot as plot
+    import decipher_gui.figure as figure
     from decipher_gui.comparison import ComparisonDialog, controller
     from engine.runs.sweep import InlinePool
     from engine.runs.workers import run_task
     from PySide6.QtGui import QImage
 
     drawn_here = []
-    monkeypatch.setattr(plot, "render_comparison", lambda *a, **k: drawn_here.append(a))
+    monkeypatch.setattr(figure, "draw", lambda *a, **k: drawn_here.append(a))
     d = ComparisonDialog(win.project, TINY, win)
     d.seeds.setText("0")
     d.nulls.setValue(1)
