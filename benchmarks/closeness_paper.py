@@ -396,7 +396,9 @@ def gothic_mappings(protocol: str = "paper", runs: Path | None = None, build: Pa
     the Gothic–PG gold of the lost text (only stems in the run's list can be found). The vocabularies are
     rebuilt as the comparison built them (the same candidates, sizes, sampling and nulls), each checked
     against its run's recorded digest. The P@10 is only meaningful for Proto-Germanic's own list (the gold
-    is Gothic–PG)."""
+    is Gothic–PG); ``p_at_10_own_gold`` is the own runs' P@10 against their own language's Gothic gold
+    (PG, ON, OE: the Gothic dataset built for that language, the same lost text), and the letter count
+    reads Gothic letters at their Gothic values, which an ON or OE cognate need not share."""
     from benchmarks.gothic_ranks import prior_agreement
     from engine.closeness.comparison import plan_comparison
     from engine.config import config_from_options
@@ -422,6 +424,10 @@ def gothic_mappings(protocol: str = "paper", runs: Path | None = None, build: Pa
                            seeds=(0, 1, 2), n_null=3, config=config, null_mode="phonotactic",
                            cap_stems=MAX_STEMS if protocol == "authors" else None)
     prior = read_prior(ROOT / "resources" / "priors" / "gothic-full.csv")
+    own_golds = {"proto-germanic": gold}
+    for name, code in (("old-norse", "non"), ("old-english", "ang")):
+        if name in names:  # the Gothic dataset for that language: the same lost text, its own gold
+            own_golds[name] = relative_gold(code, path, files.corpus.inscriptions, build)
     out = []
     for item in plan.items:
         if item.known not in (names if item.null is None else null_names):
@@ -437,14 +443,36 @@ def gothic_mappings(protocol: str = "paper", runs: Path | None = None, build: Pa
         trainer = Trainer.from_checkpoint(found[0], item.lost, item.vocabulary, gold=gold, live_interval=None)
         agree = prior_agreement(trainer.mapping(), prior)
         ev = trainer.evaluate()
+        own = ""
+        if item.null is None and item.known in own_golds:
+            trainer.gold = own_golds[item.known]
+            own = round(trainer.evaluate().metrics["p_at_10"], 4)
         row = scores[(item.known, "" if item.null is None else str(item.null), str(item.seed))]
         out.append({"known": item.known, "null": "" if item.null is None else item.null, "seed": item.seed,
                     "score": float(row["score"]), "letters_right": agree["prior_agree"],
                     "letters": agree["prior_letters"], "p_at_10": round(ev.metrics["p_at_10"], 4),
-                    "mapping_best": agree["mapping_best"]})
+                    "mapping_best": agree["mapping_best"], "p_at_10_own_gold": own})
         print(f"{item.known} {kind} seed {item.seed}: {agree['prior_agree']} of {agree['prior_letters']} letters, "
-              f"P@10 {ev.metrics['p_at_10']:.3f}", file=sys.stderr, flush=True)
+              f"P@10 {ev.metrics['p_at_10']:.3f}" + (f", against its own gold {own:.3f}" if own != "" else ""),
+              file=sys.stderr, flush=True)
     return out
+
+
+def relative_gold(code: str, lost: str, inscriptions, build: Path = BUILD, data: Path = DATA) -> list:
+    """The Gothic–``code`` gold (non, ang) of the comparison's lost text ``lost`` (a path under build):
+    the Gothic dataset built for that language at the same word-divider ratio and seed, into a folder of
+    its own beside the text (built when missing); its lost text must be the comparison's, byte for byte."""
+    from engine.datasets.gothic import main as gothic
+    from engine.io.tables import read_gold
+
+    text = build / lost
+    folder = text.parent.with_name(f"{text.parent.name}-{code}")
+    wr = "100" if text.parent.name.endswith("wr100") else "0"
+    if not (folder / "gold.csv").exists():
+        _call(gothic, ["--known", code, "--wr", wr, "--seed", "0", "--data", str(data), "--out", str(folder), "--quiet"])
+    if (folder / "lost.csv").read_bytes() != text.read_bytes():
+        raise ValueError(f"{folder / 'lost.csv'}: not the comparison's lost text {text}; its gold does not apply")
+    return read_gold(folder / "gold.csv", inscriptions=inscriptions)
 
 
 OVERLAP = ROOT / "benchmarks" / "results" / "closeness-ugaritic-overlap.json"
