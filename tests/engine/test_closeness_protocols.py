@@ -282,3 +282,21 @@ def test_the_authors_protocol_cuts_each_list_to_600_on_its_own(tmp_path):
     assert sizes["proto-germanic"] == sizes["latin"] == sizes["spanish"] == MAX_STEMS
     assert sizes["old-norse"] < MAX_STEMS and sizes["basque"] < MAX_STEMS and sizes["old-norse"] != sizes["basque"]
     assert "at most 600" in (folder / "sizes.txt").read_text(encoding="utf-8").splitlines()[0]
+
+
+@pytest.mark.skipif(not (DATA / "germanic_etymology").exists(), reason="needs ../shared/data/germanic_etymology")
+def test_a_relatives_own_gold_is_its_gothic_dataset_on_the_same_text_and_a_different_text_is_refused(tmp_path):
+    """The Old Norse runs of the Gothic comparison are read against the Gothic–ON gold (the letter counts
+    and the PG gold understated them); the gold applies only when its dataset's text is the comparison's."""
+    from benchmarks.closeness_paper import AUTHORS_LOST, prepare_lost, relative_gold
+    from engine.io.tables import read_lost
+
+    prepare_lost(build=tmp_path, data=DATA, protocol="authors")
+    inscriptions = read_lost(tmp_path / AUTHORS_LOST)
+    gold = relative_gold("non", AUTHORS_LOST, inscriptions, build=tmp_path, data=DATA)
+    assert gold and (tmp_path / "gothic-wr100-non" / "lost.csv").read_bytes() == (tmp_path / AUTHORS_LOST).read_bytes()
+    assert {g.inscription_id for g in gold} <= {i.id for i in inscriptions}
+    text = (tmp_path / "gothic-wr100-non" / "lost.csv")
+    text.write_text(text.read_text(encoding="utf-8") + "\n", encoding="utf-8")  # no longer the comparison's text
+    with pytest.raises(ValueError, match="not the comparison's lost text"):
+        relative_gold("non", AUTHORS_LOST, inscriptions, build=tmp_path, data=DATA)
