@@ -585,14 +585,24 @@ class ComparisonController(QObject):
 
     @Slot(object)
     def _finished(self, comparison) -> None:
-        view = self.w.plots.comparison
-        self.comparison = comparison
-        view.show_comparison(comparison)
-        view.caption.setText(answer_html(comparison))
+        """The answer in two turns of the event loop, so that neither holds the window long: the figure
+        now, the table, the answer in words and the line in the next (``self.comparison`` is set then)."""
+        from PySide6.QtCore import QTimer
+
+        self.w.plots.comparison.show_comparison(comparison, table=False)
         out = self.job.request.out if self.job is not None else None
+        problem = self.job.png_problem if self.job is not None else None
+        QTimer.singleShot(0, self, lambda: self._answer(comparison, out, problem))
+
+    def _answer(self, comparison, out, problem) -> None:
+        view = self.w.plots.comparison
+        if view.comparison is not comparison:  # another comparison was shown meanwhile
+            return
+        view.fill_table(comparison)
+        view.caption.setText(answer_html(comparison))
+        self.comparison = comparison
         n = len(comparison.trainings or comparison.records)
         line = f"{n} runs; files in {out}" if out else ""
-        problem = self.job.png_problem if self.job is not None else None
         if problem:  # drawn by the job (ComparisonJob._draw), not on this thread
             line += f" (closeness.png not written: {problem})"
         from engine.closeness.comparison import unranked

@@ -535,10 +535,11 @@ class ComparisonView(QWidget):
             self.colours[name] = colour_of(name, set(self.colours.values()))
         return self.colours[name]
 
-    def show_comparison(self, comparison) -> None:
-        """Draw an engine.closeness.comparison.Comparison (its runs' curves) and fill the table."""
+    def show_comparison(self, comparison, *, table: bool = True) -> None:
+        """Draw an engine.closeness.comparison.Comparison (its runs' curves) and, unless ``table`` is
+        False (the controller fills it in the event loop's next turn: one turn held the window
+        for both), fill the table (:meth:`fill_table`)."""
         from engine.closeness.plot import curve_bands, null_means
-        from engine.closeness.comparison import unranked
 
         curves, band = curve_bands(comparison)
         own_nulls = null_means(comparison)
@@ -579,6 +580,14 @@ class ComparisonView(QWidget):
                              f"{plan.n_null} null vocabularies each. Score = area under the curve; "
                              "ranked by the margin over the language's own nulls (dotted).")
         self.caption.setToolTip(plan.matching.describe())
+        self.model.removeRows(0, self.model.rowCount())
+        if table:
+            self.fill_table(comparison)
+
+    def fill_table(self, comparison) -> None:
+        """The table of scores, margins and verdicts of the comparison shown (ranked as the answer)."""
+        from engine.closeness.comparison import unranked
+
         self.model.removeRows(0, self.model.rowCount())
 
         def cell(text: str, tip: str = "") -> QStandardItem:

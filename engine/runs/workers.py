@@ -100,13 +100,18 @@ class RunResult:
 # inside the worker
 
 
-def pin_threads(*, nice: int = WORKER_NICE) -> None:
-    """Make this process a polite worker: one thread for torch/numba/BLAS, lower CPU priority.
-    Call first thing in a fresh worker process (before torch or numba is imported)."""
+def pin_threads(*, nice: int = WORKER_NICE, target: int | None = None) -> None:
+    """Make this process a polite worker: one thread for torch/numba/BLAS, lower CPU priority
+    (``nice`` more than now, or, with ``target``, at least that niceness: a LocalPool's parent may
+    have lowered it already, as the worker started). Call first thing in a fresh worker process
+    (before torch or numba is imported)."""
     os.environ.update(PINNED_ENV)
     if nice and hasattr(os, "nice"):
         try:
-            os.nice(nice)
+            if target is None:
+                os.nice(nice)
+            elif os.getpriority(os.PRIO_PROCESS, 0) < target:
+                os.setpriority(os.PRIO_PROCESS, 0, target)
         except OSError:  # not allowed here (e.g. some containers): priority is a nicety
             pass
     try:
@@ -117,13 +122,14 @@ def pin_threads(*, nice: int = WORKER_NICE) -> None:
         pass
 
 
-def worker_init(nice: int = WORKER_NICE, parent: int | None = None) -> None:
-    """Initializer of a local worker process: pinned threads, lower priority, Ctrl-C left to
-    the parent (it marks the runs in flight and ends the workers), and an end with the parent
-    (``parent``: its pid, as the parent saw it; a worker that starts after its parent died ends)."""
+def worker_init(nice: int = WORKER_NICE, parent: int | None = None, target: int | None = None) -> None:
+    """Initializer of a local worker process: pinned threads, lower priority (``target``: the niceness
+    to reach, see pin_threads), Ctrl-C left to the parent (it marks the runs in flight and ends the
+    workers), and an end with the parent (``parent``: its pid, as the parent saw it; a worker that
+    starts after its parent died ends)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     end_with_parent(parent)
-    pin_threads(nice=nice)
+    pin_threads(nice=nice, target=target)
 
 
 #: How often a worker looks whether the process that started it is still there (seconds).
@@ -273,6 +279,10 @@ class LocalPool:
         self.workers = check_workers(workers)
         self.nice = nice
         self._executor = None
+        self._target: int | None = None
+        """the workers' niceness: this process's when the pool was made, plus ``nice``"""
+        self._lowered: set[int] = set()
+        """the workers' pids whose priority this process has lowered"""
 
     def _make(self):
         import multiprocessing
@@ -281,9 +291,12 @@ class LocalPool:
         # spawned children inherit the environment: pin before they import torch/numba
         env = {k: os.environ.get(k) for k in PINNED_ENV}
         os.environ.update(PINNED_ENV)
+        self._target = None
+        if self.nice and hasattr(os, "getpriority"):
+            self._target = min(19, os.getpriority(os.PRIO_PROCESS, 0) + self.nice)
         try:
             return ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                       initializer=worker_init, initargs=(self.nice, os.getpid()))
+                                       initializer=worker_init, initargs=(self.nice, os.getpid(), self._target))
         finally:
             for k, v in env.items():
                 if v is None:
@@ -294,7 +307,27 @@ class LocalPool:
     def submit(self, task: tuple[RunItem, ...]) -> Future:
         if self._executor is None:
             self._executor = self._make()
-        return self._executor.submit(run_task, task)
+        future = self._executor.submit(run_task, task)
+        self._lower_new_workers()
+        return future
+
+    def _lower_new_workers(self) -> None:
+        """Lower each new worker's priority from here, as soon as it is started: a spawned worker
+        imports Python, the app's modules and torch (about a second of a core) before its
+        initializer can lower its own, and at the parent's priority that start competed with the
+        app's window for the cores (benchmarks/gui_responsiveness.py --comparison)."""
+        if self._target is None:
+            return
+        for process in list(getattr(self._executor, "_processes", {}).values()):
+            pid = process.pid
+            if pid is None or pid in self._lowered:
+                continue
+            self._lowered.add(pid)
+            try:
+                if os.getpriority(os.PRIO_PROCESS, pid) < self._target:
+                    os.setpriority(os.PRIO_PROCESS, pid, self._target)
+            except OSError:  # gone already, or not allowed here: the worker lowers its own
+                pass
 
     def reset(self) -> None:
         """After a worker died the executor is broken: end it; the next submit makes a new one."""

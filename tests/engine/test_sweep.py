@@ -376,3 +376,28 @@ def test_sweep_into_a_project_records_ordinary_runs(cipher, tmp_path):
         ids = {json.loads((out / r["run_dir"] / "metrics.json").read_text())["run_id"] for r in rows}
         assert ids == {r.id for r in runs}
     assert (out / "synthetic" / "default" / "consensus.csv").exists()  # the seed group's consensus
+
+
+def test_a_local_pools_workers_start_at_their_lower_priority_and_keep_it():
+    """A spawned worker imports Python, the app's modules and torch before its initializer runs; the
+    pool lowers its priority from the parent as soon as it starts (it competed with the app's window
+    for the cores before), and the initializer does not lower it a second time."""
+    import os
+    import subprocess
+    import sys
+
+    from engine.runs.workers import LocalPool
+
+    base = os.getpriority(os.PRIO_PROCESS, 0)
+    pool = LocalPool(1, nice=3)
+    try:
+        pool.submit(())  # what matters here is the worker's start, not the task
+        pids = [p.pid for p in pool._executor._processes.values()]
+        assert pids and all(os.getpriority(os.PRIO_PROCESS, pid) == min(19, base + 3) for pid in pids)
+    finally:
+        pool.close(kill=True)
+    code = ("import os; from engine.runs.workers import pin_threads; b = os.getpriority(os.PRIO_PROCESS, 0); "
+            "os.setpriority(os.PRIO_PROCESS, 0, b + 2); pin_threads(nice=2, target=b + 2); "
+            "print(os.getpriority(os.PRIO_PROCESS, 0) - b)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert out.stdout.strip() == "2"  # at the target already: not lowered again
