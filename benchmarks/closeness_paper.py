@@ -396,7 +396,7 @@ def gothic_mappings(protocol: str = "paper", runs: Path | None = None, build: Pa
     the Gothic–PG gold of the lost text (only stems in the run's list can be found). The vocabularies are
     rebuilt as the comparison built them (the same candidates, sizes, sampling and nulls), each checked
     against its run's recorded digest. The P@10 is only meaningful for Proto-Germanic's own list (the gold
-    is Gothic–PG); ``p_at_10_own_gold`` is the own runs' P@10 against their own language's Gothic gold
+    is Gothic–PG); ``p_at_10_own_gold`` (and ``p_at_1_own_gold``) is the own runs' P@10 (P@1) against their own language's Gothic gold
     (PG, ON, OE: the Gothic dataset built for that language, the same lost text), and the letter count
     reads Gothic letters at their Gothic values, which an ON or OE cognate need not share."""
     from benchmarks.gothic_ranks import prior_agreement
@@ -443,15 +443,16 @@ def gothic_mappings(protocol: str = "paper", runs: Path | None = None, build: Pa
         trainer = Trainer.from_checkpoint(found[0], item.lost, item.vocabulary, gold=gold, live_interval=None)
         agree = prior_agreement(trainer.mapping(), prior)
         ev = trainer.evaluate()
-        own = ""
+        own = own1 = ""
         if item.null is None and item.known in own_golds:
             trainer.gold = own_golds[item.known]
-            own = round(trainer.evaluate().metrics["p_at_10"], 4)
+            metrics = trainer.evaluate().metrics
+            own, own1 = round(metrics["p_at_10"], 4), round(metrics["p_at_1"], 4)
         row = scores[(item.known, "" if item.null is None else str(item.null), str(item.seed))]
         out.append({"known": item.known, "null": "" if item.null is None else item.null, "seed": item.seed,
                     "score": float(row["score"]), "letters_right": agree["prior_agree"],
                     "letters": agree["prior_letters"], "p_at_10": round(ev.metrics["p_at_10"], 4),
-                    "mapping_best": agree["mapping_best"], "p_at_10_own_gold": own})
+                    "mapping_best": agree["mapping_best"], "p_at_10_own_gold": own, "p_at_1_own_gold": own1})
         print(f"{item.known} {kind} seed {item.seed}: {agree['prior_agree']} of {agree['prior_letters']} letters, "
               f"P@10 {ev.metrics['p_at_10']:.3f}" + (f", against its own gold {own:.3f}" if own != "" else ""),
               file=sys.stderr, flush=True)
