@@ -396,9 +396,10 @@ def gothic_mappings(protocol: str = "paper", runs: Path | None = None, build: Pa
     the Gothic–PG gold of the lost text (only stems in the run's list can be found). The vocabularies are
     rebuilt as the comparison built them (the same candidates, sizes, sampling and nulls), each checked
     against its run's recorded digest. The P@10 is only meaningful for Proto-Germanic's own list (the gold
-    is Gothic–PG); ``p_at_10_own_gold`` (and ``p_at_1_own_gold``) is the own runs' P@10 (P@1) against their own language's Gothic gold
-    (PG, ON, OE: the Gothic dataset built for that language, the same lost text), and the letter count
-    reads Gothic letters at their Gothic values, which an ON or OE cognate need not share."""
+    is Gothic–PG); ``p_at_10_own_gold`` and ``p_at_1_own_gold`` are the own runs' P@10 and P@1 against
+    their own language's Gothic gold (PG, ON, OE: the Gothic dataset built for that language, the same
+    lost text), and the letter count reads Gothic letters at their Gothic values, which an ON or OE
+    cognate need not share."""
     from benchmarks.gothic_ranks import prior_agreement
     from engine.closeness.comparison import plan_comparison
     from engine.config import config_from_options
