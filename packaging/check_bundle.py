@@ -290,6 +290,25 @@ def startup_times(bundle: Path, runs: int, work: Path) -> dict[str, list[float]]
     return times
 
 
+def check_closeness_figure(bundle: Path, work: Path, out: Path, env) -> None:
+    """``decipher closeness`` in the bundle writes closeness.png: the engine has the figure drawn by
+    ``sys.executable -m decipher_gui.figure``, which in the bundle is the ``decipher`` executable
+    itself (packaging/entry_cli.py dispatches those arguments)."""
+    samples = bundle / "_internal" / "decipher_resources"
+    folder = work / "closeness"
+    proc = run([bundle / "decipher", "closeness", "--lost", samples / "sample" / "lost.csv", "--known",
+                f"sample={samples / 'sample' / 'known.csv'}", f"gothic={samples / 'sample-gothic' / 'known.csv'}",
+                "--seeds", "0", "--null", "1", "--steps", "5", "--workers", "1", "--out", folder], env, work)
+    png = folder / "closeness.png"
+    if not png.is_file() or "closeness.png not drawn" in proc.stderr:
+        raise CheckFailed(f"decipher closeness wrote no closeness.png: {proc.stderr.strip()[-500:]}")
+    shutil.copy(png, out / "bundle-closeness.png")
+    w, h, spread, colours = picture_stats(png)
+    print(f"closeness figure: {out / 'bundle-closeness.png'} {w}x{h}, grey-level std {spread:.1f}, {colours} colours")
+    if (w, h) != (1000, 600) or spread < 5 or colours < 20:
+        raise CheckFailed(f"{png} looks blank or wrong ({w}x{h}, std {spread:.1f}, {colours} colours)")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("bundle", type=Path, help="the bundle folder, e.g. dist/decipher-workbench")
@@ -304,6 +323,7 @@ def main(argv: list[str] | None = None) -> int:
         env = clean_env(work / "home")
         check_layout(bundle)
         project = check_cli(bundle, work, env)
+        check_closeness_figure(bundle, work, out, env)
         if sys.platform.startswith("linux"):
             check_desktop_integration(bundle, work, env)
         check_screenshot(bundle, out / "bundle-sample.png", env, work)
