@@ -817,9 +817,10 @@ def answer_lines(comparison: Comparison) -> list[str]:
     tested = sum(1 for s in comparison.summaries if not math.isnan(s.p_t))
     level = round(100 * (1 - 2 * ALPHA))
     ranked = "by margin over" if any(not math.isnan(s.margin) for s in comparison.summaries) else "by score against"
+    tests = (f"p one-sided, Holm-corrected over {tested} candidate{'s' if tested != 1 else ''}" if tested else
+             "no candidate has the null runs a test needs, so no p")
     lines = [f"Which language is closest to {plan.lost.name}: the candidates ranked {ranked} their own "
-             f"{plan.null_mode} null (margin = score \u2212 null mean, {level} % interval; p one-sided, "
-             f"Holm-corrected over {tested} candidate{'s' if tested != 1 else ''}):"]
+             f"{plan.null_mode} null (margin = score \u2212 null mean, {level} % interval; {tests}):"]
     for rank, s in enumerate(comparison.summaries, 1):
         lo, hi = s.margin_interval
         interval = "" if math.isnan(lo) else f" [{_num_text(lo)}, {_num_text(hi)}]"

@@ -239,6 +239,8 @@ def test_candidates_rank_by_their_margin_over_their_own_null_not_by_score():
     no_null = _comparison({"short": (short[0], []), "related": (related[0], [])}, n_null=0)
     assert [s.known for s in no_null.summaries] == ["short", "related"]   # no null: by score, and said so
     assert "ranked by score against" in answer_lines(no_null)[0]
+    # nothing tested: no "Holm-corrected over 0 candidates" (the app's caption said so), but why there is no p
+    assert "Holm" not in answer_lines(no_null)[0] and "no candidate has the null runs a test needs" in answer_lines(no_null)[0]
 
 
 def test_caveats_for_short_runs_and_too_few_nulls():
