@@ -428,7 +428,8 @@ def gothic_mappings(protocol: str = "paper", runs: Path | None = None, build: Pa
     own_golds = {"proto-germanic": gold}
     for name, code in (("old-norse", "non"), ("old-english", "ang")):
         if name in names:  # the Gothic dataset for that language: the same lost text, its own gold
-            own_golds[name] = relative_gold(code, path, files.corpus.inscriptions, build)
+            own_golds[name] = relative_gold(code, path, files.corpus.inscriptions,
+                                            wr="100" if protocol == "authors" else "0", build=build)
     out = []
     for item in plan.items:
         if item.known not in (names if item.null is None else null_names):
@@ -460,16 +461,16 @@ def gothic_mappings(protocol: str = "paper", runs: Path | None = None, build: Pa
     return out
 
 
-def relative_gold(code: str, lost: str, inscriptions, build: Path = BUILD, data: Path = DATA) -> list:
+def relative_gold(code: str, lost: str, inscriptions, *, wr: str, build: Path = BUILD, data: Path = DATA) -> list:
     """The Gothic–``code`` gold (non, ang) of the comparison's lost text ``lost`` (a path under build):
-    the Gothic dataset built for that language at the same word-divider ratio and seed, into a folder of
-    its own beside the text (built when missing); its lost text must be the comparison's, byte for byte."""
+    the Gothic dataset built for that language at the text's word-divider ratio ``wr`` (percent) and seed 0,
+    into a folder of its own beside the text (built when missing); its lost text must be the comparison's,
+    byte for byte."""
     from engine.datasets.gothic import main as gothic
     from engine.io.tables import read_gold
 
     text = build / lost
     folder = text.parent.with_name(f"{text.parent.name}-{code}")
-    wr = "100" if text.parent.name.endswith("wr100") else "0"
     if not (folder / "gold.csv").exists():
         _call(gothic, ["--known", code, "--wr", wr, "--seed", "0", "--data", str(data), "--out", str(folder), "--quiet"])
     if (folder / "lost.csv").read_bytes() != text.read_bytes():

@@ -15,7 +15,8 @@ if __name__ == "__main__":
     multiprocessing.freeze_support()
     if sys.argv[1:3] == ["-m", "decipher_gui.figure"]:
         # closeness.png: the engine has the figure drawn by ``sys.executable -m decipher_gui.figure``
-        # (engine/closeness/plot.py), which in the bundle is this executable
+        # (engine/closeness/plot.py, DRAWER; tests/gui/test_figure.py holds the two to the same words),
+        # which in the bundle is this executable
         from decipher_gui.figure import main as draw_figure
 
         sys.exit(draw_figure(sys.argv[3:]))

@@ -316,18 +316,29 @@ def plan_comparison(lost: Corpus, candidates: Mapping[str, Vocabulary | str | os
 
 
 def pins_without_stems(plan: Plan, pins: Sequence) -> list[str]:
-    """One note per candidate whose list has no stem with a pinned sound (a sound per sign only): its runs,
-    and its nulls', which keep its sounds, add the unit for the pin, as a single run does (``decipher run``
-    prints the same note), so the comparison stays fair, but the user should know the pin reads nothing
-    in that language."""
+    """One note per candidate whose list has no stem with a pinned sound: its runs, and its nulls', which
+    keep its sounds, add the unit for the pin, as a single run does (``decipher run`` prints the same
+    note), so the comparison stays fair, but the user should know the pin reads nothing in that language.
+    The pin's sounds are read as a run reads them (``pin_sounds``: a sound, or a syllable's onset and
+    vowel); a pin a run would refuse is left to the runs to refuse."""
     from engine.closeness.nulls import unit_counts
+    from engine.errors import InputError
+    from engine.model.prepared import pin_sounds
+    from engine.model.syllables import NULL_ONSET
 
-    if not pins or plan.items and plan.items[0].config.signs != "letters":
+    if not pins or not plan.items:
         return []
+    config = plan.items[0].config
+    sounds = []
+    for p in pins:
+        try:
+            sounds.append((p, [u for u in pin_sounds(p, config) if u != NULL_ONSET]))
+        except InputError:
+            continue
     out = []
     for name, vocab in plan.matching.vocabularies.items():
         units = unit_counts(vocab.stems)
-        missing = [p for p in pins if p.known_ipa not in units]
+        missing = [p for p, ss in sounds if any(u not in units for u in ss)]
         if missing:
             pairs = ", ".join(f"{p.lost} -> /{p.known_ipa}/" for p in missing)
             out.append(f"note: candidate {name}: no stem uses the pinned sound{'s' if len(missing) > 1 else ''} "

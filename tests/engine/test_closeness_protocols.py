@@ -293,10 +293,10 @@ def test_a_relatives_own_gold_is_its_gothic_dataset_on_the_same_text_and_a_diffe
 
     prepare_lost(build=tmp_path, data=DATA, protocol="authors")
     inscriptions = read_lost(tmp_path / AUTHORS_LOST)
-    gold = relative_gold("non", AUTHORS_LOST, inscriptions, build=tmp_path, data=DATA)
+    gold = relative_gold("non", AUTHORS_LOST, inscriptions, wr="100", build=tmp_path, data=DATA)
     assert gold and (tmp_path / "gothic-wr100-non" / "lost.csv").read_bytes() == (tmp_path / AUTHORS_LOST).read_bytes()
     assert {g.inscription_id for g in gold} <= {i.id for i in inscriptions}
     text = (tmp_path / "gothic-wr100-non" / "lost.csv")
     text.write_text(text.read_text(encoding="utf-8") + "\n", encoding="utf-8")  # no longer the comparison's text
     with pytest.raises(ValueError, match="not the comparison's lost text"):
-        relative_gold("non", AUTHORS_LOST, inscriptions, build=tmp_path, data=DATA)
+        relative_gold("non", AUTHORS_LOST, inscriptions, wr="100", build=tmp_path, data=DATA)

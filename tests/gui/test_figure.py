@@ -36,8 +36,9 @@ def test_the_figure_is_drawn_from_its_description_at_its_size(tmp_path, how):
     spec = tmp_path / "figure.json"
     spec.write_text(json.dumps(SPEC), encoding="utf-8")
     out = tmp_path / "closeness.png"
-    runner = ["-m", "decipher_gui.figure"] if how == "module" else [str(ROOT / "packaging" / "entry_cli.py"), "-m",
-                                                                     "decipher_gui.figure"]
+    from engine.closeness.plot import DRAWER   # the arguments the engine runs the drawer with
+
+    runner = list(DRAWER) if how == "module" else [str(ROOT / "packaging" / "entry_cli.py"), *DRAWER]
     done = _draw([*runner, str(spec), str(out)], tmp_path)
     assert done.returncode == 0, done.stderr
     image = QImage(str(out))
