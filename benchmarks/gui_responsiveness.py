@@ -273,6 +273,8 @@ def child(args) -> None:
     for cls, name, what in ((ComparisonController, "_progressed", "comparison progress"),
                             (ComparisonController, "_planned", "comparison planned"),
                             (ComparisonController, "_finished", "comparison shown"),
+                            (ComparisonController, "_draw_step", "comparison figure step"),
+                            (ComparisonController, "_answer", "comparison table+answer"),
                             (ComparisonView, "show_comparison", "comparison figure+table"),
                             (ComparisonView, "export_png", "closeness.png"),
                             (LiveRunBridge, "_after_steps", "views redraw"), (LiveRunBridge, "_flush_plots", "plots update"),

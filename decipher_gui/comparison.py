@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from PySide6.QtCore import QObject, Qt, Signal, Slot
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout,
                                QLabel, QLineEdit, QListWidget, QListWidgetItem, QPushButton, QSpinBox,
                                QVBoxLayout, QWidget)
@@ -347,6 +347,44 @@ def draw_png(conn, comparison, path: str, style: Mapping[str, Any]) -> None:
         conn.close()
 
 
+class AfterPaint(QObject):
+    """Calls ``then`` once: :data:`SETTLE_MS` after ``widget``'s next paint event, or after
+    :data:`CAP_MS` when it is not painted meanwhile (hidden, in a window that is not shown). A child of
+    ``parent``, so that deleting it (or its parent) cancels the call; the widget may go first."""
+
+    CAP_MS = 500
+    SETTLE_MS = 100
+
+    def __init__(self, widget: QWidget, then: Callable[[], None], *, parent: QObject):
+        super().__init__(parent)
+        self._then: Callable[[], None] | None = then
+        self._widget = widget
+        widget.installEventFilter(self)
+        widget.destroyed.connect(self._forget)
+        QTimer.singleShot(self.CAP_MS, self, self._fire)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.Paint:
+            # after the whole repaint and what follows it (a list view lays its items out again in
+            # turns of its own), not inside it
+            QTimer.singleShot(self.SETTLE_MS, self, self._fire)
+        return False
+
+    @Slot()
+    def _forget(self) -> None:
+        self._widget = None
+
+    def _fire(self) -> None:
+        then, self._then = self._then, None
+        if then is None:
+            return
+        if self._widget is not None:
+            self._widget.removeEventFilter(self)
+            self._widget.destroyed.disconnect(self._forget)
+        self.deleteLater()
+        then()
+
+
 def _default_pool(workers: int):
     from engine.runs.workers import LocalPool
 
@@ -379,12 +417,19 @@ class ComparisonJob(QObject):
         """after the comparison: "" when closeness.png was written, else why not"""
         self._drawer = None
 
-    def start(self) -> None:
+    def start(self, *, after_paint_of: QWidget | None = None) -> None:
+        """Start the comparison's thread now or, with ``after_paint_of``, shortly after that widget is
+        next painted (:class:`AfterPaint`): planning and the workers' start-up then no longer compete
+        with the window's repaint after the click for the GIL and the cores
+        (benchmarks/gui_responsiveness.py --comparison). ``running()`` is true from here on."""
         self._job = BackgroundJob(self._work, "closeness comparison", self)
         self._job.progressed.connect(self._report)
         self._job.succeeded.connect(self._ended)
         self._job.failed.connect(lambda title, message: self.failed.emit(f"{title}: {message}"))
-        self._job.start()
+        if after_paint_of is None:
+            self._job.start()
+        else:
+            AfterPaint(after_paint_of, self._job.start, parent=self)
 
     def running(self) -> bool:
         return self._job is not None and self._job.running
@@ -427,6 +472,8 @@ class ComparisonJob(QObject):
         from engine.runs.workers import RunsStopped
 
         r = self.request
+        if self._stop.is_set():  # stopped before its thread started (AfterPaint)
+            return ("stopped", None)
         try:
             plan = plan_comparison(r.corpus, dict(r.candidates), seeds=r.seeds, n_null=r.n_null,
                                    stems=None if r.cap_stems else r.stems, cap_stems=r.stems if r.cap_stems else None,
@@ -548,10 +595,14 @@ class ComparisonController(QObject):
         job.failed.connect(self._failed)
         job.stopped.connect(self._stopped)
         view.set_running(0, f"Planning the comparison of {len(request.candidates)} languages…")
+        if view.comparison is None:  # not "No comparison yet" while one runs
+            view.caption.setText(f"<b>Comparing</b> {len(request.candidates)} known languages on "
+                                 f"{escape(request.corpus.name)}: the answer, its figure and its table appear "
+                                 "here when the runs are done.")
         self.w.plots.closeness_tab.show_comparison()
         self.w.plots.tabs.setCurrentWidget(self.w.plots.closeness_tab)
         self._make_room()
-        job.start()
+        job.start(after_paint_of=view.progress)  # the click's repaint first, then the work
         return job
 
     def _make_room(self) -> None:
@@ -566,6 +617,8 @@ class ComparisonController(QObject):
         dock.raise_()
         w.resizeDocks([dock], [int(w.height() * 0.5)], Qt.Orientation.Vertical)
         w.resizeDocks([dock], [int(w.width() * 0.45)], Qt.Orientation.Horizontal)
+        # laid out now, so that the click's repaint is the one at the new sizes (not one before and one after)
+        w.layout().activate()
 
     @Slot()
     def stop(self) -> None:
@@ -585,17 +638,31 @@ class ComparisonController(QObject):
 
     @Slot(object)
     def _finished(self, comparison) -> None:
-        """The answer in two turns of the event loop, so that neither holds the window long: the figure
-        now, the table, the answer in words and the line in the next (``self.comparison`` is set then)."""
-        from PySide6.QtCore import QTimer
-
-        self.w.plots.comparison.show_comparison(comparison, table=False)
+        """The answer over several turns of the event loop, so that none holds the window long: the
+        figure one part per turn (ComparisonView.comparison_steps), unpainted until its last part; then
+        the table, the answer in words and the line, and the figure's paint (``self.comparison`` is set then)."""
+        view = self.w.plots.comparison
+        view.graphics.setUpdatesEnabled(False)
         out = self.job.request.out if self.job is not None else None
         problem = self.job.png_problem if self.job is not None else None
-        QTimer.singleShot(0, self, lambda: self._answer(comparison, out, problem))
+        self._draw_step(view.comparison_steps(comparison), comparison, out, problem, first=True)
+
+    def _draw_step(self, steps, comparison, out, problem, *, first: bool = False) -> None:
+        view = self.w.plots.comparison
+        if not first and view.comparison is not comparison:  # another comparison (or project) meanwhile
+            steps.close()
+            view.graphics.setUpdatesEnabled(True)
+            return
+        try:
+            next(steps)
+        except StopIteration:
+            QTimer.singleShot(0, self, lambda: self._answer(comparison, out, problem))
+            return
+        QTimer.singleShot(0, self, lambda: self._draw_step(steps, comparison, out, problem))
 
     def _answer(self, comparison, out, problem) -> None:
         view = self.w.plots.comparison
+        view.graphics.setUpdatesEnabled(True)
         if view.comparison is not comparison:  # another comparison was shown meanwhile
             return
         view.fill_table(comparison)

@@ -146,10 +146,29 @@ class InscriptionDelegate(QStyledItemDelegate):
     def __init__(self, view: "InscriptionView"):
         super().__init__(view)
         self.view = view
-        self._cache: dict[tuple[str, int, int], _Layout] = {}
+        self._cache: dict[tuple, _Layout] = {}
+        self._widths: dict[tuple, tuple[float, ...]] = {}
+        """the shown units' widths, which do not depend on the view's width: a resize of the view
+        lays every inscription out again, and measuring each letter was most of that"""
 
     def fonts_changed(self) -> None:
         self._cache.clear()
+        self._widths.clear()
+
+    def unit_widths(self, ins: Inscription, fm: QFontMetricsF) -> tuple[float, ...]:
+        """The width of each shown unit of ``ins`` (a divider with its gaps) in the view's font and display table."""
+        key = (ins.id, ins.text, id(self.view.text_font), id(self.view.display))
+        widths = self._widths.get(key)
+        if widths is None:
+            units = ins.units
+            gap = fm.horizontalAdvance(" ") * 0.6
+            show = self.view.display.show_at
+            widths = tuple(fm.horizontalAdvance(DIVIDER_MARK) + 2 * gap if units[i] == DIVIDER
+                           else fm.horizontalAdvance(show(units, i)) for i in range(min(len(units), MAX_SHOWN_UNITS)))
+            if len(self._widths) > 20000:
+                self._widths.clear()
+            self._widths[key] = widths
+        return widths
 
     def layout(self, ins: Inscription, width: int) -> _Layout:
         """Boxes of the units in reading order; a right-to-left corpus fills each line from the
@@ -165,10 +184,7 @@ class InscriptionDelegate(QStyledItemDelegate):
         x, y = x0, PAD + 3
         units = ins.units
         shown = min(len(units), MAX_SHOWN_UNITS)
-        gap = fm.horizontalAdvance(" ") * 0.6
-        show = self.view.display.show_at
-        widths = [fm.horizontalAdvance(DIVIDER_MARK) + 2 * gap if units[i] == DIVIDER
-                  else fm.horizontalAdvance(show(units, i)) for i in range(shown)]
+        widths = self.unit_widths(ins, fm)
         # the width of the rest of each word from each of its letters, in one pass from the end (a
         # scan to the word's end at every letter was quadratic in unsegmented text)
         rest = [0.0] * shown

@@ -8,7 +8,7 @@ import csv
 import io
 import math
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import pyqtgraph as pg
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
@@ -407,6 +407,10 @@ class ComparisonView(QWidget):
     the table of scores and verdicts beside the plot; above them the running comparison's progress."""
 
     TABLE_COLUMNS = ("known", "score", "margin", "verdict", "null")
+    NARROW = 760
+    """below this width (px) the table goes under the plot: beside it, in the window's default
+    layout at 1600 x 1000, the legend's column took the whole plot's width"""
+    PLOT_MIN_WIDTH = 220
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -471,6 +475,8 @@ class ComparisonView(QWidget):
         side.layout.setRowStretchFactor(1, 10)
         self.graphics.ci.layout.setColumnStretchFactor(0, 4)
         self.graphics.ci.layout.setColumnStretchFactor(1, 1)
+        # the legend's long names may be cut at the right edge, the plot never squeezed out
+        self.graphics.ci.layout.setColumnMinimumWidth(0, self.PLOT_MIN_WIDTH)
         self.graphics.setAccessibleName("Comparison plot")
         self.model = QStandardItemModel(0, len(self.TABLE_COLUMNS), self)
         self.model.setHorizontalHeaderLabels(["language", "score", "margin", "verdict", "null"])
@@ -491,6 +497,9 @@ class ComparisonView(QWidget):
         self.vsplit.setStretchFactor(1, 3)
         self.vsplit.setChildrenCollapsible(False)
         lay.addWidget(self.vsplit, 1)
+        # the plot and the table appear with a comparison: empty, they said nothing and their axes
+        # were most of the window's repaint when a comparison starts (gui_responsiveness.py --comparison)
+        self.splitter.hide()
 
     def clear(self) -> None:
         """No comparison shown (another project was opened)."""
@@ -501,6 +510,7 @@ class ComparisonView(QWidget):
         self.null_band = None
         self.comparison = None
         self.model.removeRows(0, self.model.rowCount())
+        self.splitter.hide()
         self.caption.setText("<b>No comparison yet</b>: Run ▸ Compare known languages… trains the corpus against "
                              "several known languages and their null vocabularies.")
         self.caption.setToolTip("")
@@ -537,19 +547,31 @@ class ComparisonView(QWidget):
 
     def show_comparison(self, comparison, *, table: bool = True) -> None:
         """Draw an engine.closeness.comparison.Comparison (its runs' curves) and, unless ``table`` is
-        False (the controller fills it in the event loop's next turn: one turn held the window
-        for both), fill the table (:meth:`fill_table`)."""
+        False, fill the table (:meth:`fill_table`). The app's comparison draws it in steps instead
+        (:meth:`comparison_steps`, one per turn of the event loop)."""
+        for _ in self.comparison_steps(comparison):
+            pass
+        if table:
+            self.fill_table(comparison)
+
+    def comparison_steps(self, comparison) -> Iterator[None]:
+        """Draw the comparison's figure one part per step: the null band, then each candidate, then
+        the range and the caption. Driven one step per turn of the event loop, no turn holds the
+        window for more than one candidate's plot items, however many candidates there are
+        (decipher_gui/comparison.py). The table stays empty (:meth:`fill_table`)."""
         from engine.closeness.plot import curve_bands, null_means
 
         curves, band = curve_bands(comparison)
         own_nulls = null_means(comparison)
         plan = comparison.plan
         self.comparison = comparison
+        self.splitter.show()
         self.plot.clear()
         self.legend.clear()
         self.curves = {}
         self.null_curves = {}
         self.null_band = None
+        self.model.removeRows(0, self.model.rowCount())
         if band is not None:
             x, lo, hi = band
             dash = pg.mkPen(90, 90, 90, 200, width=1.2, style=Qt.PenStyle.DashLine)
@@ -562,6 +584,7 @@ class ComparisonView(QWidget):
                                 "own nulls (mean)")
         by_name = {s.known: s for s in comparison.summaries}
         for name, (x, mean, lo, hi) in curves.items():
+            yield
             colour = self.colour(name)
             fill = pg.mkColor(colour)
             fill.setAlpha(55)
@@ -580,9 +603,6 @@ class ComparisonView(QWidget):
                              f"{plan.n_null} null vocabularies each. Score = area under the curve; "
                              "ranked by the margin over the language's own nulls (dotted).")
         self.caption.setToolTip(plan.matching.describe())
-        self.model.removeRows(0, self.model.rowCount())
-        if table:
-            self.fill_table(comparison)
 
     def fill_table(self, comparison) -> None:
         """The table of scores, margins and verdicts of the comparison shown (ranked as the answer)."""
@@ -610,10 +630,22 @@ class ComparisonView(QWidget):
         for name, why in unranked(comparison):
             self.model.appendRow([cell(name), cell(""), cell(""), cell(why.split(":", 1)[0], why), cell("")])
         self.table.resizeColumnsToContents()
-        total = max(self.splitter.width(), 600)
-        self.splitter.setSizes([int(total * 0.68), total - int(total * 0.68)])
+        self._split_sizes()
         high = max(self.vsplit.height(), 300)
         self.vsplit.setSizes([int(high * 0.3), high - int(high * 0.3)])
+
+    def _split_sizes(self) -> None:
+        """The plot about two thirds of the split, the table the rest (beside it or under it)."""
+        across = self.splitter.orientation() == Qt.Orientation.Horizontal
+        total = max(self.splitter.width() if across else self.splitter.height(), 600 if across else 300)
+        self.splitter.setSizes([int(total * 0.68), total - int(total * 0.68)])
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        want = Qt.Orientation.Vertical if event.size().width() < self.NARROW else Qt.Orientation.Horizontal
+        if self.splitter.orientation() != want:
+            self.splitter.setOrientation(want)
+            self._split_sizes()
 
     def _edge(self, x, y, pen) -> pg.PlotCurveItem:
         """A band's edge: the same line as ``plot.plot(x, y, pen=pen)`` draws, without the

@@ -138,17 +138,21 @@ def test_a_tiny_comparison_runs_in_a_worker_and_the_tab_shows_it(win, qtbot, tmp
     timer = QTimer()
     timer.timeout.connect(lambda: ticks.append(job.running()))
     c = controller(win)
+    view = win.plots.comparison
+    assert view.splitter.isHidden()  # no comparison yet: no empty plot and table
     job = c.start(request, pool_factory=lambda n: LocalPool(1))  # a real worker process
     timer.start(50)
     assert job.running()
-    view = win.plots.comparison
     assert win.plots.closeness_tab.stack.currentWidget() is view and view.run_bar.isVisible()
+    assert view.splitter.isHidden()  # still nothing to plot while the runs train
+    assert view.caption.text().startswith("<b>Comparing</b> 3 known languages on cipher:")
     qtbot.waitUntil(lambda: c.comparison is not None or win.last_error is not None, timeout=600_000)
     timer.stop()
     assert c.comparison is not None, win.last_error
     # the GUI thread kept turning while the runs trained: its timer fired while the job ran
     assert sum(ticks) >= 3
 
+    assert not view.splitter.isHidden() and view.graphics.updatesEnabled()
     assert set(view.curves) == {"source", "unrelated"}  # one curve per language
     assert view.null_band is not None
     # each language's own nulls: the curve its score is read against, dotted in its colour
@@ -199,6 +203,7 @@ def test_a_tiny_comparison_runs_in_a_worker_and_the_tab_shows_it(win, qtbot, tmp
     shutil.copy(win.project.path, other)
     assert win.open_project(other)
     assert view.curves == {} and view.null_curves == {} and view.null_band is None and view.model.rowCount() == 0
+    assert view.splitter.isHidden()
     assert c.comparison is None and win.plots.closeness_tab.stack.currentIndex() == 0
 
 
@@ -231,17 +236,12 @@ def test_stop_ends_the_worker_processes_at_once_and_keeps_the_state(win, qtbot, 
     assert (tmp_path / "cmp" / "results.csv").exists()  # what a rerun continues from
 
 
-def test_closeness_png_is_drawn_in_a_process_of_its_own_not_on_the_gui_thread(win, qtbot, tmp_path, monkeypatch):
-    """Drawing the figure held the window's event loop 0.1-0.2 s (benchmarks/gui_responsiveness.py
-    --comparison); the job now draws it in a short-lived process, the same image, before it says done."""
-    import decipher_gui.figure as figure
+def _small_comparison(win, qtbot, tmp_path):
+    """A comparison of the two project languages, one seed and one null each, trained on the job's thread."""
     from decipher_gui.comparison import ComparisonDialog, controller
     from engine.runs.sweep import InlinePool
     from engine.runs.workers import run_task
-    from PySide6.QtGui import QImage
 
-    drawn_here = []
-    monkeypatch.setattr(figure, "draw", lambda *a, **k: drawn_here.append(a))
     d = ComparisonDialog(win.project, TINY, win)
     d.seeds.setText("0")
     d.nulls.setValue(1)
@@ -250,6 +250,20 @@ def test_closeness_png_is_drawn_in_a_process_of_its_own_not_on_the_gui_thread(wi
     job = c.start(d.request(), pool_factory=lambda n: InlinePool(run_task))
     qtbot.waitUntil(lambda: c.comparison is not None or win.last_error is not None, timeout=120_000)
     assert c.comparison is not None, win.last_error
+    return c, job, d.request()
+
+
+def test_closeness_png_is_drawn_in_a_process_of_its_own_not_on_the_gui_thread(win, qtbot, tmp_path, monkeypatch):
+    """Drawing the figure held the window's event loop 0.1-0.2 s (benchmarks/gui_responsiveness.py
+    --comparison); the job now draws it in a short-lived process, the same image, before it says done."""
+    import decipher_gui.figure as figure
+    from engine.runs.sweep import InlinePool
+    from engine.runs.workers import run_task
+    from PySide6.QtGui import QImage
+
+    drawn_here = []
+    monkeypatch.setattr(figure, "draw", lambda *a, **k: drawn_here.append(a))
+    c, job, request = _small_comparison(win, qtbot, tmp_path)
     assert drawn_here == []  # not in the app's process
     png = tmp_path / "cmp" / "closeness.png"
     image = QImage(str(png))
@@ -276,7 +290,7 @@ def test_closeness_png_is_drawn_in_a_process_of_its_own_not_on_the_gui_thread(wi
     png.unlink()
     png.mkdir()
     first = c.comparison
-    c.start(d.request(), pool_factory=lambda n: InlinePool(run_task))  # resumed: nothing retrained
+    c.start(request, pool_factory=lambda n: InlinePool(run_task))  # resumed: nothing retrained
     qtbot.waitUntil(lambda: c.comparison is not first or win.last_error is not None, timeout=120_000)
     line = win.plots.comparison.progress_label.text()
     assert "closeness.png not written:" in line and "cannot write the figure" in line, line
@@ -286,3 +300,111 @@ def test_closeness_png_is_drawn_in_a_process_of_its_own_not_on_the_gui_thread(wi
     job.stop()
     assert job._draw(first, tmp_path / "stopped.png") == "stopped"
     assert not (tmp_path / "stopped.png").exists() and job._drawer is None
+
+
+def test_the_answer_is_drawn_a_candidate_per_turn_and_painted_whole(win, qtbot, tmp_path, monkeypatch):
+    """Building a comparison's plot items and painting them held the window in one turn (the longest
+    gap of gui_responsiveness.py --comparison); the figure is now built a part per turn, unpainted
+    until the table and the answer come with its paint. Another comparison or project meanwhile ends it."""
+    c, _, _ = _small_comparison(win, qtbot, tmp_path)
+    comparison, view = c.comparison, win.plots.comparison
+    seen = []
+    step = c._draw_step
+
+    def spy(*a, **k):
+        step(*a, **k)
+        seen.append((len(view.curves), view.graphics.updatesEnabled(), view.model.rowCount()))
+
+    monkeypatch.setattr(c, "_draw_step", spy)
+    c._finished(comparison)
+    assert seen == [(0, False, 0)] and view.null_band is not None  # this turn: the null band only
+    qtbot.waitUntil(lambda: view.graphics.updatesEnabled() and view.model.rowCount() > 0, timeout=10_000)
+    assert seen == [(0, False, 0), (1, False, 0), (2, False, 0)]  # a candidate per turn, the last one ends it
+    assert set(view.curves) == {"source", "unrelated"} and c.comparison is comparison
+
+    seen.clear()
+    c._finished(comparison)
+    view.clear()  # another project opened before the figure was whole: nothing more of it is drawn
+    qtbot.waitUntil(lambda: view.graphics.updatesEnabled(), timeout=10_000)
+    qtbot.wait(50)
+    assert view.curves == {} and view.model.rowCount() == 0 and len(seen) == 2
+
+
+def test_after_paint_calls_once_after_the_widgets_paint_or_at_its_cap(app, qtbot, monkeypatch):
+    from PySide6.QtCore import QObject
+    from PySide6.QtWidgets import QLabel
+
+    from decipher_gui.comparison import AfterPaint
+
+    monkeypatch.setattr(AfterPaint, "CAP_MS", 600_000)  # only a paint can call it here
+    monkeypatch.setattr(AfterPaint, "SETTLE_MS", 0)
+    owner = QObject()
+    label = QLabel("shown")
+    qtbot.addWidget(label)
+    label.show()
+    qtbot.waitExposed(label)
+    qtbot.wait(20)
+    calls = []
+    AfterPaint(label, lambda: calls.append("painted"), parent=owner)
+    assert calls == []
+    label.repaint()  # a paint event now
+    assert calls == []  # not inside the paint
+    qtbot.waitUntil(lambda: calls == ["painted"], timeout=5_000)
+    label.repaint()
+    qtbot.wait(50)
+    assert calls == ["painted"]  # once
+
+    monkeypatch.setattr(AfterPaint, "CAP_MS", 10)
+    hidden = QLabel("never painted")
+    qtbot.addWidget(hidden)
+    AfterPaint(hidden, lambda: calls.append("capped"), parent=owner)
+    qtbot.waitUntil(lambda: calls == ["painted", "capped"], timeout=5_000)
+    gone = QObject()
+    AfterPaint(hidden, lambda: calls.append("cancelled"), parent=gone)
+    del gone  # the owner deleted: the call with it
+    qtbot.wait(100)
+    assert calls == ["painted", "capped"]
+
+
+def test_a_comparison_stopped_before_its_thread_started_plans_nothing(win, qtbot, tmp_path, monkeypatch):
+    import engine.closeness.comparison as comparison_module
+    from PySide6.QtWidgets import QLabel
+
+    from decipher_gui.comparison import AfterPaint, ComparisonDialog, ComparisonJob
+
+    planned = []
+    monkeypatch.setattr(comparison_module, "plan_comparison", lambda *a, **k: planned.append(a))
+    monkeypatch.setattr(AfterPaint, "CAP_MS", 50)
+    d = ComparisonDialog(win.project, TINY, win)
+    d.folder.setText(str(tmp_path / "cmp"))
+    job = ComparisonJob(d.request(), win)
+    stopped = []
+    job.stopped.connect(lambda: stopped.append(True))
+    hidden = QLabel()
+    qtbot.addWidget(hidden)
+    job.start(after_paint_of=hidden)
+    assert job.running()  # from the click on, though its thread starts later
+    job.stop()
+    qtbot.waitUntil(lambda: bool(stopped), timeout=10_000)
+    assert planned == [] and not job.running()
+
+
+def test_a_narrow_comparison_view_puts_the_table_under_the_plot_and_keeps_the_plot(app, qtbot):
+    """In the window's default layout at 1600 x 1000 the Plots dock is about 460 px wide: beside the
+    table, the legend's column took the plot's whole width."""
+    import pyqtgraph as pg
+    from PySide6.QtCore import Qt
+
+    from decipher_gui.panels.plots import ComparisonView
+
+    view = ComparisonView()
+    qtbot.addWidget(view)
+    view.splitter.show()  # as with a comparison shown
+    view.legend.addItem(pg.PlotDataItem(pen="r"), "Proto-Germanic (Gothic sample) (0.013)")
+    view.resize(460, 600)
+    view.show()
+    qtbot.waitExposed(view)
+    assert view.splitter.orientation() == Qt.Orientation.Vertical
+    qtbot.waitUntil(lambda: view.plot.width() >= ComparisonView.PLOT_MIN_WIDTH - 1, timeout=5_000)
+    view.resize(1100, 600)
+    qtbot.waitUntil(lambda: view.splitter.orientation() == Qt.Orientation.Horizontal, timeout=5_000)

@@ -113,3 +113,19 @@ def test_a_very_long_inscription_is_laid_out_in_part_and_says_how_much_is_left(q
     assert not image.isNull()
     image.save("/tmp/huge-inscription.png")
     assert "180,000 more letters" in hidden_text(layout.hidden)
+
+
+def test_a_resize_lays_out_again_from_the_measured_letters_and_the_same_boxes(qtbot):
+    """A resize lays every inscription out again (QListView, Adjust): the letters' widths do not
+    depend on the view's width and are measured once per inscription, font and display table."""
+    panel, ins = _panel(qtbot, width=1000)
+    delegate = panel.view._delegate
+    delegate.layout(ins[0], 900)
+    measured = dict(delegate._widths)
+    warm = delegate.layout(ins[0], 500)
+    assert delegate._widths == measured  # the second width measured nothing
+    delegate.fonts_changed()  # forgets both
+    assert delegate._widths == {}
+    cold = delegate.layout(ins[0], 500)
+    assert [b.getRect() for b in warm.boxes] == [b.getRect() for b in cold.boxes] and warm.height == cold.height
+    assert len({round(b.top()) for b in cold.boxes}) > len({round(b.top()) for b in delegate.layout(ins[0], 900).boxes})
