@@ -401,6 +401,13 @@ class ClosenessTab(QWidget):
         self.stack.setCurrentIndex(1)
 
 
+def spread_text(mean: float, sd: float, n: int, unit: str) -> str:
+    """"0.105 ± 0.004" over several values; "0.105 (1 seed)" over one, whose sd (0 or nan) says nothing."""
+    if n < 2 or sd != sd:
+        return f"{mean:.3f} ({n} {unit}{'' if n == 1 else 's'})"
+    return f"{mean:.3f} ± {sd:.3f}"
+
+
 class ComparisonView(QWidget):
     """Every candidate's mean closeness curve in its own stable colour with the band of its seeds,
     the null vocabularies' band in grey, a legend in its own column (it never covers a curve), and
@@ -621,11 +628,12 @@ class ComparisonView(QWidget):
             lo, hi = s.margin_interval
             margin = "" if s.margin != s.margin else f"{s.margin:+.3f}" + ("" if lo != lo else
                                                                           f" [{lo:+.3f}, {hi:+.3f}]")
-            self.model.appendRow([name, cell(f"{s.score_mean:.3f} ± {s.score_sd:.3f}",
+            self.model.appendRow([name, cell(spread_text(s.score_mean, s.score_sd, s.n_seeds, "seed"),
                                              f"mean ± sd of the score over {s.n_seeds} seeds"),
                                   cell(margin, "score − the mean of its own null runs [90 % interval]; the "
                                                "candidates are ranked by it"), cell(s.verdict),
-                                  cell("" if s.null_mean != s.null_mean else f"{s.null_mean:.3f} ± {s.null_sd:.3f}",
+                                  cell("" if s.null_mean != s.null_mean else
+                                       spread_text(s.null_mean, s.null_sd, s.n_null_runs, "run"),
                                        f"mean ± sd over {s.n_null_runs} null runs")])
         for name, why in unranked(comparison):
             self.model.appendRow([cell(name), cell(""), cell(""), cell(why.split(":", 1)[0], why), cell("")])

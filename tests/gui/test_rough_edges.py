@@ -90,6 +90,9 @@ def test_a_comparison_keeps_the_window_size_and_shows_its_caveats(big_window, qt
     caption = view.caption.text()
     assert "Caveat: the runs stopped at 10 steps" in caption
     assert "only 1 seed × 1 null" in caption
+    # one seed and one null run have no spread: the table says how many, not "± 0.000" or "± nan"
+    cells = [view.model.item(r, c).text() for r in range(view.model.rowCount()) for c in (1, 4)]
+    assert all(t.endswith(("(1 seed)", "(1 run)")) for t in cells) and not any("nan" in t for t in cells), cells
     keep_screenshot(w, "comparison-1600x1000.png", tmp_path)
     # closeness.png is the full figure with its legend, not a grab of the dock's strip (was 1000x181)
     from PySide6.QtGui import QImage
