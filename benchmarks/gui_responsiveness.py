@@ -275,7 +275,6 @@ def child(args) -> None:
                             (ComparisonController, "_finished", "comparison shown"),
                             (ComparisonController, "_draw_step", "comparison figure step"),
                             (ComparisonController, "_answer", "comparison table+answer"),
-                            (ComparisonView, "show_comparison", "comparison figure+table"),
                             (ComparisonView, "export_png", "closeness.png"),
                             (LiveRunBridge, "_after_steps", "views redraw"), (LiveRunBridge, "_flush_plots", "plots update"),
                             (LiveRunBridge, "_after_eval", "eval views"), (LiveRunBridge, "_on_run_recorded", "run recorded"),

@@ -648,6 +648,8 @@ class ComparisonController(QObject):
         self._draw_step(view.comparison_steps(comparison), comparison, out, problem, first=True)
 
     def _draw_step(self, steps, comparison, out, problem, *, first: bool = False) -> None:
+        """One part of the figure (``steps``: ComparisonView.comparison_steps), then the next in the
+        event loop's next turn; after the last, :meth:`_answer`."""
         view = self.w.plots.comparison
         if not first and view.comparison is not comparison:  # another comparison (or project) meanwhile
             steps.close()

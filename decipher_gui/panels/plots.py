@@ -411,7 +411,8 @@ def spread_text(mean: float, sd: float, n: int, unit: str) -> str:
 class ComparisonView(QWidget):
     """Every candidate's mean closeness curve in its own stable colour with the band of its seeds,
     the null vocabularies' band in grey, a legend in its own column (it never covers a curve), and
-    the table of scores and verdicts beside the plot; above them the running comparison's progress."""
+    the table of scores and verdicts beside the plot (under it when the view is narrow); above them
+    the answer in words and the running comparison's progress."""
 
     TABLE_COLUMNS = ("known", "score", "margin", "verdict", "null")
     NARROW = 760
@@ -552,20 +553,12 @@ class ComparisonView(QWidget):
             self.colours[name] = colour_of(name, set(self.colours.values()))
         return self.colours[name]
 
-    def show_comparison(self, comparison, *, table: bool = True) -> None:
-        """Draw an engine.closeness.comparison.Comparison (its runs' curves) and, unless ``table`` is
-        False, fill the table (:meth:`fill_table`). The app's comparison draws it in steps instead
-        (:meth:`comparison_steps`, one per turn of the event loop)."""
-        for _ in self.comparison_steps(comparison):
-            pass
-        if table:
-            self.fill_table(comparison)
-
     def comparison_steps(self, comparison) -> Iterator[None]:
-        """Draw the comparison's figure one part per step: the null band, then each candidate, then
-        the range and the caption. Driven one step per turn of the event loop, no turn holds the
-        window for more than one candidate's plot items, however many candidates there are
-        (decipher_gui/comparison.py). The table stays empty (:meth:`fill_table`)."""
+        """Draw an engine.closeness.comparison.Comparison's figure (its runs' curves) one part per
+        step: the null band, then each candidate, then the range and the caption. Driven one step per
+        turn of the event loop (decipher_gui/comparison.py), no turn holds the window for more than one
+        candidate's plot items, however many candidates there are. The table stays empty until
+        :meth:`fill_table`."""
         from engine.closeness.plot import curve_bands, null_means
 
         curves, band = curve_bands(comparison)
