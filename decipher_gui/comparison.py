@@ -660,6 +660,9 @@ class ComparisonController(QObject):
         except StopIteration:
             QTimer.singleShot(0, self, lambda: self._answer(comparison, out, problem))
             return
+        except BaseException:
+            view.graphics.setUpdatesEnabled(True)  # the error is reported; the plot is not left frozen
+            raise
         QTimer.singleShot(0, self, lambda: self._draw_step(steps, comparison, out, problem))
 
     def _answer(self, comparison, out, problem) -> None:

@@ -329,6 +329,18 @@ def test_the_answer_is_drawn_a_candidate_per_turn_and_painted_whole(win, qtbot, 
     qtbot.wait(50)
     assert view.curves == {} and view.model.rowCount() == 0 and len(seen) == 2
 
+    def broken(shown):
+        view.comparison = shown
+        yield
+        raise ValueError("a figure that cannot be drawn")
+
+    monkeypatch.setattr(view, "comparison_steps", broken)
+    seen.clear()
+    with qtbot.captureExceptions() as errors:
+        c._finished(comparison)
+        qtbot.waitUntil(lambda: bool(errors), timeout=10_000)
+    assert "cannot be drawn" in str(errors[0][1]) and view.graphics.updatesEnabled()  # not left frozen
+
 
 def test_after_paint_calls_once_after_the_widgets_paint_or_at_its_cap(app, qtbot, monkeypatch):
     from PySide6.QtCore import QObject
