@@ -29,6 +29,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
+NO_DATA = "lockstep_equivalence: needs ../shared/data/gothic_proiel (the gothic-pg data)"
+
+
 def _data():
     from benchmarks.speed import CACHE, gothic_pg
     from engine.io.tables import read_gold
@@ -63,7 +66,7 @@ def part(kind: str, seeds: list[int], steps: int, folder: Path) -> None:
     torch.set_num_threads(1)
     data = _data()
     if data is None:
-        raise SystemExit("lockstep_equivalence: needs ../shared/data/gothic_proiel (the gothic-pg data)")
+        raise SystemExit(NO_DATA)
     corpus, vocab, gold = data
     cfg = Config(device="cpu", seed=seeds[0])
     rows = []
@@ -92,8 +95,8 @@ def compare(group: dict, single: dict, folder: Path) -> dict:
     import numpy as np
     import torch
 
-    g = {k: v for k, v in torch.load(folder / "group" / f"params-{group['seed']}.pt", weights_only=True).items()}
-    s = {k: v for k, v in torch.load(folder / "single" / f"params-{single['seed']}.pt", weights_only=True).items()}
+    g = torch.load(folder / "group" / f"params-{group['seed']}.pt", weights_only=True)
+    s = torch.load(folder / "single" / f"params-{single['seed']}.pt", weights_only=True)
     param_diff = max(float((g[k].double() - s[k].double()).abs().max()) for k in g)
     assert group["lost"] == single["lost"] and group["known"] == single["known"]
     # probs[k, l]: P(lost letter l | known unit k); index 0 of both axes is the deletion pseudo-character
@@ -122,8 +125,8 @@ def main(argv=None) -> int:
     if args.part:
         part(args.part, args.seeds, args.steps, args.folder)
         return 0
-    if _data() is None:
-        print("lockstep_equivalence: needs ../shared/data/gothic_proiel (the gothic-pg data)", file=sys.stderr)
+    if _data() is None:  # also builds the cached dataset here, once, before the two parts read it
+        print(NO_DATA, file=sys.stderr)
         return 2
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                             text=True).stdout.strip()

@@ -366,7 +366,8 @@ class AfterPaint(QObject):
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt's name)
         if event.type() == QEvent.Type.Paint:
             # after the whole repaint and what follows it (a list view lays its items out again in
-            # turns of its own), not inside it
+            # turns of its own), not inside it; the first paint is the one that counts
+            obj.removeEventFilter(self)
             QTimer.singleShot(self.SETTLE_MS, self, self._fire)
         return False
 
