@@ -20,11 +20,15 @@ from .worker import IDLE, PAUSED, RunController
 if TYPE_CHECKING:
     from .mainwindow import MainWindow
 
-#: While a run trains, the plots and the views that follow it (span highlights, pin grid, sign
-#: values) are redrawn at most once per UPDATE_EVERY_MS each, half a period apart, so that no turn
-#: of the event loop repaints them all at once: each costs ~10-30 ms of CPU, and on a busy machine
-#: the window gets a fraction of a core (docs/benchmarks.md, "GUI responsiveness").
+#: While a run trains, the plots, the views that follow its steps (span highlights, pin grid, sign
+#: values) and the views that follow an evaluation (matches, the run's row) are redrawn at most once
+#: per UPDATE_EVERY_MS each, a third of a period apart, so that no turn of the event loop repaints
+#: them all at once: each costs ~5-10 ms of CPU, and on a busy machine the window gets a fraction of a
+#: core, so a turn's wall time is a few times its CPU (docs/benchmarks.md, "GUI responsiveness").
 UPDATE_EVERY_MS = 1000
+#: A run's end redraws its views one part per turn of the event loop (the runs table, the matches,
+#: the mapping), this far apart: each part's paint comes and goes before the next part starts.
+END_STAGE_MS = 30
 
 log = logging.getLogger("decipher_gui")
 
@@ -53,12 +57,19 @@ class LiveRunBridge(QObject):
         c.ended.connect(self._on_ended)
         c.message.connect(self._on_message)
         self._plot_records: list = []  # step records not yet drawn
+        self._eval_point: tuple | None = None  # the newest evaluation's plot points, not yet drawn
         self._eval_row: tuple[int, dict] = (0, {})  # the newest evaluation's step and metrics
-        self._views_due = False
+        self._views_due = False  # the views that follow the steps
+        self._eval_due = False  # the views that follow an evaluation
         self._phase = 0
         self._tick = QTimer(self)
-        self._tick.setInterval(UPDATE_EVERY_MS // 2)
+        self._tick.setInterval(UPDATE_EVERY_MS // 3)
         self._tick.timeout.connect(self._on_tick)
+        self._end_parts: list = []  # a run's end: the redraws still to come, one per turn
+        self._end_timer = QTimer(self)
+        self._end_timer.setSingleShot(True)
+        self._end_timer.setInterval(END_STAGE_MS)
+        self._end_timer.timeout.connect(self._end_part)
 
     # ---- commands ----------------------------------------------------------------------------
 
@@ -76,9 +87,10 @@ class LiveRunBridge(QObject):
             except DecipherError as exc:
                 w.report_error("Invalid run settings", str(exc))
                 return False
+        self._finish_end()  # the previous run's end redraws, before this run's state replaces its
         s.start_live()
         w.runs.clear_run_warnings()
-        self._plot_records, self._views_due = [], False
+        self._plot_records, self._eval_point, self._views_due, self._eval_due = [], None, False, False
         self._eval_row = (0, {})
         w.plots.reset_run()
         w.plots.set_step_range(config.steps)
@@ -190,19 +202,29 @@ class LiveRunBridge(QObject):
             self._tick.start()
 
     def _on_tick(self) -> None:
-        self._phase ^= 1
-        if self._phase:
+        self._phase = (self._phase + 1) % 3
+        if self._phase == 0:
             self._flush_plots()
-        elif self._views_due:
+        elif self._phase == 1 and self._views_due:
             self._views_due = False
             self._after_steps()
-        if not self._plot_records and not self._views_due:
+        elif self._phase == 2 and self._eval_due:
+            self._eval_due = False
+            self._after_eval()
+        if not (self._plot_records or self._eval_point or self._views_due or self._eval_due):
             self._tick.stop()
 
-    def _flush_plots(self) -> None:
+    def _flush_plots(self, evaluation: bool = True) -> None:
         records, self._plot_records = self._plot_records, []
         if records:
             self.w.plots.add_steps(records)
+        if evaluation:
+            self._flush_evaluation()
+
+    def _flush_evaluation(self) -> None:
+        point, self._eval_point = self._eval_point, None
+        if point is not None:  # after the steps before it
+            self.w.plots.add_evaluation(*point)
 
     def _after_steps(self) -> None:
         s = self.state
@@ -213,15 +235,18 @@ class LiveRunBridge(QObject):
         self.w.update_marks()
 
     def _on_eval(self, event: EvalEvent) -> None:
+        """The session takes the evaluation now; its plot points and views are drawn by the tick,
+        each on a turn of its own (drawn together they were the longest turns of a run)."""
         s = self.state
-        self._flush_plots()  # the steps before the evaluation first
-        self.w.plots.add_evaluation(event.step, dict(event.metrics), event.closeness,
-                                    queries.live_label(s.project, s.live_run))
+        self._eval_point = (event.step, dict(event.metrics), event.closeness,
+                            queries.live_label(s.project, s.live_run))
         if event.mapping is not None:
             s.live_mapping = event.mapping
         s.eval_matches = event.matches
         self._eval_row = (event.step, dict(event.metrics))
-        QTimer.singleShot(0, self._after_eval)
+        self._eval_due = True
+        if not self._tick.isActive():
+            self._tick.start()
 
     @property
     def last_eval_step(self) -> int:
@@ -234,7 +259,10 @@ class LiveRunBridge(QObject):
             return
         if s.shown_run == s.live_run and s.live_run is not None:
             s.live_matches = ()
-            self.w.load_shown_matches(s.eval_matches)
+            # the span marks with the views that follow the steps (the tick's next views turn):
+            # with the matches table in one turn, their paints were a run's longest turn
+            self.w.load_shown_matches(s.eval_matches, marks=False)
+            self._views_due = True
         # only the live run's row changed: update it in place (re-reading every run from the
         # project cost the longest gaps under load; the whole table is re-read when the run ends)
         step, metrics = self._eval_row
@@ -252,14 +280,34 @@ class LiveRunBridge(QObject):
         self.w.report_error(failure.title, text, failure.details)
 
     def _on_ended(self, status: str) -> None:
+        """The run ended: its last steps' plot points and its state now, then its last evaluation's
+        points, the runs table, the matches, their span marks and the mapping one per turn (END_STAGE_MS apart; together they were a run's longest turn), and
+        ``runEnded`` once all are shown."""
         s, w = self.state, self.w
         self._tick.stop()
-        self._flush_plots()
-        self._views_due = False
+        self._flush_plots(evaluation=False)
+        self._views_due = self._eval_due = False
         s.live_matches = ()
         w.runs.set_state(IDLE, f"last run {status}")
-        w.refresh_runs(select=s.shown_run)
-        if s.shown_run is not None:
-            w.load_shown_matches()
-        w.show_mapping()
-        w.runEnded.emit(status)
+
+        def matches() -> None:
+            if s.shown_run is not None:
+                w.load_shown_matches(marks=False)
+
+        self._end_parts = [self._flush_evaluation, lambda: w.refresh_runs(select=s.shown_run), matches,
+                           w.update_marks, w.show_mapping, lambda: w.runEnded.emit(status)]
+        self._end_timer.start()
+
+    def _end_part(self) -> None:
+        if not self._end_parts:
+            return
+        part = self._end_parts.pop(0)
+        if self._end_parts:  # before the part: one that fails does not hold back the rest
+            self._end_timer.start()
+        part()
+
+    def _finish_end(self) -> None:
+        """The end's redraws still to come, now (a new run starts)."""
+        self._end_timer.stop()
+        while self._end_parts:
+            self._end_parts.pop(0)()

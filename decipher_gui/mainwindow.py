@@ -402,9 +402,10 @@ class MainWindow(QMainWindow):
         self.show_mapping()
         self.refresh_runs(select=run_id)
 
-    def load_shown_matches(self, matches: list[Match] | None = None) -> None:
+    def load_shown_matches(self, matches: list[Match] | None = None, *, marks: bool = True) -> None:
         """Show the shown run's matches: ``matches`` when the caller has them (a live evaluation,
-        already stored by the worker), else the stored ones."""
+        already stored by the worker), else the stored ones. ``marks=False``: the caller redraws
+        the span marks (update_marks) on a later turn of the event loop."""
         caption = self.model.load_matches(matches)
         if caption is None:
             return
@@ -412,7 +413,8 @@ class MainWindow(QMainWindow):
         self.seed_groups.show_group_of(s.shown_run)
         self.matches.set_matches(s.shown_matches, self.refs(), s.decisions, caption)
         self.show_pin_state()
-        self.update_marks()
+        if marks:
+            self.update_marks()
         self.selection.refresh_details()
 
     def _refresh_decisions(self) -> None:

@@ -4,6 +4,7 @@ pins with weight, lock and note; and an IPA picker by phonological features."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Sequence
 
 import numpy as np
@@ -83,9 +84,9 @@ class PinGridModel(QAbstractTableModel):
         if self.rows and self.cols:
             self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, len(self.cols) - 1))
 
-    def set_pin_state(self, state: PinState | None) -> None:
+    def set_pin_state(self, state: PinState | None, *, repaint: bool = True) -> None:
         self.pin_state = state
-        if self.rows and self.cols:
+        if repaint and self.rows and self.cols:
             self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, len(self.cols) - 1))
 
     def not_in_reading(self, lost: str, known: str) -> str:
@@ -507,6 +508,8 @@ class PinsPanel(QWidget):
         self._suggest_from: MappingSnapshot | None = None
         self._filling = False
         self._live = False
+        self._marks: PinState | None = None  # the pin state last drawn, without its step
+        self._attention = False  # whether the run's pin line is in the not-in-run colour
         self.syllables = lambda: False    # whether pins are syllables (ka, k-, -a): set by the window's actions
 
     # ---- contents ----------------------------------------------------------------------------
@@ -530,16 +533,26 @@ class PinsPanel(QWidget):
         self._live = active
 
     def set_pin_state(self, state: PinState | None) -> None:
-        """Mark the pins the reading shown was computed without (see decipher_gui/pinstate.py)."""
-        self.grid.model().set_pin_state(state)
+        """Mark the pins the reading shown was computed without (see decipher_gui/pinstate.py).
+
+        A live run calls this at every redraw with a new step; the grid's marks and the list's
+        column do not depend on the step, so they are redrawn only when the rest changed (both
+        took most of a live redraw's time)."""
+        marks = None if state is None else replace(state, step=None)
+        same = marks == self._marks
+        self._marks = marks
+        self.grid.model().set_pin_state(state, repaint=not same)
         if state is None:
             self.run_pins.hide()
         else:
             self.run_pins.setText(state.summary())
             attention = bool(state.missing or state.extra)
-            self.run_pins.setStyleSheet(f"color: {NOT_IN_RUN.name()};" if attention else "")
+            if attention != self._attention:  # a style sheet set again re-polishes the label
+                self._attention = attention
+                self.run_pins.setStyleSheet(f"color: {NOT_IN_RUN.name()};" if attention else "")
             self.run_pins.show()
-        self._fill_table(self._pins)
+        if not same:
+            self._fill_table(self._pins)
 
     def set_text_shares(self, shares: dict[str, float]) -> None:
         """Each sign's fraction of the chosen corpus's text (engine.training.pin_suggestions.text_shares)."""

@@ -96,6 +96,7 @@ class PlotWithTable(QWidget):
         self.standing: set[str] = set()
         self._stale: set[str] = set()
         self._dirty_table = True
+        self._hold_y = False  # a live run's y axis: see hold_y
         lay = QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
         bar = QHBoxLayout()
@@ -128,6 +129,8 @@ class PlotWithTable(QWidget):
             self.plot.getAxis(side).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         if y_range is not None:
             self.plot.setYRange(*y_range, padding=0.02)
+        # a pan or zoom by the user ends hold_y: the view is theirs until the next run
+        self.plot.getPlotItem().getViewBox().sigRangeChangedManually.connect(lambda *_: self.release_y(refit=False))
         self.plot.setMinimumHeight(120)
         self.model = SeriesTableModel(x_name, self)
         self.table = QTableView()
@@ -211,6 +214,40 @@ class PlotWithTable(QWidget):
             if name in self.curves:
                 self._draw(name, self.curves[name])
         self._stale.clear()
+        self.fit_held_y()
+
+    def hold_y(self) -> None:
+        """A live run's y axis: fitted to the curves, but moved only when they leave it or fill less
+        than half of it, to round bounds (fit_held_y). Refitted on every update, the axis's ticks
+        and labels were redrawn each time: most of a plot's repaint while a run trains."""
+        self._hold_y = True
+        self.plot.getPlotItem().getViewBox().disableAutoRange(axis=pg.ViewBox.YAxis)
+        self.fit_held_y()
+
+    def release_y(self, refit: bool = True) -> None:
+        """Back to pyqtgraph's own y range: fitted to the data at every change (``refit``), or
+        left where the user panned or zoomed it."""
+        self._hold_y = False
+        if refit:
+            self.plot.enableAutoRange(axis="y")
+
+    def fit_held_y(self) -> None:
+        if not self._hold_y or not self.isVisible():
+            return
+        if self.plot.getPlotItem().getViewBox().autoRangeEnabled()[1]:  # the user's "A": fit every change
+            self._hold_y = False
+            return
+        ys = [y for _, values in self.series.values() for y in values if y is not None and math.isfinite(y)]
+        if not ys:
+            return
+        lo, hi = min(ys), max(ys)
+        now_lo, now_hi = self.plot.getPlotItem().getViewBox().viewRange()[1]
+        if now_lo <= lo and hi <= now_hi and (hi - lo) * 2 >= now_hi - now_lo:
+            return
+        span = (hi - lo) or abs(hi) or 1.0
+        step = 10 ** math.floor(math.log10(span / 2))
+        self.plot.setYRange(math.floor((lo - 0.05 * span) / step) * step,
+                            math.ceil((hi + 0.05 * span) / step) * step, padding=0)
 
     def append(self, name: str, xs: Sequence[float], ys: Sequence[float], **kw) -> None:
         old_x, old_y = self.series.get(name, ([], []))
@@ -281,14 +318,16 @@ class PlotsPanel(QWidget):
         for w in (self.losses, self.coverage, self.quality):
             w.clear()
             w.plot.enableAutoRange(axis="x")
+        self.losses.release_y()
         self.closeness.clear(keep=[n for n in self.closeness.series if not n.startswith("▶")])
 
     def set_step_range(self, steps: int) -> None:
         """A live run's step axis, fixed at its planned steps: the axis then stays as it is while
-        the curves grow, instead of being rescaled and redrawn on every update (reset_run and a
-        stored run's history go back to fitting the data)."""
+        the curves grow, instead of being rescaled and redrawn on every update; the loss axis moves
+        only in steps (hold_y). reset_run and a stored run's history go back to fitting the data."""
         for w in (self.losses, self.coverage, self.quality):
             w.plot.setXRange(0, max(1, steps), padding=0.02)
+        self.losses.hold_y()  # the others have a fixed y range (shares)
 
     def add_steps(self, records: Sequence[StepRecord]) -> None:
         if not records:
@@ -309,6 +348,7 @@ class PlotsPanel(QWidget):
             self.losses.append(part, xs, [r.losses.get(part, float("nan")) for r in records])
         self.coverage.append("batch coverage", xs, [r.coverage for r in records])
         self.coverage.append("coverage target", xs, [r.coverage_target for r in records], style=1)
+        self.losses.fit_held_y()
 
     def add_evaluation(self, step: int, metrics: dict[str, float], closeness: Sequence[tuple[float, float]],
                        label: str) -> None:

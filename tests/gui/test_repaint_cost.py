@@ -140,3 +140,128 @@ def test_with_restarts_the_live_curve_is_the_current_starts_then_the_kept_ones(q
     panel.add_steps(kept)
     assert panel.losses.series["total"] == (list(range(1, 9)), [100.0 + s for s in range(1, 9)])
     assert panel.coverage.series["batch coverage"][0] == list(range(1, 9))
+
+
+# ---- a live run's redraws, one part per turn of the event loop (issue 31 item 4) -------------------
+
+def _recording_bridge(window, monkeypatch):
+    """The window's live bridge with its redraws replaced by recorders; the shown run is "live"."""
+    from decipher_gui import live
+
+    calls: list[str] = []
+    w, s = window, window.state
+    monkeypatch.setattr(live.queries, "live_label", lambda project, run: "run 1")
+    monkeypatch.setattr(w.plots, "add_steps", lambda records: calls.append("steps"))
+    monkeypatch.setattr(w.plots, "add_evaluation", lambda *a: calls.append("eval points"))
+    monkeypatch.setattr(w, "load_shown_matches", lambda matches=None, marks=True: calls.append(f"matches marks={marks}"))
+    monkeypatch.setattr(w, "update_marks", lambda: calls.append("marks"))
+    monkeypatch.setattr(w, "show_mapping", lambda: calls.append("mapping"))
+    monkeypatch.setattr(w, "refresh_runs", lambda select=None: calls.append("runs table"))
+    monkeypatch.setattr(w.runs, "update_run_row", lambda *a: calls.append("run row") or True)
+    s.live_run = s.shown_run = 1
+    return w.live, calls
+
+
+def test_an_evaluation_is_drawn_a_part_per_tick_plots_then_matches_then_marks(window, monkeypatch):
+    """Drawn in one turn, an evaluation's plot points, matches, span marks and their paints were a run's
+    longest turn of the event loop; the bridge's tick now draws one part at a time."""
+    from engine.results import EvalEvent
+
+    bridge, calls = _recording_bridge(window, monkeypatch)
+    bridge._on_eval(EvalEvent(10, (), 0.5, ((0.0, 0.5),), {"p_at_1": 0.25}))
+    assert calls == [] and bridge._tick.isActive(), "nothing drawn in the signal's own turn"
+    assert window.state.eval_matches == () and bridge.last_eval_step == 10, "the session has it at once"
+    bridge._tick.stop()
+    bridge._phase = 2  # the next tick is the plots'
+    per_tick = []
+    for _ in range(6):
+        calls.clear()
+        bridge._on_tick()
+        per_tick.append(list(calls))
+    assert per_tick == [["eval points"], [], ["matches marks=False", "run row"], [], ["marks"], []], \
+        "a part per tick; the span marks a tick after the matches table"
+    assert not bridge._tick.isActive(), "nothing left to draw: the tick stops"
+
+
+def test_a_runs_end_is_drawn_a_part_per_turn_and_run_ended_comes_last(window, qtbot, monkeypatch):
+    from PySide6.QtCore import QTimer
+
+    from engine.results import EvalEvent
+
+    bridge, calls = _recording_bridge(window, monkeypatch)
+    for name in ("add_evaluation", "load_shown_matches", "update_marks", "show_mapping", "refresh_runs"):
+        target = window.plots if name == "add_evaluation" else window
+        recorder = getattr(target, name)
+
+        def marked(*a, _recorder=recorder, **k):
+            _recorder(*a, **k)
+            QTimer.singleShot(0, lambda: calls.append("|"))  # runs once this turn of the event loop is over
+        monkeypatch.setattr(target, name, marked)
+    window.runEnded.connect(lambda status: calls.append(f"ended {status}"))
+    bridge._on_eval(EvalEvent(6, (), 0.5, ((0.0, 0.5),), {}))
+    with qtbot.waitSignal(window.runEnded, timeout=5000):
+        bridge._on_ended("completed")
+        assert calls == [], "only the state and the last steps' points in the signal's own turn"
+    assert bridge._tick.isActive() is False
+    assert calls == ["eval points", "|", "runs table", "|", "matches marks=False", "|", "marks", "|", "mapping", "|",
+                     "ended completed"]
+
+
+def test_a_new_run_takes_the_previous_runs_end_redraws_first(window, monkeypatch):
+    bridge, calls = _recording_bridge(window, monkeypatch)
+    window.runEnded.connect(lambda status: calls.append(f"ended {status}"))
+    bridge._on_ended("stopped")
+    bridge._finish_end()  # what start_run does first
+    assert calls == ["runs table", "matches marks=False", "marks", "mapping", "ended stopped"]
+    assert not bridge._end_timer.isActive() and bridge._end_parts == []
+
+
+def test_a_live_loss_axis_moves_only_when_the_curves_leave_it(qtbot):
+    def losses(first: int, values) -> list[StepRecord]:
+        return [StepRecord(first + i, {"total": v}, 0.4, 0.5, 1.0, 0.0) for i, v in enumerate(values)]
+
+    panel = shown_plots(qtbot)
+    panel.set_step_range(100)
+    view = panel.losses.plot.getPlotItem().getViewBox()
+    panel.add_steps(losses(1, [10, 9, 8, 7, 6]))
+    lo, hi = view.viewRange()[1]
+    assert lo <= 6 and 10 <= hi and hi - lo <= 2 * (10 - 6), "every point on the axis, fitted"
+    panel.add_steps(losses(6, [lo + 0.1, 7.5]))
+    assert view.viewRange()[1] == [lo, hi], "inside the axis: the axis stands still"
+    panel.add_steps(losses(8, [2.0]))  # leaves the axis at the bottom
+    lo2, hi2 = view.viewRange()[1]
+    assert lo2 <= 2 and 10 <= hi2 and lo2 < lo
+    # a pan or zoom by the user: the view is theirs
+    view.sigRangeChangedManually.emit([False, True])
+    view.setYRange(5, 6, padding=0)
+    panel.add_steps(losses(9, [0.1]))
+    assert view.viewRange()[1] == [5, 6]
+    # the next run, or a stored run, fits the data again
+    panel.reset_run()
+    assert view.autoRangeEnabled()[1]
+
+
+def test_a_pin_state_at_a_new_step_does_not_refill_the_pin_list(qtbot, monkeypatch):
+    from dataclasses import replace
+
+    from decipher_gui.panels.pins import PinsPanel
+    from decipher_gui.pinstate import PinState, pin_key
+    from engine.corpus import PinnedValue
+
+    panel = PinsPanel()
+    qtbot.addWidget(panel)
+    pin = PinnedValue("a", "b")
+    panel.set_inventory(["a"], ["b"], [pin])
+    fills: list[int] = []
+    original = panel._fill_table
+    monkeypatch.setattr(panel, "_fill_table", lambda pins: fills.append(1) or original(pins))
+    state = PinState(3, 10, True, {}, (pin,), ())
+    panel.set_pin_state(state)
+    assert fills == [1] and "not yet in the run" in panel.table.item(0, 4).text()
+    assert "at step 10" in panel.run_pins.text()
+    panel.set_pin_state(replace(state, step=20))
+    assert fills == [1], "the same pins in force: the list stands"
+    assert "at step 20" in panel.run_pins.text(), "the line under the grid says the new step"
+    assert panel.grid.model().pin_state.step == 20
+    panel.set_pin_state(replace(state, step=30, missing=(), since={pin_key(pin): 25}))
+    assert fills == [1, 1] and panel.table.item(0, 4).text() == "in run 3 from step 25"
