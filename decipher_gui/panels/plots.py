@@ -444,8 +444,20 @@ class ClosenessTab(QWidget):
 def spread_text(mean: float, sd: float, n: int, unit: str) -> str:
     """"0.105 ± 0.004" over several values; "0.105 (1 seed)" over one, whose sd (0 or nan) says nothing."""
     if n < 2 or sd != sd:
-        return f"{mean:.3f} ({n} {unit}{'' if n == 1 else 's'})"
+        return f"{mean:.3f} ({_count(n, unit)})"
     return f"{mean:.3f} ± {sd:.3f}"
+
+
+def spread_tip(n: int, unit: str) -> str:
+    """The tooltip of a spread_text cell of scores: "mean ± sd of the scores of 3 seeds", or for one
+    value "the score of 1 seed: one value, no spread"."""
+    if n < 2:
+        return f"the score of {_count(n, unit)}: one value, no spread"
+    return f"mean ± sd of the scores of {_count(n, unit)}"
+
+
+def _count(n: int, unit: str) -> str:
+    return f"{n} {unit}{'' if n == 1 else 's'}"
 
 
 class ComparisonView(QWidget):
@@ -662,12 +674,12 @@ class ComparisonView(QWidget):
             margin = "" if s.margin != s.margin else f"{s.margin:+.3f}" + ("" if lo != lo else
                                                                           f" [{lo:+.3f}, {hi:+.3f}]")
             self.model.appendRow([name, cell(spread_text(s.score_mean, s.score_sd, s.n_seeds, "seed"),
-                                             f"mean ± sd of the score over {s.n_seeds} seeds"),
+                                             spread_tip(s.n_seeds, "seed")),
                                   cell(margin, "score − the mean of its own null runs [90 % interval]; the "
                                                "candidates are ranked by it"), cell(s.verdict),
                                   cell("" if s.null_mean != s.null_mean else
                                        spread_text(s.null_mean, s.null_sd, s.n_null_runs, "run"),
-                                       f"mean ± sd over {s.n_null_runs} null runs")])
+                                       spread_tip(s.n_null_runs, "null run"))])
         for name, why in unranked(comparison):
             self.model.appendRow([cell(name), cell(""), cell(""), cell(why.split(":", 1)[0], why), cell("")])
         self.table.resizeColumnsToContents()

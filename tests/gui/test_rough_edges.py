@@ -93,6 +93,8 @@ def test_a_comparison_keeps_the_window_size_and_shows_its_caveats(big_window, qt
     # one seed and one null run have no spread: the table says how many, not "± 0.000" or "± nan"
     cells = [view.model.item(r, c).text() for r in range(view.model.rowCount()) for c in (1, 4)]
     assert all(t.endswith(("(1 seed)", "(1 run)")) for t in cells) and not any("nan" in t for t in cells), cells
+    tips = {view.model.item(r, c).toolTip() for r in range(view.model.rowCount()) for c in (1, 4)}
+    assert tips == {"the score of 1 seed: one value, no spread", "the score of 1 null run: one value, no spread"}, tips
     keep_screenshot(w, "comparison-1600x1000.png", tmp_path)
     # closeness.png is the full figure with its legend, not a grab of the dock's strip (was 1000x181)
     from PySide6.QtGui import QImage
@@ -232,3 +234,13 @@ def test_a_training_seed_group_shows_its_steps_and_live_curves_in_the_run_panel(
     bridge.unwatch()
     w.runs.set_group_running(False)
     assert runs.state_label.text() == "Idle"
+
+
+def test_a_spread_cells_tooltip_counts_what_it_spreads_over():
+    from decipher_gui.panels.plots import spread_text, spread_tip
+
+    assert spread_text(0.105, 0.004, 3, "seed") == "0.105 ± 0.004"
+    assert spread_tip(3, "seed") == "mean ± sd of the scores of 3 seeds"
+    assert spread_tip(2, "null run") == "mean ± sd of the scores of 2 null runs"
+    assert spread_text(0.105, float("nan"), 1, "run") == "0.105 (1 run)"
+    assert spread_tip(1, "seed") == "the score of 1 seed: one value, no spread"
