@@ -26,8 +26,9 @@ if TYPE_CHECKING:
 #: them all at once: each costs ~5-10 ms of CPU, and on a busy machine the window gets a fraction of a
 #: core, so a turn's wall time is a few times its CPU (docs/benchmarks.md, "GUI responsiveness").
 UPDATE_EVERY_MS = 1000
-#: A run's end redraws its views one part per turn of the event loop (the runs table, the matches,
-#: the mapping), this far apart: each part's paint comes and goes before the next part starts.
+#: A run's end redraws its views one part per turn of the event loop (its last evaluation's plot
+#: points, the runs table, the matches, their span marks, the mapping), this far apart: each part's
+#: paint comes and goes before the next part starts.
 END_STAGE_MS = 30
 
 log = logging.getLogger("decipher_gui")
@@ -87,7 +88,7 @@ class LiveRunBridge(QObject):
             except DecipherError as exc:
                 w.report_error("Invalid run settings", str(exc))
                 return False
-        self._finish_end()  # the previous run's end redraws, before this run's state replaces its
+        self._finish_end()  # the previous run's end redraws first: they read the session this run resets
         s.start_live()
         w.runs.clear_run_warnings()
         self._plot_records, self._eval_point, self._views_due, self._eval_due = [], None, False, False
@@ -281,8 +282,9 @@ class LiveRunBridge(QObject):
 
     def _on_ended(self, status: str) -> None:
         """The run ended: its last steps' plot points and its state now, then its last evaluation's
-        points, the runs table, the matches, their span marks and the mapping one per turn (END_STAGE_MS apart; together they were a run's longest turn), and
-        ``runEnded`` once all are shown."""
+        points, the runs table, the matches, their span marks and the mapping, one per turn
+        (END_STAGE_MS apart; in one turn they were a run's longest), and ``runEnded`` once all are
+        shown."""
         s, w = self.state, self.w
         self._tick.stop()
         self._flush_plots(evaluation=False)

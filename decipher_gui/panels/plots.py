@@ -97,6 +97,7 @@ class PlotWithTable(QWidget):
         self._stale: set[str] = set()
         self._dirty_table = True
         self._hold_y = False  # a live run's y axis: see hold_y
+        self._y_bounds: dict[str, tuple[float, float] | None] = {}  # each series' finite (min, max), kept as it grows
         lay = QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
         bar = QHBoxLayout()
@@ -148,6 +149,7 @@ class PlotWithTable(QWidget):
             if name in keep:
                 continue
             self.series.pop(name)
+            self._y_bounds.pop(name, None)
             curve = self.curves.get(name)
             if curve is None:
                 continue
@@ -194,6 +196,7 @@ class PlotWithTable(QWidget):
                    style: int | None = None, colour_index: int | None = None) -> None:
         xs, ys = list(xs), list(ys)
         self.series[name] = (xs, ys)
+        self._y_bounds.pop(name, None)  # replaced: measured again when needed
         curve = self._curve(name, symbol=symbol, style=style, colour_index=colour_index)
         if self.isVisible():
             self._draw(name, curve)
@@ -237,10 +240,13 @@ class PlotWithTable(QWidget):
         if self.plot.getPlotItem().getViewBox().autoRangeEnabled()[1]:  # the user's "A": fit every change
             self._hold_y = False
             return
-        ys = [y for _, values in self.series.values() for y in values if y is not None and math.isfinite(y)]
-        if not ys:
+        for name, (_, values) in self.series.items():
+            if name not in self._y_bounds:
+                self._y_bounds[name] = _finite_bounds(values)
+        bounds = [b for b in self._y_bounds.values() if b is not None]
+        if not bounds:
             return
-        lo, hi = min(ys), max(ys)
+        lo, hi = min(b[0] for b in bounds), max(b[1] for b in bounds)
         now_lo, now_hi = self.plot.getPlotItem().getViewBox().viewRange()[1]
         if now_lo <= lo and hi <= now_hi and (hi - lo) * 2 >= now_hi - now_lo:
             return
@@ -251,7 +257,10 @@ class PlotWithTable(QWidget):
 
     def append(self, name: str, xs: Sequence[float], ys: Sequence[float], **kw) -> None:
         old_x, old_y = self.series.get(name, ([], []))
+        known = self._y_bounds.get(name, False)
         self.set_series(name, old_x + list(xs), old_y + list(ys), **kw)
+        if known is not False:  # the new values only (a long run's curves are not read again each update)
+            self._y_bounds[name] = _finite_bounds(list(ys), known)
 
     def _toggle_table(self, on: bool) -> None:
         self.stack.setCurrentIndex(1 if on else 0)
@@ -439,6 +448,14 @@ class ClosenessTab(QWidget):
     def show_comparison(self) -> None:
         self.comparison_button.setChecked(True)
         self.stack.setCurrentIndex(1)
+
+
+def _finite_bounds(values: Sequence, start: tuple[float, float] | None = None) -> tuple[float, float] | None:
+    """The (min, max) of the finite values, merged with ``start``; None when there are none."""
+    finite = [v for v in values if v is not None and math.isfinite(v)]
+    if start is not None:
+        finite += list(start)
+    return (min(finite), max(finite)) if finite else None
 
 
 def spread_text(mean: float, sd: float, n: int, unit: str) -> str:

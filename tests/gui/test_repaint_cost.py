@@ -265,3 +265,24 @@ def test_a_pin_state_at_a_new_step_does_not_refill_the_pin_list(qtbot, monkeypat
     assert panel.grid.model().pin_state.step == 20
     panel.set_pin_state(replace(state, step=30, missing=(), since={pin_key(pin): 25}))
     assert fills == [1, 1] and panel.table.item(0, 4).text() == "in run 3 from step 25"
+
+
+def test_the_held_loss_axis_reads_only_the_new_values_of_a_growing_curve(qtbot, monkeypatch):
+    """A long run's curves hold thousands of points: the held axis keeps each curve's bounds as it
+    grows instead of reading every point again at each update; a replaced curve is read again."""
+    from decipher_gui.panels import plots
+
+    panel = shown_plots(qtbot)
+    panel.set_step_range(1000)
+    panel.add_steps([StepRecord(s, {"total": 5.0 + (s % 7)}, 0.4, 0.5, 1.0, 0.0) for s in range(1, 401)])
+    read: list[int] = []
+    original = plots._finite_bounds
+    monkeypatch.setattr(plots, "_finite_bounds", lambda values, start=None: read.append(len(values)) or original(values, start))
+    panel.add_steps([StepRecord(401, {"total": 0.5}, 0.4, 0.5, 1.0, 0.0)])
+    assert read and max(read) <= 1, "only the new step's value is read"
+    lo, hi = panel.losses.plot.getPlotItem().getViewBox().viewRange()[1]
+    assert lo <= 0.5 and hi >= 11.0
+    read.clear()
+    panel.losses.set_series("total", [1, 2], [3.0, 4.0])
+    panel.losses.fit_held_y()
+    assert 2 in read, "a replaced curve is measured again"
