@@ -298,38 +298,50 @@ def _write(out: Path, row: dict) -> None:
         f.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
-def table(out: Path) -> str:
-    """The Markdown table of a results file: per cipher the P@10 gain of each ranking's sign, the
-    mean of the random draws and (with probes) the best of the probed signs; means; win counts."""
-    rows = _rows(out)
+def cipher_gains(rows: list[dict]) -> tuple[list[str], list[dict]]:
+    """The strategies every cipher has, and per finished cipher: its number, P@10 at base and of the
+    no-pin continuation, each single ranking's (gain, sign), the random draws' mean gain and (with
+    probes) the best probed sign's (gain, sign)."""
     heads = {r["cipher"]: r for r in rows if r["sign"] == ""}
     p10 = {(r["cipher"], r["sign"]): r["p_at_10"] for r in rows if r["sign"]}
     present = [k for k in STRATEGIES if heads and all(k in h["picks"] for h in heads.values())]
-    single = [k for k in present if k not in ("random", "probe")]
-    cols = [f"{LABELS[k]} (sign)" for k in single] + ["random (mean of draws)"] + \
-        ([f"best of the {max(len(h['picks']['probe']) for h in heads.values())} most frequent (oracle)"]
-         if "probe" in present else [])
-    lines = ["| cipher | P@10 at base | P@10 no pin | " + " | ".join(cols) + " |", "|---" * (3 + len(cols)) + "|"]
-    gains: dict[str, list[float]] = {k: [] for k in present}
+    out = []
     for c in sorted(heads):
         h = heads[c]
         ref = p10.get((c, "<none>"))
         if ref is None or not all((c, s) in p10 for k in present for s in h["picks"][k]):
             continue
-        cells = []
-        for k in single:
-            s = h["picks"][k][0]
-            g = p10[(c, s)] - ref
-            gains[k].append(g)
-            cells.append(f"{g:+.3f} ({s})")
-        rg = statistics.mean(p10[(c, s)] - ref for s in h["picks"]["random"])
-        gains["random"].append(rg)
-        cells.append(f"{rg:+.3f} ({' '.join(h['picks']['random'])})")
+        got = {"cipher": c, "base": h["p_at_10_base"], "no_pin": ref,
+               "random": (statistics.mean(p10[(c, s)] - ref for s in h["picks"]["random"]),
+                          " ".join(h["picks"]["random"]))}
+        for k in present:
+            if k not in ("random", "probe"):
+                got[k] = (p10[(c, h["picks"][k][0])] - ref, h["picks"][k][0])
         if "probe" in present:
             best = max(h["picks"]["probe"], key=lambda s: p10[(c, s)])
-            gains["probe"].append(p10[(c, best)] - ref)
-            cells.append(f"{p10[(c, best)] - ref:+.3f} ({best})")
-        lines.append(f"| {c} | {h['p_at_10_base']:.3f} | {ref:.3f} | " + " | ".join(cells) + " |")
+            got["probe"] = (p10[(c, best)] - ref, best)
+        out.append(got)
+    return present, out
+
+
+def table(out: Path) -> str:
+    """The Markdown table of a results file: per cipher the P@10 gain of each ranking's sign, the
+    mean of the random draws and (with probes) the best of the probed signs; means; win counts."""
+    rows = _rows(out)
+    heads = {r["cipher"]: r for r in rows if r["sign"] == ""}
+    present, per_cipher = cipher_gains(rows)
+    single = [k for k in present if k not in ("random", "probe")]
+    cols = [f"{LABELS[k]} (sign)" for k in single] + ["random (mean of draws)"] + \
+        ([f"best of the {max(len(h['picks']['probe']) for h in heads.values())} most frequent (oracle)"]
+         if "probe" in present else [])
+    lines = ["| cipher | P@10 at base | P@10 no pin | " + " | ".join(cols) + " |", "|---" * (3 + len(cols)) + "|"]
+    gains: dict[str, list[float]] = {k: [got[k][0] for got in per_cipher] for k in present}
+    for got in per_cipher:
+        cells = [f"{got[k][0]:+.3f} ({got[k][1]})" for k in single]
+        cells.append(f"{got['random'][0]:+.3f} ({got['random'][1]})")
+        if "probe" in present:
+            cells.append(f"{got['probe'][0]:+.3f} ({got['probe'][1]})")
+        lines.append(f"| {got['cipher']} | {got['base']:.3f} | {got['no_pin']:.3f} | " + " | ".join(cells) + " |")
     n = len(gains["frequent"]) if "frequent" in gains else 0
     if n:
         lines.append(f"| **mean of {n}** | | | " + " | ".join(f"**{statistics.mean(gains[k]):+.3f}**" for k in present) + " |")
@@ -341,6 +353,42 @@ def table(out: Path) -> str:
                         sum(1 for x, y in zip(gains[a], gains[k]) if x == y)) for k in ("frequent", "random")}
             lines.append(f"{LABELS[a]} beats the most frequent on {wins['frequent'][0]} of {n} ciphers (ties {wins['frequent'][1]}), "
                          f"random on {wins['random'][0]} of {n} (ties {wins['random'][1]})  ")
+    return "\n".join(lines)
+
+
+def paired(rows: list[dict]) -> dict:
+    """Each ranking against the most frequent sign, cipher by cipher (docs/pin-suggestions.md, "v3"):
+    the mean and standard error (sd / sqrt(n)) of the paired differences of gains, and the verdict
+    fixed before the results: "beats" above twice the standard error, "loses" below minus twice,
+    else "not told apart". Also the mean gains, and how many ciphers had nothing to gain (no-pin P@10 = 1)."""
+    present, per_cipher = cipher_gains(rows)
+    n = len(per_cipher)
+    if n < 2 or "frequent" not in present:
+        raise ValueError(f"a paired comparison needs at least 2 finished ciphers with the most frequent sign; got {n}")
+    out = {"ciphers": [got["cipher"] for got in per_cipher], "n": n,
+           "saturated": sum(1 for got in per_cipher if got["no_pin"] >= 1.0),
+           "mean_gain": {k: statistics.mean(got[k][0] for got in per_cipher) for k in present}, "against_frequent": {}}
+    for k in present:
+        if k == "frequent":
+            continue
+        diffs = [got[k][0] - got["frequent"][0] for got in per_cipher]
+        mean, se = statistics.mean(diffs), statistics.stdev(diffs) / n ** 0.5
+        verdict = "beats" if mean > 2 * se else "loses" if mean < -2 * se else "not told apart"
+        out["against_frequent"][k] = {"mean_difference": mean, "standard_error": se, "verdict": verdict,
+                                      "better": sum(d > 0 for d in diffs), "equal": sum(d == 0 for d in diffs),
+                                      "worse": sum(d < 0 for d in diffs)}
+    return out
+
+
+def paired_table(got: dict) -> str:
+    lines = [f"{got['n']} ciphers ({got['saturated']} with nothing to gain: no-pin P@10 = 1)", "",
+             "| ranking | mean P@10 gain | minus the most frequent sign's | standard error | better / equal / worse | verdict |",
+             "|---|---|---|---|---|---|",
+             f"| {LABELS['frequent']} | {got['mean_gain']['frequent']:+.3f} | | | | |"]
+    for k, a in got["against_frequent"].items():
+        label = LABELS.get(k, "best of the probed signs (oracle)")
+        lines.append(f"| {label} | {got['mean_gain'][k]:+.3f} | {a['mean_difference']:+.3f} | {a['standard_error']:.3f} | "
+                     f"{a['better']} / {a['equal']} / {a['worse']} | {a['verdict']} |")
     return "\n".join(lines)
 
 
@@ -362,8 +410,28 @@ def main(argv=None) -> int:
     ap.add_argument("--source", type=Path, help="the results file whose continuations --noise repeats")
     ap.add_argument("--noise-table", action="store_true", help="print the table of --noise's rows (--out) against "
                                                                "--source and exit")
+    ap.add_argument("--paired", type=Path, nargs="+", metavar="FILE",
+                    help="each ranking against the most frequent sign over FILEs' ciphers (the v3 rule); "
+                         "the summary goes to --out (JSON) and the table to stdout")
     args = ap.parse_args(argv)
+    if args.paired:
+        missing = [str(f) for f in args.paired if not f.is_file()]
+        if missing:
+            print(f"error: no results file {missing[0]}", file=sys.stderr)
+            return 2
+        try:
+            got = paired([r for f in args.paired for r in _rows(f)])
+        except ValueError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        got["files"] = [str(f) for f in args.paired]
+        args.out.write_text(json.dumps(got, indent=2) + "\n", encoding="utf-8")
+        print(paired_table(got))
+        return 0
     if args.table:
+        if not args.out.is_file():
+            print(f"error: no results file {args.out}", file=sys.stderr)
+            return 2
         print(table(args.out))
         return 0
     if args.noise is not None or args.noise_table:

@@ -2,6 +2,8 @@
 reason in plain words; several seeds' mappings averaged; pinned signs, dividers and signs no
 mapping knows left out; a trained Trainer's own suggestions."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -228,6 +230,47 @@ def test_the_noise_summary_averages_each_signs_gain_over_the_continuation_seeds(
     assert got["gain_sd_pooled"] == pytest.approx(((0.02 + 0.08) / 2) ** 0.5)
     assert noise_summary(source, noise[:2])["ciphers"] == []      # a sign without every seed: left out
     assert noise_summary(source, [])["ciphers"] == []              # no continuation beyond seed 0 yet
+
+
+def _cipher_rows(c: int, no_pin: float, gains: dict[str, float]) -> list[dict]:
+    """One finished cipher of a results file: its head row (every strategy's pick: the sign named
+    after the strategy) and each pick's P@10 = no_pin + its gain."""
+    from benchmarks.pin_suggestions import STRATEGIES
+
+    picks = {k: [k] for k in STRATEGIES}
+    rows = [{"cipher": c, "sign": "", "p_at_10_base": 0.1, "picks": picks},
+            {"cipher": c, "sign": "<none>", "p_at_10": no_pin}]
+    return rows + [{"cipher": c, "sign": k, "p_at_10": no_pin + gains.get(k, 0.0)} for k in STRATEGIES]
+
+
+def test_the_paired_rule_tells_a_ranking_apart_from_the_most_frequent_sign_only_beyond_twice_its_error(tmp_path, capsys):
+    from benchmarks.pin_suggestions import main, paired
+
+    rows = []
+    for c, (frequent, misfit, random_) in enumerate([(0.3, 0.5, 0.1), (0.2, 0.35, 0.0), (0.4, 0.5, 0.2),
+                                                     (0.1, 0.3, 0.1)], start=1):
+        rows += _cipher_rows(c, 0.2, {"frequent": frequent, "misfit": misfit, "random": random_,
+                                      "counterfactual": frequent + (0.2 if c % 2 else -0.2)})
+    rows += _cipher_rows(5, 1.0, {})  # nothing to gain: every difference 0
+    got = paired(rows)
+    assert got["n"] == 5 and got["saturated"] == 1
+    a = got["against_frequent"]
+    # misfit: +0.2, +0.15, +0.1, +0.2, 0 -> mean 0.13, sd 0.084, se 0.037: beats
+    assert a["misfit"]["mean_difference"] == pytest.approx(0.13) and a["misfit"]["verdict"] == "beats"
+    assert (a["misfit"]["better"], a["misfit"]["equal"], a["misfit"]["worse"]) == (4, 1, 0)
+    # counterfactual: +0.2, -0.2, +0.2, -0.2, 0 -> mean 0, within its error
+    assert a["counterfactual"]["verdict"] == "not told apart"
+    assert a["random"]["verdict"] == "loses"
+    with pytest.raises(ValueError, match="at least 2"):
+        paired(_cipher_rows(1, 0.2, {}))
+    # the command: the summary to --out, the table to stdout; a missing file is one line, exit 2
+    f = tmp_path / "r.jsonl"
+    f.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert main(["--paired", str(f), "--out", str(tmp_path / "s.json")]) == 0
+    assert "| misfit × share | " in capsys.readouterr().out
+    assert json.loads((tmp_path / "s.json").read_text())["against_frequent"]["misfit"]["verdict"] == "beats"
+    assert main(["--paired", str(tmp_path / "none.jsonl"), "--out", str(tmp_path / "s2.json")]) == 2
+    assert "no results file" in capsys.readouterr().err and not (tmp_path / "s2.json").exists()
 
 
 def match(span: str, stem_ipa: str) -> "Match":
