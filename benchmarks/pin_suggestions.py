@@ -380,6 +380,30 @@ def paired(rows: list[dict]) -> dict:
     return out
 
 
+def oracle_lead(summary: dict) -> dict:
+    """The oracle's sign (the best probed one on continuation seed 0) against the most frequent sign, on
+    the seeds that did not choose it, cipher by cipher, with the paired rule of ``paired``."""
+    rows = summary["ciphers"]
+    if len(rows) < 2:
+        raise ValueError(f"the oracle's lead needs at least 2 ciphers with every continuation seed; got {len(rows)}")
+    diffs = [r["best_by_seed0_gain_others"] - r["frequent_gain_others"] for r in rows]
+    mean, se = statistics.mean(diffs), statistics.stdev(diffs) / len(diffs) ** 0.5
+    return {"n": len(rows), "continuation_seeds": summary["continuation_seeds"],
+            "gain_sd_pooled": summary["gain_sd_pooled"],
+            "frequent_gain_others": statistics.mean(r["frequent_gain_others"] for r in rows),
+            "oracle_gain_others": statistics.mean(r["best_by_seed0_gain_others"] for r in rows),
+            "mean_difference": mean, "standard_error": se,
+            "verdict": "beats" if mean > 2 * se else "loses" if mean < -2 * se else "not told apart",
+            "same_sign": sum(r["best_by_seed0"] == r["frequent"] for r in rows)}
+
+
+def oracle_text(o: dict) -> str:
+    return (f"The oracle's sign (best of the probed on seed 0) on seeds 1–{o['continuation_seeds'] - 1}, {o['n']} ciphers "
+            f"(the most frequent sign itself on {o['same_sign']}): gain {o['oracle_gain_others']:+.3f} against the most "
+            f"frequent sign's {o['frequent_gain_others']:+.3f}, difference {o['mean_difference']:+.3f} (standard error "
+            f"{o['standard_error']:.3f}): {o['verdict']}. One gain's sd over continuation seeds: {o['gain_sd_pooled']:.3f}.")
+
+
 def paired_table(got: dict) -> str:
     lines = [f"{got['n']} ciphers ({got['saturated']} with nothing to gain: no-pin P@10 = 1)", "",
              "| ranking | mean P@10 gain | minus the most frequent sign's | standard error | better / equal / worse | verdict |",
@@ -413,20 +437,29 @@ def main(argv=None) -> int:
     ap.add_argument("--paired", type=Path, nargs="+", metavar="FILE",
                     help="each ranking against the most frequent sign over FILEs' ciphers (the v3 rule); "
                          "the summary goes to --out (JSON) and the table to stdout")
+    ap.add_argument("--noise-rows", type=Path, nargs="+", metavar="FILE",
+                    help="with --paired: the --noise files of those ciphers; the oracle's sign is then judged "
+                         "on the continuation seeds that did not choose it, by the same rule")
     args = ap.parse_args(argv)
     if args.paired:
-        missing = [str(f) for f in args.paired if not f.is_file()]
+        missing = [str(f) for f in [*args.paired, *(args.noise_rows or ())] if not f.is_file()]
         if missing:
             print(f"error: no results file {missing[0]}", file=sys.stderr)
             return 2
+        source = [r for f in args.paired for r in _rows(f)]
         try:
-            got = paired([r for f in args.paired for r in _rows(f)])
+            got = paired(source)
         except ValueError as e:
             print(f"error: {e}", file=sys.stderr)
             return 2
         got["files"] = [str(f) for f in args.paired]
+        text = paired_table(got)
+        if args.noise_rows:
+            got["oracle_on_other_seeds"] = oracle_lead(noise_summary(source, [r for f in args.noise_rows for r in _rows(f)]))
+            got["noise_files"] = [str(f) for f in args.noise_rows]
+            text += "\n\n" + oracle_text(got["oracle_on_other_seeds"])
         args.out.write_text(json.dumps(got, indent=2) + "\n", encoding="utf-8")
-        print(paired_table(got))
+        print(text)
         return 0
     if args.table:
         if not args.out.is_file():

@@ -273,6 +273,24 @@ def test_the_paired_rule_tells_a_ranking_apart_from_the_most_frequent_sign_only_
     assert "no results file" in capsys.readouterr().err and not (tmp_path / "s2.json").exists()
 
 
+def test_the_oracles_lead_is_judged_on_the_seeds_that_did_not_choose_it():
+    from benchmarks.pin_suggestions import oracle_lead
+
+    def cipher(c, frequent, best, frequent_others, best_others):
+        return {"cipher": c, "frequent": frequent, "best_by_seed0": best,
+                "frequent_gain_others": frequent_others, "best_by_seed0_gain_others": best_others}
+
+    summary = {"continuation_seeds": 3, "gain_sd_pooled": 0.05,
+               "ciphers": [cipher(1, "a", "b", 0.2, 0.3), cipher(2, "a", "a", 0.4, 0.4), cipher(3, "c", "d", 0.1, 0.25)]}
+    got = oracle_lead(summary)
+    assert got["mean_difference"] == pytest.approx(0.25 / 3) and got["same_sign"] == 1
+    assert got["verdict"] == "not told apart"      # +0.1, 0, +0.15: se 0.044, mean 0.083 < 2 se
+    summary["ciphers"][1] = cipher(2, "a", "e", 0.4, 0.52)
+    assert oracle_lead(summary)["verdict"] == "beats"
+    with pytest.raises(ValueError, match="at least 2"):
+        oracle_lead({**summary, "ciphers": summary["ciphers"][:1]})
+
+
 def match(span: str, stem_ipa: str) -> "Match":
     from engine.results import Alternative, Match
 
