@@ -372,12 +372,17 @@ def paired(rows: list[dict]) -> dict:
         if k == "frequent":
             continue
         diffs = [got[k][0] - got["frequent"][0] for got in per_cipher]
-        mean, se = statistics.mean(diffs), statistics.stdev(diffs) / n ** 0.5
-        verdict = "beats" if mean > 2 * se else "loses" if mean < -2 * se else "not told apart"
-        out["against_frequent"][k] = {"mean_difference": mean, "standard_error": se, "verdict": verdict,
-                                      "better": sum(d > 0 for d in diffs), "equal": sum(d == 0 for d in diffs),
-                                      "worse": sum(d < 0 for d in diffs)}
+        out["against_frequent"][k] = {**_verdict(diffs), "better": sum(d > 0 for d in diffs),
+                                      "equal": sum(d == 0 for d in diffs), "worse": sum(d < 0 for d in diffs)}
     return out
+
+
+def _verdict(diffs: list[float]) -> dict:
+    """The v3 rule on paired differences: their mean, its standard error (sd / sqrt(n)), and "beats"
+    above twice the error, "loses" below minus twice, else "not told apart"."""
+    mean, se = statistics.mean(diffs), statistics.stdev(diffs) / len(diffs) ** 0.5
+    return {"mean_difference": mean, "standard_error": se,
+            "verdict": "beats" if mean > 2 * se else "loses" if mean < -2 * se else "not told apart"}
 
 
 def oracle_lead(summary: dict) -> dict:
@@ -387,14 +392,11 @@ def oracle_lead(summary: dict) -> dict:
     if len(rows) < 2:
         raise ValueError(f"the oracle's lead needs at least 2 ciphers with every continuation seed; got {len(rows)}")
     diffs = [r["best_by_seed0_gain_others"] - r["frequent_gain_others"] for r in rows]
-    mean, se = statistics.mean(diffs), statistics.stdev(diffs) / len(diffs) ** 0.5
     return {"n": len(rows), "continuation_seeds": summary["continuation_seeds"],
             "gain_sd_pooled": summary["gain_sd_pooled"],
             "frequent_gain_others": statistics.mean(r["frequent_gain_others"] for r in rows),
             "oracle_gain_others": statistics.mean(r["best_by_seed0_gain_others"] for r in rows),
-            "mean_difference": mean, "standard_error": se,
-            "verdict": "beats" if mean > 2 * se else "loses" if mean < -2 * se else "not told apart",
-            "same_sign": sum(r["best_by_seed0"] == r["frequent"] for r in rows)}
+            **_verdict(diffs), "same_sign": sum(r["best_by_seed0"] == r["frequent"] for r in rows)}
 
 
 def oracle_text(o: dict) -> str:
@@ -449,15 +451,16 @@ def main(argv=None) -> int:
         source = [r for f in args.paired for r in _rows(f)]
         try:
             got = paired(source)
-        except ValueError as e:
+            got["files"] = [str(f) for f in args.paired]
+            text = paired_table(got)
+            if args.noise_rows:
+                noise = [r for f in args.noise_rows for r in _rows(f)]
+                got["oracle_on_other_seeds"] = oracle_lead(noise_summary(source, noise))
+                got["noise_files"] = [str(f) for f in args.noise_rows]
+                text += "\n\n" + oracle_text(got["oracle_on_other_seeds"])
+        except ValueError as e:  # nothing written
             print(f"error: {e}", file=sys.stderr)
             return 2
-        got["files"] = [str(f) for f in args.paired]
-        text = paired_table(got)
-        if args.noise_rows:
-            got["oracle_on_other_seeds"] = oracle_lead(noise_summary(source, [r for f in args.noise_rows for r in _rows(f)]))
-            got["noise_files"] = [str(f) for f in args.noise_rows]
-            text += "\n\n" + oracle_text(got["oracle_on_other_seeds"])
         args.out.write_text(json.dumps(got, indent=2) + "\n", encoding="utf-8")
         print(text)
         return 0

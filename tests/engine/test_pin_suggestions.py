@@ -271,6 +271,11 @@ def test_the_paired_rule_tells_a_ranking_apart_from_the_most_frequent_sign_only_
     assert json.loads((tmp_path / "s.json").read_text())["against_frequent"]["misfit"]["verdict"] == "beats"
     assert main(["--paired", str(tmp_path / "none.jsonl"), "--out", str(tmp_path / "s2.json")]) == 2
     assert "no results file" in capsys.readouterr().err and not (tmp_path / "s2.json").exists()
+    # noise rows that cover no cipher's every continuation seed: one line, nothing written
+    n = tmp_path / "n.jsonl"
+    n.write_text(json.dumps({"cipher": 1, "sign": "<none>", "cont_seed": 1, "p_at_10": 0.3}) + "\n", encoding="utf-8")
+    assert main(["--paired", str(f), "--noise-rows", str(n), "--out", str(tmp_path / "s3.json")]) == 2
+    assert "at least 2 ciphers" in capsys.readouterr().err and not (tmp_path / "s3.json").exists()
 
 
 def test_the_oracles_lead_is_judged_on_the_seeds_that_did_not_choose_it():
