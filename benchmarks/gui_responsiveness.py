@@ -97,6 +97,13 @@ def launch_time(project: Path, tmp: Path) -> float:
     return float(line.split()[1]) - t0
 
 
+def _profile_path(path: Path, i: int, repeat: int) -> Path:
+    """Where repetition ``i`` (from 0) writes its profile: ``path`` itself for one repetition, else
+    the repetition's number before the suffix; absolute, since the run's process has another cwd."""
+    path = path.resolve()
+    return path if repeat == 1 else path.with_name(f"{path.stem}-{i + 1}{path.suffix}")
+
+
 def _cause(start: float, end: float, spans) -> str:
     """What overlapped a gap: the GUI-thread work (handlers, redraws, Python paint methods) and
     garbage collections that fell in it, with their ms, or "paint/GIL" when none did (C++
@@ -494,7 +501,8 @@ def main() -> int:
     p.add_argument("--sample", action="store_true",
                    help="sample the training thread's stack, to say where it was when a gap ended")
     p.add_argument("--profile", type=Path, metavar="OUT.txt",
-                   help="with --child: write a cProfile of the GUI thread during the run")
+                   help="write a cProfile of the GUI thread during each run (OUT.txt; with --repeat N, OUT-1.txt … "
+                        "OUT-N.txt)")
     p.add_argument("--bare", type=float, metavar="S", help="measure a bare event loop for S seconds (the floor)")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--project", type=Path, help=argparse.SUPPRESS)
@@ -574,6 +582,7 @@ def _measure(args, tmp: Path) -> int:
         out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", "--project", str(copy),
                               "--steps", str(args.steps), "--interval", str(args.interval), "--tmp", str(tmp),
                               "--tree", str(TREE)] + (["--sample"] if args.sample else [])
+                             + (["--profile", str(_profile_path(args.profile, i, args.repeat))] if args.profile else [])
                              + (["--comparison", str(args.comparison), "--nulls", str(args.nulls)] if args.comparison else []),
                              cwd=TREE, env=_comparison_env(_env(tmp, TREE)) if args.comparison else _env(tmp, TREE),
                              capture_output=True, text=True, timeout=3600)
