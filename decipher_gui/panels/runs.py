@@ -317,6 +317,10 @@ class RunsPanel(QWidget):
         if not total:
             self.span_note.setText("")
             return
+        if not short:
+            self.span_note.setText(f"Every written word ({total}) is at least as long as the shortest span "
+                                   f"({min_span} letters).")
+            return
         share = short / total
         text = (f"{short} of {total} written words ({share:.0%}) are shorter than the shortest span "
                 f"({min_span} letters) and cannot be matched whole.")
