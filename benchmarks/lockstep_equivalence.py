@@ -28,6 +28,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.commit import short_commit  # noqa: E402 (after the path line)
+
 
 NO_DATA = "lockstep_equivalence: needs ../shared/data/gothic_proiel (the gothic-pg data)"
 
@@ -128,8 +130,7 @@ def main(argv=None) -> int:
     if _data() is None:  # also builds the cached dataset here, once, before the two parts read it
         print(NO_DATA, file=sys.stderr)
         return 2
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                            text=True).stdout.strip()
+    commit = short_commit()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         env = {**os.environ, "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
