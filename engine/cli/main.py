@@ -127,8 +127,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "LOST CSV (`decipher dataset iberian --help`), a candidate "
                                    "KNOWN CSV for closeness (`decipher dataset candidates --help`) or a synthetic "
                                    "syllabary cipher drawn from a seed (`decipher dataset synthetic-syllabary "
-                                   "--help`).")
-    d.add_argument("name", choices=["gothic", "candidates", "iberian", "synthetic-syllabary"],
+                                   "--help`), or an invented lost language derived from a real vocabulary and "
+                                   "written in a seeded alphabet or syllabary (`decipher dataset invented --help`).")
+    d.add_argument("name", choices=["gothic", "candidates", "iberian", "synthetic-syllabary", "invented"],
                    help="which dataset builder")
     d.add_argument("args", nargs=argparse.REMAINDER, help="the builder's own options (see its --help)")
     sub.add_parser("bench", add_help=False,
@@ -164,6 +165,9 @@ def cmd_dataset(args) -> int:
     if args.name == "synthetic-syllabary":
         from engine.datasets.synthetic_syllabary import main as syllabary_main
         return syllabary_main(args.args)
+    if args.name == "invented":
+        from engine.datasets.invented import main as invented_main
+        return invented_main(args.args)
     from engine.datasets.gothic import main as gothic_main
     return gothic_main(args.args)
 

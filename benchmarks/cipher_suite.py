@@ -1,0 +1,283 @@
+"""The invented ciphers of issue 49, run as a user runs them: ``decipher run`` with no pins on each
+cipher of benchmarks/cipher_manifest.toml (engine/datasets/invented.py builds them).
+
+Each row (one run): the cipher, its script, source, relation and word-divider rate; the settings
+label and what it adds to the command; P@1, P@10 and their strict figures, coverage; the share of
+letters or signs whose top reading is among their known values (key.csv: for a sign both its top
+onset and its top vowel); whether the run is *read* by the manifest's rule (alphabet: P@10 >= 0.80;
+syllabary: P@10 >= 0.70 and >= 60 % of signs right; a control never); the run's gold-free
+diagnosis (flagged or not, and its findings); the wall time, the commit and the command.
+
+Rows go to a JSONL file as they finish; a second invocation skips the (cipher, label, seed) rows
+already there (resumable). ``--table`` prints a summary per script and the diagnosis's confusion.
+
+    nice -n 10 python -m benchmarks.cipher_suite --split dev --label default \\
+        --out benchmarks/results/ciphers/dev-default.jsonl --workers 2
+    python -m benchmarks.cipher_suite --table benchmarks/results/ciphers/dev-default.jsonl
+
+The ciphers and the runs' folders are kept under build/ (not committed; rebuilt from the manifest).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import time
+import tomllib
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Sequence
+
+ROOT = Path(__file__).resolve().parents[1]
+MANIFEST = ROOT / "benchmarks" / "cipher_manifest.toml"
+BUILD = ROOT / "build" / "ciphers"
+RUNS = ROOT / "build" / "cipher-runs"
+READ_P10 = {"alphabet": 0.80, "syllabary": 0.70}
+SIGNS_RIGHT = 0.60
+PINNED_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+
+
+def manifest(path: Path = MANIFEST) -> tuple[dict[str, dict], dict[str, dict]]:
+    """(cipher id -> entry, control id -> entry)."""
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    ciphers = {c["id"]: c for c in data.get("cipher", [])}
+    controls = {c["id"]: c for c in data.get("control", [])}
+    for c in controls.values():
+        if c["of"] not in ciphers:
+            raise SystemExit(f"{path}: control {c['id']} reads {c['of']!r}, which is not a cipher of the manifest")
+    return ciphers, controls
+
+
+def build_cipher(entry: dict) -> Path:
+    """The cipher's folder under build/ciphers (built once; the build is deterministic)."""
+    from engine.datasets.invented import make_invented_cipher, write_cipher
+
+    folder = BUILD / entry["id"]
+    if (folder / "info.json").is_file():
+        return folder
+    cipher = make_invented_cipher(entry["source"], seed=entry["seed"], script=entry["script"],
+                                  relation=entry["relation"], wr=entry["wr"])
+    tmp = folder.with_name(folder.name + ".part")
+    if tmp.exists():
+        import shutil
+        shutil.rmtree(tmp)
+    write_cipher(cipher, tmp)
+    tmp.rename(folder)
+    return folder
+
+
+def build_control(entry: dict, ciphers: dict[str, dict]) -> Path:
+    """The control's folder: the lost text of ``of`` and the unrelated language's 600-stem list."""
+    from engine.datasets.candidates import build
+    from engine.io.atomic import write_text
+    from engine.io.tables import write_known
+
+    folder = BUILD / entry["id"]
+    if (folder / "known.csv").is_file():
+        return folder
+    of = build_cipher(ciphers[entry["of"]])
+    tmp = folder.with_name(folder.name + ".part")
+    tmp.mkdir(parents=True, exist_ok=True)
+    for name in ("lost.csv", "settings.toml", "key.csv"):
+        write_text(tmp / name, (of / name).read_text(encoding="utf-8"))
+    write_known(tmp / "known.csv", build(entry["known"], stems=600).stems)
+    tmp.rename(folder)
+    return folder
+
+
+def readings_right(run_dir: Path, data: Path, script: str) -> tuple[int, int]:
+    """(letters or signs whose top reading is among their known values, letters or signs with a
+    known value), read from the run's checkpoint."""
+    import csv
+
+    from engine.io.tables import read_known, read_lost
+    from engine.corpus import Corpus, Vocabulary
+    from engine.training.trainer import Trainer
+
+    corpus = Corpus("lost", tuple(read_lost(data / "lost.csv")))
+    vocab = Vocabulary("known", tuple(read_known(data / "known.csv")))
+    trainer = Trainer.from_checkpoint(run_dir / "checkpoint.pt", corpus, vocab)
+    snap = trainer.mapping()
+    with open(data / "key.csv", encoding="utf-8", newline="") as f:
+        key = {r["sign"]: r for r in csv.DictReader(f)}
+    right = total = 0
+    if script == "syllabary":
+        top = snap.syllables.top_values()
+        for sign, (onset, vowel) in top.items():
+            row = key.get(sign)
+            if row is None or not row["known_vowels"]:
+                continue
+            total += 1
+            right += onset in row["known_onsets"].split("|") and vowel in row["known_vowels"].split("|")
+        return right, total
+    for letter in snap.lost:
+        row = key.get(letter)
+        if row is None or not row["known_sounds"]:
+            continue
+        best = snap.best_known_for(letter, 1)
+        total += 1
+        right += bool(best) and best[0][0] in row["known_sounds"].split("|")
+    return right, total
+
+
+def run_one(entry: dict, kind: str, folder: Path, label: str, extra: Sequence[str], seed: int, steps: int | None,
+            script: str) -> dict:
+    out = RUNS / label / f"{entry['id']}-s{seed}"
+    if out.exists():
+        import shutil
+        shutil.rmtree(out)
+    cmd = [sys.executable, "-m", "engine", "run", "--lost", str(folder / "lost.csv"), "--known",
+           str(folder / "known.csv"), "--config", str(folder / "settings.toml"), "--seed", str(seed),
+           "--out", str(out), "--quiet", *extra]
+    if kind == "cipher":
+        cmd[cmd.index("--config"):cmd.index("--config")] = ["--gold", str(folder / "gold.csv")]
+    if steps is not None:
+        cmd += ["--steps", str(steps)]
+    t0 = time.time()
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True,
+                          env={**os.environ, **PINNED_ENV, "PYTHONPATH": str(ROOT)})
+    wall = time.time() - t0
+    from benchmarks.commit import short_commit
+
+    shown = " ".join(shlex.quote(str(Path(c).relative_to(ROOT)) if str(c).startswith(str(ROOT)) else c)
+                     for c in ["python", *cmd[1:]])
+    row = {"id": entry["id"], "kind": kind, "split": entry["split"], "script": script, "label": label,
+           "extra": list(extra), "seed": seed, "wall_s": round(wall, 1), "rc": proc.returncode,
+           "commit": short_commit(), "command": shown}
+    if kind == "cipher":
+        row.update(source=entry["source"], relation=entry["relation"], wr=entry["wr"])
+    else:
+        row.update(of=entry["of"], known=entry["known"])
+    if proc.returncode != 0:
+        row["error"] = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}"
+        return row
+    m = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
+    for k in ("p_at_1", "p_at_10", "p_at_1_strict", "p_at_10_strict", "coverage", "final_objective", "steps"):
+        row[k] = m.get(k, 0.0)  # a control has no gold: its P@K are 0 (no right reading exists)
+    diag = m.get("diagnosis") or {}
+    row["flagged"] = bool(diag.get("flagged"))
+    row["findings"] = [f"{f.get('code', '')}: {f.get('text', '')}" for f in diag.get("findings", [])]
+    row["warnings"] = [ln for ln in proc.stderr.splitlines() if ln.startswith(("warning", "diagnosis", "note"))]
+    if kind == "control":  # no right reading exists: the key is the other language's
+        row["values_share"], row["read"] = None, False
+        return row
+    right, total = readings_right(out, folder, script)
+    share = right / total if total else 0.0
+    row.update(values_right=right, values_total=total, values_share=round(share, 4))
+    row["read"] = row["p_at_10"] >= READ_P10[script] and (script != "syllabary" or share >= SIGNS_RIGHT)
+    return row
+
+
+def done_keys(path: Path) -> set[tuple]:
+    if not path.is_file():
+        return set()
+    keys = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            r = json.loads(line)
+            keys.add((r["id"], r["label"], r["seed"]))
+    return keys
+
+
+def table(paths: Sequence[Path]) -> str:
+    rows = [json.loads(ln) for p in paths for ln in p.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    out = []
+    for label in sorted({r["label"] for r in rows}):
+        for script in ("alphabet", "syllabary"):
+            cs = [r for r in rows if r["label"] == label and r["script"] == script and r["kind"] == "cipher"
+                  and "p_at_10" in r]
+            ctl = [r for r in rows if r["label"] == label and r["script"] == script and r["kind"] == "control"
+                   and "p_at_10" in r]
+            if not cs and not ctl:
+                continue
+            read = sum(r["read"] for r in cs)
+            line = (f"{label:>14} {script:<9} ciphers {len(cs):>2}: read {read}/{len(cs)}"
+                    + (f", P@10 mean {statistics.mean(r['p_at_10'] for r in cs):.3f}"
+                       f" (strict {statistics.mean(r['p_at_10_strict'] for r in cs):.3f})"
+                       f", values right {statistics.mean(r['values_share'] for r in cs):.3f}"
+                       f", median wall {statistics.median(r['wall_s'] for r in cs):.0f} s" if cs else ""))
+            runs = cs + ctl
+            fine = [r for r in runs if not r["flagged"]]
+            unread = [r for r in runs if not r["read"]]
+            line += (f"; controls {len(ctl)} flagged {sum(r['flagged'] for r in ctl)}"
+                     f"; diagnosis: fine {len(fine)} of which read {sum(r['read'] for r in fine)}, "
+                     f"not read {len(unread)} of which flagged {sum(r['flagged'] for r in unread)}")
+            out.append(line)
+            for r in sorted(cs + ctl, key=lambda r: r["id"]):
+                out.append(f"    {r['id']:<34} P@10 {r['p_at_10']:.3f} strict {r['p_at_10_strict']:.3f} "
+                           f"cov {r['coverage']:.2f} values "
+                           + ("  - " if r["values_share"] is None else f"{r['values_share']:.2f}") + " "
+                           f"{'READ' if r['read'] else '    '} {'flagged' if r['flagged'] else 'fine'} "
+                           f"{r['wall_s']:.0f}s")
+    errors = [r for r in rows if "error" in r]
+    for r in errors:
+        out.append(f"error: {r['id']} ({r['label']}): {r['error']}")
+    return "\n".join(out)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--split", choices=("dev", "test"), help="which ciphers (and controls) to run")
+    p.add_argument("--script", choices=("alphabet", "syllabary"), help="only this script kind")
+    p.add_argument("--ids", nargs="+", help="only these cipher or control ids")
+    p.add_argument("--no-controls", action="store_true", help="ciphers only")
+    p.add_argument("--label", default="default", help="the settings' name in the rows (default: default)")
+    p.add_argument("--preset", help="decipher run --preset")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="decipher run --set (repeatable)")
+    p.add_argument("--steps", type=int, help="decipher run --steps (default: the settings')")
+    p.add_argument("--seed", type=int, default=0, help="the training seed (default 0)")
+    p.add_argument("--workers", type=int, default=1, help="runs at once (default 1)")
+    p.add_argument("--out", type=Path, help="the JSONL file rows are appended to")
+    p.add_argument("--build-only", action="store_true", help="build the ciphers' folders and stop")
+    p.add_argument("--table", nargs="+", type=Path, metavar="JSONL", help="print the summary of these files")
+    args = p.parse_args(argv)
+    if args.table:
+        print(table(args.table))
+        return 0
+    if not args.split or (not args.out and not args.build_only):
+        p.error("--split and --out are needed (or --table FILE...)")
+    if args.split == "test" and os.environ.get("CIPHER_SUITE_TEST_RUN") != "yes":
+        p.error("the test split is run once, at the end, with the settings chosen on dev: "
+                "set CIPHER_SUITE_TEST_RUN=yes to run it")
+    ciphers, controls = manifest()
+    todo: list[tuple[str, dict]] = [("cipher", c) for c in ciphers.values() if c["split"] == args.split]
+    if not args.no_controls:
+        todo += [("control", c) for c in controls.values() if c["split"] == args.split]
+    script_of = {cid: c["script"] for cid, c in ciphers.items()}
+    todo = [(k, e) for k, e in todo
+            if (not args.script or script_of[e["id"] if k == "cipher" else e["of"]] == args.script)
+            and (not args.ids or e["id"] in args.ids)]
+    folders = {}
+    for kind, e in todo:
+        folders[e["id"]] = build_cipher(e) if kind == "cipher" else build_control(e, ciphers)
+    if args.build_only:
+        print(f"built {len(folders)} folders under {BUILD}")
+        return 0
+    extra = (["--preset", args.preset] if args.preset else []) + [x for s in args.set for x in ("--set", s)]
+    done = done_keys(args.out)
+    todo = [(k, e) for k, e in todo if (e["id"], args.label, args.seed) not in done]
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+
+    def work(item):
+        kind, e = item
+        script = script_of[e["id"] if kind == "cipher" else e["of"]]
+        row = run_one(e, kind, folders[e["id"]], args.label, extra, args.seed, args.steps, script)
+        with open(args.out, "a", encoding="utf-8") as f:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+        print(f"{row['id']}: " + (f"P@10 {row['p_at_10']:.3f} values {row['values_share']} "
+                                  f"{'read' if row['read'] else 'not read'}, "
+                                  f"{'flagged' if row['flagged'] else 'fine'}, {row['wall_s']:.0f} s"
+                                  if "p_at_10" in row else f"error {row.get('error')}"), flush=True)
+
+    with ThreadPoolExecutor(max_workers=max(1, args.workers)) as pool:
+        list(pool.map(work, todo))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
