@@ -33,7 +33,8 @@ A manifest entry (TOML, one ``[[n]]`` table each):
     scale   = 1.0         # multiplies the value (e.g. 0.001 for MB → GB)
     digits  = 3           # decimals as written; fmt = "e" writes 1e-11 style
     gothic  = "best"      # instead of file: best, mean, n, strict of a Gothic cell (known, wr, variant,
-                          # ablation), or above_paper / strict_above_paper / cells over Tables 2 and 3's base cells
+                          # ablation), or above_paper / strict_above_paper / cells over Tables 2 and 3's base cells,
+                          # or cells_at / cells_with_runs (with runs = N): Table 2's cells at wrs = [...]
     value   = 0.778       # instead of file: a constant, with source = "..."
 
 Exit status: 0 when every number is reproduced; 1 when one is not (one line each, naming the
@@ -199,6 +200,12 @@ def _gothic(entry: dict, root: Path, where: str) -> float:
             return float(sum(x is not None for x, _ in got))
         attr = "best" if what == "above_paper" else "best_strict"
         return float(sum(x is not None and round(getattr(x, attr), 3) > paper for x, paper in got))
+    if what in ("cells_at", "cells_with_runs"):       # Table 2's cells at the ratios ``wrs``
+        wrs = [str(w) for w in entry.get("wrs", gothic.WRS[:4])]
+        got = [s.get((k, wr, v, "none")) for k in gothic.KNOWN for wr in wrs for v in gothic.VARIANTS]
+        if what == "cells_at":
+            return float(sum(x is not None for x in got))
+        return float(sum(x is not None and x.n == int(entry["runs"]) for x in got))
     key = (entry["known"], str(entry["wr"]), entry["variant"], entry.get("ablation", "none"))
     if key not in s:
         raise RecordError(f"{where}: no Gothic cell {key}")
