@@ -3,6 +3,7 @@
     python -m benchmarks.provenance            # add a row to benchmarks/results/PROVENANCE.tsv for each
                                                # result file that has none
     python -m benchmarks.provenance --list     # print the rows it would add, write nothing
+    python -m benchmarks.provenance --redo     # recompute the rows it made (after the docs name more commands)
 
 A benchmark run records the files it writes itself (benchmarks/commit.py); this fills in the older ones
 from what is known of them, and says how in the row's ``how``:
@@ -184,24 +185,6 @@ def _head(command: str) -> str:
     return m.group(0) if m else command
 
 
-def source_command(path: Path) -> tuple[str, str] | None:
-    """The one benchmark whose source names the file (or its folder): its command, arguments unknown."""
-    rel = path.relative_to(RESULTS).as_posix()
-    names = [rel, path.name] + ([path.parent.relative_to(RESULTS).as_posix()] if path.parent != RESULTS else [])
-    for name in names:
-        pattern = re.compile(rf"(?<![\w.-]){re.escape(name)}(?![\w-])")
-        found = sorted({f for f in (ROOT / "benchmarks").rglob("*.py")
-                        if f.name not in ("provenance.py", "commit.py", "check_record.py")
-                        and pattern.search(f.read_text(encoding="utf-8"))})
-        if len(found) == 1:
-            module = ".".join(found[0].relative_to(ROOT).with_suffix("").parts)
-            return (f"python -m {module} …", f"command: unknown arguments; {found[0].relative_to(ROOT).as_posix()} "
-                                             f"names {name}")
-        if found:
-            return None
-    return None
-
-
 def backfill_row(path: Path) -> dict:
     commits = in_file_commits(path)
     if commits:
@@ -214,7 +197,7 @@ def backfill_row(path: Path) -> dict:
     command = in_file_command(path)
     how_command = "command: the file's own"
     if command is None:
-        found = docs_command(path) or source_command(path)
+        found = docs_command(path)
         if found:
             command, how_command = found
         else:
@@ -227,8 +210,10 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.provenance", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--list", action="store_true", help="print the rows it would add; write nothing")
+    p.add_argument("--redo", action="store_true", help="recompute the rows this script made (not those a run "
+                                                       "recorded)")
     args = p.parse_args(argv)
-    have = read_index()
+    have = {f: r for f, r in read_index().items() if not (args.redo and not r["how"].startswith("run:"))}
     rows = [backfill_row(f) for f in result_files() if f.relative_to(ROOT).as_posix() not in have]
     if args.list:
         w = csv.writer(sys.stdout, delimiter="\t", lineterminator="\n")

@@ -290,7 +290,7 @@ class Config:
     device: str = _setting(
         "auto", _OPT, "auto = CUDA when torch sees a GPU, else the CPU; or cpu, cuda, cuda:N.", OURS,
         choices=("auto", "cpu", "cuda"), note="or cuda:N")
-    # Issue 28 item 4: a run's memory grows with its corpus's letters (benchmarks/memory_scaling.py);
+    # Issue 28 item 4: a run's memory grows with its corpus's letters (benchmarks/experiments/memory_scaling.py);
     # a corpus that would exhaust the machine is refused before anything is built, in one line.
     memory_limit_gb: float = _setting(
         0.0, _OPT, "The most memory a run may expect to take (GB), estimated from its corpus's letters "
