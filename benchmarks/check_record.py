@@ -4,15 +4,21 @@
     python -m benchmarks.check_record --values        # print what each manifest entry computes
     python -m benchmarks.check_record --results-page X.md --readme Y.md --manifest Z.toml
 
-The record is docs/benchmarks.md (the results page, all of it) and README.md's "Results" section.
+The record is docs/benchmarks.md (the results page, all of it), README.md's "Results" section and any
+other page under docs/ that carries a marker (checked the same way). Every verdict ends with the check's
+scope: the pages read, and the pages under docs/ not read with their counts of decimals and percentages.
 A number there that is measured carries a marker right after it, ``0.828<!--r:uga-small-p1-best-->``,
 naming an entry of ``benchmarks/record.toml``; the entry says which result file, which rows or
 which key, and how it is aggregated and rounded. The checker recomputes each entry and compares it
 with the text as written. It also fails on
 
-* a decimal number (``0.828``) or a number with a unit of measure (``262 MB``, ``84 ms``,
-  ``25.8×``) in the record that carries no marker (numbers inside backticks, code blocks, links
-  and HTML comments are not read: they are commands, paths and markers);
+* a decimal number (``0.828``), a number with a unit of measure (``262 MB``, ``84 ms``,
+  ``25.8×``) or a percentage (``58 %``; not after "WR", alone in a table cell or naming an interval's
+  level) in the record that carries no marker, nor ``<!--label-->`` (a label, a setting or arithmetic on
+  the text's own figures); numbers inside backticks, code blocks, links and HTML comments are not read:
+  they are commands, paths and markers;
+* a file under benchmarks/results/ without its row in benchmarks/results/PROVENANCE.tsv (its commit
+  and command; benchmarks/commit.py), or a row naming no file;
 * a marker naming no entry, and an entry no marker uses;
 * the Gothic tables between ``<!-- gothic-tables:begin -->`` and ``<!-- gothic-tables:end -->``
   differing from ``python -m benchmarks.gothic --render``'s output for ``benchmarks/results/gothic.csv``.
@@ -443,11 +449,10 @@ def check(results_page: Path, readme: Path, manifest: Path, root: Path = ROOT,
             gp, text = check_gothic_block(_shown(path), text, root)
             problems += gp
             section, offset = text, 1
-        before = len(used), sum(1 for _ in MARKED.finditer(section))
         problems += check_text(_shown(path), section, offset, entries, root, used, cache)
         if scope is not None:
             scope.setdefault("checked", []).append((_shown(path) + (" (its Results section)" if path == readme else ""),
-                                                    before[1], len(LABEL.findall(section))))
+                                                    len(MARKED.findall(section)), len(LABEL.findall(section))))
     for ident in entries:
         if ident not in used:
             problems.append(Problem(_shown(manifest), 1, f"record entry {ident!r} is quoted nowhere in the record"))

@@ -46,6 +46,11 @@ def test_every_marked_number_in_the_record_is_checked():
     assert page | readme | others == set(entries)
 
 
+def _with_results_line(readme: Path, text: str, line: str) -> None:
+    """README as ``text`` with ``line`` as the first paragraph of its Results section."""
+    readme.write_text(text.replace("## Results\n", f"## Results\n\n{line}\n", 1), encoding="utf-8")
+
+
 def _edit_first(path: Path, ident: str) -> tuple[str, str]:
     text = path.read_text(encoding="utf-8")
     m = re.search(rf"({check_record.NUMBER})<!--r:{re.escape(ident)}-->", text)
@@ -146,9 +151,7 @@ def test_the_floor_quoted_in_the_record_is_the_one_the_test_asserts():
 
 def test_a_marker_that_follows_no_number_fails(docs, capsys):
     page, readme = docs
-    text = readme.read_text(encoding="utf-8")
-    readme.write_text(text.replace("## Results\n", "## Results\n\nabout<!--r:uga-small-p1-best--> right\n", 1),
-                      encoding="utf-8")
+    _with_results_line(readme, readme.read_text(encoding="utf-8"), "about<!--r:uga-small-p1-best--> right")
     assert run(page, readme) == 1
     assert "marker 'uga-small-p1-best' does not follow a number" in capsys.readouterr().err
 
@@ -170,12 +173,11 @@ def test_a_where_list_takes_the_rows_of_any_of_its_values():
 def test_a_percentage_without_a_marker_fails_and_a_labelled_one_passes(docs, capsys):
     page, readme = docs
     text = readme.read_text(encoding="utf-8")
-    readme.write_text(text.replace("## Results\n", "## Results\n\nIt finds the onsets 27 % of the time.\n", 1),
-                      encoding="utf-8")
+    _with_results_line(readme, text, "It finds the onsets 27 % of the time.")
     assert run(page, readme) == 1
     assert "27 % has no record marker" in capsys.readouterr().err
-    readme.write_text(text.replace("## Results\n", "## Results\n\nAt WR 25 % and WR 0–75 %, a 90 % interval; "
-                                   "flagged at 10 %<!--label--> of the text.\n", 1), encoding="utf-8")
+    _with_results_line(readme, text, "At WR 25 % and WR 0–75 %, a 90 % interval; flagged at 10 %<!--label--> of "
+                                     "the text.")
     assert run(page, readme) == 0, capsys.readouterr().err
 
 
