@@ -28,7 +28,7 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/decipher bench
 
-# sweep scaling with workers on this machine's cores (docs/benchmarks.md, "Sweeps")
+# sweep scaling with workers on this machine's cores (docs/notebook/seeds-and-sweeps.md)
 sweep-bench: $(STAMP)
 	$(BIN)/python -m benchmarks.gpu_sweep --device cpu --workers 1 2 --repeats 3
 

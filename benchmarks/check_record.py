@@ -4,15 +4,21 @@
     python -m benchmarks.check_record --values        # print what each manifest entry computes
     python -m benchmarks.check_record --results-page X.md --readme Y.md --manifest Z.toml
 
-The record is docs/benchmarks.md (the results page, all of it) and README.md's "Results" section.
+The record is docs/benchmarks.md (the results page, all of it), README.md's "Results" section and any
+other page under docs/ that carries a marker (checked the same way). Every verdict ends with the check's
+scope: the pages read, and the pages under docs/ not read with their counts of decimals and percentages.
 A number there that is measured carries a marker right after it, ``0.828<!--r:uga-small-p1-best-->``,
 naming an entry of ``benchmarks/record.toml``; the entry says which result file, which rows or
 which key, and how it is aggregated and rounded. The checker recomputes each entry and compares it
 with the text as written. It also fails on
 
-* a decimal number (``0.828``) or a number with a unit of measure (``262 MB``, ``84 ms``,
-  ``25.8×``) in the record that carries no marker (numbers inside backticks, code blocks, links
-  and HTML comments are not read: they are commands, paths and markers);
+* a decimal number (``0.828``), a number with a unit of measure (``262 MB``, ``84 ms``,
+  ``25.8×``) or a percentage (``58 %``; not after "WR", alone in a table cell or naming an interval's
+  level) in the record that carries no marker, nor ``<!--label-->`` (a label, a setting or arithmetic on
+  the text's own figures); numbers inside backticks, code blocks, links and HTML comments are not read:
+  they are commands, paths and markers;
+* a file under benchmarks/results/ without its row in benchmarks/results/PROVENANCE.tsv (its commit
+  and command; benchmarks/commit.py), or a row naming no file;
 * a marker naming no entry, and an entry no marker uses;
 * the Gothic tables between ``<!-- gothic-tables:begin -->`` and ``<!-- gothic-tables:end -->``
   differing from ``python -m benchmarks.gothic --render``'s output for ``benchmarks/results/gothic.csv``.
@@ -33,7 +39,8 @@ A manifest entry (TOML, one ``[[n]]`` table each):
     scale   = 1.0         # multiplies the value (e.g. 0.001 for MB → GB)
     digits  = 3           # decimals as written; fmt = "e" writes 1e-11 style
     gothic  = "best"      # instead of file: best, mean, n, strict of a Gothic cell (known, wr, variant,
-                          # ablation), or above_paper / strict_above_paper / cells over Tables 2 and 3's base cells
+                          # ablation), or above_paper / strict_above_paper / cells over Tables 2 and 3's base cells,
+                          # or cells_at / cells_with_runs (with runs = N): Table 2's cells at wrs = [...]
     value   = 0.778       # instead of file: a constant, with source = "..."
 
 Exit status: 0 when every number is reproduced; 1 when one is not (one line each, naming the
@@ -64,6 +71,12 @@ MANIFEST = ROOT / "benchmarks" / "record.toml"
 NUMBER = r"-?\d[\d,]*(?:\.\d+)?(?:e-?\d+)?"
 MARKED = re.compile(rf"({NUMBER})<!--r:([\w.:-]+)-->")
 MARKER = re.compile(r"<!--r:([\w.:-]+)-->")
+#: a number that reads as a measure but is a label, a setting, or arithmetic on the text's own figures
+LABEL = re.compile(rf"{NUMBER}(?=\s?%?<!--label-->)")
+#: a percentage; one after "WR" (a whitespace ratio), alone in a table cell (the WR column) or naming an
+#: interval's level is a label
+PERCENT = re.compile(r"(?<![\w.,/-])(\d[\d,]*(?:\.\d+)?)(?=\s?%)")
+PERCENT_LABEL = re.compile(r"(?:WR\)?\s+(?:[\d.]+\s?%?\s?(?:–|-|to|and|,)\s?)*$|\|\s*$)")
 #: a number with a unit of measure right after it, or a decimal; labels are integers without one
 UNIT = r"(?:\s?(?:ms|MB|GB|MiB|GiB|s|steps/s|×|x)(?![\w/]))"
 MEASURE = re.compile(rf"(?<![\w.,/-])(\d[\d,]*\.\d+(?:e-?\d+)?|\d[\d,]*(?={UNIT}))(?![\w.]*\d)")
@@ -199,6 +212,12 @@ def _gothic(entry: dict, root: Path, where: str) -> float:
             return float(sum(x is not None for x, _ in got))
         attr = "best" if what == "above_paper" else "best_strict"
         return float(sum(x is not None and round(getattr(x, attr), 3) > paper for x, paper in got))
+    if what in ("cells_at", "cells_with_runs"):       # Table 2's cells at the ratios ``wrs``
+        wrs = [str(w) for w in entry.get("wrs", gothic.WRS[:4])]
+        got = [s.get((k, wr, v, "none")) for k in gothic.KNOWN for wr in wrs for v in gothic.VARIANTS]
+        if what == "cells_at":
+            return float(sum(x is not None for x in got))
+        return float(sum(x is not None and x.n == int(entry["runs"]) for x in got))
     key = (entry["known"], str(entry["wr"]), entry["variant"], entry.get("ablation", "none"))
     if key not in s:
         raise RecordError(f"{where}: no Gothic cell {key}")
@@ -276,6 +295,12 @@ def readable(text: str) -> str:
     return re.sub(r"<!--.*?-->", _blank, text, flags=re.S)
 
 
+def without_code(text: str) -> str:
+    """The text with code blocks and spans blanked out (line numbers and positions kept)."""
+    text = re.sub(r"```.*?```", _blank, text, flags=re.S)
+    return re.sub(r"`[^`\n]*`", _blank, text)
+
+
 def _line(text: str, pos: int) -> int:
     return text.count("\n", 0, pos) + 1
 
@@ -299,13 +324,20 @@ def check_text(name: str, text: str, offset: int, entries: dict, root: Path, use
             e = entries[ident]
             src = e.get("file") or ("benchmarks/results/gothic.csv" if "gothic" in e else e.get("source"))
             problems.append(Problem(name, line, f"{literal} should be {want} (record entry {ident!r}, from {src})"))
-    plain = readable(MARKED.sub(lambda m: " " * len(m.group(0)), text))
+    plain = readable(LABEL.sub(lambda m: " " * len(m.group(0)), MARKED.sub(lambda m: " " * len(m.group(0)), text)))
     for m in MEASURE.finditer(plain):
         line = _line(plain, m.start()) + offset - 1
         problems.append(Problem(name, line, f"{m.group(1)} has no record marker (<!--r:ID--> after it, "
                                             "an entry in benchmarks/record.toml)"))
+    for m in PERCENT.finditer(plain):
+        before, after = plain[max(0, m.start() - 40):m.start()], plain[m.end():m.end() + 30]
+        if PERCENT_LABEL.search(before) or re.match(r"\s?%\s*(?:\|\s*$|interval|\(Wilson\))", after, re.M):
+            continue
+        problems.append(Problem(name, _line(plain, m.start()) + offset - 1,
+                                f"{m.group(1)} % has no record marker (<!--r:ID-->), nor <!--label--> if it "
+                                "is a label, a setting or arithmetic on the text's figures"))
     ends = {m.end() for m in MARKED.finditer(text)}
-    for m in MARKER.finditer(text):
+    for m in MARKER.finditer(without_code(text)):     # a marker inside code is an example of one
         if m.end() not in ends:
             problems.append(Problem(name, _line(text, m.start()) + offset - 1,
                                     f"marker {m.group(1)!r} does not follow a number"))
@@ -353,12 +385,57 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
-def check(results_page: Path, readme: Path, manifest: Path, root: Path = ROOT) -> list[Problem]:
+def marked_docs(root: Path = ROOT, results_page: Path = RESULTS_PAGE) -> list[Path]:
+    """Every other page under docs/ that carries a record marker: it is checked as the results page is."""
+    docs = root / "docs"
+    return [p for p in sorted(docs.rglob("*.md")) if p.resolve() != results_page.resolve()
+            and MARKER.search(without_code(p.read_text(encoding="utf-8")))] if docs.is_dir() else []
+
+
+def unchecked_docs(root: Path = ROOT, checked: Sequence[Path] = ()) -> list[tuple[Path, int, int]]:
+    """The pages under docs/ the check does not read, with how many decimals and percentages each holds
+    (numbers in code, links and comments aside): the scope statement's second half."""
+    done = {p.resolve() for p in checked}
+    out = []
+    for p in sorted((root / "docs").rglob("*.md")) if (root / "docs").is_dir() else []:
+        if p.resolve() in done:
+            continue
+        plain = readable(p.read_text(encoding="utf-8"))
+        decimals = len(re.findall(r"(?<![\w.,/-])\d[\d,]*\.\d+", plain))
+        percents = len(PERCENT.findall(plain))
+        if decimals or percents:
+            out.append((p, decimals, percents))
+    return out
+
+
+def check_provenance(root: Path = ROOT) -> list[Problem]:
+    """Every result file has its row in benchmarks/results/PROVENANCE.tsv, and every row a file."""
+    from benchmarks.commit import PROVENANCE, RESULTS, read_index, result_files
+
+    index = root / PROVENANCE.relative_to(ROOT)
+    results = root / RESULTS.relative_to(ROOT)
+    if not results.is_dir():
+        return []
+    try:
+        rows = read_index(index)
+    except (OSError, KeyError, UnicodeDecodeError) as e:
+        raise RecordError(f"{index}: cannot read the provenance index: {e}") from None
+    have = {f.relative_to(root).as_posix() for f in result_files(results)}
+    shown = _shown(index)
+    problems = [Problem(shown, 1, f"{f}: no row (its commit and command; `python -m benchmarks.provenance` "
+                                  "adds the older files' from git history)") for f in sorted(have - set(rows))]
+    problems += [Problem(shown, 1, f"{f}: a row for a file that does not exist") for f in sorted(set(rows) - have)]
+    return problems
+
+
+def check(results_page: Path, readme: Path, manifest: Path, root: Path = ROOT,
+          scope: dict | None = None) -> list[Problem]:
     entries = load_manifest(manifest)
     used: set[str] = set()
     cache: dict[str, float] = {}
     problems: list[Problem] = []
-    for path in (results_page, readme):
+    pages = [results_page, readme] + marked_docs(root, results_page)
+    for path in pages:
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as e:
@@ -373,10 +450,30 @@ def check(results_page: Path, readme: Path, manifest: Path, root: Path = ROOT) -
             problems += gp
             section, offset = text, 1
         problems += check_text(_shown(path), section, offset, entries, root, used, cache)
+        if scope is not None:
+            scope.setdefault("checked", []).append((_shown(path) + (" (its Results section)" if path == readme else ""),
+                                                    len(MARKED.findall(section)), len(LABEL.findall(section))))
     for ident in entries:
         if ident not in used:
             problems.append(Problem(_shown(manifest), 1, f"record entry {ident!r} is quoted nowhere in the record"))
+    problems += check_provenance(root)
+    if scope is not None:
+        scope["unchecked"] = [(_shown(p), d, c) for p, d, c in unchecked_docs(root, pages)]
     return problems
+
+
+def scope_lines(scope: dict) -> list[str]:
+    """What the check covered and what it did not: printed with every verdict."""
+    lines = ["check_record: checked " + "; ".join(f"{n} ({k} marked numbers, {lab} labels)"
+                                                   for n, k, lab in scope.get("checked", [])) + ": every decimal, "
+             "number with a unit and percentage in them carries a marker (or <!--label-->); integers without a unit "
+             "are read as labels unless marked; every result file has its commit and command in "
+             "benchmarks/results/PROVENANCE.tsv"]
+    if scope.get("unchecked"):
+        lines.append("check_record: not checked (no marker; their figures are the results page's, worked examples, "
+                     "settings or the notebook's dated record): " + "; ".join(
+                         f"{n} ({d} decimals, {c} percentages)" for n, d, c in scope["unchecked"]))
+    return lines
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -393,7 +490,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             for ident, e in entries.items():
                 print(f"{ident}\t{formatted(e, compute(e, a.root, entries))}")
             return 0
-        problems = check(a.results_page, a.readme, a.manifest, a.root)
+        scope: dict = {}
+        problems = check(a.results_page, a.readme, a.manifest, a.root, scope)
     except RecordError as e:
         print(f"check_record: {e}", file=sys.stderr)
         return 2
@@ -401,8 +499,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(x, file=sys.stderr)
     if problems:
         print(f"check_record: {len(problems)} problem(s): the record does not match benchmarks/results/", file=sys.stderr)
+        print("\n".join(scope_lines(scope)), file=sys.stderr)
         return 1
     print("check_record: every number in the record is reproduced by benchmarks/results/")
+    print("\n".join(scope_lines(scope)))
     return 0
 
 

@@ -14,7 +14,7 @@ the command.
   no running text here).
 - ``paper-600``: Gothic only, the paper protocol at the paper's size for Gothic's lists (600 stems): the
   Proto-Germanic list and Spanish's (the Genesis list that led the paper protocol's comparison). Under
-  ``paper`` Trask's Basque cuts every Gothic list to its size (305 stems in the runs), on which the Proto-Germanic runs do not find the
+  ``paper`` Trask's Basque cuts every Gothic list to its size (307 stems, `closeness-list-sizes.csv`), on which the Proto-Germanic runs do not find the
   mapping; this measures whether they do at 600.
 - ``authors``: Gothic only, the paper protocol's nine candidates as the authors' code ran its Gothic
   closeness runs (xib ``cfg.py``, ``FinalContrast*``; reference-implementation.md §6): the text with every
@@ -64,6 +64,8 @@ ROOT = Path(__file__).resolve().parent.parent
 BUILD = ROOT / "build" / "closeness"
 RUNS = ROOT / "runs"
 RESULTS = ROOT / "benchmarks" / "results" / "closeness.csv"
+SIZES = ROOT / "benchmarks" / "results" / "closeness-list-sizes.csv"
+"""each comparison's candidate lists: usable stems and the stems kept (`prepare --record`)"""
 DATA = ROOT.parent / "shared" / "data"
 SMALL_COG = "ugaritic_hebrew/uga-heb.small.no_spe.cog"
 PROTOCOLS = ("paper", "fair", "paper-600", "authors")
@@ -103,7 +105,7 @@ def candidates(lost: str, protocol: str) -> list[Candidate]:
         raise SystemExit(f"error: unknown protocol {protocol!r}; use one of {', '.join(PROTOCOLS)}")
     genesis = {n: Candidate(n, n) for n in GENESIS}
     # paper-600: the paper protocol's Gothic comparison at the paper's list size. Under ``paper`` every
-    # Gothic list is cut to Trask's Basque's size (305 stems), on which the Proto-Germanic runs do not find
+    # Gothic list is cut to Trask's Basque's size (307 stems), on which the Proto-Germanic runs do not find
     # the mapping (benchmarks/results/closeness-gothic-paper-mappings.csv); without Basque the smallest list
     # is Old Norse's 413, so only Proto-Germanic and one Genesis list are kept (Spanish: the one that led the
     # paper protocol's comparison by margin), both at 600 stems.
@@ -267,6 +269,7 @@ def prepare(lost: str, protocol: str, build: Path = BUILD, data: Path = DATA) ->
              "units (the paper's size; a shorter list keeps all its usable stems)" if own_size else
              f"{protocol} protocol, {lost}: every candidate cut to {size} stems of {min_units}-10 IPA units "
              f"(the smallest candidate's usable stems, at most {MAX_STEMS})"]
+    rows = []
     for c in cands:
         b = built[c.name]
         kept = cut_to(b.stems, min(MAX_STEMS, len(b.stems)) if own_size else size, b.ranked.startswith("frequency"),
@@ -276,9 +279,31 @@ def prepare(lost: str, protocol: str, build: Path = BUILD, data: Path = DATA) ->
                else "a seeded sample")
         lines.append(f"{c.name} ({c.language}{', ' + c.source if c.source else ''}): {len(b.stems)} usable, "
                      f"kept {len(kept)} ({how}); {b.describe()}")
+        rows.append({"protocol": protocol, "lost": lost, "known": c.name, "usable": len(b.stems), "kept": len(kept)})
     (folder / "sizes.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    from engine.io.atomic import write_csv
+
+    write_csv(folder / "sizes.csv", list(rows[0]), ([r[k] for k in rows[0]] for r in rows))
     print("\n".join(lines[:1]), file=sys.stderr)
     return folder
+
+
+def record_sizes(sizes: Path, dest: Path | None = None) -> None:
+    """Merge a prepared comparison's sizes.csv into the committed list sizes (its protocol and lost text's
+    rows replaced)."""
+    from engine.io.atomic import write_csv
+
+    dest = dest or SIZES
+    with open(sizes, encoding="utf-8", newline="") as f:
+        new = list(csv.DictReader(f))
+    keys = {(r["protocol"], r["lost"]) for r in new}
+    old = []
+    if dest.is_file():
+        with open(dest, encoding="utf-8", newline="") as f:
+            old = [r for r in csv.DictReader(f) if (r["protocol"], r["lost"]) not in keys]
+    rows = sorted(old + new, key=lambda r: (r["lost"], r["protocol"]))
+    write_csv(dest, list(new[0]), ([r[k] for k in new[0]] for r in rows))
+    print(f"{len(new)} list sizes -> {dest.relative_to(ROOT) if dest.is_relative_to(ROOT) else dest}", file=sys.stderr)
 
 
 #: The authors' partial oracle for Iberian (a b k l m n r s t at their Latin values), which the paper's
@@ -648,6 +673,8 @@ def _main(argv: list[str] | None = None) -> int:
                                            "the protocol has)")
     pr.add_argument("--protocol", choices=PROTOCOLS, default="paper")
     pr.add_argument("--data", type=Path, default=DATA)
+    pr.add_argument("--record", action="store_true", help=f"also write each list's usable and kept stems into "
+                                                          f"{SIZES.relative_to(ROOT)} (the docs' list sizes)")
     sm = sub.add_parser("summary", help="the summary of a comparison from closeness.csv (no training)")
     sm.add_argument("lost", choices=sorted(COMPARISONS))
     sm.add_argument("--protocol", choices=PROTOCOLS + ("before",),
@@ -700,7 +727,9 @@ def _main(argv: list[str] | None = None) -> int:
             return 2
         prepare_lost(data=args.data, protocol=args.protocol)
         for lost in args.lost or protocol_comparisons(args.protocol):
-            prepare(lost, args.protocol, data=args.data)
+            folder = prepare(lost, args.protocol, data=args.data)
+            if args.record:
+                record_sizes(folder / "sizes.csv")
         return 0
     if args.what == "curves":
         path = args.folder / "curves.csv"

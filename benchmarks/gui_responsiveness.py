@@ -47,6 +47,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 TREE = ROOT  # the app's source tree under measurement (--tree)
 sys.path.insert(0, str(ROOT))
+import benchmarks  # noqa: E402,F401  (records the result files this run writes: benchmarks/commit.py)
 
 
 def _env(tmp: Path, tree: Path = ROOT) -> dict:

@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog,
                                QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from engine.io import display as display_tables
-from engine.config import PRESETS
 from engine.errors import InputError
 from engine.io.preview import Preview, preview_file
 
@@ -315,7 +314,7 @@ class NewProjectDialog(QDialog):
 
     def __init__(self, start_dir: str = "", parent=None):
         super().__init__(parent)
-        from .panels.runs import PRESET_LABELS
+        from .panels.runs import add_preset_items
 
         self.setWindowTitle("New project")
         self._start = start_dir
@@ -326,8 +325,7 @@ class NewProjectDialog(QDialog):
         self.path_edit.setPlaceholderText("where the .decipher file goes")
         form.addRow("Project file", _path_row(self.path_edit, self._browse))
         self.preset_box = QComboBox()
-        for key in PRESETS:
-            self.preset_box.addItem(PRESET_LABELS.get(key, key.title()), key)
+        add_preset_items(self.preset_box)
         self.preset_box.setToolTip("The run settings the project starts with (changeable later in the Run panel)")
         form.addRow("Settings preset", self.preset_box)
         lay.addLayout(form)

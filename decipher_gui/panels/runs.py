@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout,
                                QScrollArea, QSizePolicy, QStyle, QTableWidget, QTableWidgetItem, QToolButton,
                                QVBoxLayout, QWidget)
 
-from engine.config import PRESETS, Config
+from engine.config import PRESET_INFO, PRESETS, Config
 from engine.errors import DecipherError
 from engine.project.store import CorpusInfo, LanguageInfo, RunRecord
 from engine.runs.seeds import MAX_SEEDS, parse_seed_list
@@ -27,6 +27,14 @@ PRESET_LABELS = {"paper": "Paper defaults (Gothic: spans 4–10, unsegmented)",
                  "ugaritic": "Ugaritic (spans 3–10, segmented words)",
                  "iberian": "Iberian (spans 3–10, coverage target 0.1)",
                  "linear-b": "Linear B (syllable signs, spans 1–8, segmented words)"}
+
+
+def add_preset_items(box: QComboBox) -> None:
+    """The presets as items of ``box``, each with its description and the gold it was fitted on as tooltip."""
+    for key in PRESETS:
+        box.addItem(PRESET_LABELS.get(key, key.title()), key)
+        info = PRESET_INFO[key]
+        box.setItemData(box.count() - 1, f"{info.description}\n\nFitted on: {info.fitted_on}.", Qt.ItemDataRole.ToolTipRole)
 from ..worker import IDLE, PAUSED, RUNNING, STARTING, STOPPING
 
 
@@ -144,8 +152,7 @@ class RunsPanel(QWidget):
         self.preset = QComboBox()
         self.preset.setAccessibleName("Settings preset")
         self.preset.addItem("(choose a preset…)", None)
-        for key in PRESETS:
-            self.preset.addItem(PRESET_LABELS.get(key, key.title()), key)
+        add_preset_items(self.preset)
         self.preset.setToolTip("Fill the settings below with the paper's settings for a language pair")
         self.preset.activated.connect(self._preset_picked)
         self.seeds = QLineEdit()

@@ -9,7 +9,7 @@ import math
 import sys
 from pathlib import Path
 
-from engine.config import PRESETS
+from engine.config import PRESETS, presets_help
 from engine.errors import DecipherError
 from engine.runs.workers import make_pool
 from engine.closeness.nulls import DEFAULT_NULL_MODE, NULL_MODES
@@ -52,7 +52,7 @@ def add_closeness_parser(sub) -> None:
                    help="instead of one size for all, cut each candidate to at most M stems on its own (a shorter one "
                         "keeps all; each is read against nulls of its own size), as the paper's Gothic lists")
     p.add_argument("--steps", type=int, help="training steps of every run (default 3000, or the --config file's)")
-    p.add_argument("--preset", choices=sorted(PRESETS), help="settings of a paper experiment")
+    p.add_argument("--preset", choices=sorted(PRESETS), help=presets_help())
     p.add_argument("--config", type=Path, help="a TOML file of settings")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override one setting (repeatable), e.g. --set feature_dim=8")

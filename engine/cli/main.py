@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Sequence
 
 from engine import __version__
-from engine.config import FLAG_SETTINGS, PRESETS, Config, config_from_options, resume_overrides
+from engine.config import FLAG_SETTINGS, PRESETS, Config, presets_help, config_from_options, resume_overrides
 from engine.errors import DecipherError
 from engine.io.linear_b import NOTATIONS as LOST_NOTATIONS
 
@@ -36,7 +36,7 @@ def _add_run_parser(sub) -> None:
     proj.add_argument("--language", help="known language in the project (default: the only one)")
     cfg = p.add_argument_group("settings")
     cfg.add_argument("--config", type=Path, help="a TOML file of settings (see engine/config.py)")
-    cfg.add_argument("--preset", choices=sorted(PRESETS), help="settings of a paper experiment")
+    cfg.add_argument("--preset", choices=sorted(PRESETS), help=presets_help())
     cfg.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                      help="override one setting, e.g. --set edit_mode=max (repeatable)")
     cfg.add_argument("--steps", type=int, help="training steps (default 3000, or the --config file's)")

@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from engine.config import PRESETS
+from engine.config import PRESETS, presets_help
 from engine.errors import DecipherError
 
 
@@ -47,7 +47,7 @@ def add_sweep_parser(sub) -> None:
                       help="a setting and its values to sweep (repeatable; the grid is every combination)")
     grid.add_argument("--grid", type=Path, help="a TOML file with a [grid] table: KEY = [values]")
     grid.add_argument("--config", type=Path, help="a TOML file of base settings")
-    grid.add_argument("--preset", choices=sorted(PRESETS), help="base settings of a paper experiment")
+    grid.add_argument("--preset", choices=sorted(PRESETS), help=presets_help("base settings of a paper experiment"))
     grid.add_argument("--steps", type=int, help="training steps of every run (default 3000, or the --config file's)")
     grid.add_argument("--device", choices=["auto", "cpu", "cuda"],
                       help="cuda: every worker shares the one GPU")

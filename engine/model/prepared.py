@@ -99,7 +99,7 @@ class Prepared:
 
 
 #: Peak memory of a run: a base (torch, numba, the model, a step's and an evaluation's work) and an
-#: amount per letter of the corpus. Fitted above every peak benchmarks/memory_scaling.py measured
+#: amount per letter of the corpus. Fitted above every peak benchmarks/experiments/memory_scaling.py measured
 #: (benchmarks/results/memory-scaling.jsonl: 20,000 to 400,000 letters in 1 or 1,000 inscriptions,
 #: 607-720 MB; the peak grows by ~0.9 KB a letter between 100,000 and 400,000 letters).
 BYTES_PER_LETTER = 1024

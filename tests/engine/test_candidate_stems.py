@@ -6,7 +6,7 @@ import math
 import pytest
 import torch
 
-from benchmarks.vocab_scaling import SYNTHETIC_SETTINGS, distractor_stems, synthetic_problem
+from benchmarks.experiments.vocab_scaling import SYNTHETIC_SETTINGS, distractor_stems, synthetic_problem
 from engine.model.alignment import NEG
 from engine.model.candidate_stems import competition_size, narrowing_step, top_candidates
 from engine.config import Config
@@ -141,7 +141,7 @@ def test_the_sweep_resumes_skipping_configurations_already_in_out(tmp_path, monk
     import subprocess
     import types
 
-    from benchmarks import vocab_scaling
+    from benchmarks.experiments import vocab_scaling
 
     trained = []
 
@@ -170,7 +170,7 @@ def test_the_sweep_resumes_skipping_configurations_already_in_out(tmp_path, monk
 
 
 def test_the_sweep_refuses_a_broken_results_file_in_one_line(tmp_path):
-    from benchmarks import vocab_scaling
+    from benchmarks.experiments import vocab_scaling
 
     out = tmp_path / "sweep.jsonl"
     out.write_text('{"mode": "synthetic"}\n{not json\n', encoding="utf-8")

@@ -39,8 +39,16 @@ def test_every_marked_number_in_the_record_is_checked():
     page = set(re.findall(r"<!--r:([\w.:-]+)-->", PAGE.read_text(encoding="utf-8")))
     readme = set(re.findall(r"<!--r:([\w.:-]+)-->", check_record.results_section(
         README.read_text(encoding="utf-8"))[0]))
+    others = set()
+    for doc in check_record.marked_docs():
+        others |= set(re.findall(r"<!--r:([\w.:-]+)-->", doc.read_text(encoding="utf-8")))
     assert len(page) >= 40 and len(readme) >= 20
-    assert page | readme == set(entries)
+    assert page | readme | others == set(entries)
+
+
+def _with_results_line(readme: Path, text: str, line: str) -> None:
+    """README as ``text`` with ``line`` as the first paragraph of its Results section."""
+    readme.write_text(text.replace("## Results\n", f"## Results\n\n{line}\n", 1), encoding="utf-8")
 
 
 def _edit_first(path: Path, ident: str) -> tuple[str, str]:
@@ -143,9 +151,7 @@ def test_the_floor_quoted_in_the_record_is_the_one_the_test_asserts():
 
 def test_a_marker_that_follows_no_number_fails(docs, capsys):
     page, readme = docs
-    text = readme.read_text(encoding="utf-8")
-    readme.write_text(text.replace("## Results\n", "## Results\n\nabout<!--r:uga-small-p1-best--> right\n", 1),
-                      encoding="utf-8")
+    _with_results_line(readme, readme.read_text(encoding="utf-8"), "about<!--r:uga-small-p1-best--> right")
     assert run(page, readme) == 1
     assert "marker 'uga-small-p1-best' does not follow a number" in capsys.readouterr().err
 
@@ -160,3 +166,66 @@ def test_values_prints_each_entry_as_the_record_writes_it(capsys):
 def test_a_where_list_takes_the_rows_of_any_of_its_values():
     assert check_record._same(["0", "1"], "1") and not check_record._same(["0", "1"], "")
     assert check_record._same([2, "x"], "2.0") and check_record._same("", "")
+
+
+# ---- issue 53: percentages, labels, the pages that opt in, the result files' provenance, the scope ----------
+
+def test_a_percentage_without_a_marker_fails_and_a_labelled_one_passes(docs, capsys):
+    page, readme = docs
+    text = readme.read_text(encoding="utf-8")
+    _with_results_line(readme, text, "It finds the onsets 27 % of the time.")
+    assert run(page, readme) == 1
+    assert "27 % has no record marker" in capsys.readouterr().err
+    _with_results_line(readme, text, "At WR 25 % and WR 0–75 %, a 90 % interval; flagged at 10 %<!--label--> of "
+                                     "the text.")
+    assert run(page, readme) == 0, capsys.readouterr().err
+
+
+def test_a_page_under_docs_with_a_marker_is_checked_like_the_results_page(tmp_path, capsys):
+    root = tmp_path / "root"
+    shutil.copytree(ROOT / "benchmarks" / "results", root / "benchmarks" / "results")
+    (root / "docs").mkdir()
+    page, readme = root / "docs" / "benchmarks.md", root / "README.md"
+    shutil.copy(PAGE, page)
+    shutil.copy(README, readme)
+    other = root / "docs" / "other.md"
+    other.write_text("Best 0.828<!--r:uga-small-p1-best--> and 0.5 unmarked; `<!--r:x-->` in code is an example.\n",
+                     encoding="utf-8")
+    (root / "docs" / "plain.md").write_text("A setting of 0.2 and 0.5.\n", encoding="utf-8")
+    assert check_record.marked_docs(root, page) == [other]
+    scope: dict = {}
+    problems = check_record.check(page, readme, MANIFEST, root, scope)
+    assert [str(x) for x in problems if "other.md" in str(x)] == [
+        f"{check_record._shown(other)}:1: 0.5 has no record marker (<!--r:ID--> after it, an entry in "
+        "benchmarks/record.toml)"]
+    lines = check_record.scope_lines(scope)
+    assert "README.md (its Results section)" in lines[0] and "other.md" in lines[0]
+    assert "plain.md (2 decimals, 0 percentages)" in lines[1]
+
+
+def test_a_result_file_without_its_commit_and_command_fails(tmp_path, docs, capsys):
+    page, readme = docs
+    root = tmp_path / "root"
+    shutil.copytree(ROOT / "benchmarks" / "results", root / "benchmarks" / "results")
+    (root / "benchmarks" / "results" / "new-result.jsonl").write_text('{"p_at_1": 0.5}\n', encoding="utf-8")
+    index = root / "benchmarks" / "results" / "PROVENANCE.tsv"
+    lines = index.read_text(encoding="utf-8").splitlines(keepends=True)
+    gone = next(x for x in lines[1:] if x.startswith("benchmarks/results/gothic.csv\t"))
+    index.write_text("".join(x for x in lines if x != gone), encoding="utf-8")
+    (root / "benchmarks" / "results" / "closeness.csv").unlink()
+    problems = [str(x) for x in check_record.check_provenance(root)]
+    assert any("benchmarks/results/new-result.jsonl: no row" in x for x in problems)
+    assert any("benchmarks/results/gothic.csv: no row" in x for x in problems)
+    assert any("benchmarks/results/closeness.csv: a row for a file that does not exist" in x for x in problems)
+    assert len(problems) == 3
+
+
+def test_the_committed_result_files_all_have_a_commit_and_a_command_row():
+    from benchmarks.commit import read_index, result_files
+
+    rows = read_index()
+    assert {f.relative_to(ROOT).as_posix() for f in result_files()} == set(rows)
+    assert all(r["commit"] and r["command"] and r["how"] for r in rows.values())
+    # the run that made the Gothic list sizes recorded itself; older files say how their row is known
+    assert rows["benchmarks/results/closeness-list-sizes.csv"]["how"].startswith("run:")
+    assert rows["benchmarks/results/gothic.csv"]["command"].startswith("python -m benchmarks.gothic")

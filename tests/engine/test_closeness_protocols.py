@@ -146,6 +146,23 @@ def test_the_paper_protocol_on_ugaritic_builds_lists_of_one_size_hebrew_all_cogn
                                 on_unknown="skip").gold for f in g.known}
     assert {s.form for s in lists["hebrew"]} <= gold      # every Hebrew stem is a lost word's cognate
     assert "293" in (folder / "sizes.txt").read_text(encoding="utf-8").splitlines()[0]
+    # the committed list sizes are what prepare writes (docs quote them from closeness-list-sizes.csv)
+    from benchmarks.closeness_paper import SIZES, record_sizes
+
+    with open(folder / "sizes.csv", encoding="utf-8", newline="") as f:
+        built = list(csv.DictReader(f))
+    assert {r["kept"] for r in built} == {"293"} and len(built) == len(lists)
+    dest = tmp_path / "sizes-record.csv"
+    dest.write_text("protocol,lost,known,usable,kept\npaper,ugaritic,hebrew,1,1\nfair,ugaritic,hebrew,600,600\n",
+                    encoding="utf-8")
+    record_sizes(folder / "sizes.csv", dest)
+    with open(dest, encoding="utf-8", newline="") as f:
+        merged = list(csv.DictReader(f))
+    assert [r for r in merged if r["protocol"] == "paper"] == built     # its own rows replaced, not added to
+    assert [r["kept"] for r in merged if r["protocol"] == "fair"] == ["600"]
+    with open(SIZES, encoding="utf-8", newline="") as f:
+        committed = [r for r in csv.DictReader(f) if (r["protocol"], r["lost"]) == ("paper", "ugaritic")]
+    assert committed == built
 
 
 def test_a_comparisons_cost_counts_the_time_some_run_trained_and_the_segments():

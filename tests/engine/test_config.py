@@ -267,6 +267,12 @@ def test_presets_are_valid_and_described():
         for key, value in PRESETS[name].items():
             assert getattr(cfg, key) == value
     assert PRESET_INFO["ugaritic"].config().segmented is True
+    # each names the gold its values were fitted on, and --preset's help says it (issue 53)
+    assert all("gold" in p.fitted_on for p in PRESET_INFO.values())
+    assert "Linear B–Greek cognates' gold" in PRESET_INFO["linear-b"].fitted_on
+    assert "Ugaritic–Hebrew small set's gold" in PRESET_INFO["paper"].fitted_on
+    from engine.config import presets_help
+    assert all(f"{name} (fitted on {p.fitted_on})" in presets_help() for name, p in PRESET_INFO.items())
 
 
 # ---- stored configs --------------------------------------------------------------------------

@@ -131,7 +131,8 @@ def test_full_data_old_norse_keeps_root_geminates():
 
 
 def test_onvocab_runner_refuses_the_grids_results_file(capsys):
-    from benchmarks import gothic, gothic_onvocab
+    from benchmarks import gothic
+    from benchmarks.experiments import gothic_onvocab
     assert gothic_onvocab.main(["--data", "nowhere", "--results", str(gothic.RESULTS)]) == 2
     assert "not the grid's gothic.csv" in capsys.readouterr().err
 
@@ -142,7 +143,7 @@ def test_onvocab_runner_refuses_the_grids_results_file(capsys):
     ([], "no lost.csv, known.csv, gold.csv"),
 ])
 def test_onvocab_runner_refuses_bad_cells_and_missing_data_in_one_line(tmp_path, capsys, argv, message):
-    from benchmarks import gothic_onvocab
+    from benchmarks.experiments import gothic_onvocab
     assert gothic_onvocab.main(["--data", str(tmp_path / "nowhere"), "--results", str(tmp_path / "r.csv"),
                                 *argv]) == 2
     err = capsys.readouterr().err.strip().splitlines()

@@ -1,9 +1,9 @@
-"""benchmarks/gothic_warmstart.py: what a warm start copies from the PG model, and what it leaves."""
+"""benchmarks/experiments/gothic_warmstart.py: what a warm start copies from the PG model, and what it leaves."""
 
 import pytest
 import torch
 
-from benchmarks.gothic_warmstart import main, transfer
+from benchmarks.experiments.gothic_warmstart import main, transfer
 from engine.config import Config
 from engine.model.mapping import CharMapping
 from engine.model.phonology import DELETE

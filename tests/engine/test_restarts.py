@@ -261,7 +261,7 @@ def test_ten_times_the_distractors_restarts_find_what_the_paper_misses():
     restarts the start with the lowest final objective is kept, chosen without gold, and it finds the
     cognates. Two starts suffice for seed 0 (its second start is kept); the benchmark uses four and
     lifts every seed 0-4 to P@1 >= 0.75 (docs/benchmarks.md, "Large vocabularies": restarts)."""
-    from benchmarks.vocab_scaling import SYNTHETIC_SETTINGS, synthetic_problem
+    from benchmarks.experiments.vocab_scaling import SYNTHETIC_SETTINGS, synthetic_problem
 
     corpus, vocab, gold = synthetic_problem(10)
     assert len(vocab.stems) == 330

@@ -5,8 +5,8 @@ import collections
 
 import pytest
 
-from benchmarks.uga_mapping import mapping_state, standard_values
-from benchmarks.vocab_scaling import synthetic_problem
+from benchmarks.experiments.uga_mapping import mapping_state, standard_values
+from benchmarks.experiments.vocab_scaling import synthetic_problem
 from engine.config import Config
 from engine.corpus import PinnedValue
 from engine.training.trainer import Trainer
@@ -48,7 +48,7 @@ def test_the_synthetic_problem_can_be_dense_and_hold_words_without_a_cognate():
 
 
 def test_identical_forms_counts_the_words_written_as_their_cognate(tmp_path):
-    from benchmarks.uga_mapping import identical_forms
+    from benchmarks.experiments.uga_mapping import identical_forms
 
     (tmp_path / "lost.csv").write_text("id,text\nu:1,aby\nu:2,bny\nu:3,mlkt\nu:4,ab\n", encoding="utf-8")
     (tmp_path / "gold.csv").write_text("inscription_id,start,word_end,known\nu:1,0,3,aby\nu:2,0,3,bnh\n"
@@ -63,7 +63,7 @@ def test_identical_forms_counts_the_words_written_as_their_cognate(tmp_path):
 
 
 def test_a_bad_input_is_one_line_and_status_2(tmp_path, capsys):
-    from benchmarks.uga_mapping import main
+    from benchmarks.experiments.uga_mapping import main
 
     assert main(["--data", str(tmp_path), "--matches", str(tmp_path / "matches.csv")]) == 2
     err = capsys.readouterr().err
@@ -74,7 +74,7 @@ def test_a_bad_input_is_one_line_and_status_2(tmp_path, capsys):
 
 
 def test_the_standard_values_are_written_as_a_prior_the_run_reads(tmp_path):
-    from benchmarks.uga_mapping import main
+    from benchmarks.experiments.uga_mapping import main
     from engine.io.tables import read_prior
 
     (tmp_path / "lost.csv").write_text("id,text\nu:1,aby\nu:2,vx H\n", encoding="utf-8")
@@ -86,7 +86,7 @@ def test_the_standard_values_are_written_as_a_prior_the_run_reads(tmp_path):
 def test_a_runs_checkpoint_is_written_and_read_back_with_its_objective(tmp_path, capsys):
     import json
 
-    from benchmarks.uga_mapping import main
+    from benchmarks.experiments.uga_mapping import main
 
     (tmp_path / "lost.csv").write_text("id,text\nu:1,aby\nu:2,bny\nu:3,mlkt\n", encoding="utf-8")
     (tmp_path / "known.csv").write_text("form,ipa\naby,ʔbj\nbnh,bnh\nmlkt,mlkt\nabh,ʔbh\n", encoding="utf-8")
@@ -102,7 +102,7 @@ def test_a_runs_checkpoint_is_written_and_read_back_with_its_objective(tmp_path,
 
 
 def test_an_unwritable_output_and_a_bad_stem_count_are_one_line(tmp_path, capsys):
-    from benchmarks.uga_mapping import main
+    from benchmarks.experiments.uga_mapping import main
 
     (tmp_path / "lost.csv").write_text("id,text\nu:1,aby\n", encoding="utf-8")
     assert main(["--data", str(tmp_path), "--write-prior", str(tmp_path / "no" / "prior.csv")]) == 2

@@ -324,6 +324,11 @@ def test_run_panel_preset_and_short_word_warning(window):
     assert runs.form.config().min_span == 3
     note = runs.span_note.text()  # no written word of the sample is shorter than 3 letters
     assert note == "Every written word (160) is at least as long as the shortest span (3 letters).", note
+    # every preset's tooltip names the gold its values were fitted on (the Linear B one: in-sample)
+    tips = {runs.preset.itemData(i): runs.preset.itemData(i, Qt.ItemDataRole.ToolTipRole)
+            for i in range(1, runs.preset.count())}
+    assert all("Fitted on:" in tip for tip in tips.values()), tips
+    assert "Linear B–Greek cognates' gold" in tips["linear-b"] and "in-sample" in tips["linear-b"]
 
 
 # ---- 7: small things -------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 a corpus of L letters (one inscription, or K inscriptions), the Gothic-PG stems
 (benchmarks/.cache/gothic-pgm-wr0), building the trainer, one training step and one evaluation.
 
-    python -m benchmarks.memory_scaling --letters 20000 100000 400000 --inscriptions 1 1000
+    python -m benchmarks.experiments.memory_scaling --letters 20000 100000 400000 --inscriptions 1 1000
 
 Writes JSON lines to benchmarks/results/memory-scaling.jsonl (--out): the peak RSS (ru_maxrss) after
 the inscriptions exist, after the trainer is built, after a step and after an evaluation. The bytes per
@@ -22,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _rss() -> int:
@@ -75,7 +75,7 @@ def main(argv=None) -> int:
     with open(args.out, "a", encoding="utf-8") as f:
         for k in args.inscriptions:
             for n in args.letters:
-                out = subprocess.run([sys.executable, "-m", "benchmarks.memory_scaling", "--child", str(n), str(k)],
+                out = subprocess.run([sys.executable, "-m", "benchmarks.experiments.memory_scaling", "--child", str(n), str(k)],
                                      cwd=ROOT, env=env, capture_output=True, text=True)
                 if out.returncode != 0:
                     print(out.stderr[-2000:], file=sys.stderr)

@@ -1,6 +1,6 @@
 """The Gothic–ON base cells of issue 13 item 5 on a given data folder (old or rebuilt vocabulary).
 
-    python -m benchmarks.gothic_onvocab --data build/gothic --results benchmarks/results/gothic-onvocab.csv
+    python -m benchmarks.experiments.gothic_onvocab --data build/gothic --results benchmarks/results/gothic-onvocab.csv
 
 Runs, one after another in this process, the grid's cells ON WR 100 % base γ 10 → 3.5 seeds 0
 and 1 and ON WR 0 % base γ 0 → 3.5 seed 0 (``--cells`` picks some by index) with
@@ -22,7 +22,7 @@ CELLS = (gothic.Cell("on", "1", "base", "10-3.5", 0), gothic.Cell("on", "1", "ba
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.gothic_onvocab", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m benchmarks.experiments.gothic_onvocab", description=__doc__.splitlines()[0])
     p.add_argument("--data", type=Path, required=True, help="folder with non-wr0/ and non-wr100/ (the builder's output)")
     p.add_argument("--results", type=Path, required=True, help="CSV to append rows to (never the grid's gothic.csv)")
     p.add_argument("--cells", default="0,1,2", help="indices into the three cells (default all)")

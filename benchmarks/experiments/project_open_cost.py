@@ -1,6 +1,6 @@
 """Cost of the open-time checks (schema objects + stored cells, issue 28) on a large project.
 
-    PYTHONPATH=$PWD python -m benchmarks.project_open_cost
+    PYTHONPATH=$PWD python -m benchmarks.experiments.project_open_cost
 """
 import statistics
 import tempfile

@@ -14,7 +14,7 @@ Kinds (each drawn with a fixed seed, so the files are the same on every machine)
 Each is trained from scratch with ``--preset linear-b`` and the result (P@1, P@10, the signs at
 their standard value) goes to benchmarks/results/syllables/diagnosis.jsonl.
 
-    python -m benchmarks.syllable_diagnosis [--steps 600] [--kinds clean codas ...] [--jobs 2]
+    python -m benchmarks.experiments.syllable_diagnosis [--steps 600] [--kinds clean codas ...] [--jobs 2]
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from pathlib import Path
 
 from benchmarks.commit import short_commit
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "benchmarks" / "results" / "syllables"
 CACHE = ROOT / "benchmarks" / ".cache" / "syllable-diagnosis"
 SHARED = Path(os.environ.get("DECIPHER_SHARED_DATA", ROOT.parent / "shared" / "data"))

@@ -1,11 +1,11 @@
 """How the character mapping develops while a Ugaritic–Hebrew run trains (issue 15, item 1: why
 training on the full set goes wrong where the small set's does not).
 
-    python -m benchmarks.uga_mapping --data data/uga-small --at 100 200 500 1000 3000 --seed 0
-    python -m benchmarks.uga_mapping --data data/uga-full --at 100 200 500 1000 --seed 0 --set candidate_stems=64
-    python -m benchmarks.uga_mapping --data data/uga-full --checkpoint RUN/seed-0/checkpoint.pt   # a run's mapping
-    python -m benchmarks.uga_mapping --data data/uga-full --matches RUN/seed-0/matches.csv        # its identical forms
-    python -m benchmarks.uga_mapping --data data/uga-full --write-prior PRIOR.csv                 # the standard values
+    python -m benchmarks.experiments.uga_mapping --data data/uga-small --at 100 200 500 1000 3000 --seed 0
+    python -m benchmarks.experiments.uga_mapping --data data/uga-full --at 100 200 500 1000 --seed 0 --set candidate_stems=64
+    python -m benchmarks.experiments.uga_mapping --data data/uga-full --checkpoint RUN/seed-0/checkpoint.pt   # a run's mapping
+    python -m benchmarks.experiments.uga_mapping --data data/uga-full --matches RUN/seed-0/matches.csv        # its identical forms
+    python -m benchmarks.experiments.uga_mapping --data data/uga-full --write-prior PRIOR.csv                 # the standard values
 
 The cognate file writes Ugaritic and Hebrew in one transliteration (``akl`` ~ ``akl``), so the
 reading that shares a letter's transliteration (or, for the five consonants Hebrew merged, the

@@ -1,6 +1,6 @@
 """Gothic–ON (or OE) base started from a Gothic–PG run's character mapping (issue 13: why ON base fails).
 
-    python -m benchmarks.gothic_warmstart --target on --wr 1 --seed 0 --parts features all \\
+    python -m benchmarks.experiments.gothic_warmstart --target on --wr 1 --seed 0 --parts features all \\
         --out benchmarks/results/gothic-warmstart.jsonl
 
 The authors kept feature embeddings "from a Gothic run" (``got.pretrained.pth``,
@@ -72,7 +72,7 @@ def _trainer(cell: gothic.Cell, cache: Path):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.gothic_warmstart", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m benchmarks.experiments.gothic_warmstart", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--target", choices=("on", "oe"), default="on")
     p.add_argument("--donor", choices=("pg", "on", "oe"), default="pg", help="the language of the run started from")

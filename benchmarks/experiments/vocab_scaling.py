@@ -4,12 +4,12 @@
 Synthetic (seconds to minutes): a cipher of engine/datasets/synthetic.py (whole words, as Ugaritic) whose
 vocabulary is the true stems plus M times as many random distractor stems of the same sound system:
 
-    python -m benchmarks.vocab_scaling synthetic --multipliers 0 10 --candidate-stems 0 16 --seeds 0 1 2
+    python -m benchmarks.experiments.vocab_scaling synthetic --multipliers 0 10 --candidate-stems 0 16 --seeds 0 1 2
 
 Real: the small set's words and gold against its own stems plus stems drawn (seeded) from the full
 set's vocabulary, up to each size (CSV files from ``decipher import-cog``; see docs/benchmarks.md):
 
-    python -m benchmarks.vocab_scaling real --lost data/uga-small/lost.csv --gold data/uga-small/gold.csv \\
+    python -m benchmarks.experiments.vocab_scaling real --lost data/uga-small/lost.csv --gold data/uga-small/gold.csv \\
         --known data/uga-small/known.csv --extra-known data/uga-full/known.csv \\
         --sizes 4071 8000 16000 39216 --candidate-stems 0 4096 --steps 3000 --seeds 0
 
@@ -22,7 +22,7 @@ the final evaluation's time and peak RSS.
 Eval (real): the time of one evaluation (every word against every stem) of a model trained
 ``--steps`` steps (default 0), with its P@K, e.g. the full set's 7,235 words against its 39,216 stems:
 
-    python -m benchmarks.vocab_scaling eval --lost data/uga-full/lost.csv --known data/uga-full/known.csv \\
+    python -m benchmarks.experiments.vocab_scaling eval --lost data/uga-full/lost.csv --known data/uga-full/known.csv \\
         --gold data/uga-full/gold.csv --steps 20
 
 Ranking (synthetic; does the objective after S steps already rank starts as their final P@1?):
@@ -30,7 +30,7 @@ each seed trains once, its gold-free objective over the corpus is taken at each 
 and the summary says, for every S and every group of R starts, how good the start with the lowest
 objective at S ends up (what ``restarts = R`` would keep):
 
-    python -m benchmarks.vocab_scaling ranking --multipliers 10 --seeds 0 1 2 3 4 5 6 7 --at 10 25 50 100
+    python -m benchmarks.experiments.vocab_scaling ranking --multipliers 10 --seeds 0 1 2 3 4 5 6 7 --at 10 25 50 100
 """
 
 from __future__ import annotations
@@ -434,7 +434,7 @@ def main(argv=None) -> int:
             print(f"already in {args.out}: {json.dumps(spec_key(spec))}", file=sys.stderr, flush=True)
             rows.append(recorded)
             continue
-        res = subprocess.run([sys.executable, "-m", "benchmarks.vocab_scaling", args.mode, "--one", json.dumps(spec)],
+        res = subprocess.run([sys.executable, "-m", "benchmarks.experiments.vocab_scaling", args.mode, "--one", json.dumps(spec)],
                              capture_output=True, text=True)
         if res.returncode != 0:
             print(res.stderr, file=sys.stderr)

@@ -1,0 +1,111 @@
+"""benchmarks/commit.py and benchmarks/provenance.py: every result file's commit and command (issue 53 item 2).
+A benchmark run records the files it wrote; the older files get theirs from their own rows, git history and
+the docs, or say "unknown"."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+from benchmarks import commit, provenance
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_command_is_the_benchmark_as_started_and_nothing_for_another_main():
+    bench = types.SimpleNamespace(__spec__=types.SimpleNamespace(name="benchmarks.gothic"), __file__="x")
+    assert commit.command_line(bench, ["--wr", "1", "a b"]) == "python -m benchmarks.gothic --wr 1 'a b'"
+    by_path = types.SimpleNamespace(__spec__=None, __file__=str(ROOT / "benchmarks" / "gui_responsiveness.py"))
+    assert commit.command_line(by_path, ["--load", "2"]) == "python benchmarks/gui_responsiveness.py --load 2"
+    pytest_main = types.SimpleNamespace(__spec__=types.SimpleNamespace(name="pytest"), __file__="p")
+    assert commit.command_line(pytest_main, []) is None
+    elsewhere = types.SimpleNamespace(__spec__=None, __file__="/tmp/x.py")
+    assert commit.command_line(elsewhere, []) is None
+
+
+def test_record_sets_the_rows_of_its_files_and_keeps_the_others(tmp_path):
+    index = tmp_path / "PROVENANCE.tsv"
+    a, b = ROOT / "benchmarks" / "results" / "gothic.csv", ROOT / "benchmarks" / "results" / "closeness.csv"
+    commit.record([a, b], commit="abc1234", command="python -m benchmarks.x", index=index)
+    commit.record([b], commit="def5678+changes", command="python -m benchmarks.y --z", index=index)
+    rows = commit.read_index(index)
+    assert rows["benchmarks/results/gothic.csv"]["commit"] == "abc1234"
+    assert rows["benchmarks/results/closeness.csv"] == {
+        "file": "benchmarks/results/closeness.csv", "commit": "def5678+changes",
+        "command": "python -m benchmarks.y --z", "how": commit.RUN}
+
+
+def test_changed_since_is_the_files_new_or_rewritten_after_the_snapshot(tmp_path):
+    (tmp_path / "old.csv").write_text("a\n", encoding="utf-8")
+    (tmp_path / "same.csv").write_text("a\n", encoding="utf-8")
+    (tmp_path / ".hidden").write_text("a\n", encoding="utf-8")
+    before = commit.snapshot(tmp_path)
+    assert set(before) == {tmp_path / "old.csv", tmp_path / "same.csv"}
+    os.utime(tmp_path / "old.csv", ns=(before[tmp_path / "old.csv"] + 10**9,) * 2)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "new.jsonl").write_text("{}\n", encoding="utf-8")
+    assert sorted(commit.changed_since(before, tmp_path)) == [tmp_path / "old.csv", tmp_path / "sub" / "new.jsonl"]
+
+
+def test_a_benchmark_run_records_what_it_wrote_and_an_import_records_nothing(tmp_path):
+    """In a copy of the repository's benchmarks/ and engine/: `python -m benchmarks.NAME` writes its row;
+    a process that only imports the package (a test, a worker) writes none."""
+    root = tmp_path / "repo"
+    (root / "benchmarks" / "results").mkdir(parents=True)
+    for name in ("__init__.py", "commit.py"):
+        (root / "benchmarks" / name).write_text((ROOT / "benchmarks" / name).read_text(encoding="utf-8"),
+                                                encoding="utf-8")
+    (root / "benchmarks" / "tiny.py").write_text(
+        "import sys\nfrom pathlib import Path\n"
+        "Path(__file__).parent.joinpath('results', 'tiny.json').write_text('{}', encoding='utf-8')\n",
+        encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=f"{root}{os.pathsep}{ROOT}")
+    subprocess.run([sys.executable, "-c", "import benchmarks.commit"], cwd=root, env=env, check=True)
+    assert not (root / "benchmarks" / "results" / "PROVENANCE.tsv").exists()
+    subprocess.run([sys.executable, "-m", "benchmarks.tiny", "--flag", "1"], cwd=root, env=env, check=True)
+    rows = list(commit.read_index(root / "benchmarks" / "results" / "PROVENANCE.tsv").values())
+    assert [(r["file"], r["command"], r["how"]) for r in rows] == [
+        ("benchmarks/results/tiny.json", "python -m benchmarks.tiny --flag 1", commit.RUN)]
+    assert rows[0]["commit"]        # "unknown" here: the copy is no git checkout
+
+
+def test_backfill_takes_the_files_own_commit_and_command_then_the_docs(tmp_path, monkeypatch):
+    results = tmp_path / "benchmarks" / "results"
+    results.mkdir(parents=True)
+    monkeypatch.setattr(provenance, "RESULTS", results)
+    monkeypatch.setattr(provenance, "ROOT", tmp_path)
+    own = results / "own.jsonl"
+    own.write_text(json.dumps({"commit": "1234abc", "command": "python -m benchmarks.speed --json"}) + "\n"
+                   + json.dumps({"commit": "5678def"}) + "\n", encoding="utf-8")
+    row = provenance.backfill_row(own)
+    assert row["commit"] == "1234abc 5678def" and row["command"] == "python -m benchmarks.speed --json"
+    assert "the file's own rows" in row["how"] and "command: the file's own" in row["how"]
+    doc = tmp_path / "page.md"
+    doc.write_text("A paragraph: `python -m benchmarks.a --x` and `python -m benchmarks.b --out "
+                   "benchmarks/results/cited.csv` wrote `cited.csv`.\n\n"
+                   "| what | `python -m benchmarks.c` | `two.csv` |\n"
+                   "| more | `python -m benchmarks.d --k 2` | `two.csv` |\n\n"
+                   "Nothing runnable beside `lonely.csv`.\n", encoding="utf-8")
+    for name in ("cited.csv", "two.csv", "lonely.csv"):
+        (results / name).write_text("a\n", encoding="utf-8")
+    assert provenance.docs_command(results / "cited.csv", [doc]) == (
+        "python -m benchmarks.b --out benchmarks/results/cited.csv", "command: page.md:1, the command that names the file")
+    cmd, how = provenance.docs_command(results / "two.csv", [doc])
+    assert cmd == "python -m benchmarks.c ; python -m benchmarks.d --k 2" and "one or more of them wrote it" in how
+    assert provenance.docs_command(results / "lonely.csv", [doc]) is None
+
+
+def test_the_index_row_of_an_older_file_says_unknown_when_nothing_shows_its_command(monkeypatch, tmp_path):
+    results = tmp_path / "benchmarks" / "results"
+    results.mkdir(parents=True)
+    (results / "orphan.txt").write_text("numbers\n", encoding="utf-8")
+    monkeypatch.setattr(provenance, "RESULTS", results)
+    monkeypatch.setattr(provenance, "ROOT", tmp_path)
+    monkeypatch.setattr(provenance, "DOCS", [])
+    row = provenance.backfill_row(results / "orphan.txt")
+    assert row["file"] == "benchmarks/results/orphan.txt"
+    assert row["command"] == "unknown" and row["commit"] == "unknown"
+    assert "unknown" in row["how"]
