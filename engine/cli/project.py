@@ -21,6 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Sequence, TextIO
 
+from engine.cli.options import add_dotted_argument
 from engine.errors import DecipherError, InputError
 from engine.project import exporting, importing
 from engine.project.store import Project
@@ -95,9 +96,7 @@ def _add_verbs(parser: argparse.ArgumentParser) -> None:
                         "or what the header shows)")
     p.add_argument("--encoding", metavar="NAME",
                    help="the file's encoding, e.g. latin-1 or cp1252 (default: UTF-8, or UTF-16 by its BOM)")
-    p.add_argument("--dotted-letters", action="store_true",
-                   help="--lost/--text: a dot below is part of the letter (ṣ ṭ ḥ of a transliteration), "
-                        "not the Leiden mark of an uncertain letter")
+    add_dotted_argument(p, legacy=True)   # --lost/--text
     p.add_argument("--lost-notation", choices=("signs", "linear-b"), default="signs",
                    help="--lost: how the text column writes the signs: signs (as they are; default) or linear-b "
                         "(the conventional transliteration a-e-ri-qo-ta, read into the Unicode signs)")
@@ -242,8 +241,10 @@ def _import(args, out: TextIO) -> int:
     notation = getattr(args, "lost_notation", "signs") or "signs"
     if notation != "signs" and kind != "lost":
         raise InputError(f"--lost-notation reads a --lost file, not --{kind}")
+    if getattr(args, "dotted", None) is not None and kind not in ("lost", "text"):
+        raise InputError(f"--dotted says how a --lost or --text file writes its letters, not --{kind}")
     with Project.open(args.file) as project:
-        dotted = "letter" if getattr(args, "dotted_letters", False) else "uncertain"
+        dotted = getattr(args, "dotted", None)
         if kind == "lost":
             cid = importing.import_lost(project, source, name=args.name, dotted=dotted, notation=notation,
                                         **csv_options)

@@ -7,6 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from engine.cli.options import add_dotted_argument
 from engine.config import PRESETS
 from engine.errors import DecipherError
 
@@ -34,6 +35,7 @@ def add_sweep_parser(sub) -> None:
                                    "in OUT are not redone.")
     src = p.add_argument_group("input files (or --project)")
     src.add_argument("--lost", type=Path, help="LOST.csv: id,text")
+    add_dotted_argument(src)
     src.add_argument("--known", nargs="+", default=[], metavar="KNOWN",
                      help="KNOWN.csv files (with --project: known-language names in the project)")
     src.add_argument("--gold", type=Path, help="GOLD.csv: inscription_id,start,word_end,known (for P@K)")
@@ -134,7 +136,7 @@ def _sweep_locked(args, out: Path, base, combos, seeds) -> int:
         for k in args.known:
             if not Path(k).is_file():
                 raise DecipherError(f"{k}: no such known-vocabulary file")
-        files = read_run_files(args.lost, gold=args.gold, prior=args.prior)
+        files = read_run_files(args.lost, gold=args.gold, prior=args.prior, dotted=args.dotted)
         corpus, gold, pins = files.corpus, files.gold, files.pins
         total = sum(len(i.text.replace(" ", "")) for i in corpus.inscriptions)
         paths = {Path(k).stem: Path(k) for k in args.known}
@@ -223,7 +225,8 @@ def cmd_run_seeds(args) -> int:
         from engine.runs.inputs import inputs_from_files
 
         inputs = inputs_from_files(args.lost, args.known, config, gold=args.gold, prior=args.prior,
-                                   lost_notation=getattr(args, "lost_notation", "signs"))
+                                   lost_notation=getattr(args, "lost_notation", "signs"),
+                                   dotted=getattr(args, "dotted", None))
         from engine.runs.warnings import run_warnings
 
         # once for the group, before any seed trains (the seeds' own sessions have no terminal to say it on)
