@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Sequence
 
 from engine import __version__
-from engine.cli.options import add_dotted_argument
+from engine.cli.options import add_dotted_argument, add_known_system_argument
 from engine.config import FLAG_SETTINGS, PRESETS, Config, config_from_options, resume_overrides
 from engine.errors import DecipherError
 from engine.io.linear_b import NOTATIONS as LOST_NOTATIONS
@@ -30,6 +30,7 @@ def _add_run_parser(sub) -> None:
                           "(the conventional transliteration a-e-ri-qo-ta, read into the Unicode signs)")
     add_dotted_argument(src)
     src.add_argument("--known", type=Path, help="KNOWN.csv: form,ipa[,gloss]")
+    add_known_system_argument(src)
     src.add_argument("--gold", type=Path, help="GOLD.csv: inscription_id,start,word_end,known")
     src.add_argument("--prior", type=Path, help="PRIOR.csv: lost,known_ipa[,weight]: pinned values")
     proj = p.add_argument_group("project file")
@@ -188,6 +189,9 @@ def cmd_run(args) -> int:
     if args.project is not None and args.dotted is not None:
         raise DecipherError("--dotted reads a --lost file; a project's corpus was read when imported "
                             "(give it to `decipher project import P --lost FILE --dotted ...`)")
+    if args.project is not None and args.system is not None:
+        raise DecipherError("--system reads a --known file; a project's known language was read when imported "
+                            "(give it to `decipher project import P --known FILE --system ...`)")
     if getattr(args, "seeds", None):  # several seeds and their consensus: engine/runs/seeds.py
         from engine.cli.sweep import cmd_run_seeds
         return cmd_run_seeds(args)
@@ -227,7 +231,7 @@ def cmd_run(args) -> int:
 
     inputs = inputs_from_files(args.lost, args.known, config, gold=args.gold, prior=args.prior,
                                resume=args.resume, overrides=overrides, lost_notation=args.lost_notation,
-                               dotted=args.dotted)
+                               dotted=args.dotted, known_system=args.system)
     out = prepare_output_folder(args.out)
     with out_lock(out):
         outcome = run_in_folder(inputs, out, sinks=[ProgressBar(quiet=args.quiet)], checkpoint_every_s=every * 60,

@@ -19,3 +19,12 @@ def add_dotted_argument(parser, *, legacy: bool = False) -> None:
     if legacy:
         parser.add_argument("--dotted-letters", dest="dotted", action="store_const", const="letter",
                             help=argparse.SUPPRESS)
+
+
+def add_known_system_argument(parser) -> None:
+    """``--system NAME``: a KNOWN file's ipa column is written in this transcription system (a
+    transliteration such as semitic-translit) and is transcribed into IPA when read, as the
+    refusal of a transliteration in an IPA column suggests (engine.io.tables.read_known)."""
+    parser.add_argument("--system", metavar="TRANSCRIPTION",
+                        help="the KNOWN file's ipa column is written in this transcription system (e.g. "
+                             "semitic-translit) and is transcribed into IPA when read")

@@ -85,8 +85,9 @@ def _add_verbs(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--language", help="known language: its name for --known/--cog/--wordlist; "
                                       "which one to take from --cldf; the run's language for --matches")
     p.add_argument("--corpus", help="corpus the --gold (or --matches) file belongs to")
-    p.add_argument("--system", help="transcription system for --wordlist, --cog (default semitic) "
-                                    "and CLDF forms without Segments")
+    p.add_argument("--system", help="transcription system for --wordlist, --cog (default semitic), "
+                                    "CLDF forms without Segments, and --known whose ipa column is written in "
+                                    "a transliteration (e.g. semitic-translit)")
     p.add_argument("--skip-unknown", action="store_true",
                    help="--wordlist/--cog: leave out words that cannot be transcribed instead of failing")
     p.add_argument("--columns", type=_columns, metavar="OURS=THEIRS,…",
@@ -241,6 +242,9 @@ def _import(args, out: TextIO) -> int:
     notation = getattr(args, "lost_notation", "signs") or "signs"
     if notation != "signs" and kind != "lost":
         raise InputError(f"--lost-notation reads a --lost file, not --{kind}")
+    if args.system is not None and kind not in ("known", "wordlist", "cog", "cldf"):
+        raise InputError(f"--system says how a --known, --wordlist, --cog or --cldf file writes its forms, "
+                         f"not --{kind}")
     if getattr(args, "dotted", None) is not None and kind not in ("lost", "text"):
         raise InputError(f"--dotted says how a --lost or --text file writes its letters, not --{kind}")
     with Project.open(args.file) as project:
@@ -257,7 +261,8 @@ def _import(args, out: TextIO) -> int:
             cid = importing.import_hesperia(project, source, name=args.name, encoding=args.encoding)
             message = _corpus_message(project, cid)
         elif kind == "known":
-            lid = importing.import_known(project, source, name=args.name or args.language, **csv_options)
+            lid = importing.import_known(project, source, name=args.name or args.language, system=args.system,
+                                         **csv_options)
             message = _language_message(project, lid)
         elif kind == "cldf":
             lid = importing.import_cldf(project, source, name=args.name, language=args.language,

@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from engine.cli.options import add_dotted_argument
+from engine.cli.options import add_dotted_argument, add_known_system_argument
 from engine.config import PRESETS
 from engine.errors import DecipherError
 
@@ -38,6 +38,7 @@ def add_sweep_parser(sub) -> None:
     add_dotted_argument(src)
     src.add_argument("--known", nargs="+", default=[], metavar="KNOWN",
                      help="KNOWN.csv files (with --project: known-language names in the project)")
+    add_known_system_argument(src)
     src.add_argument("--gold", type=Path, help="GOLD.csv: inscription_id,start,word_end,known (for P@K)")
     src.add_argument("--prior", type=Path, help="PRIOR.csv: lost,known_ipa[,weight]: pinned values for every run")
     proj = p.add_argument_group("project file")
@@ -145,7 +146,7 @@ def _sweep_locked(args, out: Path, base, combos, seeds) -> int:
         planned = plan(list(paths), combos, seeds)
 
         def make_items(known: str):
-            vocabulary = Vocabulary(known, tuple(read_known(paths[known])))  # read when its runs are due
+            vocabulary = Vocabulary(known, tuple(read_known(paths[known], system=args.system)))  # read when due
 
             def item(p):
                 return RunItem(out / p.run_dir, known, p.seed, _settings(p),
@@ -226,7 +227,8 @@ def cmd_run_seeds(args) -> int:
 
         inputs = inputs_from_files(args.lost, args.known, config, gold=args.gold, prior=args.prior,
                                    lost_notation=getattr(args, "lost_notation", "signs"),
-                                   dotted=getattr(args, "dotted", None))
+                                   dotted=getattr(args, "dotted", None),
+                                   known_system=getattr(args, "system", None))
         from engine.runs.warnings import run_warnings
 
         # once for the group, before any seed trains (the seeds' own sessions have no terminal to say it on)

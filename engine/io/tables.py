@@ -278,14 +278,23 @@ class _LostRows:
 class _KnownRows:
     required, optional = KNOWN_COLUMNS, ("gloss", "source")
 
-    def __init__(self, path, *, source: str | None = None, ipa: IpaChecker | None = None, **_):
+    def __init__(self, path, *, source: str | None = None, ipa: IpaChecker | None = None,
+                 system: str | None = None, **_):
         self.path = path
         self.source = source or Path(path).name
         self.ipa = ipa or IpaChecker(path)
+        #: the ipa column is written in this transcription system (a transliteration) and read into IPA
+        self.transcribe = None
+        if system:
+            from engine.io.transcription import transcriber
+
+            self.transcribe = transcriber(system)
 
     def __call__(self, line: int, row: dict) -> Stem | None:
         form = _need(row, "form", self.path, line)
         ipa = _need(row, "ipa", self.path, line)
+        if self.transcribe is not None:
+            ipa = self.transcribe(ipa, path=self.path, line=line)
         units = self.ipa.units(ipa, source=f"form {form!r}", line=line)
         if units is None:
             return None
@@ -468,11 +477,14 @@ def read_plain_text(path: str | Path, *, id_prefix: str | None = None,
 
 def read_known(path: str | Path, *, columns: Mapping[str, str] | None = None,
                delimiter: str | None = None, source: str | None = None,
-               encoding: str | None = None) -> list[Stem]:
+               encoding: str | None = None, system: str | None = None) -> list[Stem]:
     """KNOWN.csv: ``form,ipa`` plus optional ``gloss`` and ``source``; every IPA string is
-    checked, and every unknown symbol of the file is reported (up to UNKNOWN_SYMBOLS_SHOWN)."""
+    checked, and every unknown symbol of the file is reported (up to UNKNOWN_SYMBOLS_SHOWN).
+    ``system``: the ``ipa`` column is written in this transcription system (e.g. the
+    transliteration ``semitic-translit``) and is transcribed into IPA first (a cell it cannot
+    transcribe is a TranscriptionError naming file, line and characters)."""
     return _read_table("known", path, columns=columns, delimiter=delimiter, encoding=encoding,
-                       what="stems", source=source)
+                       what="stems", source=source, system=system)
 
 
 class GoldRows(list):

@@ -89,12 +89,14 @@ def import_text(project: Project, path: str | Path, *, name: str | None = None,
 
 def import_known(project: Project, path: str | Path, *, name: str | None = None,
                  columns: Columns = None, delimiter: str | None = None,
-                 encoding: str | None = None) -> int:
+                 encoding: str | None = None, system: str | None = None) -> int:
     """KNOWN.csv/.tsv → a new known language (every IPA string checked, every unknown symbol
-    listed, an IPA string with no sound refused); returns its id."""
+    listed, an IPA string with no sound refused); returns its id. ``system``: the ipa column is
+    in that transcription system, transcribed to IPA (tables.read_known)."""
     path = Path(path)
-    stems = tables.read_known(path, columns=columns, delimiter=delimiter, encoding=encoding)
-    return project.add_language(_name(name, path), stems, source=str(path), format="known")
+    stems = tables.read_known(path, columns=columns, delimiter=delimiter, encoding=encoding, system=system)
+    return project.add_language(_name(name, path), stems, source=str(path),
+                                format=f"known:{system}" if system else "known")
 
 
 class GoldImport(int):
