@@ -172,8 +172,34 @@ def cmd_dataset(args) -> int:
 
 
 def config_of(args) -> Config:
-    """The settings of ``decipher run`` from its options (engine.config.config_from_options)."""
-    return config_from_options(**_setting_options(args))
+    """The settings of ``decipher run`` from its options (engine.config.config_from_options); with
+    ``--project`` and neither ``--preset`` nor ``--config``, the project's stored run settings are
+    the base (as the app's Run panel starts from them), ``--set`` and the flags on top."""
+    stored = None
+    if getattr(args, "project", None) is not None and getattr(args, "resume", None) is None:
+        from engine.datasets.sample import RUN_CONFIG_KEY
+        from engine.project.store import Project
+
+        with Project.open(args.project) as project:
+            stored = project.setting(RUN_CONFIG_KEY)
+    return config_from_options(stored=stored, **_setting_options(args))
+
+
+def keep_settings(args, config: Config) -> None:
+    """``decipher run --project P --preset NAME`` (or ``--config FILE``): P keeps the run's settings
+    as its run settings, as the app's "Save as defaults" does, so that the app (and the next ``run
+    --project`` without a preset) trains with them; said on stderr."""
+    if getattr(args, "project", None) is None or getattr(args, "resume", None) is not None \
+            or not (args.preset or args.config):
+        return
+    from engine.datasets.sample import RUN_CONFIG_KEY
+    from engine.project.store import Project
+
+    with Project.open(args.project) as project:
+        project.set_setting(RUN_CONFIG_KEY, config.to_dict())
+    what = f"preset {args.preset}" if args.preset else f"settings of {args.config}"
+    print(f"note: {args.project} keeps this run's settings ({what}) as its run settings: the app's Run panel "
+          "and `decipher run --project` without --preset start from them", file=sys.stderr)
 
 
 def _setting_options(args) -> dict:
@@ -215,6 +241,7 @@ def cmd_run(args) -> int:
     if args.project is not None:
         from engine.project.runner import run_in_project
 
+        keep_settings(args, config)
         with out_lock(args.out):
             _, outcome = run_in_project(args.project, config=config, corpus=args.corpus, language=args.language,
                                         resume=args.resume, overrides=overrides, out=args.out,

@@ -66,6 +66,9 @@ def _add_verbs(parser: argparse.ArgumentParser) -> None:
     p = verbs.add_parser("new", help="make a new, empty project file")
     p.add_argument("file", type=Path, help="the project file to make (e.g. my.decipher)")
     p.add_argument("--force", action="store_true", help="replace an existing file")
+    p.add_argument("--preset", metavar="NAME",
+                   help="the project's run settings: a preset (paper, ugaritic, iberian, linear-b), as File > New "
+                        "offers; the app's Run panel and `decipher run --project` start from them")
 
     p = verbs.add_parser("import", help="import data into a project (all or nothing)")
     p.add_argument("file", type=Path, help="the project file")
@@ -218,9 +221,29 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _new(args, out: TextIO) -> int:
-    Project.create(args.file, overwrite=args.force).close()
-    print(f"created {args.file}", file=out)
+    settings = _preset_settings(getattr(args, "preset", None))   # checked before the file is made
+    project = Project.create(args.file, overwrite=args.force)
+    try:
+        if settings is not None:
+            from engine.datasets.sample import RUN_CONFIG_KEY
+
+            project.set_setting(RUN_CONFIG_KEY, settings)
+    finally:
+        project.close()
+    print(f"created {args.file}" + (f" (run settings: preset {args.preset})" if settings is not None else ""),
+          file=out)
     return 0
+
+
+def _preset_settings(name: str | None) -> dict | None:
+    """The run settings of preset ``name`` (None: none given); an unknown name is an InputError."""
+    if name is None:
+        return None
+    from engine.config import PRESET_INFO
+
+    if name not in PRESET_INFO:
+        raise InputError(f"unknown preset {name!r}; the presets are {', '.join(PRESET_INFO)}")
+    return PRESET_INFO[name].config().to_dict()
 
 
 def _import(args, out: TextIO) -> int:

@@ -203,7 +203,7 @@ def _settings(p) -> str:
 
 def cmd_run_seeds(args) -> int:
     """``decipher run --seeds …``: one run per seed plus the consensus."""
-    from engine.cli.main import config_of
+    from engine.cli.main import config_of, keep_settings
     from engine.runs.seeds import run_seeds, run_seeds_in_project
     from engine.runs.workers import check_workers
 
@@ -217,6 +217,7 @@ def cmd_run_seeds(args) -> int:
         raise DecipherError("decipher run --seeds needs --out (the folder for seed-K/, consensus.csv, metrics.json)")
     config = config_of(args)
     if args.project is not None:
+        keep_settings(args, config)
         outcome = run_seeds_in_project(args.project, config, args.seeds, args.out, corpus=args.corpus,
                                        language=args.language, workers=args.workers, log=_log,
                                        force_rerun=args.force_rerun)
