@@ -182,6 +182,12 @@ def config_of(args) -> Config:
 
         with Project.open(args.project) as project:
             stored = project.setting(RUN_CONFIG_KEY)
+        if stored and not (args.preset or args.config):
+            # a value a newer check refuses falls back to its default, said (as the app's Run panel does)
+            usable, notes = Config.from_stored(stored)
+            for line in notes:
+                print(f"note: {args.project}'s run settings: {line}", file=sys.stderr)
+            stored = usable.to_dict()
     return config_from_options(stored=stored, **_setting_options(args))
 
 

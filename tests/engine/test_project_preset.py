@@ -51,3 +51,13 @@ def test_a_cli_run_with_a_preset_leaves_it_in_the_project(tmp_path, capsys):
     assert stored == PRESET_INFO["ugaritic"].config(steps=2, anneal_steps=2, eval_interval=0,
                                                     chars_per_batch=200, device="cpu")
     assert run.settings() == stored
+
+
+def test_a_stored_value_now_refused_falls_back_and_is_said(tmp_path, capsys):
+    path = tmp_path / "p.decipher"
+    assert project_main(["new", str(path), "--preset", "linear-b"]) == 0
+    with Project.open(path) as p:
+        p.set_setting(RUN_CONFIG_KEY, {**p.setting(RUN_CONFIG_KEY), "lr": 1000.0})
+    config = config_of(build_parser().parse_args(["run", "--project", str(path)]))
+    assert config.signs == "syllables" and config.lr == Config().lr
+    assert "run settings: " in capsys.readouterr().err

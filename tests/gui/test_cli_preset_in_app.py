@@ -4,7 +4,10 @@ in the app: the Run panel takes the project's stored run settings, and Start tra
 
 from __future__ import annotations
 
+import csv
+
 from engine.cli.project import main as project_main
+from engine.io.linear_b import TO_SIGN
 from engine.config import PRESET_INFO
 from engine.project.recording import mapping_of
 
@@ -45,3 +48,12 @@ def test_a_linear_b_project_made_on_the_cli_trains_with_the_syllable_model_in_th
         w.save_state_on_close = False
         w.close()
         dispose(w)
+    # the CLI's sign-value export of that run, through a display table: Linear B as its
+    # transliteration (ka), not the raw glyph (as the app's grid export shows it)
+    out = tmp_path / "signs.csv"
+    assert project_main(["export", str(path), "--sign-values", str(out), "--run", str(run.id),
+                         "--lost-display", "linear-b-transliteration"]) == 0
+    rows = list(csv.DictReader(out.open(encoding="utf-8")))
+    assert rows and rows[0]["slot"] in ("onset", "vowel")
+    shown = {r["sign"]: r["shown"] for r in rows}
+    assert shown and all(v.isascii() and v != sign and TO_SIGN[v] == sign for sign, v in shown.items())
