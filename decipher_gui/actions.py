@@ -13,6 +13,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from engine.errors import DecipherError
+from engine.io.text import DottedLettersUnchosen
 from engine.project.store import Project
 
 from . import settings
@@ -322,6 +323,9 @@ class WindowActions(QObject):
         command = ImportCommand(f"Import {Path(path).name}", importer_for(kind, path, **options))
         try:
             self.w.doc.execute(command)
+        except DottedLettersUnchosen as exc:  # what a dot below is is the user's to say: asked, never guessed
+            self.dotted_box(kind, path, exc, options)
+            return False
         except Exception as exc:  # noqa: BLE001 - any failure of an importer is shown, never raised
             title, message = describe(exc)
             self.w.report_error(f"Import failed: {title[:1].lower() + title[1:]}", message)
@@ -334,6 +338,37 @@ class WindowActions(QObject):
         if languages:
             self.w._choose_language(max(languages))
         return True
+
+    def dotted_box(self, kind: str, path: str | Path, exc: DottedLettersUnchosen, options: dict) -> QMessageBox:
+        """The question (window-modal, not blocking) a lost text with letters written with a dot
+        below asks: letters of their own, or Leiden's uncertain readings; the import then runs
+        again with the answer (Cancel imports nothing)."""
+        from engine.io.text import undotted
+
+        letters = " ".join(exc.letters)
+        plain = " ".join(undotted(c) for c in exc.letters)
+        where = f"{Path(path).name}, line {exc.line}" if exc.line is not None else Path(path).name
+        box = QMessageBox(self.w)
+        box.setObjectName("dottedLettersBox")
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle("Letters with a dot below")
+        box.setText(f"<b>{html.escape(letters)}: what is the dot below?</b>")
+        box.setInformativeText(
+            f"{where} writes {letters} with a dot below. In some transliterations the dot makes a letter of its "
+            f"own (ṣ ṭ ḥ of Ugaritic or Hebrew); in an edition following the Leiden conventions it marks a letter "
+            f"read with doubt. Nothing is imported until you say which.")
+        keep = box.addButton(f"Letters of their own ({letters})", QMessageBox.ButtonRole.AcceptRole)
+        uncertain = box.addButton(f"Uncertain readings ({plain})", QMessageBox.ButtonRole.AcceptRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+
+        def clicked(button) -> None:
+            choice = {id(keep): "letter", id(uncertain): "uncertain"}.get(id(button))
+            if choice is not None:
+                self.import_file(kind, path, **{**options, "dotted": choice})
+
+        box.buttonClicked.connect(clicked)
+        box.open()
+        return box
 
     def _write(self, what: str, write) -> int | None:
         """Call ``write`` (one of the model's exports) and say in the status bar what it wrote."""

@@ -130,9 +130,9 @@ class DecideSpan(Command):
     @classmethod
     def build(cls, project: Project, run_id: int, key: DecisionKey, status: str | None,
               shown: str = "") -> "DecideSpan":
-        ins, start, end, _ = key
-        before = {k: v for k, v in project.decisions(run_id).items() if k[:3] == (ins, start, end)}
-        return cls(run_id, key, status, before, shown=shown)
+        from engine.project.decisions import span_decisions
+
+        return cls(run_id, key, status, span_decisions(project, run_id, key), shown=shown)
 
     @property
     def text(self) -> str:  # type: ignore[override]
@@ -141,11 +141,9 @@ class DecideSpan(Command):
         return f"{verb} {self.shown or form} at {ins} {start}–{end}"
 
     def do(self, project: Project) -> None:
-        with project.transaction():
-            for k in self.before:
-                if k != self.key and self.status == "accepted" and self.before[k] == "accepted":
-                    project.decide(self.run_id, *k, None)
-            project.decide(self.run_id, *self.key, self.status)
+        from engine.project.decisions import decide_span   # the one code path (also `decipher project decide`)
+
+        decide_span(project, self.run_id, self.key, self.status)
 
     def undo(self, project: Project) -> None:
         with project.transaction():

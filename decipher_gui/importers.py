@@ -80,22 +80,25 @@ DELIMITER_CHOICES = (("Detect", None), ("Comma ,", ","), ("Semicolon ;", ";"), (
 def run_import(project: Project, kind: str, path: str | Path, *, name: str | None = None,
                system: str | None = None, language: str | None = None, corpus: int | str | None = None,
                replace: bool = False, delimiter: str | None = None, encoding: str | None = None,
-               columns: dict[str, str] | None = None) -> str:
+               columns: dict[str, str] | None = None, dotted: str | None = None) -> str:
     """Import ``path`` as ``kind``; returns a one-line summary for the status bar. ``encoding``
-    ("auto" detects), ``delimiter`` and ``columns`` (our column → the file's) apply to tables."""
+    ("auto" detects), ``delimiter`` and ``columns`` (our column → the file's) apply to tables;
+    ``dotted`` (what a dot below is: "letter" or "uncertain"; None asks, by DottedLettersUnchosen)
+    to lost texts."""
     path = Path(path)
     encoding = None if encoding in (None, "auto") else encoding  # the engine readers detect (BOM, else UTF-8)
     if kind in READS_ENCODING or not (BY_KEY[kind].columns if kind in BY_KEY else ()):
         return _run_import(project, kind, path, name=name, system=system, language=language, corpus=corpus,
-                           replace=replace, encoding=encoding)
+                           replace=replace, encoding=encoding, dotted=dotted)
     return _run_import(project, kind, path, name=name, system=system, language=language, corpus=corpus,
-                       replace=replace, delimiter=delimiter, columns=columns or None, encoding=encoding)
+                       replace=replace, delimiter=delimiter, columns=columns or None, encoding=encoding,
+                       dotted=dotted)
 
 
 def _run_import(project: Project, kind: str, path: Path, *, name: str | None = None,
                 system: str | None = None, language: str | None = None, corpus: int | str | None = None,
                 replace: bool = False, delimiter: str | None = None, columns: dict[str, str] | None = None,
-                encoding: str | None = None) -> str:
+                encoding: str | None = None, dotted: str | None = None) -> str:
     table_options = {} if delimiter is None and columns is None else {"delimiter": delimiter, "columns": columns}
     if encoding is not None:
         table_options["encoding"] = encoding
@@ -105,6 +108,8 @@ def _run_import(project: Project, kind: str, path: Path, *, name: str | None = N
                         "hesperia": importing.import_hesperia}
     if kind in corpus_importers:
         extra = table_options if kind == "lost" else ({"encoding": encoding} if encoding else {})
+        if kind != "hesperia":      # Hesperia's own cleaner reads its dots (engine/io/hesperia.py)
+            extra = {**extra, "dotted": dotted}
         cid = corpus_importers[kind](project, path, name=name, **extra)
         return f"Imported corpus {project.corpus(cid).name!r} ({len(project.inscriptions(cid))} inscriptions)"
     if kind in ("known", "wordlist", "cldf"):

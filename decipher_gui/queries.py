@@ -166,12 +166,10 @@ def mapping_and_step(project: Project, run_id: int | None) -> tuple[MappingSnaps
 
 def gamma_band(project: Project | None, run_id: int | None) -> tuple[float, int]:
     """The insertion cost and band the run ended with (what explanations must align with)."""
+    from engine.model.explain import run_alignment_settings
+
     run = None if project is None else run_of(project, run_id)
-    try:
-        cfg = run.settings()  # type: ignore[union-attr]
-        return cfg.insertion_cost(run.last_step or cfg.steps), cfg.band  # type: ignore[union-attr]
-    except Exception:
-        return Config().insertion_cost_end, Config().band
+    return run_alignment_settings(run)
 
 
 def other_closeness(project: Project, corpus_id: int | None, language_id: int | None,

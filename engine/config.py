@@ -786,12 +786,16 @@ FLAG_SETTINGS = ("steps", "seed", "device", "segmented")
 
 
 def config_from_options(*, preset: str | None = None, config_file: Path | str | None = None,
-                        assignments: Iterable[str] = (), **flags: Any) -> Config:
+                        assignments: Iterable[str] = (), stored: Mapping[str, Any] | None = None,
+                        **flags: Any) -> Config:
     """The settings of a run from a front end's options: the preset, then the TOML file (the
     preset wins over it), then ``KEY=VALUE`` assignments, then the flags (``steps``, ``seed``,
-    ``device``, ``segmented``; None means not given). Every value is checked; errors name the key
-    (and the file)."""
+    ``device``, ``segmented``; None means not given). ``stored``: a project's run settings, the
+    base instead of the paper's defaults when neither a preset nor a TOML file is given (as the
+    app's Run panel starts from them). Every value is checked; errors name the key (and the file)."""
     base: dict = dict(PRESETS.get(preset or "paper", {}))
+    if stored and not preset and not config_file:
+        base = dict(stored)
     if config_file:
         base.update(Config.from_toml(config_file).to_dict())
         base.update(PRESETS.get(preset, {}) if preset else {})

@@ -9,6 +9,7 @@ import math
 import sys
 from pathlib import Path
 
+from engine.cli.options import add_dotted_argument
 from engine.config import PRESETS, presets_help
 from engine.errors import DecipherError
 from engine.runs.workers import make_pool
@@ -29,6 +30,7 @@ def add_closeness_parser(sub) -> None:
                     "OUT/summary.csv, OUT/runs.csv and OUT/closeness.png. Runs already finished in OUT are not "
                     "redone.")
     p.add_argument("--lost", type=Path, required=True, help="LOST.csv: id,text")
+    add_dotted_argument(p)
     p.add_argument("--known", nargs="+", required=True, metavar="NAME=PATH",
                    help="the candidate languages: a name and its KNOWN.csv (form,ipa[,gloss]); two or more")
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], metavar="K",
@@ -141,7 +143,7 @@ def cmd_closeness(args) -> int:
     candidates = parse_candidates(args.known)
     config = config_from_options(preset=args.preset, config_file=args.config, assignments=args.set,
                                  steps=args.steps, device=args.device)
-    files = read_run_files(args.lost, prior=args.prior)
+    files = read_run_files(args.lost, prior=args.prior, dotted=args.dotted)
     corpus, pins = files.corpus, files.pins
     if args.lost_name is not None:  # not part of any run's fingerprint: naming it retrains nothing
         corpus = dataclasses.replace(corpus, name=args.lost_name.strip())

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Sequence
 
 from engine import __version__
+from engine.cli.options import add_dotted_argument, add_known_system_argument
 from engine.config import FLAG_SETTINGS, PRESETS, Config, presets_help, config_from_options, resume_overrides
 from engine.errors import DecipherError
 from engine.io.linear_b import NOTATIONS as LOST_NOTATIONS
@@ -27,7 +28,9 @@ def _add_run_parser(sub) -> None:
     src.add_argument("--lost-notation", choices=LOST_NOTATIONS, default="signs",
                      help="how LOST's text column writes the signs: signs (as they are; default) or linear-b "
                           "(the conventional transliteration a-e-ri-qo-ta, read into the Unicode signs)")
+    add_dotted_argument(src)
     src.add_argument("--known", type=Path, help="KNOWN.csv: form,ipa[,gloss]")
+    add_known_system_argument(src)
     src.add_argument("--gold", type=Path, help="GOLD.csv: inscription_id,start,word_end,known")
     src.add_argument("--prior", type=Path, help="PRIOR.csv: lost,known_ipa[,weight]: pinned values")
     proj = p.add_argument_group("project file")
@@ -173,8 +176,40 @@ def cmd_dataset(args) -> int:
 
 
 def config_of(args) -> Config:
-    """The settings of ``decipher run`` from its options (engine.config.config_from_options)."""
-    return config_from_options(**_setting_options(args))
+    """The settings of ``decipher run`` from its options (engine.config.config_from_options); with
+    ``--project`` and neither ``--preset`` nor ``--config``, the project's stored run settings are
+    the base (as the app's Run panel starts from them), ``--set`` and the flags on top."""
+    stored = None
+    if getattr(args, "project", None) is not None and getattr(args, "resume", None) is None:
+        from engine.datasets.sample import RUN_CONFIG_KEY
+        from engine.project.store import Project
+
+        with Project.open(args.project) as project:
+            stored = project.setting(RUN_CONFIG_KEY)
+        if stored and not (args.preset or args.config):
+            # a value a newer check refuses falls back to its default, said (as the app's Run panel does)
+            usable, notes = Config.from_stored(stored)
+            for line in notes:
+                print(f"note: {args.project}'s run settings: {line}", file=sys.stderr)
+            stored = usable.to_dict()
+    return config_from_options(stored=stored, **_setting_options(args))
+
+
+def keep_settings(args, config: Config) -> None:
+    """``decipher run --project P --preset NAME`` (or ``--config FILE``): P keeps the run's settings
+    as its run settings, as the app's "Save as defaults" does, so that the app (and the next ``run
+    --project`` without a preset) trains with them; said on stderr."""
+    if getattr(args, "project", None) is None or getattr(args, "resume", None) is not None \
+            or not (args.preset or args.config):
+        return
+    from engine.datasets.sample import RUN_CONFIG_KEY
+    from engine.project.store import Project
+
+    with Project.open(args.project) as project:
+        project.set_setting(RUN_CONFIG_KEY, config.to_dict())
+    what = f"preset {args.preset}" if args.preset else f"settings of {args.config}"
+    print(f"note: {args.project} keeps this run's settings ({what}) as its run settings: the app's Run panel "
+          "and `decipher run --project` without --preset start from them", file=sys.stderr)
 
 
 def _setting_options(args) -> dict:
@@ -187,6 +222,12 @@ def cmd_run(args) -> int:
     if args.project is not None and args.lost_notation != "signs":
         raise DecipherError("--lost-notation reads a --lost file; a project's corpus is already in signs "
                             "(give it to `decipher project import P --lost FILE --lost-notation ...`)")
+    if args.project is not None and args.dotted is not None:
+        raise DecipherError("--dotted reads a --lost file; a project's corpus was read when imported "
+                            "(give it to `decipher project import P --lost FILE --dotted ...`)")
+    if args.project is not None and args.system is not None:
+        raise DecipherError("--system reads a --known file; a project's known language was read when imported "
+                            "(give it to `decipher project import P --known FILE --system ...`)")
     if getattr(args, "seeds", None):  # several seeds and their consensus: engine/runs/seeds.py
         from engine.cli.sweep import cmd_run_seeds
         return cmd_run_seeds(args)
@@ -210,6 +251,7 @@ def cmd_run(args) -> int:
     if args.project is not None:
         from engine.project.runner import run_in_project
 
+        keep_settings(args, config)
         with out_lock(args.out):
             _, outcome = run_in_project(args.project, config=config, corpus=args.corpus, language=args.language,
                                         resume=args.resume, overrides=overrides, out=args.out,
@@ -225,7 +267,8 @@ def cmd_run(args) -> int:
     from engine.runs.inputs import inputs_from_files
 
     inputs = inputs_from_files(args.lost, args.known, config, gold=args.gold, prior=args.prior,
-                               resume=args.resume, overrides=overrides, lost_notation=args.lost_notation)
+                               resume=args.resume, overrides=overrides, lost_notation=args.lost_notation,
+                               dotted=args.dotted, known_system=args.system)
     out = prepare_output_folder(args.out)
     with out_lock(out):
         outcome = run_in_folder(inputs, out, sinks=[ProgressBar(quiet=args.quiet)], checkpoint_every_s=every * 60,

@@ -21,6 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Sequence, TextIO
 
+from engine.cli.options import add_dotted_argument
 from engine.errors import DecipherError, InputError
 from engine.project import exporting, importing
 from engine.project.store import Project
@@ -65,6 +66,9 @@ def _add_verbs(parser: argparse.ArgumentParser) -> None:
     p = verbs.add_parser("new", help="make a new, empty project file")
     p.add_argument("file", type=Path, help="the project file to make (e.g. my.decipher)")
     p.add_argument("--force", action="store_true", help="replace an existing file")
+    p.add_argument("--preset", metavar="NAME",
+                   help="the project's run settings: a preset (paper, ugaritic, iberian, linear-b), as File > New "
+                        "offers; the app's Run panel and `decipher run --project` start from them")
 
     p = verbs.add_parser("import", help="import data into a project (all or nothing)")
     p.add_argument("file", type=Path, help="the project file")
@@ -84,8 +88,9 @@ def _add_verbs(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--language", help="known language: its name for --known/--cog/--wordlist; "
                                       "which one to take from --cldf; the run's language for --matches")
     p.add_argument("--corpus", help="corpus the --gold (or --matches) file belongs to")
-    p.add_argument("--system", help="transcription system for --wordlist, --cog (default semitic) "
-                                    "and CLDF forms without Segments")
+    p.add_argument("--system", help="transcription system for --wordlist, --cog (default semitic), "
+                                    "CLDF forms without Segments, and --known whose ipa column is written in "
+                                    "a transliteration (e.g. semitic-translit)")
     p.add_argument("--skip-unknown", action="store_true",
                    help="--wordlist/--cog: leave out words that cannot be transcribed instead of failing")
     p.add_argument("--columns", type=_columns, metavar="OURS=THEIRS,…",
@@ -95,9 +100,7 @@ def _add_verbs(parser: argparse.ArgumentParser) -> None:
                         "or what the header shows)")
     p.add_argument("--encoding", metavar="NAME",
                    help="the file's encoding, e.g. latin-1 or cp1252 (default: UTF-8, or UTF-16 by its BOM)")
-    p.add_argument("--dotted-letters", action="store_true",
-                   help="--lost/--text: a dot below is part of the letter (ṣ ṭ ḥ of a transliteration), "
-                        "not the Leiden mark of an uncertain letter")
+    add_dotted_argument(p, legacy=True)   # --lost/--text
     p.add_argument("--lost-notation", choices=("signs", "linear-b"), default="signs",
                    help="--lost: how the text column writes the signs: signs (as they are; default) or linear-b "
                         "(the conventional transliteration a-e-ri-qo-ta, read into the Unicode signs)")
@@ -148,6 +151,22 @@ def _add_verbs(parser: argparse.ArgumentParser) -> None:
                         "are written in transliteration: hebrew-transliteration, hebrew-script, "
                         "ugaritic-transliteration, or none")
 
+    p = verbs.add_parser("decide", help="accept or reject a match of a run (as the app's Accept/Reject)",
+                         description="Accept, reject or open again one stem of one match of a run, as the app's "
+                                     "Matches panel does: a span has at most one accepted stem, so accepting one "
+                                     "takes back another's acceptance. The exports (--cldf, --edictor) write "
+                                     "the accepted pairs.")
+    p.add_argument("file", type=Path, help="the project file")
+    p.add_argument("decision", choices=("accept", "reject", "open"), help="what to decide")
+    p.add_argument("--run", type=int, metavar="ID", required=True, help="the run (decipher project runs)")
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--match", type=int, metavar="ID", help="the match: its match_id in the match report")
+    which.add_argument("--span", metavar="INSCRIPTION:START-END",
+                       help="the match: its inscription_id, span_start and span_end in the match report")
+    stem = p.add_mutually_exclusive_group()
+    stem.add_argument("--stem", metavar="FORM", help="the stem (stem_code or stem of the report; default: rank 1)")
+    stem.add_argument("--rank", type=int, metavar="K", help="the stem of this rank (default 1, the best)")
+
     p = verbs.add_parser("runs", help="list the runs of a project")
     p.add_argument("file", type=Path, help="the project file")
     p.add_argument("--json", action="store_true",
@@ -162,7 +181,7 @@ def _add_verbs(parser: argparse.ArgumentParser) -> None:
 
 def add_project_parser(subparsers) -> argparse.ArgumentParser:
     """Add the ``project`` command (with its verbs) to an argparse subparsers object."""
-    parser = subparsers.add_parser("project", help="project files: new, import, export, runs, info",
+    parser = subparsers.add_parser("project", help="project files: new, import, export, decide, runs, info",
                                    description="Make, fill, inspect and export project files.")
     _add_verbs(parser)
     parser.set_defaults(func=handle, handler=handle, _project_parser=parser)
@@ -179,7 +198,7 @@ def handle(args: argparse.Namespace, *, out: TextIO | None = None, err: TextIO |
         parser = getattr(args, "_project_parser", None)
         if parser is not None:
             parser.print_usage(err)
-        print("decipher project: error: say what to do: new, import, export, runs or info", file=err)
+        print("decipher project: error: say what to do: new, import, export, decide, runs or info", file=err)
         return 2
     try:
         return _VERBS[verb](args, out)
@@ -218,9 +237,29 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _new(args, out: TextIO) -> int:
-    Project.create(args.file, overwrite=args.force).close()
-    print(f"created {args.file}", file=out)
+    settings = _preset_settings(getattr(args, "preset", None))   # checked before the file is made
+    project = Project.create(args.file, overwrite=args.force)
+    try:
+        if settings is not None:
+            from engine.datasets.sample import RUN_CONFIG_KEY
+
+            project.set_setting(RUN_CONFIG_KEY, settings)
+    finally:
+        project.close()
+    print(f"created {args.file}" + (f" (run settings: preset {args.preset})" if settings is not None else ""),
+          file=out)
     return 0
+
+
+def _preset_settings(name: str | None) -> dict | None:
+    """The run settings of preset ``name`` (None: none given); an unknown name is an InputError."""
+    if name is None:
+        return None
+    from engine.config import PRESET_INFO
+
+    if name not in PRESET_INFO:
+        raise InputError(f"unknown preset {name!r}; the presets are {', '.join(PRESET_INFO)}")
+    return PRESET_INFO[name].config().to_dict()
 
 
 def _import(args, out: TextIO) -> int:
@@ -242,8 +281,13 @@ def _import(args, out: TextIO) -> int:
     notation = getattr(args, "lost_notation", "signs") or "signs"
     if notation != "signs" and kind != "lost":
         raise InputError(f"--lost-notation reads a --lost file, not --{kind}")
+    if args.system is not None and kind not in ("known", "wordlist", "cog", "cldf"):
+        raise InputError(f"--system says how a --known, --wordlist, --cog or --cldf file writes its forms, "
+                         f"not --{kind}")
+    if getattr(args, "dotted", None) is not None and kind not in ("lost", "text"):
+        raise InputError(f"--dotted says how a --lost or --text file writes its letters, not --{kind}")
     with Project.open(args.file) as project:
-        dotted = "letter" if getattr(args, "dotted_letters", False) else "uncertain"
+        dotted = getattr(args, "dotted", None)
         if kind == "lost":
             cid = importing.import_lost(project, source, name=args.name, dotted=dotted, notation=notation,
                                         **csv_options)
@@ -256,7 +300,8 @@ def _import(args, out: TextIO) -> int:
             cid = importing.import_hesperia(project, source, name=args.name, encoding=args.encoding)
             message = _corpus_message(project, cid)
         elif kind == "known":
-            lid = importing.import_known(project, source, name=args.name or args.language, **csv_options)
+            lid = importing.import_known(project, source, name=args.name or args.language, system=args.system,
+                                         **csv_options)
             message = _language_message(project, lid)
         elif kind == "cldf":
             lid = importing.import_cldf(project, source, name=args.name, language=args.language,
@@ -337,13 +382,18 @@ def _export(args, out: TextIO) -> int:
     kind = next(k for k in EXPORT_KINDS if getattr(args, k) is not None)
     target: Path = getattr(args, kind)
     field_only = [f"--{name.replace('_', '-')}" for name in ("lost_glottocode", "lost_iso639_3", "known_glottocode",
-                                                           "known_iso639_3", "lost_display", "known_display")
-                  if getattr(args, name, None) is not None]
+                                                           "known_iso639_3") if getattr(args, name, None) is not None]
     if field_only and kind not in ("cldf", "edictor"):
         raise InputError(f"{', '.join(field_only)} go with --cldf or --edictor, not --{kind.replace('_', '-')}")
+    shown = [f"--{side}-display" for side in ("lost", "known") if getattr(args, f"{side}_display", None) is not None]
+    if shown and kind not in ("cldf", "edictor", "matches", "sign_values"):
+        raise InputError(f"{', '.join(shown)} go with --cldf, --edictor, --matches or --sign-values, "
+                         f"not --{kind.replace('_', '-')}")
     options = {"delimiter": "\t" if args.tsv else None, "bom": args.bom,
                "guard_formulas": args.guard_formulas}
     with Project.open(args.file) as project:
+        if shown and kind in ("matches", "sign_values"):   # as the app's View > Display table, then its export
+            _store_display_tables(args, project, _exported_run(project, kind, args.run))
         if kind == "matches":
             n = exporting.export_matches(project, target, run_id=args.run, **options)
             what = "report rows"
@@ -388,12 +438,7 @@ def _field_export(args, project: Project, kind: str, target: Path, out: TextIO) 
     # every option is checked before any is stored, so a bad one changes nothing
     for side in ("lost", "known"):
         fieldexport.check_codes(getattr(args, f"{side}_glottocode"), getattr(args, f"{side}_iso639_3"))
-    if args.lost_display is not None:
-        from engine.io.display import preset
-
-        preset(args.lost_display)
-    if args.known_display is not None:
-        fieldexport.known_table(args.known_display)
+    _check_display_tables(args)
     for side, kind_, item in (("lost", "corpus", run.corpus_id), ("known", "language", run.language_id)):
         glotto, iso = getattr(args, f"{side}_glottocode"), getattr(args, f"{side}_iso639_3")
         if glotto is None and iso is None:
@@ -401,14 +446,7 @@ def _field_export(args, project: Project, kind: str, target: Path, out: TextIO) 
         if item is None:
             raise InputError(f"run {run.id} has no {kind_} to give codes to")
         fieldexport.set_language_codes(project, kind_, item, glottocode=glotto, iso639_3=iso)
-    if args.lost_display is not None:
-        if run.corpus_id is None:
-            raise InputError(f"run {run.id} has no corpus to give a display table to")
-        fieldexport.set_corpus_table(project, run.corpus_id, args.lost_display)
-    if args.known_display is not None:
-        if run.language_id is None:
-            raise InputError(f"run {run.id} has no known language to give a display table to")
-        fieldexport.set_known_table(project, run.language_id, args.known_display)
+    _store_display_tables(args, project, run)
     write = fieldexport.export_cldf if kind == "cldf" else fieldexport.export_edictor
     n = write(project, target, run_id=run.id, guard_formulas=args.guard_formulas)
     print(f"wrote {int(n)} accepted pairs of run {n.run_id} ({why}) "
@@ -417,6 +455,68 @@ def _field_export(args, project: Project, kind: str, target: Path, out: TextIO) 
         print(f"warning: {warning}", file=sys.stderr)
     _guard_note(n, args)
     return 0
+
+
+def _decide(args, out: TextIO) -> int:
+    """``decide``: the app's Accept/Reject (engine.project.decisions, one code path)."""
+    from engine.project import decisions
+
+    span = decisions.parse_span(args.span) if args.span is not None else None
+    status = decisions.VERBS[args.decision]
+    with Project.open(args.file) as project:
+        key = decisions.find_decision_key(project, args.run, match_id=args.match, span=span, stem=args.stem,
+                                          rank=args.rank)
+        before = decisions.decide_span(project, args.run, key, status)
+    ins, start, end, form = key
+    taken = [k[3] for k, v in before.items() if k != key and v == "accepted" and status == "accepted"]
+    said = {"accepted": "accepted", "rejected": "rejected", None: "opened again"}[status]
+    print(f"run {args.run}: {said} {form!r} for letters {start}-{end} of inscription {ins!r}"
+          + (f" (the acceptance of {', '.join(map(repr, taken))} taken back)" if taken else ""), file=out)
+    return 0
+
+
+def _check_display_tables(args) -> None:
+    """--lost-display/--known-display name known tables (checked before anything is stored)."""
+    from engine.io import fieldexport
+    from engine.io.display import preset
+
+    if args.lost_display is not None:
+        preset(args.lost_display)
+    if args.known_display is not None:
+        fieldexport.known_table(args.known_display)
+
+
+def _store_display_tables(args, project: Project, run) -> None:
+    """Store --lost-display/--known-display for the exported run's corpus and known language, as
+    View > Display table does (every export then shows the data through them)."""
+    from engine.io import fieldexport
+
+    _check_display_tables(args)
+    if args.lost_display is not None:
+        if run is None or run.corpus_id is None:
+            raise InputError(f"{'no run' if run is None else f'run {run.id} has no corpus'} to give a display table to")
+        fieldexport.set_corpus_table(project, run.corpus_id, args.lost_display)
+    if args.known_display is not None:
+        if run is None or run.language_id is None:
+            raise InputError(f"{'no run' if run is None else f'run {run.id} has no known language'} to give a "
+                             "display table to")
+        fieldexport.set_known_table(project, run.language_id, args.known_display)
+
+
+def _exported_run(project: Project, kind: str, run_id: int | None):
+    """The run a --matches or --sign-values export writes (None: sign values of no run)."""
+    if run_id is None:
+        if kind == "matches":
+            return exporting.default_run(project)
+        from engine.io.signvalues import newest_run_with_mapping
+
+        run_id = newest_run_with_mapping(project)
+        if run_id is None:
+            return None
+    try:
+        return project.run(run_id)
+    except DecipherError:
+        raise InputError(f"no run {run_id} in {project.path.name}") from None
 
 
 def _pick(metrics: dict[str, float], names: Sequence[str]) -> str:
@@ -547,4 +647,4 @@ def _info(args, out: TextIO) -> int:
     return 0
 
 
-_VERBS = {"new": _new, "import": _import, "export": _export, "runs": _runs, "info": _info}
+_VERBS = {"new": _new, "import": _import, "export": _export, "decide": _decide, "runs": _runs, "info": _info}

@@ -7,6 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from engine.cli.options import add_dotted_argument, add_known_system_argument
 from engine.config import PRESETS, presets_help
 from engine.errors import DecipherError
 
@@ -34,8 +35,10 @@ def add_sweep_parser(sub) -> None:
                                    "in OUT are not redone.")
     src = p.add_argument_group("input files (or --project)")
     src.add_argument("--lost", type=Path, help="LOST.csv: id,text")
+    add_dotted_argument(src)
     src.add_argument("--known", nargs="+", default=[], metavar="KNOWN",
                      help="KNOWN.csv files (with --project: known-language names in the project)")
+    add_known_system_argument(src)
     src.add_argument("--gold", type=Path, help="GOLD.csv: inscription_id,start,word_end,known (for P@K)")
     src.add_argument("--prior", type=Path, help="PRIOR.csv: lost,known_ipa[,weight]: pinned values for every run")
     proj = p.add_argument_group("project file")
@@ -134,7 +137,7 @@ def _sweep_locked(args, out: Path, base, combos, seeds) -> int:
         for k in args.known:
             if not Path(k).is_file():
                 raise DecipherError(f"{k}: no such known-vocabulary file")
-        files = read_run_files(args.lost, gold=args.gold, prior=args.prior)
+        files = read_run_files(args.lost, gold=args.gold, prior=args.prior, dotted=args.dotted)
         corpus, gold, pins = files.corpus, files.gold, files.pins
         total = sum(len(i.text.replace(" ", "")) for i in corpus.inscriptions)
         paths = {Path(k).stem: Path(k) for k in args.known}
@@ -143,7 +146,7 @@ def _sweep_locked(args, out: Path, base, combos, seeds) -> int:
         planned = plan(list(paths), combos, seeds)
 
         def make_items(known: str):
-            vocabulary = Vocabulary(known, tuple(read_known(paths[known])))  # read when its runs are due
+            vocabulary = Vocabulary(known, tuple(read_known(paths[known], system=args.system)))  # read when due
 
             def item(p):
                 return RunItem(out / p.run_dir, known, p.seed, _settings(p),
@@ -200,7 +203,7 @@ def _settings(p) -> str:
 
 def cmd_run_seeds(args) -> int:
     """``decipher run --seeds …``: one run per seed plus the consensus."""
-    from engine.cli.main import config_of
+    from engine.cli.main import config_of, keep_settings
     from engine.runs.seeds import run_seeds, run_seeds_in_project
     from engine.runs.workers import check_workers
 
@@ -214,6 +217,7 @@ def cmd_run_seeds(args) -> int:
         raise DecipherError("decipher run --seeds needs --out (the folder for seed-K/, consensus.csv, metrics.json)")
     config = config_of(args)
     if args.project is not None:
+        keep_settings(args, config)
         outcome = run_seeds_in_project(args.project, config, args.seeds, args.out, corpus=args.corpus,
                                        language=args.language, workers=args.workers, log=_log,
                                        force_rerun=args.force_rerun)
@@ -223,7 +227,9 @@ def cmd_run_seeds(args) -> int:
         from engine.runs.inputs import inputs_from_files
 
         inputs = inputs_from_files(args.lost, args.known, config, gold=args.gold, prior=args.prior,
-                                   lost_notation=getattr(args, "lost_notation", "signs"))
+                                   lost_notation=getattr(args, "lost_notation", "signs"),
+                                   dotted=getattr(args, "dotted", None),
+                                   known_system=getattr(args, "system", None))
         from engine.runs.warnings import run_warnings
 
         # once for the group, before any seed trains (the seeds' own sessions have no terminal to say it on)

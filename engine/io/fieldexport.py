@@ -250,6 +250,10 @@ class AcceptedPair:
     stem_ipa: str
     gloss: str
     score: float
+    #: (lost row, known row): the two forms' segments with "-" gaps, one column per aligned place,
+    #: from the best alignment of the span to the stem under the run's mapping (the app's hover);
+    #: None when it cannot be said (see :func:`pair_alignment`)
+    alignment: tuple[tuple[str, ...], tuple[str, ...]] | None = None
 
 
 class FieldExport(int):
@@ -289,10 +293,49 @@ def choose_run(project, run_id: int | None = None):
     return project.run(int(newest_id)), "the newest run with matches; no run has accepted decisions"
 
 
+GAP = "-"
+
+
+def pair_alignment(mapping, units, stem_ipa: str, table: DisplayTable, *, gamma: float, band: int,
+                   segments: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """The aligned rows (lost, known) of a span's letters ``units`` and a stem: the best alignment
+    under the run's character mapping (engine.model.explain.best_alignment, what the app's hover
+    shows), each step one column per sound, the shorter side padded with the gap ``-``: a known unit
+    that became no letter is a gap in the lost row, a unit that became two letters (an insertion),
+    or a letter of two sounds, a gap in the known row. Removing the gaps gives back each form's
+    Segments. None when there is no mapping, no alignment within the run's band, or when the span's
+    sounds read letter by letter differ from its Segments (a transcription that reads letters in
+    context): then no alignment is written rather than a wrong one."""
+    from engine.corpus import split_units
+    from engine.model.explain import best_alignment
+
+    if mapping is None or DIVIDER in units:
+        return None
+    steps, _ = best_alignment(mapping, "".join(units), stem_ipa, gamma=gamma, band=band)
+    if not steps:
+        return None
+    lost_row: list[str] = []
+    known_row: list[str] = []
+    for step in steps:
+        sounds = [seg for letter in split_units(step.lost) for seg in lost_segments(table, [letter], set())]
+        width = max(1, len(sounds))
+        lost_row += sounds + [GAP] * (width - len(sounds))
+        known_row += [step.known] + [GAP] * (width - 1)
+    if [x for x in lost_row if x != GAP] != list(segments):
+        return None
+    return tuple(lost_row), tuple(known_row)
+
+
 def accepted_pairs(project, run_id: int | None = None):
     """(run, corpus name, language name, pairs, warnings, why): every stem accepted for a span of
-    the run (the run asked for, else :func:`choose_run`'s)."""
+    the run (the run asked for, else :func:`choose_run`'s), each with its alignment when it can be
+    said (:func:`pair_alignment`; a warning counts those without)."""
+    from engine.io.signvalues import recorded_mapping
+    from engine.model.explain import run_alignment_settings
+
     run, why = choose_run(project, run_id)
+    mapping = recorded_mapping(project, run.id)
+    gamma, band = run_alignment_settings(run)
     decisions = project.decisions(run.id)
     table = table_for(project, run.corpus_id)
     known_table = known_table_for(project, run.language_id)
@@ -307,11 +350,20 @@ def accepted_pairs(project, run_id: int | None = None):
                 found = units_of.get(m.inscription_id)
                 units = tuple(found[m.start:m.end]) if found is not None else tuple(m.span)
                 stem_shown = known_table.show_form(a.form) if known_table is not None else a.form
+                segments = tuple(lost_segments(table, units, unknown))
                 pairs.append(AcceptedPair(
                     len(pairs) + 1, m.inscription_id, m.start, m.end, m.span, table.show_text(list(units)),
-                    _transliterate(table, units), tuple(lost_segments(table, units, unknown)),
-                    a.form, stem_shown, tuple(known_segments(a.ipa)), a.ipa, a.gloss, float(a.score)))
+                    _transliterate(table, units), segments,
+                    a.form, stem_shown, tuple(known_segments(a.ipa)), a.ipa, a.gloss, float(a.score),
+                    pair_alignment(mapping, units, a.ipa, table, gamma=gamma, band=band, segments=segments)))
     warnings = []
+    unaligned = sum(p.alignment is None for p in pairs)
+    if unaligned:
+        reason = ("the run kept no character mapping (an imported report)" if mapping is None else
+                  "no alignment within the run's band under its mapping, or sounds that the display table "
+                  "reads only in context")
+        warnings.append(f"{unaligned} of {len(pairs)} accepted pairs have no alignment: {reason}; their "
+                        "alignment cells are empty")
     missing = f"; no sound is known for {' '.join(sorted(unknown))}, kept as written" if unknown else ""
     if pairs and table.name not in _SOUND_SYSTEM_OF:
         warnings.append(f"the lost forms' segments are their letters read as IPA: the corpus's display table "
@@ -346,6 +398,14 @@ class _Guard:
             segs[0] = self(segs[0])  # the cell starts with the first segment
         return segs
 
+    def alignment(self, row):
+        """An aligned row as :meth:`segments`, except that a leading gap ``-`` stays as it is: it is
+        the alignment's gap symbol (LingPy's and CLDF's), and the sounds after it are checked IPA."""
+        row = list(row or ())
+        if row and row[0] == GAP:
+            return row
+        return self.segments(row)
+
 
 # ---- CLDF ------------------------------------------------------------------------------------
 
@@ -377,7 +437,7 @@ def export_cldf(project, folder: str | Path, *, run_id: int | None = None, guard
         ds = Wordlist.in_dir(tmp_dir)
         ds.add_component("LanguageTable")
         ds.add_component("ParameterTable")
-        ds.add_component("CognateTable")
+        ds.add_component("CognateTable")   # its Alignment and Segment_Slice columns are filled below
         ds.add_columns("FormTable", "http://cldf.clld.org/v1.0/terms.rdf#value", "Shown", "Inscription_ID",
                        {"name": "Span_Start", "datatype": "integer"}, {"name": "Span_End", "datatype": "integer"},
                        {"name": "Score", "datatype": "float"}, {"name": "Run_ID", "datatype": "integer"})
@@ -387,7 +447,8 @@ def export_cldf(project, folder: str | Path, *, run_id: int | None = None, guard
             f"({why}; Luo et al. 2021 model) and accepted by a person; one cognate set per accepted pair. "
             "Lost forms: Form is the transliteration, Value the data's letters, Shown the display "
             "table's text, Segments the sounds. Known forms: Form in transliteration, Value as stored, "
-            "Segments the IPA.")
+            "Segments the IPA. Cognates: Alignment is the best alignment of the span to the stem under "
+            "the run's character mapping (- a gap), over the whole of each form's Segments (Segment_Slice).")
         lost_codes = language_codes(project, "corpus", run.corpus_id)
         known_codes = language_codes(project, "language", run.language_id)
         languages = [
@@ -409,8 +470,11 @@ def export_cldf(project, folder: str | Path, *, run_id: int | None = None, guard
                           "Value": guard(p.stem), "Shown": guard(p.stem_shown),
                           "Segments": guard.segments(p.stem_segments),
                           "Comment": guard(p.gloss) or None, **common})
-            cognates += [{"ID": f"{pid}-lost", "Form_ID": f"{pid}-lost", "Cognateset_ID": pid},
-                         {"ID": f"{pid}-known", "Form_ID": f"{pid}-known", "Cognateset_ID": pid}]
+            for side, row, segs in (("lost", 0, p.segments), ("known", 1, p.stem_segments)):
+                aligned = p.alignment is not None and bool(segs)
+                cognates.append({"ID": f"{pid}-{side}", "Form_ID": f"{pid}-{side}", "Cognateset_ID": pid,
+                                 "Alignment": guard.alignment(p.alignment[row]) if aligned else None,
+                                 "Segment_Slice": [f"1:{len(segs)}"] if aligned else None})
         ds.write(LanguageTable=languages, ParameterTable=parameters, FormTable=forms, CognateTable=cognates)
         if not ds.validate():
             raise ProjectError("the CLDF Wordlist did not validate")
@@ -424,8 +488,8 @@ def export_cldf(project, folder: str | Path, *, run_id: int | None = None, guard
 
 # ---- EDICTOR ---------------------------------------------------------------------------------
 
-EDICTOR_COLUMNS = ("ID", "DOCULECT", "CONCEPT", "FORM", "VALUE", "TOKENS", "COGID", "INSCRIPTION", "SPAN",
-                   "SCORE", "GLOTTOCODE", "ISO639_3", "RUN")
+EDICTOR_COLUMNS = ("ID", "DOCULECT", "CONCEPT", "FORM", "VALUE", "TOKENS", "ALIGNMENT", "COGID", "INSCRIPTION",
+                   "SPAN", "SCORE", "GLOTTOCODE", "ISO639_3", "RUN")
 
 
 def _edictor_cell(value, guard: _Guard, changed: list) -> str:
@@ -443,7 +507,8 @@ def _edictor_cell(value, guard: _Guard, changed: list) -> str:
 def export_edictor(project, path: str | Path, *, run_id: int | None = None,
                    guard_formulas: bool = True) -> FieldExport:
     """Write the accepted pairs as an EDICTOR/LingPy wordlist TSV (unquoted, as EDICTOR writes it;
-    TOKENS space-separated sounds; one COGID per pair; RUN the run exported); returns a
+    TOKENS space-separated sounds; ALIGNMENT the pair's aligned TOKENS with ``-`` gaps, empty when
+    it cannot be said; one COGID per pair; RUN the run exported); returns a
     :class:`FieldExport`. Written through the atomic writer (a failure leaves no ``.part``)."""
     path = Path(path)
     run, corpus, language, pairs, warnings, why = accepted_pairs(project, run_id)
@@ -456,14 +521,16 @@ def export_edictor(project, path: str | Path, *, run_id: int | None = None,
     for p in pairs:
         concept = p.gloss or p.stem_shown
         span = f"{p.start}-{p.end}"
-        for doculect, form, value, tokens, codes in (
+        for row, (doculect, form, value, tokens, codes) in enumerate((
                 (corpus, p.transliteration, p.span, p.segments, lost_codes),
-                (language, p.stem_shown, p.stem, p.stem_segments, known_codes)):
+                (language, p.stem_shown, p.stem, p.stem_segments, known_codes))):
             row_id += 1
-            cells = [row_id, doculect, concept, form, value, " ".join(guard.segments(tokens)), p.cogid,
+            aligned = " ".join(guard.alignment(p.alignment[row])) if p.alignment is not None else ""
+            cells = [row_id, doculect, concept, form, value, " ".join(guard.segments(tokens)), aligned, p.cogid,
                      p.inscription_id, span, _score(p.score), codes.get("glottocode", ""),
                      codes.get("iso639_3", ""), run.id]
-            lines.append("\t".join(c if i == 5 else _edictor_cell(c, guard, changed) for i, c in enumerate(cells)))
+            lines.append("\t".join(c if i in (5, 6) else _edictor_cell(c, guard, changed)
+                                   for i, c in enumerate(cells)))
     if changed:
         warnings = list(warnings) + [f"{len(changed)} cells held a tab or a line break, which EDICTOR's TSV "
                                      "cannot hold; written with a space instead"]

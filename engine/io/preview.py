@@ -201,7 +201,8 @@ def _lines(path: Path, text: str, kind: str, limit: int,
         cells = tuple(c.strip() for c in raw.split("\t")) if kind == "wordlist" else (raw,)
         if kind == "text" and problem is None:       # its Leiden markup, read as the import reads it
             try:
-                tables.lost_text(raw, f"{path.stem}:{no}", path=path, line=no)
+                # a dot below is no problem of a row: what it is, the import asks (DottedLettersUnchosen)
+                tables.lost_text(raw, f"{path.stem}:{no}", dotted="letter", path=path, line=no)
             except InputError as e:
                 problem = e.problem
         if kind == "wordlist" and problem is None:

@@ -77,6 +77,11 @@ def recorded_mapping(project, run_id: int | None) -> MappingSnapshot | None:
     return mapping_of(project, run_id)
 
 
+def newest_run_with_mapping(project) -> int | None:
+    """The run whose sign values an export without a run writes: the newest that kept a mapping."""
+    return next((run.id for run in reversed(project.runs()) if recorded_mapping(project, run.id) is not None), None)
+
+
 def sign_values(mapping: MappingSnapshot | None, pins: Sequence[PinnedValue], *, signs: Sequence[str] = (),
                 top: int = 3, display: DisplayTable | None = None) -> list[SignValue]:
     """Each sign's ``top`` sounds by learned probability, and every pinned sound of it (pins first
@@ -199,11 +204,8 @@ def export_sign_values(project, path: str | Path, *, run_id: int | None = None,
 
     path = Path(path)
     if run_id is None and mapping is None:
-        for run in reversed(project.runs()):
-            mapping = recorded_mapping(project, run.id)
-            if mapping is not None:
-                run_id = run.id
-                break
+        run_id = newest_run_with_mapping(project)
+        mapping = None if run_id is None else recorded_mapping(project, run_id)
     elif mapping is None:
         mapping = recorded_mapping(project, run_id)
     corpus_id = None

@@ -19,7 +19,7 @@ from engine.corpus import (PIN_WEIGHT_MAX, GoldAnnotation, Inscription, PinnedVa
 from engine.errors import InputError, PhonologyError
 from engine.model.phonology import TRANSLITERATION, ipa_units
 from engine.model.syllables import parse_syllable_value
-from engine.io.text import (CSV_FIELD_LIMIT, DELIMITERS, DOTTED_MODES, ENCODINGS,  # noqa: F401
+from engine.io.text import (CSV_FIELD_LIMIT, DELIMITERS, DOTTED_MODES, ENCODINGS, DottedLetterCheck,  # noqa: F401
                             decode_bytes, detect_delimiter, detect_encoding, field_limit_problem,
                             read_leiden, read_text)
 
@@ -234,10 +234,11 @@ def _nonempty(items: list, what: str, path) -> list:
 # one parser per format: a row -> a value (or an InputError); shared by the readers and preview
 
 
-def lost_text(raw: str, ins_id: str, *, dotted: str = "uncertain", path=None,
+def lost_text(raw: str, ins_id: str, *, dotted: str | None = None, path=None,
               line: int | None = None) -> str:
     """The text the model sees of one lost text: its Leiden markup read (engine.io.text.read_leiden;
-    lacunae become dividers, brackets never become letters). Markup alone is an InputError."""
+    lacunae become dividers, brackets never become letters). Markup alone is an InputError; a
+    dotted letter while ``dotted`` is None is DottedLettersUnchosen."""
     text = read_leiden(raw, dotted=dotted, path=path, line=line).text
     if not text:
         raise InputError(f"inscription {ins_id!r} has no letter outside its markup "
@@ -248,11 +249,13 @@ def lost_text(raw: str, ins_id: str, *, dotted: str = "uncertain", path=None,
 class _LostRows:
     required, optional = LOST_COLUMNS, ()
 
-    def __init__(self, path, *, dotted: str = "uncertain", notation: str = "signs", **_):
+    def __init__(self, path, *, dotted: str | None = None, notation: str = "signs", **_):
         from engine.io.linear_b import lost_notation_reader
 
         self.path = path
-        self.dotted = dotted
+        # the conventional Linear B transliteration has no dotted syllable: a dot below there is
+        # Leiden's uncertain reading (docs/transcription.md, "Linear B"), so nothing is asked
+        self.dots = DottedLetterCheck("uncertain" if dotted is None and notation == "linear-b" else dotted, path)
         #: the text column's notation read into signs (None: the characters as they are)
         self.convert = lost_notation_reader(notation)
         self.seen: dict[str, int] = {}
@@ -267,7 +270,7 @@ class _LostRows:
         if not normalise_text(raw):
             raise InputError(f"inscription {ins_id!r} has no text", path=self.path, line=line)
         signs = self.convert(raw, path=self.path, line=line) if self.convert else raw
-        text = lost_text(signs, ins_id, dotted=self.dotted, path=self.path, line=line)
+        text = lost_text(signs, ins_id, dotted=self.dots.mode(signs, line), path=self.path, line=line)
         meta = {k: v for k, v in (row.get("_extra") or {}).items() if v}
         return Inscription(ins_id, text, raw=raw, meta=meta)
 
@@ -275,14 +278,23 @@ class _LostRows:
 class _KnownRows:
     required, optional = KNOWN_COLUMNS, ("gloss", "source")
 
-    def __init__(self, path, *, source: str | None = None, ipa: IpaChecker | None = None, **_):
+    def __init__(self, path, *, source: str | None = None, ipa: IpaChecker | None = None,
+                 system: str | None = None, **_):
         self.path = path
         self.source = source or Path(path).name
         self.ipa = ipa or IpaChecker(path)
+        #: the ipa column is written in this transcription system (a transliteration) and read into IPA
+        self.transcribe = None
+        if system:
+            from engine.io.transcription import transcriber
+
+            self.transcribe = transcriber(system)
 
     def __call__(self, line: int, row: dict) -> Stem | None:
         form = _need(row, "form", self.path, line)
         ipa = _need(row, "ipa", self.path, line)
+        if self.transcribe is not None:
+            ipa = self.transcribe(ipa, path=self.path, line=line)
         units = self.ipa.units(ipa, source=f"form {form!r}", line=line)
         if units is None:
             return None
@@ -408,15 +420,20 @@ def _read_table(kind: str, path, *, columns, delimiter, encoding, what: str, **o
         try:
             value = parser(line, row)
         except InputError:
-            if getattr(parser, "ipa", None) is not None:
-                parser.ipa.raise_any()  # an unknown IPA symbol on an earlier line comes first
+            _raise_collected(parser)  # an unknown IPA symbol (a dotted letter) on an earlier line comes first
             raise
         if value is not None:
             out.append(value)
-    ipa = getattr(parser, "ipa", None)
-    if ipa is not None:
-        ipa.raise_any()
+    _raise_collected(parser)
     return _nonempty(out, what, path)
+
+
+def _raise_collected(parser) -> None:
+    """Raise what a row parser collected over the rows read so far (every unknown IPA symbol,
+    every letter with an unchosen dot below), if anything."""
+    for checker in (getattr(parser, "ipa", None), getattr(parser, "dots", None)):
+        if checker is not None:
+            checker.raise_any()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -425,9 +442,10 @@ def _read_table(kind: str, path, *, columns, delimiter, encoding, what: str, **o
 
 def read_lost(path: str | Path, *, columns: Mapping[str, str] | None = None,
               delimiter: str | None = None, encoding: str | None = None,
-              dotted: str = "uncertain", notation: str = "signs") -> list[Inscription]:
+              dotted: str | None = None, notation: str = "signs") -> list[Inscription]:
     """LOST.csv: ``id,text``; further columns are kept as metadata. ``text`` is read with its
-    Leiden markup (``raw`` keeps the cell as written); ``dotted`` see engine.io.text.DOTTED_MODES.
+    Leiden markup (``raw`` keeps the cell as written); ``dotted`` see engine.io.text.DOTTED_MODES
+    (None: a file with a letter written with a dot below is refused, naming them all).
     ``notation``: how the text column writes the signs, "signs" (as they are) or "linear-b" (the
     conventional transliteration a-e-ri-qo-ta, read into the Unicode signs: engine/io/linear_b.py)."""
     return _read_table("lost", path, columns=columns, delimiter=delimiter, encoding=encoding,
@@ -435,12 +453,13 @@ def read_lost(path: str | Path, *, columns: Mapping[str, str] | None = None,
 
 
 def read_plain_text(path: str | Path, *, id_prefix: str | None = None,
-                    encoding: str | None = None, dotted: str = "uncertain") -> list[Inscription]:
+                    encoding: str | None = None, dotted: str | None = None) -> list[Inscription]:
     """Plain text, one inscription per line; ids are ``<prefix><line number>``. A line longer
     than CSV_FIELD_LIMIT is refused (it could not be exported to LOST.csv and read back)."""
     text = read_text(path, encoding=encoding)
     prefix = id_prefix if id_prefix is not None else Path(path).stem + ":"
     out = []
+    dots = DottedLetterCheck(dotted, path)
     for i, raw in enumerate(text.splitlines(), start=1):
         if len(raw) > CSV_FIELD_LIMIT:
             raise InputError(f"the line is {len(raw):,} characters long; an inscription may have at "
@@ -448,8 +467,9 @@ def read_plain_text(path: str | Path, *, id_prefix: str | None = None,
                              path=path, line=i)
         if normalise_text(raw):
             ins_id = f"{prefix}{i}"
-            out.append(Inscription(ins_id, lost_text(raw, ins_id, dotted=dotted, path=path, line=i),
+            out.append(Inscription(ins_id, lost_text(raw, ins_id, dotted=dots.mode(raw, i), path=path, line=i),
                                    raw=raw))
+    dots.raise_any()
     if not text.strip():
         raise InputError("the file is empty", path=path)
     return out
@@ -457,11 +477,14 @@ def read_plain_text(path: str | Path, *, id_prefix: str | None = None,
 
 def read_known(path: str | Path, *, columns: Mapping[str, str] | None = None,
                delimiter: str | None = None, source: str | None = None,
-               encoding: str | None = None) -> list[Stem]:
+               encoding: str | None = None, system: str | None = None) -> list[Stem]:
     """KNOWN.csv: ``form,ipa`` plus optional ``gloss`` and ``source``; every IPA string is
-    checked, and every unknown symbol of the file is reported (up to UNKNOWN_SYMBOLS_SHOWN)."""
+    checked, and every unknown symbol of the file is reported (up to UNKNOWN_SYMBOLS_SHOWN).
+    ``system``: the ``ipa`` column is written in this transcription system (e.g. the
+    transliteration ``semitic-translit``) and is transcribed into IPA first (a cell it cannot
+    transcribe is a TranscriptionError naming file, line and characters)."""
     return _read_table("known", path, columns=columns, delimiter=delimiter, encoding=encoding,
-                       what="stems", source=source)
+                       what="stems", source=source, system=system)
 
 
 class GoldRows(list):

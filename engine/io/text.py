@@ -238,8 +238,75 @@ def field_limit_problem() -> str:
 #: How a dotted letter (letter + U+0323 COMBINING DOT BELOW) is read: ``"uncertain"`` (Leiden:
 #: the letter is read, the dot says it is uncertain and is removed from the text; ``raw`` keeps
 #: it) or ``"letter"`` (the dot is part of the letter, as in ṣ ṭ ḥ of a Semitic transliteration).
+#: ``None``: not chosen; a text with a dotted letter is then refused (:class:`DottedLettersUnchosen`),
+#: because which of the two a dot is depends on the transliteration, and is never guessed.
 DOTTED_MODES = ("uncertain", "letter")
 DOT_BELOW = "\u0323"
+#: The command-line words of the two readings (``--dotted letter|uncertain``), as the message says them.
+DOTTED_CHOICES = {"letter": "letters of their own (ṣ ṭ ḥ of a Semitic transliteration)",
+                  "uncertain": "Leiden's mark of an uncertain reading (the dot removed)"}
+
+
+def dotted_letters(raw: str) -> list[str]:
+    """The letters of ``raw`` written with a dot below (NFC, in order, each once)."""
+    s = unicodedata.normalize("NFD", raw)
+    out: dict[str, None] = {}
+    for m in re.finditer(r"(\S)([\u0300-\u036f]*)", s):
+        if DOT_BELOW in m.group(2) and not unicodedata.combining(m.group(1)):
+            out[unicodedata.normalize("NFC", m.group(0))] = None
+    return list(out)
+
+
+class DottedLettersUnchosen(InputError):
+    """A lost text holds letters with a dot below and the reader was not told what the dot is:
+    ``letters`` (NFC, each once), first on ``line``; the caller asks the user (the app's import
+    asks; the command line takes ``--dotted letter`` or ``--dotted uncertain``)."""
+
+    def __init__(self, letters: Sequence[str], *, path=None, line: int | None = None, lines: int = 1):
+        self.letters = tuple(letters)
+        shown = " ".join(self.letters)
+        one = len(self.letters) == 1
+        where = f" (on {lines} lines, this the first)" if lines > 1 else ""
+        super().__init__(
+            f"{shown} {'is' if one else 'are'} written with a dot below{where}; the dot is either part of the "
+            "letter or Leiden's mark of an uncertain reading, and which is not guessed: --dotted letter keeps "
+            f"{'it as a letter' if one else 'them as letters'} of {'its' if one else 'their'} own (as ṣ ṭ ḥ of "
+            f"a Semitic transliteration), --dotted uncertain reads {'it' if one else 'them'} as "
+            f"{' '.join(undotted(ch) for ch in self.letters)}, uncertain",
+            path=path, line=line)
+
+
+def undotted(letter: str) -> str:
+    """``letter`` without its dot below (NFC): how Leiden's uncertain reading reads it."""
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFD", letter).replace(DOT_BELOW, ""))
+
+
+class DottedLetterCheck:
+    """Reads a file's lost texts while the dot below is not chosen: each text is read with the dot
+    kept (``mode`` returns ``"letter"``) and its dotted letters noted; :meth:`raise_any` then
+    refuses the file naming every dotted letter and the first line. With a choice made, it is
+    that choice and notes nothing."""
+
+    def __init__(self, dotted: str | None, path=None):
+        if dotted is not None and dotted not in DOTTED_MODES:
+            raise ValueError(f"dotted must be one of {DOTTED_MODES} or None, not {dotted!r}")
+        self.dotted, self.path = dotted, path
+        self.letters: dict[str, None] = {}
+        self.lines: list[int | None] = []
+
+    def mode(self, raw: str, line: int | None) -> str:
+        if self.dotted is not None:
+            return self.dotted
+        found = dotted_letters(raw)
+        if found:
+            self.letters.update(dict.fromkeys(found))
+            self.lines.append(line)
+        return "letter"
+
+    def raise_any(self) -> None:
+        if self.letters:
+            raise DottedLettersUnchosen(list(self.letters), path=self.path, line=self.lines[0],
+                                        lines=len(self.lines))
 _OPEN_ADD = "\u27e8\u3008"        # ⟨ 〈 (U+2329 is NFC-normalised to U+3008)
 _CLOSE_ADD = "\u27e9\u3009"       # ⟩ 〉
 _GAP_DASHES = "-‐‑‒–—−"
@@ -303,7 +370,8 @@ def describe_leiden(totals: Mapping[str, int], *, label: bool = True) -> str:
     if parts:
         out += f" ({', '.join(parts)})"
     extra = [(totals.get("illegible", 0), "illegible passage", "illegible passages"),
-             (totals.get("uncertain", 0), "dotted (uncertain) letter", "dotted (uncertain) letters"),
+             (totals.get("uncertain", 0), "dotted letter read as uncertain (the dot removed)",
+              "dotted letters read as uncertain (the dot removed)"),
              (totals.get("additions", 0), "editorial addition ⟨ ⟩ left out",
               "editorial additions ⟨ ⟩ left out"),
              (totals.get("deletions", 0), "deletion { } kept", "deletions { } kept")]
@@ -313,21 +381,24 @@ def describe_leiden(totals: Mapping[str, int], *, label: bool = True) -> str:
     return out
 
 
-def read_leiden(raw: str, *, dotted: str = "uncertain", strict: bool = True, path=None,
+def read_leiden(raw: str, *, dotted: str | None = None, strict: bool = True, path=None,
                 line: int | None = None) -> LeidenReading:
     """Read the Leiden markup of one lost text (see :class:`LeidenReading`).
 
     ``[abc]`` restored letters (kept); ``[...]``, ``[---]``, ``[…]``, ``[- - -]`` lost signs of
     unknown number; ``[.]``, ``[..]``, ``[c.5]`` a known number; ``[ab..]`` both; ``⟨abc⟩`` letters
     the editor adds (left out: the scribe did not write them); ``{abc}`` letters the editor deletes
-    (kept: the scribe wrote them); a dotted letter (U+0323) per ``dotted``; dots (or …) outside
+    (kept: the scribe wrote them); a dotted letter (U+0323) per ``dotted`` (None: a text with one
+    is refused, :class:`DottedLettersUnchosen`); dots (or …) outside
     brackets: illegible signs, a break. A ``[`` or ``]`` alone is a broken edge (the passage runs
     to the end or from the start of the text). ``strict``: a ``⟨`` or ``{`` that is not closed,
     or a ``[`` inside ``[ ]``, is an InputError naming ``path`` and ``line``; otherwise ignored.
     """
-    if dotted not in DOTTED_MODES:
-        raise ValueError(f"dotted must be one of {DOTTED_MODES}, not {dotted!r}")
+    if dotted is not None and dotted not in DOTTED_MODES:
+        raise ValueError(f"dotted must be one of {DOTTED_MODES} or None, not {dotted!r}")
     s = unicodedata.normalize("NFD", raw)
+    if dotted is None and DOT_BELOW in s:
+        raise DottedLettersUnchosen(dotted_letters(raw), path=path, line=line)
     if not (_MARKUP.intersection(s) or "." in s or "…" in s or DOT_BELOW in s):
         return LeidenReading(normalise_text(raw))
     c = dict.fromkeys(LEIDEN_COUNTS, 0)

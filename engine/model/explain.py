@@ -61,3 +61,16 @@ def best_alignment(mapping: MappingSnapshot, span: str, stem_ipa: str, gamma: fl
         steps.append(AlignedPair(units[i - 1], "".join(letters[j - k: j]), lp))
         i, j = i - 1, j - k
     return steps[::-1], best[m][n]
+
+
+def run_alignment_settings(run) -> tuple[float, int]:
+    """The insertion cost and band a stored run ended with (a ``RunRecord``): what an explanation of
+    its matches must align with (the app's hover, the exports' alignments). A run whose settings
+    cannot be read gets the defaults."""
+    from engine.config import Config
+
+    try:
+        cfg = run.settings()
+        return cfg.insertion_cost(run.last_step or cfg.steps), cfg.band
+    except Exception:  # noqa: BLE001 - an old or odd record: the defaults, as the app always did
+        return Config().insertion_cost_end, Config().band

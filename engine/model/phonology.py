@@ -105,9 +105,11 @@ def _not_ipa_problem(ipa: str, source: str | None) -> tuple[str, str, tuple[str,
     origin = f" (from {source})" if source else ""
     each = ", ".join(f"{ch!r} -> {TRANSLITERATION[ch]}" for ch in letters)
     word = "letter" if len(letters) == 1 else "letters"
+    # --system reads a known vocabulary's forms (KNOWN's ipa column, a word list, CLDF forms); a pin
+    # is one IPA value, which no option transcribes: the hint is only given where it works
+    read = "" if (source or "").startswith("pinned value") else ", or read the forms with --system semitic-translit"
     problem = (f"{ipa!r}{origin} is written in a transliteration, not in IPA: the {word} {each}; "
-               f"the IPA most likely is {suggest_ipa(ipa)} (write that, or read the forms with "
-               f"--system semitic-translit)")
+               f"the IPA most likely is {suggest_ipa(ipa)} (write that{read})")
     return unicodedata.normalize("NFD", letters[0]), problem, tuple(letters)
 
 

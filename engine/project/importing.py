@@ -65,9 +65,10 @@ def _split_raw(inscriptions: list[Inscription]) -> list[Inscription]:
 
 def import_lost(project: Project, path: str | Path, *, name: str | None = None,
                 columns: Columns = None, delimiter: str | None = None,
-                encoding: str | None = None, dotted: str = "uncertain", notation: str = "signs") -> int:
+                encoding: str | None = None, dotted: str | None = None, notation: str = "signs") -> int:
     """LOST.csv/.tsv → a new corpus (named ``name``, default the file's stem); returns its id.
-    The texts' Leiden markup is read (:func:`markup_totals` counts it; ``raw`` keeps it).
+    The texts' Leiden markup is read (:func:`markup_totals` counts it; ``raw`` keeps it); ``dotted``:
+    what a dot below is, "letter" or "uncertain" (None: a file with one is refused, naming the letters).
     ``notation="linear-b"``: the text column is the Linear B transliteration (tables.read_lost)."""
     path = Path(path)
     inscriptions = _split_raw(tables.read_lost(path, columns=columns, delimiter=delimiter,
@@ -76,7 +77,7 @@ def import_lost(project: Project, path: str | Path, *, name: str | None = None,
 
 
 def import_text(project: Project, path: str | Path, *, name: str | None = None,
-                encoding: str | None = None, dotted: str = "uncertain") -> int:
+                encoding: str | None = None, dotted: str | None = None) -> int:
     """Plain text, one inscription per line (ids ``<file stem>:<line>``) → a new corpus, its
     Leiden markup read as in :func:`import_lost`."""
     path = Path(path)
@@ -88,12 +89,14 @@ def import_text(project: Project, path: str | Path, *, name: str | None = None,
 
 def import_known(project: Project, path: str | Path, *, name: str | None = None,
                  columns: Columns = None, delimiter: str | None = None,
-                 encoding: str | None = None) -> int:
+                 encoding: str | None = None, system: str | None = None) -> int:
     """KNOWN.csv/.tsv → a new known language (every IPA string checked, every unknown symbol
-    listed, an IPA string with no sound refused); returns its id."""
+    listed, an IPA string with no sound refused); returns its id. ``system``: the ipa column is
+    in that transcription system, transcribed to IPA (tables.read_known)."""
     path = Path(path)
-    stems = tables.read_known(path, columns=columns, delimiter=delimiter, encoding=encoding)
-    return project.add_language(_name(name, path), stems, source=str(path), format="known")
+    stems = tables.read_known(path, columns=columns, delimiter=delimiter, encoding=encoding, system=system)
+    return project.add_language(_name(name, path), stems, source=str(path),
+                                format=f"known:{system}" if system else "known")
 
 
 class GoldImport(int):

@@ -275,7 +275,8 @@ def test_display_options_give_transliteration_and_sounds_and_a_bad_one_changes_n
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no-such-table" in err[0] and sha(path) == before  # the code was not stored
     assert main(["export", str(path), "--edictor", str(tsv), "--lost-display", "ugaritic-transliteration"]) == 0
-    assert "warning" not in capsys.readouterr().err
+    # the table gives every sound (the run kept no mapping, so its pairs have no alignment, which is said)
+    assert [w for w in capsys.readouterr().err.splitlines() if w.startswith("warning") and "alignment" not in w] == []
     tokens = _tokens(tsv)
     assert tokens[0] == "ʃ l m" and tokens[4] == "χ ɣ ʕ"
     assert tsv.read_text(encoding="utf-8").splitlines()[1].split("\t")[3] == "šlm"
@@ -294,7 +295,8 @@ def test_a_run_without_scores_writes_empty_score_cells(tmp_path, capsys):
     capsys.readouterr()  # one kind at a time
     assert main(["export", str(path), "--edictor", str(tmp_path / "e.tsv")]) == 0
     assert f"of run {run} (the newest run with accepted decisions)" in capsys.readouterr().out
-    assert (tmp_path / "e.tsv").read_text(encoding="utf-8").splitlines()[1].split("\t")[9] == ""
+    header, first = (line.split("\t") for line in (tmp_path / "e.tsv").read_text(encoding="utf-8").splitlines()[:2])
+    assert first[header.index("SCORE")] == ""
     assert main(["export", str(path), "--cldf", str(tmp_path / "c")]) == 0
     ds = pycldf.Dataset.from_metadata(tmp_path / "c" / "Wordlist-metadata.json")
     assert ds.validate() and {f["Score"] for f in ds["FormTable"]} == {None}

@@ -165,7 +165,7 @@ from engine.project.importing import markup_totals  # noqa: E402
     ("plain text", "plain text", {}),
 ])
 def test_leiden_markup_is_read_as_markup(raw, text, counts):
-    r = read_leiden(raw)
+    r = read_leiden(raw, dotted="uncertain")
     assert r.text == text
     for key in ("lacunae", "restored", "lost_unknown", "lost_counted", "lost_signs", "additions",
                 "deletions", "uncertain", "illegible"):
@@ -178,12 +178,12 @@ def test_leiden_markup_is_read_as_markup(raw, text, counts):
 def test_dotted_letters_can_be_letters_of_the_transliteration(tmp_path, capsys):
     r = read_leiden("ṣdq", dotted="letter")
     assert r.text == "ṣdq" and r.uncertain == 0
-    assert read_leiden("ṣdq").text == "sdq"
+    assert read_leiden("ṣdq", dotted="uncertain").text == "sdq"
     src = write(tmp_path / "lost.csv", "id,text\nA,ṣdq\n")
     project = tmp_path / "p.decipher"
     assert project_main(["new", str(project)]) == 0
-    assert project_main(["import", str(project), "--lost", str(src), "--name", "a"]) == 0
-    assert "lacunae: 0; 1 dotted (uncertain) letter" in capsys.readouterr().out
+    assert project_main(["import", str(project), "--lost", str(src), "--name", "a", "--dotted", "uncertain"]) == 0
+    assert "lacunae: 0; 1 dotted letter read as uncertain (the dot removed)" in capsys.readouterr().out
     assert project_main(["import", str(project), "--lost", str(src), "--name", "b", "--dotted-letters"]) == 0
     assert "lacunae: 0\n" in capsys.readouterr().out
     with Project.open(project) as p:

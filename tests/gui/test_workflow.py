@@ -91,7 +91,11 @@ def test_run_then_sign_values_exports_and_new_project_is_empty(window, qtbot, tm
     assert f"(run {run.id})" in window.statusBar().currentMessage()  # the run exported is said
     lines = tsv.read_text(encoding="utf-8").splitlines()
     assert lines[0].split("\t")[:6] == ["ID", "DOCULECT", "CONCEPT", "FORM", "VALUE", "TOKENS"]
-    assert len(lines) == 3 and lines[1].split("\t")[6] == lines[2].split("\t")[6] == "1"
+    cogid = lines[0].split("\t").index("COGID")
+    assert len(lines) == 3 and lines[1].split("\t")[cogid] == lines[2].split("\t")[cogid] == "1"
+    # the alignment the hover shows, in both rows (the export of issue 51, item 4)
+    aligned = [line.split("\t")[lines[0].split("\t").index("ALIGNMENT")] for line in lines[1:]]
+    assert all(aligned) and len(set(len(a.split()) for a in aligned)) == 1
 
     # File ▸ New, through the action and the real dialog, with the Ugaritic preset
     new_path = tmp_path / "empty"
