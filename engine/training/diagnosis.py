@@ -44,6 +44,20 @@ OBJECTIVE_MARGIN = 0.15
 #: seeds 0 and 1 against seed 2: docs/benchmarks.md, "A run that knows when it is stuck"); with fewer the
 #: letters are still named as unstable
 MIN_OTHERS_TO_FLAG = 3
+#: a syllable reading in which the signs read as one value shared by CROWD_SIGNS signs or more make up
+#: CROWD_SHARE_FLAG of the text or more is probably wrong: a syllabary writes a syllable with about one
+#: sign (two where a row writes two consonants). Set on the dev ciphers of issue 49: the failed readings
+#: of invented syllabaries 0.645-0.723, the right values pinned on one of them 0.000 (docs/benchmarks.md,
+#: "Invented ciphers"; chosen after seeing them)
+CROWD_SIGNS = 4
+CROWD_SHARE_FLAG = 0.25
+#: a run whose matches cover less than this share of its own coverage target (at its last step) is
+#: probably wrong: it found almost nothing in the text to read as known words. Set on the issue-49
+#: failure that covered 0.027 of the text against a target of 0.5; the readings of the dev ciphers, right
+#: or wrong, covered 0.44 or more (docs/benchmarks.md, "Invented ciphers")
+COVERAGE_SHARE_FLAG = 0.2
+#: the findings that say a reading is probably wrong, not only that it may be a local optimum
+WRONG_CODES = ("values", "coverage")
 
 
 @dataclass(frozen=True)
@@ -140,8 +154,15 @@ class Diagnosis:
     def lines(self) -> list[str]:
         return [f.text for f in self.findings]
 
+    @property
+    def probably_wrong(self) -> bool:
+        """Whether a finding says the reading is probably wrong (not only a possible local optimum)."""
+        return any(f.flag and f.code in WRONG_CODES for f in self.findings)
+
     def headline(self, name: Callable[[str], str] | None = None) -> str:
         """One line for a summary: the verdict in plain words (``name``: how lost letters are shown)."""
+        if self.probably_wrong:
+            return "this reading is probably wrong: " + "; ".join(f.shown(name) for f in self.findings if f.flag)
         if self.flagged:
             return "this reading may be a local optimum: " + "; ".join(f.shown(name) for f in self.findings if f.flag)
         return "no sign of a poor basin (gold-free checks: letter classes, the objective, other runs' readings, swaps)"
@@ -261,6 +282,44 @@ def agreement_finding(readings: Mapping[str, str], shares: Mapping[str, float],
     return Finding("seeds", text, tuple(a for a, *_ in against), flag, template, args), values
 
 
+def values_finding(table, shares: Mapping[str, float]) -> tuple[Finding | None, dict[str, float]]:
+    """The signs of a syllable run (``table``: its SyllableTable) that are read as a value CROWD_SIGNS
+    signs or more share: flagged (the reading is probably wrong) when they make up CROWD_SHARE_FLAG of
+    the text (``shares``: each sign's share) or more."""
+    from engine.model.syllables import NULL_ONSET
+
+    top = table.top_values()
+    readers: dict[tuple[str, str], list[str]] = {}
+    for sign, value in top.items():
+        readers.setdefault(value, []).append(sign)
+    crowded = {v: signs for v, signs in readers.items() if len(signs) >= CROWD_SIGNS}
+    share = sum(shares.get(sign, 0.0) for signs in crowded.values() for sign in signs)
+    values = {"diagnosis_crowded_share": float(share), "diagnosis_distinct_values": float(len(readers))}
+    if share < CROWD_SHARE_FLAG:
+        return None, values
+    n = sum(len(signs) for signs in crowded.values())
+    worst = sorted(crowded.items(), key=lambda kv: -len(kv[1]))[:4]
+    named = ", ".join(f"{(v[1] if v[0] == NULL_ONSET else v[0] + v[1])} by {len(signs)}" for v, signs in worst)
+    text, template, args = _line(
+        f"{n} signs ({share:.0%} of the text) are read as the same few syllables ({named}), where a "
+        "syllabary writes each syllable with about one sign: the matches rest on no consistent sign values; "
+        "try more restarts or a longer run, or pin the signs you are sure of")
+    return Finding("values", text, tuple(s for _, signs in worst for s in signs), True, template, args), values
+
+
+def coverage_finding(coverage: float, target: float) -> tuple[Finding | None, dict[str, float]]:
+    """The run's final ``coverage`` (share of the text its matches cover) against its coverage
+    ``target``: flagged (probably wrong) below COVERAGE_SHARE_FLAG of the target."""
+    if not (math.isfinite(coverage) and target > 0):
+        return None, {}
+    values = {"diagnosis_coverage_of_target": float(coverage / target)}
+    if coverage >= COVERAGE_SHARE_FLAG * target:
+        return None, values
+    return Finding("coverage", f"its matches cover {coverage:.1%} of the text where the run aims at {target:.0%}: "
+                   "it found almost nothing it can read as known words; try another candidate list, or settings "
+                   "that fit the script (a syllabary: signs = syllables)"), values
+
+
 def polish_finding(result) -> Finding | None:
     """What the swap search changed (engine/training/polish.py's PolishResult), if anything: not a flag
     (the reading shown includes the moves), but the letters moved are the unstable ones."""
@@ -286,6 +345,17 @@ def diagnose(trainer, *, polish=None) -> Diagnosis:
     out.values.update(values)
     if finding is not None:
         out.findings.append(finding)
+    if mapping.syllables is not None:
+        finding, values = values_finding(mapping.syllables, shares)
+        out.values.update(values)
+        if finding is not None:
+            out.findings.append(finding)
+    ev = getattr(trainer, "last_evaluation", None)
+    if ev is not None:
+        finding, values = coverage_finding(ev.coverage, trainer.config.coverage_target(trainer.step))
+        out.values.update(values)
+        if finding is not None:
+            out.findings.append(finding)
     finding = polish_finding(polish)
     if finding is not None:
         out.findings.append(finding)
