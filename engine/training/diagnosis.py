@@ -56,8 +56,16 @@ CROWD_SHARE_FLAG = 0.25
 #: failure that covered 0.027 of the text against a target of 0.5; the readings of the dev ciphers, right
 #: or wrong, covered 0.44 or more (docs/benchmarks.md, "Invented ciphers")
 COVERAGE_SHARE_FLAG = 0.2
+#: a letters run whose matches at least CLOSE_CONFIDENCE sure per letter (engine/closeness/curve.py)
+#: cover less than CLOSE_SHARE_FLAG of the text is probably wrong: the matches it found are poor ones.
+#: Set on the dev ciphers of issue 49: right readings (P@10 0.93-1.00) 0.432-0.584, the reading of a
+#: text against an unrelated language's list 0.040 (docs/benchmarks.md, "Invented ciphers"; chosen
+#: after seeing them). Not for syllable runs, whose vowel slots are scored against chance (their
+#: per-sign confidence is on another scale).
+CLOSE_CONFIDENCE = 0.5
+CLOSE_SHARE_FLAG = 0.2
 #: the findings that say a reading is probably wrong, not only that it may be a local optimum
-WRONG_CODES = ("values", "coverage")
+WRONG_CODES = ("values", "coverage", "close")
 
 
 @dataclass(frozen=True)
@@ -320,6 +328,22 @@ def coverage_finding(coverage: float, target: float) -> tuple[Finding | None, di
                    "that fit the script (a syllabary: signs = syllables)"), values
 
 
+def close_finding(curve) -> tuple[Finding | None, dict[str, float]]:
+    """The share of the text a letters run's matches cover at CLOSE_CONFIDENCE per letter or better
+    (``curve``: its closeness curve): flagged (probably wrong) below CLOSE_SHARE_FLAG."""
+    from engine.closeness.curve import coverage_at
+
+    if not curve:
+        return None, {}
+    share = coverage_at(curve, CLOSE_CONFIDENCE)
+    values = {"diagnosis_close_share": float(share)}
+    if share >= CLOSE_SHARE_FLAG:
+        return None, values
+    return Finding("close", f"only {share:.0%} of the text is matched closely to known stems (at least "
+                   f"{CLOSE_CONFIDENCE:.0%} sure per letter), where right readings match {CLOSE_SHARE_FLAG:.0%} or "
+                   "more: the matches are poor ones; try more restarts or seeds, or another candidate list"), values
+
+
 def polish_finding(result) -> Finding | None:
     """What the swap search changed (engine/training/polish.py's PolishResult), if anything: not a flag
     (the reading shown includes the moves), but the letters moved are the unstable ones."""
@@ -356,6 +380,11 @@ def diagnose(trainer, *, polish=None) -> Diagnosis:
         out.values.update(values)
         if finding is not None:
             out.findings.append(finding)
+        elif mapping.syllables is None:
+            finding, values = close_finding(ev.closeness)
+            out.values.update(values)
+            if finding is not None:
+                out.findings.append(finding)
     finding = polish_finding(polish)
     if finding is not None:
         out.findings.append(finding)

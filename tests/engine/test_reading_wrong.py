@@ -7,8 +7,8 @@ import numpy as np
 
 from engine.config import Config
 from engine.results import SyllableTable
-from engine.training.diagnosis import (CROWD_SHARE_FLAG, Diagnosis, coverage_finding, diagnose, plain_words,
-                                       values_finding)
+from engine.training.diagnosis import (CROWD_SHARE_FLAG, Diagnosis, close_finding, coverage_finding, diagnose,
+                                       plain_words, values_finding)
 
 ONSETS = ("∅", "k", "t", "p", "n")
 VOWELS = ("a", "e", "i")
@@ -81,3 +81,27 @@ def test_a_trained_syllable_run_is_diagnosed_with_its_crowding_and_coverage():
     d = diagnose(t)
     assert "diagnosis_crowded_share" in d.values and "diagnosis_coverage_of_target" in d.values
     assert 0.0 <= d.values["diagnosis_crowded_share"] <= 1.0
+
+
+def test_a_letters_reading_with_few_close_matches_is_probably_wrong():
+    # the curves of a right reading (dev cipher spanish-1) and of the same text against Latin's list, cut
+    right = [(1.0, 0.0), (0.75, 0.323), (0.5, 0.432), (0.25, 0.712), (0.0, 0.798)]
+    unrelated = [(1.0, 0.0), (0.75, 0.0), (0.5, 0.04), (0.25, 0.35), (0.0, 0.752)]
+    assert close_finding(right)[0] is None
+    finding, values = close_finding(unrelated)
+    assert finding is not None and finding.code == "close" and "only 4% of the text" in finding.text
+    assert abs(values["diagnosis_close_share"] - 0.04) < 1e-9
+    assert Diagnosis([finding]).probably_wrong
+    assert close_finding([]) == (None, {})
+
+
+def test_a_letters_run_s_diagnosis_reads_its_close_matches():
+    from engine.datasets.synthetic import make_cipher
+    from engine.training.trainer import Trainer
+
+    c = make_cipher(n_stems=30, n_inscriptions=20, seed=2)
+    t = Trainer(c.corpus, c.vocabulary, Config(steps=2, eval_interval=0), gold=c.gold)
+    for _ in t.run():
+        pass
+    d = diagnose(t)
+    assert "diagnosis_close_share" in d.values or "diagnosis_coverage_of_target" in d.values
