@@ -103,8 +103,10 @@ def _add_verbs(parser: argparse.ArgumentParser) -> None:
                         "(the conventional transliteration a-e-ri-qo-ta, read into the Unicode signs)")
     p.add_argument("--replace", action="store_true", help="--prior: the file's pins replace all pins")
     p.add_argument("--run", type=int, metavar="ID", help="--matches: re-import into this run")
-    p.add_argument("--unguard", action="store_true",
-                   help="--matches: drop the apostrophes --guard-formulas added")
+    p.add_argument("--unguard", action=argparse.BooleanOptionalAction, default=True,
+                   help="--matches: drop the apostrophe the formula guard of an export put before a cell "
+                        "(on by default, so a guarded report, its code columns included, reads back as it was "
+                        "exported; --no-unguard reads a report written with --no-guard-formulas as it is)")
     p.add_argument("--glottocode", metavar="CODE",
                    help="the Glottocode of the corpus or known language imported (e.g. ugar1238); "
                         "stored in the project, written by --cldf/--edictor exports")
@@ -130,6 +132,9 @@ def _add_verbs(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--corpus", help="--lost/--gold: which corpus (by name)")
     p.add_argument("--language", help="--known: which known language (by name)")
     p.add_argument("--tsv", action="store_true", help="tab-separated (also chosen by a .tsv name)")
+    p.add_argument("--force", action="store_true",
+                   help="--cldf: replace the files of an earlier export in OUT (the file a CSV/TSV export names is "
+                        "replaced without it; a symbolic link is refused either way)")
     p.add_argument("--bom", action="store_true", help="start with a UTF-8 BOM (for Excel)")
     p.add_argument("--guard-formulas", action=argparse.BooleanOptionalAction, default=True,
                    help="prefix ' to text cells a spreadsheet would run as formulas (=, +, -, @, tab, CR); "
@@ -409,8 +414,13 @@ def _field_export(args, project: Project, kind: str, target: Path, out: TextIO) 
         if run.language_id is None:
             raise InputError(f"run {run.id} has no known language to give a display table to")
         fieldexport.set_known_table(project, run.language_id, args.known_display)
-    write = fieldexport.export_cldf if kind == "cldf" else fieldexport.export_edictor
-    n = write(project, target, run_id=run.id, guard_formulas=args.guard_formulas)
+    if kind == "cldf":
+        from engine.io.atomic import FORCE_HINT
+
+        n = fieldexport.export_cldf(project, target, run_id=run.id, guard_formulas=args.guard_formulas,
+                                    replace=args.force, hint=FORCE_HINT)
+    else:
+        n = fieldexport.export_edictor(project, target, run_id=run.id, guard_formulas=args.guard_formulas)
     print(f"wrote {int(n)} accepted pairs of run {n.run_id} ({why}) "
           f"{'as a CLDF Wordlist into' if kind == 'cldf' else 'to'} {target}", file=out)
     for warning in n.warnings:

@@ -92,10 +92,12 @@ def write_outputs(out: Path, trainer, outcome: RunOutcome, history: list[dict]) 
     # the files are the program's, in the user's folder: a link planted under their names is refused
     write_text(refuse_symlinks(out / "metrics.json", out), json.dumps(metrics, indent=2, ensure_ascii=False) + "\n")
     if ev is not None:
-        write_csv(refuse_symlinks(out / "matches.csv", out), MATCH_COLUMNS, match_rows(ev.matches))
+        write_csv(refuse_symlinks(out / "matches.csv", out), MATCH_COLUMNS, match_rows(ev.matches),
+                  guard_formulas=True)
     if history:
         keys = list(history[0])
-        write_csv(refuse_symlinks(out / "steps.csv", out), keys, ([h.get(k) for k in keys] for h in history))
+        write_csv(refuse_symlinks(out / "steps.csv", out), keys, ([h.get(k) for k in keys] for h in history),
+                  guard_formulas=True)
 
 
 class OutputFolder(RunSink):

@@ -182,7 +182,8 @@ class ResultsTable:
         from engine.io.atomic import refuse_symlinks, write_csv
 
         # results.csv is the program's file in the sweep's folder: a link planted there is refused
-        write_csv(refuse_symlinks(self.path, self.path.parent), RESULT_COLUMNS, (r.cells() for r in self.rows.values()))
+        write_csv(refuse_symlinks(self.path, self.path.parent), RESULT_COLUMNS, (r.cells() for r in self.rows.values()),
+                  guard_formulas=True)
 
     def finished(self, run_dir: str, base: Path) -> bool:
         row = self.rows.get(run_dir)
@@ -193,6 +194,8 @@ def read_results(path: Path) -> dict[str, ResultRow]:
     """An earlier results.csv (rows by run folder); a damaged one is an error naming its line."""
     out: dict[str, ResultRow] = {}
 
+    from engine.io.atomic import unguard_row
+
     def num(v: str) -> float | None:
         return float(v) if v not in ("", None) else None
 
@@ -202,6 +205,7 @@ def read_results(path: Path) -> dict[str, ResultRow]:
         if missing:
             raise DecipherError(f"{path}: not a sweep's results.csv (no column {sorted(missing)[0]!r})")
         for line, r in enumerate(reader, start=2):
+            r = unguard_row(r)   # written with the one formula guard: read back as it was
             try:
                 out[r["run_dir"]] = ResultRow(r["known"], int(r["seed"]), r.get("settings", ""), r["run_dir"],
                                               r["status"], num(r.get("p_at_1", "")), num(r.get("p_at_10", "")),

@@ -221,17 +221,20 @@ def test_failed_upgrades_write_one_backup(tmp_path, monkeypatch):
 
 
 @posix_only
-def test_export_through_a_symlink_writes_the_linked_file(tmp_path):
+def test_export_through_a_symlink_is_refused_and_the_linked_file_kept(tmp_path):
+    from engine.io.atomic import WriteError
+
     project, _ = filled_project(tmp_path / "p.decipher")
     real = tmp_path / "shared" / "PRIOR.csv"
     real.parent.mkdir()
     real.write_text("old\n", encoding="utf-8")
     link = tmp_path / "prior-link.csv"
     link.symlink_to(real)
-    n = export_prior(project, link)
+    with pytest.raises(WriteError, match="symbolic link"):
+        export_prior(project, link)
     project.close()
     assert link.is_symlink() and link.resolve() == real.resolve()
-    assert real.read_text(encoding="utf-8").startswith("lost,known_ipa") and n > 0
+    assert real.read_text(encoding="utf-8") == "old\n"
     assert not list(tmp_path.rglob("*.part"))
 
 
