@@ -121,3 +121,32 @@ def test_reader_verbs(tmp_path, capsys):
     assert "(16 inscriptions)" in capsys.readouterr().out
     assert main(["import", f, "--wordlist", str(words / "latin_words.txt")]) == 2
     assert "needs --system" in capsys.readouterr().err
+
+
+def test_new_force_refuses_while_a_run_trains_and_replaces_once_it_is_gone(tmp_path, capsys):
+    """Issue 52, 3: ``project new --force P`` during a run replaced P (exit 0) and the run then said
+    "recorded in P" while P held nothing."""
+    import subprocess
+    import sys
+
+    from engine.config import Config
+    from engine.project import Project
+
+    f = tmp_path / "p.decipher"
+    assert main(["new", str(f)]) == 0
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        with Project.open(f) as p:
+            run_id = p.start_run(Config(), None, None, pid=child.pid)   # a live run of another process
+        capsys.readouterr()
+        assert main(["new", "--force", str(f)]) == 2
+        [line] = capsys.readouterr().err.strip().splitlines()
+        assert f"run {run_id} (pid {child.pid}) is training" in line
+        with Project.open(f, read_only=True) as p:
+            assert [r.id for r in p.runs()] == [run_id]     # the file is the same, its run kept
+    finally:
+        child.kill()
+        child.wait()
+    assert main(["new", "--force", str(f)]) == 0            # its process gone: the run is dead
+    with Project.open(f, read_only=True) as p:
+        assert p.runs() == []
