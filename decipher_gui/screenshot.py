@@ -10,7 +10,6 @@ from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
 
 from engine.config import Config
 from engine.errors import DecipherError
-from engine.datasets.sample import RUN_CONFIG_KEY
 
 
 def process_until(predicate, timeout_ms: int = 60_000) -> bool:
@@ -37,11 +36,9 @@ def _settle(rounds: int = 5) -> None:
 
 
 def _run_config(window, steps: int) -> Config:
-    data = window.project.setting(RUN_CONFIG_KEY) or {}
-    try:
-        base = Config.from_dict(dict(data))
-    except DecipherError:
-        base = Config()
+    from .queries import run_defaults
+
+    base = run_defaults(window.project)
     return base.replace(steps=steps, eval_interval=max(5, steps // 3),
                         anneal_steps=min(base.anneal_steps, max(1, steps)))
 
