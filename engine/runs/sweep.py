@@ -82,7 +82,11 @@ def read_grid_file(path: Path, parse: Callable[[Sequence[str]], dict]) -> dict[s
     import tomllib
 
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        from engine.io.text import read_input
+
+        data = tomllib.loads(read_input(path, limit=16 * 2**20).decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise DecipherError(f"{path}: not UTF-8 text (byte {e.start}); save the grid file as UTF-8") from None
     except OSError as e:
         raise DecipherError(f"{path}: cannot read the grid file ({e.strerror or e})") from None
     except tomllib.TOMLDecodeError as e:
