@@ -185,7 +185,7 @@ def test_unreadable_config_file_whoever_runs_the_tests(files, tmp_path, capsys, 
     real_open = os.open
 
     def refuse(name, *args, **kwargs):   # inputs are opened by engine.io.text.read_input
-        if Path(name) == path:
+        if os.fspath(name) == str(path):
             raise exc
         return real_open(name, *args, **kwargs)
 
