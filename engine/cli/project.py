@@ -474,6 +474,9 @@ def _verdict(diagnosis: dict | None) -> str:
 
 
 def _print_table(rows: list[list[str]], out: TextIO) -> None:
+    from engine.io.text import for_terminal   # a stored name can neither drive the terminal nor split a row
+
+    rows = [[for_terminal(c) for c in r] for r in rows]
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip(), file=out)
@@ -528,29 +531,31 @@ def _info(args, out: TextIO) -> int:
         with Project.open(args.file) as project:
             print(json.dumps(_info_json(project), ensure_ascii=False), file=out)
         return 0
+    from engine.io.text import for_terminal as t   # control characters escaped, long text cut
+
     with Project.open(args.file) as project:
         s = project.summary()
-        print(f"{s['path']}: project file, schema v{s['schema_version']} (application_id "
+        print(f"{t(s['path'])}: project file, schema v{s['schema_version']} (application_id "
               f"{s['application_id']})", file=out)
         if project.migrated_from is not None:
-            print(f"  upgraded from schema v{project.migrated_from}; backup: {project.backup}", file=out)
+            print(f"  upgraded from schema v{project.migrated_from}; backup: {t(project.backup)}", file=out)
         if s["created_with"]:
-            print(f"  created with: {s['created_with']}", file=out)
+            print(f"  created with: {t(s['created_with'])}", file=out)
         print(f"  corpora: {len(s['corpora'])}", file=out)
         for c in s["corpora"]:
-            print(f"    {c.id}: {c.name} ({c.inscriptions} inscriptions, {c.gold} gold; {c.format} "
-                  f"from {c.source or '-'})", file=out)
-            print(f"      letters: {_letters(project, c.id)}", file=out)
+            print(f"    {c.id}: {t(c.name)} ({c.inscriptions} inscriptions, {c.gold} gold; {t(c.format)} "
+                  f"from {t(c.source or '-')})", file=out)
+            print(f"      letters: {t(_letters(project, c.id), 2000)}", file=out)
             print(f"      lacunae: {_markup(project, c)}", file=out)
         print(f"  known languages: {len(s['languages'])}", file=out)
         for x in s["languages"]:
-            print(f"    {x.id}: {x.name} ({x.stems} stems; {x.format} from {x.source or '-'})", file=out)
+            print(f"    {x.id}: {t(x.name)} ({x.stems} stems; {t(x.format)} from {t(x.source or '-')})", file=out)
         print(f"  pinned values: {s['pins']}", file=out)
         runs = ", ".join(f"{n} {st}" for st, n in sorted(s["runs"].items())) or "none"
         print(f"  runs: {runs}", file=out)
         for run in project.runs():  # where each run can be resumed from
             if run.checkpoint:
-                print(f"    run {run.id} ({run.status}, step {run.last_step}): checkpoint {run.checkpoint}", file=out)
+                print(f"    run {run.id} ({run.status}, step {run.last_step}): checkpoint {t(run.checkpoint)}", file=out)
         for run_id in project.interrupted:
             print(f"  note: run {run_id} was left running by a process that is gone; marked "
                   "interrupted", file=out)

@@ -243,6 +243,31 @@ def read_input(path: str | Path, *, limit: int = MAX_INPUT_BYTES) -> bytes:
     return data
 
 
+#: The most characters of one stored text a terminal line shows (the rest is counted).
+TERMINAL_LIMIT = 200
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def for_terminal(value: object, limit: int = TERMINAL_LIMIT) -> str:
+    """Stored text as a terminal shows it safely: control characters (an escape sequence, a line
+    break), bidirectional overrides and line separators written visibly as ``\\x1b``, ``\\n``,
+    ``\\u202e``…, so a name can neither drive the terminal nor split a row; text longer than
+    ``limit`` characters cut, with how much was left out (a 60 MB source is not printed)."""
+    text = "" if value is None else str(value)
+    cut = len(text) - limit if len(text) > limit else 0
+    if cut:
+        text = text[:limit]
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if cat == "Cc" or cat in ("Zl", "Zp") or "\u202a" <= ch <= "\u202e" or "\u2066" <= ch <= "\u2069":
+            code = ord(ch)
+            out.append(_ESCAPES.get(ch) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"))
+        else:
+            out.append(ch)
+    return "".join(out) + (f"… ({cut:,} more characters)" if cut else "")
+
+
 def load_text(path: str | Path, what: str = "file", *, encoding: str | None = None,
               allowed_controls: str = ALLOWED_CONTROLS, invisible: str = "refuse") -> DecodedText:
     """:func:`decode_bytes` of an input (:func:`read_input`: a regular file or ``-``)."""

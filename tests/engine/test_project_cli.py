@@ -150,3 +150,28 @@ def test_new_force_refuses_while_a_run_trains_and_replaces_once_it_is_gone(tmp_p
     assert main(["new", "--force", str(f)]) == 0            # its process gone: the run is dead
     with Project.open(f, read_only=True) as p:
         assert p.runs() == []
+
+
+def test_info_and_runs_escape_control_characters_and_cut_long_text(tmp_path, capsys):
+    """Issue 52, 6 and 13: terminal escapes in a corpus name were printed raw by ``project info``
+    (a title change, a screen clear), a newline in a name split a row of ``project runs``, and a
+    60 MB ``corpus.source`` made ``project info`` print 63 MB."""
+    import sqlite3
+
+    from .test_project_helpers import filled_project
+
+    project, _ = filled_project(tmp_path / "p.decipher")
+    project.close()
+    evil = "ib\x1b]0;pwned\x07\x1b[2Jer\nian\u202e"
+    conn = sqlite3.connect(tmp_path / "p.decipher")
+    conn.execute("UPDATE corpus SET name = ?, source = ?", (evil, "s" * 1_000_000))
+    conn.execute("UPDATE language SET name = ?", ("bas\nque\r\x1b[31m",))
+    conn.commit()
+    conn.close()
+    assert main(["info", str(tmp_path / "p.decipher")]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out and len(out) < 5000
+    assert "ib\\x1b]0;pwned\\x07\\x1b[2Jer\\nian\\u202e" in out and "(999,800 more characters)" in out
+    assert main(["runs", str(tmp_path / "p.decipher")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2 and "bas\\nque\\r\\x1b[31m" in lines[1] and "\x1b" not in lines[1]
