@@ -47,6 +47,9 @@ def _add_run_parser(sub) -> None:
                      help="whole-word spans only (each written word is one candidate span)")
     cfg.add_argument("--resume", type=Path, help="continue from a checkpoint (with its own settings and target "
                                                  "number of steps, unless given here)")
+    cfg.add_argument("--force-resume", action="store_true",
+                     help="with --resume: continue a checkpoint of another format or trained on another known "
+                          "vocabulary all the same (refused without it; recorded in metrics.json or the project's run)")
     cfg.add_argument("--checkpoint-every", type=float, default=10.0, metavar="MINUTES",
                      help="write a checkpoint at least this often (default 10; also at every evaluation, "
                           "after the first step, at the end and on Ctrl-C)")
@@ -219,6 +222,8 @@ def cmd_run(args) -> int:
         return cmd_run_seeds(args)
     if getattr(args, "force_rerun", False):
         raise DecipherError("--force-rerun goes with --seeds (a single run into --out always trains anew)")
+    if args.force_resume and args.resume is None:
+        raise DecipherError("--force-resume goes with --resume CHECKPOINT")
     from engine.runs.outputs import ProgressBar, prepare_output_folder, run_in_folder
 
     config = config_of(args)
@@ -243,7 +248,7 @@ def cmd_run(args) -> int:
             _, outcome = run_in_project(args.project, config=config, corpus=args.corpus, language=args.language,
                                         resume=args.resume, overrides=overrides, out=args.out,
                                         sinks=[ProgressBar(quiet=args.quiet)], handle_signals=True,
-                                        checkpoint_every_s=every * 60)
+                                        checkpoint_every_s=every * 60, force_resume=args.force_resume)
         from engine.runs.outputs import diagnosis_lines
 
         for line in diagnosis_lines(outcome.diagnosis):
@@ -255,6 +260,10 @@ def cmd_run(args) -> int:
 
     inputs = inputs_from_files(args.lost, args.known, config, gold=args.gold, prior=args.prior,
                                resume=args.resume, overrides=overrides, lost_notation=args.lost_notation)
+    if args.force_resume:
+        import dataclasses
+
+        inputs = dataclasses.replace(inputs, force_resume=True)
     out = prepare_output_folder(args.out)
     with out_lock(out):
         outcome = run_in_folder(inputs, out, sinks=[ProgressBar(quiet=args.quiet)], checkpoint_every_s=every * 60,

@@ -83,6 +83,8 @@ def write_outputs(out: Path, trainer, outcome: RunOutcome, history: list[dict]) 
     }
     if outcome.status != "completed":
         metrics["status"] = outcome.status
+    if getattr(trainer, "forced_resume", None):   # what --force-resume went past, kept with the results
+        metrics["forced_resume"] = list(trainer.forced_resume)
     # the final objective over the corpus and the gold-free diagnosis (engine/training/diagnosis.py),
     # computed once by the session at the run's end; absent only where they could not be computed
     if outcome.final_objective is not None:
