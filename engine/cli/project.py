@@ -352,6 +352,7 @@ def _export(args, out: TextIO) -> int:
         if kind == "matches":
             n = exporting.export_matches(project, target, run_id=args.run, **options)
             what = "report rows"
+            _unfinished_note(project, args.run if args.run is not None else exporting.default_run(project).id)
         elif kind == "prior":
             n = exporting.export_prior(project, target, **options)
             what = "pinned values"
@@ -366,6 +367,8 @@ def _export(args, out: TextIO) -> int:
 
             n = export_sign_values(project, target, run_id=args.run, **options)
             what = "sign values"
+            if args.run is not None:
+                _unfinished_note(project, args.run)
         elif kind in ("cldf", "edictor"):
             return _field_export(args, project, kind, target, out)
         else:
@@ -374,6 +377,19 @@ def _export(args, out: TextIO) -> int:
     print(f"wrote {n} {what} to {target}", file=out)
     _guard_note(n, args)
     return 0
+
+
+def _unfinished_note(project: Project, run_id: int) -> None:
+    """An export of a run that has not finished says so, with the step it holds (a run in progress
+    exported 40 rows of the 90 it ended with, and said nothing)."""
+    run = project.run(run_id)
+    if run.status in ("completed", "imported"):
+        return
+    steps = dict(run.config or {}).get("steps")
+    at = f"step {run.last_step if run.last_step is not None else 0}" + (f" of {steps}" if steps else "")
+    state = "is still running" if run.status == "running" else f"did not finish ({run.status})"
+    print(f"note: run {run_id} {state}, at {at}: this export holds its results as of that step, not a finished "
+          "run's", file=sys.stderr)
 
 
 def _guard_note(n, args) -> None:
@@ -425,6 +441,7 @@ def _field_export(args, project: Project, kind: str, target: Path, out: TextIO) 
           f"{'as a CLDF Wordlist into' if kind == 'cldf' else 'to'} {target}", file=out)
     for warning in n.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    _unfinished_note(project, n.run_id)
     _guard_note(n, args)
     return 0
 

@@ -175,3 +175,27 @@ def test_info_and_runs_escape_control_characters_and_cut_long_text(tmp_path, cap
     assert main(["runs", str(tmp_path / "p.decipher")]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 2 and "bas\\nque\\r\\x1b[31m" in lines[1] and "\x1b" not in lines[1]
+
+
+def test_an_export_of_an_unfinished_run_says_so_with_its_step(tmp_path, capsys):
+    """Issue 52, 11: an export of a run in progress said nothing (40 rows of a run that ended with 90)."""
+    from engine.config import Config
+    from engine.project import Project
+
+    from .test_project_helpers import filled_project, sample_matches
+
+    project, ids = filled_project(tmp_path / "p.decipher")
+    live = project.start_run(Config(steps=90), ids["corpus"], ids["language"])   # this process: alive
+    project.record_matches(live, sample_matches())
+    project.heartbeat(live, 40)
+    project.close()
+    assert main(["export", str(tmp_path / "p.decipher"), "--matches", str(tmp_path / "m.csv")]) == 0
+    err = capsys.readouterr().err
+    assert f"note: run {live} is still running, at step 40 of 90" in err
+    assert main(["export", str(tmp_path / "p.decipher"), "--matches", str(tmp_path / "m2.csv"),
+                 "--run", str(ids["run"])]) == 0
+    assert "still running" not in capsys.readouterr().err    # a finished run: no note
+    with Project.open(tmp_path / "p.decipher") as p:
+        p.finish_run(live, "interrupted")
+    assert main(["export", str(tmp_path / "p.decipher"), "--matches", str(tmp_path / "m3.csv")]) == 0
+    assert f"run {live} did not finish (interrupted), at step 40 of 90" in capsys.readouterr().err
