@@ -136,3 +136,35 @@ def test_project_export_cldf_folder(tmp_path, victim, capsys):
     assert main(argv + ["--force"]) == 0
     with Project.open(tmp_path / "p.decipher", read_only=True) as p:
         assert p.runs()[0].id == ids["run"]
+
+
+def test_import_cog_into_a_folder_it_cannot_write_is_one_line(tmp_path, capsys, monkeypatch):
+    """Issue 52, 12: import-cog into a read-only folder was a PermissionError traceback (exit 1)."""
+    import os
+
+    (tmp_path / "a-file").write_text("x")
+    assert main(["import-cog", str(SAMPLE / "sample.cog"), "--out", str(tmp_path / "a-file" / "D")]) == 2
+    assert "cannot make the folder" in one_error(capsys)
+    out = tmp_path / "ro"
+    out.mkdir()
+    real_open = os.open
+
+    def read_only(name, flags, *args, **kwargs):   # the folder refuses new files, whoever runs the test
+        if os.path.dirname(os.fspath(name)) == str(out) and flags & os.O_CREAT:
+            raise PermissionError(13, "Permission denied", os.fspath(name))
+        return real_open(name, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", read_only)
+    assert main(["import-cog", str(SAMPLE / "sample.cog"), "--out", str(out)]) == 2
+    line = one_error(capsys)
+    assert line.startswith(f"error: {out / 'lost.csv'}: cannot write the file (permission denied)")
+    assert list(out.iterdir()) == []
+
+
+def test_syllables_with_a_vowel_less_vocabulary_is_one_line(tmp_path, capsys):
+    """Issue 52, 12: ``--set signs=syllables`` with a vocabulary without vowels was a ValueError traceback."""
+    (tmp_path / "known.csv").write_text("form,ipa\nbcdfgh,bkdfgh\nkstpqr,kstpqr\n", encoding="utf-8")
+    assert main(["run", "--lost", str(SAMPLE / "lost.csv"), "--known", str(tmp_path / "known.csv"), "--steps", "1",
+                 "--out", str(tmp_path / "o"), "--quiet", "--set", "signs=syllables", *TINY]) == 2
+    line = one_error(capsys)
+    assert line.startswith("error: setting signs = syllables: no stem of the known vocabulary holds a vowel")
