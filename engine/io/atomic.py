@@ -115,7 +115,7 @@ def _place_new(tmp: Path, path: Path) -> None:
 def atomic_path(path: str | Path, *, replace: bool = True) -> Iterator[Path]:
     """Yield a temporary path to write; on success it becomes ``path``, on failure it is removed.
 
-    The one rule for every file the product writes (docs/reliability.md): the file is made new
+    The one rule for every file the product writes (docs/formats.md): the file is made new
     beside its target (``.NAME.part``, created with O_EXCL) and renamed into place within the
     folder; a symbolic link at ``path`` is refused (never written through, its target untouched);
     ``replace`` (a file the user named) lets an existing regular file be replaced, without it
