@@ -81,14 +81,19 @@ def test_a_malformed_cell_at_launch_is_one_message(window, crafted, statement, n
     assert named in message and "\n" not in message
 
 
+def app(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    """``decipher-gui ARGS`` headless, with its settings in ``tmp_path``."""
+    env = dict(__import__("os").environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp_path / "config"),
+               XDG_DATA_HOME=str(tmp_path / "data"), DECIPHER_GUI_DATA_DIR=str(tmp_path / "appdata"))
+    return subprocess.run([sys.executable, "-m", "decipher_gui", *map(str, args)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
 def test_the_app_started_on_a_malformed_project_shows_and_exits_0(tmp_path, sample_path):
     bad = tmp_path / "bad.decipher"
     shutil.copy(sample_path, bad)
     plant(bad, "INSERT INTO run (status, config, started_at) VALUES ('completed', '{broken', 'x')")
-    env = dict(__import__("os").environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp_path / "config"),
-               XDG_DATA_HOME=str(tmp_path / "data"), DECIPHER_GUI_DATA_DIR=str(tmp_path / "appdata"))
-    out = subprocess.run([sys.executable, "-m", "decipher_gui", "--exit-when-shown", str(bad)], cwd=ROOT, env=env,
-                         capture_output=True, text=True, timeout=600)
+    out = app(tmp_path, "--exit-when-shown", bad)
     assert out.returncode == 0, out.stderr
     assert "Traceback" not in out.stderr
     assert any(x.startswith("SHOWN") for x in out.stdout.splitlines())
@@ -127,10 +132,7 @@ def test_screenshot_of_a_refused_project_exits_2_without_the_sample(tmp_path, sa
     bad = tmp_path / "bad.decipher"
     shutil.copy(sample_path, bad)
     plant(bad, "INSERT INTO run (status, config, started_at) VALUES ('completed', '{broken', 'x')")
-    env = dict(__import__("os").environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp_path / "config"),
-               XDG_DATA_HOME=str(tmp_path / "data"), DECIPHER_GUI_DATA_DIR=str(tmp_path / "appdata"))
-    out = subprocess.run([sys.executable, "-m", "decipher_gui", "--screenshot", str(tmp_path / "shot.png"),
-                          "--steps", "0", str(bad)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    out = app(tmp_path, "--screenshot", tmp_path / "shot.png", "--steps", "0", bad)
     assert out.returncode == 2, out.stderr
     errors = [x for x in out.stderr.splitlines() if x.startswith("decipher-gui: error:")]
     assert len(errors) == 1 and "table run" in errors[0] and "column config" in errors[0]
@@ -140,8 +142,6 @@ def test_screenshot_of_a_refused_project_exits_2_without_the_sample(tmp_path, sa
 def test_screenshot_panels_never_write_through_a_link_nor_over_a_file_not_named(tmp_path, sample_path):
     """Issue 52, 2: ``--screenshot S/shot.png --panels`` overwrote a planted ``S/shot-pins.png``
     link's target."""
-    env = dict(__import__("os").environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp_path / "config"),
-               XDG_DATA_HOME=str(tmp_path / "data"), DECIPHER_GUI_DATA_DIR=str(tmp_path / "appdata"))
     shots = tmp_path / "S"
     shots.mkdir()
     victim = tmp_path / "victim.png"
@@ -149,9 +149,7 @@ def test_screenshot_panels_never_write_through_a_link_nor_over_a_file_not_named(
     (shots / "shot-pins.png").symlink_to(victim)
 
     def shoot(*extra):
-        return subprocess.run([sys.executable, "-m", "decipher_gui", "--screenshot", str(shots / "shot.png"),
-                               "--steps", "0", "--panels", *extra, str(sample_path)], cwd=ROOT, env=env,
-                              capture_output=True, text=True, timeout=600)
+        return app(tmp_path, "--screenshot", shots / "shot.png", "--steps", "0", "--panels", *extra, sample_path)
 
     for extra in ((), ("--force",)):           # a link is refused even with --force
         out = shoot(*extra)
