@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import resource
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -594,17 +595,15 @@ def bad_files(tmp: Path) -> list[Row]:
     rows.append(refused(g, "read-only project: write", f"`project import` {who} on the same file", write, str(ro),
                         (unchanged, "file unchanged, no -wal/-shm left" if unchanged else "FILE CHANGED")))
 
-    # export through a symbolic link
+    # export through a symbolic link (issue 52: never written through; the link's target untouched)
     real = tmp / "real-lost.csv"
     real.write_text("old\n", encoding="utf-8")
     link = tmp / "link-lost.csv"
     link.symlink_to(real)
     r = cli("project", "export", project, "--lost", link, "--corpus", "lost")
-    ok = r.code == 0 and link.is_symlink() and real.read_text(encoding="utf-8").startswith("id,text")
-    rows.append(Row(g, "export through a symbolic link", "`project export --lost LINK` where LINK -> real-lost.csv",
-                    "exit 0, link kept, the file it points to rewritten",
-                    f"exit {r.code}; link {'kept' if link.is_symlink() else 'REPLACED'}; target "
-                    f"{'rewritten' if ok else 'not rewritten'}", ok))
+    kept = link.is_symlink() and real.read_text(encoding="utf-8") == "old\n"
+    rows.append(refused(g, "export through a symbolic link", "`project export --lost LINK` where LINK -> real-lost.csv",
+                        r, "symbolic link", (kept, "link and target kept" if kept else "TARGET REWRITTEN")))
     return rows
 
 
@@ -1160,6 +1159,344 @@ def sizes_round_two(tmp: Path) -> list[Row]:
 
 GROUPS = (*GROUPS, "sizes")
 RUNNERS["sizes"] = sizes_round_two
+
+
+# --------------------------------------------------------------------------------------------
+# round three (issue 52): nothing outside what the user named is touched, no run lost to a concurrent
+# command, every output guarded
+
+#: Four of these race for one folder's lock until each has held it ``rounds`` times, each leaving it
+#: stale (naming a dead pid) every time; each counts the times it found another inside. (tests/engine/test_reliability_runs.py runs it too.)
+LOCK_RACER = """
+import os, sys, time
+from engine.errors import DecipherError
+from engine.runs import sweep
+folder, dead, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+alive = sweep._pid_alive
+sweep._pid_alive = lambda pid: (time.sleep(0.005), alive(pid))[1]   # a slow look at the owner: a wider window
+while not os.path.exists(os.path.join(folder, "go")):
+    time.sleep(0.001)
+held = overlaps = 0
+while held < rounds:
+    try:
+        with sweep.FolderLock(folder):
+            held += 1
+            try:
+                fd = os.open(os.path.join(folder, "inside"), os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            except FileExistsError:
+                overlaps += 1
+            else:
+                time.sleep(0.002)
+                os.close(fd)
+                os.unlink(os.path.join(folder, "inside"))
+            # leave the lock as a killed owner would: naming a dead process, not removed
+            stale = f"{dead}\\n{os.uname().nodename}\\n".encode()
+            lock = getattr(sweep, "_fds", {}).get(os.path.realpath(folder))
+            if lock is None:  # a program without the descriptor (before issue 52): through the path
+                with open(os.path.join(folder, sweep.LOCK_FILE), "wb") as f:
+                    f.write(stale)
+            else:
+                os.ftruncate(lock, 0)
+                os.pwrite(lock, stale, 0)
+    except DecipherError:   # another holds it now: try again
+        time.sleep(0.001)
+print(held, overlaps)
+"""
+
+
+def lock_race(folder: Path, racers: int = 4, rounds: int = 60) -> tuple[int, int]:
+    """(times the lock was held, times two were inside at once) over ``racers`` processes."""
+    from engine.runs.sweep import LOCK_FILE
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / LOCK_FILE).write_text(f"{gone.pid}\n{os.uname().nodename}\n")
+    procs = [subprocess.Popen([sys.executable, "-c", LOCK_RACER, str(folder), str(gone.pid), str(rounds)], cwd=ROOT,
+                              stdout=subprocess.PIPE, text=True, env=env()) for _ in range(racers)]
+    (folder / "go").write_text("")
+    results = [tuple(map(int, p.communicate(timeout=HANG_GUARD_S)[0].split() or (0, 0))) for p in procs]
+    return sum(h for h, _ in results), sum(o for _, o in results)
+
+
+def _victim(path: Path, text: str = "precious\n") -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def outputs_round_three(tmp: Path) -> list[Row]:
+    import stat
+
+    import torch
+
+    from engine.config import Config
+    from engine.io.tables import read_known
+    from engine.project import Project
+
+    g = "outputs"
+    rows: list[Row] = []
+    files = write_cipher(tmp / "cipher", n_stems=10, n_inscriptions=8)
+    sample = ROOT / "resources" / "sample"
+
+    # 1. a planted -shm/-wal link: never chmod'ed through, the project refused
+    for side in ("-shm", "-wal"):
+        project = tmp / f"p{side}.decipher"
+        new_project(project, files)
+        key = _victim(tmp / f"key{side}.pem", "secret\n")
+        os.chmod(key, 0o400)
+        Path(f"{project}{side}").unlink(missing_ok=True)
+        Path(f"{project}{side}").symlink_to(key)
+        results = [cli("project", "info", project), cli("project", "import", project, "--prior", files["gold"]),
+                   cli("run", "--project", project, "--steps", "1", *FAST)]
+        mode = stat.S_IMODE(os.stat(key).st_mode)
+        ok = all(r.code == 2 and r.one_line and "symbolic link" in r.first for r in results) and mode == 0o400
+        rows.append(Row(g, f"planted `P.decipher{side}` -> a chmod 400 file", "`project info`, `project import`, "
+                        "`run --project` on P", "exit 2, one line naming the link, the target's mode 400",
+                        f"exit codes {[r.code for r in results]}; {results[0].first}; target mode {mode:o}", ok))
+
+    # 2. files the user did not name: refused when there, never written through a link
+    d = tmp / "cog"
+    d.mkdir()
+    _victim(d / "lost.csv", "mine\n")
+    victim = _victim(tmp / "victim.csv")
+    (d / "known.csv").symlink_to(victim)
+    r = cli("import-cog", sample / "sample.cog", "--out", d)
+    kept = (d / "lost.csv").read_text() == "mine\n" and victim.read_text() == "precious\n"
+    rows.append(refused(g, "`import-cog --out D` over the user's files", "D/lost.csv exists, D/known.csv -> "
+                        "../victim.csv", r, "already there", (kept, "both kept" if kept else "OVERWRITTEN")))
+    (d / "lost.csv").unlink()
+    r = cli("import-cog", sample / "sample.cog", "--out", d, "--force")
+    kept = victim.read_text() == "precious\n"
+    rows.append(refused(g, "`import-cog --out D --force` with a planted link", "D/known.csv -> ../victim.csv", r,
+                        "symbolic link", (kept, "victim unchanged" if kept else "VICTIM REWRITTEN")))
+    s = tmp / "sample"
+    s.mkdir()
+    (s / "gold.csv").symlink_to(tmp / "dangling-target.csv")
+    r = cli("sample", "--out", s)
+    kept = not (tmp / "dangling-target.csv").exists()
+    rows.append(refused(g, "`sample --out S` with a dangling link", "S/gold.csv -> a file not yet there", r,
+                        "gold.csv", (kept, "nothing made through it" if kept else "WRITTEN THROUGH")))
+    o = tmp / "run-out"
+    o.mkdir()
+    _victim(o / "metrics.json", "{}\n")
+    r = cli("run", "--lost", files["lost"], "--known", files["known"], "--steps", "1", "--out", o, *FAST)
+    forced = cli("run", "--lost", files["lost"], "--known", files["known"], "--steps", "1", "--out", o, "--force",
+                 *FAST)
+    replaced = (o / "metrics.json").read_text() != "{}\n"
+    rows.append(refused(g, "`run --out D` over an earlier run's files", "D/metrics.json there; then with --force",
+                        r, "already there", (forced.code == 0 and replaced,
+                                             f"--force: exit {forced.code}, metrics.json replaced {replaced}")))
+    project = tmp / "export.decipher"
+    _export_project(project, tmp, n=20)
+    c = tmp / "cldf"
+    c.mkdir()
+    victim = _victim(tmp / "victim-forms.csv")
+    (c / "forms.csv").symlink_to(victim)
+    r = cli("project", "export", project, "--cldf", c, "--run", "1")
+    kept = victim.read_text() == "precious\n"
+    rows.append(refused(g, "`project export --cldf OUT` through a link", "OUT/forms.csv -> elsewhere", r,
+                        "symbolic link", (kept, "target unchanged" if kept else "TARGET REWRITTEN")))
+    shots = tmp / "shots"
+    shots.mkdir()
+    victim = _victim(tmp / "victim.png")
+    (shots / "shot-pins.png").symlink_to(victim)
+    gui = subprocess.run([sys.executable, "-m", "decipher_gui", "--screenshot", str(shots / "shot.png"), "--steps", "0",
+                          "--panels", str(project)], capture_output=True, text=True, cwd=ROOT, timeout=HANG_GUARD_S,
+                         env=dict(env(), QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp / "config")))
+    r = Result(gui.returncode, gui.stdout, "\n".join(x for x in gui.stderr.splitlines() if x.startswith("decipher-gui")))
+    kept = victim.read_text() == "precious\n"
+    rows.append(refused(g, "`decipher-gui --screenshot S/shot.png --panels` with a planted link",
+                        "S/shot-pins.png -> elsewhere", r, "shot-pins.png", (kept, "target unchanged" if kept
+                                                                             else "TARGET REWRITTEN")))
+
+    # 3. project new --force while a run trains
+    live = tmp / "live.decipher"
+    new_project(live, files)
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    try:
+        with Project.open(live) as pr:
+            run_id = pr.start_run(Config(), None, None, pid=sleeper.pid)
+        before = sha(live)
+        r = cli("project", "new", "--force", live)
+        kept = sha(live) == before
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    rows.append(refused(g, "`project new --force P` while a run of P trains", "a run of P recorded by a live process",
+                        r, f"run {run_id}", (kept, "P unchanged" if kept else "P REPLACED")))
+
+    # 4. the lock's take-over
+    held, overlaps = lock_race(tmp / "race")
+    rows.append(Row(g, "a dead owner's folder lock taken over by racing processes", "4 processes each taking it "
+                    "60 times, each leaving it naming a dead pid; a slow look at the owner widens the window",
+                    "never two inside at once", f"held {held} times, {overlaps} overlaps", overlaps == 0 and held == 240))
+
+    # 5. the app at launch on a crafted run_config
+    for stored in ('"abc"', "5"):
+        crafted = tmp / f"config-{len(stored)}.decipher"
+        new_project(crafted, files)
+        plant(crafted, f"INSERT OR REPLACE INTO setting (key, value) VALUES ('run_config', '{stored}')")
+        info, r = app_at_launch(crafted)
+        ok = info.get("opened") is True and "Traceback" not in r.err and r.code == 0
+        rows.append(Row(g, f"run_config setting {stored}: the app at launch", "`open_at_launch` (headless)",
+                        "opens, the value ignored with a warning, no traceback",
+                        f"exit {r.code}; opened {info.get('opened')}; "
+                        f"{'warning logged' if 'ignored' in r.err else 'no warning'}", ok and "ignored" in r.err))
+
+    # 6 and 13. terminal output
+    shown = tmp / "shown.decipher"
+    new_project(shown, files)
+    plant(shown, "UPDATE corpus SET name = 'lo' || char(27) || ']0;pwned' || char(7) || char(27) || '[2Jst', "
+                 "source = printf('%.*c', 60000000, 's')",
+          "UPDATE language SET name = 'kno' || char(10) || 'wn'")
+    run_cli = cli("run", "--project", shown, "--steps", "1", *FAST)
+    info, runs = cli("project", "info", shown), cli("project", "runs", shown)
+    clean = "\x1b" not in info.out + runs.out and "\x07" not in info.out
+    rows.append(Row(g, "terminal escapes and a newline in names; a 60 MB corpus.source", "sqlite3 writes them; "
+                    "`project info`, `project runs`", "escapes shown as \\x1b, one line per run, output cut with a count",
+                    f"exit {info.code}, {runs.code}; {len(info.out):,} characters; no raw escape: {clean}; "
+                    f"runs lines {len(runs.out.splitlines())}",
+                    run_cli.code == 0 and info.code == runs.code == 0 and clean and len(info.out) < 20_000
+                    and "more characters" in info.out and len(runs.out.splitlines()) == 2))
+
+    # 7. the formula guard on run outputs, round-tripping code columns
+    crafted_known = tmp / "@known.csv"
+    stems = read_known(files["known"])
+    crafted_known.write_text("form,ipa,gloss\n" + "".join(f"={s.form},{s.ipa},@g{i}\n" for i, s in enumerate(stems)),
+                             encoding="utf-8")
+    y = tmp / "seeds"
+    r = cli("run", "--lost", files["lost"], "--known", crafted_known, "--seeds", "0", "--steps", "2", "--out", y,
+            "--set", "eval_interval=1", *FAST)
+    live_cells = {name: _live(y / name) for name in ("seed-0/matches.csv", "consensus.csv", "results.csv")
+                  if (y / name).exists()}
+    rows.append(Row(g, "a crafted known file: run outputs", "`run --seeds 0` with forms =…, glosses @…, the file "
+                    "named @known.csv", "matches.csv, consensus.csv, results.csv: no live formula cell",
+                    f"exit {r.code}; live cells {live_cells}", r.code == 0 and len(live_cells) == 3
+                    and not any(live_cells.values())))
+    report = tmp / "codes.csv"
+    report.write_text("inscription_id,span_start,span_end,lost_span,lost_span_code,rank,stem,stem_code,stem_ipa\n"
+                      "E.1,0,3,@rpl,@rpl,1,-ke,-ke,ke\n", encoding="utf-8")
+    codes = tmp / "codes.decipher"
+    shutil.copy(project, codes)
+    first = cli("project", "import", codes, "--matches", report)
+    out = tmp / "codes-out.csv"
+    e = cli("project", "export", codes, "--matches", out, "--run", "3") if first.code == 0 else first
+    back = cli("project", "import", codes, "--matches", out)
+    with Project.open(codes, read_only=True) as pr:
+        spans = [m.span for m in pr.matches(pr.runs()[-1].id)]
+    rows.append(Row(g, "a code column through export and re-import", "`lost_span_code` @rpl exported (guarded), "
+                    "imported again", "written '@rpl, read back @rpl", f"exit {e.code}, {back.code}; "
+                    f"{'written' if out.exists() and chr(39) + '@rpl' in out.read_text(encoding='utf-8') else 'NOT GUARDED'}; read "
+                    f"back {spans}", e.code == back.code == 0 and spans == ["@rpl"]))
+
+    # 8. special files
+    fifo = tmp / "fifo"
+    os.mkfifo(fifo)
+    for name, path in (("/dev/zero", Path("/dev/zero")), ("a FIFO", fifo)):
+        started = time.monotonic()
+        r = cli("run", "--lost", path, "--known", files["known"], "--steps", "1", "--out", tmp / "special", *FAST)
+        took = time.monotonic() - started
+        rows.append(refused(g, f"`--lost` {name}", "`decipher run --lost` given it", r, "not a regular file",
+                            (took < 60, f"{took:.0f} s")))
+
+    # 9 and 10. glosses in the digest; resume checks
+    y = tmp / "gloss"
+    k = tmp / "gloss-known.csv"
+    shutil.copy(files["known"], k)
+    seeds = ["run", "--lost", files["lost"], "--known", k, "--seeds", "0", "--steps", "1", "--out", y, *FAST]
+    first = cli(*seeds)
+    from engine.corpus import Stem
+    from engine.io.tables import write_known
+
+    edited = read_known(k)
+    write_known(k, [Stem(st.form, st.ipa, "new gloss" if i == 0 else st.gloss, st.source) for i, st in enumerate(edited)])
+    second = cli(*seeds)
+    rows.append(Row(g, "a gloss edited after a finished seed", "`run --seeds 0`, one gloss edited, the same again",
+                    "says the known file changed, reruns", f"exit {first.code}, {second.code}; "
+                    f"{'known file changed' if 'known file changed' in second.err else 'NOT RERUN'}",
+                    first.code == second.code == 0 and "known file changed" in second.err))
+    ck = tmp / "ck"
+    cli("run", "--lost", files["lost"], "--known", files["known"], "--steps", "2", "--out", ck, *FAST)
+    renamed = tmp / "renamed.csv"
+    lines = files["known"].read_text(encoding="utf-8").splitlines()
+    renamed.write_text("\n".join([lines[0]] + [f"x{x}" for x in lines[1:]]) + "\n", encoding="utf-8")
+    resume = ["run", "--lost", files["lost"], "--known", renamed, "--resume", ck / "checkpoint.pt", "--steps", "3",
+              "--quiet", "--out"]
+    r = cli(*resume, tmp / "re1")
+    forced = cli(*resume, tmp / "re2", "--force-resume")
+    recorded = _metrics(tmp / "re2" / "metrics.json").get("forced_resume")
+    rows.append(refused(g, "resume with every form renamed", "`run --resume` of a checkpoint with the known forms "
+                        "renamed (the same IPA)", r, "another known vocabulary",
+                        (forced.code == 0 and bool(recorded), f"--force-resume: exit {forced.code}, recorded "
+                                                              f"{bool(recorded)}")))
+    state = torch.load(ck / "checkpoint.pt", weights_only=True)
+    for fmt in ("decipher-checkpoint/99", "not-a-checkpoint"):
+        bad = tmp / f"format-{fmt.replace('/', '-')}.pt"
+        torch.save({**state, "format": fmt}, bad)
+        r = cli("run", "--lost", files["lost"], "--known", files["known"], "--resume", bad, "--quiet", "--out",
+                tmp / f"out-{bad.stem}")
+        rows.append(refused(g, f"checkpoint format {fmt!r}", "`run --resume` of a real checkpoint with its format "
+                            "replaced", r, "format"))
+
+    # 11. an export of a run in progress
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    try:
+        from engine.results import Alternative, Match
+
+        with Project.open(project) as pr:
+            run_id = pr.start_run(Config(steps=90), None, None, pid=sleeper.pid)
+            pr.record_matches(run_id, [Match("E.1", 0, 3, "=ku", (Alternative(1, "-ke", "ke", -0.5, "", -1.0),),
+                                             confidence=0.5)])
+            pr.heartbeat(run_id, 40)
+        r = cli("project", "export", project, "--matches", tmp / "progress.csv", "--run", str(run_id))
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    said = f"run {run_id} is still running, at step 40 of 90" in r.err
+    rows.append(Row(g, "export of a run in progress", "`project export --matches` of a run at step 40 of 90 "
+                    "(its process alive)", "exit 0, says it is unfinished and its step",
+                    f"exit {r.code}; {'says: still running, at step 40 of 90' if said else 'SAYS NOTHING'}",
+                    r.code == 0 and said))
+
+    # 12 and 14. tracebacks; --screenshot on a refused file
+    vowelless = tmp / "vowelless.csv"
+    vowelless.write_text("form,ipa\nbcdfgh,bkdfgh\nkstpqr,kstpqr\n", encoding="utf-8")
+    r = cli("run", "--lost", files["lost"], "--known", vowelless, "--steps", "1", "--out", tmp / "syl",
+            "--set", "signs=syllables", *FAST)
+    rows.append(refused(g, "`--set signs=syllables` with a vowel-less vocabulary", "`decipher run`", r, "vowel"))
+    import contextlib
+    import io
+
+    from engine.cli.main import main as cli_main
+
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        cli_main(["import-cog", str(sample / "sample.cog"), "--out", str(tmp / "warm-cog")])  # the child's modules
+    ro = tmp / "ro-cog"
+    ro.mkdir()
+    os.chmod(ro, 0o555)
+    if os.getuid() == 0:
+        os.chmod(tmp, 0o755)
+        os.chmod(tmp.parent, 0o755)
+    try:
+        r = main_as_nobody("import-cog", sample / "sample.cog", "--out", ro)
+    finally:
+        os.chmod(ro, 0o755)
+    rows.append(refused(g, "`import-cog` into a read-only folder", "(CLI main in a forked child, as user nobody "
+                        "when run as root) a 555 folder", r, "permission denied"))
+    bad = tmp / "refused.decipher"
+    new_project(bad, files)
+    plant(bad, "INSERT INTO run (status, config, started_at) VALUES ('completed', '{broken', 'x')")
+    gui = subprocess.run([sys.executable, "-m", "decipher_gui", "--screenshot", str(tmp / "refused.png"), "--steps",
+                          "0", str(bad)], capture_output=True, text=True, cwd=ROOT, timeout=HANG_GUARD_S,
+                         env=dict(env(), QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp / "config")))
+    r = Result(gui.returncode, gui.stdout, "\n".join(x for x in gui.stderr.splitlines() if x.startswith("decipher-gui")))
+    rows.append(refused(g, "`--screenshot` on a refused project file", "`decipher-gui --screenshot` of a project with "
+                        "a malformed cell", r, "column config", (not (tmp / "refused.png").exists(), "no picture")))
+    return rows
+
+
+GROUPS = (*GROUPS, "outputs")
+RUNNERS["outputs"] = outputs_round_three
 
 
 def cell(text: str) -> str:

@@ -32,6 +32,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--panels", action="store_true",
                    help="with --screenshot: also save the pinned-values editor and the plots beside OUT")
     p.add_argument("--size", default="1600x1000", help="window size for --screenshot (default 1600x1000)")
+    p.add_argument("--force", action="store_true",
+                   help="with --screenshot --panels: replace the panel pictures already beside OUT")
     p.add_argument("--sample", action="store_true", help="open the bundled sample project")
     p.add_argument("--exit-when-shown", action="store_true", help=argparse.SUPPRESS)
     return p.parse_args(list(argv) if argv is not None else None)
@@ -200,13 +202,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     hook = install_exception_hook(window)
     path, create = initial_project(args)
     opened = window.open_project(path, create_sample=True) if create else open_at_launch(window, path)
+    if not opened and not create and args.screenshot is not None:
+        # a picture of another project than the one named would pass for it: refused, no fallback
+        title, message = window.last_error or ("Project file refused", str(path))
+        print(f"decipher-gui: error: {' '.join(str(message).split())}", file=sys.stderr)
+        window.save_state_on_close = False
+        window.close()
+        hook.uninstall()
+        dispose(window)
+        return 2
     if not opened and not create:
         sample = initial_project(argparse.Namespace(project=None, sample=True, screenshot=None))[0]
         window.open_project(sample, create_sample=True)
     if args.screenshot is not None:
         from .screenshot import take_screenshots
 
-        code = take_screenshots(window, args.screenshot, steps=args.steps, panels=args.panels, size=args.size)
+        code = take_screenshots(window, args.screenshot, steps=args.steps, panels=args.panels, size=args.size,
+                                force=args.force)
         window.save_state_on_close = False
         window.close()
         hook.uninstall()

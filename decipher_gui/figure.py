@@ -74,15 +74,15 @@ def draw(spec: Mapping[str, Any], path: str | os.PathLike) -> Path:
     win.show()
     QtCore.QCoreApplication.processEvents()
     path = Path(path)
-    tmp = path.with_name(path.stem + ".part.png")
-    try:
+    from engine.io.atomic import WriteError, atomic_path
+
+    try:  # the engine's one writer: made new beside the figure, never through a link, nothing half-written
         exporter = pg.exporters.ImageExporter(win.scene())
         exporter.parameters()["width"] = int(spec["width"])
-        exporter.export(str(tmp))
-        tmp.replace(path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)  # nothing half-written is left beside the figure
-        raise
+        image = exporter.export(toBytes=True)
+        with atomic_path(path) as part:
+            if not image.save(str(part), "PNG"):
+                raise WriteError(path, "the picture could not be encoded as PNG")
     finally:
         win.close()
         win.deleteLater()  # in the app: deleted by its event loop, not by Python's collector mid-paint
@@ -107,8 +107,13 @@ def main(argv: list[str] | None = None) -> int:
 
     app = pg.mkQApp("closeness.png")  # noqa: F841 (keeps Qt alive while drawing)
     register_fonts()
+    from engine.errors import DecipherError
+
     try:
         draw(spec, args[1])
+    except DecipherError as e:  # the writer's one line (a link or a file in the way, a full disk)
+        print(str(e), file=sys.stderr)
+        return 2
     except OSError as e:
         print(f"{args[1]}: cannot write the figure ({e.strerror or e})", file=sys.stderr)
         return 2

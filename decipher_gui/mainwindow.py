@@ -345,8 +345,16 @@ class MainWindow(QMainWindow):
     # ==== run settings ================================================================================
 
     def load_run_defaults(self) -> None:
-        self.runs.form.set_config(self.model.run_defaults())
+        from . import queries
+
+        self.runs.form.set_config(queries.run_defaults(self.model.project, warn=self._settings_warning))
         self.runs.check_span_limits()
+
+    def _settings_warning(self, text: str) -> None:
+        import logging
+
+        logging.getLogger(__name__).warning(text)
+        self.statusBar().showMessage(f"Warning: {text}", 15000)
 
     def save_run_defaults(self) -> None:
         try:

@@ -194,12 +194,29 @@ def other_closeness(project: Project, corpus_id: int | None, language_id: int | 
     return curves
 
 
-def run_defaults(project: Project | None) -> Config:
+def run_defaults(project: Project | None, warn=None) -> Config:
+    """The project's default run settings (setting ``run_config``). A stored value of another shape
+    (a text, a number) or a setting out of range is left out with a warning (``warn``, else the
+    log), never an error: the window still opens with the other settings."""
+    import logging
+
+    warn = warn or logging.getLogger(__name__).warning
     data = project.setting(RUN_CONFIG_KEY) if project is not None else None
-    try:
-        return Config.from_dict(dict(data or {}))
-    except DecipherError:
+    if data is None:
         return Config()
+    if not isinstance(data, dict):
+        warn(f"the project's default run settings ({RUN_CONFIG_KEY}) are {type(data).__name__} "
+             f"{str(data)[:60]!r}, not a table of settings; ignored (the program's defaults are used)")
+        return Config()
+    kept: dict = {}
+    for key, value in data.items():
+        try:
+            Config.from_dict({**kept, key: value})
+        except (DecipherError, TypeError, ValueError) as e:
+            warn(f"the project's default run setting {str(key)[:40]!r} was ignored ({str(e)[:200]})")
+            continue
+        kept[key] = value
+    return Config.from_dict(kept)
 
 
 def words_shorter_than(inscriptions, min_span: int) -> tuple[int, int]:

@@ -10,7 +10,6 @@ from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
 
 from engine.config import Config
 from engine.errors import DecipherError
-from engine.datasets.sample import RUN_CONFIG_KEY
 
 
 def process_until(predicate, timeout_ms: int = 60_000) -> bool:
@@ -37,17 +36,49 @@ def _settle(rounds: int = 5) -> None:
 
 
 def _run_config(window, steps: int) -> Config:
-    data = window.project.setting(RUN_CONFIG_KEY) or {}
-    try:
-        base = Config.from_dict(dict(data))
-    except DecipherError:
-        base = Config()
+    from .queries import run_defaults
+
+    base = run_defaults(window.project)
     return base.replace(steps=steps, eval_interval=max(5, steps // 3),
                         anneal_steps=min(base.anneal_steps, max(1, steps)))
 
 
+#: The pictures ``--panels`` saves beside OUT.png (OUT-pins.png, …): files the user did not name.
+PANEL_NAMES = ("pins", "losses", "closeness")
+
+
+def panel_paths(out: Path) -> list[Path]:
+    return [out.with_name(f"{out.stem}-{name}.png") for name in PANEL_NAMES]
+
+
+def save_png(widget, path: Path, *, replace: bool) -> None:
+    """``widget`` rendered to ``path`` through the engine's one writer (made new, never through a
+    link; ``replace``: a file there may be replaced); WriteError in one line when it cannot."""
+    from engine.io.atomic import WriteError, atomic_path
+
+    with atomic_path(path, replace=replace) as part:
+        if not widget.grab().save(str(part), "PNG"):
+            raise WriteError(path, "the picture could not be encoded as PNG")
+
+
+def check_outputs(out: Path, *, panels: bool, force: bool) -> None:
+    """Before anything is trained: OUT.png (named) must not be a link; the panel pictures beside it
+    (not named) must not be there, unless ``force`` (a link never)."""
+    from engine.io.atomic import FORCE_HINT, check_new
+
+    check_new([out], force=True)
+    if panels:
+        check_new(panel_paths(out), force=force, hint=FORCE_HINT)
+
+
 def take_screenshots(window, out: Path, *, steps: int = 30, panels: bool = False, size: str = "1600x1000",
-                     timeout_s: float = 900.0) -> int:
+                     timeout_s: float = 900.0, force: bool = False) -> int:
+    out = Path(out)
+    try:
+        check_outputs(out, panels=panels, force=force)
+    except DecipherError as e:
+        print(f"decipher-gui: error: {e}", file=sys.stderr)
+        return 2
     try:
         w, h = (int(x) for x in size.lower().split("x"))
     except ValueError:
@@ -74,20 +105,25 @@ def take_screenshots(window, out: Path, *, steps: int = 30, panels: bool = False
     _settle()
     show_best_span(window)
     _settle()
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    ok = window.grab().save(str(out))
-    if panels:
-        window.pins_dock.raise_()
-        _settle()
-        ok &= window.pins.grab().save(str(out.with_name(out.stem + "-pins.png")))
-        window.matches_dock.raise_()
-        plots = window.plots
-        for i, name in ((0, "losses"), (3, "closeness")):
-            plots.tabs.setCurrentIndex(i)
+    ok = True
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        save_png(window, out, replace=True)
+        if panels:
+            pins_png, losses_png, closeness_png = panel_paths(out)
+            window.pins_dock.raise_()
             _settle()
-            ok &= plots.grab().save(str(out.with_name(out.stem + f"-{name}.png")))
-        plots.tabs.setCurrentIndex(0)
+            save_png(window.pins, pins_png, replace=force)
+            window.matches_dock.raise_()
+            plots = window.plots
+            for i, path in ((0, losses_png), (3, closeness_png)):
+                plots.tabs.setCurrentIndex(i)
+                _settle()
+                save_png(plots, path, replace=force)
+            plots.tabs.setCurrentIndex(0)
+    except (DecipherError, OSError) as e:
+        print(f"decipher-gui: error: {e}", file=sys.stderr)
+        return 2
     if ended:
         pid = trained_in[0] if trained_in else "?"
         print(f"decipher-gui: run {ended[-1]} ({steps} steps), trained in process {pid} "

@@ -430,9 +430,12 @@ class Config:
     def from_toml(cls, path: str | Path, **overrides: Any) -> "Config":
         """Read a TOML file of settings (top level or a [config] table); unknown keys are errors.
         A missing, unreadable, non-UTF-8 or non-TOML file is one InputError naming it."""
+        from engine.io.text import read_input
+
+        if Path(path).is_dir():
+            raise InputError("is a folder, not a TOML file of settings", path=path)
         try:
-            with open(path, "rb") as f:
-                data = tomllib.load(f)
+            data = tomllib.loads(read_input(path, limit=16 * 2**20).decode("utf-8"))
         except FileNotFoundError:
             raise InputError("file not found", path=path) from None
         except IsADirectoryError:

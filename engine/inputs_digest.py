@@ -34,10 +34,14 @@ def corpus_digest(corpus) -> str:
     return _sha(f"{i.id}\x1e{i.text}" for i in corpus.inscriptions)
 
 
-def vocabulary_digest(vocabulary) -> str:
-    """The stems of a known vocabulary (form, IPA; in order)."""
+def vocabulary_digest(vocabulary, *, glosses: bool = True) -> str:
+    """The stems of a known vocabulary (form, IPA and gloss: every column a result shows; in order).
+    ``glosses=False``: what training reads (form and IPA), which a checkpoint carries, so that a
+    resume refuses another vocabulary but not a corrected gloss."""
     stems = getattr(vocabulary, "stems", vocabulary)
-    return _sha(f"{s.form}\x1e{s.ipa}" for s in stems)
+    if not glosses:
+        return _sha(f"{s.form}\x1e{s.ipa}" for s in stems)
+    return _sha(f"{s.form}\x1e{s.ipa}\x1e{s.gloss}" for s in stems)
 
 
 def values_digest(values: Iterable[Any] | None) -> str:

@@ -50,10 +50,16 @@ def _add_run_parser(sub) -> None:
                      help="whole-word spans only (each written word is one candidate span)")
     cfg.add_argument("--resume", type=Path, help="continue from a checkpoint (with its own settings and target "
                                                  "number of steps, unless given here)")
+    cfg.add_argument("--force-resume", action="store_true",
+                     help="with --resume: continue a checkpoint of another format or trained on another known "
+                          "vocabulary all the same (refused without it; recorded in metrics.json or the project's run)")
     cfg.add_argument("--checkpoint-every", type=float, default=10.0, metavar="MINUTES",
                      help="write a checkpoint at least this often (default 10; also at every evaluation, "
                           "after the first step, at the end and on Ctrl-C)")
     p.add_argument("--out", type=Path, help="output folder (required without --project)")
+    p.add_argument("--force", action="store_true",
+                   help="replace the outputs of an earlier run already in --out (without it they are refused, "
+                        "unless --resume continues from that folder's checkpoint.pt)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -69,6 +75,9 @@ def _add_import_cog_parser(sub) -> None:
                    help="skip known forms with characters the transcription does not know (listed on stderr)")
     p.add_argument("--encoding", metavar="NAME",
                    help="the file's encoding, e.g. latin-1 (default: UTF-8, or UTF-16 by its BOM)")
+    p.add_argument("--force", action="store_true",
+                   help="replace lost.csv, known.csv and gold.csv already in --out (a symbolic link there is "
+                        "refused all the same)")
 
 
 SAMPLE_FILES = ("sample.cog", "lost.csv", "known.csv", "gold.csv", "ATTRIBUTION.md")
@@ -85,20 +94,29 @@ def _add_sample_parser(sub) -> None:
     p.add_argument("--json", action="store_true", help="one JSON object per file written (name, path)")
 
 
+def _make_out_folder(out: Path) -> None:
+    """Make the folder ``--out`` names (and its parents), or one line saying why not."""
+    from engine.io.atomic import WriteError, describe_os_error
+
+    if out.exists() and not out.is_dir():
+        raise WriteError(out, "it is a file, not a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise WriteError(out, f"cannot make the folder: {describe_os_error(e)}") from None
+
+
 def cmd_sample(args) -> int:
-    from engine.io.atomic import WriteError, atomic_path, describe_os_error
+    from engine.io.atomic import atomic_path
     from engine.resources import resource
 
     folder = resource("sample")
-    taken = [name for name in SAMPLE_FILES if (args.out / name).exists()]
+    taken = [name for name in SAMPLE_FILES if os.path.lexists(args.out / name)]   # a dangling link too
     if taken:
         raise DecipherError(f"{args.out}: {', '.join(taken)} already there; choose another --out")
-    try:
-        args.out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise WriteError(args.out, describe_os_error(e)) from None
+    _make_out_folder(args.out)
     for name in SAMPLE_FILES:
-        with atomic_path(args.out / name) as tmp:
+        with atomic_path(args.out / name, replace=False) as tmp:
             tmp.write_bytes((folder / name).read_bytes())
     for name in SAMPLE_FILES:
         if args.json:
@@ -217,6 +235,22 @@ def _setting_options(args) -> dict:
                 **{name: getattr(args, name) for name in FLAG_SETTINGS})
 
 
+#: What ``decipher run --out DIR`` writes into DIR (engine/runs/outputs.py and the session's checkpoint).
+RUN_FILES = ("checkpoint.pt", "metrics.json", "matches.csv", "steps.csv")
+
+
+def _check_run_outputs(args) -> None:
+    """An earlier run's outputs in --out are refused in one line before anything runs (unless
+    --force, or --resume continues that folder's own checkpoint); a link there always is."""
+    from engine.io.atomic import FORCE_HINT, check_new
+
+    if args.out is None:
+        return
+    own = args.resume is not None and os.path.realpath(args.resume) == os.path.realpath(args.out / "checkpoint.pt")
+    check_new([args.out / name for name in RUN_FILES], force=args.force or own,
+              hint=FORCE_HINT + " (or --resume DIR/checkpoint.pt to continue that run)")
+
+
 def cmd_run(args) -> int:
     """``decipher run``: a thin caller of the run session (engine/runs/session.py)."""
     if args.project is not None and args.lost_notation != "signs":
@@ -233,6 +267,8 @@ def cmd_run(args) -> int:
         return cmd_run_seeds(args)
     if getattr(args, "force_rerun", False):
         raise DecipherError("--force-rerun goes with --seeds (a single run into --out always trains anew)")
+    if args.force_resume and args.resume is None:
+        raise DecipherError("--force-resume goes with --resume CHECKPOINT")
     from engine.runs.outputs import ProgressBar, prepare_output_folder, run_in_folder
 
     config = config_of(args)
@@ -243,6 +279,8 @@ def cmd_run(args) -> int:
     import contextlib
 
     from engine.runs.sweep import FolderLock
+
+    _check_run_outputs(args)
 
     def out_lock(folder):  # one process at a time writes into an --out folder
         return FolderLock(prepare_output_folder(folder), log=lambda line: print(line, file=sys.stderr)) \
@@ -256,7 +294,7 @@ def cmd_run(args) -> int:
             _, outcome = run_in_project(args.project, config=config, corpus=args.corpus, language=args.language,
                                         resume=args.resume, overrides=overrides, out=args.out,
                                         sinks=[ProgressBar(quiet=args.quiet)], handle_signals=True,
-                                        checkpoint_every_s=every * 60)
+                                        checkpoint_every_s=every * 60, force_resume=args.force_resume)
         from engine.runs.outputs import diagnosis_lines
 
         for line in diagnosis_lines(outcome.diagnosis):
@@ -269,6 +307,10 @@ def cmd_run(args) -> int:
     inputs = inputs_from_files(args.lost, args.known, config, gold=args.gold, prior=args.prior,
                                resume=args.resume, overrides=overrides, lost_notation=args.lost_notation,
                                dotted=args.dotted, known_system=args.system)
+    if args.force_resume:
+        import dataclasses
+
+        inputs = dataclasses.replace(inputs, force_resume=True)
     out = prepare_output_folder(args.out)
     with out_lock(out):
         outcome = run_in_folder(inputs, out, sinks=[ProgressBar(quiet=args.quiet)], checkpoint_every_s=every * 60,
@@ -285,12 +327,17 @@ def cmd_import_cog(args) -> int:
     from engine.io.cog import read_cog
     from engine.io.tables import write_gold, write_known, write_lost
 
+    from engine.io.atomic import FORCE_HINT, check_new
+
+    names = [args.out / n for n in ("lost.csv", "known.csv", "gold.csv")]
+    check_new(names, force=args.force, hint=FORCE_HINT)   # before the file is read: nothing is written
     result = read_cog(args.cog, system=args.system, lost_column=args.lost_column, encoding=args.encoding,
                       known_column=args.known_column, on_unknown="skip" if args.skip_unknown else "error")
-    args.out.mkdir(parents=True, exist_ok=True)
-    write_lost(args.out / "lost.csv", result.inscriptions)
-    write_known(args.out / "known.csv", result.stems)
-    write_gold(args.out / "gold.csv", result.gold)
+    _make_out_folder(args.out)
+    # files the user did not name: made new (or, with --force, replacing a file), never through a link
+    write_lost(names[0], result.inscriptions, replace=args.force)
+    write_known(names[1], result.stems, replace=args.force)
+    write_gold(names[2], result.gold, replace=args.force)
     for line, form, problem in result.skipped:
         print(f"{args.cog}, line {line}: skipped {form!r}: {problem}", file=sys.stderr)
     print(f"{len(result.inscriptions)} lost words, {len(result.stems)} known stems, {len(result.gold)} gold rows "

@@ -106,8 +106,10 @@ def _add_verbs(parser: argparse.ArgumentParser) -> None:
                         "(the conventional transliteration a-e-ri-qo-ta, read into the Unicode signs)")
     p.add_argument("--replace", action="store_true", help="--prior: the file's pins replace all pins")
     p.add_argument("--run", type=int, metavar="ID", help="--matches: re-import into this run")
-    p.add_argument("--unguard", action="store_true",
-                   help="--matches: drop the apostrophes --guard-formulas added")
+    p.add_argument("--unguard", action=argparse.BooleanOptionalAction, default=True,
+                   help="--matches: drop the apostrophe the formula guard of an export put before a cell "
+                        "(on by default, so a guarded report, its code columns included, reads back as it was "
+                        "exported; --no-unguard reads a report written with --no-guard-formulas as it is)")
     p.add_argument("--glottocode", metavar="CODE",
                    help="the Glottocode of the corpus or known language imported (e.g. ugar1238); "
                         "stored in the project, written by --cldf/--edictor exports")
@@ -133,6 +135,9 @@ def _add_verbs(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--corpus", help="--lost/--gold: which corpus (by name)")
     p.add_argument("--language", help="--known: which known language (by name)")
     p.add_argument("--tsv", action="store_true", help="tab-separated (also chosen by a .tsv name)")
+    p.add_argument("--force", action="store_true",
+                   help="--cldf: replace the files of an earlier export in OUT (the file a CSV/TSV export names is "
+                        "replaced without it; a symbolic link is refused either way)")
     p.add_argument("--bom", action="store_true", help="start with a UTF-8 BOM (for Excel)")
     p.add_argument("--guard-formulas", action=argparse.BooleanOptionalAction, default=True,
                    help="prefix ' to text cells a spreadsheet would run as formulas (=, +, -, @, tab, CR); "
@@ -397,6 +402,7 @@ def _export(args, out: TextIO) -> int:
         if kind == "matches":
             n = exporting.export_matches(project, target, run_id=args.run, **options)
             what = "report rows"
+            _unfinished_note(project, args.run if args.run is not None else exporting.default_run(project).id)
         elif kind == "prior":
             n = exporting.export_prior(project, target, **options)
             what = "pinned values"
@@ -411,6 +417,8 @@ def _export(args, out: TextIO) -> int:
 
             n = export_sign_values(project, target, run_id=args.run, **options)
             what = "sign values"
+            if args.run is not None:
+                _unfinished_note(project, args.run)
         elif kind in ("cldf", "edictor"):
             return _field_export(args, project, kind, target, out)
         else:
@@ -419,6 +427,19 @@ def _export(args, out: TextIO) -> int:
     print(f"wrote {n} {what} to {target}", file=out)
     _guard_note(n, args)
     return 0
+
+
+def _unfinished_note(project: Project, run_id: int) -> None:
+    """An export of a run that has not finished says so, with the step it holds (a run in progress
+    exported 40 rows of the 90 it ended with, and said nothing)."""
+    run = project.run(run_id)
+    if run.status in ("completed", "imported"):
+        return
+    steps = dict(run.config or {}).get("steps")
+    at = f"step {run.last_step if run.last_step is not None else 0}" + (f" of {steps}" if steps else "")
+    state = "is still running" if run.status == "running" else f"did not finish ({run.status})"
+    print(f"note: run {run_id} {state}, at {at}: this export holds its results as of that step, not a finished "
+          "run's", file=sys.stderr)
 
 
 def _guard_note(n, args) -> None:
@@ -447,12 +468,18 @@ def _field_export(args, project: Project, kind: str, target: Path, out: TextIO) 
             raise InputError(f"run {run.id} has no {kind_} to give codes to")
         fieldexport.set_language_codes(project, kind_, item, glottocode=glotto, iso639_3=iso)
     _store_display_tables(args, project, run)
-    write = fieldexport.export_cldf if kind == "cldf" else fieldexport.export_edictor
-    n = write(project, target, run_id=run.id, guard_formulas=args.guard_formulas)
+    if kind == "cldf":
+        from engine.io.atomic import FORCE_HINT
+
+        n = fieldexport.export_cldf(project, target, run_id=run.id, guard_formulas=args.guard_formulas,
+                                    replace=args.force, hint=FORCE_HINT)
+    else:
+        n = fieldexport.export_edictor(project, target, run_id=run.id, guard_formulas=args.guard_formulas)
     print(f"wrote {int(n)} accepted pairs of run {n.run_id} ({why}) "
           f"{'as a CLDF Wordlist into' if kind == 'cldf' else 'to'} {target}", file=out)
     for warning in n.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    _unfinished_note(project, n.run_id)
     _guard_note(n, args)
     return 0
 
@@ -564,6 +591,9 @@ def _verdict(diagnosis: dict | None) -> str:
 
 
 def _print_table(rows: list[list[str]], out: TextIO) -> None:
+    from engine.io.text import for_terminal   # a stored name can neither drive the terminal nor split a row
+
+    rows = [[for_terminal(c) for c in r] for r in rows]
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip(), file=out)
@@ -618,29 +648,31 @@ def _info(args, out: TextIO) -> int:
         with Project.open(args.file) as project:
             print(json.dumps(_info_json(project), ensure_ascii=False), file=out)
         return 0
+    from engine.io.text import for_terminal as t   # control characters escaped, long text cut
+
     with Project.open(args.file) as project:
         s = project.summary()
-        print(f"{s['path']}: project file, schema v{s['schema_version']} (application_id "
+        print(f"{t(s['path'])}: project file, schema v{s['schema_version']} (application_id "
               f"{s['application_id']})", file=out)
         if project.migrated_from is not None:
-            print(f"  upgraded from schema v{project.migrated_from}; backup: {project.backup}", file=out)
+            print(f"  upgraded from schema v{project.migrated_from}; backup: {t(project.backup)}", file=out)
         if s["created_with"]:
-            print(f"  created with: {s['created_with']}", file=out)
+            print(f"  created with: {t(s['created_with'])}", file=out)
         print(f"  corpora: {len(s['corpora'])}", file=out)
         for c in s["corpora"]:
-            print(f"    {c.id}: {c.name} ({c.inscriptions} inscriptions, {c.gold} gold; {c.format} "
-                  f"from {c.source or '-'})", file=out)
-            print(f"      letters: {_letters(project, c.id)}", file=out)
+            print(f"    {c.id}: {t(c.name)} ({c.inscriptions} inscriptions, {c.gold} gold; {t(c.format)} "
+                  f"from {t(c.source or '-')})", file=out)
+            print(f"      letters: {t(_letters(project, c.id), 2000)}", file=out)
             print(f"      lacunae: {_markup(project, c)}", file=out)
         print(f"  known languages: {len(s['languages'])}", file=out)
         for x in s["languages"]:
-            print(f"    {x.id}: {x.name} ({x.stems} stems; {x.format} from {x.source or '-'})", file=out)
+            print(f"    {x.id}: {t(x.name)} ({x.stems} stems; {t(x.format)} from {t(x.source or '-')})", file=out)
         print(f"  pinned values: {s['pins']}", file=out)
         runs = ", ".join(f"{n} {st}" for st, n in sorted(s["runs"].items())) or "none"
         print(f"  runs: {runs}", file=out)
         for run in project.runs():  # where each run can be resumed from
             if run.checkpoint:
-                print(f"    run {run.id} ({run.status}, step {run.last_step}): checkpoint {run.checkpoint}", file=out)
+                print(f"    run {run.id} ({run.status}, step {run.last_step}): checkpoint {t(run.checkpoint)}", file=out)
         for run_id in project.interrupted:
             print(f"  note: run {run_id} was left running by a process that is gone; marked "
                   "interrupted", file=out)

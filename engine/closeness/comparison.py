@@ -890,8 +890,12 @@ def unranked_rows(comparison: Comparison) -> list[tuple]:
 
 def write_comparison(out: str | os.PathLike, comparison: Comparison, *, plot: bool = True) -> list[Path]:
     """runs.csv, summary.csv, curves.csv, comparison.json and (when it can render) closeness.png."""
+    import functools
+
+    from engine.io.atomic import write_text
     from engine.io.tables import write_csv
 
+    write_csv = functools.partial(write_csv, guard_formulas=True)   # the one formula guard, as every report
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     write_csv(out / "runs.csv", RUNS_COLUMNS + RUNS_EXTRA, (r.row for r in comparison.records))
@@ -932,9 +936,7 @@ def write_comparison(out: str | os.PathLike, comparison: Comparison, *, plot: bo
 
     with atomic_path(out / "answer.txt") as tmp_answer:
         tmp_answer.write_text("\n".join(answer_lines(comparison)) + "\n", encoding="utf-8")
-    tmp = out / "comparison.json.part"
-    tmp.write_text(json.dumps(info, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(out / "comparison.json")
+    write_text(out / "comparison.json", json.dumps(info, indent=2, ensure_ascii=False) + "\n")
     written = [out / n for n in ("runs.csv", "restarts.csv", "summary.csv", "curves.csv", "comparison.json",
                                  "answer.txt")]
     if plot:

@@ -126,12 +126,15 @@ class BestSpans(RunSink):
         if ev is None:
             return
         write_csv(refuse_symlinks(self.run_dir / SPANS, self.run_dir), SPAN_COLUMNS,
-                  ((m.inscription_id, m.start, m.end, m.best.ipa) for m in ev.matches if m.alternatives))
+                  ((m.inscription_id, m.start, m.end, m.best.ipa) for m in ev.matches if m.alternatives),
+                  guard_formulas=True)
 
 
 def _read_spans(run_dir: Path) -> tuple[tuple[str, int, int, str], ...]:
     """The run's decoded spans and their best stems, sorted: from spans.csv, or from matches.csv (a run
     finished before spans.csv was written) keeping each span's lowest rank."""
+    from engine.io.atomic import unguard_row
+
     path = run_dir / SPANS
     if path.exists():
         with open(path, encoding="utf-8", newline="") as f:
@@ -139,7 +142,7 @@ def _read_spans(run_dir: Path) -> tuple[tuple[str, int, int, str], ...]:
             if tuple(next(reader, ())) != SPAN_COLUMNS:
                 raise DecipherError(f"{path}: not a comparison run's spans file (columns {', '.join(SPAN_COLUMNS)})")
             try:
-                return tuple(sorted({(r[0], int(r[1]), int(r[2]), r[3]) for r in reader}))
+                return tuple(sorted({(r[0], int(r[1]), int(r[2]), r[3]) for r in map(unguard_row, reader)}))
             except (IndexError, ValueError):
                 raise DecipherError(f"{path}, line {reader.line_num}: not a span row "
                                     f"({', '.join(SPAN_COLUMNS)})") from None
@@ -147,7 +150,7 @@ def _read_spans(run_dir: Path) -> tuple[tuple[str, int, int, str], ...]:
     path = run_dir / "matches.csv"
     if path.exists():
         with open(path, encoding="utf-8", newline="") as f:
-            for r in csv.DictReader(f):
+            for r in map(unguard_row, csv.DictReader(f)):
                 key = (r["inscription_id"], int(r["start"]), int(r["end"]))
                 rank = int(r["rank"])
                 if key not in spans or rank < spans[key][0]:
@@ -316,7 +319,7 @@ def append_results(path: str | Path, lost: str, comparison: Comparison, *,
     is not added either: ``conflicts`` (when given) gets a line for each. Nor is a null run the early stop
     ended (the file has no column for it, and its score is of an earlier step): ``stopped`` gets a line
     for each."""
-    from engine.io.atomic import write_csv
+    from engine.io.atomic import unguard_row, write_csv
 
     path = Path(path)
     rows: list[list[str]] = []
@@ -326,7 +329,7 @@ def append_results(path: str | Path, lost: str, comparison: Comparison, *,
             header = next(reader, None)
             if header is not None and tuple(header) not in (RESULTS_COLUMNS, _RESULTS_COLUMNS_BEFORE):
                 raise DecipherError(f"{path}: not a closeness results file (columns {', '.join(RESULTS_COLUMNS)})")
-            rows = [r + [""] * (len(RESULTS_COLUMNS) - len(r)) for r in reader if r]
+            rows = [r + [""] * (len(RESULTS_COLUMNS) - len(r)) for r in map(unguard_row, reader) if r]
     seen = {(r[0], r[1], r[2], r[3], r[6], r[8]): r[4] for r in rows if len(r) == len(RESULTS_COLUMNS)}
     mode = comparison.plan.null_mode
     added = 0
@@ -349,7 +352,7 @@ def append_results(path: str | Path, lost: str, comparison: Comparison, *,
         added += 1
     if added:
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_csv(path, RESULTS_COLUMNS, rows)
+        write_csv(path, RESULTS_COLUMNS, rows, guard_formulas=True)
     return added
 
 

@@ -991,9 +991,11 @@ def write_dataset(ds: Dataset, out: str | Path, *, command: str, sources: dict[s
     write_csv(out / "gold.csv", ("inscription_id", "start", "word_end", "known") + GOLD_EXTRA,
               ((g.inscription_id, g.start, g.word_end, "|".join(g.known), g.stem_end, g.token, g.lemma)
                for g in ds.gold))
-    (out / "stats.json").write_text(json.dumps(ds.stats, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    (out / "ATTRIBUTION.md").write_text(ATTRIBUTION, encoding="utf-8")
-    (out / "README.md").write_text(readme(ds, command, sources, sample_of), encoding="utf-8")
+    from engine.io.atomic import write_text   # the one writer: never through a link, nothing half-written
+
+    write_text(out / "stats.json", json.dumps(ds.stats, ensure_ascii=False, indent=1) + "\n")
+    write_text(out / "ATTRIBUTION.md", ATTRIBUTION)
+    write_text(out / "README.md", readme(ds, command, sources, sample_of))
 
 
 def readme(ds: Dataset, command: str, sources: dict[str, str], sample_of: int | None) -> str:

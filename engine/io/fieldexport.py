@@ -410,12 +410,16 @@ class _Guard:
 # ---- CLDF ------------------------------------------------------------------------------------
 
 
-def export_cldf(project, folder: str | Path, *, run_id: int | None = None, guard_formulas: bool = True) -> FieldExport:
+def export_cldf(project, folder: str | Path, *, run_id: int | None = None, guard_formulas: bool = True,
+                replace: bool = False, hint: str | None = None) -> FieldExport:
     """Write a CLDF Wordlist (Wordlist-metadata.json, languages/parameters/forms/cognates CSV) into
     ``folder`` and validate it; returns a :class:`FieldExport`. Built and validated in a temporary
     folder first; each file then goes into ``folder`` through the atomic writer, so a failure
-    leaves no half-written file."""
+    leaves no half-written file. The files are the program's, in the user's folder: one already
+    there is refused (``hint`` says what to do) unless ``replace``; a symbolic link always is."""
     from pycldf import Wordlist
+
+    from engine.io.atomic import NOT_NAMED, check_new
 
     folder = Path(folder)
     run, corpus, language, pairs, warnings, why = accepted_pairs(project, run_id)
@@ -478,8 +482,10 @@ def export_cldf(project, folder: str | Path, *, run_id: int | None = None, guard
         ds.write(LanguageTable=languages, ParameterTable=parameters, FormTable=forms, CognateTable=cognates)
         if not ds.validate():
             raise ProjectError("the CLDF Wordlist did not validate")
-        for f in sorted(Path(tmp_dir).iterdir()):
-            with atomic_path(folder / f.name) as part:
+        files = sorted(Path(tmp_dir).iterdir())
+        check_new([folder / f.name for f in files], force=replace, hint=hint or NOT_NAMED)
+        for f in files:
+            with atomic_path(folder / f.name, replace=replace) as part:
                 shutil.copyfile(f, part)
     finally:
         shutil.rmtree(tmp_dir, ignore_errors=True)

@@ -95,8 +95,12 @@ def preview_file(path: str | Path, kind: str, *, delimiter: str | None = None,
     against a corpus."""
     path = Path(path)
     base = dict(path=str(path), kind=kind, columns=dict(columns or {}))
+    from engine.io.text import read_input
+
     try:
-        data = path.read_bytes()
+        data = read_input(path)   # a regular file of a bounded size (never a FIFO or a device)
+    except InputError as e:
+        return Preview(encoding=None, delimiter=None, header=(), rows=(), problem=e.problem, **base)
     except OSError as e:
         what = "is a directory, not a file" if path.is_dir() else (e.strerror or str(e))
         return Preview(encoding=None, delimiter=None, header=(), rows=(), problem=what, **base)

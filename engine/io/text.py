@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import os
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -188,18 +189,90 @@ def decode_bytes(data: bytes, encoding: str | None = None, *, path=None, what: s
     return DecodedText(unicodedata.normalize("NFC", text), chosen)
 
 
-def load_text(path: str | Path, what: str = "file", *, encoding: str | None = None,
-              allowed_controls: str = ALLOWED_CONTROLS, invisible: str = "refuse") -> DecodedText:
-    """:func:`decode_bytes` of a file; a missing file or a folder is an InputError too."""
+#: The largest input file read (bytes): a corpus, a vocabulary, a settings file. Larger is refused
+#: in one line before it is read (``/dev/zero`` grew memory ~250 MB/s until killed).
+MAX_INPUT_BYTES = 512 * 1024 * 1024
+#: The name that reads standard input instead of a file.
+STDIN = "-"
+
+
+def read_input(path: str | Path, *, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of an input the user names: a regular file (or standard input when named ``-``)
+    of at most ``limit`` bytes. A FIFO, a device (``/dev/zero``), a socket or a folder is refused
+    at once in one line (never opened for a blocking read), as is anything larger than ``limit``."""
+    import stat
+    import sys
+
+    def too_big(size: str) -> InputError:
+        return InputError(f"{size}, more than the {limit / 2**20:,.0f} MiB an input file may be; "
+                          "split it, or train on a part of it", path=path)
+
+    if str(path) == STDIN:
+        data = sys.stdin.buffer.read(limit + 1)
+        if len(data) > limit:
+            raise too_big("standard input holds")
+        return data
     path = Path(path)
-    try:
-        data = path.read_bytes()
+    try:  # O_NONBLOCK: opening a FIFO never waits for a writer; nothing is read before fstat
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except FileNotFoundError:
         raise InputError("file not found", path=path) from None
     except IsADirectoryError:
         raise InputError("is a directory, not a file", path=path) from None
     except PermissionError:
         raise InputError("permission denied: cannot read the file", path=path) from None
+    except OSError as e:
+        raise InputError(f"cannot read the file ({e.strerror or e})", path=path) from None
+    with os.fdopen(fd, "rb") as f:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise InputError("is a directory, not a file", path=path)
+        if not stat.S_ISREG(mode):
+            kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode)
+                    or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+            raise InputError(f"is {kind}, not a regular file; refused (give a file, or '-' for standard input)",
+                             path=path)
+        size = os.fstat(fd).st_size
+        if size > limit:
+            raise too_big(f"is {size / 2**20:,.0f} MiB")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        data = f.read(limit + 1)
+    if len(data) > limit:   # it grew while read
+        raise too_big("grew to")
+    return data
+
+
+#: The most characters of one stored text a terminal line shows (the rest is counted).
+TERMINAL_LIMIT = 200
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def for_terminal(value: object, limit: int = TERMINAL_LIMIT) -> str:
+    """Stored text as a terminal shows it safely: control characters (an escape sequence, a line
+    break), bidirectional overrides and line separators written visibly as ``\\x1b``, ``\\n``,
+    ``\\u202e``…, so a name can neither drive the terminal nor split a row; text longer than
+    ``limit`` characters cut, with how much was left out (a 60 MB source is not printed)."""
+    text = "" if value is None else str(value)
+    cut = len(text) - limit if len(text) > limit else 0
+    if cut:
+        text = text[:limit]
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if cat == "Cc" or cat in ("Zl", "Zp") or "\u202a" <= ch <= "\u202e" or "\u2066" <= ch <= "\u2069":
+            code = ord(ch)
+            out.append(_ESCAPES.get(ch) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"))
+        else:
+            out.append(ch)
+    return "".join(out) + (f"… ({cut:,} more characters)" if cut else "")
+
+
+def load_text(path: str | Path, what: str = "file", *, encoding: str | None = None,
+              allowed_controls: str = ALLOWED_CONTROLS, invisible: str = "refuse") -> DecodedText:
+    """:func:`decode_bytes` of an input (:func:`read_input`: a regular file or ``-``)."""
+    data = read_input(path)
+    path = Path(path)
     return decode_bytes(data, encoding, path=path, what=what, allowed_controls=allowed_controls,
                         invisible=invisible)
 

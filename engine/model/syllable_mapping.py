@@ -71,8 +71,12 @@ class SyllableMapping(nn.Module):
         self.vowel_units = [u for u in real if is_vowel(u)]
         # a vowel may stand in an onset too: a glide (Greek -ai-o- written -a-jo-) is learned, not given
         self.onset_units = [NULL_ONSET, *consonant_units, *self.vowel_units]
-        if not self.vowel_units:
-            raise ValueError("a syllable model needs vowels in the known vocabulary")
+        if not self.vowel_units:   # the user's data, not a bug: one line (exit 2), never a traceback
+            from engine.errors import InputError
+
+            raise InputError("setting signs = syllables: no stem of the known vocabulary holds a vowel in its IPA "
+                             f"(its sounds: {' '.join(real[:30])}); a syllable model reads each sign as onset + "
+                             "vowel: give a vocabulary whose IPA has vowels, or train with signs = letters")
         kidx = {u: i for i, u in enumerate(known_units)}
         self.register_buffer("onset_rows", torch.tensor([kidx[u] for u in self.onset_units], dtype=torch.long))
         self.register_buffer("vowel_rows", torch.tensor([kidx[u] for u in self.vowel_units], dtype=torch.long))

@@ -168,6 +168,22 @@ def unbounded(conn: sqlite3.Connection) -> Iterator[None]:
         bound.paused -= 1
 
 
+def refuse_linked_sidecars(path: Path) -> None:
+    """A ``-wal``/``-shm`` that is a symbolic link is refused in one line (ProjectError): SQLite
+    would read, write or create through it, and nothing of this program touches it."""
+    from engine.errors import ProjectError
+
+    for side in sidecars(path):
+        if side.is_symlink():
+            try:
+                to = os.readlink(side)
+            except OSError:
+                to = "?"
+            raise ProjectError(f"{path}: refused: {side.name} is a symbolic link (to {to}); SQLite's side "
+                               "files must be plain files beside the project (the link and what it points to "
+                               "are left as they are); remove the link")
+
+
 def restore_shm_mode(path: Path, *, access: AccessCheck | None = None) -> bool:
     """Give a read-only ``-shm`` the main file's permissions again, when the file is writable.
 
@@ -178,7 +194,8 @@ def restore_shm_mode(path: Path, *, access: AccessCheck | None = None) -> bool:
     check = access or (lambda p, m: os.access(p, m))
     shm = sidecars(path)[1]
     try:
-        if not shm.exists() or check(shm, os.W_OK) or not check(path, os.W_OK):
+        # SQLite's file, never a link: a chmod would change the permissions of what it points to
+        if shm.is_symlink() or not shm.exists() or check(shm, os.W_OK) or not check(path, os.W_OK):
             return False
         if shm.stat().st_uid != os.stat(path).st_uid:
             return False

@@ -236,6 +236,8 @@ class RunRecorder(RunSink):
                     start.config, self.corpus_id, self.language_id, device=start.device,
                     seed=start.config.seed, pins=list(start.pins), resumed_from=self.resumed_from)
                 record_pins(self.project, self.run_id, start.step, start.pins)
+                if getattr(start.trainer, "forced_resume", None):   # --force-resume, kept with the run
+                    self.project.record_metrics(self.run_id, start.step, {"forced_resume": 1.0})
                 if start.step:
                     self.project.heartbeat(self.run_id, start.step)
         self._pins = tuple(start.pins)

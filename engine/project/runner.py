@@ -55,6 +55,8 @@ class ProjectRunSpec:
     resumed_from: int | None = None
     """The run ``resume`` continues; None: the newest run that recorded that checkpoint."""
     overrides: Mapping[str, Any] = field(default_factory=dict)
+    force_resume: bool = False
+    """Resume a checkpoint of another format or vocabulary all the same (recorded with the run)."""
 
 
 @dataclass
@@ -106,7 +108,7 @@ def assemble_run(project: Project, spec: ProjectRunSpec, *, out_dir: Path | None
         resumed_from = run_of_checkpoint(project, resume)
     pins = tuple(project.pins()) if spec.pins is None else tuple(spec.pins)
     inputs = RunInputs(corpus_data, vocabulary, spec.config, gold=tuple(project.gold(corpus_id)), pins=pins,
-                       resume=resume, overrides=dict(spec.overrides))
+                       resume=resume, overrides=dict(spec.overrides), force_resume=spec.force_resume)
     recorder = RunRecorder(project, corpus_id=corpus_id, language_id=language_id, resumed_from=resumed_from,
                            critical=critical)
     all_sinks: list[RunSink] = [recorder]
@@ -128,7 +130,7 @@ def run_in_project(project_path: str | Path, *, config: Config, corpus: str | in
                    overrides: Mapping[str, Any] | None = None, out: str | Path | None = None,
                    sinks: Sequence[RunSink] = (), handle_signals: bool = False,
                    checkpoint_every_s: float = CHECKPOINT_EVERY_S,
-                   log: Callable[[str], None] = _stderr) -> tuple[int | None, RunOutcome]:
+                   log: Callable[[str], None] = _stderr, force_resume: bool = False) -> tuple[int | None, RunOutcome]:
     """Run once on the project's data and record it; returns (run id, outcome).
 
     ``corpus``/``language``: a name or id (default: the only one). ``out``: a folder for the
@@ -143,7 +145,7 @@ def run_in_project(project_path: str | Path, *, config: Config, corpus: str | in
     # names as the command line gives them (an int is read as a name too, as it always was here)
     spec = ProjectRunSpec(config, corpus=None if corpus is None else str(corpus),
                           language=None if language is None else str(language), resume=Path(resume) if resume else None,
-                          overrides=dict(overrides or {}))
+                          overrides=dict(overrides or {}), force_resume=force_resume)
     with Project.open(project_path) as project:
         for run_id in project.interrupted:
             log(f"note: run {run_id} was left running by a process that is gone; marked interrupted")

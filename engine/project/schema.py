@@ -640,6 +640,7 @@ def inspect_file(path: str | Path, *, check: bool = True) -> FileInfo:
     info = read_header(path)
     if not check:
         return info
+    access.refuse_linked_sidecars(path)
     try:
         conn = access.connect(path, access.choose(path))
     except sqlite3.Error as e:

@@ -87,7 +87,10 @@ class Project(RunsMixin):
             raise ProjectError(f"{path}: the file already exists")
         if path.exists() and not path.is_file():
             raise ProjectError(f"{path}: not a file")
-        if any(p.exists() for p in schema._sidecars(path)):
+        access.refuse_linked_sidecars(path)
+        if overwrite and path.exists():
+            _refuse_live_runs(path)
+        if any(os.path.lexists(p) for p in schema._sidecars(path)):
             raise ProjectError(f"{path}: the file is open in another program (its -wal/-shm "
                                "files exist); close it first")
         if not path.parent.is_dir():
@@ -135,6 +138,7 @@ class Project(RunsMixin):
         """
         path = Path(path)
         info = schema.read_header(path)
+        access.refuse_linked_sidecars(path)
         if not read_only:
             access.restore_shm_mode(path, access=access_check)
         how = access.choose(path, read_only=read_only, access=access_check)
@@ -321,7 +325,8 @@ class Project(RunsMixin):
         path = Path(path)
         if path.exists() and path.resolve() == self.path.resolve():
             raise ProjectError(f"{path}: that is this project's own file")
-        if any(p.exists() for p in schema._sidecars(path)):
+        access.refuse_linked_sidecars(path)
+        if any(os.path.lexists(p) for p in schema._sidecars(path)):
             raise ProjectError(f"{path}: the file is open in another program")
         tmp = path.with_name(f".{path.name}.{os.getpid()}.saving")
         try:
@@ -717,6 +722,7 @@ def clean_copy(path: str | Path, target: str | Path | None = None) -> Path:
     src = None
     try:
         _build_file(tmp, info.version)
+        access.refuse_linked_sidecars(path)
         src = access.connect(path, access.choose(path, read_only=True))
         dest = access.connect(tmp, Access("rw"))
         try:
@@ -834,6 +840,24 @@ def _same_bytes(a: Path, b: Path) -> bool:
                     return True
     except OSError:
         return False
+
+
+def _refuse_live_runs(path: Path) -> None:
+    """Replacing a project file while one of its runs trains would lose that run (it would go on
+    recording into a file that no longer holds it): refused in one line, by the liveness record
+    (engine/project/liveness.py: a "running" run whose process lives, or whose heartbeat is fresh)."""
+    try:
+        with Project.open(path, read_only=True) as old:
+            rows = old.conn.execute("SELECT id, host, pid, heartbeat_at, started_at FROM run "
+                                    "WHERE status = 'running'").fetchall()
+            dead = {d[0] for d in old._dead_runs(rows, STALE_SAME_HOST, STALE_OTHER_HOST)}
+    except ProjectError:
+        return  # not a project this program can read: nothing of ours trains in it
+    live = [r[0] for r in rows if r[0] not in dead]
+    if live:
+        which = ", ".join(f"run {i} (pid {pid})" for i, _, pid, _, _ in rows if i in live)
+        raise ProjectError(f"{path}: {which} {'is' if len(live) == 1 else 'are'} training in this project; it was not replaced (stop the run, "
+                           "or wait for it to end, then make the new project)")
 
 
 def _write_backup(conn: sqlite3.Connection, raw: rawfile.RawFile, path: Path,

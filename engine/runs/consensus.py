@@ -59,9 +59,12 @@ def readings_of(matches: Iterable[Match]) -> tuple[Reading, ...]:
 
 def read_readings(path: str | Path) -> tuple[Reading, ...]:
     """The rank-1 rows of a run's matches.csv (docs/formats.md)."""
+    from engine.io.atomic import unguard_row
+
     out = []
     with open(path, encoding="utf-8", newline="") as f:
         for row in csv.DictReader(f):
+            row = unguard_row(row)   # matches.csv is written with the one formula guard
             if str(row.get("rank", "")).strip() == "1":
                 out.append(Reading(row["inscription_id"], int(row["start"]), int(row["end"]), row["span"],
                                    row["stem_form"], row.get("stem_ipa", "")))

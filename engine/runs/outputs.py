@@ -83,6 +83,8 @@ def write_outputs(out: Path, trainer, outcome: RunOutcome, history: list[dict]) 
     }
     if outcome.status != "completed":
         metrics["status"] = outcome.status
+    if getattr(trainer, "forced_resume", None):   # what --force-resume went past, kept with the results
+        metrics["forced_resume"] = list(trainer.forced_resume)
     # the final objective over the corpus and the gold-free diagnosis (engine/training/diagnosis.py),
     # computed once by the session at the run's end; absent only where they could not be computed
     if outcome.final_objective is not None:
@@ -92,10 +94,12 @@ def write_outputs(out: Path, trainer, outcome: RunOutcome, history: list[dict]) 
     # the files are the program's, in the user's folder: a link planted under their names is refused
     write_text(refuse_symlinks(out / "metrics.json", out), json.dumps(metrics, indent=2, ensure_ascii=False) + "\n")
     if ev is not None:
-        write_csv(refuse_symlinks(out / "matches.csv", out), MATCH_COLUMNS, match_rows(ev.matches))
+        write_csv(refuse_symlinks(out / "matches.csv", out), MATCH_COLUMNS, match_rows(ev.matches),
+                  guard_formulas=True)
     if history:
         keys = list(history[0])
-        write_csv(refuse_symlinks(out / "steps.csv", out), keys, ([h.get(k) for k in keys] for h in history))
+        write_csv(refuse_symlinks(out / "steps.csv", out), keys, ([h.get(k) for k in keys] for h in history),
+                  guard_formulas=True)
 
 
 class OutputFolder(RunSink):

@@ -458,7 +458,8 @@ def write_consensus(out: Path, seeds: Sequence[int], total_letters: int, *, rows
     from engine.io.atomic import refuse_symlinks
 
     # the group's files are the program's: a link planted under their names is refused
-    write_csv(refuse_symlinks(out / "consensus.csv", out), CONSENSUS_COLUMNS, consensus_table(consensus(readings)))
+    write_csv(refuse_symlinks(out / "consensus.csv", out), CONSENSUS_COLUMNS, consensus_table(consensus(readings)),
+              guard_formulas=True)
     metrics = summary(results, readings, total_letters)
     if failed:
         metrics["failed_seeds"] = {str(s): why for s, why in failed.items()}

@@ -57,6 +57,8 @@ class RunInputs:
     pins: tuple[PinnedValue, ...] | None = None
     resume: Path | None = None
     overrides: Mapping[str, Any] = field(default_factory=dict)
+    force_resume: bool = False
+    """Resume a checkpoint of another format or vocabulary all the same (``--force-resume``; recorded)."""
 
 
 @dataclass(frozen=True)
@@ -222,7 +224,8 @@ def build_trainer(inputs: RunInputs, *, live_interval: float | None = None):
     if inputs.resume is not None:
         return Trainer.from_checkpoint(inputs.resume, inputs.corpus, inputs.vocabulary, gold=inputs.gold,
                                        pins=None if inputs.pins is None else list(inputs.pins),
-                                       config_overrides=dict(inputs.overrides), live_interval=live_interval)
+                                       config_overrides=dict(inputs.overrides), live_interval=live_interval,
+                                       force=inputs.force_resume)
     return Trainer(inputs.corpus, inputs.vocabulary, inputs.config, gold=inputs.gold,
                    pins=list(inputs.pins or ()), live_interval=live_interval)
 
@@ -441,6 +444,8 @@ class RunSession:
                          int(getattr(trainer, "restart", 0)), progress() if callable(progress) else None)
         self._start = start
         self._each_critical("started", start)
+        for why in getattr(trainer, "forced_resume", None) or ():
+            self.message(f"warning: resumed with --force-resume although {why}")
         spec = self._checkpoint_spec
         path = spec(start) if callable(spec) else spec
         self.checkpoint_path = Path(path) if path is not None else None

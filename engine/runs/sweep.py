@@ -24,6 +24,11 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from engine.errors import DecipherError
+
+try:
+    import fcntl
+except ImportError:  # Windows: FolderLock relies on the owner's pid alone
+    fcntl = None  # type: ignore[assignment]
 from engine.inputs_digest import RECORD_FILE, changes, make_record, read_record
 from engine.runs.workers import RunItem, RunResult, describe_task_error, run_task
 
@@ -77,7 +82,11 @@ def read_grid_file(path: Path, parse: Callable[[Sequence[str]], dict]) -> dict[s
     import tomllib
 
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        from engine.io.text import read_input
+
+        data = tomllib.loads(read_input(path, limit=16 * 2**20).decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise DecipherError(f"{path}: not UTF-8 text (byte {e.start}); save the grid file as UTF-8") from None
     except OSError as e:
         raise DecipherError(f"{path}: cannot read the grid file ({e.strerror or e})") from None
     except tomllib.TOMLDecodeError as e:
@@ -182,7 +191,8 @@ class ResultsTable:
         from engine.io.atomic import refuse_symlinks, write_csv
 
         # results.csv is the program's file in the sweep's folder: a link planted there is refused
-        write_csv(refuse_symlinks(self.path, self.path.parent), RESULT_COLUMNS, (r.cells() for r in self.rows.values()))
+        write_csv(refuse_symlinks(self.path, self.path.parent), RESULT_COLUMNS, (r.cells() for r in self.rows.values()),
+                  guard_formulas=True)
 
     def finished(self, run_dir: str, base: Path) -> bool:
         row = self.rows.get(run_dir)
@@ -193,6 +203,8 @@ def read_results(path: Path) -> dict[str, ResultRow]:
     """An earlier results.csv (rows by run folder); a damaged one is an error naming its line."""
     out: dict[str, ResultRow] = {}
 
+    from engine.io.atomic import unguard_row
+
     def num(v: str) -> float | None:
         return float(v) if v not in ("", None) else None
 
@@ -202,6 +214,7 @@ def read_results(path: Path) -> dict[str, ResultRow]:
         if missing:
             raise DecipherError(f"{path}: not a sweep's results.csv (no column {sorted(missing)[0]!r})")
         for line, r in enumerate(reader, start=2):
+            r = unguard_row(r)   # written with the one formula guard: read back as it was
             try:
                 out[r["run_dir"]] = ResultRow(r["known"], int(r["seed"]), r.get("settings", ""), r["run_dir"],
                                               r["status"], num(r.get("p_at_1", "")), num(r.get("p_at_10", "")),
@@ -474,6 +487,7 @@ def _write_record(out: Path, run_dir: str, record: dict) -> None:
 #: The lock file in a sweep's (or seed group's, or comparison's) folder: the owner's pid and host.
 LOCK_FILE = ".decipher.lock"
 _held: dict[str, int] = {}
+_fds: dict[str, int] = {}   # the descriptor (holding the flock) of each folder locked here
 
 
 def _pid_alive(pid: int) -> bool:
@@ -493,9 +507,11 @@ def _pid_alive(pid: int) -> bool:
 
 
 class FolderLock:
-    """One process at a time per folder: ``FOLDER/.decipher.lock`` holds the owner's pid and host.
-    A lock whose process is gone (same host) is taken over with a line saying so; a live owner's
-    is a DecipherError naming its pid. Re-entrant within one process."""
+    """One process at a time per folder: ``FOLDER/.decipher.lock`` holds the owner's pid and host,
+    and the owner holds an exclusive ``flock`` on it for as long as it works there, so the decision
+    to take a lock over is made by one process at a time (two can never both hold it: a stale
+    lock's take-over is atomic). A lock whose process is gone (same host) is taken over with a line
+    saying so; a live owner's is a DecipherError naming its pid. Re-entrant within one process."""
 
     def __init__(self, folder: Path, *, log: Callable[[str], None] = lambda line: None):
         self.folder = Path(folder)
@@ -508,46 +524,80 @@ class FolderLock:
             _held[self.key] += 1
             return self
         host = socket.gethostname()
-        for _ in range(5):
-            try:
-                fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
-            except FileExistsError:
-                self._take_over_if_stale(host)
+        for _ in range(50):
+            fd = self._open()
+            if fd is None:
                 continue
-            except OSError as e:
-                raise DecipherError(f"{self.path}: cannot make the lock file ({e.strerror or e})") from None
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(f"{os.getpid()}\n{host}\n")
+            try:
+                if not self._lock(fd):
+                    pid, _ = self._owner(fd)
+                    who = f"pid {pid}" if pid > 0 else "a process starting there"
+                    raise DecipherError(f"{self.folder}: in use by another process ({who}) writing runs there; "
+                                        "wait for it to end, or give another --out")
+                if not self._still_at_path(fd):  # its owner removed it as we opened it: take the new one
+                    os.close(fd)
+                    continue
+                pid, owner_host = self._owner(fd)
+                if pid > 0 and owner_host and owner_host != host:
+                    raise DecipherError(f"{self.folder}: in use by process {pid} on {owner_host} (lock file "
+                                        f"{self.path}); wait for it to end, or remove the lock file if that "
+                                        "process is gone")
+                if pid > 0 and pid != os.getpid() and _pid_alive(pid):
+                    raise DecipherError(f"{self.folder}: in use by another process (pid {pid}) writing runs "
+                                        "there; wait for it to end, or give another --out")
+                if pid != 0:
+                    what = f"process {pid}" if pid > 0 else "an unreadable owner"
+                    self.log(f"{self.path}: a stale lock of {what}, which is no longer running; taken over")
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, f"{os.getpid()}\n{host}\n".encode("utf-8"), 0)
+            except BaseException:
+                os.close(fd)
+                raise
+            _fds[self.key] = fd
             _held[self.key] = 1
             return self
         raise DecipherError(f"{self.path}: cannot take the folder's lock (another process keeps taking it)")
 
-    def _take_over_if_stale(self, host: str) -> None:
-        if self.path.is_symlink():  # a planted link is never followed: it goes, and the lock is made anew
-            self.log(f"{self.path}: a symbolic link where the lock file belongs; removed")
-            self.path.unlink(missing_ok=True)
-            return
+    def _open(self) -> int | None:
+        """The lock file's descriptor (made if missing); None after removing a planted link."""
         try:
-            text = self.path.read_text(encoding="utf-8", errors="replace")[:200]
-        except FileNotFoundError:
-            return
+            return os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
         except OSError as e:
-            raise DecipherError(f"{self.path}: cannot read the lock file ({e.strerror or e})") from None
+            if self.path.is_symlink():  # a planted link is never followed: it goes, and the lock is made anew
+                self.log(f"{self.path}: a symbolic link where the lock file belongs; removed")
+                self.path.unlink(missing_ok=True)
+                return None
+            raise DecipherError(f"{self.path}: cannot make the lock file ({e.strerror or e})") from None
+
+    @staticmethod
+    def _lock(fd: int) -> bool:
+        if fcntl is None:  # no flock (Windows): the pid check alone
+            return True
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+
+    def _still_at_path(self, fd: int) -> bool:
+        try:
+            here, held = os.stat(self.path, follow_symlinks=False), os.fstat(fd)
+        except OSError:
+            return False
+        return (here.st_dev, here.st_ino) == (held.st_dev, held.st_ino)
+
+    @staticmethod
+    def _owner(fd: int) -> tuple[int, str]:
+        """(pid, host) the lock file names: pid 0 when it is empty (new), -1 when unreadable."""
+        text = os.pread(fd, 200, 0).decode("utf-8", errors="replace")
+        if not text.strip():
+            return 0, ""
         lines = text.split("\n")
         try:
             pid = int(lines[0].strip())
         except ValueError:
             pid = -1
-        owner_host = lines[1].strip() if len(lines) > 1 else ""
-        if pid > 0 and owner_host and owner_host != host:
-            raise DecipherError(f"{self.folder}: in use by process {pid} on {owner_host} (lock file {self.path}); "
-                                "wait for it to end, or remove the lock file if that process is gone")
-        if pid != os.getpid() and _pid_alive(pid):
-            raise DecipherError(f"{self.folder}: in use by another process (pid {pid}) writing runs there; wait for it "
-                                "to end, or give another --out")
-        what = f"process {pid}" if pid > 0 else "an unreadable owner"
-        self.log(f"{self.path}: a stale lock of {what}, which is no longer running; taken over")
-        self.path.unlink(missing_ok=True)
+        return pid, lines[1].strip() if len(lines) > 1 else ""
 
     def __exit__(self, *exc) -> None:
         count = _held.get(self.key, 0) - 1
@@ -555,11 +605,16 @@ class FolderLock:
             _held[self.key] = count
             return
         _held.pop(self.key, None)
-        try:
-            if not self.path.is_symlink() and self.path.read_text(encoding="utf-8").split("\n")[0] == str(os.getpid()):
+        fd = _fds.pop(self.key, None)
+        if fd is None:
+            return
+        try:  # removed while still locked, so no one takes it between the removal and the release
+            if self._still_at_path(fd) and self._owner(fd)[0] == os.getpid():
                 self.path.unlink()
         except OSError:
             pass
+        finally:
+            os.close(fd)
 
 
 def _killed(table: ResultsTable, group: tuple[PlannedRun, ...], why: str, queue: list, log) -> None:

@@ -26,7 +26,7 @@ from engine.config import Config
 from engine.corpus import Corpus, GoldAnnotation, PinnedValue, Stem, Vocabulary
 from engine.model.decoding import decode_batch
 from engine.errors import InputError
-from engine.inputs_digest import corpus_digest
+from engine.inputs_digest import corpus_digest, vocabulary_digest
 from engine.training.evaluation import Evaluation, evaluate, syllable_metrics
 from engine.model.syllable_mapping import make_mapping, mapping_snapshot
 from engine.model.objective import batch_objective, pin_pairs
@@ -113,6 +113,9 @@ class Trainer:
         .batch_matches); 0 decodes every step, None never (headless runs)."""
         self.config = config or Config()
         self.corpus = corpus
+        self.vocabulary_digest = vocabulary_digest(vocabulary, glosses=False)
+        #: what a resume with ``force`` went past (the checkpoint's format, another vocabulary); [] when none
+        self.forced_resume: list[str] = []
         self.gold = list(gold)
         self.pins = list(pins)
         self.device = resolve_device(self.config.device)
@@ -331,6 +334,7 @@ class Trainer:
             "elapsed": float(self.elapsed),
             "pins": [dict(p.__dict__) for p in self.pins],
             "corpus_digest": corpus_digest(self.corpus),
+            "vocabulary_digest": self.vocabulary_digest,
         }
         if self.selection is not None:
             out["restarts"] = self.selection.to_state()
@@ -468,10 +472,17 @@ class Trainer:
 
     @classmethod
     def from_checkpoint(cls, path: str | Path, corpus: Corpus, vocabulary, *, gold=(), pins=None,
-                        config_overrides: dict | None = None, **kwargs) -> "Trainer":
+                        config_overrides: dict | None = None, force: bool = False, **kwargs) -> "Trainer":
         """Resume from a checkpoint: its settings (and pins, unless ``pins`` is given), with
-        ``config_overrides`` on top (e.g. a new target number of steps)."""
+        ``config_overrides`` on top (e.g. a new target number of steps). A checkpoint of a format
+        this program does not write, or trained on another known vocabulary, is refused in one
+        line unless ``force`` (``--force-resume``; what was gone past is the trainer's
+        ``forced_resume``)."""
         state = load_checkpoint(path)
+        forced = resume_mismatches(state, vocabulary)
+        if forced and not force:
+            raise InputError(f"refused: {forced[0]}; resume with the data it was trained on, start a new run, or "
+                             "give --force-resume to resume it anyway (recorded with the run)", path=path)
         try:
             config = Config.from_dict({**state["config"], **(config_overrides or {})})
         except InputError as e:
@@ -482,15 +493,34 @@ class Trainer:
             except (TypeError, ValueError, InputError):
                 raise InputError("the checkpoint's pinned values are malformed", path=path) from None
         try:
-            return cls(corpus, vocabulary, config, gold=gold, pins=pins, state=state, **kwargs)
+            trainer = cls(corpus, vocabulary, config, gold=gold, pins=pins, state=state, **kwargs)
         except InputError as e:
             if e.path is None:
                 raise InputError(e.problem, path=path) from None
             raise
+        trainer.forced_resume = forced
+        return trainer
+
+
+def resume_mismatches(state: dict, vocabulary) -> list[str]:
+    """What makes a checkpoint unfit to resume on ``vocabulary``: a format this program does not
+    write, another known vocabulary (its forms or IPA; a checkpoint since issue 52 carries their
+    digest). Empty when it fits."""
+    out = []
+    fmt = state.get("format")
+    if fmt not in CHECKPOINT_FORMATS:
+        out.append(f"the checkpoint's format is {str(fmt)[:60]!r}, not one this program writes "
+                   f"({', '.join(CHECKPOINT_FORMATS)})")
+    stored = state.get("vocabulary_digest")
+    if stored is not None and stored != vocabulary_digest(vocabulary, glosses=False):
+        out.append("the checkpoint was trained on another known vocabulary (other forms or IPA than this one)")
+    return out
 
 
 #: The ``format`` a checkpoint carries. Version 1 files (pickled tuples for the RNG state) load too.
 CHECKPOINT_FORMAT = "decipher-checkpoint/2"
+#: The formats a resume takes (this one, and version 1).
+CHECKPOINT_FORMATS = (CHECKPOINT_FORMAT, "decipher-checkpoint/1")
 CHECKPOINT_KEYS = ("config", "lost_letters", "known_units", "model", "optimizer", "step")
 
 

@@ -258,7 +258,7 @@ def test_a_figure_that_cannot_be_drawn_is_one_note_and_the_csvs_are_written(tmp_
     compare(LOST, _candidates(), seeds=(0, 1), n_null=2, steps=7, config=Config(min_span=3, max_span=8),
             run_fn=fake_run, out=out)
     err = capsys.readouterr().err
-    assert "note: closeness.png not drawn" in err and "cannot write the figure" in err, err
+    assert "note: closeness.png not drawn" in err and "cannot write the file (it is a folder)" in err, err
     assert (out / "summary.csv").exists() and (out / "runs.csv").exists()
 
 

@@ -176,15 +176,20 @@ def test_unreadable_config_file(files, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("exc, needle", [(PermissionError(13, "Permission denied"), "permission denied"),
-                                          (OSError(5, "Input/output error"), "cannot read: Input/output error")])
+                                          (OSError(5, "Input/output error"), "cannot read the file (Input/output error)")])
 def test_unreadable_config_file_whoever_runs_the_tests(files, tmp_path, capsys, monkeypatch, exc, needle):
+    import os
+
     path = tmp_path / "settings.toml"
     path.write_text("lr = 0.1\n", encoding="utf-8")
+    real_open = os.open
 
-    def refuse(*args, **kwargs):
-        raise exc
+    def refuse(name, *args, **kwargs):   # inputs are opened by engine.io.text.read_input
+        if os.fspath(name) == str(path):
+            raise exc
+        return real_open(name, *args, **kwargs)
 
-    monkeypatch.setattr(config_module, "open", refuse, raising=False)
+    monkeypatch.setattr(os, "open", refuse)
     code, _ = _run(files, tmp_path, "--config", str(path))
     line = _one_line_error(capsys)
     assert code == 2 and str(path) in line and needle in line

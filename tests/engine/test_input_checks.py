@@ -308,3 +308,41 @@ def test_preview_of_plain_text_and_word_lists(tmp_path):
     assert pv.problem_line == 3 and "NUL" in pv.problem and [r.line for r in pv.rows] == [1, 3]
     wl = preview_file(write(tmp_path / "w.txt", "casa\tcasa\nca$a\n"), "wordlist", system="latin")
     assert wl.rows[0].problem is None and "'$'" in wl.rows[1].problem
+
+
+# ---- issue 52, 8: inputs are regular files (or '-'), of a bounded size -------------------------------
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="POSIX devices")
+def test_a_device_a_fifo_and_a_huge_file_are_refused_at_once(tmp_path, capsys, monkeypatch):
+    """``--lost /dev/zero`` grew memory ~250 MB/s until killed; ``--lost FIFO`` hung."""
+    import io
+    import os
+    import sys
+
+    from engine.io import text
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    huge = tmp_path / "huge.csv"
+    with open(huge, "wb") as f:
+        f.truncate(text.MAX_INPUT_BYTES + 1)   # sparse: nothing is written
+    known = write(tmp_path / "known.csv", "form,ipa\nab,ab\n")
+    lost = write(tmp_path / "lost.csv", "id,text\nA,ab\n")
+    assert project_main(["new", str(tmp_path / "p.decipher")]) == 0
+    capsys.readouterr()
+    for bad, said in (("/dev/zero", "is a device, not a regular file"), (str(fifo), "is a FIFO"),
+                      (str(huge), "more than the 512 MiB an input file may be")):
+        assert decipher_main(["run", "--lost", bad, "--known", str(known), "--out", str(tmp_path / "o"),
+                              "--steps", "1"]) == 2
+        [line] = capsys.readouterr().err.strip().splitlines()
+        assert line.startswith(f"error: {bad}: ") and said in line
+        assert project_main(["import", str(tmp_path / "p.decipher"), "--known", bad]) == 2
+        assert said in capsys.readouterr().err
+        with pytest.raises(InputError, match="regular file|input file may be"):
+            Config.from_toml(bad)
+        with pytest.raises(InputError, match="regular file|input file may be"):
+            text.read_input(bad)
+    # '-' reads standard input
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(lost.read_bytes())))
+    assert text.read_input("-") == lost.read_bytes()

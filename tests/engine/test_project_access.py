@@ -221,17 +221,20 @@ def test_failed_upgrades_write_one_backup(tmp_path, monkeypatch):
 
 
 @posix_only
-def test_export_through_a_symlink_writes_the_linked_file(tmp_path):
+def test_export_through_a_symlink_is_refused_and_the_linked_file_kept(tmp_path):
+    from engine.io.atomic import WriteError
+
     project, _ = filled_project(tmp_path / "p.decipher")
     real = tmp_path / "shared" / "PRIOR.csv"
     real.parent.mkdir()
     real.write_text("old\n", encoding="utf-8")
     link = tmp_path / "prior-link.csv"
     link.symlink_to(real)
-    n = export_prior(project, link)
+    with pytest.raises(WriteError, match="symbolic link"):
+        export_prior(project, link)
     project.close()
     assert link.is_symlink() and link.resolve() == real.resolve()
-    assert real.read_text(encoding="utf-8").startswith("lost,known_ipa") and n > 0
+    assert real.read_text(encoding="utf-8") == "old\n"
     assert not list(tmp_path.rglob("*.part"))
 
 
@@ -316,3 +319,36 @@ def test_create_never_replaces_a_file_made_meanwhile(tmp_path, monkeypatch):
     with Project.open(path) as project:
         assert [c.name for c in project.corpora()] == ["theirs"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p.decipher"]  # no temporary file left
+
+
+@posix_only
+@pytest.mark.parametrize("side", ["-shm", "-wal"])
+def test_a_linked_sidecar_is_refused_and_its_target_keeps_its_mode(tmp_path, side, capsys, monkeypatch):
+    """Issue 52, 1: a planted ``P.decipher-shm`` link to a ``chmod 400`` file made ``project info``
+    (and import, run --project) chmod that file to 644 through the link."""
+    from engine.cli.main import main
+
+    real_access = os.access
+    # as root os.access says yes to every file: answer from the permission bits, as for a user
+    monkeypatch.setattr(os, "access", lambda p, m, **k: real_access(p, m, **k) and (
+        not m & os.W_OK or bool(os.stat(p).st_mode & stat.S_IWUSR)))
+
+    project, _ = filled_project(tmp_path / "p.decipher")
+    project.close()
+    for leftover in (tmp_path / "p.decipher-wal", tmp_path / "p.decipher-shm"):
+        leftover.unlink(missing_ok=True)
+    key = tmp_path / "key.pem"
+    key.write_text("secret\n")
+    key.chmod(0o400)
+    link = tmp_path / f"p.decipher{side}"
+    link.symlink_to(key)
+    for argv in (["project", "info", str(tmp_path / "p.decipher")],
+                 ["project", "import", str(tmp_path / "p.decipher"), "--prior", str(tmp_path / "none.csv")],
+                 ["run", "--project", str(tmp_path / "p.decipher"), "--steps", "1"]):
+        assert main(argv) == 2
+        err = [x for x in capsys.readouterr().err.splitlines() if x.strip()]
+        assert len(err) == 1 and f"p.decipher{side} is a symbolic link" in err[0], err
+    assert os.stat(key).st_mode & 0o777 == 0o400 and key.read_text() == "secret\n" and link.is_symlink()
+    with pytest.raises(ProjectError, match="symbolic link"):
+        Project.create(tmp_path / "p.decipher", overwrite=True)
+    assert os.stat(key).st_mode & 0o777 == 0o400

@@ -121,3 +121,81 @@ def test_reader_verbs(tmp_path, capsys):
     assert "(16 inscriptions)" in capsys.readouterr().out
     assert main(["import", f, "--wordlist", str(words / "latin_words.txt")]) == 2
     assert "needs --system" in capsys.readouterr().err
+
+
+def test_new_force_refuses_while_a_run_trains_and_replaces_once_it_is_gone(tmp_path, capsys):
+    """Issue 52, 3: ``project new --force P`` during a run replaced P (exit 0) and the run then said
+    "recorded in P" while P held nothing."""
+    import subprocess
+    import sys
+
+    from engine.config import Config
+    from engine.project import Project
+
+    f = tmp_path / "p.decipher"
+    assert main(["new", str(f)]) == 0
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        with Project.open(f) as p:
+            run_id = p.start_run(Config(), None, None, pid=child.pid)   # a live run of another process
+        capsys.readouterr()
+        assert main(["new", "--force", str(f)]) == 2
+        [line] = capsys.readouterr().err.strip().splitlines()
+        assert f"run {run_id} (pid {child.pid}) is training" in line
+        with Project.open(f, read_only=True) as p:
+            assert [r.id for r in p.runs()] == [run_id]     # the file is the same, its run kept
+    finally:
+        child.kill()
+        child.wait()
+    assert main(["new", "--force", str(f)]) == 0            # its process gone: the run is dead
+    with Project.open(f, read_only=True) as p:
+        assert p.runs() == []
+
+
+def test_info_and_runs_escape_control_characters_and_cut_long_text(tmp_path, capsys):
+    """Issue 52, 6 and 13: terminal escapes in a corpus name were printed raw by ``project info``
+    (a title change, a screen clear), a newline in a name split a row of ``project runs``, and a
+    60 MB ``corpus.source`` made ``project info`` print 63 MB."""
+    import sqlite3
+
+    from .test_project_helpers import filled_project
+
+    project, _ = filled_project(tmp_path / "p.decipher")
+    project.close()
+    evil = "ib\x1b]0;pwned\x07\x1b[2Jer\nian\u202e"
+    conn = sqlite3.connect(tmp_path / "p.decipher")
+    conn.execute("UPDATE corpus SET name = ?, source = ?", (evil, "s" * 1_000_000))
+    conn.execute("UPDATE language SET name = ?", ("bas\nque\r\x1b[31m",))
+    conn.commit()
+    conn.close()
+    assert main(["info", str(tmp_path / "p.decipher")]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out and len(out) < 5000
+    assert "ib\\x1b]0;pwned\\x07\\x1b[2Jer\\nian\\u202e" in out and "(999,800 more characters)" in out
+    assert main(["runs", str(tmp_path / "p.decipher")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2 and "bas\\nque\\r\\x1b[31m" in lines[1] and "\x1b" not in lines[1]
+
+
+def test_an_export_of_an_unfinished_run_says_so_with_its_step(tmp_path, capsys):
+    """Issue 52, 11: an export of a run in progress said nothing (40 rows of a run that ended with 90)."""
+    from engine.config import Config
+    from engine.project import Project
+
+    from .test_project_helpers import filled_project, sample_matches
+
+    project, ids = filled_project(tmp_path / "p.decipher")
+    live = project.start_run(Config(steps=90), ids["corpus"], ids["language"])   # this process: alive
+    project.record_matches(live, sample_matches())
+    project.heartbeat(live, 40)
+    project.close()
+    assert main(["export", str(tmp_path / "p.decipher"), "--matches", str(tmp_path / "m.csv")]) == 0
+    err = capsys.readouterr().err
+    assert f"note: run {live} is still running, at step 40 of 90" in err
+    assert main(["export", str(tmp_path / "p.decipher"), "--matches", str(tmp_path / "m2.csv"),
+                 "--run", str(ids["run"])]) == 0
+    assert "still running" not in capsys.readouterr().err    # a finished run: no note
+    with Project.open(tmp_path / "p.decipher") as p:
+        p.finish_run(live, "interrupted")
+    assert main(["export", str(tmp_path / "p.decipher"), "--matches", str(tmp_path / "m3.csv")]) == 0
+    assert f"run {live} did not finish (interrupted), at step 40 of 90" in capsys.readouterr().err

@@ -403,3 +403,77 @@ def test_a_real_checkpoint_passes_the_size_check(checkpoint):
     assert load_checkpoint(checkpoint["path"])["step"] == 2
     with pytest.raises(DecipherError):
         load_checkpoint(checkpoint["path"].parent / "missing.pt")
+
+
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="flock is POSIX")
+def test_a_dead_owners_lock_is_taken_over_by_one_process_at_a_time(tmp_path):
+    """Issue 52, 4: when the lock named a dead pid, two processes could both take it over (each
+    removed the other's fresh lock: 73 of 150 rounds). Four processes race over and over for a lock
+    that each leaves stale (benchmarks/reliability.py's racer; 100 overlaps on the code before)."""
+    from benchmarks.reliability import lock_race
+
+    held, overlaps = lock_race(tmp_path / "race")
+    assert overlaps == 0 and held == 240, (held, overlaps)
+
+
+# ---- issue 52, 9 and 10: the input digest covers glosses; a resume checks format and vocabulary -----------
+
+
+@pytest.mark.parametrize("fmt", ["decipher-checkpoint/99", "not-a-checkpoint", None])
+def test_a_checkpoint_of_another_format_is_refused_unless_forced(checkpoint, tmp_path, cipher, capsys, fmt):
+    import torch
+
+    bad = tmp_path / "other-format.pt"
+    state = {k: v for k, v in checkpoint["state"].items() if k != "format"}
+    torch.save(state if fmt is None else {**state, "format": fmt}, bad)
+    argv = ["run", "--lost", str(cipher["lost"]), "--known", str(cipher["known"]), "--resume", str(bad),
+            "--out", str(tmp_path / "o"), "--quiet"]
+    assert main(argv) == 2
+    [line] = err_lines(capsys)
+    assert line.startswith(f"error: {bad}: refused: the checkpoint's format is") and "--force-resume" in line
+    assert main(argv + ["--force-resume"]) == 0
+    assert "--force-resume although the checkpoint's format" in capsys.readouterr().err
+    assert "format" in metrics(tmp_path / "o")["forced_resume"][0]
+
+
+def test_a_resume_on_another_vocabulary_is_refused_unless_forced(checkpoint, tmp_path, cipher, capsys):
+    """Every form renamed (the same IPA, so the same units): it resumed silently, exit 0."""
+    from engine.io.tables import read_known, write_known
+    from engine.corpus import Stem
+
+    renamed = tmp_path / "renamed.csv"
+    write_known(renamed, [Stem(s.form + "x", s.ipa, s.gloss) for s in read_known(cipher["known"])])
+    argv = ["run", "--lost", str(cipher["lost"]), "--known", str(renamed), "--resume", str(checkpoint["path"]),
+            "--out", str(tmp_path / "o"), "--quiet"]
+    assert main(argv) == 2
+    [line] = err_lines(capsys)
+    assert "refused: the checkpoint was trained on another known vocabulary" in line
+    assert main(argv + ["--force-resume"]) == 0
+    assert "another known vocabulary" in metrics(tmp_path / "o")["forced_resume"][0]
+    # a corrected gloss is no other vocabulary: it resumes
+    glossed = tmp_path / "glossed.csv"
+    write_known(glossed, [Stem(s.form, s.ipa, s.gloss + "!") for s in read_known(cipher["known"])])
+    assert main(["run", "--lost", str(cipher["lost"]), "--known", str(glossed), "--resume", str(checkpoint["path"]),
+                 "--out", str(tmp_path / "o2"), "--quiet"]) == 0
+
+
+def test_a_gloss_edit_reruns_a_finished_seed(cipher, tmp_path, capsys):
+    """A rerun after a gloss edit said "already finished" and kept the old gloss in its matches."""
+    from engine.inputs_digest import vocabulary_digest
+    from engine.io.tables import read_known, write_known
+    from engine.corpus import Stem
+
+    stems = read_known(cipher["known"])
+    edited = [Stem(s.form, s.ipa, "new gloss") for s in stems]
+    assert vocabulary_digest(stems) != vocabulary_digest(edited)
+    out = tmp_path / "Y"
+    args = ["run", "--lost", str(cipher["lost"]), "--known", str(cipher["known"]), "--seeds", "0", "--steps", "1",
+            "--out", str(out), *TINY]
+    assert main(args) == 0
+    write_known(cipher["known"], edited)
+    capsys.readouterr()
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert "known file changed" in err and "already finished" not in err

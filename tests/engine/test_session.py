@@ -448,7 +448,7 @@ def test_inputs_and_outcomes_cross_process_boundaries(tmp_path, cipher):
     assert again.status == "completed" and again.step == 2 and again.metrics == outcome.metrics
 
 
-def test_the_atomic_writer_names_the_target_leaves_nothing_and_writes_through_links(tmp_path, monkeypatch):
+def test_the_atomic_writer_names_the_target_leaves_nothing_and_never_writes_through_links(tmp_path, monkeypatch):
     from engine.io import atomic
 
     target = tmp_path / "report.csv"
@@ -462,8 +462,11 @@ def test_the_atomic_writer_names_the_target_leaves_nothing_and_writes_through_li
     monkeypatch.setattr(atomic.os, "replace", real)
     link = tmp_path / "link.csv"
     link.symlink_to(target)
-    atomic.write_csv(link, ["a"], [["=1+1"]], guard_formulas=True)
-    assert link.is_symlink() and target.read_bytes() == b"a\r\n'=1+1\r\n"
+    with pytest.raises(atomic.WriteError, match="symbolic link"):
+        atomic.write_csv(link, ["a"], [["=1+1"]], guard_formulas=True)
+    assert link.is_symlink() and target.read_text() == "old\n"
+    atomic.write_csv(target, ["a"], [["=1+1"]], guard_formulas=True)
+    assert target.read_bytes() == b"a\r\n'=1+1\r\n"
     assert atomic.unguard_formula("'=1+1") == "=1+1" and atomic.unguard_formula("'x") == "'x"
 
 

@@ -293,7 +293,7 @@ def test_closeness_png_is_drawn_in_a_process_of_its_own_not_on_the_gui_thread(wi
     c.start(request, pool_factory=lambda n: InlinePool(run_task))  # resumed: nothing retrained
     qtbot.waitUntil(lambda: c.comparison is not first or win.last_error is not None, timeout=120_000)
     line = win.plots.comparison.progress_label.text()
-    assert "closeness.png not written:" in line and "cannot write the figure" in line, line
+    assert "closeness.png not written:" in line and "cannot write the file (it is a folder)" in line, line
 
     # Stop (or quitting the app) while it draws ends the drawing process
     job = c.job

@@ -12,3 +12,32 @@ def test_plot_csv_guards_names_not_numbers(qapp):
     lines = model.csv_text().splitlines()
     assert lines[0] == "step,'-basque,'=SUM(A1)"
     assert lines[1] == "1.0,-0.5,2.0" and lines[2] == "2.0,1.0,"
+
+
+def test_the_apps_exports_never_write_through_a_link(window, tmp_path):
+    """Issue 52, 2: every export of the app goes through the engine's one writer: a planted link is
+    refused with a message and its target kept; a CLDF folder's earlier files are not replaced."""
+    from tests.engine.test_project_helpers import filled_project
+
+    project, ids = filled_project(tmp_path / "p.decipher")
+    project.close()
+    assert window.open_project(tmp_path / "p.decipher")
+    victim = tmp_path / "victim.csv"
+    victim.write_text("precious\n", encoding="utf-8")
+    for name, write in (("m.csv", window.acts.write_matches), ("p.csv", window.acts.write_prior),
+                        ("e.tsv", window.acts.write_edictor)):
+        link = tmp_path / name
+        link.symlink_to(victim)
+        window.last_error = None
+        assert write(link) is None
+        assert window.last_error is not None and "symbolic link" in window.last_error[1], window.last_error
+        assert victim.read_text(encoding="utf-8") == "precious\n"
+    folder = tmp_path / "cldf"
+    folder.mkdir()
+    (folder / "forms.csv").symlink_to(victim)
+    assert window.acts.write_cldf(folder) is None and "symbolic link" in window.last_error[1]
+    (folder / "forms.csv").unlink()
+    (folder / "forms.csv").write_text("mine\n")
+    assert window.acts.write_cldf(folder) is None and "already there" in window.last_error[1]
+    assert "--force" not in window.last_error[1]     # the app's words, not a CLI flag
+    assert (folder / "forms.csv").read_text() == "mine\n" and victim.read_text(encoding="utf-8") == "precious\n"

@@ -62,5 +62,11 @@ def test_a_bad_description_or_an_unwritable_path_is_one_line_and_exit_2(tmp_path
     (tmp_path / "dir.png").mkdir()
     spec.write_text(json.dumps(SPEC), encoding="utf-8")
     done = _draw(["-m", "decipher_gui.figure", str(spec), str(tmp_path / "dir.png")], tmp_path)
-    assert done.returncode == 2 and "cannot write the figure" in done.stderr, done.stderr
-    assert not list(tmp_path.glob("*.part.png"))
+    assert done.returncode == 2 and "dir.png: cannot write the file" in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and not list(tmp_path.glob("*.part*"))
+    # a link where the figure goes is refused, its target kept
+    victim = tmp_path / "victim.png"
+    victim.write_bytes(b"precious")
+    (tmp_path / "link.png").symlink_to(victim)
+    done = _draw(["-m", "decipher_gui.figure", str(spec), str(tmp_path / "link.png")], tmp_path)
+    assert done.returncode == 2 and "symbolic link" in done.stderr and victim.read_bytes() == b"precious"
