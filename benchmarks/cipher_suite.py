@@ -162,6 +162,7 @@ def run_one(entry: dict, kind: str, folder: Path, label: str, extra: Sequence[st
     diag = m.get("diagnosis") or {}
     row["flagged"] = bool(diag.get("flagged"))
     row["findings"] = [f"{f.get('code', '')}: {f.get('text', '')}" for f in diag.get("findings", [])]
+    row["probably_wrong"] = probably_wrong(diag)
     row["warnings"] = [ln for ln in proc.stderr.splitlines() if ln.startswith(("warning", "diagnosis", "note"))]
     if kind == "control":  # no right reading exists: the key is the other language's
         row["values_share"], row["read"] = None, False
@@ -170,6 +171,125 @@ def run_one(entry: dict, kind: str, folder: Path, label: str, extra: Sequence[st
     share = right / total if total else 0.0
     row.update(values_right=right, values_total=total, values_share=round(share, 4))
     row["read"] = row["p_at_10"] >= READ_P10[script] and (script != "syllabary" or share >= SIGNS_RIGHT)
+    return row
+
+
+def probably_wrong(diag: dict) -> bool:
+    """Whether a stored diagnosis says the reading is probably wrong (engine/training/diagnosis.py)."""
+    from engine.training.diagnosis import WRONG_CODES
+
+    return any(f.get("flag", True) and f.get("code") in WRONG_CODES for f in diag.get("findings", []))
+
+
+def rediagnose(rows_file: Path, out: Path) -> int:
+    """Each finished run of ``rows_file`` diagnosed again with this checkout's diagnosis (its model read
+    from the run's checkpoint and evaluated once more): one row per run to ``out``."""
+    from engine.corpus import Corpus, Vocabulary
+    from engine.io.tables import read_known, read_lost
+    from engine.training.diagnosis import diagnose
+    from engine.training.trainer import Trainer
+    from benchmarks.commit import short_commit
+
+    rows = [json.loads(ln) for ln in rows_file.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out, "a", encoding="utf-8") as f:
+        for r in rows:
+            if "p_at_10" not in r:
+                continue
+            data = BUILD / r["id"]
+            run = RUNS / r["label"] / f"{r['id']}-s{r['seed']}"
+            corpus = Corpus("lost", tuple(read_lost(data / "lost.csv")))
+            vocab = Vocabulary("known", tuple(read_known(data / "known.csv")))
+            trainer = Trainer.from_checkpoint(run / "checkpoint.pt", corpus, vocab)
+            trainer.evaluate()
+            d = diagnose(trainer)
+            row = {k: r[k] for k in ("id", "kind", "split", "script", "label", "seed", "p_at_10", "values_share",
+                                     "read") if k in r}
+            row.update(flagged=d.flagged, probably_wrong=d.probably_wrong,
+                       codes=[x.code for x in d.findings if x.flag],
+                       values={k: round(v, 4) for k, v in d.values.items()}, headline=d.headline(),
+                       commit=short_commit(), of_file=str(rows_file))
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+            print(f"{r['id']} ({r['label']}): {'probably wrong' if d.probably_wrong else 'flagged' if d.flagged else 'fine'}"
+                  f" {row['codes']}", flush=True)
+    return 0
+
+
+def oracle_pins(folder: Path, out: Path) -> int:
+    """A PRIOR.csv pinning every letter or sign of the text to its known value (key.csv: the first
+    known onset and vowel of a sign, the first known sound of a letter) where the known list has it."""
+    import csv
+
+    from engine.io.atomic import write_csv
+    from engine.io.tables import read_known, read_lost
+    from engine.model.phonology import ipa_units
+
+    text = set("".join(i.text for i in read_lost(folder / "lost.csv")))
+    units = {u for s in read_known(folder / "known.csv") for u in ipa_units(s.ipa)}
+    rows = []
+    with open(folder / "key.csv", encoding="utf-8", newline="") as f:
+        for r in csv.DictReader(f):
+            if r["sign"] not in text:
+                continue
+            if r["known_vowels"]:       # a sign: onset and vowel
+                onset, vowel = r["known_onsets"].split("|")[0], r["known_vowels"].split("|")[0]
+                if vowel in units and (onset in ("∅", "") or onset in units):
+                    rows.append((r["sign"], vowel if onset in ("∅", "") else onset + vowel, "1"))
+            elif r["known_sounds"] and r["known_sounds"].split("|")[0] in units:
+                rows.append((r["sign"], r["known_sounds"].split("|")[0], "1"))
+    write_csv(out, ("lost", "known_ipa", "weight"), rows)
+    return len(rows)
+
+
+def oracle(entry: dict, label: str, extra: Sequence[str], pinned_steps: int, steps: int, out: Path) -> dict:
+    """Is a failure the search's or the objective's? The cipher trained ``pinned_steps`` with every sign
+    pinned to its known value, then the pins released (weight 0) and trained on to ``steps``; the
+    released reading's P@K and its objective over the corpus, beside the objective of the same
+    settings' unpinned run (``label``'s folder) at the same step's schedule."""
+    from engine.corpus import Corpus, Vocabulary
+    from engine.io.tables import read_gold, read_known, read_lost
+    from engine.training.final_objective import corpus_objective
+    from engine.training.trainer import Trainer
+    from benchmarks.commit import short_commit
+
+    folder = build_cipher(entry)
+    work = RUNS / f"{label}-oracle" / entry["id"]
+    work.mkdir(parents=True, exist_ok=True)
+    prior = work / "oracle-prior.csv"
+    if prior.exists():
+        prior.unlink()
+    n_pins = oracle_pins(folder, prior)
+    pinned = work / "pinned"
+    if pinned.exists():
+        import shutil
+        shutil.rmtree(pinned)
+    cmd = [sys.executable, "-m", "engine", "run", "--lost", str(folder / "lost.csv"), "--known",
+           str(folder / "known.csv"), "--gold", str(folder / "gold.csv"), "--config", str(folder / "settings.toml"),
+           "--prior", str(prior), "--steps", str(pinned_steps), "--out", str(pinned), "--quiet", *extra]
+    subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, env={**os.environ, **PINNED_ENV})
+    corpus = Corpus("lost", tuple(read_lost(folder / "lost.csv")))
+    vocab = Vocabulary("known", tuple(read_known(folder / "known.csv")))
+    gold = read_gold(folder / "gold.csv")
+    t = Trainer.from_checkpoint(pinned / "checkpoint.pt", corpus, vocab, gold=gold,
+                                config_overrides={"steps": steps, "pin_weight": 0.0})
+    for _ in t.run():
+        pass
+    ev = t.evaluate()
+    released = corpus_objective(t, step=steps)
+    row = {"id": entry["id"], "label": label, "extra": list(extra), "pins": n_pins, "pinned_steps": pinned_steps,
+           "steps": steps, "p_at_1": ev.metrics.get("p_at_1"), "p_at_10": ev.metrics.get("p_at_10"),
+           "coverage": ev.coverage, "objective_released": released["objective"],
+           "quality_released": released["quality"], "coverage_ratio_released": released["coverage_ratio"],
+           "commit": short_commit()}
+    free = RUNS / label / f"{entry['id']}-s0" / "checkpoint.pt"
+    if free.is_file():
+        tf = Trainer.from_checkpoint(free, corpus, vocab)
+        o = corpus_objective(tf, step=steps)
+        row.update(objective_unpinned=o["objective"], quality_unpinned=o["quality"],
+                   coverage_ratio_unpinned=o["coverage_ratio"])
+    with open(out, "a", encoding="utf-8") as f:
+        f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    print(json.dumps(row, ensure_ascii=False), flush=True)
     return row
 
 
@@ -235,7 +355,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--out", type=Path, help="the JSONL file rows are appended to")
     p.add_argument("--build-only", action="store_true", help="build the ciphers' folders and stop")
     p.add_argument("--table", nargs="+", type=Path, metavar="JSONL", help="print the summary of these files")
+    p.add_argument("--rediagnose", type=Path, metavar="JSONL",
+                   help="diagnose the finished runs of this file again with this checkout's diagnosis (rows to --out)")
+    p.add_argument("--oracle", nargs="+", metavar="ID",
+                   help="these ciphers trained with every sign pinned to its value, then released (rows to --out)")
+    p.add_argument("--pinned-steps", type=int, default=1000, help="with --oracle: the steps under the pins")
     args = p.parse_args(argv)
+    if args.oracle:
+        if not args.out:
+            p.error("--oracle needs --out")
+        ciphers, _ = manifest()
+        extra = (["--preset", args.preset] if args.preset else []) + [x for s in args.set for x in ("--set", s)]
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        for cid in args.oracle:
+            oracle(ciphers[cid], args.label, extra, args.pinned_steps, args.steps or 3000, args.out)
+        return 0
+    if args.rediagnose:
+        if not args.out:
+            p.error("--rediagnose needs --out")
+        return rediagnose(args.rediagnose, args.out)
     if args.table:
         print(table(args.table))
         return 0
