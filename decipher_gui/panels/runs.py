@@ -261,6 +261,9 @@ class RunsPanel(QWidget):
         self.history.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.history.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.history.horizontalHeader().setStretchLastSection(True)
+        # the pins column right after the status, where the dock's width shows it (tenth, it was
+        # off-screen at every window size); the table's columns (HISTORY_COLUMNS) are unchanged
+        self.history.horizontalHeader().moveSection(self.PINS_COLUMN, 2)
         self.history.itemSelectionChanged.connect(self._chosen)
         self.history.setAccessibleName("Runs of the project")
         outer.addWidget(self.history, 2)
