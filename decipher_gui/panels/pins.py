@@ -5,6 +5,7 @@ pins with weight, lock and note; and an IPA picker by phonological features."""
 from __future__ import annotations
 
 from dataclasses import replace
+from html import escape
 from typing import Sequence
 
 import numpy as np
@@ -517,10 +518,7 @@ class PinsPanel(QWidget):
         split.setStretchFactor(0, 8)
         split.setStretchFactor(1, 1)
         lay.addWidget(split, 1)
-        self.legend = wrapping_label("Shading and numbers: learned P(letter | IPA) in %. Framed with a padlock = "
-                                     "locked pin; dashed frame with ~ = soft pin; orange corner = the run shown has not "
-                                     "used this pin yet (a pin changed during a run goes to it at its next step, or on "
-                                     "Resume). Double-click, Space or Enter pins/unpins.")
+        self.legend = wrapping_label(self.legend_text(False))
         lay.addWidget(self.legend)
         self.suggest_legend = wrapping_label("")
         self.suggest_legend.setAccessibleName("Which sign to pin next")
@@ -533,6 +531,17 @@ class PinsPanel(QWidget):
         self._marks: PinState | None = None  # the pin state last drawn, without its step
         self._attention = False  # whether the run's pin line is in the not-in-run colour
         self.syllables = lambda: False    # whether pins are syllables (ka, k-, -a): set by the window's actions
+
+    @staticmethod
+    def legend_text(syllables: bool) -> str:
+        """The grid's legend: what its shading is (a letter's P(letter | IPA); a syllable sign's
+        P(onset | sign) and P(vowel | sign)) and how pins are drawn."""
+        shading = ("Shading and numbers: each sign's learned P(onset | sign) in the onset columns (∅: no onset) "
+                   "and P(vowel | sign) in the vowel columns, in %."
+                   if syllables else "Shading and numbers: learned P(letter | IPA) in %.")
+        return (shading + " Framed with a padlock = locked pin; dashed frame with ~ = soft pin; orange corner = the "
+                "run shown has not used this pin yet (a pin changed during a run goes to it at its next step, or on "
+                "Resume). Double-click, Space or Enter pins/unpins.")
 
     #: Pins the list shows without scrolling, at any window size (at 1600×1000 it showed one: a pin
     #: "not yet in the run" scrolled out of sight).
@@ -600,9 +609,10 @@ class PinsPanel(QWidget):
         got = [] if mapping is None or not self._shares else \
             suggest_pins(mapping, self._shares, pins=self._pins, top=3, display=model.display)
         model.set_suggestions(got)
-        if got:
-            self.suggest_legend.setText("★1–★3: the signs to pin next, the most frequent not yet pinned "
-                                        "(ties: the least sure). Hover a ★ letter for how sure its value is.")
+        if got:   # each suggestion's reason where it is seen, not only in its row's tooltip
+            self.suggest_legend.setText(f"★1–★{len(got)}: the signs to pin next, the most frequent not yet pinned "
+                                        "(ties: the least sure):<br>"
+                                        + "<br>".join(f"★{i} {escape(s.reason)}" for i, s in enumerate(got, 1)))
         elif mapping is None and self._shares:
             self.suggest_legend.setText("★ marks the signs to pin next once a run has finished.")
         else:
@@ -623,6 +633,8 @@ class PinsPanel(QWidget):
                                  "a vowel cell the vowel (-a)")
         else:
             self.caption.setText(f"P(lost letter | known IPA unit) {source}" + (f" at step {step}" if step else ""))
+        if mapping is not None:
+            self.legend.setText(self.legend_text(mapping.syllables is not None))
         self._suggest_from = None if live else mapping
         self._suggest()
 
