@@ -291,7 +291,9 @@ class MainWindow(QMainWindow):
         self.inscriptions.view.viewport().update()
 
     def _load_language(self) -> None:
-        self.languages.set_stems(self.model.load_language())
+        stems = self.model.load_language()
+        self.languages.set_stems(stems)
+        self.runs.set_stems(len(stems or ()))
         self._push_known_display()
         self._update_inventory()
         if self.state.language_id is not None:

@@ -199,6 +199,9 @@ class ProgressBar(RunSink):
         else:
             print(text, file=self.file)
 
+    def estimated(self, text: str) -> None:   # before the first step, on stderr (quiet or not)
+        self.message(text)
+
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()

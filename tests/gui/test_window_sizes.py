@@ -169,3 +169,4 @@ def test_the_compare_dialogs_file_button_never_covers_the_candidates(app, qtbot,
         assert d.candidates.height() >= d.candidates.minimumHeight()
     finally:
         project.close()
+
