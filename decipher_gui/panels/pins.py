@@ -633,8 +633,9 @@ class PinsPanel(QWidget):
                                  "a vowel cell the vowel (-a)")
         else:
             self.caption.setText(f"P(lost letter | known IPA unit) {source}" + (f" at step {step}" if step else ""))
-        if mapping is not None:
-            self.legend.setText(self.legend_text(mapping.syllables is not None))
+        legend = self.legend_text(mapping is not None and mapping.syllables is not None)
+        if mapping is not None and self.legend.text() != legend:   # a live run's updates leave it alone
+            self.legend.setText(legend)
         self._suggest_from = None if live else mapping
         self._suggest()
 
