@@ -6,12 +6,12 @@ Each condition is a fresh process running ``decipher run`` on the bundled sample
 words against 515 Hebrew stems, default settings) for ``--steps`` steps, timed from its start to its
 exit (torch's import and the data preparation included, the same in every condition):
 
-* ``no cache``: DECIPHER_NUMBA_CACHE=0, every process compiles the kernels (what a process pays
+* ``no_cache``: DECIPHER_NUMBA_CACHE=0, every process compiles the kernels (what a process pays
   where numba has no folder it can write);
-* ``first run``: an empty NUMBA_CACHE_DIR, the first process on a machine (it compiles and writes);
-* ``later runs``: the same NUMBA_CACHE_DIR again (it loads the compiled kernels).
+* ``first_run``: an empty NUMBA_CACHE_DIR, the first process on a machine (it compiles and writes);
+* ``later_runs``: the same NUMBA_CACHE_DIR again (it loads the compiled kernels).
 
-The difference between "first run" and "later runs" is the compilation the cache saves. Writes
+The difference between ``first_run`` and ``later_runs`` is the compilation the cache saves. Writes
 benchmarks/results/numba-cache.json and prints a table; the box's load average is recorded beside
 the times (they stretch with it).
 """
@@ -58,16 +58,16 @@ def main(argv=None) -> int:
                    capture_output=True)
     subprocess.run([sys.executable, "-m", "engine.cli", "import-cog", "s/sample.cog", "--out", "d"], cwd=work,
                    env=base, check=True, capture_output=True)
-    rows: dict[str, list[float]] = {"no cache": [], "first run": [], "later runs": []}
+    rows: dict[str, list[float]] = {"no_cache": [], "first_run": [], "later_runs": []}
     loads = []
     for r in range(args.repeats):
         cache = work / f"cache-{r}"
         cache.mkdir()
-        rows["no cache"].append(timed_run(work, {**base, "DECIPHER_NUMBA_CACHE": "0"}, args.steps, f"n{r}"))
-        rows["first run"].append(timed_run(work, {**base, "NUMBA_CACHE_DIR": str(cache)}, args.steps, f"f{r}"))
-        rows["later runs"].append(timed_run(work, {**base, "NUMBA_CACHE_DIR": str(cache)}, args.steps, f"l{r}"))
+        rows["no_cache"].append(timed_run(work, {**base, "DECIPHER_NUMBA_CACHE": "0"}, args.steps, f"n{r}"))
+        rows["first_run"].append(timed_run(work, {**base, "NUMBA_CACHE_DIR": str(cache)}, args.steps, f"f{r}"))
+        rows["later_runs"].append(timed_run(work, {**base, "NUMBA_CACHE_DIR": str(cache)}, args.steps, f"l{r}"))
         loads.append(os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan"))
-    saved = statistics.median(rows["first run"]) - statistics.median(rows["later runs"])
+    saved = statistics.median(rows["first_run"]) - statistics.median(rows["later_runs"])
     result = {"commit": short_commit(), "steps": args.steps, "repeats": args.repeats, "cpus": os.cpu_count(),
               "load_average_1min": loads, "seconds": rows,
               "median_s": {k: statistics.median(v) for k, v in rows.items()},
@@ -77,7 +77,7 @@ def main(argv=None) -> int:
     print(f"decipher run --steps {args.steps} on the sample, wall seconds per process "
           f"({args.repeats} repeats; load average {', '.join(f'{x:.1f}' for x in loads)} on {os.cpu_count()} CPUs)")
     for name, values in rows.items():
-        print(f"  {name:>10}: median {statistics.median(values):6.1f} s  ({', '.join(f'{v:.1f}' for v in values)})")
+        print(f"  {name.replace('_', ' '):>10}: median {statistics.median(values):6.1f} s  ({', '.join(f'{v:.1f}' for v in values)})")
     print(f"the cache saves {saved:.1f} s of each later process's start; wrote {args.out}")
     return 0
 

@@ -279,7 +279,9 @@ class MatchesPanel(QWidget):
         side = QWidget()
         side_lay = QVBoxLayout(side)
         side_lay.setContentsMargins(0, 0, 0, 0)
-        side_lay.addWidget(wrapping_label("Ranked stems of the selected match:"))
+        ranked = QLabel("Ranked stems:")
+        ranked.setToolTip("The stems the model ranks for the selected match, best first")
+        side_lay.addWidget(ranked)
         self.alternatives = QTableWidget(0, 5)
         self.alternatives.setHorizontalHeaderLabels(["#", "stem", "IPA", "score", "decision"])
         self.alternatives.verticalHeader().hide()
@@ -352,8 +354,12 @@ class MatchesPanel(QWidget):
     def _set_widths(self) -> None:
         """Column widths from the font, not from measuring rows (that took ~30 ms per update)."""
         em = self.table.fontMetrics().horizontalAdvance("M")
-        for col, ems in zip(range(len(MATCH_COLUMNS)), (7, 5, 6, 7, 9, 6, 6, 5, 6, 5)):
+        for col, ems in zip(range(len(MATCH_COLUMNS)), (7, 5, 6, 7, 9, 5, 6, 5, 6, 5)):
             self.table.setColumnWidth(col, int(ems * em))
+        # the decision as wide as its longest word, not cut to "✓ …"
+        fm = self.table.fontMetrics()
+        self.table.setColumnWidth(MATCH_COLUMNS.index("decision"),
+                                  max(fm.horizontalAdvance(t) for t in DECISION_TEXT.values()) + 14)
         self._widths_set = True
 
     def _fit_inscription_column(self, matches: Sequence[Match], refs: dict[str, str]) -> None:

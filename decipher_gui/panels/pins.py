@@ -523,6 +523,10 @@ class PinsPanel(QWidget):
         self.suggest_legend = wrapping_label("")
         self.suggest_legend.setAccessibleName("Which sign to pin next")
         lay.addWidget(self.suggest_legend)
+        for label in (self.legend, self.suggest_legend):   # as tall as their lines at the panel's width, no more
+            policy = label.sizePolicy()
+            policy.setHeightForWidth(True)
+            label.setSizePolicy(policy)
         self._pins: list[PinnedValue] = []
         self._shares: dict[str, float] = {}
         self._suggest_from: MappingSnapshot | None = None
@@ -539,9 +543,9 @@ class PinsPanel(QWidget):
         shading = ("Shading and numbers: each sign's learned P(onset | sign) in the onset columns (∅: no onset) "
                    "and P(vowel | sign) in the vowel columns, in %."
                    if syllables else "Shading and numbers: learned P(letter | IPA) in %.")
-        return (shading + " Framed with a padlock = locked pin; dashed frame with ~ = soft pin; orange corner = the "
-                "run shown has not used this pin yet (a pin changed during a run goes to it at its next step, or on "
-                "Resume). Double-click, Space or Enter pins/unpins.")
+        return (shading + " Padlock frame: locked pin; dashed frame and ~: soft pin; orange corner: the run shown "
+                "has not used the pin yet (a run gets it at its next step, or on Resume). Double-click, Space or "
+                "Enter pins/unpins.")
 
     #: Pins the list shows without scrolling, at any window size (at 1600×1000 it showed one: a pin
     #: "not yet in the run" scrolled out of sight).

@@ -349,7 +349,9 @@ class RunsPanel(QWidget):
         device = config.device if config.device != "auto" else \
             (self._device_kind or latest_device(records) or "cpu")   # never torch's import on this thread
         shape = run_shape(config, sum(len(ins.units) for ins in inscriptions), self._stems, device)
-        self.time_note.setText(estimate(shape, planned_steps(config), records).text())
+        got = estimate(shape, planned_steps(config), records)
+        self.time_note.setText(got.text())
+        self.time_note.setToolTip(got.how())
 
     def check_span_limits(self) -> None:
         """Tell how many written words are shorter than the shortest span (they cannot match)."""

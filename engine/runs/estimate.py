@@ -154,10 +154,16 @@ class Estimate:
         where = "the GPU" if self.device == "cuda" else "the CPU"
         if self.seconds is None:
             return f"Time on {where}: {UNKNOWN}."
-        return (f"Time on {where}: about {duration(self.seconds)} for {self.steps:,} steps "
+        return (f"Time on {where}: about {duration(self.seconds)} for {self.steps:,} steps, plus the start "
                 f"({self.seconds_per_step:.2g} s a step: the median of {self.runs} earlier "
-                f"run{'s' if self.runs != 1 else ''} of similar size on this machine, scaled by batch letters × "
-                "stems), plus the start (loading, preparing the data); a busier machine takes longer.")
+                f"run{'s' if self.runs != 1 else ''} of similar size here).")
+
+    def how(self) -> str:
+        """How the estimate is made, in words (the Run panel's tooltip)."""
+        return ("From this machine's own measured step times (engine/runs/estimate.py): runs of the same signs kind, "
+                "device and longest span whose batch letters × stems is within a factor of two, each scaled to this "
+                "run's batch letters × stems; the median, times every planned step (each start's with restarts). "
+                "The start (loading torch, preparing the data) comes on top, and a busier machine takes longer.")
 
 
 def estimate(shape: RunShape, steps: int, records: Sequence[tuple[RunShape, float]] | None = None) -> Estimate:

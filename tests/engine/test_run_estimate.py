@@ -33,8 +33,9 @@ def test_records_alike_are_scaled_by_the_work_per_step_and_their_median_taken():
     assert got.runs == 3 and got.seconds_per_step == pytest.approx(0.12)
     assert got.seconds == pytest.approx(360.0)
     text = got.text()
-    assert text.startswith("Time on the CPU: about 6 min for 3,000 steps (0.12 s a step: the median of 3 earlier runs")
-    assert "scaled by batch letters × stems" in text
+    assert text == ("Time on the CPU: about 6 min for 3,000 steps, plus the start (0.12 s a step: the median of 3 "
+                    "earlier runs of similar size here).")
+    assert "scaled to this run's batch letters × stems" in got.how()
 
 
 def test_the_planned_steps_count_every_start():
@@ -119,7 +120,7 @@ def test_a_session_records_its_step_time_and_tells_the_next_run(tmp_path, monkey
     second = Told()
     session(second).run()
     assert second.said[0].startswith("Time on the CPU: about ") and "for 8 steps" in second.said[0]
-    assert "the median of 1 earlier run of similar size on this machine" in second.said[0]
+    assert "the median of 1 earlier run of similar size here" in second.said[0]
 
 
 def test_decipher_run_says_the_estimate_on_stderr_before_training(tmp_path, monkeypatch, capsys):
