@@ -656,8 +656,9 @@ class ComparisonController(QObject):
         dock.setFloating(True)
         centre = w.geometry().center()
         dock.setGeometry(centre.x() - width // 2, centre.y() - height // 2, width, height)
-        dock.layout().activate() if dock.layout() is not None else None
-        view.layout().activate()
+        for layout in (dock.layout(), view.layout()):
+            if layout is not None:
+                layout.activate()
         view.fit_answer()
 
     @Slot()
