@@ -114,8 +114,9 @@ class SyllableGridPanel(QWidget):
         glides = [o for o in g.onsets if o != NULL_ONSET and is_vowel(o)]
         if glides:
             notes.append(f"Onset row{'s' if len(glides) > 1 else ''} {', '.join(glides)}: signs whose onset slot "
-                         "the model reads as a vowel, a glide or the second part of a diphthong (Greek -ai-o- is "
-                         "written -a-jo-); often a sign of the Linear B writing of diphthongs, not a value to keep.")
+                         "the model reads as a vowel: a glide, such as the second part of a diphthong (Linear B "
+                         "writes Greek -ai-o- as -a-jo-), more often a spelling of the diphthong than the sign's "
+                         "own value.")
         empty_vowels = [v for v in g.vowels if not any(g.at(o, v) for o in g.onsets)]
         empty_onsets = [o for o in g.onsets if not any(g.at(o, v) for v in g.vowels)]
         if empty_vowels or empty_onsets:
