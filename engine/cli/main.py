@@ -51,7 +51,7 @@ def _add_run_parser(sub) -> None:
                      help="write a checkpoint at least this often (default 10; also at every evaluation, "
                           "after the first step, at the end and on Ctrl-C)")
     p.add_argument("--out", type=Path, help="output folder (required without --project)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", action="store_true", help="no progress bar and no time estimate")
 
 
 def _add_import_cog_parser(sub) -> None:

@@ -133,7 +133,7 @@ def test_decipher_run_says_the_estimate_on_stderr_before_training(tmp_path, monk
     write_lost(tmp_path / "lost.csv", c.corpus.inscriptions)
     write_known(tmp_path / "known.csv", c.vocabulary.stems)
     argv = ["run", "--lost", str(tmp_path / "lost.csv"), "--known", str(tmp_path / "known.csv"), "--steps", "5",
-            "--set", "feature_dim=8", "--set", "anneal_steps=5", "--device", "cpu", "--quiet"]
+            "--set", "feature_dim=8", "--set", "anneal_steps=5", "--device", "cpu"]
     assert main(argv + ["--out", str(tmp_path / "a")]) == 0
     err = capsys.readouterr().err
     assert f"Time on the CPU: {UNKNOWN}." in err.splitlines()
@@ -143,3 +143,6 @@ def test_decipher_run_says_the_estimate_on_stderr_before_training(tmp_path, monk
     assert len(said) == 1 and "for 5 steps" in said[0]
     assert err.index(said[0]) < len(err) - 1     # before the run's last line (its summary)
     assert Path(tmp_path / "steps.jsonl").read_text(encoding="utf-8").count("\n") == 2
+    # --quiet: no bar and no estimate (a quiet run's stderr is its warnings and, failing, its one line)
+    assert main(argv + ["--out", str(tmp_path / "c"), "--quiet"]) == 0
+    assert not [line for line in capsys.readouterr().err.splitlines() if line.startswith("Time on")]
