@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal, Slot
-from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout,
-                               QLabel, QLineEdit, QListWidget, QListWidgetItem, QPushButton, QSpinBox,
+from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QFrame, QHBoxLayout,
+                               QLabel, QLineEdit, QListWidget, QListWidgetItem, QPushButton, QScrollArea, QSpinBox,
                                QVBoxLayout, QWidget)
 
 from engine.config import Config
@@ -75,7 +75,18 @@ class ComparisonDialog(QDialog):
         self.project = project
         self.config = config
         self.files: dict[str, Path] = {}
-        lay = QVBoxLayout(self)
+        outer = QVBoxLayout(self)
+        # everything above the buttons scrolls when the screen is short (1366×768): squeezed below
+        # its words' height, the form drew its rows over each other (the file button over the list)
+        body = QWidget()
+        lay = QVBoxLayout(body)
+        lay.setContentsMargins(0, 0, 0, 0)
+        self.body_scroll = QScrollArea()
+        self.body_scroll.setWidgetResizable(True)
+        self.body_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.body_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.body_scroll.setWidget(body)
+        outer.addWidget(self.body_scroll, 1)
         intro = QLabel("Trains the corpus against each candidate language and against null vocabularies: invented "
                        "words with the language's own sounds, word lengths and sound patterns, none of its real "
                        "words. Over several seeds, with every vocabulary cut to one size (or each to at most a "
@@ -100,13 +111,16 @@ class ComparisonDialog(QDialog):
             item.setCheckState(Qt.CheckState.Checked)
             self.candidates.addItem(item)
         self.candidates.itemChanged.connect(lambda _item: self._check())
+        # the button beside the list, not under it: squeezed on a 768-px screen, the form gave the
+        # row less than list + button and the button was drawn over the list
         cand = QWidget()
-        cl = QVBoxLayout(cand)
+        cl = QHBoxLayout(cand)
         cl.setContentsMargins(0, 0, 0, 0)
-        cl.addWidget(self.candidates)
-        add = QPushButton("Add KNOWN.csv file…")
+        cl.addWidget(self.candidates, 1)
+        self.add_file_button = add = QPushButton("Add KNOWN.csv file…")
         add.clicked.connect(self._add_file_dialog)
-        cl.addWidget(add, 0, Qt.AlignmentFlag.AlignLeft)
+        cl.addWidget(add, 0, Qt.AlignmentFlag.AlignTop)
+        cand.setMinimumHeight(self.candidates.minimumHeight())
         form.addRow("Candidate languages:", cand)
         self.seeds = QLineEdit("0 1 2")
         self.seeds.setToolTip("One run per seed and language; the spread over seeds is drawn as a band")
@@ -178,10 +192,15 @@ class ComparisonDialog(QDialog):
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Run comparison")
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
-        lay.addWidget(self.buttons)
+        outer.addWidget(self.buttons)
         self._corpus_changed()
         self._check()
-        self.setMinimumWidth(min(640, max(520, self.sizeHint().width())))
+        self.setMinimumWidth(min(640, max(520, body.sizeHint().width() + 30)))
+        # as tall as the words at this width, within the screen (the rest scrolls)
+        inner = self.minimumWidth() - 2 * outer.contentsMargins().left()
+        want = body.heightForWidth(inner) + self.buttons.sizeHint().height() + 3 * outer.spacing() + 30
+        screen = self.screen().availableGeometry().height() if self.screen() is not None else 800
+        self.resize(self.minimumWidth(), min(want, screen - 60))
 
     def _corpus_changed(self, *_):
         cid = self.corpus.currentData()
@@ -621,6 +640,27 @@ class ComparisonController(QObject):
         # laid out now, so that the click's repaint is the one at the new sizes (not one before and one after)
         w.layout().activate()
 
+    def show_answer(self, html: str) -> None:
+        """The answer in words above the figure, whole: where the docked Plots cannot hold it and a
+        figure (at 1366×768 the bottom row is ~270 px tall), the dock floats at a size that can,
+        over the window (a double-click on its title docks it again)."""
+        view = self.w.plots.comparison
+        view.caption.setText(html)
+        if view.fit_answer():
+            return
+        dock = getattr(self.w, "plots_dock", None)
+        if dock is None or dock.isFloating() or not dock.isVisible():
+            return
+        w = self.w
+        width, height = min(1000, int(w.width() * 0.8)), int(w.height() * 0.85)
+        dock.setFloating(True)
+        centre = w.geometry().center()
+        dock.setGeometry(centre.x() - width // 2, centre.y() - height // 2, width, height)
+        for layout in (dock.layout(), view.layout()):
+            if layout is not None:
+                layout.activate()
+        view.fit_answer()
+
     @Slot()
     def stop(self) -> None:
         if self.job is not None and self.job.running():
@@ -672,7 +712,7 @@ class ComparisonController(QObject):
         if view.comparison is not comparison:  # another comparison was shown meanwhile
             return
         view.fill_table(comparison)
-        view.caption.setText(answer_html(comparison))
+        self.show_answer(answer_html(comparison))
         self.comparison = comparison
         n = len(comparison.trainings or comparison.records)
         line = f"{n} runs; files in {out}" if out else ""

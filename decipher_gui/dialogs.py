@@ -17,6 +17,7 @@ from engine.io import display as display_tables
 from engine.errors import InputError
 from engine.io.preview import Preview, preview_file
 
+from .errors import app_words
 from .fonts import text_font
 from decipher_gui.importers import (DELIMITER_CHOICES, ENCODING_CHOICES, READS_ENCODING, ImportKind,
                                     transcription_systems)
@@ -212,7 +213,7 @@ class ImportDialog(QDialog):
         unset = self.unset_columns()
         self.last_preview = pv = self._read(columns=self._columns())
         if pv.encoding is None:  # the file cannot be read at all
-            self.problems.setText(pv.problem or "the file could not be read")
+            self.problems.setText(app_words(pv.problem or "the file could not be read", in_dialog=True))
             self.last_preview = None
             self._update_import_button()
             return
@@ -231,13 +232,14 @@ class ImportDialog(QDialog):
                 item = QTableWidgetItem(("⚠ " if c == marked else "") + cell)
                 if row.problem:
                     item.setBackground(QColor(PROBLEM_BG))
-                    item.setToolTip(row.problem)
+                    item.setToolTip(app_words(row.problem, in_dialog=True))
                 self.preview.setItem(r, c, item)
         # rows are named by the file's line, as the importers' errors name them
         self.preview.setVerticalHeaderLabels([f"line {row.line}" for row in pv.rows])
         self.preview.resizeColumnsToContents()
         lines = [f"“{n}”: the file has no column named {n!r}; choose which of its columns holds it"
-                 for n in unset] + [f"line {line}: {what}" if line else what for line, what in pv.problems]
+                 for n in unset] + [app_words(f"line {line}: {what}" if line else what, in_dialog=True)
+                                    for line, what in pv.problems]
         self.problems.setText("\n".join(lines[:10] + ([f"… and {len(lines) - 10} more"] if len(lines) > 10 else [])))
         self._update_import_button()
 

@@ -43,13 +43,16 @@ _ENCODING_LABELS = {"cp1252": "Windows-1252", "latin-1": "Latin-1", "latin1": "L
                     "utf-8": "UTF-8", "utf-8-sig": "UTF-8", "utf-16": "UTF-16"}
 
 
-def app_words(text: str) -> str:
+def app_words(text: str, *, in_dialog: bool = False) -> str:
     """An engine message in the app's words: a command-line flag it suggests (``--encoding
-    cp1252``) becomes the dialog's choice ("choose Windows-1252 under Encoding")."""
+    cp1252``) becomes the dialog's choice ("choose Windows-1252 under Encoding"); ``in_dialog``:
+    said inside the import dialog, whose Encoding control is right there ("above")."""
+    where = "above" if in_dialog else "when you import"
+
     def repl(m: re.Match) -> str:
         codec = m.group(1)
         label = _ENCODING_LABELS.get((codec or "").lower(), codec)
-        return f" (choose {label} under Encoding when you import)" if codec else " (choose it under Encoding when you import)"
+        return f" (choose {label} under Encoding {where})" if codec else f" (choose it under Encoding {where})"
     return _ENCODING_FLAG.sub(repl, text)
 
 

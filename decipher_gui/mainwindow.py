@@ -29,7 +29,7 @@ from decipher_gui.document import ProjectDocument
 from decipher_gui.errors import describe
 from decipher_gui.live import LiveRunBridge
 from decipher_gui.model import LiveRun, WindowModel, open_project_file
-from decipher_gui.panels.layout import add_display_hint, build_panels, build_status
+from decipher_gui.panels.layout import add_display_hint, build_panels, build_status, fit_docks
 from decipher_gui.panels.selection import SpanSelection
 from decipher_gui.screenshot import process_until
 from decipher_gui.seedgroup import SeedGroupBridge
@@ -53,6 +53,7 @@ class MainWindow(QMainWindow):
         self.controller = RunController(self)
         self.last_error: tuple[str, str] | None = None
         self._closing = False
+        self._docks_fitted = False   # the docks get their shares of the window at its first show
         self.save_state_on_close = restore_state
         self.setWindowTitle(APP_TITLE)
         self.resize(1500, 950)
@@ -290,7 +291,9 @@ class MainWindow(QMainWindow):
         self.inscriptions.view.viewport().update()
 
     def _load_language(self) -> None:
-        self.languages.set_stems(self.model.load_language())
+        stems = self.model.load_language()
+        self.languages.set_stems(stems)
+        self.runs.set_stems(len(stems or ()))
         self._push_known_display()
         self._update_inventory()
         if self.state.language_id is not None:
@@ -478,7 +481,14 @@ class MainWindow(QMainWindow):
         state = settings.get("window_state")
         if isinstance(state, QByteArray) and not state.isEmpty():
             self.restoreState(state)
+            self._docks_fitted = True   # the user's own layout is kept as it was
         self.inscriptions.view.set_point_size(settings.get("text_point_size"))
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if not self._docks_fitted:
+            self._docks_fitted = True
+            fit_docks(self)
 
     def closeEvent(self, event) -> None:
         self._closing = True

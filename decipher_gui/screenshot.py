@@ -29,7 +29,8 @@ def process_until(predicate, timeout_ms: int = 60_000) -> bool:
     return bool(predicate())
 
 
-def _settle(rounds: int = 5) -> None:
+def settle(rounds: int = 8) -> None:
+    """Let posted events and layouts run before a picture is taken."""
     for _ in range(rounds):
         QCoreApplication.sendPostedEvents()
         QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 30)
@@ -85,7 +86,7 @@ def take_screenshots(window, out: Path, *, steps: int = 30, panels: bool = False
         w, h = 1600, 1000
     window.resize(w, h)
     window.show()
-    _settle()
+    settle(5)
     if window.project is None:
         print("decipher-gui: no project could be opened", file=sys.stderr)
         return 1
@@ -102,9 +103,9 @@ def take_screenshots(window, out: Path, *, steps: int = 30, panels: bool = False
         if not process_until(lambda: bool(ended), int(timeout_s * 1000)):
             window.stop_run()
             process_until(lambda: bool(ended), 120_000)
-    _settle()
+    settle(5)
     show_best_span(window)
-    _settle()
+    settle(5)
     ok = True
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -112,13 +113,13 @@ def take_screenshots(window, out: Path, *, steps: int = 30, panels: bool = False
         if panels:
             pins_png, losses_png, closeness_png = panel_paths(out)
             window.pins_dock.raise_()
-            _settle()
+            settle(5)
             save_png(window.pins, pins_png, replace=force)
             window.matches_dock.raise_()
             plots = window.plots
             for i, path in ((0, losses_png), (3, closeness_png)):
                 plots.tabs.setCurrentIndex(i)
-                _settle()
+                settle(5)
                 save_png(plots, path, replace=force)
             plots.tabs.setCurrentIndex(0)
     except (DecipherError, OSError) as e:
@@ -133,6 +134,17 @@ def take_screenshots(window, out: Path, *, steps: int = 30, panels: bool = False
         ok = False
     print(f"decipher-gui: wrote {out}", file=sys.stderr)
     return 0 if ok else 1
+
+
+def decide_two(window) -> None:
+    """Accept the most confident match and reject the next one in the corpus, so that both marks show
+    (the documentation's pictures)."""
+    rows = window.inscriptions.view.model().row_of
+    in_order = sorted(window.shown_matches, key=lambda m: (rows.get(m.inscription_id, 0), m.start))
+    if len(in_order) >= 2:
+        best = max(range(len(in_order) - 1), key=lambda i: in_order[i].confidence)
+        window.decide(in_order[best], in_order[best].best.form, "accepted")
+        window.decide(in_order[best + 1], in_order[best + 1].best.form, "rejected")
 
 
 def show_best_span(window) -> None:

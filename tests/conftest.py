@@ -17,6 +17,13 @@ os.environ.setdefault("DECIPHER_WORKER_NICE", "0")
 for _name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ[_name] = "1"
 
+# this machine's step times (engine/runs/estimate.py) go to a scratch file of the test session, never
+# the user's cache folder; every process the tests start inherits it
+if "DECIPHER_STEP_TIMES" not in os.environ:
+    import tempfile
+
+    os.environ["DECIPHER_STEP_TIMES"] = str(Path(tempfile.mkdtemp(prefix="decipher-step-times-")) / "steps.jsonl")
+
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
 SHARED_DATA = ROOT.parent / "shared" / "data"

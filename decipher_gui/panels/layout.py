@@ -62,6 +62,22 @@ def build_panels(w) -> None:
     w.resizeDocks([w.matches_dock, w.plots_dock], [760, 340], Qt.Orientation.Horizontal)
 
 
+def fit_docks(w) -> None:
+    """The docks' sizes as shares of the window's, clamped (called once the window has its size,
+    when no saved layout was restored): at 1920×1080 the right column gets ~690 px, so the pin
+    grid shows every IPA column of the sample (23 at 26 px); at 1366×768 the centre keeps ~600 px.
+    A fixed 500 px left 12 of 23 columns at 1600×1000 and grew nothing at 1920×1080."""
+    width, height = w.width(), w.height()
+    right = max(480, min(700, round(width * 0.36)))
+    left = max(240, min(330, round(width * 0.18)))
+    bottom = max(250, min(380, round(height * 0.33)))
+    w.resizeDocks([w.corpora_dock, w.runs_dock], [left, right], Qt.Orientation.Horizontal)
+    w.resizeDocks([w.matches_dock], [bottom], Qt.Orientation.Vertical)
+    under = width - right   # the bottom row spans the left column and the centre
+    w.resizeDocks([w.matches_dock, w.plots_dock], [round(under * 0.66), round(under * 0.34)],
+                  Qt.Orientation.Horizontal)
+
+
 def build_status(w) -> None:
     """The status bar's permanent labels: the project, the device, the run's state."""
     sb = w.statusBar()
@@ -73,7 +89,7 @@ def build_status(w) -> None:
         sb.addPermanentWidget(label)
 
 
-__all__ = ["build_panels", "build_status"]
+__all__ = ["build_panels", "build_status", "fit_docks"]
 
 
 def add_display_hint(window) -> None:

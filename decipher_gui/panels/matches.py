@@ -8,7 +8,7 @@ from typing import Sequence
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel,
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QGridLayout, QHBoxLayout, QHeaderView, QLabel,
                                QLineEdit, QPushButton, QSplitter, QTableView, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
@@ -279,7 +279,9 @@ class MatchesPanel(QWidget):
         side = QWidget()
         side_lay = QVBoxLayout(side)
         side_lay.setContentsMargins(0, 0, 0, 0)
-        side_lay.addWidget(QLabel("Ranked stems of the selected match:"))
+        ranked = QLabel("Ranked stems:")
+        ranked.setToolTip("The stems the model ranks for the selected match, best first")
+        side_lay.addWidget(ranked)
         self.alternatives = QTableWidget(0, 5)
         self.alternatives.setHorizontalHeaderLabels(["#", "stem", "IPA", "score", "decision"])
         self.alternatives.verticalHeader().hide()
@@ -290,15 +292,18 @@ class MatchesPanel(QWidget):
         self.alternatives.setFont(text_font(11))
         self.alternatives.setAccessibleName("Ranked stems")
         side_lay.addWidget(self.alternatives, 1)
-        buttons = QHBoxLayout()
+        # two rows: the side's width is that of two buttons, which leaves the matches table room for
+        # inscription, span, stem and decision at 1366×768
+        buttons = QGridLayout()
         self.accept_button = QPushButton("✓ Accept (A)")
         self.reject_button = QPushButton("✗ Reject (R)")
         self.open_button = QPushButton("Reopen (O)")
         self.accept_button.clicked.connect(lambda: self.decide_current("accepted"))
         self.reject_button.clicked.connect(lambda: self.decide_current("rejected"))
         self.open_button.clicked.connect(lambda: self.decide_current("open"))
-        for b in (self.accept_button, self.reject_button, self.open_button):
-            buttons.addWidget(b)
+        buttons.addWidget(self.accept_button, 0, 0)
+        buttons.addWidget(self.reject_button, 0, 1)
+        buttons.addWidget(self.open_button, 1, 0)
         side_lay.addLayout(buttons)
         split.addWidget(side)
         split.setStretchFactor(0, 3)
@@ -339,6 +344,8 @@ class MatchesPanel(QWidget):
         self.caption.setText(caption)
         if matches and not self._widths_set:
             self._set_widths()
+        if matches:
+            self._fit_inscription_column(matches, refs)
         if current is not None:
             self.select_match(current.inscription_id, current.start, current.end)
         else:
@@ -347,19 +354,35 @@ class MatchesPanel(QWidget):
     def _set_widths(self) -> None:
         """Column widths from the font, not from measuring rows (that took ~30 ms per update)."""
         em = self.table.fontMetrics().horizontalAdvance("M")
-        for col, ems in zip(range(len(MATCH_COLUMNS)), (7, 5, 6, 7, 9, 6, 7, 5, 6, 5)):
+        for col, ems in zip(range(len(MATCH_COLUMNS)), (7, 5, 6, 7, 9, 5, 6, 5, 6, 5)):
             self.table.setColumnWidth(col, int(ems * em))
+        # the decision as wide as its longest word, not cut to "✓ …"
+        fm = self.table.fontMetrics()
+        self.table.setColumnWidth(MATCH_COLUMNS.index("decision"),
+                                  max(fm.horizontalAdvance(t) for t in DECISION_TEXT.values()) + 14)
         self._widths_set = True
 
+    def _fit_inscription_column(self, matches: Sequence[Match], refs: dict[str, str]) -> None:
+        """The inscription column as wide as its longest id (at most 16 em): 7 em cut "uga-no_spe:333"
+        to "uga-…". Measures the few longest ids only, not every row."""
+        ids = sorted({refs.get(m.inscription_id, m.inscription_id) for m in matches}, key=len)[-8:]
+        fm = self.table.fontMetrics()
+        width = min(16 * fm.horizontalAdvance("M"), max(fm.horizontalAdvance(i) for i in ids) + 16)
+        col = MATCH_COLUMNS.index("inscription")
+        if width > self.table.columnWidth(col):
+            self.table.setColumnWidth(col, width)
+
     def _place_agreement(self) -> None:
-        """The agreement column right after the stem it is about, where the dock's default width shows
-        it (it sat sixth, off-screen); hidden while the shown run has no seed group (it would be empty)."""
+        """The decision right after the stem it is about, then the agreement column, where the
+        dock's default width shows them (the decision sat seventh, off-screen even at 1920×1080; the
+        agreement sixth); the agreement hidden while the shown run has no seed group (it would be empty)."""
         header = self.table.horizontalHeader()
-        col = MATCH_COLUMNS.index("agreement")
-        header.setSectionHidden(col, not self.model.agreement)
-        after = header.visualIndex(MATCH_COLUMNS.index("stem")) + 1
-        if header.visualIndex(col) != after:
-            header.moveSection(header.visualIndex(col), after)
+        for name in ("decision", "agreement"):
+            col = MATCH_COLUMNS.index(name)
+            after = header.visualIndex(MATCH_COLUMNS.index("stem")) + 1
+            if header.visualIndex(col) != after:
+                header.moveSection(header.visualIndex(col), after)
+        header.setSectionHidden(MATCH_COLUMNS.index("agreement"), not self.model.agreement)
 
     def set_agreement(self, agreement: dict[tuple[str, int, int, str], tuple[int, int]]) -> None:
         """Each match's seed agreement (see :data:`AGREEMENT_TIP`); {} when the run has no group."""

@@ -5,10 +5,11 @@ pins with weight, lock and note; and an IPA picker by phonological features."""
 from __future__ import annotations
 
 from dataclasses import replace
+from html import escape
 from typing import Sequence
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog, QDialogButtonBox,
                                QDoubleSpinBox, QFormLayout, QGridLayout, QHBoxLayout, QHeaderView,
@@ -276,6 +277,9 @@ class PinGrid(QTableView):
         self.verticalHeader().setDefaultSectionSize(20)
         self.verticalHeader().setMinimumSectionSize(18)
         self.setFont(text_font(11))
+        model = self.model()
+        for sig in (model.modelReset, model.layoutChanged, model.columnsInserted, model.columnsRemoved):
+            sig.connect(self.fit_columns)
         self.setAccessibleName("Pinned-values grid")
         self.setAccessibleDescription("Rows are lost letters, columns known IPA units; shading is "
                                       "the learned probability. A framed cell with a padlock is pinned.")
@@ -283,6 +287,24 @@ class PinGrid(QTableView):
 
     def model(self) -> PinGridModel:  # type: ignore[override]
         return super().model()  # type: ignore[return-value]
+
+    #: Column widths (px) the grid may take: as many IPA columns as fit, no narrower than a "100".
+    COLUMN_MIN, COLUMN_MAX = 26, 36
+
+    def fit_columns(self, *_args) -> None:
+        """The IPA columns share the viewport's width, between COLUMN_MIN and COLUMN_MAX px each: all
+        23 of the sample at 1920×1080 (at 36 px only 12 showed at 1600×1000); where they still do
+        not fit, the grid scrolls sideways with its letter column (the row header) in place."""
+        n = self.model().columnCount()
+        if not n:
+            return
+        size = max(self.COLUMN_MIN, min(self.COLUMN_MAX, self.viewport().width() // n))
+        if self.horizontalHeader().defaultSectionSize() != size:
+            self.horizontalHeader().setDefaultSectionSize(size)
+
+    def resizeEvent(self, event) -> None:   # the viewport's size (the scroll bars' room taken)
+        super().resizeEvent(event)
+        self.fit_columns()
 
     def _toggle_index(self, index) -> None:
         if index.isValid():
@@ -491,18 +513,20 @@ class PinsPanel(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setAccessibleName("Pinned values")
         self.table.itemChanged.connect(self._edited)
+        self.table.setMinimumHeight(self.list_height(self.LIST_ROWS))
         split.addWidget(self.table)
         split.setStretchFactor(0, 8)
         split.setStretchFactor(1, 1)
         lay.addWidget(split, 1)
-        self.legend = wrapping_label("Shading and numbers: learned P(letter | IPA) in %. Framed with a padlock = "
-                                     "locked pin; dashed frame with ~ = soft pin; orange corner = the run shown has not "
-                                     "used this pin yet (a pin changed during a run goes to it at its next step, or on "
-                                     "Resume). Double-click, Space or Enter pins/unpins.")
+        self.legend = wrapping_label(self.legend_text(False))
         lay.addWidget(self.legend)
         self.suggest_legend = wrapping_label("")
         self.suggest_legend.setAccessibleName("Which sign to pin next")
         lay.addWidget(self.suggest_legend)
+        for label in (self.legend, self.suggest_legend):   # as tall as their lines at the panel's width, no more
+            policy = label.sizePolicy()
+            policy.setHeightForWidth(True)
+            label.setSizePolicy(policy)
         self._pins: list[PinnedValue] = []
         self._shares: dict[str, float] = {}
         self._suggest_from: MappingSnapshot | None = None
@@ -511,6 +535,27 @@ class PinsPanel(QWidget):
         self._marks: PinState | None = None  # the pin state last drawn, without its step
         self._attention = False  # whether the run's pin line is in the not-in-run colour
         self.syllables = lambda: False    # whether pins are syllables (ka, k-, -a): set by the window's actions
+
+    @staticmethod
+    def legend_text(syllables: bool) -> str:
+        """The grid's legend: what its shading is (a letter's P(letter | IPA); a syllable sign's
+        P(onset | sign) and P(vowel | sign)) and how pins are drawn."""
+        shading = ("Shading and numbers: each sign's learned P(onset | sign) in the onset columns (∅: no onset) "
+                   "and P(vowel | sign) in the vowel columns, in %."
+                   if syllables else "Shading and numbers: learned P(letter | IPA) in %.")
+        return (shading + " Padlock frame: locked pin; dashed frame and ~: soft pin; orange corner: the run shown "
+                "has not used the pin yet (a run gets it at its next step, or on Resume). Double-click, Space or "
+                "Enter pins/unpins.")
+
+    #: Pins the list shows without scrolling, at any window size (at 1600×1000 it showed one: a pin
+    #: "not yet in the run" scrolled out of sight).
+    LIST_ROWS = 5
+
+    def list_height(self, rows: int) -> int:
+        """The pin list's height for ``rows`` rows, its header, frame and sideways scroll bar."""
+        t = self.table
+        return (t.horizontalHeader().sizeHint().height() + rows * t.verticalHeader().defaultSectionSize()
+                + 2 * t.frameWidth() + t.horizontalScrollBar().sizeHint().height())
 
     # ---- contents ----------------------------------------------------------------------------
 
@@ -568,9 +613,10 @@ class PinsPanel(QWidget):
         got = [] if mapping is None or not self._shares else \
             suggest_pins(mapping, self._shares, pins=self._pins, top=3, display=model.display)
         model.set_suggestions(got)
-        if got:
-            self.suggest_legend.setText("★1–★3: the signs to pin next, the most frequent not yet pinned "
-                                        "(ties: the least sure). Hover a ★ letter for how sure its value is.")
+        if got:   # each suggestion's reason where it is seen, not only in its row's tooltip
+            self.suggest_legend.setText(f"★1–★{len(got)}: the signs to pin next, the most frequent not yet pinned "
+                                        "(ties: the least sure):<br>"
+                                        + "<br>".join(f"★{i} {escape(s.reason)}" for i, s in enumerate(got, 1)))
         elif mapping is None and self._shares:
             self.suggest_legend.setText("★ marks the signs to pin next once a run has finished.")
         else:
@@ -591,6 +637,9 @@ class PinsPanel(QWidget):
                                  "a vowel cell the vowel (-a)")
         else:
             self.caption.setText(f"P(lost letter | known IPA unit) {source}" + (f" at step {step}" if step else ""))
+        legend = self.legend_text(mapping is not None and mapping.syllables is not None)
+        if mapping is not None and self.legend.text() != legend:   # a live run's updates leave it alone
+            self.legend.setText(legend)
         self._suggest_from = None if live else mapping
         self._suggest()
 
@@ -599,9 +648,9 @@ class PinsPanel(QWidget):
         self._filling = True
         try:
             self.table.setRowCount(len(pins))
+            state = self.grid.model().pin_state
             for r, p in enumerate(pins):
                 shown = self.grid.model().display.show(p.lost)
-                state = self.grid.model().pin_state
                 in_run = "" if state is None else state.status(p)
                 for c, v in enumerate((shown, f"/{p.known_ipa}/", f"{p.weight:g}", "", in_run, p.note)):
                     item = QTableWidgetItem(v)
@@ -615,8 +664,15 @@ class PinsPanel(QWidget):
                         item.setText("locked" if p.locked else "soft")
                     self.table.setItem(r, c, item)
             self.table.resizeColumnsToContents()
+            missing = [] if state is None else [r for r, p in enumerate(pins) if p in state.missing]
+            if missing:   # the pin the reading lacks is the one to see (once the rows are laid out)
+                QTimer.singleShot(0, self.table, lambda row=missing[0]: self._show_row(row))
         finally:
             self._filling = False
+
+    def _show_row(self, row: int) -> None:
+        if row < self.table.rowCount():   # the list may have been filled anew meanwhile
+            self.table.scrollTo(self.table.model().index(row, 0))
 
     def _edited(self, item: QTableWidgetItem) -> None:
         if self._filling or not 0 <= item.row() < len(self._pins):

@@ -673,6 +673,23 @@ class ComparisonView(QWidget):
                              "ranked by the margin over the language's own nulls (dotted).")
         self.caption.setToolTip(plan.matching.describe())
 
+    #: The figure and table keep at least this height (px) when the answer takes the rest.
+    FIGURE_MIN_HEIGHT = 150
+
+    def fit_answer(self) -> bool:
+        """The answer's pane as tall as the answer (ranks, meaning, caveats), so that it reads without
+        scrolling; the figure and table keep FIGURE_MIN_HEIGHT px, and only an answer longer than
+        the rest of the view scrolls (it was a three-line box at 1600×1000). False when it does not
+        fit whole (the view is too small for it)."""
+        total = sum(self.vsplit.sizes())
+        if total <= 0 or self.splitter.isHidden():
+            return True
+        width = self.caption_scroll.viewport().width() or self.caption_scroll.width()
+        needed = self.caption.heightForWidth(width) + 2 * self.caption_scroll.frameWidth() + 4
+        top = max(self.caption_scroll.minimumHeight(), min(needed, total - self.FIGURE_MIN_HEIGHT))
+        self.vsplit.setSizes([top, total - top])
+        return top >= needed
+
     def fill_table(self, comparison) -> None:
         """The table of scores, margins and verdicts of the comparison shown (ranked as the answer)."""
         from engine.closeness.comparison import unranked

@@ -203,6 +203,14 @@ class RunsPanel(QWidget):
         self.span_note.setWordWrap(True)
         self.span_note.setAccessibleName("Words shorter than the shortest span")
         outer.addWidget(self.span_note)
+        # how long a run of these settings takes on this machine, before Start (engine/runs/estimate.py)
+        self.time_note = QLabel("")
+        self.time_note.setWordWrap(True)
+        self.time_note.setAccessibleName("Time estimate")
+        outer.addWidget(self.time_note)
+        self._stems = 0
+        self._device_kind: str | None = None   # of the last run started here ("cpu"/"cuda")
+        self._step_times: tuple[float, list] | None = None   # (the file's mtime, its records)
         # what the run's settings make impossible (engine/runs/warnings.py), as the run's process says it
         self.warnings_note = QLabel("")
         self.warnings_note.setWordWrap(True)
@@ -268,6 +276,9 @@ class RunsPanel(QWidget):
         self.history.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.history.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.history.horizontalHeader().setStretchLastSection(True)
+        # the pins column right after the status, where the dock's width shows it (tenth, it was
+        # off-screen at every window size); the table's columns (HISTORY_COLUMNS) are unchanged
+        self.history.horizontalHeader().moveSection(self.PINS_COLUMN, 2)
         self.history.itemSelectionChanged.connect(self._chosen)
         self.history.setAccessibleName("Runs of the project")
         outer.addWidget(self.history, 2)
@@ -306,6 +317,49 @@ class RunsPanel(QWidget):
         self._inscriptions = tuple(inscriptions)
         self.check_span_limits()
 
+    def set_stems(self, stems: int) -> None:
+        """The chosen known language's number of stems (the time estimate's vocabulary size)."""
+        self._stems = int(stems)
+        self.update_estimate()
+
+    def _records(self) -> list:
+        """This machine's step times, read again only when their file changed (a few hundred
+        lines at most; read on a settings edit, never on a run's tick)."""
+        from engine.runs.estimate import read_records, step_times_path
+
+        path = step_times_path()
+        try:
+            mtime = path.stat().st_mtime if path is not None else None
+        except OSError:
+            mtime = None
+        if mtime is None:
+            return []
+        if self._step_times is None or self._step_times[0] != mtime:
+            self._step_times = (mtime, read_records(path))
+        return self._step_times[1]
+
+    def update_estimate(self) -> None:
+        """The time a run of the form's settings takes here, or that it is unknown until the first
+        steps (no run alike on this machine yet); nothing while the form is mid-edit or no corpus
+        and language are chosen."""
+        from engine.runs.estimate import estimate, latest_device, planned_steps, run_shape
+
+        inscriptions = getattr(self, "_inscriptions", ())
+        if not inscriptions or not self._stems:
+            self.time_note.setText("")
+            return
+        try:
+            config = self.form.config()
+        except DecipherError:
+            return
+        records = self._records()
+        device = config.device if config.device != "auto" else \
+            (self._device_kind or latest_device(records) or "cpu")   # never torch's import on this thread
+        shape = run_shape(config, sum(len(ins.units) for ins in inscriptions), self._stems, device)
+        got = estimate(shape, planned_steps(config), records)
+        self.time_note.setText(got.text())
+        self.time_note.setToolTip(got.how())
+
     def check_span_limits(self) -> None:
         """Tell how many written words are shorter than the shortest span (they cannot match)."""
         from decipher_gui.queries import words_shorter_than
@@ -317,6 +371,7 @@ class RunsPanel(QWidget):
             return
         short, total = words_shorter_than(getattr(self, "_inscriptions", ()), min_span)
         self.set_span_note(short, total, min_span)
+        self.update_estimate()
 
     def set_span_note(self, short: int, total: int, min_span: int) -> None:
         """Say how many written words of the corpus cannot be matched whole (shorter than the
@@ -471,6 +526,8 @@ class RunsPanel(QWidget):
             self.state_label.setText("Seed group: starting the workers…")
         if state == STARTING:
             self.progress.setRange(0, 0)  # busy indicator until the first step
+        if idle:   # a run that just ended has added its step time
+            self.update_estimate()
 
     def set_progress(self, step: int, total: int, label: str = "") -> None:
         self.progress.setRange(0, max(1, total))
@@ -478,6 +535,7 @@ class RunsPanel(QWidget):
         self.progress.setFormat((label + ": " if label else "") + "step %v of %m")
 
     def set_device(self, device: str) -> None:
+        self._device_kind = "cuda" if device.startswith("cuda") else "cpu"
         kind = "GPU (CUDA)" if device.startswith("cuda") else "CPU"
         self.device_label.setText(f"Device: {kind}" + ("" if device == "cpu" else f" — {device}"))
 

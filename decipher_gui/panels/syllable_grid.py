@@ -96,10 +96,35 @@ class SyllableGridPanel(QWidget):
                                             "of its most probable onset and vowel; shading is the cell's confidence; "
                                             "a red frame and • mark pinned signs.")
         lay.addWidget(self.table, 1)
-        self.legend = wrapping_label("Each sign in the cell of its best onset and vowel, by P(sound | sign). "
-                                     "Shading: P(onset | sign)·P(vowel | sign) of the cell's most confident sign. "
-                                     f"{GRID_PIN_MARK} and a red frame: pinned. Hover a cell for the alternatives.")
+        self.legend = wrapping_label(self.LEGEND)
         lay.addWidget(self.legend)
+
+    LEGEND = ("Each sign in the cell of its best onset and vowel, by P(sound | sign). "
+              "Shading: P(onset | sign)·P(vowel | sign) of the cell's most confident sign. "
+              f"{GRID_PIN_MARK} and a red frame: pinned. Hover a cell for the alternatives.")
+
+    @staticmethod
+    def grid_notes(g: SyllableGrid) -> str:
+        """What the grid's odd rows and empty columns are, for the legend ("" when it has none): a
+        vowel as an onset row (a glide: Greek -ai-o- written -a-jo-, the model reads the i of the
+        diphthong in the sign's onset slot), and the vowels and onsets no sign reads best."""
+        from engine.model.syllables import is_vowel
+
+        notes = []
+        glides = [o for o in g.onsets if o != NULL_ONSET and is_vowel(o)]
+        if glides:
+            notes.append(f"Onset row{'s' if len(glides) > 1 else ''} {', '.join(glides)}: signs whose onset slot "
+                         "the model reads as a vowel: a glide, such as the second part of a diphthong (Linear B "
+                         "writes Greek -ai-o- as -a-jo-), more often a spelling of the diphthong than the sign's "
+                         "own value.")
+        empty_vowels = [v for v in g.vowels if not any(g.at(o, v) for o in g.onsets)]
+        empty_onsets = [o for o in g.onsets if not any(g.at(o, v) for v in g.vowels)]
+        if empty_vowels or empty_onsets:
+            parts = ([f"columns {', '.join(empty_vowels)}"] if empty_vowels else []) + \
+                    ([f"rows {', '.join(onset_label(o) for o in empty_onsets)}"] if empty_onsets else [])
+            notes.append(f"Empty {' and '.join(parts)}: sounds of the known language that no sign reads as its "
+                         "best (the text may lack them, or the training has not settled on them yet).")
+        return " ".join(notes)
 
     # ---- contents ----------------------------------------------------------------------------
 
@@ -133,6 +158,8 @@ class SyllableGridPanel(QWidget):
         self.grid = None if table is None else syllable_grid(table, pins, display=self.display)
         self.table.setUpdatesEnabled(False)
         try:
+            self.legend.setText(self.LEGEND if self.grid is None else
+                                " ".join(t for t in (self.LEGEND, self.grid_notes(self.grid)) if t))
             if self.grid is None:
                 self.caption.setText("Learned grid: no syllable mapping")
                 self.table.setRowCount(0)

@@ -55,7 +55,7 @@ def main() -> int:
     from decipher_gui.app import dispose, make_application
     from decipher_gui.mainwindow import MainWindow, process_until
     from decipher_gui.panels.pins import IpaPicker
-    from decipher_gui.screenshot import show_best_span
+    from decipher_gui.screenshot import decide_two, show_best_span
     from engine.config import Config
     from engine.io import display as display_tables
     from engine.corpus import Inscription, PinnedValue
@@ -106,13 +106,7 @@ def main() -> int:
     run("Hebrew, shuffled (control)", max(20, args.steps // 2))
     run("Hebrew (sample)", args.steps)
     settle()
-    # accept the most confident match and reject the next one in the corpus, so both show
-    rows = w.inscriptions.view.model().row_of
-    in_order = sorted(w.shown_matches, key=lambda m: (rows.get(m.inscription_id, 0), m.start))
-    if len(in_order) >= 2:
-        best = max(range(len(in_order) - 1), key=lambda i: in_order[i].confidence)
-        w.decide(in_order[best], in_order[best].best.form, "accepted")
-        w.decide(in_order[best + 1], in_order[best + 1].best.form, "rejected")
+    decide_two(w)   # the most confident match accepted, the next one in the corpus rejected
     show_best_span(w)
     settle()
     args.out.mkdir(parents=True, exist_ok=True)

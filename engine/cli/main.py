@@ -60,7 +60,7 @@ def _add_run_parser(sub) -> None:
     p.add_argument("--force", action="store_true",
                    help="replace the outputs of an earlier run already in --out (without it they are refused, "
                         "unless --resume continues from that folder's checkpoint.pt)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", action="store_true", help="no progress bar and no time estimate")
 
 
 def _add_import_cog_parser(sub) -> None:

@@ -112,6 +112,22 @@ def _undecodable(data: bytes, err: UnicodeDecodeError, encoding: str, path, what
                       f"(--encoding {guess})", path=path, line=line_no)
 
 
+def latin1_hint(text: str) -> str:
+    """What a Latin-1 reading with C1 controls (bytes 0x80-0x9F) most likely is: UTF-8 when the
+    file's bytes (Latin-1 gives them back one for one) are valid UTF-8 (ḥ is E1 B8 A5 there, and
+    B8 A5 are no letters of Windows-1252 or Latin-1 either), Windows-1252 when it reads them, else
+    nothing said (it was once "maybe Windows-1252" for a UTF-8 file)."""
+    data = text.encode("latin-1")
+    try:
+        data.decode("utf-8")
+        return "; the file is UTF-8 (all of it reads as UTF-8): read it as UTF-8 (--encoding utf-8)"
+    except UnicodeDecodeError:
+        pass
+    if suggest_encoding(data) == "cp1252":
+        return "; the file may be Windows-1252 (it reads as that): read it as Windows-1252 (--encoding cp1252)"
+    return ""
+
+
 def check_controls(text: str, *, path=None, allowed: str = ALLOWED_CONTROLS,
                    encoding: str | None = None) -> None:
     """Refuse C0 controls (but ``allowed``), DEL and C1 controls, naming line, column and word."""
@@ -127,9 +143,7 @@ def check_controls(text: str, *, path=None, allowed: str = ALLOWED_CONTROLS,
         context = line[max(0, pos - 12): pos + 12]
         code = ord(ch)
         name = _C0_NAMES[code] if code < 32 else ("DEL" if code == 0x7F else "a C1 control")
-        hint = ""
-        if code >= 0x80 and encoding in ("iso8859-1", "latin-1"):
-            hint = "; the file may be Windows-1252: read it as cp1252 (--encoding cp1252)"
+        hint = latin1_hint(text) if code >= 0x80 and encoding in ("iso8859-1", "latin-1") else ""
         raise InputError(f"control character U+{code:04X} ({name}) at column {pos + 1}, in "
                          f"{context!r}; remove it (text may hold tabs and line breaks, no other "
                          f"control characters){hint}", path=path, line=text.count("\n", 0, i) + 1)
@@ -185,7 +199,13 @@ def decode_bytes(data: bytes, encoding: str | None = None, *, path=None, what: s
     if invisible == "drop":
         text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
     else:
-        check_invisible(text, path=path)
+        try:
+            check_invisible(text, path=path)
+        except InputError as e:   # a UTF-8 ṭ (E1 B9 AD) read as Latin-1 ends in a soft hyphen
+            hint = latin1_hint(text) if chosen in ("iso8859-1", "latin-1") else ""
+            if not hint:
+                raise
+            raise InputError(e.problem + hint, path=e.path, line=e.line) from None
     return DecodedText(unicodedata.normalize("NFC", text), chosen)
 
 

@@ -30,10 +30,31 @@ except ImportError:  # pragma: no cover - exercised only where numba is missing
 
 INF = math.inf
 
+#: Whether compiled kernels are cached on disk (numba's ``cache=True``): the first run on a machine
+#: compiles them (tens of seconds), every later process loads them. numba keeps the cache beside this
+#: file (``__pycache__``) when that folder is writable, else in the user's cache folder, or in
+#: NUMBA_CACHE_DIR when set. DECIPHER_NUMBA_CACHE=0 compiles in every process instead (what the
+#: first-run benchmark, benchmarks/numba_cache.py, compares against).
+CACHE = os.environ.get("DECIPHER_NUMBA_CACHE", "1") != "0"
+
+
+def cached_njit(**options):
+    """``numba.njit(cache=True, **options)``, or without the cache when numba finds no folder it can
+    write (a read-only install with no writable home: numba refuses a cached function at definition
+    with "no locator available"); the kernels then compile in each process, as without a cache."""
+    def wrap(function):
+        if CACHE:
+            try:
+                return njit(cache=True, **options)(function)
+            except RuntimeError:   # numba: cannot cache function …: no locator available for file …
+                pass
+        return njit(**options)(function)
+    return wrap
+
 
 if HAVE_NUMBA:
 
-    @njit(cache=True, inline="always")
+    @cached_njit(inline="always")
     def _lse2(a, b):
         if a < b:
             a, b = b, a
@@ -41,7 +62,7 @@ if HAVE_NUMBA:
             return a
         return a + math.log1p(math.exp(b - a))
 
-    @njit(cache=True)
+    @cached_njit()
     def lattice_forward(emit, logr, lengths, span_lengths, log_o):
         """Inside pass: log alpha, log(alpha * Phi), log(alpha * Psi) for every prefix (B, L + 1)."""
         B, Lp1, nL = emit.shape
@@ -68,7 +89,7 @@ if HAVE_NUMBA:
                 G[b, l] = g
         return A, F, G
 
-    @njit(cache=True)
+    @cached_njit()
     def lattice_backward(emit, logr, lengths, span_lengths, log_o, A, F, G, g_logz, g_q, g_c):
         """Outside pass and the gradients of (log P(X), Q, cov) with respect to emit and log r."""
         B, Lp1, nL = emit.shape
@@ -132,7 +153,7 @@ if HAVE_NUMBA:
 
     IMP = 1e9
 
-    @njit(cache=True, inline="always", fastmath=True)
+    @cached_njit(inline="always", fastmath=True)
     def _exp_le0(x, F):
         """exp(x) for x <= 0 in the scalar type ``F``, vectorisable (no libm call): exp(x / 256) by its
         Taylor series, then squared 8 times; relative error about 1e-13 in float64. Below -60 it returns
@@ -144,7 +165,7 @@ if HAVE_NUMBA:
             p = p * p
         return p if x >= F(-60.0) else F(0.0)
 
-    @njit(cache=True)
+    @cached_njit()
     def edit_gather(cost, col_table, win):
         """G[u, j, s] = cost[table(s), u, letter j of start s]; Dl[u, s] = cost[table(s), u, 0]."""
         T, U, C = cost.shape
@@ -159,11 +180,11 @@ if HAVE_NUMBA:
                     G[u, j, s] = cost[col_table[s], u, win[j, s]]
         return G, Dl
 
-    @njit(cache=True, inline="always", fastmath=True, error_model="numpy")
+    @cached_njit(inline="always", fastmath=True, error_model="numpy")
     def _candidates(pd, ps, pi, gj, gjm1, dl, gamma, s):
         return pd[s] + dl[s], ps[s] + gj[s], pi[s] + gjm1[s] + gj[s] + gamma
 
-    @njit(cache=True, fastmath=True, error_model="numpy")
+    @cached_njit(fastmath=True, error_model="numpy")
     def _row_forward(out, pd, ps, pi, gj, gjm1, dl, gamma, mode):
         """One DP row slot for every start. A missing move reads an IMPOSSIBLE parent row, so
         the loop has no branches and vectorises (error_model="numpy": no division check)."""
@@ -187,7 +208,7 @@ if HAVE_NUMBA:
                 m = min(c0, min(c1, c2))
                 out[s] = m - math.log(math.exp(m - c0) + math.exp(m - c1) + math.exp(m - c2))
 
-    @njit(cache=True, fastmath=True, error_model="numpy")
+    @cached_njit(fastmath=True, error_model="numpy")
     def _row_weights(w0, w1, w2, value, pd, ps, pi, gj, gjm1, dl, gamma, mode):
         """d cell / d candidate for one row slot (the local softmin / max / sum weights)."""
         S = value.shape[0]
@@ -217,12 +238,12 @@ if HAVE_NUMBA:
                 w1[s] = e1 * r
                 w2[s] = e2 * r
 
-    @njit(cache=True, inline="always", fastmath=True)
+    @cached_njit(inline="always", fastmath=True)
     def _add_product(dst, d, w):
         for s in range(dst.shape[0]):
             dst[s] += d[s] * w[s]
 
-    @njit(cache=True, inline="always")
+    @cached_njit(inline="always")
     def _dead(i, j, N, reach_n, lo):
         """Whether cell (i, j) of a node can feed no read-out: outside the window, or too far behind
         every read-out slot (each move adds at most 2 slots per known unit, and the node's longest
@@ -230,7 +251,7 @@ if HAVE_NUMBA:
         live and a dead cell's children are dead, so a dead cell's value and gradient reach nothing."""
         return j < 0 or j > N or j < lo - 2 * (reach_n - i)
 
-    @njit(cache=True, fastmath=True, error_model="numpy")
+    @cached_njit(fastmath=True, error_model="numpy")
     def edit_forward(G, Dl, node_unit, node_parent, depth_start, M, band, gamma, mode, reach, lo):
         """D[node, jj, s]: the DP cell (i = depth(node), j = i - band + jj) of every trie node up to
         depth M. mode 0 softmin, 1 max, 2 sum (as engine.model.alignment). ``reach[node]``: the length
@@ -263,7 +284,7 @@ if HAVE_NUMBA:
                     _row_forward(D[n, jj], pd, ps, pi, gj, gjm1, Dl[u], gamma, mode)
         return D
 
-    @njit(cache=True, fastmath=True, error_model="numpy")
+    @cached_njit(fastmath=True, error_model="numpy")
     def edit_backward(G, Dl, D, delta, node_unit, node_parent, depth_start, M, band, gamma, mode, reach, lo):
         """Walk the rows in reverse; ``delta`` (d loss / d D, seeded at the read-out cells) is
         consumed. Returns d loss / d G and d loss / d Dl. Dead cells (``_dead``: their delta is 0)
@@ -309,7 +330,7 @@ if HAVE_NUMBA:
                         _add_product(gG[u, j - 2], d, w2)
         return gG, gDl
 
-    @njit(cache=True)
+    @cached_njit()
     def edit_scatter(gG, gDl, col_table, win, T, C):
         """d loss / d cost (T, U, C) from the gradients of the gathered tables."""
         U, N, S = gG.shape
@@ -322,7 +343,7 @@ if HAVE_NUMBA:
                     out[t, u, win[j, s]] += gG[u, j, s]
         return out
 
-    @njit(cache=True)
+    @cached_njit()
     def edit_read_out(D, stem_leaf, stem_len, lengths, band, M, neg, out):
         """out[v, s, k] = -D(leaf of v, slot n_k - m + band), or ``neg`` where impossible (``out``
         is (V, S, len(lengths)), of the model's dtype: no conversion pass afterwards)."""
@@ -344,7 +365,7 @@ if HAVE_NUMBA:
                     out[v, s, k] = -d if d < half else neg
         return out
 
-    @njit(cache=True)
+    @cached_njit()
     def edit_read_out_backward(grad_out, D, stem_leaf, stem_len, lengths, band, M):
         """delta (d loss / d D) seeded from d loss / d out at the read-out cells."""
         V, S, nL = grad_out.shape
@@ -368,7 +389,7 @@ if HAVE_NUMBA:
 
 if HAVE_NUMBA:
 
-    @njit(cache=True, fastmath=True, error_model="numpy")
+    @cached_njit(fastmath=True, error_model="numpy")
     def stems_logsumexp(x):
         """logsumexp over axis 0 of (V, R) (R = starts x slots): stems outermost, so every pass
         runs along contiguous rows and vectorises (torch's strided reduction was ~8x slower)."""
@@ -388,7 +409,7 @@ if HAVE_NUMBA:
             out[r] = m[r] + math.log(z[r])
         return out
 
-    @njit(cache=True, fastmath=True, error_model="numpy")
+    @cached_njit(fastmath=True, error_model="numpy")
     def stems_logsumexp_backward(x, lse, g, out):
         """out[v, r] = g[r] * exp(x[v, r] - lse[r]) (the softmax over stems, times the gradient)."""
         V, R = x.shape

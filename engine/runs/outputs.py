@@ -203,6 +203,12 @@ class ProgressBar(RunSink):
         else:
             print(text, file=self.file)
 
+    def estimated(self, text: str) -> None:
+        """The time estimate, before the first step, on stderr; --quiet leaves it out with the bar
+        (a quiet run's stderr is its warnings and, when it fails, its one line)."""
+        if not self.quiet:
+            self.message(text)
+
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()

@@ -20,6 +20,7 @@ outputs; raising fails the run), and ``finished`` or ``failed``, and always ``cl
 
 from __future__ import annotations
 
+import logging
 import signal
 import threading
 import time
@@ -206,6 +207,8 @@ class RunSink:
     def heartbeat(self, step: int) -> None:
         """Every ``heartbeat_s`` of a pause: the run is alive."""
     def message(self, text: str) -> None: ...
+    def estimated(self, text: str) -> None:
+        """How long the run will take, said before it trains (engine/runs/estimate.py)."""
     def finishing(self, outcome: RunOutcome) -> None:
         """Write final outputs; an exception here fails the run (nothing is marked done yet)."""
     def finished(self, outcome: RunOutcome) -> None: ...
@@ -315,6 +318,9 @@ class RunSession:
         self._c = _Control()
         self._saved_at: Any = None  # the trainer's position when it was saved (see _save_checkpoint)
         self._interrupted: str | None = None
+        from engine.runs.estimate import StepTimer
+
+        self.step_timer = StepTimer()   # this machine's step time, recorded at the end (estimate.py)
 
     # ---- control, from any thread -------------------------------------------------------------
 
@@ -408,6 +414,7 @@ class RunSession:
             for line in run_warnings(self.inputs.corpus, self.inputs.vocabulary, self.inputs.gold,
                                      self.inputs.config):
                 self.message(line)
+            self._tell_estimate()
         trainer = self.build(self.inputs, live_interval=self.live_interval)
         self.begin(trainer, t0=t0)
         gen = trainer.run()
@@ -420,7 +427,43 @@ class RunSession:
                 event = gen.send(UpdatePins(pins) if pins is not None else None)
         finally:
             gen.close()
-        return self.end(reason)
+        outcome = self.end(reason)
+        self._record_step_time()
+        return outcome
+
+    def _tell_estimate(self) -> None:
+        """The run's time from this machine's earlier step times (engine/runs/estimate.py), to the
+        sinks that take it (the CLI's progress bar prints it on stderr)."""
+        from engine.runs.estimate import estimate, planned_steps, run_shape
+
+        inputs = self.inputs
+        try:
+            corpus_chars = sum(len(ins.units) for ins in inputs.corpus.inscriptions)
+            text = estimate(run_shape(inputs.config, corpus_chars, len(inputs.vocabulary.stems)),
+                            planned_steps(inputs.config)).text()
+        except Exception as e:  # noqa: BLE001 - an estimate is never worth a failed run
+            logging.getLogger(__name__).warning("no time estimate: %s", e)
+            return
+        for sink in self.sinks:
+            if hasattr(sink, "estimated"):
+                self._call_quietly(sink, "estimated", text)
+
+    def _record_step_time(self) -> None:
+        """This machine's seconds per step for estimates of later runs (engine/runs/estimate.py);
+        nothing when too few steps were timed. Never fails the run."""
+        from engine.runs.estimate import record_step_time, run_shape
+
+        per_step = self.step_timer.seconds_per_step
+        start = getattr(self, "_start", None)
+        if per_step is None or self.inputs is None or start is None:
+            return
+        try:
+            corpus_chars = sum(len(ins.units) for ins in self.inputs.corpus.inscriptions)
+            shape = run_shape(start.config, corpus_chars, len(self.inputs.vocabulary.stems),
+                              "cuda" if str(start.device).startswith("cuda") else "cpu")
+            record_step_time(shape, per_step, self.step_timer.intervals)
+        except Exception as e:  # noqa: BLE001 - an estimate's record is never worth a failed run
+            logging.getLogger(__name__).warning("step time not recorded: %s", e)
 
     # ---- the run's three phases, for a driver that feeds the events itself ---------------------
     # (run() is begin, handle for each event of trainer.run(), end; the seeds trained in lockstep,
@@ -458,6 +501,13 @@ class RunSession:
         applied. Returns (the reason the run ends, or None to go on; the pins to send the trainer
         before its next step, or None). ``take_pins`` False leaves sent pins queued
         (:attr:`pins_pending`), for a driver whose trainers cannot change them."""
+        self.step_timer.event_arrived(isinstance(event, StepEvent))
+        try:
+            return self._handle(event, take_pins)
+        finally:
+            self.step_timer.event_handled()
+
+    def _handle(self, event: Any, take_pins: bool) -> tuple[str | None, tuple[PinnedValue, ...] | None]:
         if isinstance(event, StepEvent):
             self.step = event.step
             self._each_critical("step", event)

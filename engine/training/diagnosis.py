@@ -173,7 +173,44 @@ class Diagnosis:
             return "this reading is probably wrong: " + "; ".join(f.shown(name) for f in self.findings if f.flag)
         if self.flagged:
             return "this reading may be a local optimum: " + "; ".join(f.shown(name) for f in self.findings if f.flag)
-        return "no sign of a poor basin (gold-free checks: letter classes, the objective, other runs' readings, swaps)"
+        checked = self.checks()
+        if not checked:
+            return ("no check of a stuck training applied to this run (the letter-class check needs signs = letters "
+                    "and a known language that writes vowels; the others need other finished runs of the same data "
+                    "and settings): nothing says whether this reading is the best the training can reach")
+        return ("checked without the gold — " + "; ".join(checked) + ": no sign that the training got stuck in a "
+                "worse reading than it can reach. This does not say the reading is right, only that these checks "
+                "found nothing against it")
+
+    def checks(self) -> list[str]:
+        """What the gold-free checks that ran looked at, in words (from ``values``: a check that did
+        not run left none; a diagnosis from an older program may lack the counts)."""
+        v, out = self.values, []
+        if "diagnosis_class_mismatch" in v:
+            n = int(v.get("diagnosis_vowel_letters", 0))
+            out.append("whether each letter is read as a vowel or a consonant as its contexts in the text suggest"
+                       + (f" ({n} letter{'s' if n != 1 else ''} pattern as vowels)" if "diagnosis_vowel_letters" in v
+                          else ""))
+        if "diagnosis_objective_gap" in v:
+            k = int(v.get("diagnosis_objective_runs", 0))
+            out.append("its final objective against " + (f"{k} other run{'s' if k != 1 else ''}" if k else "other runs")
+                       + " of the same data and settings")
+        if "diagnosis_runs_disagree" in v:
+            k = int(v.get("diagnosis_readings_runs", 0))
+            out.append("its letters' readings against " + (f"{k} other runs" if k else "other runs")
+                       + " of the same data and settings")
+        if "diagnosis_swap_search" in v:
+            out.append("a search for letter swaps that lower the objective")
+        if "diagnosis_crowded_share" in v:
+            out.append(f"whether the signs are read as distinct syllables ({v['diagnosis_crowded_share']:.0%} of the "
+                       "text in signs that share their value with 3 others or more)")
+        if "diagnosis_coverage_of_target" in v:
+            out.append(f"how much of the text its matches cover ({v['diagnosis_coverage_of_target']:.0%} of the "
+                       "coverage target)")
+        if "diagnosis_close_share" in v:
+            out.append(f"how much of the text is matched closely ({v['diagnosis_close_share']:.0%} at least "
+                       f"{CLOSE_CONFIDENCE:.0%} sure per letter)")
+        return out
 
     def to_json(self) -> dict:
         out = {"flagged": self.flagged, "findings": [f.to_json() for f in self.findings],
@@ -249,7 +286,7 @@ def objective_finding(objective: float, others: Mapping[str, float]) -> tuple[Fi
     if not finite or not math.isfinite(objective):
         return None, {}
     label, best = min(finite.items(), key=lambda kv: kv[1])
-    values = {"diagnosis_objective_gap": float(objective - best)}
+    values = {"diagnosis_objective_gap": float(objective - best), "diagnosis_objective_runs": float(len(finite))}
     if objective - best < OBJECTIVE_MARGIN * max(abs(best), 1e-9):
         return None, values
     return Finding("objective", f"its objective {objective:.3f} is {objective - best:.3f} worse than {label}'s "
@@ -275,7 +312,8 @@ def agreement_finding(readings: Mapping[str, str], shares: Mapping[str, float],
         if top != unit and 2 * theirs.count(top) > len(theirs):
             against.append((letter, unit, top, theirs.count(top), len(theirs)))
     share = sum(shares.get(letter, 0.0) for letter, *_ in against)
-    values = {"diagnosis_runs_disagree": float(len(against)), "diagnosis_runs_disagree_share": float(share)}
+    values = {"diagnosis_runs_disagree": float(len(against)), "diagnosis_runs_disagree_share": float(share),
+              "diagnosis_readings_runs": float(len(others))}
     if not against:
         return None, values
     n = len(against)
@@ -385,6 +423,8 @@ def diagnose(trainer, *, polish=None) -> Diagnosis:
             out.values.update(values)
             if finding is not None:
                 out.findings.append(finding)
+    if polish is not None:   # the swap search ran (what it moved, if anything, is a finding)
+        out.values["diagnosis_swap_search"] = 1.0
     finding = polish_finding(polish)
     if finding is not None:
         out.findings.append(finding)
@@ -405,7 +445,8 @@ def assess(trainer) -> tuple[dict[str, float], Diagnosis]:
 
 #: what compared() makes anew: findings and values
 _COMPARED_CODES = ("objective", "seeds")
-_COMPARED_VALUES = ("diagnosis_objective_gap", "diagnosis_runs_disagree", "diagnosis_runs_disagree_share")
+_COMPARED_VALUES = ("diagnosis_objective_gap", "diagnosis_objective_runs", "diagnosis_runs_disagree",
+                    "diagnosis_runs_disagree_share", "diagnosis_readings_runs")
 
 
 def compared(diagnosis: Diagnosis, objective: float | None, others: Mapping[str, float],

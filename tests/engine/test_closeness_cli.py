@@ -85,6 +85,17 @@ def first(files, tmp_path_factory):
     return out, code, err.getvalue(), pool
 
 
+def own_copy(first, tmp_path: Path) -> Path:
+    """A copy of the module's comparison folder for a test that runs into it again: a rerun rewrites
+    runs.csv, summary.csv and answer.txt, which the other tests of ``first`` read (in another order
+    of the tests, a wider rerun made 12 runs of the 8 and the answer lost its "bad" line)."""
+    import shutil
+
+    out = tmp_path / "out"
+    shutil.copytree(first[0], out)
+    return out
+
+
 def test_writes_runs_summary_and_figure_best_first(first):
     out, code, err, pool = first
     assert len(pool.ran) == 2 * 2 * 2  # 2 usable candidates x (own + 1 null) x 2 seeds
@@ -195,8 +206,8 @@ def test_a_bad_candidate_is_reported_and_the_others_finish(first):
     assert "error: candidate bad:" in err and "bad.csv, line 2" in err
 
 
-def test_a_rerun_redoes_nothing_and_a_wider_one_only_the_new_runs(first, files, monkeypatch):
-    out = first[0]
+def test_a_rerun_redoes_nothing_and_a_wider_one_only_the_new_runs(first, files, monkeypatch, tmp_path):
+    out = own_copy(first, tmp_path)
     before = (out / "runs.csv").read_text(encoding="utf-8")
     pool = CountingPool()
     assert run_cli(args(files, out), pool, monkeypatch) == 1
@@ -291,7 +302,7 @@ def test_workers_and_ray_pick_the_sweeps_pools():
 
 
 def test_append_results_adds_each_run_once(first, files, tmp_path, monkeypatch, capsys):
-    out = first[0]
+    out = own_copy(first, tmp_path)
     results = tmp_path / "closeness.csv"
     extra = ["--append-results", str(results), "--lost-name", "ugaritic"]
     for expected in (8, 0):  # the second append finds every run already there

@@ -346,3 +346,25 @@ def test_a_device_a_fifo_and_a_huge_file_are_refused_at_once(tmp_path, capsys, m
     # '-' reads standard input
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(lost.read_bytes())))
     assert text.read_input("-") == lost.read_bytes()
+
+
+def test_a_utf8_file_read_as_latin1_is_said_to_be_utf8_not_windows_1252(tmp_path):
+    """Issue 51, item 7: the hint named Windows-1252 for any C1 control in a Latin-1 reading; a
+    UTF-8 file (ḥ is E1 B8 A5) is UTF-8."""
+    import pytest
+
+    from engine.errors import InputError
+    from engine.io.text import decode_bytes
+
+    # ā is C4 81: a C1 control read as Latin-1; ṭ is E1 B9 AD: a soft hyphen read as Latin-1
+    for text, what in (("ʾabū āmūr", "control character U+0081"), ("šlmḥṭṣdq", "U+00AD (SOFT HYPHEN)")):
+        data = f"id,text\nKTU 1.1,{text}\n".encode("utf-8")
+        with pytest.raises(InputError) as e:
+            decode_bytes(data, "latin-1", path=tmp_path / "u.csv")
+        assert what in e.value.problem
+        assert "the file is UTF-8" in e.value.problem and "(--encoding utf-8)" in e.value.problem
+        assert "Windows-1252" not in e.value.problem and e.value.line == 2
+    cp = "id,text\nA1,\u201cabc\u201d\n".encode("cp1252")
+    with pytest.raises(InputError) as e:
+        decode_bytes(cp, "latin-1")
+    assert "may be Windows-1252" in e.value.problem and "(--encoding cp1252)" in e.value.problem

@@ -443,3 +443,33 @@ def test_a_findings_letters_can_be_shown_through_a_display_table_and_the_cli_kee
     bad = {**finding.to_json(), "args": ["x", "y", "z", "a", "{"]}
     assert Finding.from_json(bad).template == "" and Finding.from_json(bad).shown(str.upper) == finding.text
     assert summary_lines(Diagnosis([finding]), lambda x: shown.get(x, x))[0].count("ṭ") == 1
+
+
+def test_a_clean_diagnosis_says_which_checks_ran_and_what_that_means_for_the_reading():
+    """Issue 51, item 7: "no sign of a poor basin" listed four checks whether they ran or not, and
+    did not say what it means for the reading."""
+    from engine.training.diagnosis import agreement_finding, objective_finding
+
+    nothing = Diagnosis()
+    head = nothing.headline()
+    assert head.startswith("no check of a stuck training applied to this run")
+    assert "nothing says whether this reading is the best" in head and "checked" not in head.split(":")[0]
+    # the class check alone (a single run): only it is named
+    alone = Diagnosis(values={"diagnosis_class_mismatch": 0.0, "diagnosis_vowel_letters": 5.0},
+                      readings={"a": "p"}, shares={"a": 1.0})
+    head = alone.headline()
+    assert head.startswith("checked without the gold — whether each letter is read as a vowel or a consonant")
+    assert "(5 letters pattern as vowels)" in head
+    assert "objective" not in head and "other runs" not in head and "swap" not in head
+    assert "does not say the reading is right" in head
+    # compared with other runs: how many, for each check
+    _, values = objective_finding(-2.0, {"seed 1": -2.01, "seed 2": -1.99})
+    _, more = agreement_finding({"a": "p"}, {"a": 1.0}, {"seed 1": {"a": "p"}, "seed 2": {"a": "p"}, "seed 3": {}})
+    both = compared(alone, -2.0, {"seed 1": -2.01, "seed 2": -1.99}, {"seed 1": {"a": "p"}, "seed 2": {"a": "p"}})
+    assert values["diagnosis_objective_runs"] == 2.0 and more["diagnosis_readings_runs"] == 2.0
+    head = both.headline()
+    assert "its final objective against 2 other runs of the same data and settings" in head
+    assert "its letters' readings against 2 other runs" in head
+    assert not both.flagged
+    # the swap search, when it ran, is named
+    assert "letter swaps" in Diagnosis(values={"diagnosis_swap_search": 1.0}).headline()

@@ -42,9 +42,10 @@ def test_a_flagged_run_shows_its_diagnosis_in_plain_words_without_widening_the_w
     row = window.runs._run_ids.index(run_id)
     assert "diagnosis: this reading may be a local optimum" in window.runs.history.item(row, 0).toolTip()
     # a run that is not flagged: plain, unframed
-    window.project.record_diagnosis(run_id, -1.5, Diagnosis().to_json())
+    window.project.record_diagnosis(run_id, -1.5, Diagnosis(values={"diagnosis_class_mismatch": 0.0}).to_json())
     window.show_run(run_id)
-    assert note.text().startswith(f"Run {run_id}: No sign of a poor basin") and note.styleSheet() == ""
+    assert note.text().startswith(f"Run {run_id}: Checked without the gold — whether each letter is read as a vowel")
+    assert "does not say the reading is right" in note.text() and note.styleSheet() == ""
 
 
 def test_a_run_from_the_app_stores_its_diagnosis_and_the_panel_shows_it(window, qtbot):

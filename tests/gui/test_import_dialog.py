@@ -118,3 +118,24 @@ def test_no_message_asks_for_a_command_line_flag():
     assert "--" not in message and "choose Windows-1252 under Encoding" in message and "Line: 3" in message
     assert app_words("choose the file's encoding (--encoding)") == \
         "choose the file's encoding (choose it under Encoding when you import)"
+
+
+def test_a_utf8_file_read_as_latin1_is_called_utf8_and_the_dialog_names_its_own_control(window, qtbot, tmp_path):
+    """Issue 51, item 7: a UTF-8 file of Semitic transliteration read as Latin-1 was "maybe
+    Windows-1252 (--encoding cp1252)" in the dialog."""
+    path = tmp_path / "ugaritic.csv"
+    path.write_text("id,text\nKTU 1.1,šlmḥṭṣdq\n", encoding="utf-8")
+    d = _dialog(window, "lost", path)
+    qtbot.addWidget(d)
+    d.encoding.setCurrentIndex(d.encoding.findData("latin-1"))
+    text = d.problems.text()
+    assert "U+00AD" in text, text   # ṭ is E1 B9 AD in UTF-8: a soft hyphen in Latin-1
+    assert "Windows-1252" not in text and "--" not in text
+    assert "the file is UTF-8" in text and "choose UTF-8 under Encoding above" in text
+    assert not d.import_button.isEnabled()
+    # the same bytes that Windows-1252 reads (a curly quote) still get the Windows-1252 hint
+    path.write_bytes("id,text\nA1,\u201cabc\u201d\n".encode("cp1252"))
+    d.encoding.setCurrentIndex(d.encoding.findData("utf-8-sig"))
+    d.encoding.setCurrentIndex(d.encoding.findData("latin-1"))
+    text = d.problems.text()
+    assert "may be Windows-1252" in text and "choose Windows-1252 under Encoding above" in text and "--" not in text

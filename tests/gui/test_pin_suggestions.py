@@ -55,6 +55,9 @@ def test_the_panel_marks_the_three_most_frequent_unpinned_signs_with_reasons(qtb
     tip = panel.grid.model().headerData(lost.index("b"), V, TIP)
     assert "Suggested pin 1: b: its value is split between /d/ 0.50 and /t/ 0.50, and it is 31 % of the text" in tip
     assert "★1–★3" in panel.suggest_legend.text()
+    # the reason where the suggestion is seen, not only in the row's tooltip (issue 51, item 7)
+    assert "★1 b: its value is split between /d/ 0.50 and /t/ 0.50, and it is 31 % of the text" \
+        in panel.suggest_legend.text()
     panel.resize(520, 420)
     panel.show()
     qtbot.waitExposed(panel)

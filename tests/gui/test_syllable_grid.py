@@ -144,3 +144,44 @@ def test_pin_grid_of_a_syllable_run_says_what_it_shades_and_pins_slots(window, q
     window.pins._toggle(KA, "a")
     assert got == [(KA, "k-"), (KA, "-a")]
     assert {(p.lost, p.known_ipa) for p in window.project.pins()} >= {(KA, "k-"), (KA, "-a")}
+
+
+def test_the_grid_legend_explains_vowel_onset_rows_and_empty_columns(qtbot):
+    """Issue 51, item 7: the Linear B grid's onset row "a" (diphthong signs) and its empty columns
+    were unexplained."""
+    panel = SyllableGridPanel()
+    qtbot.addWidget(panel)
+    snap = syllable_snapshot()
+    panel.set_mapping(snap, [], "(run 3)", 40)
+    panel.show()
+    # the snapshot's grid: vowel o read best by no sign, onset d by none; no vowel as an onset
+    text = panel.legend.text()
+    assert "Empty columns o and rows d: sounds of the known language that no sign reads as its best" in text
+    assert "glide" not in text
+    # a sign whose best onset is the vowel a (a glide, as the model has them): its row is explained
+    from engine.results import SyllableTable
+
+    onsets, vowels = ("k", "∅", "a"), ("a", "e")
+    table = SyllableTable((KA, KE), onsets, np.array([[0.8, 0.1, 0.1], [0.1, 0.1, 0.8]]), vowels,
+                          np.array([[0.9, 0.1], [0.2, 0.8]]))
+    panel.set_mapping(MappingSnapshot(("<DEL>", KA, KE), ("<DEL>",) + onsets + vowels,
+                                      np.zeros((6, 3)), table), [], "(run 4)", 10)
+    assert panel.grid.onsets == ("k", "a", "∅")
+    text = panel.legend.text()
+    assert "Onset row a: signs whose onset slot the model reads as a vowel" in text
+    assert "Empty rows ∅ (none)" in text
+    # a letters run: no grid, the plain legend
+    panel.set_mapping(None, [], "", None)
+    assert panel.legend.text() == SyllableGridPanel.LEGEND
+
+
+def test_the_pin_grid_legend_of_a_syllable_run_says_sign_onset_vowel_not_letter(window):
+    from tests.engine.test_syllable_results import syllable_snapshot as snapshot
+
+    window.pins.set_mapping(snapshot(), 4, "(run 9)")
+    legend = window.pins.legend.text()
+    assert "P(letter | IPA)" not in legend and "P(onset | sign)" in legend and "P(vowel | sign)" in legend
+    mapping = window.current_mapping()[0]
+    if mapping is not None:
+        window.pins.set_mapping(mapping, 1, "(run 1)")
+        assert "P(letter | IPA)" in window.pins.legend.text()

@@ -115,7 +115,10 @@ def installed(wheel, tmp_path_factory) -> dict:
                PIP_DISABLE_PIP_VERSION_CHECK="1", PYTHONNOUSERSITE="1")
     purelib = _run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                    cwd=home, env=env).stdout.strip()
-    deps = [p for p in site.getsitepackages() if Path(p).is_dir()]
+    # the test's own site-packages and any a .pth file of it adds (a venv that borrows another's
+    # packages that way found no numpy in the fresh venv)
+    deps = list(dict.fromkeys(p for p in [*site.getsitepackages(), *sys.path]
+                              if p.endswith(("site-packages", "dist-packages")) and Path(p).is_dir()))
     Path(purelib, "_decipher_test_dependencies.pth").write_text("\n".join(deps) + "\n", encoding="utf-8")
     _run([sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "--no-index", "-q", wheel],
          cwd=home, env=env)
