@@ -111,18 +111,9 @@ def test_a_letters_run_s_diagnosis_reads_its_close_matches():
 @pytest.mark.slow
 def test_a_syllabic_grid_learned_from_scratch_is_not_called_wrong():
     """The clean cipher of test_syllable_model, whose grid training finds: every sign its own value."""
-    from engine.corpus import GoldAnnotation
-    from engine.training.trainer import Trainer
+    from .test_syllable_model import train_clean_grid
 
-    from .test_syllable_model import WORDS, clean_problem, spell
-
-    corpus, vocab = clean_problem()
-    gold = [GoldAnnotation(f"w{i}", 0, len(spell(w)), (w,)) for i, w in enumerate(WORDS)]
-    cfg = Config(signs="syllables", segmented=True, min_span=1, max_span=4, band=2, steps=300,
-                 anneal_steps=200, eval_interval=0, feature_dim=35, seed=0)
-    tr = Trainer(corpus, vocab, cfg, gold=gold, live_interval=None)
-    for _ in tr.run():
-        pass
+    tr = train_clean_grid()
     assert tr.evaluate().metrics["p_at_1"] >= 0.9
     d = diagnose(tr)
     assert d.values["diagnosis_crowded_share"] == 0.0 and not d.probably_wrong
