@@ -174,10 +174,13 @@ _ONSET_FIRST = ("plosive", "fricative", "sibilant-fricative", "affricate", "sibi
 _ONSET_SECOND = ("approximant", "lateral-approximant", "trill", "flap", "tap", "lateral-flap")
 
 
+_BACKNESS = {"near-front": "front", "near-back": "back"}
+
+
 def five_vowels(u: str) -> tuple[str, bool]:
     """The script vowel that writes vowel ``u``, and whether ``u`` is long."""
     f = unit_features(u)
-    key = (f.v_height, f.v_backness)
+    key = (f.v_height, _BACKNESS.get(f.v_backness, f.v_backness))
     if key not in _FIVE:
         raise DecipherError(f"no five-vowel value for the vowel {u!r} ({f.v_height}, {f.v_backness})")
     return _FIVE[key], "ː" in u
@@ -246,8 +249,9 @@ class InventedCipher:
     corpus: Corpus
     gold: tuple[GoldAnnotation, ...]
     values: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]]
-    """letter or sign -> (the lost sounds it writes, the known sounds they descend from). For a sign the
-    lost sounds are ``onset|vowel`` pairs split as (onsets, vowels): see :meth:`sign_values`."""
+    """letter or sign -> (the lost sounds it writes, the known sounds they descend from). For a sign: the
+    consonants its row writes (NULL_ONSET for a bare vowel) then its vowel, and the known onsets then
+    the known vowels (:attr:`sign_values` keeps the known side split)."""
     spellings: Mapping[str, str] = field(default_factory=dict)
     """known stem form -> its lost word spelt bare (without a suffix)."""
     sign_values: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=dict)

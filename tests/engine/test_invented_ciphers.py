@@ -49,6 +49,7 @@ def test_sound_changes_keep_each_sound_s_origin():
 
 def test_syllabify_fits_words_to_a_five_vowel_syllabary():
     assert five_vowels("ɛ") == ("e", False) and five_vowels("aː") == ("a", True) and five_vowels("y") == ("i", False)
+    assert [five_vowels(v)[0] for v in "ɪʊəɐʌɯæɒ"] == ["i", "u", "e", "a", "o", "u", "a", "a"]
     word = list(zip(ipa_units("strɛnkta"), range(8)))
     syl, origins = syllabify(word)
     # s is cut from the onset (only a stop or fricative then a liquid); n the coda; k is lost
