@@ -379,8 +379,8 @@ def close_finding(curve) -> tuple[Finding | None, dict[str, float]]:
     if share >= CLOSE_SHARE_FLAG:
         return None, values
     return Finding("close", f"only {share:.0%} of the text is matched closely to known stems (at least "
-                   f"{CLOSE_CONFIDENCE:.0%} sure per letter), where right readings match {CLOSE_SHARE_FLAG:.1%} or "
-                   "more: the matches are poor ones; try more restarts or seeds, or another candidate list"), values
+                   f"{CLOSE_CONFIDENCE:.0%} sure per letter), where every right reading of our development ciphers "
+                   f"matched more than {CLOSE_SHARE_FLAG:.1%}: the matches are poor ones; try more restarts or seeds, or another candidate list"), values
 
 
 def polish_finding(result) -> Finding | None:
