@@ -1,0 +1,53 @@
+"""benchmarks/cipher_suite.py: the oracle's pins come from the key, the summary counts by the manifest's
+rule, and the test split is not run by accident."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+
+from benchmarks import cipher_suite
+from engine.datasets.invented import write_cipher
+
+from .test_invented_ciphers import toy
+
+
+def test_the_oracle_pins_every_sign_of_the_text_to_its_known_value(tmp_path):
+    c = toy("syllabary", relation="near", n=60)
+    write_cipher(c, tmp_path / "c")
+    n = cipher_suite.oracle_pins(tmp_path / "c", tmp_path / "prior.csv")
+    with open(tmp_path / "prior.csv", encoding="utf-8", newline="") as f:
+        pins = list(csv.DictReader(f))
+    assert n == len(pins) > 0
+    text = set("".join(i.text for i in c.corpus.inscriptions))
+    for p in pins:
+        assert p["lost"] in text
+        onsets, vowels = c.sign_values[p["lost"]]
+        assert p["known_ipa"].endswith(vowels[0])
+        assert p["known_ipa"] == vowels[0] if onsets[0] == "∅" else p["known_ipa"] == onsets[0] + vowels[0]
+
+
+def test_the_summary_counts_reads_and_the_diagnosis_by_the_rule(tmp_path):
+    base = {"kind": "cipher", "split": "dev", "label": "x", "seed": 0, "p_at_10_strict": 0.5, "coverage": 0.8,
+            "wall_s": 10.0}
+    rows = [dict(base, id="a1", script="alphabet", p_at_10=0.9, values_share=0.8, read=True, flagged=False),
+            dict(base, id="a2", script="alphabet", p_at_10=0.3, values_share=0.1, read=False, flagged=True),
+            dict(base, id="c1", kind="control", script="alphabet", p_at_10=0.0, values_share=None, read=False,
+                 flagged=False)]
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = cipher_suite.table([path])
+    assert "ciphers  2: read 1/2, P@10 mean 0.600" in out
+    assert "controls 1 flagged 0" in out and "fine 2 of which read 1, not read 2 of which flagged 1" in out
+    assert cipher_suite.done_keys(path) == {("a1", "x", 0), ("a2", "x", 0), ("c1", "x", 0)}
+    assert cipher_suite.probably_wrong({"findings": [{"code": "close", "flag": True}]})
+    assert not cipher_suite.probably_wrong({"findings": [{"code": "class", "flag": True}]})
+
+
+def test_the_test_split_is_refused_unless_asked_for(monkeypatch, capsys):
+    monkeypatch.delenv("CIPHER_SUITE_TEST_RUN", raising=False)
+    with pytest.raises(SystemExit) as e:
+        cipher_suite.main(["--split", "test", "--label", "x", "--out", "unused.jsonl"])
+    assert e.value.code == 2 and "run once, at the end" in capsys.readouterr().err
