@@ -432,16 +432,10 @@ def _export(args, out: TextIO) -> int:
 
 
 def _unfinished_note(project: Project, run_id: int) -> None:
-    """An export of a run that has not finished says so, with the step it holds (a run in progress
-    exported 40 rows of the 90 it ended with, and said nothing)."""
-    run = project.run(run_id)
-    if run.status in ("completed", "imported"):
-        return
-    steps = dict(run.config or {}).get("steps")
-    at = f"step {run.last_step if run.last_step is not None else 0}" + (f" of {steps}" if steps else "")
-    state = "is still running" if run.status == "running" else f"did not finish ({run.status})"
-    print(f"note: run {run_id} {state}, at {at}: this export holds its results as of that step, not a finished "
-          "run's", file=sys.stderr)
+    """An export of a run that has not finished says so, with the step it holds (the app's words too)."""
+    note = exporting.unfinished_note(project, run_id)
+    if note is not None:
+        print(f"note: {note}", file=sys.stderr)
 
 
 def _guard_note(n, args) -> None:
