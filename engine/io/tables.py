@@ -454,9 +454,9 @@ def read_lost(path: str | Path, *, columns: Mapping[str, str] | None = None,
               dotted: str | None = None, notation: str = "signs", unguard: bool = True) -> list[Inscription]:
     """LOST.csv: ``id,text``; further columns are kept as metadata. ``unguard`` (as every table
     reader here): a cell the formula guard of an export prefixed (``'=SUM``) reads as it was
-    written (``=SUM``); False reads a file written with ``--no-guard-formulas`` exactly as it is. ``text`` is read with its
-    Leiden markup (``raw`` keeps the cell as written); ``dotted`` see engine.io.text.DOTTED_MODES
-    (None: a file with a letter written with a dot below is refused, naming them all).
+    written (``=SUM``); False reads a file written with ``--no-guard-formulas`` exactly as it is.
+    ``text`` is read with its Leiden markup (``raw`` keeps the cell as written); ``dotted`` see
+    engine.io.text.DOTTED_MODES (None: a file with a letter written with a dot below is refused, naming them all).
     ``notation``: how the text column writes the signs, "signs" (as they are) or "linear-b" (the
     conventional transliteration a-e-ri-qo-ta, read into the Unicode signs: engine/io/linear_b.py)."""
     return _read_table("lost", path, columns=columns, delimiter=delimiter, encoding=encoding,
