@@ -150,7 +150,7 @@ def ensure_dataset(known: str, wr: str, cache: Path = CACHE) -> Path:
     if not (out / "gold.csv").exists():
         from engine.cli.main import main as decipher
         code = decipher(["dataset", "gothic", "--known", KNOWN[known], "--wr", str(round(float(wr) * 100)),
-                         "--seed", "0", "--out", str(out), "--quiet"])
+                         "--seed", "0", "--out", str(out), "--quiet", "--force"])   # the cache is its own
         if code:
             raise SystemExit(f"building the Gothic dataset {out} failed (needs ../shared/data)")
     return out

@@ -370,8 +370,9 @@ class WindowActions(QObject):
         box.open()
         return box
 
-    def _write(self, what: str, write) -> int | None:
-        """Call ``write`` (one of the model's exports) and say in the status bar what it wrote."""
+    def _write(self, what: str, write, *, of_run: bool = False) -> int | None:
+        """Call ``write`` (one of the model's exports) and say in the status bar what it wrote;
+        ``of_run``: it exports a run's results, and a run that has not finished is said so."""
         if self.w.project is None:
             return None
         try:
@@ -383,18 +384,23 @@ class WindowActions(QObject):
         if getattr(n, "guarded", 0):
             notes.append(f"{n.guarded} cells a spreadsheet would run as formulas start with an added '")
         message = f"Wrote {int(n)} {what}" + (f" (run {run_id})" if run_id is not None else "")
-        self.w.statusBar().showMessage("; ".join([message] + notes), 15000 if notes else 8000)
+        unfinished = self.w.model.unfinished_note(run_id) if of_run else None
+        if unfinished is not None:   # first: a long path must not push it out of the status bar
+            message = f"{unfinished[0].upper()}{unfinished[1:]}. {message}"
+        long = bool(notes) or unfinished is not None
+        self.w.statusBar().showMessage("; ".join([message] + notes), 15000 if long else 8000)
         return n
 
     def write_matches(self, path: str | Path, **options) -> int | None:
-        return self._write(f"rows to {path}", lambda: self.w.model.export_matches(path, **options))
+        return self._write(f"rows to {path}", lambda: self.w.model.export_matches(path, **options), of_run=True)
 
     def write_prior(self, path: str | Path) -> int | None:
         return self._write(f"pinned values to {path}", lambda: self.w.model.export_prior(path))
 
     def write_sign_values(self, path: str | Path) -> int | None:
         mapping = self.w.current_mapping()[0]
-        return self._write(f"sign values to {path}", lambda: self.w.model.export_sign_values(path, mapping))
+        return self._write(f"sign values to {path}", lambda: self.w.model.export_sign_values(path, mapping),
+                           of_run=True)
 
     def language_codes_dialog(self) -> bool:
         """Set the chosen corpus's and known language's codes; a bad code is a message, nothing stored."""
@@ -419,10 +425,11 @@ class WindowActions(QObject):
 
     def write_cldf(self, folder: str | Path) -> int | None:
         return self._write(f"accepted matches as a CLDF Wordlist in {folder}",
-                           lambda: self.w.model.export_cldf(folder))
+                           lambda: self.w.model.export_cldf(folder), of_run=True)
 
     def write_edictor(self, path: str | Path) -> int | None:
-        return self._write(f"accepted matches to {path}", lambda: self.w.model.export_edictor(path))
+        return self._write(f"accepted matches to {path}", lambda: self.w.model.export_edictor(path),
+                           of_run=True)
 
     def compare_dialog(self) -> None:
         from .comparison import controller

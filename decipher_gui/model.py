@@ -383,6 +383,20 @@ class WindowModel:
         options.setdefault("bom", self.export_bom)
         return exporting.export_matches(self.project, path, run_id=self.state.shown_run, **options)
 
+    def unfinished_note(self, run_id: int | None = None) -> str | None:
+        """What an export of run ``run_id`` (default: the shown run, else the report's default run) must
+        say when that run has not finished (engine.project.exporting.unfinished_note, the CLI's words)."""
+        if self.project is None:
+            return None
+        if run_id is None:
+            run_id = self.state.shown_run
+        if run_id is None:
+            try:
+                run_id = exporting.default_run(self.project).id
+            except DecipherError:
+                return None
+        return exporting.unfinished_note(self.project, run_id)
+
     def export_prior(self, path):
         return exporting.export_prior(self.project, path, guard_formulas=True, bom=self.export_bom,
                                       display=self.display)

@@ -76,6 +76,9 @@ def add_closeness_parser(sub) -> None:
                    help="the lost text's name in the answer, the figure and (with --append-results) that file "
                         "(default: LOST.csv's file name)")
     p.add_argument("--out", type=Path, required=True, help="the comparison's folder")
+    p.add_argument("--force", action="store_true",
+                   help="replace files named as the comparison's (answer.txt, summary.csv, …) in an --out that "
+                        "holds no comparison (an earlier comparison's folder is continued without it)")
     p.set_defaults(handler=cmd_closeness)
 
 
@@ -132,6 +135,23 @@ def check_numbers(args) -> None:
         raise DecipherError("--lost-name must not be empty")
 
 
+#: What a comparison writes at the top of its --out (engine.closeness.comparison.write_comparison, the sweep's
+#: results.csv); DIR/results.csv there is the comparison's own record, which a rerun continues.
+COMPARISON_FILES = ("results.csv", "runs.csv", "restarts.csv", "summary.csv", "curves.csv", "comparison.json",
+                    "answer.txt", "closeness.png")
+
+
+def check_comparison_outputs(out: Path, *, force: bool) -> None:
+    """Before anything runs: an --out holding an earlier comparison (its results.csv) is continued, its
+    summary files rewritten (docs/closeness.md "Resuming"); files of the comparison's names in a folder
+    that holds none are the user's, refused in one line unless ``force``; a link is always refused."""
+    from engine.io.atomic import FORCE_HINT, check_new
+
+    own = (out / "results.csv").is_file() and not (out / "results.csv").is_symlink()
+    check_new([out / name for name in COMPARISON_FILES], force=force or own,
+              hint=FORCE_HINT + " (a folder with an earlier comparison's results.csv is continued)")
+
+
 def cmd_closeness(args) -> int:
     from engine.config import config_from_options
     from engine.closeness.runs import append_results, run_comparison
@@ -140,6 +160,7 @@ def cmd_closeness(args) -> int:
     from engine.runs.outputs import prepare_output_folder
 
     check_numbers(args)
+    check_comparison_outputs(args.out, force=args.force)
     candidates = parse_candidates(args.known)
     config = config_from_options(preset=args.preset, config_file=args.config, assignments=args.set,
                                  steps=args.steps, device=args.device)

@@ -334,10 +334,12 @@ def cmd_import_cog(args) -> int:
     result = read_cog(args.cog, system=args.system, lost_column=args.lost_column, encoding=args.encoding,
                       known_column=args.known_column, on_unknown="skip" if args.skip_unknown else "error")
     _make_out_folder(args.out)
-    # files the user did not name: made new (or, with --force, replacing a file), never through a link
-    write_lost(names[0], result.inscriptions, replace=args.force)
-    write_known(names[1], result.stems, replace=args.force)
-    write_gold(names[2], result.gold, replace=args.force)
+    # files the user did not name: made new (or, with --force, replacing a file), never through a link;
+    # with the one formula guard, which every table reader (decipher run, project import) takes off again
+    kw = {"replace": args.force, "guard_formulas": True}
+    write_lost(names[0], result.inscriptions, **kw)
+    write_known(names[1], result.stems, **kw)
+    write_gold(names[2], result.gold, **kw)
     for line, form, problem in result.skipped:
         print(f"{args.cog}, line {line}: skipped {form!r}: {problem}", file=sys.stderr)
     print(f"{len(result.inscriptions)} lost words, {len(result.stems)} known stems, {len(result.gold)} gold rows "

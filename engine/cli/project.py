@@ -107,9 +107,10 @@ def _add_verbs(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--replace", action="store_true", help="--prior: the file's pins replace all pins")
     p.add_argument("--run", type=int, metavar="ID", help="--matches: re-import into this run")
     p.add_argument("--unguard", action=argparse.BooleanOptionalAction, default=True,
-                   help="--matches: drop the apostrophe the formula guard of an export put before a cell "
-                        "(on by default, so a guarded report, its code columns included, reads back as it was "
-                        "exported; --no-unguard reads a report written with --no-guard-formulas as it is)")
+                   help="--lost/--known/--gold/--prior/--matches: drop the apostrophe the formula guard of an "
+                        "export put before a cell (on by default, so a guarded export, a report's code columns "
+                        "included, reads back as it was exported; --no-unguard reads a file written with "
+                        "--no-guard-formulas as it is)")
     p.add_argument("--glottocode", metavar="CODE",
                    help="the Glottocode of the corpus or known language imported (e.g. ugar1238); "
                         "stored in the project, written by --cldf/--edictor exports")
@@ -295,7 +296,7 @@ def _import(args, out: TextIO) -> int:
         dotted = getattr(args, "dotted", None)
         if kind == "lost":
             cid = importing.import_lost(project, source, name=args.name, dotted=dotted, notation=notation,
-                                        **csv_options)
+                                        unguard=args.unguard, **csv_options)
             message = _corpus_message(project, cid)
         elif kind == "text":
             cid = importing.import_text(project, source, name=args.name, encoding=args.encoding,
@@ -306,7 +307,7 @@ def _import(args, out: TextIO) -> int:
             message = _corpus_message(project, cid)
         elif kind == "known":
             lid = importing.import_known(project, source, name=args.name or args.language, system=args.system,
-                                         **csv_options)
+                                         unguard=args.unguard, **csv_options)
             message = _language_message(project, lid)
         elif kind == "cldf":
             lid = importing.import_cldf(project, source, name=args.name, language=args.language,
@@ -321,11 +322,12 @@ def _import(args, out: TextIO) -> int:
                                             **csv_options)
             message = _language_message(project, lid)
         elif kind == "gold":
-            n = importing.import_gold(project, source, corpus=args.corpus or args.name, **csv_options)
+            n = importing.import_gold(project, source, corpus=args.corpus or args.name, unguard=args.unguard,
+                                    **csv_options)
             message = f"{n} gold annotations"
             warnings = n.warnings
         elif kind == "prior":
-            n = importing.import_prior(project, source, replace=args.replace, **csv_options)
+            n = importing.import_prior(project, source, replace=args.replace, unguard=args.unguard, **csv_options)
             message = f"{n} pinned values ({'replacing' if args.replace else 'merged with'} the project's)"
         elif kind == "cog":
             cid, lid = importing.import_cog(project, source, name=args.name, language=args.language,
@@ -430,16 +432,10 @@ def _export(args, out: TextIO) -> int:
 
 
 def _unfinished_note(project: Project, run_id: int) -> None:
-    """An export of a run that has not finished says so, with the step it holds (a run in progress
-    exported 40 rows of the 90 it ended with, and said nothing)."""
-    run = project.run(run_id)
-    if run.status in ("completed", "imported"):
-        return
-    steps = dict(run.config or {}).get("steps")
-    at = f"step {run.last_step if run.last_step is not None else 0}" + (f" of {steps}" if steps else "")
-    state = "is still running" if run.status == "running" else f"did not finish ({run.status})"
-    print(f"note: run {run_id} {state}, at {at}: this export holds its results as of that step, not a finished "
-          "run's", file=sys.stderr)
+    """An export of a run that has not finished says so, with the step it holds (the app's words too)."""
+    note = exporting.unfinished_note(project, run_id)
+    if note is not None:
+        print(f"note: {note}", file=sys.stderr)
 
 
 def _guard_note(n, args) -> None:

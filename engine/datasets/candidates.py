@@ -561,18 +561,22 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the shared data folder")
     p.add_argument("--source", type=Path, help="the source file, instead of the one under --data")
     p.add_argument("--out", type=Path, required=True, help="the KNOWN CSV to write")
+    p.add_argument("--force", action="store_true", help="replace an existing file at --out")
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from engine.io.atomic import FORCE_HINT, check_new
+
     args = parser().parse_args(argv)
     try:
+        check_new([args.out], force=args.force, hint=FORCE_HINT)   # before anything is read or written
         built = build(args.language, stems=args.stems, min_units=args.min_units, max_units=args.max_units,
                       seed=args.seed, data=args.data, source=args.source)
         if not built.stems:
             raise DecipherError(f"no {args.language} stem of {args.min_units}–{args.max_units} IPA units")
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        write_known(args.out, built.stems)
+        write_known(args.out, built.stems, replace=args.force)
     except DecipherError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -37,7 +37,8 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from engine.corpus import GoldAnnotation, Inscription, Stem
-from engine.errors import InputError
+from engine.errors import DecipherError, InputError
+from engine.io.atomic import FORCE_HINT, check_new
 from engine.io.tables import write_csv
 from engine.model.phonology import ipa_units
 from engine.io.transcription import TranscriptionError, transcriber
@@ -980,22 +981,28 @@ Derived data; research and other non-commercial use only.
 """
 
 
+#: What :func:`write_dataset` writes into its folder.
+DATASET_FILES = ("lost.csv", "known.csv", "gold.csv", "stats.json", "ATTRIBUTION.md", "README.md")
+
+
 def write_dataset(ds: Dataset, out: str | Path, *, command: str, sources: dict[str, str],
-                  sample_of: int | None = None) -> None:
+                  sample_of: int | None = None, replace: bool = True) -> None:
+    """The dataset's files (DATASET_FILES) under ``out``; ``replace=False``: an existing one is refused
+    (engine.io.atomic.atomic_path)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     write_csv(out / "lost.csv", ("id", "text", "reference"),
-              ((i.id, i.text, i.meta.get("reference", "")) for i in ds.inscriptions))
+              ((i.id, i.text, i.meta.get("reference", "")) for i in ds.inscriptions), replace=replace)
     write_csv(out / "known.csv", ("form", "ipa", "gloss", "source"),
-              ((st.form, st.ipa, st.gloss, st.source) for st in ds.stems))
+              ((st.form, st.ipa, st.gloss, st.source) for st in ds.stems), replace=replace)
     write_csv(out / "gold.csv", ("inscription_id", "start", "word_end", "known") + GOLD_EXTRA,
               ((g.inscription_id, g.start, g.word_end, "|".join(g.known), g.stem_end, g.token, g.lemma)
-               for g in ds.gold))
+               for g in ds.gold), replace=replace)
     from engine.io.atomic import write_text   # the one writer: never through a link, nothing half-written
 
-    write_text(out / "stats.json", json.dumps(ds.stats, ensure_ascii=False, indent=1) + "\n")
-    write_text(out / "ATTRIBUTION.md", ATTRIBUTION)
-    write_text(out / "README.md", readme(ds, command, sources, sample_of))
+    write_text(out / "stats.json", json.dumps(ds.stats, ensure_ascii=False, indent=1) + "\n", replace=replace)
+    write_text(out / "ATTRIBUTION.md", ATTRIBUTION, replace=replace)
+    write_text(out / "README.md", readme(ds, command, sources, sample_of), replace=replace)
 
 
 def readme(ds: Dataset, command: str, sources: dict[str, str], sample_of: int | None) -> str:
@@ -1087,6 +1094,7 @@ def parser() -> argparse.ArgumentParser:
                    help="also print, for each known language, the loss table (where candidate stems are lost, "
                         "stage by stage, with examples; stats.json `vocabulary_losses`) as Markdown")
     p.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    p.add_argument("--force", action="store_true", help="replace the files of an earlier build in --out")
     return p
 
 
@@ -1113,9 +1121,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     shown = ["python -m engine.datasets.gothic"] + [a if " " not in a else repr(a) for a in
                                                      (argv if argv is not None else sys.argv[1:])]
     command = " ".join(str(x) for x in shown)
+    outs = [args.out if len(combos) == 1 else args.out / f"{known}-wr{wr}" for known, wr in combos]
     try:
-        for known, wr in combos:
-            out = args.out if len(combos) == 1 else args.out / f"{known}-wr{wr}"
+        # every folder's files checked before any is built or written: an earlier build is refused whole
+        check_new([o / f for o in outs for f in DATASET_FILES], force=args.force, hint=FORCE_HINT)
+        for (known, wr), out in zip(combos, outs):
             ds = build(known, wr, args.seed, proiel=proiel, etymology=etymology, max_letters=args.max_letters,
                        min_units=args.min_units, max_units=args.max_units, sibling_rule=not args.keep_derived,
                        _cache=cache)
@@ -1124,9 +1134,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.sample:
                 full = len(ds.inscriptions)
                 ds = sample(ds, args.sample, args.seed, args.sample_stems)
-                write_dataset(ds, out, command=command, sources=sources, sample_of=full)
+                write_dataset(ds, out, command=command, sources=sources, sample_of=full, replace=args.force)
             else:
-                write_dataset(ds, out, command=command, sources=sources)
+                write_dataset(ds, out, command=command, sources=sources, replace=args.force)
             if not args.quiet:
                 st = ds.stats
                 extra = "" if args.sample else (f" (paper: {st['paper_stems']} stems, {st['paper_matched_tokens']} "
@@ -1135,7 +1145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                       f"rows{extra} -> {out}")
             if args.losses and not args.sample and wr == args.wr[0]:
                 print(losses_markdown(ds.stats["vocabulary_losses"], f"{KNOWN_LANGUAGES[known].name} ({known})"))
-    except InputError as e:
+    except DecipherError as e:   # bad input, or an output refused (InputError is one)
         print(f"error: {e}", file=sys.stderr)
         return 2
     return 0

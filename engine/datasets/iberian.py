@@ -146,20 +146,23 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the shared data folder")
     p.add_argument("--source", type=Path, help=f"the cleaned CSV, instead of DATA/{SOURCE}")
     p.add_argument("--out", type=Path, required=True, help="the folder for lost.csv and stats.json")
+    p.add_argument("--force", action="store_true", help="replace the files of an earlier build in --out")
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from engine.io.atomic import write_csv, write_text
+    from engine.io.atomic import FORCE_HINT, check_new, write_csv, write_text
 
     args = parser().parse_args(argv)
     source = args.source or args.data / SOURCE
     try:
+        check_new([args.out / "lost.csv", args.out / "stats.json"], force=args.force, hint=FORCE_HINT)
         built = build(source)
         args.out.mkdir(parents=True, exist_ok=True)
-        write_csv(args.out / "lost.csv", ("id", "text", "raw", "reference"), built.rows)
+        write_csv(args.out / "lost.csv", ("id", "text", "raw", "reference"), built.rows, replace=args.force)
         stats = {"source": str(source), "chunks": len(built.rows), **dict(sorted(built.stats.items()))}
-        write_text(args.out / "stats.json", json.dumps(stats, indent=2, ensure_ascii=False) + "\n")
+        write_text(args.out / "stats.json", json.dumps(stats, indent=2, ensure_ascii=False) + "\n",
+                   replace=args.force)
     except DecipherError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -483,28 +483,35 @@ def _make_syllabary(rng: random.Random, syl, lost_words: Sequence[Word], corr: M
 # ---- files and the command line --------------------------------------------------------------------
 
 
-def write_cipher(cipher: InventedCipher, out: Path) -> list[Path]:
-    """lost.csv, known.csv, gold.csv, settings.toml, key.csv and info.json under ``out``."""
-    from engine.io.atomic import write_csv, write_text
+#: What :func:`write_cipher` writes into its folder.
+CIPHER_FILES = ("lost.csv", "known.csv", "gold.csv", "settings.toml", "key.csv", "info.json")
+
+
+def write_cipher(cipher: InventedCipher, out: Path, *, force: bool = False) -> list[Path]:
+    """lost.csv, known.csv, gold.csv, settings.toml, key.csv and info.json under ``out``; an earlier
+    build's file there is refused in one line before any is written, unless ``force``."""
+    from engine.io.atomic import FORCE_HINT, check_new, write_csv, write_text
     from engine.io.tables import write_gold, write_known, write_lost
     from engine.runs.outputs import prepare_output_folder
 
+    check_new([Path(out) / f for f in CIPHER_FILES], force=force, hint=FORCE_HINT)
     out = prepare_output_folder(Path(out))
-    write_lost(out / "lost.csv", cipher.corpus.inscriptions)
-    write_known(out / "known.csv", cipher.vocabulary.stems)
-    write_gold(out / "gold.csv", cipher.gold)
+    kw = {"replace": force}
+    write_lost(out / "lost.csv", cipher.corpus.inscriptions, **kw)
+    write_known(out / "known.csv", cipher.vocabulary.stems, **kw)
+    write_gold(out / "gold.csv", cipher.gold, **kw)
     signs = "syllables" if cipher.script == "syllabary" else "letters"
     write_text(out / "settings.toml", f"# invented cipher {cipher.source} seed {cipher.seed}: what a user of the "
-                                      f"script would know\nsigns = \"{signs}\"\n")
+                                      f"script would know\nsigns = \"{signs}\"\n", **kw)
     rows = []
     for ch in sorted(cipher.values):
         lost, known = cipher.values[ch]
         k_on, k_vo = cipher.sign_values.get(ch, ((), ()))
         rows.append((ch, f"U+{ord(ch[0]):04X}", "|".join(lost), "|".join(known), "|".join(k_on), "|".join(k_vo)))
     write_csv(out / "key.csv", ("sign", "code_point", "lost_sounds", "known_sounds", "known_onsets", "known_vowels"),
-              rows)
-    write_text(out / "info.json", json.dumps(cipher.info, indent=2, ensure_ascii=False) + "\n")
-    return [out / f for f in ("lost.csv", "known.csv", "gold.csv", "settings.toml", "key.csv", "info.json")]
+              rows, **kw)
+    write_text(out / "info.json", json.dumps(cipher.info, indent=2, ensure_ascii=False) + "\n", **kw)
+    return [out / f for f in CIPHER_FILES]
 
 
 def parser() -> argparse.ArgumentParser:
@@ -525,6 +532,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--inscriptions", type=int, default=1500, help="inscriptions (default 1500)")
     p.add_argument("--data", type=Path, default=None, help="the shared data folder (default ../shared/data)")
     p.add_argument("--out", type=Path, required=True, help="the folder to write to")
+    p.add_argument("--force", action="store_true", help="replace the files of an earlier build in --out")
     return p
 
 
@@ -533,7 +541,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         cipher = make_invented_cipher(args.source, seed=args.seed, script=args.script, relation=args.relation,
                                       wr=args.wr, n_stems=args.stems, n_inscriptions=args.inscriptions, data=args.data)
-        write_cipher(cipher, args.out)
+        write_cipher(cipher, args.out, force=args.force)
     except DecipherError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

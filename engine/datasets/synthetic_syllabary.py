@@ -410,32 +410,40 @@ def _toml(settings: dict, what: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_dataset(cipher: SyllabaryCipher, out: Path) -> list[Path]:
-    """The two datasets, the sign values and the rules under ``out``; returns the files written."""
-    from engine.io.atomic import write_csv, write_text
+#: What :func:`write_dataset` writes under its folder.
+DATASET_FILES = tuple(f"{name}/{f}" for name in ("cognates", "running")
+                      for f in ("lost.csv", "known.csv", "gold.csv", "settings.toml")) + ("signs.csv", "rules.json")
+
+
+def write_dataset(cipher: SyllabaryCipher, out: Path, *, force: bool = False) -> list[Path]:
+    """The two datasets, the sign values and the rules under ``out``; returns the files written.
+    An earlier build's file there is refused in one line before any is written, unless ``force``."""
+    from engine.io.atomic import FORCE_HINT, check_new, write_csv, write_text
     from engine.io.tables import write_gold, write_known, write_lost
     from engine.runs.outputs import prepare_output_folder
 
+    check_new([Path(out) / f for f in DATASET_FILES], force=force, hint=FORCE_HINT)
     out = prepare_output_folder(Path(out))
+    kw = {"replace": force}
     written: list[Path] = []
     for name, corpus, gold, segmented in (("cognates", cipher.cognates, cipher.cognate_gold, True),
                                           ("running", cipher.running, cipher.running_gold, False)):
         folder = prepare_output_folder(out / name)
-        write_lost(folder / "lost.csv", corpus.inscriptions)
-        write_known(folder / "known.csv", cipher.vocabulary.stems)
-        write_gold(folder / "gold.csv", gold)
+        write_lost(folder / "lost.csv", corpus.inscriptions, **kw)
+        write_known(folder / "known.csv", cipher.vocabulary.stems, **kw)
+        write_gold(folder / "gold.csv", gold, **kw)
         write_text(folder / "settings.toml", _toml(cipher.settings(segmented=segmented),
-                                                   f"synthetic syllabary seed {cipher.seed}, {name}"))
+                                                   f"synthetic syllabary seed {cipher.seed}, {name}"), **kw)
         written += [folder / f for f in ("lost.csv", "known.csv", "gold.csv", "settings.toml")]
     write_csv(out / "signs.csv", ("sign", "code_point", "onsets", "vowel"),
-              ((s.sign, f"U+{ord(s.sign):04X}", "|".join(s.onsets), s.vowel) for s in cipher.signs))
+              ((s.sign, f"U+{ord(s.sign):04X}", "|".join(s.onsets), s.vowel) for s in cipher.signs), **kw)
     info = {"seed": cipher.seed, "script": SCRIPT, "signs": len(cipher.signs),
             "language": asdict(cipher.language), "rules": asdict(cipher.rules),
             "stems": len(cipher.vocabulary.stems), "lost_words": len(cipher.cognates.inscriptions),
             "stems_spelt_two_ways": sum(1 for s in cipher.spellings.values() if len(s) > 1),
             "inscriptions": len(cipher.running.inscriptions), "running_gold": len(cipher.running_gold),
             "fillers": len(cipher.fillers)}
-    write_text(out / "rules.json", json.dumps(info, indent=2, ensure_ascii=False) + "\n")
+    write_text(out / "rules.json", json.dumps(info, indent=2, ensure_ascii=False) + "\n", **kw)
     return written + [out / "signs.csv", out / "rules.json"]
 
 
@@ -452,6 +460,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--inscriptions", type=int, default=150, help="inscriptions of running text (default 150)")
     p.add_argument("--filler-share", type=float, default=0.2,
                    help="share of running-text words that are not in the vocabulary (default 0.2)")
+    p.add_argument("--force", action="store_true", help="replace the files of an earlier build in --out")
     return p
 
 
@@ -460,7 +469,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         cipher = make_syllabary_cipher(seed=args.seed, n_stems=args.stems, n_inscriptions=args.inscriptions,
                                        filler_share=args.filler_share)
-        write_dataset(cipher, args.out)
+        write_dataset(cipher, args.out, force=args.force)
     except DecipherError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

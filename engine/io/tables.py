@@ -412,11 +412,20 @@ def parse_pin_weight(text: str, *, path=None, line: int | None = None) -> float:
 _PARSERS = {"lost": _LostRows, "known": _KnownRows, "gold": _GoldRows, "prior": _PriorRows}
 
 
-def _read_table(kind: str, path, *, columns, delimiter, encoding, what: str, **options) -> list:
+def _unguarded(rows: Iterator[tuple[int, dict]], unguard: bool) -> Iterator[tuple[int, dict]]:
+    """``rows`` with the formula guard's apostrophe taken off each cell (engine.io.atomic.unguard_row:
+    only one before a formula's first character, which the guard put there), when ``unguard``."""
+    from engine.io.atomic import unguard_row
+
+    return ((line, unguard_row(row)) for line, row in rows) if unguard else rows
+
+
+def _read_table(kind: str, path, *, columns, delimiter, encoding, what: str, unguard: bool = True,
+                **options) -> list:
     parser = _PARSERS[kind](path, **options)
     out = []
-    for line, row in iter_rows(path, parser.required, columns=columns, delimiter=delimiter,
-                               optional=parser.optional, encoding=encoding):
+    for line, row in _unguarded(iter_rows(path, parser.required, columns=columns, delimiter=delimiter,
+                                          optional=parser.optional, encoding=encoding), unguard):
         try:
             value = parser(line, row)
         except InputError:
@@ -442,14 +451,16 @@ def _raise_collected(parser) -> None:
 
 def read_lost(path: str | Path, *, columns: Mapping[str, str] | None = None,
               delimiter: str | None = None, encoding: str | None = None,
-              dotted: str | None = None, notation: str = "signs") -> list[Inscription]:
-    """LOST.csv: ``id,text``; further columns are kept as metadata. ``text`` is read with its
-    Leiden markup (``raw`` keeps the cell as written); ``dotted`` see engine.io.text.DOTTED_MODES
-    (None: a file with a letter written with a dot below is refused, naming them all).
+              dotted: str | None = None, notation: str = "signs", unguard: bool = True) -> list[Inscription]:
+    """LOST.csv: ``id,text``; further columns are kept as metadata. ``unguard`` (as every table
+    reader here): a cell the formula guard of an export prefixed (``'=SUM``) reads as it was
+    written (``=SUM``); False reads a file written with ``--no-guard-formulas`` exactly as it is.
+    ``text`` is read with its Leiden markup (``raw`` keeps the cell as written); ``dotted`` see
+    engine.io.text.DOTTED_MODES (None: a file with a letter written with a dot below is refused, naming them all).
     ``notation``: how the text column writes the signs, "signs" (as they are) or "linear-b" (the
     conventional transliteration a-e-ri-qo-ta, read into the Unicode signs: engine/io/linear_b.py)."""
     return _read_table("lost", path, columns=columns, delimiter=delimiter, encoding=encoding,
-                       what="inscriptions", dotted=dotted, notation=notation)
+                       what="inscriptions", dotted=dotted, notation=notation, unguard=unguard)
 
 
 def read_plain_text(path: str | Path, *, id_prefix: str | None = None,
@@ -477,14 +488,14 @@ def read_plain_text(path: str | Path, *, id_prefix: str | None = None,
 
 def read_known(path: str | Path, *, columns: Mapping[str, str] | None = None,
                delimiter: str | None = None, source: str | None = None,
-               encoding: str | None = None, system: str | None = None) -> list[Stem]:
+               encoding: str | None = None, system: str | None = None, unguard: bool = True) -> list[Stem]:
     """KNOWN.csv: ``form,ipa`` plus optional ``gloss`` and ``source``; every IPA string is
     checked, and every unknown symbol of the file is reported (up to UNKNOWN_SYMBOLS_SHOWN).
     ``system``: the ``ipa`` column is written in this transcription system (e.g. the
     transliteration ``semitic-translit``) and is transcribed into IPA first (a cell it cannot
     transcribe is a TranscriptionError naming file, line and characters)."""
     return _read_table("known", path, columns=columns, delimiter=delimiter, encoding=encoding,
-                       what="stems", source=source, system=system)
+                       what="stems", source=source, system=system, unguard=unguard)
 
 
 class GoldRows(list):
@@ -497,12 +508,12 @@ class GoldRows(list):
 
 def read_gold(path: str | Path, *, columns: Mapping[str, str] | None = None,
               delimiter: str | None = None, inscriptions: Iterable[Inscription] | None = None,
-              encoding: str | None = None) -> GoldRows:
+              encoding: str | None = None, unguard: bool = True) -> GoldRows:
     """GOLD.csv: ``inscription_id,start,word_end,known`` (known forms separated by ``|``)."""
     parser = _GoldRows(path, inscriptions=inscriptions)
     out = GoldRows()
-    for line, row in iter_rows(path, parser.required, columns=columns, delimiter=delimiter,
-                               encoding=encoding):
+    for line, row in _unguarded(iter_rows(path, parser.required, columns=columns, delimiter=delimiter,
+                                          encoding=encoding), unguard):
         out.append(parser(line, row))
         out.lines.append(line)
     _nonempty(out, "gold rows", path)
@@ -510,10 +521,11 @@ def read_gold(path: str | Path, *, columns: Mapping[str, str] | None = None,
 
 
 def read_prior(path: str | Path, *, columns: Mapping[str, str] | None = None,
-               delimiter: str | None = None, encoding: str | None = None) -> list[PinnedValue]:
+               delimiter: str | None = None, encoding: str | None = None,
+               unguard: bool = True) -> list[PinnedValue]:
     """PRIOR.csv: ``lost,known_ipa[,weight][,locked][,note]``: pinned sound values."""
     return _read_table("prior", path, columns=columns, delimiter=delimiter, encoding=encoding,
-                       what="pinned values")
+                       what="pinned values", unguard=unguard)
 
 
 # one atomic CSV writer for the whole engine (a failed write leaves nothing, and names the file)

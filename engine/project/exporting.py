@@ -90,6 +90,19 @@ def match_report_rows(project: Project, run_id: int) -> Iterator[list]:
                           decision, settings, pins]
 
 
+def unfinished_note(project: Project, run_id: int) -> str | None:
+    """What an export of run ``run_id`` must say when the run has not finished (the CLI prints it as a
+    ``note:``, the app in its status bar), with the step it holds; None for a finished run. A run in
+    progress exported 40 rows of the 90 it ended with, and said nothing (issue 52)."""
+    run = project.run(run_id)
+    if run.status in ("completed", "imported"):
+        return None
+    steps = dict(run.config or {}).get("steps")
+    at = f"step {run.last_step if run.last_step is not None else 0}" + (f" of {steps}" if steps else "")
+    state = "is still running" if run.status == "running" else f"did not finish ({run.status})"
+    return f"run {run_id} {state}, at {at}: this export holds its results as of that step, not a finished run's"
+
+
 def export_matches(project: Project, path: str | Path, *, run_id: int | None = None,
                    delimiter: str | None = None, bom: bool = False,
                    guard_formulas: bool = False) -> int:

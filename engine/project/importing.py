@@ -65,14 +65,16 @@ def _split_raw(inscriptions: list[Inscription]) -> list[Inscription]:
 
 def import_lost(project: Project, path: str | Path, *, name: str | None = None,
                 columns: Columns = None, delimiter: str | None = None,
-                encoding: str | None = None, dotted: str | None = None, notation: str = "signs") -> int:
+                encoding: str | None = None, dotted: str | None = None, notation: str = "signs",
+                unguard: bool = True) -> int:
     """LOST.csv/.tsv → a new corpus (named ``name``, default the file's stem); returns its id.
     The texts' Leiden markup is read (:func:`markup_totals` counts it; ``raw`` keeps it); ``dotted``:
     what a dot below is, "letter" or "uncertain" (None: a file with one is refused, naming the letters).
     ``notation="linear-b"``: the text column is the Linear B transliteration (tables.read_lost)."""
     path = Path(path)
     inscriptions = _split_raw(tables.read_lost(path, columns=columns, delimiter=delimiter,
-                                               encoding=encoding, dotted=dotted, notation=notation))
+                                               encoding=encoding, dotted=dotted, notation=notation,
+                                               unguard=unguard))
     return project.add_corpus(_name(name, path), inscriptions, source=str(path), format="lost")
 
 
@@ -89,12 +91,13 @@ def import_text(project: Project, path: str | Path, *, name: str | None = None,
 
 def import_known(project: Project, path: str | Path, *, name: str | None = None,
                  columns: Columns = None, delimiter: str | None = None,
-                 encoding: str | None = None, system: str | None = None) -> int:
+                 encoding: str | None = None, system: str | None = None, unguard: bool = True) -> int:
     """KNOWN.csv/.tsv → a new known language (every IPA string checked, every unknown symbol
     listed, an IPA string with no sound refused); returns its id. ``system``: the ipa column is
     in that transcription system, transcribed to IPA (tables.read_known)."""
     path = Path(path)
-    stems = tables.read_known(path, columns=columns, delimiter=delimiter, encoding=encoding, system=system)
+    stems = tables.read_known(path, columns=columns, delimiter=delimiter, encoding=encoding, system=system,
+                              unguard=unguard)
     return project.add_language(_name(name, path), stems, source=str(path),
                                 format=f"known:{system}" if system else "known")
 
@@ -133,7 +136,7 @@ def gold_warnings(project: Project, gold: Sequence[GoldAnnotation], *, path: str
 
 def import_gold(project: Project, path: str | Path, *, corpus: int | str | None = None,
                 columns: Columns = None, delimiter: str | None = None,
-                encoding: str | None = None) -> GoldImport:
+                encoding: str | None = None, unguard: bool = True) -> GoldImport:
     """GOLD.csv/.tsv → the gold annotations of a corpus (replacing any it had); returns how many
     (a :class:`GoldImport`, whose ``warnings`` name gold forms no known stem has).
 
@@ -142,7 +145,7 @@ def import_gold(project: Project, path: str | Path, *, corpus: int | str | None 
     path = Path(path)
     corpus_id = resolve_corpus(project, corpus)
     gold = tables.read_gold(path, columns=columns, delimiter=delimiter, encoding=encoding,
-                            inscriptions=project.inscriptions(corpus_id))
+                            inscriptions=project.inscriptions(corpus_id), unguard=unguard)
     warnings, missing = gold_warnings(project, gold, path=path, lines=gold.lines)
     project.set_gold(corpus_id, gold)
     return GoldImport(len(gold), warnings, missing)
@@ -150,11 +153,11 @@ def import_gold(project: Project, path: str | Path, *, corpus: int | str | None 
 
 def import_prior(project: Project, path: str | Path, *, columns: Columns = None,
                  delimiter: str | None = None, replace: bool = False,
-                 encoding: str | None = None) -> int:
+                 encoding: str | None = None, unguard: bool = True) -> int:
     """PRIOR.csv/.tsv → pinned values: added to (or updating) the project's pins, or, with
     ``replace=True``, becoming exactly the project's pins. Returns how many were read."""
     path = Path(path)
-    pins = tables.read_prior(path, columns=columns, delimiter=delimiter, encoding=encoding)
+    pins = tables.read_prior(path, columns=columns, delimiter=delimiter, encoding=encoding, unguard=unguard)
     if replace:
         project.replace_pins(pins)
     else:

@@ -463,3 +463,26 @@ def test_the_paper_comparisons_curve_readings(tmp_path, capsys):
     # coverage 0.8 - c: 0.1 at 0.7; points 0.4 .. 0.8 (0.4, 0.375, …, 0) summed times 0.025
     assert row == f"pg,0,,0.1,{round(sum(0.8 - c / 40 for c in range(16, 33)) * 0.025, 4)}"
     assert paper_main(["curves", str(tmp_path / "none")]) == 2
+
+
+def test_the_users_files_in_out_are_refused_unless_force_and_a_comparison_is_continued(first, files, tmp_path,
+                                                                                       capsys, monkeypatch):
+    """Issue 52: files of the comparison's names in an --out that holds no comparison are the user's:
+    refused in one line before anything runs (--force replaces them); an earlier comparison's folder
+    (its results.csv) is continued as docs/closeness.md says, and a link is refused even then."""
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "answer.txt").write_text("my notes\n", encoding="utf-8")
+    pool = CountingPool()
+    assert run_cli(args(files, out, known=("source", "unrelated")), pool, monkeypatch) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "answer.txt: already there" in err[0] and "--force" in err[0]
+    assert pool.ran == [] and sorted(p.name for p in out.iterdir()) == ["answer.txt"]
+    assert run_cli(args(files, out, known=("source", "unrelated")) + ["--force"], pool, monkeypatch) == 0
+    assert (out / "answer.txt").read_text(encoding="utf-8") != "my notes\n" and pool.ran
+    capsys.readouterr()
+    again = own_copy(first, tmp_path)          # an earlier comparison: continued without --force
+    (again / "summary.csv").unlink()
+    (again / "summary.csv").symlink_to(tmp_path / "victim.csv")
+    assert run_cli(args(files, again), CountingPool(), monkeypatch) == 2
+    assert "symbolic link" in capsys.readouterr().err and not (tmp_path / "victim.csv").exists()

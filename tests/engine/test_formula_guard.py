@@ -100,3 +100,65 @@ def test_code_columns_round_trip_through_export_and_import(tmp_path, capsys):
     with Project.open(tmp_path / "p.decipher", read_only=True) as p:
         back = [m for m in p.matches(run) if m.inscription_id == "B.1.1" and m.end == 4]
     assert back[0].span == "@rpl" and back[0].alternatives[0].form == "'@x" and back[0].alternatives[0].gloss == "=g"
+
+
+def _project_tables(path: Path):
+    from engine.project import Project
+
+    with Project.open(path, read_only=True) as p:
+        cid, lid = p.corpora()[0].id, p.languages()[0].id
+        return ([(i.id, i.text, i.raw) for i in p.inscriptions(cid)],
+                [(s.form, s.ipa, s.gloss) for s in p.stems(lid)],
+                [(g.inscription_id, g.start, g.word_end, g.known) for g in p.gold(cid)],
+                [(q.lost, q.known_ipa, q.weight, q.locked, q.note) for q in p.pins()])
+
+
+def test_guarded_exports_of_every_table_import_back_unchanged(tmp_path, capsys):
+    """Issue 52: LOST/KNOWN/GOLD/PRIOR exported with the guard (the default) read back as they were
+    (``project import`` takes the guard off by default, as for --matches); --no-unguard keeps it."""
+    from engine.cli.project import main
+
+    src = tmp_path / "src"
+    src.mkdir()
+    write_csv(src / "lost.csv", ("id", "text"), [("=SUM", "-ke ti ba"), ("@rpl", "ba ka")])
+    write_csv(src / "known.csv", ("form", "ipa", "gloss"), [("=SUM", "bakar", "@rpl"), ("-ke", "ke", "=1")])
+    write_csv(src / "gold.csv", ("inscription_id", "start", "word_end", "known"), [("=SUM", 0, 2, "-ke")])
+    write_csv(src / "prior.csv", ("lost", "known_ipa", "weight", "locked", "note"),
+              [("b", "b", 1, 1, "=SUM"), ("k", "k", 0.5, 0, "@rpl")])
+    kinds = ("lost", "known", "gold", "prior")
+    a, b, c = (tmp_path / f"{n}.decipher" for n in "abc")
+    for project, folder, extra in ((a, src, []), (b, tmp_path / "out", []), (c, tmp_path / "out", ["--no-unguard"])):
+        assert main(["new", str(project)]) == 0
+        if project == b:
+            (tmp_path / "out").mkdir()
+            for kind in kinds:
+                assert main(["export", str(a), f"--{kind}", str(tmp_path / "out" / f"{kind}.csv")]) == 0
+                assert live_cells(tmp_path / "out" / f"{kind}.csv") == []
+            assert "'=SUM" in (tmp_path / "out" / "known.csv").read_text(encoding="utf-8")
+        for kind in kinds:
+            assert main(["import", str(project), f"--{kind}", str(folder / f"{kind}.csv"), *extra]) == 0, kind
+    capsys.readouterr()
+    original = _project_tables(a)
+    assert original[1][0] == ("=SUM", "bakar", "@rpl") and original[3][0][4] == "=SUM"
+    assert _project_tables(b) == original
+    kept = _project_tables(c)
+    assert kept[1][0] == ("'=SUM", "bakar", "'@rpl") and kept[0][0][:2] == ("'=SUM", "'-ke ti ba")
+
+
+def test_import_cog_outputs_are_guarded_and_read_back_unchanged(tmp_path):
+    """Issue 52: import-cog's lost/known/gold CSVs go through the one guard, and ``decipher run``'s
+    readers and ``project import`` get a form beginning with '=' or '@' back unchanged."""
+    from engine.cli.main import main
+    from engine.io.tables import read_gold, read_known, read_lost
+
+    cog = tmp_path / "x.cog"
+    cog.write_text("uga\theb\n=lk\tmlk\n@bt\tbyt\nksp\t_\n", encoding="utf-8")
+    assert main(["import-cog", str(cog), "--out", str(tmp_path / "o")]) == 0
+    for name in ("lost.csv", "known.csv", "gold.csv"):
+        assert live_cells(tmp_path / "o" / name) == [], name
+    assert "'=lk" in (tmp_path / "o" / "lost.csv").read_text(encoding="utf-8")
+    lost = read_lost(tmp_path / "o" / "lost.csv")
+    assert {i.text for i in lost} >= {"=lk", "@bt"}
+    gold = read_gold(tmp_path / "o" / "gold.csv", inscriptions=lost)
+    assert {g.inscription_id for g in gold} == {i.id for i in lost if i.text in ("=lk", "@bt")}
+    assert {s.form for s in read_known(tmp_path / "o" / "known.csv")} >= {"mlk", "byt"}

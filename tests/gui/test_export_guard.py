@@ -41,3 +41,27 @@ def test_the_apps_exports_never_write_through_a_link(window, tmp_path):
     assert window.acts.write_cldf(folder) is None and "already there" in window.last_error[1]
     assert "--force" not in window.last_error[1]     # the app's words, not a CLI flag
     assert (folder / "forms.csv").read_text() == "mine\n" and victim.read_text(encoding="utf-8") == "precious\n"
+
+
+def test_an_apps_export_of_an_unfinished_run_says_so_with_its_step(window, tmp_path):
+    """Issue 52, 11: the app's exports of a run in progress say what the CLI says (the engine's words:
+    engine.project.exporting.unfinished_note); a finished run's export says nothing of it."""
+    from engine.config import Config
+    from tests.engine.test_project_helpers import filled_project, sample_matches
+
+    project, ids = filled_project(tmp_path / "p.decipher")
+    live = project.start_run(Config(steps=90), ids["corpus"], ids["language"])   # this process: alive
+    project.record_matches(live, sample_matches())
+    project.heartbeat(live, 40)
+    project.close()
+    assert window.open_project(tmp_path / "p.decipher")
+    said = f"Run {live} is still running, at step 40 of 90: this export holds its results as of that step"
+    for name, write in (("m.csv", window.acts.write_matches), ("s.csv", window.acts.write_sign_values),
+                        ("e.tsv", window.acts.write_edictor)):
+        window.model.show_run(live, False)
+        assert write(tmp_path / name) is not None, window.last_error
+        assert window.statusBar().currentMessage().startswith(said), name   # first: never cut off
+    window.model.show_run(ids["run"], False)
+    assert window.acts.write_matches(tmp_path / "done.csv") is not None
+    message = window.statusBar().currentMessage()
+    assert message.startswith("Wrote ") and "still running" not in message and "did not finish" not in message
