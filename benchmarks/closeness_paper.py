@@ -293,16 +293,21 @@ def record_sizes(sizes: Path, dest: Path | None = None) -> None:
     rows replaced)."""
     from engine.io.atomic import write_csv
 
+    from benchmarks.commit import short_commit
+
     dest = dest or SIZES
     with open(sizes, encoding="utf-8", newline="") as f:
         new = list(csv.DictReader(f))
     keys = {(r["protocol"], r["lost"]) for r in new}
+    command = " ".join(["python -m benchmarks.closeness_paper", *sys.argv[1:]])
+    for r in new:       # each row says which commit and command wrote it
+        r.update(commit=short_commit(), command=command)
     old = []
     if dest.is_file():
         with open(dest, encoding="utf-8", newline="") as f:
             old = [r for r in csv.DictReader(f) if (r["protocol"], r["lost"]) not in keys]
     rows = sorted(old + new, key=lambda r: (r["lost"], r["protocol"]))
-    write_csv(dest, list(new[0]), ([r[k] for k in new[0]] for r in rows))
+    write_csv(dest, list(new[0]), ([r.get(k, "unknown") for k in new[0]] for r in rows))
     print(f"{len(new)} list sizes -> {dest.relative_to(ROOT) if dest.is_relative_to(ROOT) else dest}", file=sys.stderr)
 
 

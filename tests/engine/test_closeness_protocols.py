@@ -158,11 +158,18 @@ def test_the_paper_protocol_on_ugaritic_builds_lists_of_one_size_hebrew_all_cogn
     record_sizes(folder / "sizes.csv", dest)
     with open(dest, encoding="utf-8", newline="") as f:
         merged = list(csv.DictReader(f))
-    assert [r for r in merged if r["protocol"] == "paper"] == built     # its own rows replaced, not added to
+    def sizes_of(rows):
+        return [{k: r[k] for k in built[0]} for r in rows]
+
+    assert sizes_of(r for r in merged if r["protocol"] == "paper") == built     # its own rows replaced, not added to
     assert [r["kept"] for r in merged if r["protocol"] == "fair"] == ["600"]
+    # every row says which commit and command wrote it (the older rows': unknown)
+    assert all(r["commit"] and r["command"].startswith("python -m benchmarks.closeness_paper") for r in merged
+               if r["protocol"] == "paper")
+    assert [r["commit"] for r in merged if r["protocol"] == "fair"] == ["unknown"]
     with open(SIZES, encoding="utf-8", newline="") as f:
         committed = [r for r in csv.DictReader(f) if (r["protocol"], r["lost"]) == ("paper", "ugaritic")]
-    assert committed == built
+    assert sizes_of(committed) == built and all(r["commit"] for r in committed)
 
 
 def test_a_comparisons_cost_counts_the_time_some_run_trained_and_the_segments():
