@@ -90,18 +90,23 @@ def build_control(entry: dict, ciphers: dict[str, dict]) -> Path:
     return folder
 
 
+def load_folder(data: Path):
+    """(corpus, vocabulary) of a cipher's or control's folder."""
+    from engine.corpus import Corpus, Vocabulary
+    from engine.io.tables import read_known, read_lost
+
+    return (Corpus("lost", tuple(read_lost(data / "lost.csv"))),
+            Vocabulary("known", tuple(read_known(data / "known.csv"))))
+
+
 def readings_right(run_dir: Path, data: Path, script: str) -> tuple[int, int]:
     """(letters or signs whose top reading is among their known values, letters or signs with a
     known value), read from the run's checkpoint."""
     import csv
 
-    from engine.io.tables import read_known, read_lost
-    from engine.corpus import Corpus, Vocabulary
     from engine.training.trainer import Trainer
 
-    corpus = Corpus("lost", tuple(read_lost(data / "lost.csv")))
-    vocab = Vocabulary("known", tuple(read_known(data / "known.csv")))
-    trainer = Trainer.from_checkpoint(run_dir / "checkpoint.pt", corpus, vocab)
+    trainer = Trainer.from_checkpoint(run_dir / "checkpoint.pt", *load_folder(data))
     snap = trainer.mapping()
     with open(data / "key.csv", encoding="utf-8", newline="") as f:
         key = {r["sign"]: r for r in csv.DictReader(f)}
@@ -184,8 +189,6 @@ def probably_wrong(diag: dict) -> bool:
 def rediagnose(rows_file: Path, out: Path) -> int:
     """Each finished run of ``rows_file`` diagnosed again with this checkout's diagnosis (its model read
     from the run's checkpoint and evaluated once more): one row per run to ``out``."""
-    from engine.corpus import Corpus, Vocabulary
-    from engine.io.tables import read_known, read_lost
     from engine.training.diagnosis import diagnose
     from engine.training.trainer import Trainer
     from benchmarks.commit import short_commit
@@ -198,9 +201,7 @@ def rediagnose(rows_file: Path, out: Path) -> int:
                 continue
             data = BUILD / r["id"]
             run = RUNS / r["label"] / f"{r['id']}-s{r['seed']}"
-            corpus = Corpus("lost", tuple(read_lost(data / "lost.csv")))
-            vocab = Vocabulary("known", tuple(read_known(data / "known.csv")))
-            trainer = Trainer.from_checkpoint(run / "checkpoint.pt", corpus, vocab)
+            trainer = Trainer.from_checkpoint(run / "checkpoint.pt", *load_folder(data))
             trainer.evaluate()
             d = diagnose(trainer)
             row = {k: r[k] for k in ("id", "kind", "split", "script", "label", "seed", "p_at_10", "values_share",
@@ -246,8 +247,7 @@ def oracle(entry: dict, label: str, extra: Sequence[str], pinned_steps: int, ste
     pinned to its known value, then the pins released (weight 0) and trained on to ``steps``; the
     released reading's P@K and its objective over the corpus, beside the objective of the same
     settings' unpinned run (``label``'s folder) at the same step's schedule."""
-    from engine.corpus import Corpus, Vocabulary
-    from engine.io.tables import read_gold, read_known, read_lost
+    from engine.io.tables import read_gold
     from engine.training.final_objective import corpus_objective
     from engine.training.trainer import Trainer
     from benchmarks.commit import short_commit
@@ -267,8 +267,7 @@ def oracle(entry: dict, label: str, extra: Sequence[str], pinned_steps: int, ste
            str(folder / "known.csv"), "--gold", str(folder / "gold.csv"), "--config", str(folder / "settings.toml"),
            "--prior", str(prior), "--steps", str(pinned_steps), "--out", str(pinned), "--quiet", *extra]
     subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, env={**os.environ, **PINNED_ENV})
-    corpus = Corpus("lost", tuple(read_lost(folder / "lost.csv")))
-    vocab = Vocabulary("known", tuple(read_known(folder / "known.csv")))
+    corpus, vocab = load_folder(folder)
     gold = read_gold(folder / "gold.csv")
     t = Trainer.from_checkpoint(pinned / "checkpoint.pt", corpus, vocab, gold=gold,
                                 config_overrides={"steps": steps, "pin_weight": 0.0})

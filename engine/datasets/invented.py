@@ -205,7 +205,7 @@ def syllabify(word: Word):
         else:
             onset = run[-1:]
         rest = run[:len(run) - len(onset)]
-        if k and rest and syllables[-1].coda is None:
+        if k and rest:            # the consonant after the onset's: the previous syllable's coda
             prev, (po, pv, _) = syllables[-1], origins[-1]
             syllables[-1] = Syllable(prev.onset, prev.vowel, prev.long, rest[0][0])
             origins[-1] = (po, pv, rest[0][1])
@@ -448,7 +448,7 @@ def _make_syllabary(rng: random.Random, syl, lost_words: Sequence[Word], corr: M
     rules = draw_rules(rng, KnownLanguage(tuple(consonants), VOWELS, (), 0.0))
     signs, table = make_signs(rng, rules)
     write_syllables = _writer(rules, table)
-    by_sounds = {tuple(w): s for w, (s, _) in zip(map(lambda w: tuple(u for u, _ in w), lost_words), syl)}
+    by_sounds = {tuple(u for u, _ in w): s for w, (s, _) in zip(lost_words, syl)}
 
     def write(word: Word) -> str:
         units = tuple(u for u, _ in word)
