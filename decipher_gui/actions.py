@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from engine.errors import DecipherError
 from engine.io.text import DottedLettersUnchosen
-from engine.project.store import Project
+from engine.project import Project, export_syllable_grid
 
 from . import settings
 from .errors import describe
@@ -277,8 +277,6 @@ class WindowActions(QObject):
                 grid_panel.save_png(path)
                 return len(grid_panel.grid.onsets)
             return self._write(f"grid rows as a picture to {path}", write)
-        from engine.io.signvalues import export_syllable_grid
-
         grid = grid_panel.refresh()
         if grid is None:
             return None

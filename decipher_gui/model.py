@@ -17,9 +17,8 @@ from engine.config import Config
 from engine.corpus import PinnedValue, Stem
 from engine.errors import DecipherError
 from engine.io import display as display_tables
-from engine.project import exporting
-from engine.project.recording import PinChange, pin_history
-from engine.project.store import CorpusInfo, LanguageInfo, Project, RunRecord
+from engine import project as projects
+from engine.project import CorpusInfo, LanguageInfo, PinChange, Project, RunRecord, pin_history
 from engine.results import MappingSnapshot, Match
 
 from decipher_gui import queries
@@ -381,36 +380,32 @@ class WindowModel:
     def export_matches(self, path, **options):
         options.setdefault("guard_formulas", True)  # every export of the app is formula-guarded
         options.setdefault("bom", self.export_bom)
-        return exporting.export_matches(self.project, path, run_id=self.state.shown_run, **options)
+        return projects.export_matches(self.project, path, run_id=self.state.shown_run, **options)
 
     def unfinished_note(self, run_id: int | None = None) -> str | None:
         """What an export of run ``run_id`` (default: the shown run, else the report's default run) must
-        say when that run has not finished (engine.project.exporting.unfinished_note, the CLI's words)."""
+        say when that run has not finished (engine.project's unfinished_note, the CLI's words)."""
         if self.project is None:
             return None
         if run_id is None:
             run_id = self.state.shown_run
         if run_id is None:
             try:
-                run_id = exporting.default_run(self.project).id
+                run_id = projects.default_run(self.project).id
             except DecipherError:
                 return None
-        return exporting.unfinished_note(self.project, run_id)
+        return projects.unfinished_note(self.project, run_id)
 
     def export_prior(self, path):
-        return exporting.export_prior(self.project, path, guard_formulas=True, bom=self.export_bom,
+        return projects.export_prior(self.project, path, guard_formulas=True, bom=self.export_bom,
                                       display=self.display)
 
     def export_sign_values(self, path, mapping: MappingSnapshot | None):
-        from engine.io.signvalues import export_sign_values
-
-        return export_sign_values(self.project, path, run_id=self.state.shown_run, mapping=mapping,
+        return projects.export_sign_values(self.project, path, run_id=self.state.shown_run, mapping=mapping,
                                   guard_formulas=True, bom=self.export_bom)
 
     def language_codes(self) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
         """The chosen corpus's and known language's names and stored codes, by kind."""
-        from engine.io.fieldexport import language_codes
-
         p, s = self.project, self.state
         names: dict[str, str] = {}
         codes: dict[str, dict[str, str]] = {}
@@ -418,34 +413,28 @@ class WindowModel:
             return names, codes
         if s.corpus_id is not None:
             names["corpus"] = p.corpus(s.corpus_id).name
-            codes["corpus"] = language_codes(p, "corpus", s.corpus_id)
+            codes["corpus"] = projects.language_codes(p, "corpus", s.corpus_id)
         if s.language_id is not None:
             names["language"] = p.vocabulary(s.language_id).language
-            codes["language"] = language_codes(p, "language", s.language_id)
+            codes["language"] = projects.language_codes(p, "language", s.language_id)
         return names, codes
 
     def set_language_codes(self, values: dict[str, dict[str, str]]) -> None:
         """Store the codes typed for the chosen corpus / known language (checked first: a bad code is a
         DecipherError naming it, and nothing is stored)."""
-        from engine.io.fieldexport import check_codes, set_language_codes
-
         s = self.state
         for codes in values.values():
-            check_codes(**{k: v or None for k, v in codes.items()})
+            projects.check_codes(**{k: v or None for k, v in codes.items()})
         ids = {"corpus": s.corpus_id, "language": s.language_id}
         for kind, codes in values.items():
             if ids.get(kind) is not None:
-                set_language_codes(self.project, kind, ids[kind], **codes)
+                projects.set_language_codes(self.project, kind, ids[kind], **codes)
 
     def export_cldf(self, folder):
-        from engine.io.fieldexport import export_cldf
-
-        return export_cldf(self.project, folder, run_id=self.state.shown_run, guard_formulas=True)
+        return projects.export_cldf(self.project, folder, run_id=self.state.shown_run, guard_formulas=True)
 
     def export_edictor(self, path):
-        from engine.io.fieldexport import export_edictor
-
-        return export_edictor(self.project, path, run_id=self.state.shown_run, guard_formulas=True)
+        return projects.export_edictor(self.project, path, run_id=self.state.shown_run, guard_formulas=True)
 
 
 __all__ = ["LiveRun", "ShownRun", "SpanMark", "WindowModel", "open_project_file"]

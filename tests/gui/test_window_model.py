@@ -13,7 +13,7 @@ import pytest
 from engine.config import Config
 from engine.corpus import PinnedValue
 from engine.errors import DecipherError
-from engine.project.recording import record_mapping, record_pins
+from engine.project import record_mapping, record_pins
 from engine.results import Alternative, MappingSnapshot, Match
 
 from decipher_gui.commands import DecideSpan
