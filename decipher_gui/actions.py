@@ -14,15 +14,17 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from engine.errors import DecipherError
 from engine.io.text import DottedLettersUnchosen
-from engine.project.store import Project
 
 from . import settings
+from .model import create_project_file
+from .view import APP_TITLE
 from .errors import describe
 from decipher_gui.commands import ImportCommand
+from decipher_gui.dialogs import dotted_letters_box
 from decipher_gui.importers import BY_KEY, KINDS, importer_for
 
 if TYPE_CHECKING:
-    from .mainwindow import MainWindow
+    from .view import WindowView
 
 SK = QKeySequence.StandardKey
 
@@ -40,7 +42,7 @@ def redo_keys() -> list[QKeySequence]:
 class WindowActions(QObject):
     """Builds the actions and menus of ``window`` and keeps the undo/redo pair current."""
 
-    def __init__(self, window: "MainWindow"):
+    def __init__(self, window: "WindowView"):
         super().__init__(window)
         self.w = w = window
         self.new = self._action("&New project…", self.new_project_dialog, SK.New)
@@ -130,7 +132,7 @@ class WindowActions(QObject):
                                        tip="A UTF-8 BOM at the start of each CSV, so a spreadsheet reads IPA "
                                            "and transliteration correctly")
         self.export_bom.setCheckable(True)
-        self.export_bom.setChecked(self.w.model.export_bom)
+        self.export_bom.setChecked(self.w.model.exports.export_bom)
         export.addAction(self.export_bom)
         export.addAction(self.codes)
         file.addSeparator()
@@ -195,7 +197,7 @@ class WindowActions(QObject):
         if not w.open_project(path):
             return False
         if preset:
-            w.apply_preset(preset, save=True)
+            w.run_form.apply_preset(preset, save=True)
             w.doc.undo_stack.clear()  # creating is not an edit to undo
         return True
 
@@ -240,14 +242,14 @@ class WindowActions(QObject):
 
     def _export_table(self, title: str, default_name: str, write) -> None:
         """Ask for a CSV/TSV file to write one of the open project's tables to."""
-        if self.w.project is None:
+        if self.w.model.project is None:
             return
         path = self.save_path(title, default_name, "CSV (*.csv);;TSV (*.tsv)")
         if path:
             write(path)
 
     def toggle_export_bom(self, on: bool) -> None:
-        self.w.model.export_bom = bool(on)
+        self.w.model.exports.export_bom = bool(on)
 
     def export_matches_dialog(self) -> None:
         self._export_table("Export match report", f"matches-run{self.w.state.shown_run or ''}.csv",
@@ -262,7 +264,7 @@ class WindowActions(QObject):
 
     def export_syllable_grid_dialog(self, kind: str) -> None:
         """The learned syllable grid as CSV/TSV (``kind`` "csv") or PNG ("png")."""
-        if self.w.project is None or self.w.signs.grid.refresh() is None:
+        if self.w.model.project is None or self.w.signs.grid.refresh() is None:
             return
         name = f"syllable-grid-run{self.w.state.shown_run or ''}"
         path = (self.save_path("Export the syllable grid", name + ".png", "PNG (*.png)") if kind == "png" else
@@ -277,16 +279,14 @@ class WindowActions(QObject):
                 grid_panel.save_png(path)
                 return len(grid_panel.grid.onsets)
             return self._write(f"grid rows as a picture to {path}", write)
-        from engine.io.signvalues import export_syllable_grid
-
         grid = grid_panel.refresh()
         if grid is None:
             return None
         return self._write(f"grid rows to {path}",
-                           lambda: export_syllable_grid(grid, path, bom=self.w.model.export_bom))
+                           lambda: self.w.model.exports.export_syllable_grid(grid, path))
 
     def export_cldf_dialog(self) -> None:
-        if self.w.project is None:
+        if self.w.model.project is None:
             return
         folder = QFileDialog.getExistingDirectory(self.w, "Folder for the CLDF Wordlist",
                                                   settings.get("last_dir") or str(Path.home()))
@@ -295,7 +295,7 @@ class WindowActions(QObject):
             self.write_cldf(folder)
 
     def export_edictor_dialog(self) -> None:
-        if self.w.project is None:
+        if self.w.model.project is None:
             return
         path = self.save_path("Export accepted matches for EDICTOR",
                               f"accepted-run{self.w.state.shown_run or ''}.tsv", "TSV (*.tsv)")
@@ -307,7 +307,7 @@ class WindowActions(QObject):
     def import_dialog(self, kind: str) -> None:
         from decipher_gui.dialogs import ImportDialog
 
-        if self.w.project is None:
+        if self.w.model.project is None:
             return
         dialog = ImportDialog(BY_KEY[kind], [(c.id, c.name) for c in self.w.model.corpora()],
                               settings.get("last_dir"), self.w)
@@ -324,7 +324,9 @@ class WindowActions(QObject):
         try:
             self.w.doc.execute(command)
         except DottedLettersUnchosen as exc:  # what a dot below is is the user's to say: asked, never guessed
-            self.dotted_box(kind, path, exc, options)
+            # the import runs again with the answer (Cancel imports nothing)
+            dotted_letters_box(self.w, path, exc,
+                               lambda choice: self.import_file(kind, path, **{**options, "dotted": choice}))
             return False
         except Exception as exc:  # noqa: BLE001 - any failure of an importer is shown, never raised
             title, message = describe(exc)
@@ -334,46 +336,15 @@ class WindowActions(QObject):
         # what the import added is what the user wants to see: the new corpus or language is chosen
         corpora, languages, _runs = command.added
         if corpora:
-            self.w._choose_corpus(max(corpora))
+            self.w.data.choose_corpus(max(corpora))
         if languages:
-            self.w._choose_language(max(languages))
+            self.w.data.choose_language(max(languages))
         return True
-
-    def dotted_box(self, kind: str, path: str | Path, exc: DottedLettersUnchosen, options: dict) -> QMessageBox:
-        """The question (window-modal, not blocking) a lost text with letters written with a dot
-        below asks: letters of their own, or Leiden's uncertain readings; the import then runs
-        again with the answer (Cancel imports nothing)."""
-        from engine.io.text import undotted
-
-        letters = " ".join(exc.letters)
-        plain = " ".join(undotted(c) for c in exc.letters)
-        where = f"{Path(path).name}, line {exc.line}" if exc.line is not None else Path(path).name
-        box = QMessageBox(self.w)
-        box.setObjectName("dottedLettersBox")
-        box.setIcon(QMessageBox.Icon.Question)
-        box.setWindowTitle("Letters with a dot below")
-        box.setText(f"<b>{html.escape(letters)}: what is the dot below?</b>")
-        box.setInformativeText(
-            f"{where} writes {letters} with a dot below. In some transliterations the dot makes a letter of its "
-            f"own (ṣ ṭ ḥ of Ugaritic or Hebrew); in an edition following the Leiden conventions it marks a letter "
-            f"read with doubt. Nothing is imported until you say which.")
-        keep = box.addButton(f"Letters of their own ({letters})", QMessageBox.ButtonRole.AcceptRole)
-        uncertain = box.addButton(f"Uncertain readings ({plain})", QMessageBox.ButtonRole.AcceptRole)
-        box.addButton(QMessageBox.StandardButton.Cancel)
-
-        def clicked(button) -> None:
-            choice = {id(keep): "letter", id(uncertain): "uncertain"}.get(id(button))
-            if choice is not None:
-                self.import_file(kind, path, **{**options, "dotted": choice})
-
-        box.buttonClicked.connect(clicked)
-        box.open()
-        return box
 
     def _write(self, what: str, write, *, of_run: bool = False) -> int | None:
         """Call ``write`` (one of the model's exports) and say in the status bar what it wrote;
         ``of_run``: it exports a run's results, and a run that has not finished is said so."""
-        if self.w.project is None:
+        if self.w.model.project is None:
             return None
         try:
             n = write()
@@ -384,7 +355,7 @@ class WindowActions(QObject):
         if getattr(n, "guarded", 0):
             notes.append(f"{n.guarded} cells a spreadsheet would run as formulas start with an added '")
         message = f"Wrote {int(n)} {what}" + (f" (run {run_id})" if run_id is not None else "")
-        unfinished = self.w.model.unfinished_note(run_id) if of_run else None
+        unfinished = self.w.model.exports.unfinished_note(run_id) if of_run else None
         if unfinished is not None:   # first: a long path must not push it out of the status bar
             message = f"{unfinished[0].upper()}{unfinished[1:]}. {message}"
         long = bool(notes) or unfinished is not None
@@ -392,23 +363,23 @@ class WindowActions(QObject):
         return n
 
     def write_matches(self, path: str | Path, **options) -> int | None:
-        return self._write(f"rows to {path}", lambda: self.w.model.export_matches(path, **options), of_run=True)
+        return self._write(f"rows to {path}", lambda: self.w.model.exports.export_matches(path, **options), of_run=True)
 
     def write_prior(self, path: str | Path) -> int | None:
-        return self._write(f"pinned values to {path}", lambda: self.w.model.export_prior(path))
+        return self._write(f"pinned values to {path}", lambda: self.w.model.exports.export_prior(path))
 
     def write_sign_values(self, path: str | Path) -> int | None:
         mapping = self.w.current_mapping()[0]
-        return self._write(f"sign values to {path}", lambda: self.w.model.export_sign_values(path, mapping),
+        return self._write(f"sign values to {path}", lambda: self.w.model.exports.export_sign_values(path, mapping),
                            of_run=True)
 
     def language_codes_dialog(self) -> bool:
         """Set the chosen corpus's and known language's codes; a bad code is a message, nothing stored."""
         from .dialogs import LanguageCodesDialog
 
-        if self.w.project is None:
+        if self.w.model.project is None:
             return False
-        names, codes = self.w.model.language_codes()
+        names, codes = self.w.model.exports.language_codes()
         dialog = LanguageCodesDialog(self.w, names, codes)
         if dialog.exec() != LanguageCodesDialog.DialogCode.Accepted:
             return False
@@ -416,7 +387,7 @@ class WindowActions(QObject):
 
     def store_language_codes(self, values: dict) -> bool:
         try:
-            self.w.model.set_language_codes(values)
+            self.w.model.exports.set_language_codes(values)
         except DecipherError as exc:
             self.w.report_error(*describe(exc))
             return False
@@ -425,10 +396,10 @@ class WindowActions(QObject):
 
     def write_cldf(self, folder: str | Path) -> int | None:
         return self._write(f"accepted matches as a CLDF Wordlist in {folder}",
-                           lambda: self.w.model.export_cldf(folder), of_run=True)
+                           lambda: self.w.model.exports.export_cldf(folder), of_run=True)
 
     def write_edictor(self, path: str | Path) -> int | None:
-        return self._write(f"accepted matches to {path}", lambda: self.w.model.export_edictor(path),
+        return self._write(f"accepted matches to {path}", lambda: self.w.model.exports.export_edictor(path),
                            of_run=True)
 
     def compare_dialog(self) -> None:
@@ -452,7 +423,7 @@ class WindowActions(QObject):
         from .dialogs import DisplayTableDialog
 
         w = self.w
-        if w.project is None or w.state.corpus_id is None:
+        if w.model.project is None or w.state.corpus_id is None:
             w.report_error("No corpus", "Import a corpus first; a display table belongs to a corpus.")
             return
         dialog = DisplayTableDialog(w.model.inventory()[0], w.model.display, w)
@@ -464,7 +435,7 @@ class WindowActions(QObject):
         from .dialogs import DisplayTableDialog
 
         w = self.w
-        if w.project is None or w.state.language_id is None:
+        if w.model.project is None or w.state.language_id is None:
             w.report_error("No known language", "Import a known language first; this display table belongs to one.")
             return
         stems, known = w.model.stems, w.model.known_display
@@ -502,8 +473,6 @@ class WindowActions(QObject):
         QMessageBox(QMessageBox.Icon.Information, "Keyboard shortcuts", text, parent=self.w).open()
 
     def show_about(self) -> None:
-        from decipher_gui.mainwindow import APP_TITLE
-
         QMessageBox(QMessageBox.Icon.Information, f"About {APP_TITLE}",
                     f"<b>{APP_TITLE}</b><br>Computational decipherment of undersegmented lost "
                     "scripts with a phonetic prior (Luo et al., TACL 2021).<br><br>"
@@ -512,13 +481,4 @@ class WindowActions(QObject):
                     f"Settings file: {html.escape(settings.settings_file())}", parent=self.w).open()
 
 
-def create_project_file(path: str | Path) -> Path:
-    """A new empty project file at ``path`` (``.decipher`` added); DecipherError when it cannot."""
-    path = Path(path)
-    if path.suffix != ".decipher":
-        path = path.with_name(path.name + ".decipher")
-    Project.create(path, overwrite=path.exists()).close()
-    return path
-
-
-__all__ = ["WindowActions", "create_project_file", "redo_keys", "DecipherError"]
+__all__ = ["WindowActions", "redo_keys"]

@@ -10,7 +10,7 @@ from engine.closeness.curve import closeness_curve
 from engine.corpus import DIVIDER, Inscription, Stem
 from engine.errors import DecipherError
 from engine.model.phonology import DELETE, ipa_units
-from engine.project.store import Project, RunRecord
+from engine.project import Project, RunRecord
 from engine.results import Match
 
 

@@ -129,15 +129,14 @@ def open_at_launch(window, path: Path) -> bool:
     Returns whether the project is open.
     """
     from engine.errors import DecipherError, ForeignSchemaError
-    from engine.project import schema
-    from engine.project.store import Project
+    from engine.project import SCHEMA_VERSION, Project, read_header
 
     from decipher_gui.errors import describe
 
     try:
         # read-only where it can be, so that the window's own open still finds (and reports)
         # the runs a crash interrupted; a file of an older version must be opened to be upgraded
-        current = schema.read_header(Path(path)).version == schema.SCHEMA_VERSION
+        current = read_header(Path(path)).version == SCHEMA_VERSION
         with Project.open(path, read_only=current) as project:
             project.check_readable()
     except ForeignSchemaError as exc:
@@ -173,7 +172,7 @@ def cleaned_copy_box(window, path: Path, exc: Exception):
         if button is not copy_button:
             return
         from engine.errors import DecipherError
-        from engine.project.store import clean_copy
+        from engine.project import clean_copy
 
         from decipher_gui.errors import describe
 

@@ -10,8 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from engine.corpus import GoldAnnotation, PinnedValue
-from engine.project.records import DecisionKey
-from engine.project.store import Project
+from engine.project import DecisionKey, Project, decide_span, span_decisions
 
 PINS = "pins"
 DECISIONS = "decisions"
@@ -130,7 +129,6 @@ class DecideSpan(Command):
     @classmethod
     def build(cls, project: Project, run_id: int, key: DecisionKey, status: str | None,
               shown: str = "") -> "DecideSpan":
-        from engine.project.decisions import span_decisions
 
         return cls(run_id, key, status, span_decisions(project, run_id, key), shown=shown)
 
@@ -141,7 +139,7 @@ class DecideSpan(Command):
         return f"{verb} {self.shown or form} at {ins} {start}–{end}"
 
     def do(self, project: Project) -> None:
-        from engine.project.decisions import decide_span   # the one code path (also `decipher project decide`)
+        # decide_span: the one code path (also `decipher project decide`)
 
         decide_span(project, self.run_id, self.key, self.status)
 

@@ -587,15 +587,13 @@ class ComparisonController(QObject):
 
     def open_dialog(self) -> None:
         w = self.w
-        if w.project is None:
+        if w.model.project is None:
             w.report_error("No project", "Open a project with a corpus and known languages first.")
             return
         if self.job is not None and self.job.running():
             w.report_error("A comparison is running", "Stop it (Closeness tab) before starting another.")
             return
-        from .queries import run_defaults
-
-        dialog = ComparisonDialog(w.project, run_defaults(w.project), w)
+        dialog = ComparisonDialog(w.model.project, w.model.runs.run_defaults(), w)
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return
         try:

@@ -1,9 +1,10 @@
 """Dialogs: a new project (with a settings preset), the import options, a corpus's display
-table, and the error box with details."""
+table, the question a text with dotted letters asks, and the error box with details."""
 
 from __future__ import annotations
 
 import codecs
+import html
 from pathlib import Path
 from typing import Sequence
 
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDialog,
 from engine.io import display as display_tables
 from engine.errors import InputError
 from engine.io.preview import Preview, preview_file
+from engine.io.text import undotted
 
 from .errors import app_words
 from .fonts import text_font
@@ -295,6 +297,37 @@ def error_box(parent, title: str, message: str, details: str = "") -> QMessageBo
         box.setDetailedText(details)
     box.setStandardButtons(QMessageBox.StandardButton.Ok)
     box.setObjectName("errorBox")
+    box.open()
+    return box
+
+
+def dotted_letters_box(parent, path: str | Path, exc, answer) -> QMessageBox:
+    """The question (window-modal, not blocking) a lost text with letters written with a dot
+    below asks: letters of their own, or Leiden's uncertain readings; ``answer`` gets "letter" or
+    "uncertain" (Cancel: it is not called, nothing is imported). ``exc``: the reader's
+    DottedLettersUnchosen (its letters and line)."""
+    letters = " ".join(exc.letters)
+    plain = " ".join(undotted(c) for c in exc.letters)
+    where = f"{Path(path).name}, line {exc.line}" if exc.line is not None else Path(path).name
+    box = QMessageBox(parent)
+    box.setObjectName("dottedLettersBox")
+    box.setIcon(QMessageBox.Icon.Question)
+    box.setWindowTitle("Letters with a dot below")
+    box.setText(f"<b>{html.escape(letters)}: what is the dot below?</b>")
+    box.setInformativeText(
+        f"{where} writes {letters} with a dot below. In some transliterations the dot makes a letter of its "
+        f"own (ṣ ṭ ḥ of Ugaritic or Hebrew); in an edition following the Leiden conventions it marks a letter "
+        f"read with doubt. Nothing is imported until you say which.")
+    keep = box.addButton(f"Letters of their own ({letters})", QMessageBox.ButtonRole.AcceptRole)
+    uncertain = box.addButton(f"Uncertain readings ({plain})", QMessageBox.ButtonRole.AcceptRole)
+    box.addButton(QMessageBox.StandardButton.Cancel)
+
+    def clicked(button) -> None:
+        choice = {id(keep): "letter", id(uncertain): "uncertain"}.get(id(button))
+        if choice is not None:
+            answer(choice)
+
+    box.buttonClicked.connect(clicked)
     box.open()
     return box
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from engine.project.store import Project
+from engine.project import Project
 
 from .commands import DATA, DECISIONS, DISPLAY, PINS, RUNS, SETTINGS, Command
 

@@ -1,5 +1,5 @@
 """The import formats the File ▸ Import menu offers, and one function that runs any of them
-through engine.project.importing (no Qt). Each importer writes all or nothing.
+through engine.project's importers (no Qt). Each importer writes all or nothing.
 
 The import dialog's options (delimiter, encoding, column mapping) are the engine readers' own
 parameters, and its preview is the engine's (engine.io.preview.preview_file): what the dialog
@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Callable
 
 from engine.io import tables
-from engine.project import importing
-from engine.project.store import Project
+from engine import project as projects
+from engine.project import Project
 
 
 @dataclass(frozen=True)
@@ -104,8 +104,8 @@ def _run_import(project: Project, kind: str, path: Path, *, name: str | None = N
         table_options["encoding"] = encoding
     name = (name or "").strip() or None
     language = (language or "").strip() or None
-    corpus_importers = {"lost": importing.import_lost, "text": importing.import_text,
-                        "hesperia": importing.import_hesperia}
+    corpus_importers = {"lost": projects.import_lost, "text": projects.import_text,
+                        "hesperia": projects.import_hesperia}
     if kind in corpus_importers:
         extra = table_options if kind == "lost" else ({"encoding": encoding} if encoding else {})
         if kind != "hesperia":      # Hesperia's own cleaner reads its dots (engine/io/hesperia.py)
@@ -114,25 +114,25 @@ def _run_import(project: Project, kind: str, path: Path, *, name: str | None = N
         return f"Imported corpus {project.corpus(cid).name!r} ({len(project.inscriptions(cid))} inscriptions)"
     if kind in ("known", "wordlist", "cldf"):
         if kind == "known":
-            lid = importing.import_known(project, path, name=name, **table_options)
+            lid = projects.import_known(project, path, name=name, **table_options)
         elif kind == "cldf":
-            lid = importing.import_cldf(project, path, name=name, language=language)
+            lid = projects.import_cldf(project, path, name=name, language=language)
         elif not system:
             raise ValueError("a word list needs a transcription system")
         else:
-            lid = importing.import_wordlist(project, path, system, name=name, language=language,
+            lid = projects.import_wordlist(project, path, system, name=name, language=language,
                                             encoding=encoding)
         return f"Imported known language {project.vocabulary(lid).language!r} ({len(project.stems(lid))} stems)"
     if kind == "cog":
         # the known column is transcribed with ``system`` (the engine's default, semitic, when none)
-        cid, lid = importing.import_cog(project, path, name=name, **({"system": system} if system else {}))
+        cid, lid = projects.import_cog(project, path, name=name, **({"system": system} if system else {}))
         return (f"Imported corpus {project.corpus(cid).name!r} and known language "
                 f"{project.vocabulary(lid).language!r}")
     if kind == "gold":
-        n = importing.import_gold(project, path, corpus=corpus, **table_options)
+        n = projects.import_gold(project, path, corpus=corpus, **table_options)
         return f"Imported {n} gold annotations"
     if kind == "prior":
-        n = importing.import_prior(project, path, replace=replace, **table_options)
+        n = projects.import_prior(project, path, replace=replace, **table_options)
         return f"Imported {n} pinned values" + (" (replacing the old ones)" if replace else "")
     raise ValueError(f"unknown import kind {kind!r}")
 

@@ -18,7 +18,7 @@ from .errors import describe
 from .worker import IDLE, PAUSED, RunController
 
 if TYPE_CHECKING:
-    from .mainwindow import MainWindow
+    from .view import WindowView
 
 #: While a run trains, the plots, the views that follow its steps (span highlights, pin grid, sign
 #: values) and the views that follow an evaluation (matches, the run's row) are redrawn at most once
@@ -40,7 +40,7 @@ RUN_WORDS = {"idle": "Idle", "starting": "Starting run…", "running": "Running"
 class LiveRunBridge(QObject):
     """Owns the run controller's wiring; the window stays a view of :class:`SessionState`."""
 
-    def __init__(self, window: "MainWindow"):
+    def __init__(self, window: "WindowView"):
         super().__init__(window)
         self.w = window
         self.state = window.state
@@ -74,20 +74,13 @@ class LiveRunBridge(QObject):
 
     # ---- commands ----------------------------------------------------------------------------
 
-    def start_run(self, config: Config | None = None) -> bool:
+    def start_run(self, config: Config) -> bool:
+        """Start one run of ``config`` on the chosen corpus and language (the run coordinator has
+        read the form and checked that it may start: decipher_gui/coordinator.py)."""
         w, s = self.w, self.state
         project = s.project
-        if project is None or self.controller.active:
+        if project is None or self.controller.active or s.corpus_id is None or s.language_id is None:
             return False
-        if s.corpus_id is None or s.language_id is None:
-            w.report_error("Nothing to run on", "Import a corpus and a known language first (File ▸ Import).")
-            return False
-        if config is None or isinstance(config, bool):
-            try:
-                config = w.runs.form.config()
-            except DecipherError as exc:
-                w.report_error("Invalid run settings", str(exc))
-                return False
         self._finish_end()  # the previous run's end redraws first: they read the session this run resets
         s.start_live()
         w.runs.clear_run_warnings()

@@ -3,14 +3,16 @@ matches and plots around the inscription view, and the status bar.
 
 What it shows is worked out by its model, :class:`~decipher_gui.model.WindowModel` (Qt-free, the
 window's only way to the project, holding the :class:`~decipher_gui.state.SessionState`); the window
-draws it. Runs are driven by decipher_gui.live and decipher_gui.seedgroup; menus, shortcuts, file
+draws it. What Start starts is the model's run coordinator (decipher_gui.coordinator), reached
+through the Run panel's form (decipher_gui.runform); runs are driven by decipher_gui.live and
+decipher_gui.seedgroup; the data panels are filled by decipher_gui.dataviews; menus, shortcuts, file
 dialogs, imports and exports are decipher_gui.actions; edits are the model's commands, executed on
-the document's undo stack.
+the document's undo stack. Those helpers see the window through decipher_gui.view.WindowView and
+none imports this module.
 """
 
 from __future__ import annotations
 
-import html
 import logging
 from pathlib import Path
 
@@ -18,12 +20,13 @@ from PySide6.QtCore import QByteArray, Signal
 from PySide6.QtWidgets import QDockWidget, QMainWindow
 
 from engine.io import display as display_tables
-from engine.config import PRESETS, Config
+from engine.config import Config
 from engine.errors import DecipherError
 from engine.results import MappingSnapshot, Match
 
 from decipher_gui import settings
 from decipher_gui.actions import WindowActions
+from decipher_gui.dataviews import DataViews
 from decipher_gui.dialogs import error_box
 from decipher_gui.document import ProjectDocument
 from decipher_gui.errors import describe
@@ -35,9 +38,10 @@ from decipher_gui.screenshot import process_until
 from decipher_gui.seedgroup import SeedGroupBridge
 from decipher_gui.pinstate import PinState
 from decipher_gui.queries import diagnosis_note
+from decipher_gui.runform import RunFormBridge
+from decipher_gui.view import APP_TITLE
 from decipher_gui.worker import PAUSED, RunController
 
-APP_TITLE = "Decipher Workbench"
 log = logging.getLogger("decipher_gui")
 
 
@@ -59,6 +63,8 @@ class MainWindow(QMainWindow):
         self.resize(1500, 950)
         self.setDockNestingEnabled(True)
         build_panels(self)
+        self.data = DataViews(self)
+        self.run_form = RunFormBridge(self)
         self.selection = SpanSelection(self.inscriptions, self.matches, self.model, lambda: self.current_mapping()[0],
                                        self.decide, self)
         self.acts = WindowActions(self)
@@ -82,16 +88,16 @@ class MainWindow(QMainWindow):
         r.pauseRequested.connect(self.controller.pause)
         r.resumeRequested.connect(self.controller.resume)
         r.stopRequested.connect(self.stop_run)
-        r.saveDefaultsRequested.connect(self.save_run_defaults)
-        r.restoreDefaultsRequested.connect(self.load_run_defaults)
-        r.presetChosen.connect(self.apply_preset)
+        r.saveDefaultsRequested.connect(self.run_form.save_defaults)
+        r.restoreDefaultsRequested.connect(self.run_form.load_defaults)
+        r.presetChosen.connect(self.run_form.apply_preset)
         r.runChosen.connect(self.show_run)
-        r.corpus.currentIndexChanged.connect(lambda _: self._choose_corpus(r.corpus.currentData()))
-        r.language.currentIndexChanged.connect(lambda _: self._choose_language(r.language.currentData()))
+        r.corpus.currentIndexChanged.connect(lambda _: self.data.choose_corpus(r.corpus.currentData()))
+        r.language.currentIndexChanged.connect(lambda _: self.data.choose_language(r.language.currentData()))
         r.form.changed.connect(r.check_span_limits)
-        self.corpora.corpusChosen.connect(self._choose_corpus)
+        self.corpora.corpusChosen.connect(self.data.choose_corpus)
         self.corpora.inscriptionChosen.connect(self.selection.scroll_to_inscription)
-        self.languages.languageChosen.connect(self._choose_language)
+        self.languages.languageChosen.connect(self.data.choose_language)
         p = self.pins
         p.toggleRequested.connect(self.toggle_pin)
         p.pinRequested.connect(self.set_pin)
@@ -118,7 +124,7 @@ class MainWindow(QMainWindow):
         return self.state.shown_run
 
     def start_run(self, config: Config | None = None) -> bool:
-        return self.seed_groups.start_run(config)  # one run, or a seed group (Run panel ▸ Seeds)
+        return self.run_form.start(config)  # one run, or a seed group (Run panel ▸ Seeds)
 
     def stop_run(self) -> None:
         self.live.stop_run()
@@ -167,18 +173,18 @@ class MainWindow(QMainWindow):
         doc.undo_stack.cleanChanged.connect(lambda clean: self.setWindowModified(not clean))
         doc.pinsChanged.connect(self._refresh_pins)
         doc.decisionsChanged.connect(lambda _: self._refresh_decisions())
-        doc.dataChanged.connect(self._refresh_data)
+        doc.dataChanged.connect(self.data.refresh)
         doc.runsChanged.connect(self.refresh_runs)
-        doc.settingsChanged.connect(self.load_run_defaults)
-        doc.displayChanged.connect(self._apply_display)
+        doc.settingsChanged.connect(self.run_form.load_defaults)
+        doc.displayChanged.connect(self.data.apply_display)
         doc.failed.connect(self.report_error)
         self.setWindowTitle(f"{doc.name} — {doc.path} [*] — {APP_TITLE}")
         self.setWindowModified(False)
         self.status_file.setText(f"Project: {doc.path.name}")
         self.status_file.setToolTip(str(doc.path))
         self._clear_run_views()
-        self._refresh_data()
-        self.load_run_defaults()
+        self.data.refresh()
+        self.run_form.load_defaults()
         self.refresh_runs()
         newest = self.model.newest_run_with_matches()
         if newest is not None:
@@ -220,98 +226,13 @@ class MainWindow(QMainWindow):
 
     # ==== data panels ===============================================================================
 
-    def _refresh_data(self) -> None:
-        if self.project is None:
-            return
-        corpora, languages = self.model.choices()
-        self.corpora.set_corpora(corpora, self.state.corpus_id)
-        self.languages.set_languages(languages, self.state.language_id)
-        self.runs.set_choices(corpora, languages)
-        self._sync_combos()
-        self._load_corpus()
-        self._load_language()
-
-    def _sync_combos(self) -> None:
-        for combo, value in ((self.runs.corpus, self.state.corpus_id), (self.runs.language, self.state.language_id)):
-            i = combo.findData(value)
-            if i >= 0 and combo.currentIndex() != i:
-                combo.blockSignals(True)
-                combo.setCurrentIndex(i)
-                combo.blockSignals(False)
-
-    def _choose_corpus(self, corpus_id) -> None:
-        if corpus_id is None or corpus_id == self.state.corpus_id or self.project is None:
-            return
-        self.state.corpus_id = corpus_id
-        self.corpora.set_corpora(self.model.corpora(), corpus_id)
-        self._sync_combos()
-        self._load_corpus()
-
-    def _choose_language(self, language_id) -> None:
-        if language_id is None or language_id == self.state.language_id or self.project is None:
-            return
-        self.state.language_id = language_id
-        self.languages.set_languages(self.model.languages(), language_id)
-        self._sync_combos()
-        self._load_language()
-
-    def _load_corpus(self) -> None:
-        view = self.model.load_corpus()
-        self._push_display()
-        if view is None:
-            self.inscriptions.view.model().set_inscriptions([])
-            self.inscriptions.caption.setText("No corpus: import one with File ▸ Import")
-        else:
-            self.inscriptions.view.model().set_inscriptions(view.inscriptions, view.gold)
-            self.inscriptions.caption.setText(f"<b>{html.escape(view.name)}</b> — {len(view.inscriptions)} inscriptions")
-        self.corpora.set_inscriptions(list(self.model.inscriptions))
-        self._update_inventory()
-        self.update_marks()
-        self.runs.set_inscriptions(self.model.inscriptions)
-
-    def _push_display(self) -> None:
-        """Every view shows the corpus's letters through its display table."""
-        table = self.model.display
-        rtl = table.right_to_left([u for ins in self.model.inscriptions[:200] for u in ins.units])
-        self.inscriptions.set_display(table, rtl)
-        self.corpora.set_display(table, rtl)
-        for panel in (self.matches, self.pins, self.signs):
-            panel.set_display(table)
-        self._push_known_display()
-
-    def _push_known_display(self) -> None:
-        """Every view shows the known language's stems through its display table."""
-        known = self.model.known_display
-        for panel in (self.matches, self.inscriptions, self.languages):
-            panel.set_known_display(known)
-
-    def _apply_display(self) -> None:
-        self._load_corpus()
-        self.show_mapping()
-        self.inscriptions.view.viewport().update()
-
-    def _load_language(self) -> None:
-        stems = self.model.load_language()
-        self.languages.set_stems(stems)
-        self.runs.set_stems(len(stems or ()))
-        self._push_known_display()
-        self._update_inventory()
-        if self.state.language_id is not None:
-            self.update_other_closeness()
-
-    def _update_inventory(self) -> None:
-        lost, known = self.model.inventory()
-        self.pins.set_inventory(lost, known, self.model.pins())
-        self.pins.set_text_shares(self.model.text_shares())
-        self.show_mapping()
-
     def set_known_display_table(self, table: display_tables.DisplayTable) -> bool:
         """Store ``table`` for the chosen known language (undoable); every view follows."""
-        return self._execute(self.model.set_known_display_table(table))
+        return self.execute(self.model.set_known_display_table(table))
 
     def set_display_table(self, table: display_tables.DisplayTable) -> bool:
         """Store ``table`` for the chosen corpus (undoable); every view follows."""
-        return self._execute(self.model.set_display_table(table))
+        return self.execute(self.model.set_display_table(table))
 
     # ==== pins and edits ============================================================================
 
@@ -323,15 +244,15 @@ class MainWindow(QMainWindow):
         self.show_mapping()
 
     def toggle_pin(self, lost: str, known: str) -> None:
-        self._execute(self.model.toggle_pin(lost, known))
+        self.execute(self.model.toggle_pin(lost, known))
 
     def set_pin(self, pin) -> None:
-        self._execute(self.model.set_pin(pin))
+        self.execute(self.model.set_pin(pin))
 
     def clear_pins(self) -> None:
-        self._execute(self.model.clear_pins())
+        self.execute(self.model.clear_pins())
 
-    def _execute(self, command) -> bool:
+    def execute(self, command) -> bool:
         """Execute one of the model's commands on the undo stack (False: none, or refused)."""
         if command is None or self.doc is None:
             return False
@@ -343,39 +264,7 @@ class MainWindow(QMainWindow):
         return True
 
     def decide(self, match: Match, form: str, status: str) -> bool:
-        return self._execute(self.model.decide(match, form, status))
-
-    # ==== run settings ================================================================================
-
-    def load_run_defaults(self) -> None:
-        from . import queries
-
-        self.runs.form.set_config(queries.run_defaults(self.model.project, warn=self._settings_warning))
-        self.runs.check_span_limits()
-
-    def _settings_warning(self, text: str) -> None:
-        import logging
-
-        logging.getLogger(__name__).warning(text)
-        self.statusBar().showMessage(f"Warning: {text}", 15000)
-
-    def save_run_defaults(self) -> None:
-        try:
-            values = self.runs.form.config().to_dict()
-        except DecipherError as exc:
-            self.report_error("Invalid run settings", str(exc))
-            return
-        self._execute(self.model.set_run_defaults(values))
-
-    def apply_preset(self, name: str, save: bool = False) -> None:
-        """Fill the run form with a preset's settings (paper, Ugaritic, Iberian); ``save`` also
-        makes them the project's defaults."""
-        if name not in PRESETS:
-            self.report_error("Unknown preset", f"{name!r} is not one of {', '.join(PRESETS)}")
-            return
-        self.runs.fill_preset(name)
-        if save:
-            self.save_run_defaults()
+        return self.execute(self.model.decide(match, form, status))
 
     # ==== the shown run ===============================================================================
 
@@ -400,9 +289,9 @@ class MainWindow(QMainWindow):
             self.report_error(*describe(exc))
             return
         if shown.corpus_id is not None:
-            self._choose_corpus(shown.corpus_id)
+            self.data.choose_corpus(shown.corpus_id)
         if shown.language_id is not None:
-            self._choose_language(shown.language_id)
+            self.data.choose_language(shown.language_id)
         if not shown.live:
             self.plots.load_history(shown.metrics)
             if shown.closeness is not None:

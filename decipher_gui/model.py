@@ -3,7 +3,9 @@
 :class:`WindowModel` holds the :class:`~decipher_gui.state.SessionState` and is the window's only
 way to the open project: it reads what a view shows (the chosen corpus and its display table, the
 shown run with its matches, decisions and mapping, the marks, the pins in force) and builds the
-undoable commands an edit needs. The window draws what it returns and executes those commands on
+undoable commands an edit needs. Its run part (what Start starts, run settings, seed groups) is
+:attr:`WindowModel.runs`, a :class:`~decipher_gui.coordinator.RunCoordinator`; its exports are
+:attr:`WindowModel.exports`. The window draws what it returns and executes those commands on
 the document's undo stack. Plain Python: tests use it without a display.
 """
 
@@ -13,19 +15,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from engine.config import Config
 from engine.corpus import PinnedValue, Stem
 from engine.errors import DecipherError
 from engine.io import display as display_tables
-from engine.project import exporting
-from engine.project.recording import PinChange, pin_history
-from engine.project.store import CorpusInfo, LanguageInfo, Project, RunRecord
+from engine.project import CorpusInfo, LanguageInfo, PinChange, Project, RunRecord, pin_history
 from engine.results import MappingSnapshot, Match
 
 from decipher_gui import queries
 from decipher_gui.analysis import SpanMark, known_inventory, lost_inventory, marks_by_inscription, run_label, \
     stored_closeness
 from decipher_gui.commands import Command, DecideSpan, ReplacePins, SetSetting, set_pin_command, toggle_pin
+from decipher_gui.coordinator import RunCoordinator
+from decipher_gui.exports import ProjectExports
 from decipher_gui.pinstate import PinState, pin_state
 from decipher_gui.state import SessionState
 
@@ -66,6 +67,15 @@ def open_project_file(path: Path, *, create_sample: bool = False) -> Project:
     return Project.open(path)
 
 
+def create_project_file(path: str | Path) -> Path:
+    """A new empty project file at ``path`` (``.decipher`` added); DecipherError when it cannot."""
+    path = Path(path)
+    if path.suffix != ".decipher":
+        path = path.with_name(path.name + ".decipher")
+    Project.create(path, overwrite=path.exists()).close()
+    return path
+
+
 class WindowModel:
     """The window's model: the session state plus every read and edit of the open project."""
 
@@ -77,6 +87,8 @@ class WindowModel:
         self.known_display = display_tables.IDENTITY  # the chosen known language's display table
         self._corpus_of_run: tuple[int | None, int | None] = (None, None)
         self._shares: tuple | None = None           # (the corpus view counted, its text shares)
+        self.runs = RunCoordinator(self.state)      # starting runs, run settings, seed groups
+        self.exports = ProjectExports(self.state, lambda: self.display)  # the File ▸ Export writers
 
     @property
     def project(self) -> Project | None:
@@ -171,9 +183,6 @@ class WindowModel:
         if self._shares is None or self._shares[0] is not corpus:
             self._shares = (corpus, text_shares(ins.units for ins in self.inscriptions))
         return self._shares[1]
-
-    def run_defaults(self) -> Config:
-        return queries.run_defaults(self.project)
 
     # ---- the shown run -------------------------------------------------------------------------
 
@@ -295,36 +304,6 @@ class WindowModel:
                 + ("the run's next evaluation has it." if live and len(missing) == 1 else
                    "the run's next evaluation has them." if live else "start a run to use them."))
 
-    # ---- seed groups ------------------------------------------------------------------------------
-
-    def seed_groups(self) -> list[dict]:
-        """The project's stored seed groups ([] without a project)."""
-        from engine.runs.seeds import seed_groups
-
-        return [] if self.project is None else seed_groups(self.project)
-
-    def group_progress(self, after_run: int, seeds: Sequence[int], steps: int, corpus_id: int | None,
-                       language_id: int | None) -> queries.GroupProgress | None:
-        """A running seed group's progress (None without a project)."""
-        if self.project is None:
-            return None
-        return queries.group_progress(self.project, after_run, list(seeds), steps, corpus_id, language_id)
-
-    def last_run_id(self) -> int:
-        """The newest run's id (0 without runs): a seed group's runs are the ones after it."""
-        runs = [] if self.project is None else self.project.runs()
-        return max((r.id for r in runs), default=0)
-
-    def seed_group_folder(self, config: Config) -> Path:
-        """The folder of a seed group of ``config`` on the chosen corpus and language with the
-        project's pins (the same setting again goes to the same folder); DecipherError or OSError
-        when it cannot be named or made."""
-        from engine.runs.seeds import group_folder
-
-        p, s = self.project, self.state
-        return group_folder(p.path, p.corpus(s.corpus_id).name, p.vocabulary(s.language_id).language,  # type: ignore
-                            config, p.pins())  # type: ignore[union-attr]
-
     # ---- edits: each returns the undoable command (None: nothing to do) ---------------------------
 
     def decide(self, match: Match, form: str, status: str) -> Command | None:
@@ -365,87 +344,5 @@ class WindowModel:
         return SetSetting(key, None if table.is_identity else table.to_json(), p.setting(key),
                           "Change the known language's display table", touches=frozenset({"display"}))
 
-    def set_run_defaults(self, values: dict) -> Command | None:
-        from engine.datasets.sample import RUN_CONFIG_KEY
 
-        if self.project is None:
-            return None
-        return SetSetting(RUN_CONFIG_KEY, values, self.project.setting(RUN_CONFIG_KEY), "Change default run settings")
-
-    # ---- exports: each writes a file and returns what the engine's writer returns -----------------
-
-    #: File ▸ Export ▸ "Byte-order mark in CSV exports": on by default, so a spreadsheet reads the
-    #: UTF-8 (IPA, transliteration) as UTF-8
-    export_bom = True
-
-    def export_matches(self, path, **options):
-        options.setdefault("guard_formulas", True)  # every export of the app is formula-guarded
-        options.setdefault("bom", self.export_bom)
-        return exporting.export_matches(self.project, path, run_id=self.state.shown_run, **options)
-
-    def unfinished_note(self, run_id: int | None = None) -> str | None:
-        """What an export of run ``run_id`` (default: the shown run, else the report's default run) must
-        say when that run has not finished (engine.project.exporting.unfinished_note, the CLI's words)."""
-        if self.project is None:
-            return None
-        if run_id is None:
-            run_id = self.state.shown_run
-        if run_id is None:
-            try:
-                run_id = exporting.default_run(self.project).id
-            except DecipherError:
-                return None
-        return exporting.unfinished_note(self.project, run_id)
-
-    def export_prior(self, path):
-        return exporting.export_prior(self.project, path, guard_formulas=True, bom=self.export_bom,
-                                      display=self.display)
-
-    def export_sign_values(self, path, mapping: MappingSnapshot | None):
-        from engine.io.signvalues import export_sign_values
-
-        return export_sign_values(self.project, path, run_id=self.state.shown_run, mapping=mapping,
-                                  guard_formulas=True, bom=self.export_bom)
-
-    def language_codes(self) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
-        """The chosen corpus's and known language's names and stored codes, by kind."""
-        from engine.io.fieldexport import language_codes
-
-        p, s = self.project, self.state
-        names: dict[str, str] = {}
-        codes: dict[str, dict[str, str]] = {}
-        if p is None:
-            return names, codes
-        if s.corpus_id is not None:
-            names["corpus"] = p.corpus(s.corpus_id).name
-            codes["corpus"] = language_codes(p, "corpus", s.corpus_id)
-        if s.language_id is not None:
-            names["language"] = p.vocabulary(s.language_id).language
-            codes["language"] = language_codes(p, "language", s.language_id)
-        return names, codes
-
-    def set_language_codes(self, values: dict[str, dict[str, str]]) -> None:
-        """Store the codes typed for the chosen corpus / known language (checked first: a bad code is a
-        DecipherError naming it, and nothing is stored)."""
-        from engine.io.fieldexport import check_codes, set_language_codes
-
-        s = self.state
-        for codes in values.values():
-            check_codes(**{k: v or None for k, v in codes.items()})
-        ids = {"corpus": s.corpus_id, "language": s.language_id}
-        for kind, codes in values.items():
-            if ids.get(kind) is not None:
-                set_language_codes(self.project, kind, ids[kind], **codes)
-
-    def export_cldf(self, folder):
-        from engine.io.fieldexport import export_cldf
-
-        return export_cldf(self.project, folder, run_id=self.state.shown_run, guard_formulas=True)
-
-    def export_edictor(self, path):
-        from engine.io.fieldexport import export_edictor
-
-        return export_edictor(self.project, path, run_id=self.state.shown_run, guard_formulas=True)
-
-
-__all__ = ["LiveRun", "ShownRun", "SpanMark", "WindowModel", "open_project_file"]
+__all__ = ["LiveRun", "ShownRun", "SpanMark", "WindowModel", "create_project_file", "open_project_file"]

@@ -1,7 +1,7 @@
 """Which pins a shown reading was computed with (Qt-free), so the app never shows a reading made
 without a pin as if it had it (issue 27, item 1).
 
-A run's pin history (engine/project/recording.py ``pin_history``) says which pins were in force
+A run's pin history (engine/project/pins.py ``pin_history``) says which pins were in force
 for the steps after each change. A mapping (or evaluation) taken at step ``m`` was trained with
 the change of the largest step ``s < m``: a pin recorded at the step a run paused at is in force
 from the next step on, so the mapping of the paused step does not have it yet.

@@ -12,15 +12,12 @@ from dataclasses import dataclass, field
 from engine.config import Config
 from engine.corpus import DIVIDER, GoldAnnotation, Inscription, Stem
 from engine.errors import DecipherError
-from engine.project import exporting
-from engine.project.exporting import inscription_ref
-from engine.project.recording import pin_history
-from engine.project.store import CorpusInfo, LanguageInfo, Project, RunRecord
+from engine.project import (CorpusInfo, LanguageInfo, Project, RunRecord, compared_diagnoses, default_run,
+                            inscription_ref, mapping_of, pin_history)
 from engine.results import MappingSnapshot, Match
 from engine.datasets.sample import RUN_CONFIG_KEY
 
 from .analysis import run_label, stored_closeness
-from .recorder import mapping_of
 
 
 @dataclass(frozen=True)
@@ -67,10 +64,10 @@ class RunHistory:
     languages: dict[int, str]
     metrics: dict[int, dict]
     pins: dict[int, list] = field(default_factory=dict)
-    """Run id -> its pin changes (engine.project.recording.PinChange: step and the pins after it)."""
+    """Run id -> its pin changes (engine.project.PinChange: step and the pins after it)."""
     diagnoses: dict[int, dict] = field(default_factory=dict)
     """Run id -> its stored gold-free diagnosis (JSON), compared with the project's runs of the same
-    inputs and settings (engine.project.recording.compared_diagnoses); absent: no diagnosis."""
+    inputs and settings (engine.project's compared_diagnoses); absent: no diagnosis."""
 
 
 def run_history(project: Project) -> RunHistory:
@@ -88,7 +85,6 @@ def run_history(project: Project) -> RunHistory:
 def run_diagnoses(project: Project) -> dict[int, dict]:
     """Every run's diagnosis as the project lists it ({} when the project cannot be read for them:
     an unreadable diagnosis only hides the diagnoses, never the runs)."""
-    from engine.project.recording import compared_diagnoses
 
     try:
         return compared_diagnoses(project)
@@ -129,7 +125,7 @@ def pins_cell(history: list) -> tuple[str, str]:
 
 def newest_run_with_matches(project: Project) -> int | None:
     try:
-        return exporting.default_run(project).id
+        return default_run(project).id
     except DecipherError:
         return None
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 from engine.corpus import PinnedValue
-from engine.project.runner import ProjectRunSpec, assemble_run
+from engine.project import ProjectRunSpec, assemble_run
 from engine.runs.session import RunFailure, RunSession, build_trainer, describe_failure
 from engine.runs.workers import PINNED_ENV, nice_from_env
 
@@ -121,7 +121,7 @@ def _own_session() -> None:
 def child_main(request: RunRequest, events, commands) -> None:
     """The child process: one run session, recorded in the project, its events sent to ``events``."""
     global _session
-    from engine.project.store import Project
+    from engine.project import Project
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in a terminal is the app's to handle
     _own_session()
@@ -296,7 +296,7 @@ class RunProcess:
 
     def _mark_failed(self, text: str) -> "_Marked":
         from engine.errors import ProjectError
-        from engine.project.store import Project
+        from engine.project import Project
 
         try:
             with Project.open(self.request.project) as project:

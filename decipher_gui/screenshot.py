@@ -37,9 +37,7 @@ def settle(rounds: int = 8) -> None:
 
 
 def _run_config(window, steps: int) -> Config:
-    from .queries import run_defaults
-
-    base = run_defaults(window.project)
+    base = window.model.runs.run_defaults()
     return base.replace(steps=steps, eval_interval=max(5, steps // 3),
                         anneal_steps=min(base.anneal_steps, max(1, steps)))
 
@@ -87,7 +85,7 @@ def take_screenshots(window, out: Path, *, steps: int = 30, panels: bool = False
     window.resize(w, h)
     window.show()
     settle(5)
-    if window.project is None:
+    if window.model.project is None:
         print("decipher-gui: no project could be opened", file=sys.stderr)
         return 1
     ended: list[str] = []

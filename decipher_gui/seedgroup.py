@@ -12,13 +12,14 @@ from PySide6.QtCore import QObject, QTimer
 
 from engine.config import Config
 from engine.errors import DecipherError
-from engine.runs.seeds import SeedsOutcome, StopRequest, group_agreement, group_of_run, parse_seed_list
+from engine.runs.seeds import SeedsOutcome, StopRequest, group_of_run
 
 from decipher_gui.background import BackgroundJob
 from decipher_gui.errors import describe
 
 if TYPE_CHECKING:
-    from .mainwindow import MainWindow
+    from .coordinator import RunRequest
+    from .view import WindowView
 
 
 def train_group(project_path: Path, config: Config, seeds: Sequence[int], out: Path, corpus_id: int,
@@ -83,7 +84,7 @@ def group_warning(number: int, group: dict) -> str | None:
 class SeedGroupBridge(QObject):
     """Starts and stops seed groups for the window and shows a shown run's group (GUI thread only)."""
 
-    def __init__(self, window: "MainWindow"):
+    def __init__(self, window: "WindowView"):
         super().__init__(window)
         self.w = window
         self.job: BackgroundJob | None = None
@@ -99,68 +100,31 @@ class SeedGroupBridge(QObject):
 
     # ---- starting -----------------------------------------------------------------------------
 
-    def start_run(self, config: Config | None = None) -> bool:
-        """Start: one run (no seed or one seed in the seeds field) through the live run, or a seed
-        group (several seeds) in worker processes."""
-        w = self.w
-        if isinstance(config, bool):  # a button's clicked(bool)
-            config = None
+    def start_group(self, request: "RunRequest") -> bool:
+        """Start the seed group of ``request`` in worker processes (the run coordinator has read the
+        form and checked that it may start: decipher_gui/coordinator.py)."""
+        w, s, runs = self.w, self.w.state, self.w.model.runs
+        project_path = runs.project_path()
+        if project_path is None:
+            return False
+        seeds, config = request.seeds, request.config
         try:
-            seeds = parse_seed_list(w.runs.seeds.text())
-        except DecipherError as exc:
-            w.report_error("Invalid seeds", str(exc))
-            return False
-        if self.active:
-            w.report_error("A seed group is running", "Stop the seed group before starting another run.")
-            return False
-        if len(seeds) <= 1:
-            if seeds:
-                try:
-                    config = (config or w.runs.form.config()).replace(seed=seeds[0])
-                except DecipherError as exc:
-                    w.report_error("Invalid run settings", str(exc))
-                    return False
-            return w.live.start_run(config)
-        return self.start_group(seeds, config)
-
-    def start_group(self, seeds: Sequence[int], config: Config | None = None) -> bool:
-        w, s = self.w, self.w.state
-        project = s.project
-        if project is None:
-            return False
-        if w.controller.active:
-            w.report_error("A run is active", "Stop the run before starting a seed group.")
-            return False
-        if s.corpus_id is None or s.language_id is None:
-            w.report_error("Nothing to run on", "Import a corpus and a known language first (File ▸ Import).")
-            return False
-        if getattr(project, "read_only", False):
-            w.report_error("The project is read-only", "A seed group records its runs in the project; "
-                           "open a writable copy.")
-            return False
-        if config is None:
-            try:
-                config = w.runs.form.config()
-            except DecipherError as exc:
-                w.report_error("Invalid run settings", str(exc))
-                return False
-        try:
-            out = w.model.seed_group_folder(config)
+            out = runs.seed_group_folder(config)
         except (DecipherError, OSError) as exc:
             w.report_error(*describe(exc))
             return False
         self._stop_request = stop = StopRequest()
-        job = BackgroundJob(train_group(project.path, config, seeds, out, s.corpus_id, s.language_id,
+        job = BackgroundJob(train_group(project_path, config, seeds, out, s.corpus_id, s.language_id,
                                         group_workers(len(seeds)), stop), "decipher-seed-group", self)
         job.progressed.connect(self._on_report)
         job.succeeded.connect(self._on_succeeded)
         job.failed.connect(self._on_failed)
         job.ended.connect(self._on_job_ended)
         self.job, self.out = job, out
-        self._project_path = Path(project.path)
+        self._project_path = project_path
         w.runs.set_group_running(True, len(seeds), out)
         w.acts.start.setEnabled(False)
-        self.watch(w.model.last_run_id(), seeds, config.steps, s.corpus_id, s.language_id)
+        self.watch(runs.last_run_id(), seeds, config.steps, s.corpus_id, s.language_id)
         job.start()
         return True
 
@@ -172,8 +136,8 @@ class SeedGroupBridge(QObject):
         run panel's bar and line show the steps trained over all seeds (it said "Idle" and "no run
         yet"), the plots the curves of the seed furthest along, as its worker records them."""
         self._watched = (after_run, list(seeds), int(steps), corpus_id, language_id)
-        if self.w.project is not None:
-            self._project_path = Path(self.w.project.path)
+        if self.w.model.runs.project_path() is not None:
+            self._project_path = self.w.model.runs.project_path()
         self._plotted: tuple[int | None, int] = (None, -1)
         if getattr(self, "_timer", None) is None:
             self._timer = QTimer(self)
@@ -193,7 +157,7 @@ class SeedGroupBridge(QObject):
         if watched is None or self._closing or not self._same_project():
             return
         try:
-            progress = self.w.model.group_progress(*watched)
+            progress = self.w.model.runs.group_progress(*watched)
         except DecipherError as exc:  # the project file is busy or gone: say so, try again next tick
             self.w.statusBar().showMessage(f"Seed group progress not read: {exc}", 3000)
             return
@@ -223,8 +187,8 @@ class SeedGroupBridge(QObject):
     # ---- the job's signals ----------------------------------------------------------------------
 
     def _same_project(self) -> bool:
-        project = self.w.project
-        return project is not None and Path(project.path) == getattr(self, "_project_path", None)
+        path = self.w.model.runs.project_path()
+        return path is not None and path == getattr(self, "_project_path", None)
 
     def _on_report(self, item: tuple) -> None:
         if item[0] == "log":
@@ -256,7 +220,7 @@ class SeedGroupBridge(QObject):
         else:
             w.statusBar().showMessage(f"Seed group finished: seed {chosen} chosen without gold "
                                       f"({outcome.metrics.get('chosen_because', '')})", 15000)
-        groups = w.model.seed_groups()
+        groups = w.model.runs.seed_groups()
         group = next((g for g in groups if g.get("out") == str(outcome.out)), None)
         if group is not None and group.get("chosen_run") is not None:
             w.show_run(group["chosen_run"])
@@ -280,34 +244,34 @@ class SeedGroupBridge(QObject):
     # ---- showing a group ------------------------------------------------------------------------
 
     def markers(self) -> dict[int, tuple[str, str]]:
-        return group_markers(self.w.model.seed_groups())
+        return group_markers(self.w.model.runs.seed_groups())
 
     def show_group_of(self, run_id: int | None) -> None:
         """The shown run changed: its group's agreement in Matches and the inscription view, and
         the warning in the Runs panel (all cleared when the run is in no group)."""
-        w = self.w
-        project = w.project
-        found = None if project is None else group_of_run(w.model.seed_groups(), run_id)
+        w, runs = self.w, self.w.model.runs
+        path = runs.project_path()
+        found = None if path is None else group_of_run(runs.seed_groups(), run_id)
         if found is None:
             agreement, warning = {}, None
         else:
             number, group = found
-            agreement = self._agreement(project, group)
+            agreement = self._agreement(path, group)
             warning = group_warning(number, group)
         w.matches.set_agreement(agreement)
         w.inscriptions.set_agreement(agreement)
         w.runs.set_group_warning(warning)
 
-    def _agreement(self, project, group: dict) -> dict:
+    def _agreement(self, project_path: Path, group: dict) -> dict:
         """The group's agreement, cached while the group's stored entry is unchanged."""
         import json
 
-        key = (str(project.path), group.get("out", ""))
+        key = (str(project_path), group.get("out", ""))
         stamp = json.dumps(group, sort_keys=True, default=str)
         cached = self._agreement_cache.get(key)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        agreement = group_agreement(project, group)
+        agreement = self.w.model.runs.group_agreement(group)
         self._agreement_cache[key] = (stamp, agreement)
         return agreement
 

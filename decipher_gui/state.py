@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from engine.project.store import Project
+from engine.project import Project
 from engine.results import MappingSnapshot, Match
 
 

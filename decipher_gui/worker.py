@@ -16,9 +16,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from engine.config import Config
 from engine.corpus import PinnedValue
-from engine.project.recording import resolve_checkpoint
-from engine.project.runner import ProjectRunSpec
-from engine.project.store import Project
+from engine.project import Project, ProjectRunSpec, resolve_checkpoint
 
 from decipher_gui.background import BackgroundJob
 from decipher_gui.driver import PinsApplied, RunFailure, StepBatch, describe_failure

@@ -11,8 +11,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QLineEdit
 
 from engine.corpus import Inscription, Stem
 from engine.io.display import IDENTITY, DisplayTable
-from engine.project.exporting import inscription_ref
-from engine.project.store import CorpusInfo, LanguageInfo
+from engine.project import CorpusInfo, LanguageInfo, inscription_ref
 
 from ..fonts import text_font
 

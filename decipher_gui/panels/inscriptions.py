@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
 from engine.corpus import DIVIDER, GoldAnnotation, Inscription
 from engine.io.display import IDENTITY, DisplayTable
 from engine.model.explain import best_alignment
-from engine.project.exporting import inscription_ref
+from engine.project import inscription_ref
 from engine.results import MappingSnapshot, Match
 
 from ..analysis import SpanMark

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout,
 
 from engine.config import PRESET_INFO, PRESETS, Config
 from engine.errors import DecipherError
-from engine.project.store import CorpusInfo, LanguageInfo, RunRecord
+from engine.project import CorpusInfo, LanguageInfo, RunRecord
 from engine.runs.seeds import MAX_SEEDS, parse_seed_list
 from decipher_gui.queries import pins_cell
 

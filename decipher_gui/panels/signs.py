@@ -1,5 +1,5 @@
 """The best sound per sign: each lost sign (as the display table shows it), its top IPA values
-with their share, and whether a pin holds it; exportable as CSV (engine.io.signvalues)."""
+with their share, and whether a pin holds it; exportable as CSV (engine.project.signvalues)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QPus
 from engine.corpus import PinnedValue
 from engine.io.display import IDENTITY, DisplayTable
 from engine.results import MappingSnapshot
-from engine.io.signvalues import SignValue, sign_values, syllable_values
+from engine.project import SignValue, sign_values, syllable_values
 
 from . import wrapping_label
 from .syllable_grid import SyllableGridPanel

@@ -2,7 +2,7 @@
 each sign (as the corpus's display table shows it) in the cell of its best onset and best vowel,
 shaded by the cell's confidence P(onset | sign)·P(vowel | sign), pinned signs framed, a tooltip
 with each sign's best alternatives. Shown (in the Sign values tab) only for a syllable run's
-mapping; exportable as CSV and PNG. The grid is computed by engine/io/signvalues.py
+mapping; exportable as CSV and PNG. The grid is computed by engine/project/signvalues.py
 (``syllable_grid``): a few numpy argmaxes per update, cheap enough for the GUI thread."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QPushButton, QSty
 
 from engine.corpus import PinnedValue
 from engine.io.display import IDENTITY, DisplayTable
-from engine.io.signvalues import GRID_PIN_MARK, SyllableGrid, syllable_grid
+from engine.project import GRID_PIN_MARK, SyllableGrid, syllable_grid
 from engine.model.syllables import NULL_ONSET
 from engine.results import MappingSnapshot
 

@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Sequence
 
 from engine import __version__
-from engine.cli.options import add_dotted_argument, add_known_system_argument
-from engine.config import FLAG_SETTINGS, PRESETS, Config, presets_help, config_from_options, resume_overrides
+from engine.cli.options import add_dotted_argument, add_known_system_argument, config_of, keep_settings, \
+    setting_options
+from engine.config import PRESETS, presets_help, resume_overrides
 from engine.errors import DecipherError
 from engine.io.linear_b import NOTATIONS as LOST_NOTATIONS
 
@@ -193,48 +194,6 @@ def cmd_dataset(args) -> int:
     return gothic_main(args.args)
 
 
-def config_of(args) -> Config:
-    """The settings of ``decipher run`` from its options (engine.config.config_from_options); with
-    ``--project`` and neither ``--preset`` nor ``--config``, the project's stored run settings are
-    the base (as the app's Run panel starts from them), ``--set`` and the flags on top."""
-    stored = None
-    if getattr(args, "project", None) is not None and getattr(args, "resume", None) is None:
-        from engine.datasets.sample import RUN_CONFIG_KEY
-        from engine.project.store import Project
-
-        with Project.open(args.project) as project:
-            stored = project.setting(RUN_CONFIG_KEY)
-        if stored and not (args.preset or args.config):
-            # a value a newer check refuses falls back to its default, said (as the app's Run panel does)
-            usable, notes = Config.from_stored(stored)
-            for line in notes:
-                print(f"note: {args.project}'s run settings: {line}", file=sys.stderr)
-            stored = usable.to_dict()
-    return config_from_options(stored=stored, **_setting_options(args))
-
-
-def keep_settings(args, config: Config) -> None:
-    """``decipher run --project P --preset NAME`` (or ``--config FILE``): P keeps the run's settings
-    as its run settings, as the app's "Save as defaults" does, so that the app (and the next ``run
-    --project`` without a preset) trains with them; said on stderr."""
-    if getattr(args, "project", None) is None or getattr(args, "resume", None) is not None \
-            or not (args.preset or args.config):
-        return
-    from engine.datasets.sample import RUN_CONFIG_KEY
-    from engine.project.store import Project
-
-    with Project.open(args.project) as project:
-        project.set_setting(RUN_CONFIG_KEY, config.to_dict())
-    what = f"preset {args.preset}" if args.preset else f"settings of {args.config}"
-    print(f"note: {args.project} keeps this run's settings ({what}) as its run settings: the app's Run panel "
-          "and `decipher run --project` without --preset start from them", file=sys.stderr)
-
-
-def _setting_options(args) -> dict:
-    return dict(preset=args.preset, config_file=args.config, assignments=args.set,
-                **{name: getattr(args, name) for name in FLAG_SETTINGS})
-
-
 #: What ``decipher run --out DIR`` writes into DIR (engine/runs/outputs.py and the session's checkpoint).
 RUN_FILES = ("checkpoint.pt", "metrics.json", "matches.csv", "steps.csv")
 
@@ -272,7 +231,7 @@ def cmd_run(args) -> int:
     from engine.runs.outputs import ProgressBar, prepare_output_folder, run_in_folder
 
     config = config_of(args)
-    overrides = resume_overrides(**_setting_options(args)) if args.resume else {}
+    overrides = resume_overrides(**setting_options(args)) if args.resume else {}
     every = getattr(args, "checkpoint_every", 10.0)
     if not (every > 0 and every < float("inf")):
         raise DecipherError(f"--checkpoint-every must be a positive number of minutes, not {every}")

@@ -276,7 +276,7 @@ def _import(args, out: TextIO) -> int:
     markup = ""
     codes = {"glottocode": getattr(args, "glottocode", None), "iso639_3": getattr(args, "iso639_3", None)}
     if any(v is not None for v in codes.values()):
-        from engine.io.fieldexport import check_codes
+        from engine.project.fieldexport import check_codes
 
         check_codes(**codes)  # a bad code is refused before anything is imported
         if kind not in CODED_KINDS:
@@ -341,7 +341,7 @@ def _import(args, out: TextIO) -> int:
         if kind in ("lost", "text", "hesperia", "cog"):   # what an import of lost texts read
             markup = _markup(project, next(c for c in project.corpora() if c.id == cid))
         if kind in CODED_KINDS and any(v is not None for v in codes.values()):
-            from engine.io.fieldexport import set_language_codes
+            from engine.project.fieldexport import set_language_codes
 
             stored = set_language_codes(project, CODED_KINDS[kind], cid if CODED_KINDS[kind] == "corpus" else lid,
                                         **codes)
@@ -415,7 +415,7 @@ def _export(args, out: TextIO) -> int:
             n = exporting.export_known(project, target, args.language, **options)
             what = "stems"
         elif kind == "sign_values":
-            from engine.io.signvalues import export_sign_values
+            from engine.project.signvalues import export_sign_values
 
             n = export_sign_values(project, target, run_id=args.run, **options)
             what = "sign values"
@@ -446,8 +446,8 @@ def _guard_note(n, args) -> None:
 
 
 def _field_export(args, project: Project, kind: str, target: Path, out: TextIO) -> int:
-    """--cldf DIR / --edictor FILE: the app's exports (engine.io.fieldexport), the run said."""
-    from engine.io import fieldexport
+    """--cldf DIR / --edictor FILE: the app's exports (engine.project.fieldexport), the run said."""
+    from engine.project import fieldexport
 
     if args.tsv or args.bom:
         raise InputError(f"--tsv and --bom are for the CSV exports, not --{kind}")
@@ -500,7 +500,7 @@ def _decide(args, out: TextIO) -> int:
 
 def _check_display_tables(args) -> None:
     """--lost-display/--known-display name known tables (checked before anything is stored)."""
-    from engine.io import fieldexport
+    from engine.project import fieldexport
     from engine.io.display import preset
 
     if args.lost_display is not None:
@@ -512,7 +512,7 @@ def _check_display_tables(args) -> None:
 def _store_display_tables(args, project: Project, run) -> None:
     """Store --lost-display/--known-display for the exported run's corpus and known language, as
     View > Display table does (every export then shows the data through them)."""
-    from engine.io import fieldexport
+    from engine.project import fieldexport
 
     _check_display_tables(args)
     if args.lost_display is not None:
@@ -531,7 +531,7 @@ def _exported_run(project: Project, kind: str, run_id: int | None):
     if run_id is None:
         if kind == "matches":
             return exporting.default_run(project)
-        from engine.io.signvalues import newest_run_with_mapping
+        from engine.project.signvalues import newest_run_with_mapping
 
         run_id = newest_run_with_mapping(project)
         if run_id is None:
@@ -618,7 +618,7 @@ def _runs(args, out: TextIO) -> int:
 
 def _info_json(project: Project) -> dict:
     """What ``project info`` says, as one JSON-ready object."""
-    from engine.io.fieldexport import language_codes
+    from engine.project.fieldexport import language_codes
 
     s = project.summary()
     return {

@@ -203,7 +203,7 @@ def _settings(p) -> str:
 
 def cmd_run_seeds(args) -> int:
     """``decipher run --seeds …``: one run per seed plus the consensus."""
-    from engine.cli.main import config_of, keep_settings
+    from engine.cli.options import config_of, keep_settings
     from engine.runs.seeds import run_seeds, run_seeds_in_project
     from engine.runs.workers import check_workers
 

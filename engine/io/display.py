@@ -62,7 +62,7 @@ HEBREW_SCRIPT = {
 HEBREW_FINALS = {"k": "ך", "m": "ם", "n": "ן", "p": "ף", "S": "ץ"}
 
 #: The ASCII Hebrew of the data → the standard scholarly transliteration (SBL style); the one
-#: table both the views and the field exports (engine/io/fieldexport.py) use.
+#: table both the views and the field exports (engine/project/fieldexport.py) use.
 HEBREW_TRANSLITERATION = {
     "a": "ʾ", "b": "b", "g": "g", "d": "d", "h": "h", "w": "w", "z": "z", "H": "ḥ", "T": "ṭ",
     "y": "y", "k": "k", "l": "l", "m": "m", "n": "n", "s": "s", "<": "ʿ", "p": "p", "S": "ṣ",

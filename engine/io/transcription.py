@@ -431,7 +431,7 @@ def _table_path(path_or_name: str | os.PathLike) -> tuple[Path, str]:
 
 def load_rule_table(path_or_name: str | os.PathLike) -> RuleTable:
     """One of our tables by name, or a user's table file; cached until the file changes."""
-    from engine.io.tables import read_text  # local import: engine.io imports this module
+    from engine.io.text import read_text
 
     path, name = _table_path(path_or_name)
     try:

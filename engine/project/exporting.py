@@ -12,14 +12,14 @@ count, with ``guarded`` the number of cells the guard changed.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
+from typing import Iterator
 
-from engine.errors import ProjectError
+from engine.io.atomic import Written, write_csv
 from engine.io.tables import sniff_delimiter
-# the resolvers moved to .resolve; re-exported for the callers that import them from here
-from engine.project.resolve import _resolve, default_run, resolve_corpus, resolve_language  # noqa: F401
-from engine.project.store import Project, RunRecord
-from engine.project.recording import pin_history
+# resolve_corpus/resolve_language are also imported from here by engine/runs/seeds.py and engine/cli/sweep.py
+from engine.project.resolve import default_run, resolve_corpus, resolve_language
+from engine.project.pins import pin_history
+from engine.project.store import Project
 
 #: The match report's columns, in order (one row per match and alternative). ``lost_span`` and
 #: ``stem`` are shown through the display tables of the corpus and the known language (as scholars
@@ -39,13 +39,6 @@ def number(value: float) -> float:
     ``repr``), never as text, so formula guarding never touches a negative score."""
     return float(value)
 
-
-# the one formula guard and atomic CSV writer (a failed write names the file, leaves nothing)
-from engine.io.atomic import FORMULA_STARTS, Written, guard_formula, write_csv  # noqa: E402,F401
-
-
-def _delimiter(path: Path, delimiter: str | None) -> str:
-    return sniff_delimiter(path, delimiter)
 
 
 def inscription_ref(meta, inscription_id: str) -> str:
@@ -114,7 +107,7 @@ def export_matches(project: Project, path: str | Path, *, run_id: int | None = N
     if run_id is None:
         run_id = default_run(project).id
     rows = list(match_report_rows(project, run_id))
-    guarded = write_csv(path, MATCH_COLUMNS, rows, delimiter=_delimiter(path, delimiter), bom=bom,
+    guarded = write_csv(path, MATCH_COLUMNS, rows, delimiter=sniff_delimiter(path, delimiter), bom=bom,
                         guard_formulas=guard_formulas)
     return Written(len(rows), guarded)
 
@@ -130,7 +123,7 @@ def export_prior(project: Project, path: str | Path, *, delimiter: str | None = 
     guarded = write_csv(path, header,
               ((p.lost,) + ((display.show(p.lost),) if display is not None else ())
                + (p.known_ipa, number(p.weight), int(p.locked), p.note) for p in pins),
-              delimiter=_delimiter(path, delimiter), bom=bom, guard_formulas=guard_formulas)
+              delimiter=sniff_delimiter(path, delimiter), bom=bom, guard_formulas=guard_formulas)
     return Written(len(pins), guarded)
 
 
@@ -147,7 +140,7 @@ def export_lost(project: Project, path: str | Path, corpus: int | str | None = N
     header = ["id", "text"] + (["raw"] if with_raw else []) + list(keys)
     rows = ([ins.id, ins.text] + ([ins.raw if ins.raw is not None else ins.text] if with_raw else [])
             + [ins.meta.get(k, "") for k in keys] for ins in inscriptions)
-    guarded = write_csv(path, header, rows, delimiter=_delimiter(path, delimiter), bom=bom,
+    guarded = write_csv(path, header, rows, delimiter=sniff_delimiter(path, delimiter), bom=bom,
               guard_formulas=guard_formulas)
     return Written(len(inscriptions), guarded)
 
@@ -158,7 +151,7 @@ def export_known(project: Project, path: str | Path, language: int | str | None 
     path = Path(path)
     stems = project.stems(resolve_language(project, language))
     guarded = write_csv(path, ("form", "ipa", "gloss", "source"), ((s.form, s.ipa, s.gloss, s.source) for s in stems),
-              delimiter=_delimiter(path, delimiter), bom=bom, guard_formulas=guard_formulas)
+              delimiter=sniff_delimiter(path, delimiter), bom=bom, guard_formulas=guard_formulas)
     return Written(len(stems), guarded)
 
 
@@ -169,5 +162,5 @@ def export_gold(project: Project, path: str | Path, corpus: int | str | None = N
     gold = project.gold(resolve_corpus(project, corpus))
     guarded = write_csv(path, ("inscription_id", "start", "word_end", "known"),
               ((g.inscription_id, g.start, g.word_end, "|".join(g.known)) for g in gold),
-              delimiter=_delimiter(path, delimiter), bom=bom, guard_formulas=guard_formulas)
+              delimiter=sniff_delimiter(path, delimiter), bom=bom, guard_formulas=guard_formulas)
     return Written(len(gold), guarded)

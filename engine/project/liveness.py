@@ -23,13 +23,13 @@ STALE_OTHER_HOST = 600.0
 
 
 
-def _utc_now() -> datetime:
+def utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
 def now_iso() -> str:
     """UTC time as ISO 8601 with milliseconds, e.g. ``2024-05-01T12:00:00.000+00:00``."""
-    return _utc_now().isoformat(timespec="milliseconds")
+    return utc_now().isoformat(timespec="milliseconds")
 
 
 def _parse_time(value: str | None) -> datetime | None:

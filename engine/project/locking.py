@@ -5,23 +5,20 @@ from __future__ import annotations
 
 import functools
 import sqlite3
-from typing import TYPE_CHECKING, Callable, TypeVar
+from typing import Callable, TypeVar
 
 from engine.errors import DecipherError, ProjectError
 from engine.project import access
 
-if TYPE_CHECKING:
-    from engine.project.store import Project
-
 T = TypeVar("T")
 
 
-def _locked(method: Callable[..., T]) -> Callable[..., T]:
+def locked(method: Callable[..., T]) -> Callable[..., T]:
     """Serialise calls across threads, refuse calls on a closed project, and turn SQLite errors
     into ProjectError."""
 
     @functools.wraps(method)
-    def wrapper(self: "Project", *args, **kwargs):
+    def wrapper(self, *args, **kwargs):  # self: a Project
         with self._lock:
             if self._conn is None:
                 raise ProjectError(f"{self.path}: the project is closed")

@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -29,8 +28,8 @@ from engine.corpus import PinnedValue
 from engine.errors import ProjectError
 from engine.results import EvalEvent, FinishedEvent, MappingSnapshot, StepEvent, SyllableTable
 from engine.runs.session import RunOutcome, RunSink, RunStart, failure_text
-from engine.project.store import Project, now_iso
-from engine.project.records import pins_from_json
+from engine.project.store import Project
+from engine.project.pins import pin_history, record_pins, run_pins_text
 
 #: Where GUI runs before schema v3 kept their last character mapping (still read as a fallback).
 LEGACY_MAPPING_KEY = "gui.mapping.run.{}"
@@ -70,56 +69,7 @@ def run_of_checkpoint(project: Project, checkpoint: Path) -> int | None:
 
 
 # ---------------------------------------------------------------------------------------------
-# pins with their history, and the learned mapping
-
-
-@dataclass(frozen=True)
-class PinChange:
-    """The pins in force for a run's steps after ``step`` (until the next change)."""
-
-    step: int
-    pins: tuple[PinnedValue, ...]
-    at: str = ""
-
-    def to_json(self) -> dict:
-        return {"step": self.step, "pins": [pin_json(p) for p in self.pins]}
-
-
-def pin_json(p: PinnedValue) -> dict:
-    return {"lost": p.lost, "known_ipa": p.known_ipa, "weight": p.weight, "locked": p.locked, "note": p.note}
-
-
-def _pins_text(pins: Sequence[PinnedValue]) -> str:
-    return json.dumps([[p.lost, p.known_ipa, p.weight, p.locked, p.note] for p in pins], ensure_ascii=False)
-
-
-def _pins_of(text: str, path: Path | str = "the project", row: object = "?") -> tuple[PinnedValue, ...]:
-    return pins_from_json(path, "run_pins", row, "pins", text or "[]")
-
-
-def record_pins(project: Project, run_id: int, step: int, pins: Sequence[PinnedValue]) -> None:
-    """Record that the run uses ``pins`` for its steps after ``step`` (a pin change is an event)."""
-    try:
-        with project.transaction():
-            project.conn.execute(
-                "INSERT INTO run_pins (run_id, step, pins, changed_at) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT (run_id, step) DO UPDATE SET pins = excluded.pins, changed_at = excluded.changed_at",
-                (run_id, int(step), _pins_text(pins), now_iso()))
-    except sqlite3.Error as e:
-        raise ProjectError(f"{project.path}: cannot record the pins of run {run_id} ({e})") from None
-
-
-def pin_history(project: Project, run_id: int) -> list[PinChange]:
-    """The run's pin changes in step order; a run recorded without history has its start pins."""
-    try:
-        rows = project.conn.execute("SELECT step, pins, changed_at FROM run_pins WHERE run_id = ? "
-                                    "ORDER BY step", (run_id,)).fetchall()
-    except sqlite3.Error as e:
-        raise ProjectError(f"{project.path}: cannot read the pins of run {run_id} ({e})") from None
-    if rows:
-        return [PinChange(s, _pins_of(p, project.path, f"run {run_id} step {s}"), at) for s, p, at in rows]
-    run = project.run(run_id)
-    return [PinChange(0, tuple(run.pins), run.started_at)]
+# the learned mapping
 
 
 def record_mapping(project: Project, run_id: int, step: int, mapping: MappingSnapshot) -> None:
@@ -403,7 +353,7 @@ def compared_diagnoses(project: Project) -> dict[int, dict]:
         if run.id not in stored:
             continue
         settings = {k: v for k, v in run.config.items() if k != "seed"}
-        inputs = digests.get(run.id) or [run.corpus_id, run.language_id, _pins_text(run.pins)]
+        inputs = digests.get(run.id) or [run.corpus_id, run.language_id, run_pins_text(run.pins)]
         key = json.dumps([inputs, settings], sort_keys=True, ensure_ascii=False, default=str)
         groups.setdefault(key, []).append(run.id)
     out: dict[int, dict] = {}

@@ -90,13 +90,13 @@ DecisionKey = tuple[str, int, int, str]
 """(inscription_id, start, end, form): with the run id, what a decision is stored under."""
 
 
-_RUN_COLUMNS = ("id", "status", "config", "seed", "code_version", "device", "corpus_id",
+RUN_COLUMNS = ("id", "status", "config", "seed", "code_version", "device", "corpus_id",
                 "language_id", "pins", "started_at", "ended_at", "host", "pid", "heartbeat_at",
                 "last_step", "checkpoint", "error", "resumed_from")
 
 
-def _run_record(row: Sequence, path: str | Path = "the project") -> RunRecord:
-    d = dict(zip(_RUN_COLUMNS, row))
+def run_record(row: Sequence, path: str | Path = "the project") -> RunRecord:
+    d = dict(zip(RUN_COLUMNS, row))
     d["config"] = load_json(path, "run", d["id"], "config", d["config"] or "{}", dict)
     d["pins"] = pins_from_json(path, "run", d["id"], "pins", d["pins"] or "[]")
     return RunRecord(**d)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from engine.errors import ProjectError
-from engine.project.store import Project, RunRecord
+from engine.project.records import RunRecord
+from engine.project.store import Project
 
 
 def _resolve(value: int | str | None, check, by_name, listing, what: str) -> int:

@@ -16,8 +16,8 @@ from engine.errors import ProjectError
 from engine.errors import StoredValueError
 from engine.results import Alternative, Match
 from engine.project.liveness import STALE_OTHER_HOST, STALE_SAME_HOST, code_version, dead_runs
-from engine.project.locking import _locked
-from engine.project.records import _RUN_COLUMNS, DecisionKey, MatchRecord, RunRecord, _run_record
+from engine.project.locking import locked
+from engine.project.records import RUN_COLUMNS, DecisionKey, MatchRecord, RunRecord, run_record
 from engine.project.schema import DECISIONS
 
 FINAL_STATUSES = ("completed", "stopped", "failed", "interrupted")
@@ -41,7 +41,7 @@ class RunsMixin:
 
     # ---- runs ------------------------------------------------------------------------------
 
-    @_locked
+    @locked
     def start_run(self, config: Config | Mapping[str, Any], corpus_id: int | None,
                   language_id: int | None, *, device: str = "", seed: int | None = None,
                   pins: Sequence[PinnedValue] | None = None, resumed_from: int | None = None,
@@ -83,7 +83,7 @@ class RunsMixin:
             }).last_pk
         return int(run_id)
 
-    @_locked
+    @locked
     def heartbeat(self, run_id: int, step: int | None = None) -> None:
         """Say the run is alive (call at least every few minutes; each step is fine).
 
@@ -107,7 +107,7 @@ class RunsMixin:
                           "CASE WHEN ? IS NULL THEN last_step ELSE max(coalesce(last_step, ?), ?) END "
                           "WHERE id = ?", (self._stamp(), step, step, step, run_id))
 
-    @_locked
+    @locked
     def set_checkpoint(self, run_id: int, path: str | Path | None) -> None:
         """Record the run's latest checkpoint file (kept if the run is later interrupted)."""
         self._need("run", run_id)
@@ -116,7 +116,7 @@ class RunsMixin:
                               (None if path is None else str(path), run_id))
             self._beat(run_id, None)
 
-    @_locked
+    @locked
     def record_metrics(self, run_id: int, step: int, metrics: Mapping[str, float], *,
                        restart: int | None = None) -> None:
         """Store metric values at a step (a value recorded twice for a step is replaced).
@@ -141,7 +141,7 @@ class RunsMixin:
         row = self.conn.execute("SELECT curve_restart FROM run WHERE id = ?", (run_id,)).fetchone()
         return int(row[0]) if row is not None and row[0] is not None else 0
 
-    @_locked
+    @locked
     def metrics(self, run_id: int, name: str | None = None, *, restart: int | None = None) -> list[tuple[int, str, float]]:
         """(step, name, value) rows in step order (NaN comes back for a NaN stored): the run's
         curve, i.e. the rows of its kept start (setting restarts; the start being trained while the
@@ -168,7 +168,7 @@ class RunsMixin:
             raise StoredValueError(self.path, "run_metric", where, "value", f"not a number, found {shown[:40]}")
         return step, name, float(value)
 
-    @_locked
+    @locked
     def metrics_by_restart(self, run_id: int) -> dict[int, list[tuple[int, str, float]]]:
         """Every start's (step, name, value) rows, by start (setting restarts), in step order."""
         out: dict[int, list[tuple[int, str, float]]] = {}
@@ -180,13 +180,13 @@ class RunsMixin:
             out.setdefault(r, []).append(self._metric_row(run_id, s, n, v))
         return out
 
-    @_locked
+    @locked
     def curve_restart(self, run_id: int) -> int:
         """The start whose rows are the run's curve (0 for a run of one start)."""
         self._need("run", run_id)
         return self._curve_restart(run_id)
 
-    @_locked
+    @locked
     def latest_metrics(self, run_id: int) -> dict[str, float]:
         """Each metric's value at the last step it was recorded (on the run's curve)."""
         rows = self.conn.execute(
@@ -195,7 +195,7 @@ class RunsMixin:
             "ORDER BY name", (run_id, self._curve_restart(run_id)))
         return {n: self._metric_row(run_id, s, n, v)[2] for n, v, s in rows}
 
-    @_locked
+    @locked
     def record_matches(self, run_id: int, matches: Iterable[Match]) -> None:
         """Make these the run's decoded matches (replacing the previous set).
 
@@ -244,7 +244,7 @@ class RunsMixin:
                 self.db["run_alternative"].insert_all(alternatives, batch_size=1000)
             self._beat(run_id, None)
 
-    @_locked
+    @locked
     def finish_run(self, run_id: int, status: str, error: str | None = None,
                    checkpoint: str | Path | None = None) -> None:
         """End a run: completed, stopped, failed or interrupted (with the error text, if any)."""
@@ -261,7 +261,7 @@ class RunsMixin:
                 "checkpoint = coalesce(?, checkpoint) WHERE id = ?",
                 (status, self._stamp(), error, None if checkpoint is None else str(checkpoint), run_id))
 
-    @_locked
+    @locked
     def record_diagnosis(self, run_id: int, final_objective: float | None, diagnosis: Mapping[str, Any],
                          inputs_digest: str | None = None) -> None:
         """Store (or replace) a run's final objective and its gold-free diagnosis
@@ -276,13 +276,13 @@ class RunsMixin:
                 "diagnosis = excluded.diagnosis, inputs_digest = coalesce(excluded.inputs_digest, inputs_digest)",
                 (run_id, _real(final_objective), text, inputs_digest))
 
-    @_locked
+    @locked
     def diagnosis_inputs(self) -> dict[int, str]:
         """Run id -> the inputs digest stored with its diagnosis (runs without one are absent)."""
         rows = self.conn.execute("SELECT run_id, inputs_digest FROM run_diagnosis WHERE inputs_digest IS NOT NULL")
         return {int(r): str(d) for r, d in rows}
 
-    @_locked
+    @locked
     def diagnosis(self, run_id: int) -> tuple[float | None, dict] | None:
         """(final objective, diagnosis JSON) stored for a run, or None: a run without one (recorded
         before schema v6, or one that failed)."""
@@ -290,7 +290,7 @@ class RunsMixin:
                                 (run_id,)).fetchone()
         return None if row is None else self._diagnosis_row(row)[1]
 
-    @_locked
+    @locked
     def diagnoses(self) -> dict[int, tuple[float | None, dict]]:
         """Every stored diagnosis: run id -> (final objective, diagnosis JSON)."""
         return dict(self._diagnosis_row(r) for r in
@@ -307,24 +307,24 @@ class RunsMixin:
         data = load_json(self.path, "run_diagnosis", f"run {run_id}", "diagnosis", text, dict)
         return int(run_id), (_real(objective), data)
 
-    @_locked
+    @locked
     def runs(self, status: str | None = None) -> list[RunRecord]:
-        sql = f"SELECT {', '.join(_RUN_COLUMNS)} FROM run"
+        sql = f"SELECT {', '.join(RUN_COLUMNS)} FROM run"
         args: tuple = ()
         if status is not None:
             sql += " WHERE status = ?"
             args = (status,)
-        return [_run_record(r, self.path) for r in self.conn.execute(sql + " ORDER BY id", args)]
+        return [run_record(r, self.path) for r in self.conn.execute(sql + " ORDER BY id", args)]
 
-    @_locked
+    @locked
     def run(self, run_id: int) -> RunRecord:
-        row = self.conn.execute(f"SELECT {', '.join(_RUN_COLUMNS)} FROM run WHERE id = ?",
+        row = self.conn.execute(f"SELECT {', '.join(RUN_COLUMNS)} FROM run WHERE id = ?",
                                 (run_id,)).fetchone()
         if row is None:
             raise ProjectError(f"no run {run_id} in {self.path.name}")
-        return _run_record(row, self.path)
+        return run_record(row, self.path)
 
-    @_locked
+    @locked
     def remove_run(self, run_id: int) -> None:
         """Delete a run with its metrics, matches and decisions."""
         self._need("run", run_id)
@@ -332,7 +332,7 @@ class RunsMixin:
             self.conn.execute("UPDATE run SET resumed_from = NULL WHERE resumed_from = ?", (run_id,))
             self.conn.execute("DELETE FROM run WHERE id = ?", (run_id,))
 
-    @_locked
+    @locked
     def check_interrupted(self, *, stale_same_host: float = STALE_SAME_HOST,
                           stale_other_host: float = STALE_OTHER_HOST) -> list[int]:
         """Mark "interrupted" every run left "running" by a process that is gone.
@@ -368,7 +368,7 @@ class RunsMixin:
 
     # ---- matches and decisions ---------------------------------------------------------------
 
-    @_locked
+    @locked
     def match_records(self, run_id: int) -> list[MatchRecord]:
         """The run's matches in the order recorded, each with its id."""
         self._need("run", run_id)
@@ -395,7 +395,7 @@ class RunsMixin:
     def matches(self, run_id: int) -> list[Match]:
         return [r.match for r in self.match_records(run_id)]
 
-    @_locked
+    @locked
     def decide(self, run_id: int, inscription_id: str, start: int, end: int, form: str,
                status: str | None, note: str = "") -> None:
         """Accept or reject stem ``form`` for a span; ``None`` takes the decision back.
@@ -428,7 +428,7 @@ class RunsMixin:
             "note = excluded.note, decided_at = excluded.decided_at",
             (run_id, *key, status, note or "", self._stamp()))
 
-    @_locked
+    @locked
     def decisions(self, run_id: int) -> dict[DecisionKey, str]:
         """{(inscription_id, start, end, form): "accepted" | "rejected"} for the run."""
         rows = self.conn.execute("SELECT inscription_id, span_start, span_end, form, status FROM "

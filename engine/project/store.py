@@ -23,28 +23,24 @@ import threading
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterator
 
 import sqlite_utils
 
-from engine.corpus import Corpus, GoldAnnotation, Inscription, PinnedValue, Stem, Vocabulary, split_units
 from engine.errors import ProjectError
 from engine.project import schema
 from engine.project import access, rawfile
 from engine.project.access import Access
-# re-exported: callers import these from here
-from engine.project.liveness import (STALE_OTHER_HOST, STALE_SAME_HOST, _parse_time, _utc_now,  # noqa: F401
-                       code_version, now_iso, pid_alive)
-from engine.project.locking import T, _locked  # noqa: F401
-from engine.project.records import (_RUN_COLUMNS, CorpusInfo, DecisionKey, LanguageInfo, MatchRecord,  # noqa: F401
-                      PinRecord, RunRecord, _run_record)
-from engine.project.records import known_from_json, load_json, meta_from_json
-from engine.errors import StoredValueError
-from engine.project.runs import FINAL_STATUSES, RunsMixin, _real, _unreal  # noqa: F401
+from engine.project.corpora import CorporaMixin
+from engine.project.liveness import STALE_OTHER_HOST, STALE_SAME_HOST, code_version, utc_now
+from engine.project.locking import locked
+from engine.project.pins import PinsMixin, pin_history
+from engine.project.records import load_json
+from engine.project.runs import RunsMixin
 from engine.project.schema import APPLICATION_ID, SCHEMA_VERSION
 
 
-class Project(RunsMixin):
+class Project(CorporaMixin, PinsMixin, RunsMixin):
     """An open project file. Use :meth:`create` or :meth:`open`, then :meth:`close` (or ``with``)."""
 
     APPLICATION_ID = APPLICATION_ID
@@ -55,7 +51,7 @@ class Project(RunsMixin):
                  clock: Callable[[], datetime] | None = None):
         self.path = path
         self.access = access or Access("rw")
-        self.clock = clock or _utc_now
+        self.clock = clock or utc_now
         """Now, as a UTC datetime: the clock of the file's time stamps and of the staleness checks
         (tests inject one)."""
         self._conn: sqlite3.Connection | None = conn
@@ -315,7 +311,7 @@ class Project(RunsMixin):
                         conn.execute("ROLLBACK")
                     raise ProjectError(f"{self.path}: could not save the change ({e})") from None
 
-    @_locked
+    @locked
     def backup_to(self, path: str | Path) -> Path:
         """Write a consistent copy of the whole project to ``path`` (sqlite3 backup API).
 
@@ -356,12 +352,12 @@ class Project(RunsMixin):
 
     # ---- settings ---------------------------------------------------------------------------
 
-    @_locked
+    @locked
     def setting(self, key: str, default: Any = None) -> Any:
         row = self.conn.execute("SELECT value FROM setting WHERE key = ?", (key,)).fetchone()
         return default if row is None else load_json(self.path, "setting", repr(key), "value", row[0])
 
-    @_locked
+    @locked
     def set_setting(self, key: str, value: Any) -> None:
         """Store any JSON-able value under ``key``; ``None`` removes it."""
         with self.transaction():
@@ -371,270 +367,6 @@ class Project(RunsMixin):
                 self.conn.execute("INSERT INTO setting (key, value) VALUES (?, ?) ON CONFLICT (key) "
                                   "DO UPDATE SET value = excluded.value",
                                   (key, json.dumps(value, ensure_ascii=False)))
-
-    # ---- corpora ----------------------------------------------------------------------------
-
-    @_locked
-    def add_corpus(self, name: str, inscriptions: Iterable[Inscription], *, source: str = "",
-                   format: str = "") -> int:
-        """Store a new corpus (its inscriptions in order); returns its id."""
-        name = (name or "").strip()
-        if not name:
-            raise ProjectError("a corpus needs a name")
-        items = list(inscriptions)
-        if not items:
-            raise ProjectError(f"corpus {name!r} has no inscriptions")
-        seen: set[str] = set()
-        for ins in items:
-            if not ins.id:
-                raise ProjectError(f"corpus {name!r}: an inscription has an empty id")
-            if ins.id in seen:
-                raise ProjectError(f"corpus {name!r}: duplicate inscription id {ins.id!r}")
-            if not ins.text:
-                raise ProjectError(f"corpus {name!r}: inscription {ins.id!r} has no text")
-            seen.add(ins.id)
-        with self.transaction():
-            if self._id_of("corpus", name) is not None:
-                raise ProjectError(f"a corpus named {name!r} already exists in {self.path.name}; "
-                                   "choose another name")
-            corpus_id = self.db["corpus"].insert(
-                {"name": name, "source": shown_name(source), "format": format, "imported_at": self._stamp()}).last_pk
-            self.db["inscription"].insert_all(
-                ({"corpus_id": corpus_id, "position": i, "inscription_id": ins.id, "raw": ins.raw,
-                  "text": ins.text, "meta": json.dumps(dict(ins.meta), ensure_ascii=False)}
-                 for i, ins in enumerate(items)), batch_size=1000)
-        return int(corpus_id)
-
-    @_locked
-    def corpora(self) -> list[CorpusInfo]:
-        rows = self.conn.execute(
-            "SELECT c.id, c.name, c.source, c.format, c.imported_at, "
-            "(SELECT count(*) FROM inscription i WHERE i.corpus_id = c.id), "
-            "(SELECT count(*) FROM gold g WHERE g.corpus_id = c.id) FROM corpus c ORDER BY c.id")
-        return [CorpusInfo(*r) for r in rows]
-
-    @_locked
-    def corpus_id(self, name: str) -> int:
-        """The id of the corpus with this name (ProjectError if there is none)."""
-        found = self._id_of("corpus", name)
-        if found is None:
-            names = ", ".join(repr(c.name) for c in self.corpora()) or "none"
-            raise ProjectError(f"no corpus named {name!r} in {self.path.name} (corpora: {names})")
-        return found
-
-    @_locked
-    def inscriptions(self, corpus_id: int) -> list[Inscription]:
-        self._need("corpus", corpus_id)
-        rows = self.conn.execute("SELECT rowid, inscription_id, text, raw, meta FROM inscription "
-                                 "WHERE corpus_id = ? ORDER BY position", (corpus_id,))
-        path, check = self.path, schema.check_text
-        return [Inscription(check(path, "inscription", n, "inscription_id", i),
-                            check(path, "inscription", n, "text", t),
-                            raw=None if r is None else check(path, "inscription", n, "raw", r,
-                                                             allow_breaks=True, empty=True),
-                            meta=meta_from_json(path, n, m)) for n, i, t, r, m in rows]
-
-    @_locked
-    def corpus(self, corpus_id: int) -> Corpus:
-        name = self._need("corpus", corpus_id)
-        return Corpus(name, tuple(self.inscriptions(corpus_id)))
-
-    @_locked
-    def remove_corpus(self, corpus_id: int) -> None:
-        """Delete a corpus with its inscriptions and gold (runs on it keep their matches)."""
-        self._need("corpus", corpus_id)
-        with self.transaction():
-            self.conn.execute("DELETE FROM corpus WHERE id = ?", (corpus_id,))
-
-    # ---- known languages ---------------------------------------------------------------------
-
-    @_locked
-    def add_language(self, name: str, stems: Iterable[Stem], *, source: str = "",
-                     format: str = "") -> int:
-        """Store a known language and its stems (in order); returns its id."""
-        name = (name or "").strip()
-        if not name:
-            raise ProjectError("a known language needs a name")
-        items = list(stems)
-        if not items:
-            raise ProjectError(f"known language {name!r} has no stems")
-        for s in items:
-            if not s.form or not s.ipa:
-                raise ProjectError(f"known language {name!r}: a stem has an empty form or IPA "
-                                   f"({s.form!r}, {s.ipa!r})")
-        with self.transaction():
-            if self._id_of("language", name) is not None:
-                raise ProjectError(f"a known language named {name!r} already exists in "
-                                   f"{self.path.name}; choose another name")
-            language_id = self.db["language"].insert(
-                {"name": name, "source": shown_name(source), "format": format, "imported_at": self._stamp()}).last_pk
-            self.db["stem"].insert_all(
-                ({"language_id": language_id, "position": i, "form": s.form, "ipa": s.ipa,
-                  "gloss": s.gloss or "", "source": s.source or ""} for i, s in enumerate(items)),
-                batch_size=1000)
-        return int(language_id)
-
-    @_locked
-    def languages(self) -> list[LanguageInfo]:
-        rows = self.conn.execute(
-            "SELECT l.id, l.name, l.source, l.format, l.imported_at, "
-            "(SELECT count(*) FROM stem s WHERE s.language_id = l.id) FROM language l ORDER BY l.id")
-        return [LanguageInfo(*r) for r in rows]
-
-    @_locked
-    def language_id(self, name: str) -> int:
-        found = self._id_of("language", name)
-        if found is None:
-            names = ", ".join(repr(x.name) for x in self.languages()) or "none"
-            raise ProjectError(f"no known language named {name!r} in {self.path.name} "
-                               f"(languages: {names})")
-        return found
-
-    @_locked
-    def stems(self, language_id: int) -> list[Stem]:
-        self._need("language", language_id)
-        rows = self.conn.execute("SELECT rowid, form, ipa, gloss, source FROM stem WHERE language_id = ? "
-                                 "ORDER BY position", (language_id,))
-        path, check = self.path, schema.check_text
-        return [Stem(check(path, "stem", n, "form", f), check(path, "stem", n, "ipa", i),
-                     check(path, "stem", n, "gloss", g, empty=True),
-                     check(path, "stem", n, "source", s, allow_breaks=True, empty=True))
-                for n, f, i, g, s in rows]
-
-    @_locked
-    def vocabulary(self, language_id: int) -> Vocabulary:
-        name = self._need("language", language_id)
-        return Vocabulary(name, tuple(self.stems(language_id)))
-
-    @_locked
-    def remove_language(self, language_id: int) -> None:
-        self._need("language", language_id)
-        with self.transaction():
-            self.conn.execute("DELETE FROM language WHERE id = ?", (language_id,))
-
-    # ---- gold ----------------------------------------------------------------------------
-
-    @_locked
-    def set_gold(self, corpus_id: int, gold: Iterable[GoldAnnotation]) -> None:
-        """Replace the corpus's gold annotations (checked against its inscriptions)."""
-        corpus = self._need("corpus", corpus_id)
-        items = list(gold)
-        lengths = {i: len(split_units(t)) for i, t in self.conn.execute(
-            "SELECT inscription_id, text FROM inscription WHERE corpus_id = ?", (corpus_id,))}
-        for g in items:
-            if g.inscription_id not in lengths:
-                raise ProjectError(f"gold for corpus {corpus!r}: unknown inscription id "
-                                   f"{g.inscription_id!r}")
-            if not 0 <= g.start < g.word_end <= lengths[g.inscription_id]:
-                raise ProjectError(f"gold for corpus {corpus!r}: span {g.start}..{g.word_end} "
-                                   f"does not fit inscription {g.inscription_id!r} "
-                                   f"({lengths[g.inscription_id]} units)")
-            if not g.known or any(not k for k in g.known):
-                raise ProjectError(f"gold for corpus {corpus!r}: no known form at "
-                                   f"{g.inscription_id!r} {g.start}..{g.word_end}")
-        with self.transaction():
-            self.conn.execute("DELETE FROM gold WHERE corpus_id = ?", (corpus_id,))
-            self.db["gold"].insert_all(
-                ({"corpus_id": corpus_id, "position": i, "inscription_id": g.inscription_id,
-                  "start": g.start, "word_end": g.word_end,
-                  "known": json.dumps(list(g.known), ensure_ascii=False)}
-                 for i, g in enumerate(items)), batch_size=1000)
-
-    @_locked
-    def gold(self, corpus_id: int) -> list[GoldAnnotation]:
-        self._need("corpus", corpus_id)
-        rows = self.conn.execute("SELECT rowid, inscription_id, start, word_end, known FROM gold "
-                                 "WHERE corpus_id = ? ORDER BY position", (corpus_id,)).fetchall()
-        if not rows:
-            return []
-        # the spans set_gold would refuse are refused when read, too
-        lengths = {i: len(split_units(t)) for i, t in self.conn.execute(
-            "SELECT inscription_id, text FROM inscription WHERE corpus_id = ?", (corpus_id,))}
-        out = []
-        for n, i, s, e, k in rows:
-            if i not in lengths:
-                raise StoredValueError(self.path, "gold", n, "inscription_id",
-                                       f"no inscription {i!r} in the corpus")
-            if not 0 <= s < e <= lengths[i]:
-                raise StoredValueError(self.path, "gold", n, "word_end",
-                                       f"span {s}..{e} does not fit inscription {i!r} ({lengths[i]} units)")
-            out.append(GoldAnnotation(i, s, e, known_from_json(self.path, n, k)))
-        return out
-
-    # ---- pinned values -------------------------------------------------------------------
-
-    @_locked
-    def pins(self) -> list[PinnedValue]:
-        return [r.pin for r in self.pin_records()]
-
-    @_locked
-    def pin_records(self) -> list[PinRecord]:
-        rows = self.conn.execute("SELECT lost, known_ipa, weight, locked, note, created_at, "
-                                 "updated_at FROM pin ORDER BY rowid")
-        return [PinRecord(PinnedValue(lo, k, w, bool(lk), n), c, u) for lo, k, w, lk, n, c, u in rows]
-
-    @_locked
-    def set_pin(self, pin: PinnedValue) -> None:
-        """Add a pin, or update the one with the same (lost, known_ipa) (keeps its created time)."""
-        self._check_pin(pin)
-        with self.transaction():
-            self._upsert_pin(pin, self._stamp())
-
-    @_locked
-    def set_pins(self, pins: Iterable[PinnedValue]) -> int:
-        """Add or update several pins in one transaction; returns how many."""
-        items = list(pins)
-        for p in items:
-            self._check_pin(p)
-        stamp = self._stamp()
-        with self.transaction():
-            for p in items:
-                self._upsert_pin(p, stamp)
-        return len(items)
-
-    @_locked
-    def remove_pin(self, lost: str, known_ipa: str) -> bool:
-        """Delete a pin; returns whether there was one."""
-        with self.transaction():
-            cur = self.conn.execute("DELETE FROM pin WHERE lost = ? AND known_ipa = ?", (lost, known_ipa))
-        return cur.rowcount > 0
-
-    @_locked
-    def replace_pins(self, pins: Iterable[PinnedValue]) -> None:
-        """Make the project's pins exactly these (created times of pins kept are kept)."""
-        items = list(pins)
-        keys = set()
-        for p in items:
-            self._check_pin(p)
-            if (p.lost, p.known_ipa) in keys:
-                raise ProjectError(f"pin {p.lost} -> {p.known_ipa} given twice")
-            keys.add((p.lost, p.known_ipa))
-        stamp = self._stamp()
-        with self.transaction():
-            created = {(lo, k): c for lo, k, c in self.conn.execute(
-                "SELECT lost, known_ipa, created_at FROM pin")}
-            self.conn.execute("DELETE FROM pin")
-            for p in items:
-                self.conn.execute(
-                    "INSERT INTO pin (lost, known_ipa, weight, locked, note, created_at, updated_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (p.lost, p.known_ipa, float(p.weight), int(bool(p.locked)), p.note or "",
-                     created.get((p.lost, p.known_ipa), stamp), stamp))
-
-    def _check_pin(self, p: PinnedValue) -> None:
-        if not p.lost or not p.known_ipa:
-            raise ProjectError(f"a pin needs a lost letter and a known IPA unit, got "
-                               f"{p.lost!r} -> {p.known_ipa!r}")
-        if not (isinstance(p.weight, (int, float)) and p.weight > 0):
-            raise ProjectError(f"pin {p.lost} -> {p.known_ipa}: weight must be positive, not {p.weight!r}")
-
-    def _upsert_pin(self, p: PinnedValue, stamp: str) -> None:
-        self.conn.execute(
-            "INSERT INTO pin (lost, known_ipa, weight, locked, note, created_at, updated_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (lost, known_ipa) DO UPDATE SET "
-            "weight = excluded.weight, locked = excluded.locked, note = excluded.note, "
-            "updated_at = excluded.updated_at",
-            (p.lost, p.known_ipa, float(p.weight), int(bool(p.locked)), p.note or "", stamp, stamp))
 
     # ---- helpers ---------------------------------------------------------------------------
 
@@ -651,7 +383,7 @@ class Project(RunsMixin):
             raise ProjectError(f"no {what} with id {row_id} in {self.path.name}")
         return row[0]
 
-    @_locked
+    @locked
     def check_readable(self) -> None:
         """Read every stored value the way the app and the commands read them (corpora, gold,
         known languages, pins, runs with their pin history and metrics, settings), so that a malformed cell
@@ -659,8 +391,6 @@ class Project(RunsMixin):
         included, which opening does not scan). The
         types of every cell were checked when the file was opened; this adds the checks done in
         Python (JSON shapes, control characters)."""
-        from engine.project.recording import pin_history
-
         for c in self.corpora():
             self.corpus(c.id)
             self.gold(c.id)
@@ -673,7 +403,7 @@ class Project(RunsMixin):
         for (key,) in self.conn.execute("SELECT key FROM setting ORDER BY key").fetchall():
             self.setting(key)
 
-    @_locked
+    @locked
     def summary(self) -> dict[str, Any]:
         """Counts for ``decipher project info``."""
         statuses = dict(self.conn.execute("SELECT status, count(*) FROM run GROUP BY status").fetchall())
@@ -687,18 +417,6 @@ class Project(RunsMixin):
             "pins": self.conn.execute("SELECT count(*) FROM pin").fetchone()[0],
             "runs": statuses,
         }
-
-
-def shown_name(source: object) -> str:
-    """A file name as the store keeps it (provenance only): a name that is not UTF-8 (bytes
-    Python carries as surrogates) is kept with those bytes written as ``\\xNN``, since SQLite
-    text must be UTF-8."""
-    text = str(source)
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def clean_copy(path: str | Path, target: str | Path | None = None) -> Path:

@@ -13,7 +13,7 @@ from engine.io import display
 from engine.corpus import Inscription, PinnedValue
 from engine.errors import InputError
 from engine.results import MappingSnapshot
-from engine.io.signvalues import sign_values
+from engine.project.signvalues import sign_values
 
 
 UGARITIC_DATA_LETTERS = set("$&*<@HSTZabdghiklmnpqrstuvwxyz")
@@ -112,15 +112,15 @@ def test_words_shorter_than_the_shortest_span():
 def test_state_and_queries_do_not_import_qt():
     import subprocess
 
-    code = ("import sys, decipher_gui.state, decipher_gui.queries, engine.io.display, engine.io.signvalues, "
-            "engine.io.fieldexport; print(any(m.startswith('PySide6') for m in sys.modules))")
+    code = ("import sys, decipher_gui.state, decipher_gui.queries, engine.io.display, engine.project.signvalues, "
+            "engine.project.fieldexport; print(any(m.startswith('PySide6') for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
 
 def test_sign_values_export_without_a_run_lists_the_pins(tmp_path):
     from engine.project.store import Project
-    from engine.io.signvalues import export_sign_values
+    from engine.project.signvalues import export_sign_values
 
     with Project.create(tmp_path / "p.decipher") as project:
         project.add_corpus("c", [Inscription("1", "ab")])

@@ -10,7 +10,8 @@ import pytest
 
 from engine.corpus import Inscription, Stem
 from engine.errors import InputError
-from engine.io import display, fieldexport
+from engine.io import display
+from engine.project import fieldexport
 from engine.project.exporting import export_matches
 from engine.project.importing import import_matches, read_match_report
 from engine.project.store import Project

@@ -17,13 +17,13 @@ import pytest
 
 from engine.io import display
 from engine.config import Config
-from engine.io.fieldexport import choose_run, export_cldf, export_edictor, language_codes, set_language_codes
+from engine.project.fieldexport import choose_run, export_cldf, export_edictor, language_codes, set_language_codes
 from engine.io import atomic
 from engine.io.atomic import FORMULA_STARTS
 from engine.project import Project, import_known, import_lost, import_prior
 from engine.cli.project import main
 from engine.results import Alternative, Match
-from engine.io.signvalues import export_sign_values
+from engine.project.signvalues import export_sign_values
 
 from tests.engine.test_project_helpers import filled_project, sha
 

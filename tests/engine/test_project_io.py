@@ -15,7 +15,7 @@ from engine.project import (MATCH_COLUMNS, Project, export_gold, export_known, e
                             export_matches, export_prior, import_cldf, import_cog, import_gold,
                             import_hesperia, import_known, import_lost, import_matches,
                             import_prior, import_text, import_wordlist)
-from engine.project.exporting import write_csv
+from engine.io.atomic import write_csv
 from engine.project.importing import parse_settings
 
 from .test_project_helpers import DATA, filled_project, sample_matches, sha

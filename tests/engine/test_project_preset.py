@@ -4,7 +4,8 @@ the app's Run panel takes them; `decipher run --project P` without a preset star
 
 from __future__ import annotations
 
-from engine.cli.main import build_parser, config_of, main as cli_main
+from engine.cli.main import build_parser, main as cli_main
+from engine.cli.options import config_of
 from engine.cli.project import main as project_main
 from engine.config import PRESET_INFO, Config
 from engine.datasets.sample import RUN_CONFIG_KEY, create_sample_project

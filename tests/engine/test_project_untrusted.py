@@ -147,10 +147,10 @@ def test_a_store_call_past_the_bound_is_one_project_error(made):
 
 
 def _slow_read(project):
-    # a _locked call whose statement takes more than 10,000 steps
-    from engine.project.locking import _locked
+    # a locked call whose statement takes more than 10,000 steps
+    from engine.project.locking import locked
 
-    @_locked
+    @locked
     def read(self):
         return self.conn.execute("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c "
                                  "LIMIT 100000) SELECT count(*) FROM c").fetchone()

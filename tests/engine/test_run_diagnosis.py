@@ -298,7 +298,7 @@ def test_project_runs_compare_runs_of_the_same_inputs_and_settings_but_the_seed(
 
 
 def test_the_sign_values_export_names_the_unstable_signs_and_why(tmp_path):
-    from engine.io.signvalues import COLUMNS, export_sign_values
+    from engine.project.signvalues import COLUMNS, export_sign_values
 
     path = tmp_path / "p.decipher"
     project, ids = filled_project(path)

@@ -20,7 +20,7 @@ from engine.config import Config
 from engine.corpus import PinnedValue
 from engine.io.tables import write_gold, write_known, write_lost
 from engine.project import Project, import_gold, import_known, import_lost
-from engine.project.recording import mapping_of, pin_history, resolve_checkpoint
+from engine.project import mapping_of, pin_history, resolve_checkpoint
 from engine.results import EvalEvent, FinishedEvent, StepEvent, UpdatePins
 from engine.runs.session import RunInputs, RunSession, RunSink
 from engine.datasets.synthetic import make_cipher

@@ -200,7 +200,7 @@ def test_sign_values_of_a_syllable_run_rank_onsets_and_vowels_by_p_sound_given_s
     # the pin ka marks the onset k and the vowel a of 𐀏
     assert of(KA, "onset")[0] == ("1", "k", "0.8", "locked") and of(KA, "vowel")[0] == ("1", "a", "0.7", "locked")
     # a vowel pin outside the top 2 is added after them, with its probability
-    from engine.io.signvalues import export_sign_values
+    from engine.project.signvalues import export_sign_values
     with Project.open(tmp_path / "p.decipher") as project:
         assert export_sign_values(project, out, top=2, guard_formulas=False) == 4 * 4 + 1  # the newest run
     rows = list(csv.DictReader(out.open(encoding="utf-8")))
@@ -212,7 +212,7 @@ def test_sign_values_of_a_syllable_run_rank_onsets_and_vowels_by_p_sound_given_s
 
 
 def test_grid_rows_are_consonants_then_glides_in_use_then_no_onset():
-    from engine.io.signvalues import grid_rows, syllable_grid
+    from engine.project.signvalues import grid_rows, syllable_grid
 
     snap = syllable_snapshot().syllables
     # the model also offers the vowels as onsets (a glide: -a-jo-); here 𐀁 takes the onset e

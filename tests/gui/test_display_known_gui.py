@@ -109,12 +109,12 @@ def test_first_launch_hint_once_and_dismissable(window, qtbot, sample_path):
 def test_csv_exports_of_the_app_start_with_a_bom_by_default(window, tmp_path):
     assert window.acts.export_bom.isChecked()
     out = tmp_path / "prior.csv"
-    window.model.export_prior(out)
+    window.model.exports.export_prior(out)
     assert out.read_bytes().startswith(b"\xef\xbb\xbf")
     window.acts.export_bom.trigger()
     assert not window.acts.export_bom.isChecked()
     window.set_pin(PinnedValue("$", "ʃ", 1.0, True, ""))
-    window.model.export_prior(out)
+    window.model.exports.export_prior(out)
     raw = out.read_bytes()
     assert not raw.startswith(b"\xef\xbb\xbf")
     with open(out, encoding="utf-8", newline="") as f:

@@ -115,7 +115,7 @@ def test_run_settings_default_to_the_project_and_save_undoably(window):
     form = window.runs.form
     assert form.values()["feature_dim"] == 35 and form.values()["segmented"] is True
     form.editors["steps"][0].setValue(123)
-    window.save_run_defaults()
+    window.run_form.save_defaults()
     from engine.datasets.sample import RUN_CONFIG_KEY
 
     assert window.project.setting(RUN_CONFIG_KEY)["steps"] == 123

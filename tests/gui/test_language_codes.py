@@ -4,13 +4,13 @@ tests/engine/test_field_exports.py follows into the CLDF and EDICTOR files."""
 
 from __future__ import annotations
 
-from engine.io.fieldexport import language_codes
+from engine.project.fieldexport import language_codes
 
 
 def test_codes_typed_in_the_app_are_stored_and_a_bad_one_stores_nothing(window, monkeypatch):
     from decipher_gui.dialogs import LanguageCodesDialog
 
-    names, codes = window.model.language_codes()
+    names, codes = window.model.exports.language_codes()
     assert set(names) == {"corpus", "language"} and codes == {"corpus": {}, "language": {}}
     dialog = LanguageCodesDialog(window, names, codes)
     dialog.edits[("corpus", "glottocode")].setText("ugar1238")

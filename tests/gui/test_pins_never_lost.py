@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 
 from engine.corpus import PinnedValue
 from engine.project.exporting import export_matches
-from engine.project.recording import pin_history, run_summary
+from engine.project import pin_history, run_summary
 
 from decipher_gui.panels.pins import NotInRunRole
 from decipher_gui.worker import PAUSED

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.corpus import PinnedValue
-from engine.project.recording import PinChange
+from engine.project import PinChange
 
 from decipher_gui.pinstate import pin_key, pin_state, pins_at
 

@@ -189,7 +189,7 @@ def test_a_training_seed_group_shows_its_steps_and_live_curves_in_the_run_panel(
 
     w, bridge = window, window.seed_groups
     corpus, language = w.state.corpus_id, w.state.language_id
-    after = w.model.last_run_id()
+    after = w.model.runs.last_run_id()
     w.runs.set_group_running(True, 3)
     bridge.watch(after, [0, 1, 2], 20, corpus, language)
     assert w.runs.state_label.text() != "Idle" and w.runs.progress.format() != "no run yet"

@@ -46,7 +46,8 @@ def test_seeds_field_validates_and_one_seed_is_a_single_run(window, monkeypatch)
     assert window.start_run() is True
     assert started[0].seed == 7 and not window.seed_groups.active
     runs.seeds.setText("")
-    assert window.start_run() is True and started[1] is None   # the form's own seed
+    assert window.start_run() is True
+    assert started[1] == window.runs.form.config()   # the form's own settings and seed, read once by the coordinator
 
 
 # ---- 2: the agreement column -------------------------------------------------------------------------

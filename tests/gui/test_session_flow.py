@@ -10,7 +10,7 @@ import pytest
 
 from engine.config import Config
 from engine.corpus import PinnedValue
-from engine.project.recording import pin_history, resolve_checkpoint
+from engine.project import pin_history, resolve_checkpoint
 from engine.project.store import Project
 from engine.datasets.sample import RUN_CONFIG_KEY
 

@@ -14,7 +14,7 @@ from PySide6.QtGui import QImage
 from engine.config import Config
 from engine.corpus import PinnedValue
 from engine.io.display import DisplayTable
-from engine.io.signvalues import syllable_grid
+from engine.project.signvalues import syllable_grid
 from engine.project.recording import record_mapping
 from engine.results import MappingSnapshot
 

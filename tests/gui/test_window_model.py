@@ -13,7 +13,7 @@ import pytest
 from engine.config import Config
 from engine.corpus import PinnedValue
 from engine.errors import DecipherError
-from engine.project.recording import record_mapping, record_pins
+from engine.project import record_mapping, record_pins
 from engine.results import Alternative, MappingSnapshot, Match
 
 from decipher_gui.commands import DecideSpan
@@ -126,8 +126,8 @@ def test_pin_and_settings_edits_are_commands_on_the_open_project(stored):
     assert project.pins() == [] and model.clear_pins() is None
     model.toggle_pin("l", "l").do(project)
     assert [(p.lost, p.known_ipa) for p in model.pins()] == [("l", "l")]
-    model.set_run_defaults({"steps": 12}).do(project)
-    assert model.run_defaults().steps == 12
+    model.runs.set_run_defaults({"steps": 12}).do(project)
+    assert model.runs.run_defaults().steps == 12
 
 
 def test_another_project_forgets_everything_of_the_previous_one(stored):
@@ -142,27 +142,108 @@ def test_another_project_forgets_everything_of_the_previous_one(stored):
     assert (s.project, s.shown_run, s.shown_matches, s.corpus_id) == (None, None, [], None)
     assert model.inscriptions == () and model.stems == [] and model.refs() == {}
     assert model.choices() == ([], []) and model.pins() == [] and model.other_closeness() is None
-    assert model.toggle_pin("l", "l") is None and model.set_run_defaults({}) is None
+    assert model.toggle_pin("l", "l") is None and model.runs.set_run_defaults({}) is None
 
 
-def test_the_window_reaches_the_project_only_through_its_model():
-    """No ``<something>.project.<call>`` in mainwindow.py: what the window shows comes from the model."""
+#: the window and the helpers that see it (decipher_gui/view.py WindowView)
+WINDOW_SIDE = ("mainwindow.py", "actions.py", "live.py", "seedgroup.py", "dataviews.py", "runform.py", "screenshot.py")
+
+
+@pytest.mark.parametrize("name", WINDOW_SIDE)
+def test_the_window_reaches_the_project_only_through_its_model(name):
+    """No ``<something>.project.<call>`` and no ``window.project`` / ``w.project`` in the window
+    and its helpers: what they show and do comes from the model (``model.project`` is only asked
+    whether a project is open)."""
     import ast
 
-    tree = ast.parse((ROOT / "decipher_gui" / "mainwindow.py").read_text(encoding="utf-8"))
+    tree = ast.parse((ROOT / "decipher_gui" / name).read_text(encoding="utf-8"))
     reaches = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Attribute)
                and ((isinstance(node.value, ast.Attribute) and node.value.attr == "project")
                     or (isinstance(node.value, ast.Name) and node.value.id == "project"))]
-    assert reaches == []
+    window_project = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Attribute)
+                      and node.attr == "project" and (
+                          (isinstance(node.value, ast.Name) and node.value.id in ("w", "window"))
+                          or (isinstance(node.value, ast.Attribute) and node.value.attr == "w"))]
+    assert (reaches, window_project) == ([], [])
 
 
 def test_seed_groups_are_read_and_named_through_the_model(stored):
     model, run, _, _ = stored
-    assert model.seed_groups() == []
+    assert model.runs.seed_groups() == []
     group = {"out": "/x/g1", "seeds": [0, 1], "runs": {"0": run, "1": None}, "chosen_run": run}
     model.project.set_setting("seed_groups", [group])
-    assert [g["out"] for g in model.seed_groups()] == ["/x/g1"]
-    folder = model.seed_group_folder(Config(steps=30))
-    assert folder == model.seed_group_folder(Config(steps=30)), "the same setting goes to the same folder"
-    assert folder != model.seed_group_folder(Config(steps=31))
+    assert [g["out"] for g in model.runs.seed_groups()] == ["/x/g1"]
+    folder = model.runs.seed_group_folder(Config(steps=30))
+    assert folder == model.runs.seed_group_folder(Config(steps=30)), "the same setting goes to the same folder"
+    assert folder != model.runs.seed_group_folder(Config(steps=31))
     assert str(folder).startswith(str(model.project.path.parent))
+
+
+# ---- the run coordinator: the Run panel read once ---------------------------------------------------
+
+def _form(seeds: str, config: Config | None = None, calls: list | None = None):
+    from decipher_gui.coordinator import RunForm
+
+    def read() -> Config:
+        if calls is not None:
+            calls.append(1)
+        if config is None:
+            raise DecipherError("steps must be at least 1, not 0")
+        return config
+    return RunForm(seeds, read)
+
+
+def test_start_reads_the_form_once_and_one_seed_is_a_single_run_of_it(stored):
+    from decipher_gui.coordinator import RunRequest
+
+    model = stored[0]
+    calls: list = []
+    request = model.runs.request(_form("7", Config(steps=30, seed=1), calls))
+    assert request == RunRequest(Config(steps=30, seed=7), (7,)) and not request.group
+    assert calls == [1], "the settings form is read once"
+    group = model.runs.request(_form("0-2", Config(steps=30)))
+    assert group.group and group.seeds == (0, 1, 2) and group.config == Config(steps=30)
+    calls.clear()
+    given = model.runs.request(_form("", Config(steps=5), calls), Config(steps=9))
+    assert given == RunRequest(Config(steps=9)) and calls == [], "settings given: the form is not read"
+
+
+@pytest.mark.parametrize("seeds, active, title", [
+    ("0 x", {}, "Invalid seeds"),
+    ("", {"group_active": True}, "A seed group is running"),
+    ("0 1", {"run_active": True}, "A run is active"),
+    ("", {}, "Invalid run settings"),
+])
+def test_start_refuses_with_one_message_and_reads_no_settings_it_need_not(stored, seeds, active, title):
+    from decipher_gui.coordinator import Refusal
+
+    model = stored[0]
+    calls: list = []
+    with pytest.raises(Refusal) as caught:
+        model.runs.request(_form(seeds, None, calls), **active)
+    assert caught.value.title == title
+    assert calls == ([1] if title == "Invalid run settings" else []), "the form is read only when all else may start"
+
+
+def test_start_without_a_corpus_or_with_a_run_training_starts_nothing(stored):
+    from decipher_gui.coordinator import Refusal
+
+    model = stored[0]
+    assert model.runs.request(_form("", Config()), run_active=True) is None   # the run already trains
+    model.state.corpus_id = None
+    with pytest.raises(Refusal) as caught:
+        model.runs.request(_form("", Config()))
+    assert caught.value.title == "Nothing to run on"
+    model.reset(None)
+    assert model.runs.request(_form("", Config())) is None
+
+
+def test_a_seed_group_is_refused_on_a_read_only_project_and_a_single_run_is_not(stored, monkeypatch):
+    from decipher_gui.coordinator import Refusal
+
+    model = stored[0]
+    monkeypatch.setattr(type(model.project), "read_only", property(lambda self: True))
+    with pytest.raises(Refusal) as caught:
+        model.runs.request(_form("0 1", Config()))
+    assert caught.value.title == "The project is read-only"
+    assert model.runs.request(_form("3", Config())).config.seed == 3

@@ -15,7 +15,7 @@ from PySide6.QtCore import QRect  # noqa: E402
 
 from engine.corpus import PinnedValue  # noqa: E402
 from engine.project.records import RunRecord  # noqa: E402
-from engine.project.recording import PinChange  # noqa: E402
+from engine.project import PinChange  # noqa: E402
 from engine.results import Alternative, Match  # noqa: E402
 
 SIZES = ((1366, 768), (1600, 1000), (1920, 1080))

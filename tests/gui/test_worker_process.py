@@ -17,7 +17,7 @@ import pytest
 
 from engine.config import Config
 from engine.corpus import PinnedValue
-from engine.project.recording import pin_history, resolve_checkpoint
+from engine.project import pin_history, resolve_checkpoint
 from engine.project.store import Project
 
 from .conftest import RUN_TIMEOUT_MS, small_config

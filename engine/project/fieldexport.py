@@ -330,7 +330,7 @@ def accepted_pairs(project, run_id: int | None = None):
     """(run, corpus name, language name, pairs, warnings, why): every stem accepted for a span of
     the run (the run asked for, else :func:`choose_run`'s), each with its alignment when it can be
     said (:func:`pair_alignment`; a warning counts those without)."""
-    from engine.io.signvalues import recorded_mapping
+    from engine.project.signvalues import recorded_mapping
     from engine.model.explain import run_alignment_settings
 
     run, why = choose_run(project, run_id)

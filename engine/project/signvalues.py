@@ -199,8 +199,8 @@ def export_sign_values(project, path: str | Path, *, run_id: int | None = None,
     """Write the sign values of a run (default: the newest with a mapping, else the pins alone);
     returns the number of rows (a ``Written``, with ``guarded``: the cells the formula guard
     changed). A report for people, so the formula guard is on unless ``guard_formulas=False``."""
-    from engine.io.atomic import Written
-    from engine.project.exporting import _delimiter, write_csv
+    from engine.io.atomic import Written, write_csv
+    from engine.io.tables import sniff_delimiter
 
     path = Path(path)
     if run_id is None and mapping is None:
@@ -226,14 +226,14 @@ def export_sign_values(project, path: str | Path, *, run_id: int | None = None,
         rows = ([v.sign, v.shown, v.slot, v.rank, v.ipa, "" if v.probability is None else float(v.probability),
                  v.pinned, "" if v.weight is None else float(v.weight), v.note, run_id, unstable.get(v.sign, "")]
                 for v in slots)
-        guarded = write_csv(path, SYLLABLE_COLUMNS, rows, delimiter=_delimiter(path, delimiter), bom=bom,
+        guarded = write_csv(path, SYLLABLE_COLUMNS, rows, delimiter=sniff_delimiter(path, delimiter), bom=bom,
                             guard_formulas=guard_formulas)
         return Written(len(slots), guarded)
     values = sign_values(mapping, project.pins(), signs=signs, top=top, display=table_for(project, corpus_id))
     rows = ([v.sign, v.shown, v.rank, v.ipa, "" if v.probability is None else float(v.probability),
              "" if v.share is None else float(v.share), v.pinned, "" if v.weight is None else float(v.weight),
              v.note, "" if run_id is None else run_id, unstable.get(v.sign, "")] for v in values)
-    guarded = write_csv(path, COLUMNS, rows, delimiter=_delimiter(path, delimiter), bom=bom,
+    guarded = write_csv(path, COLUMNS, rows, delimiter=sniff_delimiter(path, delimiter), bom=bom,
                         guard_formulas=guard_formulas)
     return Written(len(values), guarded)
 
@@ -327,11 +327,11 @@ def grid_rows(grid: SyllableGrid) -> list[list[str]]:
 def export_syllable_grid(grid: SyllableGrid, path: str | Path, *, delimiter: str | None = None,
                          bom: bool = False, guard_formulas: bool = True) -> int:
     """Write ``grid`` as CSV/TSV (:func:`grid_rows`); returns the number of onset rows."""
-    from engine.io.atomic import Written
-    from engine.project.exporting import _delimiter, write_csv
+    from engine.io.atomic import Written, write_csv
+    from engine.io.tables import sniff_delimiter
 
     path = Path(path)
     rows = grid_rows(grid)
-    guarded = write_csv(path, tuple(rows[0]), rows[1:], delimiter=_delimiter(path, delimiter), bom=bom,
+    guarded = write_csv(path, tuple(rows[0]), rows[1:], delimiter=sniff_delimiter(path, delimiter), bom=bom,
                         guard_formulas=guard_formulas)
     return Written(len(rows) - 1, guarded)
