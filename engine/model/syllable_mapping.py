@@ -53,10 +53,13 @@ IMPOSSIBLE_LOG_P = -30.0
 
 class SyllableMapping(nn.Module):
     def __init__(self, lost_letters: list[str], known_units: list[str], config: Config,
-                 vowel_counts: dict[str, int] | None = None, sign_counts: dict[str, int] | None = None):
+                 vowel_counts: dict[str, int] | None = None, sign_counts: dict[str, int] | None = None,
+                 vowel_pairs: list[tuple[str, str]] | None = None):
         """``vowel_counts``: how often each vowel stands in the known stems (the chance a vowel slot
         is scored against); ``sign_counts``: how often each sign stands in the corpus (the weights of
-        the vowel marginal, :meth:`sound_loss`); None: all equally often."""
+        the vowel marginal, :meth:`sound_loss`); None: all equally often. ``vowel_pairs`` (setting
+        vowel_slot = joint): the stems' (onset, vowel) pairs, rows len(known_units) + i of the table,
+        each vowel slot scored against the model's P(vowel | onset)."""
         super().__init__()
         if lost_letters[0] != DELETE or known_units[0] != DELETE:
             raise ValueError("index 0 of both alphabets must be the deletion pseudo-character")
@@ -98,6 +101,13 @@ class SyllableMapping(nn.Module):
         self.register_buffer("vowel_log_chance", torch.log(counts / counts.sum()))
         signs = torch.tensor([float((sign_counts or {}).get(c, 0)) + 1.0 for c in lost_letters[1:]])
         self.register_buffer("sign_share", signs / signs.sum())
+        self.vowel_pairs = list(vowel_pairs or ())
+        onset_pos = {u: i for i, u in enumerate(self.onset_units)}
+        vowel_pos = {u: i for i, u in enumerate(self.vowel_units)}
+        self.register_buffer("pair_onsets", torch.tensor([onset_pos[c] for c, _ in self.vowel_pairs], dtype=torch.long),
+                             persistent=False)
+        self.register_buffer("pair_vowels", torch.tensor([vowel_pos[v] for _, v in self.vowel_pairs], dtype=torch.long),
+                             persistent=False)
 
     @property
     def n_lost(self) -> int:
@@ -136,8 +146,25 @@ class SyllableMapping(nn.Module):
         deletion = deletion.index_put((self.vowel_rows,), on.new_full((len(self.vowel_units),), VOWEL_DELETE_LOG_P))
         table = torch.cat([deletion.unsqueeze(1), slots], dim=1)
         # the known deletion pseudo-unit (stem padding) is never read: a flat row
-        return table.index_put((torch.tensor([0], device=on.device),),
-                               on.new_full((1, SLOTS * C + 1), -math.log(SLOTS * C + 1)))
+        table = table.index_put((torch.tensor([0], device=on.device),),
+                                on.new_full((1, SLOTS * C + 1), -math.log(SLOTS * C + 1)))
+        if not self.vowel_pairs:
+            return table
+        return torch.cat([table, self._pair_rows(table, s_on, vo, vowels_free)], dim=0)
+
+    def _pair_rows(self, table: torch.Tensor, s_on: torch.Tensor, vo: torch.Tensor, vowels_free: bool) -> torch.Tensor:
+        """(P, 2C + 1) the rows of the stems' (onset c, vowel v) pairs: vowel v's row, with each vowel
+        slot log P(v | s) - log P(v | c), P(v | c) = sum_s P(s | c, written) P(v | s), so that a sign's
+        onset and vowel slots together give P(s | c) P(v | s) / P(v | c): over the signs this sums to
+        P(c is written), as the paper's P(lost | known) sums over the letters."""
+        rows = table[self.vowel_rows[self.pair_vowels]]                      # vowel v's own row
+        if vowels_free:
+            return rows
+        p_sign = torch.softmax(s_on[:, 1:], dim=1)                           # (n_onsets, C)
+        log_v_given_c = torch.log(p_sign @ vo.exp() + 1e-12)                 # (n_onsets, n_vowels)
+        slot = vo[:, self.pair_vowels].T - log_v_given_c[self.pair_onsets, self.pair_vowels].unsqueeze(1)
+        onset_cols = rows[:, 1::SLOTS]                                       # (P, C)
+        return torch.cat([rows[:, :1], torch.stack([onset_cols, slot], dim=2).reshape(rows.shape[0], -1)], dim=1)
 
     def pin_probs(self, probs: torch.Tensor, dropout: bool) -> torch.Tensor:
         """What a pin pulls on, laid out like the DP table (K, 2C + 1): P(onset c | sign s) in the onset
@@ -207,7 +234,7 @@ def make_mapping(prep, class_init: float | None = None) -> nn.Module:
         for ch in prep.chunks:
             for c in ch.letters:
                 signs[c] = signs.get(c, 0) + 1
-        return SyllableMapping(prep.lost_letters, prep.known_units, config, counts, signs)
+        return SyllableMapping(prep.lost_letters, prep.known_units, config, counts, signs, prep.vowel_pairs)
     from engine.model.mapping import CharMapping
 
     vowels = None
