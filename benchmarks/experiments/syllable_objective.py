@@ -134,24 +134,26 @@ def show_alignments(trainer, n: int = 12) -> None:
     """The best alignments of ``n`` decoded matches (the top stem of each), slot by slot."""
     import torch
 
-    from engine.model.syllables import SLOTS, stem_dp_units
+    from engine.model.syllables import SLOTS
 
     model, prep = trainer.model, trainer.prep
     with torch.no_grad():
         lp = model.log_probs(dropout=False).tolist()
-    kidx = {u: i for i, u in enumerate(prep.known_units)}
+    rows_of = {e.ipa: v for v, e in enumerate(prep.entries)}
+    names = list(prep.known_units) + [f"{v}/{c}" for c, v in prep.vowel_pairs]
     lidx = {c: i for i, c in enumerate(prep.lost_letters)}
     gamma = prep.config.insertion_cost(trainer.step)
     ev = trainer.evaluate()
     by_kind = collections.defaultdict(float)
     for m in ev.matches[:n]:
         alt = m.best
-        stem = [kidx[u] for u in stem_dp_units(ipa_units_of(alt.ipa), prep.config)]
+        v = rows_of[alt.ipa]
+        stem = prep.stem_units[v, : int(prep.stem_len[v])].tolist()
         slots = [c for ch in m.span for c in (SLOTS * lidx[ch] - 1, SLOTS * lidx[ch])]
         total, ops = best_alignment(lp, stem, slots, gamma, prep.config.band)
         words = []
         for op, y, cols, v in ops:
-            unit = prep.known_units[y]
+            unit = names[y]
             what = "/".join(("on" if c % 2 else "vo") for c in cols)
             words.append(f"{op}:{unit}{'>' + what if what else ''}={v:.1f}")
             by_kind[op + ("-" + what if what else "")] += v
