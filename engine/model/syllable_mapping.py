@@ -163,7 +163,9 @@ class SyllableMapping(nn.Module):
         p_sign = torch.softmax(s_on[:, 1:], dim=1)                           # (n_onsets, C)
         log_v_given_c = torch.log(p_sign @ vo.exp() + 1e-12)                 # (n_onsets, n_vowels)
         slot = vo[:, self.pair_vowels].T - log_v_given_c[self.pair_onsets, self.pair_vowels].unsqueeze(1)
-        onset_cols = rows[:, 1::SLOTS]                                       # (P, C)
+        # a vowel that emits both slots of a sign (the DP's insertion: its onset went elsewhere) must not
+        # gain the ratio, which assumes the sign's onset slot took c: its glide pays the ratio's gain
+        onset_cols = rows[:, 1::SLOTS] - torch.relu(slot)                   # (P, C)
         return torch.cat([rows[:, :1], torch.stack([onset_cols, slot], dim=2).reshape(rows.shape[0], -1)], dim=1)
 
     def pin_probs(self, probs: torch.Tensor, dropout: bool) -> torch.Tensor:
