@@ -68,7 +68,7 @@ class Prepared:
     vowel_pairs: list[tuple[str, str]] = field(default_factory=list)
     """With signs = syllables and vowel_slot = joint: the (onset, vowel) pairs of the stems' syllables.
     Pair i is row len(known_units) + i of the DP's table (engine/model/syllable_mapping.py), and a stem's
-    vowel is that row: its vowel slot is scored against the model's P(vowel | onset)."""
+    onset that a vowel follows is that row: its onset slot scores P(sign | onset, vowel)."""
 
     @property
     def n_stems(self) -> int:
@@ -226,11 +226,12 @@ def prepare(corpus: Corpus, vocabulary: Vocabulary | Sequence[Stem], config: Con
     pairs: dict[tuple[str, str], int] = {}
     ids = [[kidx[u] for u in units] for units in dp_units]
     if syllabic and config.vowel_slot == "joint":
-        # every vowel follows its onset (a consonant, or the null onset syllabify put there)
+        # every vowel follows its onset (a consonant, or the null onset syllabify put there): the onset's
+        # row becomes the pair's
         for units, row in zip(dp_units, ids):
             for i in range(1, len(units)):
                 if is_vowel(units[i]):
-                    row[i] = len(known_units) + pairs.setdefault((units[i - 1], units[i]), len(pairs))
+                    row[i - 1] = len(known_units) + pairs.setdefault((units[i - 1], units[i]), len(pairs))
     M = max(len(u) for u in dp_units)
     table = torch.zeros((len(entries), M), dtype=torch.long)
     for v, row in enumerate(ids):

@@ -137,7 +137,12 @@ class SyllableMapping(nn.Module):
         # sign is alike, nothing else tells the DP which slot of a sign a stem's vowel belongs to
         on_slot = torch.cat([on[: -self.n_glides, 1:], on[-self.n_glides:, 1:] + GLIDE_LOG_P], dim=0)
         onset = imp.index_put((self.onset_rows,), on_slot)
-        vo_slot = torch.zeros_like(vo.T) if vowels_free else (vo - self.vowel_log_chance).T
+        if vowels_free:
+            vo_slot = torch.zeros_like(vo.T)
+        elif self.vowel_pairs:   # vowel_slot = joint: against a uniform chance (the onset slot holds P(v | c))
+            vo_slot = (vo + math.log(len(self.vowel_units))).T
+        else:
+            vo_slot = (vo - self.vowel_log_chance).T
         vowel = imp.index_put((self.vowel_rows,), vo_slot)
         vowel = vowel.index_put((self.consonant_rows,), on.new_full((self.consonant_rows.numel(), C), ECHO_LOG_P))
         slots = torch.stack([onset, vowel], dim=2).reshape(K, SLOTS * C)
@@ -153,20 +158,20 @@ class SyllableMapping(nn.Module):
         return torch.cat([table, self._pair_rows(table, s_on, vo, vowels_free)], dim=0)
 
     def _pair_rows(self, table: torch.Tensor, s_on: torch.Tensor, vo: torch.Tensor, vowels_free: bool) -> torch.Tensor:
-        """(P, 2C + 1) the rows of the stems' (onset c, vowel v) pairs: vowel v's row, with each vowel
-        slot log P(v | s) - log P(v | c), P(v | c) = sum_s P(s | c, written) P(v | s), so that a sign's
-        onset and vowel slots together give P(s | c) P(v | s) / P(v | c): over the signs this sums to
-        P(c is written), as the paper's P(lost | known) sums over the letters."""
-        rows = table[self.vowel_rows[self.pair_vowels]]                      # vowel v's own row
+        """(P, 2C + 1) the rows of the stems' onsets c that a vowel v follows: c's own row, with each onset
+        slot log P(s | c) + log P(v | s) - log P(v | c), P(v | c) = sum_s P(s | c, written) P(v | s): the
+        sign given the whole syllable, P(s | c, v), which over the signs sums to P(c is written), as the
+        paper's P(lost | known) sums over the letters. No entry of the table is above 0 but the vowel
+        slot's constant log(number of vowels), so no stem gains from its vowels being rare."""
+        rows = table[self.onset_rows[self.pair_onsets]]                      # onset c's own row
         if vowels_free:
             return rows
         p_sign = torch.softmax(s_on[:, 1:], dim=1)                           # (n_onsets, C)
         log_v_given_c = torch.log(p_sign @ vo.exp() + 1e-12)                 # (n_onsets, n_vowels)
-        slot = vo[:, self.pair_vowels].T - log_v_given_c[self.pair_onsets, self.pair_vowels].unsqueeze(1)
-        # a vowel that emits both slots of a sign (the DP's insertion: its onset went elsewhere) must not
-        # gain the ratio, which assumes the sign's onset slot took c: its glide pays the ratio's gain
-        onset_cols = rows[:, 1::SLOTS] - torch.relu(slot)                   # (P, C)
-        return torch.cat([rows[:, :1], torch.stack([onset_cols, slot], dim=2).reshape(rows.shape[0], -1)], dim=1)
+        gain = vo[:, self.pair_vowels].T - log_v_given_c[self.pair_onsets, self.pair_vowels].unsqueeze(1)
+        onset_cols = rows[:, 1::SLOTS] + gain                                # (P, C)
+        return torch.cat([rows[:, :1], torch.stack([onset_cols, rows[:, 2::SLOTS]], dim=2).reshape(rows.shape[0], -1)],
+                         dim=1)
 
     def pin_probs(self, probs: torch.Tensor, dropout: bool) -> torch.Tensor:
         """What a pin pulls on, laid out like the DP table (K, 2C + 1): P(onset c | sign s) in the onset
