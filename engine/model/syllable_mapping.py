@@ -201,6 +201,12 @@ class SyllableMapping(nn.Module):
         Without it every sign can give the commonest vowel, and the stems richest in it match every
         span (what training found; docs/deviations-from-paper.md). ``probs`` (the DP table) is not
         used: the marginal is read from a fresh dropout sample, as the paper's term is."""
+        if self.vowel_pairs:
+            # vowel_slot = joint: the paper's Omega_loss over the syllables, each sign receiving about
+            # one (onset, vowel) pair's mass of P(sign | onset, vowel) (a sign that stood for many
+            # syllables at once could read every span)
+            received = probs[len(self.known_units):, 1::SLOTS].sum(dim=0)
+            return ((received - 1.0) ** 2).sum()
         _, s_vo = self._scores(True)
         marginal = self.sign_share @ torch.softmax(s_vo, dim=1)
         known = self.vowel_log_chance.exp()
