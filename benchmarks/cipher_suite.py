@@ -274,6 +274,7 @@ def oracle(entry: dict, label: str, extra: Sequence[str], pinned_steps: int, ste
     for _ in t.run():
         pass
     ev = t.evaluate()
+    t.save_checkpoint(work / "released.pt")
     released = corpus_objective(t, step=steps)
     row = {"id": entry["id"], "label": label, "extra": list(extra), "pins": n_pins, "pinned_steps": pinned_steps,
            "steps": steps, "p_at_1": ev.metrics.get("p_at_1"), "p_at_10": ev.metrics.get("p_at_10"),

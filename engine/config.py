@@ -81,6 +81,7 @@ def _setting(default: Any, section: str, help: str, source: str, *, ge: float | 
 
 EditMode = Literal["softmin", "max", "sum"]
 Signs = Literal["letters", "syllables"]
+VowelSlot = Literal["chance", "joint"]
 Sampling = Literal["auto", "ngram", "sequential"]
 Precision = Literal["double", "single"]
 ScoreNormalisation = Literal["span", "stem"]
@@ -123,6 +124,16 @@ class Config:
         "slot is scored as chance (each vowel of a stem alike), so the signs' onsets, the consonantal "
         "skeleton, are learned before their vowels; then both. 0 = off (onsets and vowels together).",
         OURS, ge=0, le=1)
+
+    # Issue 49: with "chance" the vowel slot is a ratio that exceeds 1 for a stem's rare vowels, so a
+    # wrong reading that matches spans to stems rich in rare vowels scores above the right one
+    # (docs/deviations-from-paper.md, "Syllabic scripts").
+    vowel_slot: VowelSlot = _setting(
+        "chance", _MAP, 'With signs = syllables: what a sign\'s vowel slot scores for the vowel v of a stem\'s '
+        'syllable with onset c: "chance": P(v | sign) / the share of v among the stems\' vowels; "joint": '
+        'P(v | sign) / the model\'s own P(v | c), so that a sign\'s two slots together are P(sign | c, v), '
+        'a distribution over the signs as the paper\'s P(lost | known) is over the letters.',
+        OURS, choices=typing.get_args(VowelSlot))
 
     # Issue 30: distributional evidence for the start of the search (engine/model/letter_classes.py).
     class_init: float = _setting(

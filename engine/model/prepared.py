@@ -18,7 +18,7 @@ from engine.config import Config
 from engine.corpus import Corpus, PinnedValue, Stem, Vocabulary
 from engine.errors import InputError
 from engine.model.phonology import DELETE, ipa_units
-from engine.model.syllables import (NULL_ONSET, looks_syllabic, parse_syllable_value, stem_dp_units,
+from engine.model.syllables import (NULL_ONSET, is_vowel, looks_syllabic, parse_syllable_value, stem_dp_units,
                                     stem_length_range)
 
 
@@ -65,6 +65,10 @@ class Prepared:
     chunks: list[LetterRun]
     excluded_stems: list[tuple[Stem, str]] = field(default_factory=list)
     unused_pins: list[tuple[PinnedValue, str]] = field(default_factory=list)
+    vowel_pairs: list[tuple[str, str]] = field(default_factory=list)
+    """With signs = syllables and vowel_slot = joint: the (onset, vowel) pairs of the stems' syllables.
+    Pair i is row len(known_units) + i of the DP's table (engine/model/syllable_mapping.py), and a stem's
+    onset that a vowel follows is that row: its onset slot scores P(sign | onset, vowel)."""
 
     @property
     def n_stems(self) -> int:
@@ -219,12 +223,22 @@ def prepare(corpus: Corpus, vocabulary: Vocabulary | Sequence[Stem], config: Con
 
     kidx = {u: i for i, u in enumerate(known_units)}
     dp_units = [stem_dp_units(e.units, config) for e in entries]
+    pairs: dict[tuple[str, str], int] = {}
+    ids = [[kidx[u] for u in units] for units in dp_units]
+    if syllabic and config.vowel_slot == "joint":
+        # every vowel follows its onset (a consonant, or the null onset syllabify put there): the onset's
+        # row becomes the pair's
+        for units, row in zip(dp_units, ids):
+            for i in range(1, len(units)):
+                if is_vowel(units[i]):
+                    row[i - 1] = len(known_units) + pairs.setdefault((units[i - 1], units[i]), len(pairs))
     M = max(len(u) for u in dp_units)
     table = torch.zeros((len(entries), M), dtype=torch.long)
-    for v, units in enumerate(dp_units):
-        table[v, : len(units)] = torch.tensor([kidx[u] for u in units])
+    for v, row in enumerate(ids):
+        table[v, : len(row)] = torch.tensor(row)
     lengths = torch.tensor([len(u) for u in dp_units], dtype=torch.long)
-    return Prepared(config, lost_letters, known_units, entries, table, lengths, chunks, excluded, unused)
+    return Prepared(config, lost_letters, known_units, entries, table, lengths, chunks, excluded, unused,
+                    list(pairs))
 
 
 def ngram_weights(chunks: Sequence[LetterRun], indices: Sequence[int], lo: int = 4, hi: int = 10) -> list[float]:

@@ -53,10 +53,13 @@ IMPOSSIBLE_LOG_P = -30.0
 
 class SyllableMapping(nn.Module):
     def __init__(self, lost_letters: list[str], known_units: list[str], config: Config,
-                 vowel_counts: dict[str, int] | None = None, sign_counts: dict[str, int] | None = None):
+                 vowel_counts: dict[str, int] | None = None, sign_counts: dict[str, int] | None = None,
+                 vowel_pairs: list[tuple[str, str]] | None = None):
         """``vowel_counts``: how often each vowel stands in the known stems (the chance a vowel slot
         is scored against); ``sign_counts``: how often each sign stands in the corpus (the weights of
-        the vowel marginal, :meth:`sound_loss`); None: all equally often."""
+        the vowel marginal, :meth:`sound_loss`); None: all equally often. ``vowel_pairs`` (setting
+        vowel_slot = joint): the stems' (onset, vowel) pairs, rows len(known_units) + i of the table,
+        each vowel slot scored against the model's P(vowel | onset)."""
         super().__init__()
         if lost_letters[0] != DELETE or known_units[0] != DELETE:
             raise ValueError("index 0 of both alphabets must be the deletion pseudo-character")
@@ -98,6 +101,13 @@ class SyllableMapping(nn.Module):
         self.register_buffer("vowel_log_chance", torch.log(counts / counts.sum()))
         signs = torch.tensor([float((sign_counts or {}).get(c, 0)) + 1.0 for c in lost_letters[1:]])
         self.register_buffer("sign_share", signs / signs.sum())
+        self.vowel_pairs = list(vowel_pairs or ())
+        onset_pos = {u: i for i, u in enumerate(self.onset_units)}
+        vowel_pos = {u: i for i, u in enumerate(self.vowel_units)}
+        self.register_buffer("pair_onsets", torch.tensor([onset_pos[c] for c, _ in self.vowel_pairs], dtype=torch.long),
+                             persistent=False)
+        self.register_buffer("pair_vowels", torch.tensor([vowel_pos[v] for _, v in self.vowel_pairs], dtype=torch.long),
+                             persistent=False)
 
     @property
     def n_lost(self) -> int:
@@ -127,7 +137,12 @@ class SyllableMapping(nn.Module):
         # sign is alike, nothing else tells the DP which slot of a sign a stem's vowel belongs to
         on_slot = torch.cat([on[: -self.n_glides, 1:], on[-self.n_glides:, 1:] + GLIDE_LOG_P], dim=0)
         onset = imp.index_put((self.onset_rows,), on_slot)
-        vo_slot = torch.zeros_like(vo.T) if vowels_free else (vo - self.vowel_log_chance).T
+        if vowels_free:
+            vo_slot = torch.zeros_like(vo.T)
+        elif self.vowel_pairs:   # vowel_slot = joint: against a uniform chance (the onset slot holds P(v | c))
+            vo_slot = (vo + math.log(len(self.vowel_units))).T
+        else:
+            vo_slot = (vo - self.vowel_log_chance).T
         vowel = imp.index_put((self.vowel_rows,), vo_slot)
         vowel = vowel.index_put((self.consonant_rows,), on.new_full((self.consonant_rows.numel(), C), ECHO_LOG_P))
         slots = torch.stack([onset, vowel], dim=2).reshape(K, SLOTS * C)
@@ -136,8 +151,27 @@ class SyllableMapping(nn.Module):
         deletion = deletion.index_put((self.vowel_rows,), on.new_full((len(self.vowel_units),), VOWEL_DELETE_LOG_P))
         table = torch.cat([deletion.unsqueeze(1), slots], dim=1)
         # the known deletion pseudo-unit (stem padding) is never read: a flat row
-        return table.index_put((torch.tensor([0], device=on.device),),
-                               on.new_full((1, SLOTS * C + 1), -math.log(SLOTS * C + 1)))
+        table = table.index_put((torch.tensor([0], device=on.device),),
+                                on.new_full((1, SLOTS * C + 1), -math.log(SLOTS * C + 1)))
+        if not self.vowel_pairs:
+            return table
+        return torch.cat([table, self._pair_rows(table, s_on, vo, vowels_free)], dim=0)
+
+    def _pair_rows(self, table: torch.Tensor, s_on: torch.Tensor, vo: torch.Tensor, vowels_free: bool) -> torch.Tensor:
+        """(P, 2C + 1) the rows of the stems' onsets c that a vowel v follows: c's own row, with each onset
+        slot log P(s | c) + log P(v | s) - log P(v | c), P(v | c) = sum_s P(s | c, written) P(v | s): the
+        sign given the whole syllable, P(s | c, v), which over the signs sums to P(c is written), as the
+        paper's P(lost | known) sums over the letters. No entry of the table is above 0 but the vowel
+        slot's constant log(number of vowels), so no stem gains from its vowels being rare."""
+        rows = table[self.onset_rows[self.pair_onsets]]                      # onset c's own row
+        if vowels_free:
+            return rows
+        p_sign = torch.softmax(s_on[:, 1:], dim=1)                           # (n_onsets, C)
+        log_v_given_c = torch.log(p_sign @ vo.exp() + 1e-12)                 # (n_onsets, n_vowels)
+        gain = vo[:, self.pair_vowels].T - log_v_given_c[self.pair_onsets, self.pair_vowels].unsqueeze(1)
+        onset_cols = rows[:, 1::SLOTS] + gain                                # (P, C)
+        return torch.cat([rows[:, :1], torch.stack([onset_cols, rows[:, 2::SLOTS]], dim=2).reshape(rows.shape[0], -1)],
+                         dim=1)
 
     def pin_probs(self, probs: torch.Tensor, dropout: bool) -> torch.Tensor:
         """What a pin pulls on, laid out like the DP table (K, 2C + 1): P(onset c | sign s) in the onset
@@ -167,6 +201,12 @@ class SyllableMapping(nn.Module):
         Without it every sign can give the commonest vowel, and the stems richest in it match every
         span (what training found; docs/deviations-from-paper.md). ``probs`` (the DP table) is not
         used: the marginal is read from a fresh dropout sample, as the paper's term is."""
+        if self.vowel_pairs:
+            # vowel_slot = joint: the paper's Omega_loss over the syllables, each sign receiving about
+            # one (onset, vowel) pair's mass of P(sign | onset, vowel) (a sign that stood for many
+            # syllables at once could read every span)
+            received = probs[len(self.known_units):, 1::SLOTS].sum(dim=0)
+            return ((received - 1.0) ** 2).sum()
         _, s_vo = self._scores(True)
         marginal = self.sign_share @ torch.softmax(s_vo, dim=1)
         known = self.vowel_log_chance.exp()
@@ -207,7 +247,7 @@ def make_mapping(prep, class_init: float | None = None) -> nn.Module:
         for ch in prep.chunks:
             for c in ch.letters:
                 signs[c] = signs.get(c, 0) + 1
-        return SyllableMapping(prep.lost_letters, prep.known_units, config, counts, signs)
+        return SyllableMapping(prep.lost_letters, prep.known_units, config, counts, signs, prep.vowel_pairs)
     from engine.model.mapping import CharMapping
 
     vowels = None

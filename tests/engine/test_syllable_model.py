@@ -372,3 +372,73 @@ def test_the_objective_over_the_corpus_reads_the_table_of_the_steps_phase():
     after = {s: corpus_objective(trainer, step=s)["objective"] for s in (2, 6)}
     assert after[2] == pytest.approx(before[2], abs=1e-9)      # step 2 < 0.5 x 8: the onset phase
     assert abs(after[6] - before[6]) > 1e-4
+
+
+def _joint_model(seed: int = 3):
+    """A prepared clean syllabary under vowel_slot = joint, its parameters drawn wide (a trained,
+    sharp model rather than the near-uniform start)."""
+    cfg = Config(signs="syllables", vowel_slot="joint", min_span=1, max_span=4, band=2)
+    corpus, vocab = clean_problem()
+    prep = prepare(corpus, vocab, cfg)
+    torch.manual_seed(seed)
+    model = make_mapping(prep)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.normal_(0.0, 2.0)
+    return prep, model
+
+
+def test_joint_pairs_give_each_syllable_a_distribution_over_the_signs():
+    """vowel_slot = joint: every onset that a vowel follows is its (onset, vowel) pair's row, whose onset
+    slots are P(sign | onset, vowel): over the signs they sum to P(onset written), as the paper's P(lost |
+    known) does over the letters; under chance they did not (a stem's rare vowels scored above 1)."""
+    prep, model = _joint_model()
+    K = len(prep.known_units)
+    assert {(o or NULL_ONSET, v) for o, v in (("", "a"), ("k", "i"))} <= set(prep.vowel_pairs)
+    # the stems' onsets point at the pair rows, their vowels at the vowels' own rows
+    kidx = prep.known_index()
+    first = prep.entries[0]
+    dp = syllabify(first.units)
+    row = prep.stem_units[0, : len(dp)].tolist()
+    for i, u in enumerate(dp):
+        if i + 1 < len(dp) and dp[i + 1] in VOWELS:
+            assert row[i] == K + prep.vowel_pairs.index((u, dp[i + 1]))
+        else:
+            assert row[i] == kidx[u]
+    lp = model.log_probs().detach()
+    assert lp.shape[0] == K + len(prep.vowel_pairs)
+    for i, (c, _) in enumerate(prep.vowel_pairs):
+        written = 1.0 - math.exp(float(lp[kidx[c], 0]))
+        assert float(lp[K + i, 1::2].exp().sum()) == pytest.approx(written, abs=1e-4)
+        assert float(lp[K + i, 0]) == pytest.approx(float(lp[kidx[c], 0]))
+    # no entry rewards a rare vowel: the largest is the vowel slot's constant log(number of vowels)
+    assert float(lp.max()) <= math.log(len(model.vowel_units)) + 1e-5
+
+
+def test_joint_omega_loss_is_the_papers_over_the_syllables():
+    """Each sign should receive about one syllable's mass of P(sign | onset, vowel): a model whose every
+    syllable goes to one sign pays far more than one that spreads them one to one."""
+    prep, model = _joint_model()
+    K = len(prep.known_units)
+    probs = model.log_probs().detach().exp()
+    received = probs[K:, 1::2].sum(dim=0)
+    assert float(model.sound_loss(probs)) == pytest.approx(float(((received - 1.0) ** 2).sum()), rel=1e-5)
+    crowded = probs.clone()
+    crowded[K:, 1::2] = 0.0
+    crowded[K:, 1] = 1.0                      # every syllable written with the first sign
+    spread = probs.clone()
+    spread[K:, 1::2] = 0.0
+    for i in range(len(prep.vowel_pairs)):
+        spread[K + i, 1 + 2 * (i % (spread.shape[1] // 2))] = 1.0
+    assert float(model.sound_loss(crowded)) > 5 * float(model.sound_loss(spread))
+
+
+def test_joint_onset_phase_scores_onsets_alone():
+    """In the onset phase (vowels_free) a pair's row is its onset's own row and every vowel slot is chance."""
+    prep, model = _joint_model()
+    K = len(prep.known_units)
+    kidx = prep.known_index()
+    lp = model.log_probs(vowels_free=True).detach()
+    for i, (c, _) in enumerate(prep.vowel_pairs):
+        assert torch.equal(lp[K + i], lp[kidx[c]])
+    assert torch.all(lp[[kidx[v] for v in model.vowel_units]][:, 2::2] == 0)
