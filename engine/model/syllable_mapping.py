@@ -47,6 +47,8 @@ GLIDE_LOG_P = math.log(0.05)
 """log-prior of a vowel of the stem standing in a sign's onset slot (a glide), added to its learned P(sign | vowel)."""
 VOWEL_DELETE_LOG_P = math.log(0.05)
 """log-probability that a vowel of the stem is not written (the second part of a diphthong)."""
+ONSET_DELETE_LOG_P = math.log(0.05)
+"""With vowel_slot = joint: log-probability that the consonant a vowel follows, its sign's onset, is not written."""
 IMPOSSIBLE_LOG_P = -30.0
 """A vowel in an onset slot or a null onset in a vowel slot: finite, so that gradients stay finite."""
 
@@ -162,16 +164,24 @@ class SyllableMapping(nn.Module):
         slot log P(s | c) + log P(v | s) - log P(v | c), P(v | c) = sum_s P(s | c, written) P(v | s): the
         sign given the whole syllable, P(s | c, v), which over the signs sums to P(c is written), as the
         paper's P(lost | known) sums over the letters. No entry of the table is above 0 but the vowel
-        slot's constant log(number of vowels), so no stem gains from its vowels being rare."""
+        slot's constant log(number of vowels), so no stem gains from its vowels being rare.
+
+        A consonant that a vowel follows is the onset its sign writes: it is left out at the fixed
+        ONSET_DELETE_LOG_P, not at its learned P(<DEL> | c), which stays for codas and the first
+        consonant of a cluster (what a syllabary's spelling drops). Learned there too, it reached 1 for
+        whole consonants, and stems stripped of them matched the short spans of a wrong reading."""
         rows = table[self.onset_rows[self.pair_onsets]]                      # onset c's own row
-        if vowels_free:
-            return rows
-        p_sign = torch.softmax(s_on[:, 1:], dim=1)                           # (n_onsets, C)
-        log_v_given_c = torch.log(p_sign @ vo.exp() + 1e-12)                 # (n_onsets, n_vowels)
-        gain = vo[:, self.pair_vowels].T - log_v_given_c[self.pair_onsets, self.pair_vowels].unsqueeze(1)
-        onset_cols = rows[:, 1::SLOTS] + gain                                # (P, C)
-        return torch.cat([rows[:, :1], torch.stack([onset_cols, rows[:, 2::SLOTS]], dim=2).reshape(rows.shape[0], -1)],
-                         dim=1)
+        log_sign = torch.log_softmax(s_on[:, 1:], dim=1)                     # (n_onsets, C) P(s | c, written)
+        consonant = (self.pair_onsets != 0).unsqueeze(1)                     # onset 0 is the null onset
+        written = math.log1p(-math.exp(ONSET_DELETE_LOG_P))
+        onset_cols = torch.where(consonant, written + log_sign[self.pair_onsets], rows[:, 1::SLOTS])
+        deletion = torch.where(consonant.squeeze(1), rows.new_full((rows.shape[0],), ONSET_DELETE_LOG_P), rows[:, 0])
+        if not vowels_free:
+            log_v_given_c = torch.logsumexp(log_sign.unsqueeze(2) + vo.unsqueeze(0), dim=1)   # (n_onsets, n_vowels)
+            onset_cols = onset_cols + vo[:, self.pair_vowels].T \
+                - log_v_given_c[self.pair_onsets, self.pair_vowels].unsqueeze(1)
+        slots = torch.stack([onset_cols, rows[:, 2::SLOTS]], dim=2).reshape(rows.shape[0], -1)
+        return torch.cat([deletion.unsqueeze(1), slots], dim=1)
 
     def pin_probs(self, probs: torch.Tensor, dropout: bool) -> torch.Tensor:
         """What a pin pulls on, laid out like the DP table (K, 2C + 1): P(onset c | sign s) in the onset

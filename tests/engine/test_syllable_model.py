@@ -14,7 +14,8 @@ from engine.errors import InputError
 from engine.model.objective import pin_pairs
 from engine.model.phonology import ipa_units
 from engine.model.prepared import prepare
-from engine.model.syllable_mapping import ECHO_LOG_P, IMPOSSIBLE_LOG_P, SyllableMapping, make_mapping, slot_windows
+from engine.model.syllable_mapping import (ECHO_LOG_P, IMPOSSIBLE_LOG_P, ONSET_DELETE_LOG_P, SyllableMapping, make_mapping,
+                                           slot_windows)
 from engine.model.syllables import NULL_ONSET, parse_syllable_value, reachable, syllabify
 from engine.training.trainer import Trainer
 
@@ -408,9 +409,10 @@ def test_joint_pairs_give_each_syllable_a_distribution_over_the_signs():
     lp = model.log_probs().detach()
     assert lp.shape[0] == K + len(prep.vowel_pairs)
     for i, (c, _) in enumerate(prep.vowel_pairs):
-        written = 1.0 - math.exp(float(lp[kidx[c], 0]))
-        assert float(lp[K + i, 1::2].exp().sum()) == pytest.approx(written, abs=1e-4)
-        assert float(lp[K + i, 0]) == pytest.approx(float(lp[kidx[c], 0]))
+        # a consonant before a vowel is its sign's onset: left out at a fixed cost, not its learned one
+        dropped = math.exp(float(lp[kidx[c], 0])) if c == NULL_ONSET else math.exp(ONSET_DELETE_LOG_P)
+        assert float(lp[K + i, 1::2].exp().sum()) == pytest.approx(1.0 - dropped, abs=1e-4)
+        assert float(lp[K + i, 0]) == pytest.approx(math.log(dropped), abs=1e-5)
     # no entry rewards a rare vowel: the largest is the vowel slot's constant log(number of vowels)
     assert float(lp.max()) <= math.log(len(model.vowel_units)) + 1e-5
 
@@ -434,11 +436,17 @@ def test_joint_omega_loss_is_the_papers_over_the_syllables():
 
 
 def test_joint_onset_phase_scores_onsets_alone():
-    """In the onset phase (vowels_free) a pair's row is its onset's own row and every vowel slot is chance."""
+    """In the onset phase (vowels_free) a pair's onset slots are P(sign | onset) and every vowel slot is chance."""
     prep, model = _joint_model()
     K = len(prep.known_units)
     kidx = prep.known_index()
     lp = model.log_probs(vowels_free=True).detach()
     for i, (c, _) in enumerate(prep.vowel_pairs):
-        assert torch.equal(lp[K + i], lp[kidx[c]])
+        if c == NULL_ONSET:
+            assert torch.equal(lp[K + i], lp[kidx[c]])
+        else:   # P(s | c, written), the onset written at a fixed cost
+            on = lp[kidx[c], 1::2]
+            expect = math.log1p(-math.exp(ONSET_DELETE_LOG_P)) + on - torch.logsumexp(on, dim=0)
+            assert torch.allclose(lp[K + i, 1::2], expect, atol=1e-5)
+            assert torch.equal(lp[K + i, 2::2], lp[kidx[c], 2::2])
     assert torch.all(lp[[kidx[v] for v in model.vowel_units]][:, 2::2] == 0)
