@@ -141,8 +141,8 @@ class SyllableMapping(nn.Module):
         onset = imp.index_put((self.onset_rows,), on_slot)
         if vowels_free:
             vo_slot = torch.zeros_like(vo.T)
-        elif self.vowel_pairs:   # vowel_slot = joint: against a uniform chance (the onset slot holds P(v | c))
-            vo_slot = (vo + math.log(len(self.vowel_units))).T
+        elif self.vowel_pairs:   # vowel_slot = joint: P(v | s) itself (the onset slot holds P(s | c, v))
+            vo_slot = vo.T
         else:
             vo_slot = (vo - self.vowel_log_chance).T
         vowel = imp.index_put((self.vowel_rows,), vo_slot)
@@ -163,8 +163,10 @@ class SyllableMapping(nn.Module):
         """(P, 2C + 1) the rows of the stems' onsets c that a vowel v follows: c's own row, with each onset
         slot log P(s | c) + log P(v | s) - log P(v | c), P(v | c) = sum_s P(s | c, written) P(v | s): the
         sign given the whole syllable, P(s | c, v), which over the signs sums to P(c is written), as the
-        paper's P(lost | known) sums over the letters. No entry of the table is above 0 but the vowel
-        slot's constant log(number of vowels), so no stem gains from its vowels being rare.
+        paper's P(lost | known) sums over the letters. No entry of the table is above 0, so no stem gains
+        from its vowels being rare, nor from consonants left out (a vowel slot scored against a uniform
+        chance, log(number of vowels) above P(v | sign), paid a stem stripped of its codas for every
+        vowel: a wrong reading of short spans won on the Latin dev cipher).
 
         A consonant that a vowel follows is the onset its sign writes: it is left out at the fixed
         ONSET_DELETE_LOG_P, not at its learned P(<DEL> | c), which stays for codas and the first
