@@ -28,7 +28,7 @@ Two outputs (``decipher dataset synthetic-syllabary --seed N --out DIR``, docs/d
 * ``running/``: inscriptions of several spelt words without dividers, a share of them filler words
   of the same language that are not in the vocabulary, and gold spans for the others;
 * each folder's ``settings.toml``: ``signs = syllables`` and the span limits and band under which
-  every gold row is reachable (engine.model.syllables.reachable); ``signs.csv``: each sign's true
+  every gold row is reachable (engine.model.script.reachable); ``signs.csv``: each sign's true
   value (the consonants its row writes, or ∅ for a bare vowel, and its vowel); ``rules.json``: the
   language and the rules drawn.
 """
@@ -388,7 +388,7 @@ def make_syllabary_cipher(*, seed: int = 0, n_stems: int = 300, n_inscriptions: 
 def reach_settings(gold: Sequence[GoldAnnotation], vocabulary: Vocabulary, *, segmented: bool) -> dict:
     """``signs = syllables``, min_span/max_span the shortest and longest gold word (in signs) and
     band the widest gap between a gold word's DP length (2 per sign) and its stem's (at least 2,
-    the default), so that every gold row is reachable (engine.model.syllables.reachable)."""
+    the default), so that every gold row is reachable (engine.model.script.reachable)."""
     from engine.model.phonology import ipa_units
     from engine.model.syllables import SLOTS, syllabify
 
