@@ -441,11 +441,11 @@ def _make_alphabet(rng: random.Random, lost_words: Sequence[Word], corr: Mapping
 
 
 def _make_syllabary(rng: random.Random, syl, lost_words: Sequence[Word], corr: Mapping[str, Counter]):
-    from engine.datasets.synthetic_syllabary import (VOWELS, KnownLanguage, _writer, draw_rules, make_signs,
+    from engine.datasets.synthetic_syllabary import (VOWELS, SoundSystem, _writer, draw_rules, make_signs,
                                                      spelling_gap)
 
     consonants = sorted({c for s, _ in syl for x in s for c in (*x.onset, *((x.coda,) if x.coda else ()))})
-    rules = draw_rules(rng, KnownLanguage(tuple(consonants), VOWELS, (), 0.0))
+    rules = draw_rules(rng, SoundSystem(tuple(consonants), VOWELS, (), 0.0))
     signs, table = make_signs(rng, rules)
     write_syllables = _writer(rules, table)
     by_sounds = {tuple(u for u, _ in w): s for w, (s, _) in zip(lost_words, syl)}
