@@ -319,8 +319,8 @@ def pins_without_stems(plan: Plan, pins: Sequence) -> list[str]:
     """One note per candidate whose list has no stem with a pinned sound: its runs, and its nulls', which
     keep its sounds, add the unit for the pin, as a single run does (``decipher run`` prints the same
     note), so the comparison stays fair, but the user should know the pin reads nothing in that language.
-    The pin's sounds are read as a run reads them (``Script.pin_sounds``, engine/model/script.py: a sound, or a syllable's onset and
-    vowel); a pin a run would refuse is left to the runs to refuse."""
+    The pin's sounds are read as a run reads them (``Script.pin_sounds``, engine/model/script.py: a
+    sound, or a syllable's onset and vowel); a pin a run would refuse is left to the runs to refuse."""
     from engine.closeness.nulls import unit_counts
     from engine.errors import InputError
     from engine.model.script import script_of
