@@ -4,7 +4,7 @@ project's run settings, and the seed groups the project keeps (the run part of t
 
 The Run panel's controls become a run in one place, :meth:`RunCoordinator.request`: the seeds
 field (none or one seed: one run; several: a seed group) and the settings form, read once, give a
-:class:`RunRequest`, or a :class:`Refusal` that says why nothing starts. The window's Qt side
+:class:`StartRequest`, or a :class:`Refusal` that says why nothing starts. The window's Qt side
 (decipher_gui/live.py for one run, decipher_gui/seedgroup.py for a group) only carries the request
 out. Plain Python: tests use it without a display.
 """
@@ -24,7 +24,7 @@ from decipher_gui.state import SessionState
 
 
 @dataclass(frozen=True)
-class RunRequest:
+class StartRequest:
     """What Start starts: one run of ``config``, or (two seeds or more) a seed group of it."""
 
     config: Config
@@ -65,9 +65,9 @@ class RunCoordinator:
     # ---- starting ----------------------------------------------------------------------------
 
     def request(self, form: RunForm, config: Config | None = None, *, run_active: bool = False,
-                group_active: bool = False) -> RunRequest | None:
+                group_active: bool = False) -> StartRequest | None:
         """The one reading of the Run panel: its seeds and (unless ``config`` is given) its settings
-        become a :class:`RunRequest`; :class:`Refusal` says why nothing may start; None: nothing to
+        become a :class:`StartRequest`; :class:`Refusal` says why nothing may start; None: nothing to
         say (no project, or a run already training)."""
         from engine.runs.seeds import parse_seed_list
 
@@ -95,7 +95,7 @@ class RunCoordinator:
                 raise Refusal("Invalid run settings", str(exc)) from None
         if len(seeds) == 1:
             config = config.replace(seed=seeds[0])
-        return RunRequest(config, seeds)
+        return StartRequest(config, seeds)
 
     # ---- the project's run settings ------------------------------------------------------------
 
@@ -153,4 +153,4 @@ class RunCoordinator:
         return None if self.project is None else Path(self.project.path)
 
 
-__all__ = ["Refusal", "RunCoordinator", "RunForm", "RunRequest"]
+__all__ = ["Refusal", "RunCoordinator", "RunForm", "StartRequest"]

@@ -18,7 +18,7 @@ from decipher_gui.background import BackgroundJob
 from decipher_gui.errors import describe
 
 if TYPE_CHECKING:
-    from .coordinator import RunRequest
+    from .coordinator import StartRequest
     from .view import WindowView
 
 
@@ -100,7 +100,7 @@ class SeedGroupBridge(QObject):
 
     # ---- starting -----------------------------------------------------------------------------
 
-    def start_group(self, request: "RunRequest") -> bool:
+    def start_group(self, request: "StartRequest") -> bool:
         """Start the seed group of ``request`` in worker processes (the run coordinator has read the
         form and checked that it may start: decipher_gui/coordinator.py)."""
         w, s, runs = self.w, self.w.state, self.w.model.runs

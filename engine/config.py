@@ -367,11 +367,6 @@ class Config:
             return max(self.min_span, self.curriculum_min_span)
         return self.min_span
 
-    def onset_phase(self, step: int) -> bool:
-        """Whether the step taken at ``step`` (counted from 0) scores vowel slots as chance (setting
-        onsets_first; only with signs = syllables)."""
-        return self.signs == "syllables" and step < round(self.onsets_first * self.anneal_steps)
-
     def learning_rate(self, step: int) -> float:
         """The learning rate of the step taken at ``step`` (counted from 0): lr until the end of annealing,
         then linear towards lr x lr_end_fraction at the run's last step (setting steps)."""

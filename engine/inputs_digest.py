@@ -49,8 +49,9 @@ def values_digest(values: Iterable[Any] | None) -> str:
     return _sha(repr(v) for v in (values or ()))
 
 
-def code_version() -> str:
-    """The version of the code that made a result: the engine's version and the checkpoint format."""
+def record_version() -> str:
+    """The version of the code that made a result, as a run's record holds it (``engine X``; a
+    project's run rows hold engine.project.code_version, which adds the source tree's commit)."""
     from engine import __version__
 
     return f"engine {__version__}"
@@ -59,7 +60,7 @@ def code_version() -> str:
 def make_record(settings: Mapping[str, Any], inputs: Mapping[str, str]) -> dict:
     """A run's record: its settings (the steps among them), the code version and a digest per input
     (``inputs``: name -> digest, e.g. ``{"lost file": …, "known file": …}``), and one digest of it all."""
-    body = {"format": RECORD_FORMAT, "version": code_version(),
+    body = {"format": RECORD_FORMAT, "version": record_version(),
             "settings": json.loads(json.dumps(dict(settings), sort_keys=True, default=str)),
             "inputs": dict(sorted(inputs.items()))}
     return _digested(body)
@@ -128,4 +129,4 @@ def changes(old: dict | None, new: dict) -> list[str]:
 
 
 __all__ = ["RECORD_FILE", "corpus_digest", "vocabulary_digest", "values_digest", "make_record", "read_record",
-           "changes", "code_version"]
+           "changes", "record_version"]

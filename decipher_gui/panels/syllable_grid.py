@@ -29,8 +29,9 @@ PIN_FRAME = QColor(200, 40, 40)
 LOW, HIGH = QColor(255, 255, 255), QColor(70, 130, 200)
 
 
-def shade(confidence: float) -> QColor:
-    """White (0) to blue (1), as the pin grid shades its probabilities."""
+def confidence_shade(confidence: float) -> QColor:
+    """White (0) to blue (1), linear in a cell's confidence (the pin grid's ramp for probabilities is
+    another: decipher_gui.palette.shade)."""
     t = max(0.0, min(1.0, float(confidence)))
     return QColor(*(round(a + (b - a) * t) for a, b in ((LOW.red(), HIGH.red()), (LOW.green(), HIGH.green()),
                                                         (LOW.blue(), HIGH.blue()))))
@@ -177,7 +178,7 @@ class SyllableGridPanel(QWidget):
                     item = QTableWidgetItem(cell_text(signs))
                     item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
                     if signs:
-                        item.setBackground(shade(signs[0].confidence))
+                        item.setBackground(confidence_shade(signs[0].confidence))
                         item.setForeground(QColor("white") if signs[0].confidence > 0.6 else QColor("black"))
                         item.setToolTip("\n".join(s.describe() for s in signs))
                     item.setData(PINNED_ROLE, any(s.pinned for s in signs))
@@ -231,7 +232,7 @@ class SyllableGridPanel(QWidget):
                     rect = QRect(lw + xs[c], ys[r], cws[c], rhs[r])
                     signs = g.at(o, v)
                     if signs:
-                        p.fillRect(rect, shade(signs[0].confidence))
+                        p.fillRect(rect, confidence_shade(signs[0].confidence))
                     p.setPen(QColor(200, 200, 200))
                     p.drawRect(rect)
                     if any(s.pinned for s in signs):

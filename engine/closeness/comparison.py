@@ -319,20 +319,20 @@ def pins_without_stems(plan: Plan, pins: Sequence) -> list[str]:
     """One note per candidate whose list has no stem with a pinned sound: its runs, and its nulls', which
     keep its sounds, add the unit for the pin, as a single run does (``decipher run`` prints the same
     note), so the comparison stays fair, but the user should know the pin reads nothing in that language.
-    The pin's sounds are read as a run reads them (``pin_sounds``: a sound, or a syllable's onset and
-    vowel); a pin a run would refuse is left to the runs to refuse."""
+    The pin's sounds are read as a run reads them (``Script.pin_sounds``, engine/model/script.py: a
+    sound, or a syllable's onset and vowel); a pin a run would refuse is left to the runs to refuse."""
     from engine.closeness.nulls import unit_counts
     from engine.errors import InputError
-    from engine.model.prepared import pin_sounds
+    from engine.model.script import script_of
     from engine.model.syllables import NULL_ONSET
 
     if not pins or not plan.items:
         return []
-    config = plan.items[0].config
+    script = script_of(plan.items[0].config)
     sounds = []
     for p in pins:
         try:
-            sounds.append((p, [u for u in pin_sounds(p, config) if u != NULL_ONSET]))
+            sounds.append((p, [u for u in script.pin_sounds(p) if u != NULL_ONSET]))
         except InputError:
             continue
     out = []

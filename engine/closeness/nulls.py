@@ -14,7 +14,8 @@ from typing import Sequence
 
 from engine.corpus import Stem, Vocabulary
 from engine.errors import DecipherError
-from engine.model.phonology import ipa_units, unit_features
+from engine.model.phonology import ipa_units
+from engine.model.syllables import is_vowel
 
 #: "phonotactic" (the default of ``decipher closeness``): stems sampled from a bigram model of the
 #: candidate's own stems (start and end symbols included), each at the length of the stem it replaces,
@@ -42,10 +43,6 @@ _MAX_REPAIRS = 10_000
 
 def _units(vocab: Vocabulary) -> list[tuple[str, ...]]:
     return [ipa_units(s.ipa, source=f"stem {s.form!r} of {vocab.language}") for s in vocab.stems]
-
-
-def is_vowel(unit: str) -> bool:
-    return unit_features(unit).ptype == "vowel"
 
 
 def bigram_counts(stems: Sequence[Sequence[str]]) -> Counter:
@@ -186,4 +183,4 @@ def unit_counts(stems: Sequence[Stem]) -> Counter:
     return Counter(u for s in stems for u in ipa_units(s.ipa))
 
 
-__all__ = ["DEFAULT_NULL_MODE", "END", "NULL_MODES", "START", "bigram_counts", "is_vowel", "null_vocabularies", "null_vocabulary", "unit_counts"]
+__all__ = ["DEFAULT_NULL_MODE", "END", "NULL_MODES", "START", "bigram_counts", "null_vocabularies", "null_vocabulary", "unit_counts"]

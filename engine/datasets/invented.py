@@ -186,7 +186,7 @@ def five_vowels(u: str) -> tuple[str, bool]:
     return _FIVE[key], "ː" in u
 
 
-def syllabify(word: Word):
+def cut_syllables(word: Word):
     """``word`` as synthetic_syllabary Syllables, with the origin of each part: clusters cut to a
     (C)(C)V(C) shape (an onset of two only a stop or fricative then a liquid or glide; one coda; the
     other consonants lost), vowels folded to a e i o u. Returns (syllables, [(onset origins, vowel
@@ -302,7 +302,7 @@ def make_invented_cipher(source: str, *, seed: int, script: str, relation: str =
     src_words: list[Word] = [list(zip(u, range(len(u)))) for u in src_units]
     lost_words = [derive(w, lost_changes) for w in src_words]
     syllabic = script == "syllabary"
-    syl = [syllabify(w) if syllabic else None for w in lost_words]
+    syl = [cut_syllables(w) if syllabic else None for w in lost_words]
     if syllabic:
         lost_words = [syllable_sounds(*s) for s in syl]
 
@@ -441,11 +441,11 @@ def _make_alphabet(rng: random.Random, lost_words: Sequence[Word], corr: Mapping
 
 
 def _make_syllabary(rng: random.Random, syl, lost_words: Sequence[Word], corr: Mapping[str, Counter]):
-    from engine.datasets.synthetic_syllabary import (VOWELS, KnownLanguage, _writer, draw_rules, make_signs,
+    from engine.datasets.synthetic_syllabary import (VOWELS, SoundSystem, _writer, draw_rules, make_signs,
                                                      spelling_gap)
 
     consonants = sorted({c for s, _ in syl for x in s for c in (*x.onset, *((x.coda,) if x.coda else ()))})
-    rules = draw_rules(rng, KnownLanguage(tuple(consonants), VOWELS, (), 0.0))
+    rules = draw_rules(rng, SoundSystem(tuple(consonants), VOWELS, (), 0.0))
     signs, table = make_signs(rng, rules)
     write_syllables = _writer(rules, table)
     by_sounds = {tuple(u for u, _ in w): s for w, (s, _) in zip(lost_words, syl)}
@@ -454,7 +454,7 @@ def _make_syllabary(rng: random.Random, syl, lost_words: Sequence[Word], corr: M
         units = tuple(u for u, _ in word)
         syllables = by_sounds.get(units)
         if syllables is None:  # a stem with a suffix: syllabified again as one word
-            syllables, _ = syllabify(word)
+            syllables, _ = cut_syllables(word)
         return write_syllables(syllables)
 
     def known(units: Sequence[str]) -> tuple[str, ...]:

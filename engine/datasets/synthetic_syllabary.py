@@ -28,7 +28,7 @@ Two outputs (``decipher dataset synthetic-syllabary --seed N --out DIR``, docs/d
 * ``running/``: inscriptions of several spelt words without dividers, a share of them filler words
   of the same language that are not in the vocabulary, and gold spans for the others;
 * each folder's ``settings.toml``: ``signs = syllables`` and the span limits and band under which
-  every gold row is reachable (engine.model.syllables.reachable); ``signs.csv``: each sign's true
+  every gold row is reachable (engine.model.script.reachable); ``signs.csv``: each sign's true
   value (the consonants its row writes, or ∅ for a bare vowel, and its vowel); ``rules.json``: the
   language and the rules drawn.
 """
@@ -95,7 +95,9 @@ class Syllable:
 
 
 @dataclass(frozen=True)
-class KnownLanguage:
+class SoundSystem:
+    """The sounds and syllable shapes the synthetic known language's words are drawn from."""
+
     consonants: tuple[str, ...]
     vowels: tuple[str, ...]
     shapes: tuple[tuple[str, float], ...]
@@ -121,7 +123,10 @@ class SpellingRules:
 
 
 @dataclass(frozen=True)
-class SignValue:
+class TrueSign:
+    """A sign of the synthetic script and the value it was made to write (the truth a run's learned
+    values, engine.project.SignValue, are checked against)."""
+
     sign: str
     onsets: tuple[str, ...]
     """The consonants the sign's row writes; (NULL_ONSET,) for a bare vowel (with the silent
@@ -136,9 +141,9 @@ class SignValue:
 @dataclass(frozen=True)
 class SyllabaryCipher:
     seed: int
-    language: KnownLanguage
+    language: SoundSystem
     rules: SpellingRules
-    signs: tuple[SignValue, ...]
+    signs: tuple[TrueSign, ...]
     vocabulary: Vocabulary
     cognates: Corpus
     """One lost word per spelling (segmented: each inscription is a word)."""
@@ -153,7 +158,7 @@ class SyllabaryCipher:
     words: Mapping[str, tuple[Syllable, ...]] = field(default_factory=dict)
     """stem form -> its syllables."""
 
-    def sign_values(self) -> dict[str, SignValue]:
+    def sign_values(self) -> dict[str, TrueSign]:
         return {s.sign: s for s in self.signs}
 
     def settings(self, *, segmented: bool) -> dict:
@@ -174,7 +179,7 @@ def count_right(cipher: SyllabaryCipher, predicted: Mapping[str, tuple[str, str]
 # ---- drawing the language and the rules -------------------------------------------------------
 
 
-def draw_language(rng: random.Random) -> KnownLanguage:
+def draw_language(rng: random.Random) -> SoundSystem:
     picks = (rng.sample(STOPS, rng.randint(5, 6)) + rng.sample(FRICATIVES, rng.randint(3, 4)) +
              rng.sample(NASALS, rng.randint(2, 3)) + rng.sample(LIQUIDS, rng.randint(1, 2)) +
              rng.sample(GLIDES, rng.randint(1, 2)))
@@ -182,10 +187,10 @@ def draw_language(rng: random.Random) -> KnownLanguage:
     weights = [rng.uniform(0.08, 0.2), rng.uniform(0.4, 0.6), rng.uniform(0.12, 0.3), rng.uniform(0.05, 0.15)]
     total = sum(weights)
     shapes = tuple((s, round(w / total, 3)) for s, w in zip(SHAPES, weights))
-    return KnownLanguage(consonants, VOWELS, shapes, round(rng.uniform(0.08, 0.25), 3))
+    return SoundSystem(consonants, VOWELS, shapes, round(rng.uniform(0.08, 0.25), 3))
 
 
-def draw_rules(rng: random.Random, language: KnownLanguage) -> SpellingRules:
+def draw_rules(rng: random.Random, language: SoundSystem) -> SpellingRules:
     have = set(language.consonants)
     silent_choices = [c for c in SILENT if c in have]
     silent = rng.choice(silent_choices) if silent_choices and rng.random() < 0.5 else None
@@ -205,7 +210,7 @@ def draw_rules(rng: random.Random, language: KnownLanguage) -> SpellingRules:
                          rng.choice(VOWELS), rng.choice(LENGTH))
 
 
-def _draw_shape(rng: random.Random, language: KnownLanguage, after_coda: bool) -> str:
+def _draw_shape(rng: random.Random, language: SoundSystem, after_coda: bool) -> str:
     shapes = [(s, p) for s, p in language.shapes if not (after_coda and s == "V")]
     r = rng.random() * sum(p for _, p in shapes)
     for s, p in shapes:
@@ -215,7 +220,7 @@ def _draw_shape(rng: random.Random, language: KnownLanguage, after_coda: bool) -
     return shapes[-1][0]
 
 
-def draw_word(rng: random.Random, language: KnownLanguage, syllables: tuple[int, int] = (2, 4)) -> tuple[Syllable, ...]:
+def draw_word(rng: random.Random, language: SoundSystem, syllables: tuple[int, int] = (2, 4)) -> tuple[Syllable, ...]:
     cons = language.consonants
     firsts = [c for c in cons if c in STOPS or (c in FRICATIVES and c != "h")]
     seconds = [c for c in cons if c in LIQUIDS or c in GLIDES]
@@ -275,7 +280,7 @@ def variant_rules(rules: SpellingRules) -> SpellingRules:
                    cluster=_ALT_CLUSTER[rules.cluster])
 
 
-def make_signs(rng: random.Random, rules: SpellingRules) -> tuple[tuple[SignValue, ...], dict]:
+def make_signs(rng: random.Random, rules: SpellingRules) -> tuple[tuple[TrueSign, ...], dict]:
     """Every sign with its value, on shuffled code points; and (row index or None, vowel) -> sign."""
     cells: list[tuple[int | None, str]] = [(None, v) for v in VOWELS]
     cells += [(r, v) for r in range(len(rules.rows)) for v in VOWELS]
@@ -287,7 +292,7 @@ def make_signs(rng: random.Random, rules: SpellingRules) -> tuple[tuple[SignValu
             onsets = (NULL_ONSET,) + ((rules.silent,) if rules.silent else ())
         else:
             onsets = rules.rows[row]
-        signs.append(SignValue(ch, onsets, vowel))
+        signs.append(TrueSign(ch, onsets, vowel))
         table[(row, vowel)] = ch
     return tuple(signs), table
 
@@ -388,7 +393,7 @@ def make_syllabary_cipher(*, seed: int = 0, n_stems: int = 300, n_inscriptions: 
 def reach_settings(gold: Sequence[GoldAnnotation], vocabulary: Vocabulary, *, segmented: bool) -> dict:
     """``signs = syllables``, min_span/max_span the shortest and longest gold word (in signs) and
     band the widest gap between a gold word's DP length (2 per sign) and its stem's (at least 2,
-    the default), so that every gold row is reachable (engine.model.syllables.reachable)."""
+    the default), so that every gold row is reachable (engine.model.script.reachable)."""
     from engine.model.phonology import ipa_units
     from engine.model.syllables import SLOTS, syllabify
 

@@ -77,7 +77,7 @@ def class_evidence(prep) -> list[str] | None:
     MIN_VOWEL_UNITS vowels."""
     from engine.model.syllables import is_vowel
 
-    if prep.config.signs != "letters":
+    if not prep.script.alphabet:
         return None
     if sum(1 for u in prep.known_units if is_vowel(u)) < MIN_VOWEL_UNITS:
         return None

@@ -17,7 +17,7 @@ from engine.model.candidate_stems import CandidateCache, competition_size, lists
 from engine.model.lattice import forward_sums
 from engine.model.mapping import CharMapping
 from engine.model.prepared import Prepared
-from engine.model.syllables import SLOTS, parse_syllable_value
+from engine.model.script import script_of
 from engine.model.scoring import SpanBatch, place_emissions, span_given_match, span_scores
 
 
@@ -35,22 +35,14 @@ def pin_pairs(prep: Prepared, pins) -> tuple[torch.Tensor, torch.Tensor, torch.T
     """Index tensors (known k, lost l, weight) for the pins that name letters of the corpus."""
     lidx, kidx = prep.lost_index(), prep.known_index()
     ks, ls, ws = [], [], []
-    syllabic = prep.config.signs == "syllables"
     for p in pins:
         if p.lost not in lidx:
             continue
-        if syllabic:
-            # the DP table's columns: sign l's onset slot is 2l - 1, its vowel slot 2l
-            value = parse_syllable_value(p.known_ipa, source=f"pinned value of {p.lost!r}")
-            for unit, col in ((value.onset, SLOTS * lidx[p.lost] - 1), (value.vowel, SLOTS * lidx[p.lost])):
-                if unit is not None and unit in kidx:
-                    ks.append(kidx[unit])
-                    ls.append(col)
-                    ws.append(float(p.weight))
-        elif p.known_ipa in kidx:
-            ks.append(kidx[p.known_ipa])
-            ls.append(lidx[p.lost])
-            ws.append(float(p.weight))
+        for unit, col in prep.script.pin_columns(p, lidx[p.lost]):
+            if unit in kidx:
+                ks.append(kidx[unit])
+                ls.append(col)
+                ws.append(float(p.weight))
     return (torch.tensor(ks, dtype=torch.long), torch.tensor(ls, dtype=torch.long),
             torch.tensor(ws, dtype=torch.float32))
 
@@ -148,7 +140,7 @@ def dp_log_probs(model: CharMapping, cfg, step: int, dropout: bool = True) -> to
     """The table a training step's edit DP reads (one dropout sample; ``dropout=False``: the mean
     table, as the objective over the corpus reads it): in the onset phase of a syllable run (setting
     onsets_first) with every vowel slot scored as chance."""
-    if cfg.onset_phase(step):
+    if script_of(cfg).onset_phase(cfg, step):
         return model.log_probs(dropout=dropout, vowels_free=True)
     return model.log_probs(dropout=dropout)
 

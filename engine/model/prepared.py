@@ -18,8 +18,8 @@ from engine.config import Config
 from engine.corpus import Corpus, PinnedValue, Stem, Vocabulary
 from engine.errors import InputError
 from engine.model.phonology import DELETE, ipa_units
-from engine.model.syllables import (NULL_ONSET, is_vowel, looks_syllabic, parse_syllable_value, stem_dp_units,
-                                    stem_length_range)
+from engine.model.script import Script, script_of
+from engine.model.syllables import NULL_ONSET, is_vowel
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,12 @@ class Prepared:
     @property
     def n_stems(self) -> int:
         return len(self.entries)
+
+    @property
+    def script(self) -> Script:
+        """What a lost character writes (setting ``signs``): the object every step of the run asks
+        how to read the characters (engine/model/script.py)."""
+        return script_of(self.config)
 
     def lost_index(self) -> dict[str, int]:
         return {c: i for i, c in enumerate(self.lost_letters)}
@@ -154,20 +160,6 @@ def check_memory(corpus: Corpus, config: Config) -> str | None:
     return None
 
 
-def pin_sounds(pin: PinnedValue, config: Config) -> tuple[str, ...]:
-    """The known units a pin names: one sound (letters), or a syllable's onset and vowel
-    (``ka``, ``a``, ``k-``, ``-a``; a bare vowel's onset is NULL_ONSET). A syllable pin in a
-    ``signs = letters`` run is refused in one line."""
-    if config.signs == "syllables":
-        value = parse_syllable_value(pin.known_ipa, source=f"pinned value of {pin.lost!r}")
-        return tuple(u for u in (value.onset, value.vowel) if u is not None)
-    if looks_syllabic(pin.known_ipa):
-        raise InputError(f"the pin {pin.lost} = {pin.known_ipa} writes a syllable, but this run reads one "
-                         f"sound per sign (signs = letters); run with --set signs=syllables (or the preset "
-                         f"linear-b) to pin syllables")
-    return (pin.known_ipa,)
-
-
 def cut_chunks(corpus: Corpus, config: Config) -> list[LetterRun]:
     """Split every inscription at its written dividers, then cut runs longer than max_chunk."""
     chunks = []
@@ -188,19 +180,17 @@ def prepare(corpus: Corpus, vocabulary: Vocabulary | Sequence[Stem], config: Con
         raise InputError("the known vocabulary is empty")
     grouped: dict[tuple[str, ...], list[Stem]] = {}
     excluded: list[tuple[Stem, str]] = []
-    lo, hi = stem_length_range(config)
-    syllabic = config.signs == "syllables"
+    script = script_of(config)
+    lo, hi = script.stem_length_range(config)
     for s in stems:
         units = ipa_units(s.ipa, source=f"stem {s.form!r}")
-        n = len(stem_dp_units(units, config))
+        n = len(script.stem_dp_units(units))
         if not lo <= n <= hi:
-            what = f"{n} units with null onsets" if syllabic else f"{len(units)} IPA units"
-            excluded.append((s, f"{what}, outside {lo}..{hi}"))
+            excluded.append((s, f"{n} {script.stem_length_unit}, outside {lo}..{hi}"))
             continue
         grouped.setdefault(units, []).append(s)
     if not grouped:
-        raise InputError(f"no stem of the vocabulary has {lo} to {hi} IPA units"
-                         + (" (null onsets counted: signs = syllables)" if syllabic else ""))
+        raise InputError(f"no stem of the vocabulary has {lo} to {hi} IPA units{script.stem_length_note}")
     entries = [StemEntry(u, tuple(ss)) for u, ss in sorted(grouped.items())]
     chunks = cut_chunks(corpus, config)
     letters = sorted({c for ch in chunks for c in ch.letters})
@@ -208,11 +198,9 @@ def prepare(corpus: Corpus, vocabulary: Vocabulary | Sequence[Stem], config: Con
 
     pins = list(pins)
     units_used = sorted({u for e in entries for u in e.units})
-    sounds = [pin_sounds(p, config) for p in pins]          # parsed once: a bad pin is one line here
+    sounds = [script.pin_sounds(p) for p in pins]          # parsed once: a bad pin is one line here
     pin_units = [u for ss in sounds for u in ss if u not in units_used]
-    known_units = [DELETE, *units_used, *sorted(set(pin_units))]
-    if syllabic:
-        known_units.append(NULL_ONSET)
+    known_units = [DELETE, *units_used, *sorted(set(pin_units)), *script.added_known_units]
     unused = []
     for p, ss in zip(pins, sounds):
         missing = [u for u in ss if u not in units_used and u != NULL_ONSET]
@@ -222,10 +210,10 @@ def prepare(corpus: Corpus, vocabulary: Vocabulary | Sequence[Stem], config: Con
             unused.append((p, f"no stem uses /{missing[0]}/ (the pin still shapes its features)"))
 
     kidx = {u: i for i, u in enumerate(known_units)}
-    dp_units = [stem_dp_units(e.units, config) for e in entries]
+    dp_units = [script.stem_dp_units(e.units) for e in entries]
     pairs: dict[tuple[str, str], int] = {}
     ids = [[kidx[u] for u in units] for units in dp_units]
-    if syllabic and config.vowel_slot == "joint":
+    if script.joint_vowels(config):
         # every vowel follows its onset (a consonant, or the null onset syllabify put there): the onset's
         # row becomes the pair's
         for units, row in zip(dp_units, ids):

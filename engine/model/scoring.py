@@ -15,8 +15,6 @@ import torch
 from engine.model.alignment import NEG, span_log_probs
 from engine.model.prepared import Prepared
 from engine.model import kernels
-from engine.model.syllable_mapping import slot_windows
-from engine.model.syllables import dp_length
 from engine.model.trie_alignment import StemTrie, fused_span_log_probs, trie_span_log_probs
 
 #: "fused" runs the trie DP as compiled per-cell loops (numba; the default on the CPU); "trie"
@@ -110,11 +108,7 @@ def _trie(prep: Prepared, key, stem_units: torch.Tensor, stem_len: torch.Tensor)
 
 def _dp(log_p, prep, key, units, lens, windows, lengths, gamma, impl, col_table=None):
     cfg = prep.config
-    if cfg.signs == "syllables":
-        # each sign is two slots of the DP table (engine/model/syllable_mapping.py); spans stay
-        # counted in signs outside the DP
-        windows = slot_windows(windows)
-        lengths = [dp_length(n, cfg) for n in lengths]
+    windows, lengths = prep.script.dp_windows(windows, lengths)
     if impl == "fused":
         trie = _trie(prep, key, units, lens)
         return fused_span_log_probs(log_p, trie, windows, lengths, gamma, band=cfg.band, mode=cfg.edit_mode,
@@ -157,7 +151,7 @@ def span_scores(log_p: torch.Tensor, prep: Prepared, batch: SpanBatch, gamma: fl
     lengths = batch.span_len[:, 0]
     for L in sorted(set(lengths.tolist())):
         s_idx = (lengths == L).nonzero().squeeze(1)
-        v_idx = ((stem_len - dp_length(L, cfg)).abs() <= cfg.band).nonzero().squeeze(1)
+        v_idx = ((stem_len - prep.script.dp_length(L)).abs() <= cfg.band).nonzero().squeeze(1)
         if v_idx.numel() == 0:
             continue
         res = _dp(log_p, prep, ("len", L) if cache_tries else None, stem_units[v_idx], stem_len[v_idx], batch.windows[s_idx, :L], [L],

@@ -247,37 +247,9 @@ def slot_windows(windows: torch.Tensor) -> torch.Tensor:
 
 
 def make_mapping(prep, class_init: float | None = None) -> nn.Module:
-    """The character mapping the settings ask for: the paper's (letters) or the syllable model.
-    ``class_init``: instead of the setting's (a later start of restart_class_init)."""
+    """The character mapping the settings ask for: the paper's (letters) or the syllable model
+    (``prep.script``, engine/model/script.py). ``class_init``: instead of the setting's (a later
+    start of restart_class_init)."""
     config = prep.config if class_init is None else prep.config.replace(class_init=class_init)
-    if config.signs == "syllables":
-        counts: dict[str, int] = {}
-        for e in prep.entries:
-            for u in e.units:
-                counts[u] = counts.get(u, 0) + 1
-        signs: dict[str, int] = {}
-        for ch in prep.chunks:
-            for c in ch.letters:
-                signs[c] = signs.get(c, 0) + 1
-        return SyllableMapping(prep.lost_letters, prep.known_units, config, counts, signs, prep.vowel_pairs)
-    from engine.model.mapping import CharMapping
+    return prep.script.make_mapping(prep, config)
 
-    vowels = None
-    if config.class_init > 0 or config.vowel_weight == 0:
-        from engine.model.letter_classes import class_evidence
-
-        vowels = class_evidence(prep)
-    return CharMapping(prep.lost_letters, prep.known_units, config, vowels)
-
-
-def mapping_snapshot(model: nn.Module, prep) -> "MappingSnapshot":
-    """What a run reports of its mapping: P(lost | known) (letters), or P(sound | sign) with the
-    sign table (syllables)."""
-    from engine.results import MappingSnapshot
-
-    lost, known = tuple(prep.lost_letters), tuple(prep.known_units)
-    if isinstance(model, SyllableMapping):
-        return MappingSnapshot(lost, known, model.sound_given_sign().cpu().numpy(), model.syllable_table())
-    with torch.no_grad():
-        probs = model.log_probs(dropout=False).exp().cpu().numpy()
-    return MappingSnapshot(lost, known, probs)

@@ -1,6 +1,7 @@
 """Signs that write syllables (setting ``signs = syllables``): what a sign's value is, how a known
-stem is laid out for the alignment, which stem and span lengths can meet, and the pins a
-philologist writes for a syllabary (``ka``, ``a``, ``k-``, ``-a``).
+stem is laid out for the alignment (:func:`syllabify`; which stem and span lengths can meet is the
+run's script's, engine/model/script.py), and the pins a philologist writes for a syllabary
+(``ka``, ``a``, ``k-``, ``-a``).
 
 The model (engine/model/syllable_mapping.py) gives every sign an onset distribution (the consonants
 of the known language and "no onset") and a vowel distribution. For the edit DP each sign is read
@@ -41,34 +42,6 @@ def syllabify(units: Sequence[str]) -> tuple[str, ...]:
         out.append(u)
         prev_consonant = not v
     return tuple(out)
-
-
-def stem_length_range(config) -> tuple[int, int]:
-    """The lengths (in DP units: after :func:`syllabify` with syllables) a stem may have to meet
-    some span of ``min_span..max_span`` characters."""
-    if config.signs == "syllables":
-        return max(1, SLOTS * config.min_span - config.band), SLOTS * config.max_span + config.band
-    return config.min_span, config.max_span
-
-
-def dp_length(n_signs: int, config) -> int:
-    """How many DP positions a span of ``n_signs`` characters takes."""
-    return SLOTS * n_signs if config.signs == "syllables" else n_signs
-
-
-def stem_dp_units(units: Sequence[str], config) -> tuple[str, ...]:
-    """A stem's IPA units as the DP reads them."""
-    return syllabify(units) if config.signs == "syllables" else tuple(units)
-
-
-def reachable(n_signs: int, units: Sequence[str], config) -> bool:
-    """Whether a span of ``n_signs`` characters can be aligned to a stem of IPA ``units`` under
-    ``config`` (span limits, stem limits and the DP's band)."""
-    if not config.min_span <= n_signs <= config.max_span:
-        return False
-    m = len(stem_dp_units(units, config))
-    lo, hi = stem_length_range(config)
-    return lo <= m <= hi and abs(m - dp_length(n_signs, config)) <= config.band
 
 
 # --------------------------------------------------------------------------------------------

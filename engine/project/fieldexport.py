@@ -133,8 +133,9 @@ def _score(value: float) -> float | None:
     return None if value != value else value
 
 
-def known_table_for(project, language_id: int | None) -> DisplayTable | None:
-    """The display table stored for a known language, or None."""
+def stored_known_table(project, language_id: int | None) -> DisplayTable | None:
+    """The display table stored for a known language, or None; an unreadable one is a ProjectError
+    (an export never guesses; a view's engine.io.display.known_table_for shows the identity then)."""
     if language_id is None:
         return None
     data = project.setting(KNOWN_DISPLAY_KEY.format(language_id))
@@ -222,7 +223,7 @@ def lost_segments(table: DisplayTable, units, unknown: set[str]) -> list[str]:
     return out
 
 
-def known_segments(ipa: str) -> list[str]:
+def stored_ipa_units(ipa: str) -> list[str]:
     """IPA segments of a stem (the importers checked the IPA; a stored value that does not parse
     is a ProjectError, never split silently)."""
     try:
@@ -338,7 +339,7 @@ def accepted_pairs(project, run_id: int | None = None):
     gamma, band = run_alignment_settings(run)
     decisions = project.decisions(run.id)
     table = table_for(project, run.corpus_id)
-    known_table = known_table_for(project, run.language_id)
+    known_table = stored_known_table(project, run.language_id)
     corpus = project.corpus(run.corpus_id).name if run.corpus_id is not None else "lost language"
     language = project.vocabulary(run.language_id).language if run.language_id is not None else "known language"
     units_of = {} if run.corpus_id is None else {i.id: i.units for i in project.inscriptions(run.corpus_id)}
@@ -354,7 +355,7 @@ def accepted_pairs(project, run_id: int | None = None):
                 pairs.append(AcceptedPair(
                     len(pairs) + 1, m.inscription_id, m.start, m.end, m.span, table.show_text(list(units)),
                     _transliterate(table, units), segments,
-                    a.form, stem_shown, tuple(known_segments(a.ipa)), a.ipa, a.gloss, float(a.score),
+                    a.form, stem_shown, tuple(stored_ipa_units(a.ipa)), a.ipa, a.gloss, float(a.score),
                     pair_alignment(mapping, units, a.ipa, table, gamma=gamma, band=band, segments=segments)))
     warnings = []
     unaligned = sum(p.alignment is None for p in pairs)

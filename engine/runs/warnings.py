@@ -20,6 +20,7 @@ from typing import Iterable, Sequence
 
 from engine.config import PRESET_INFO, Config
 from engine.corpus import DIVIDER, Corpus, GoldAnnotation, Vocabulary
+from engine.model.script import script_of
 
 #: More distinct signs than this and the script is unlikely to be an alphabet (the largest
 #: alphabets in use have ~35 letters; syllabaries such as Linear B ~90 signs).
@@ -59,7 +60,7 @@ def lost_signs(corpus: Corpus) -> int:
 
 
 def alphabet_warning(corpus: Corpus, config: Config) -> str | None:
-    if config.signs != "letters":
+    if not script_of(config).alphabet:
         return None
     n = lost_signs(corpus)
     if n <= ALPHABET_SIGNS:
@@ -98,13 +99,12 @@ def gold_reach_causes(corpus: Corpus, vocabulary: Vocabulary, gold: Sequence[Gol
     too long or too short, the smallest band that reaches it with the same spans, or None when no
     band does). A row is reachable when some span that starts at its start and ends by its word end
     (the whole word when ``segmented``) can be aligned to one of its stems:
-    engine.model.syllables.reachable."""
-    from engine.model.syllables import dp_length, reachable, stem_dp_units, stem_length_range
-
+    Script.reachable (engine/model/script.py)."""
+    script = script_of(config)
     units_of = _stem_units(vocabulary)
     counted = 0
     causes: dict[str, list[int | None]] = {}
-    lo_stem, hi_stem = stem_length_range(config)
+    lo_stem, hi_stem = script.stem_length_range(config)
     for g in gold:
         stems = [u for form in g.known for u in units_of.get(form, ())]
         if not stems:
@@ -112,16 +112,16 @@ def gold_reach_causes(corpus: Corpus, vocabulary: Vocabulary, gold: Sequence[Gol
         counted += 1
         word = g.word_end - g.start
         lengths = [word] if config.segmented else list(range(1, word + 1))
-        if any(reachable(n, u, config) for n in lengths for u in stems):
+        if any(script.reachable(n, u, config) for n in lengths for u in stems):
             continue
         allowed = [n for n in lengths if config.min_span <= n <= config.max_span]
         need: int | None = word
         if not allowed:
             cause = SHORT_WORD if max(lengths) < config.min_span else LONG_WORD
         else:
-            lo = dp_length(min(allowed), config) - config.band
-            hi = dp_length(max(allowed), config) + config.band
-            ms = [len(stem_dp_units(u, config)) for u in stems]
+            lo = script.dp_length(min(allowed)) - config.band
+            hi = script.dp_length(max(allowed)) + config.band
+            ms = [len(script.stem_dp_units(u)) for u in stems]
             # the stem closest to fitting says which way it misses
             if min(ms) > min(hi, hi_stem):
                 cause = LONG_STEM
@@ -137,23 +137,18 @@ def gold_reach_causes(corpus: Corpus, vocabulary: Vocabulary, gold: Sequence[Gol
 def _band_needed(lengths: Sequence[int], stems: Sequence[tuple[str, ...]], config: Config) -> int | None:
     """The smallest band under which some span length of ``lengths`` (all within the span limits)
     reaches one of ``stems``; None when none up to the largest band allowed does."""
-    from engine.model.syllables import SLOTS, reachable, stem_dp_units
-
+    script = script_of(config)
     best = None
     for units in stems:
-        m = len(stem_dp_units(units, config))
+        m = len(script.stem_dp_units(units))
         for n in lengths:
-            if config.signs == "syllables":   # |m - 2n| <= band and 2 min_span - band <= m <= 2 max_span + band
-                b = max(abs(m - SLOTS * n), SLOTS * config.min_span - m, m - SLOTS * config.max_span, 0)
-            elif config.min_span <= m <= config.max_span:   # letters: the stem limits do not move with band
-                b = abs(m - n)
-            else:
-                continue
-            best = b if best is None else min(best, b)
+            b = script.band_for(m, n, config)
+            if b is not None:
+                best = b if best is None else min(best, b)
     if best is None or best > 100:
         return None
     wider = config.replace(band=best)
-    if not any(reachable(n, u, wider) for n in lengths for u in stems):
+    if not any(script.reachable(n, u, wider) for n in lengths for u in stems):
         return None   # never guess: only a band that is checked to reach the row is named
     return best
 
@@ -170,7 +165,7 @@ def gold_reach_warning(corpus: Corpus, vocabulary: Vocabulary, gold: Sequence[Go
     counted, causes = gold_reach_causes(corpus, vocabulary, gold, config)
     if not causes:
         return None
-    unit = "signs" if config.signs == "syllables" else "letters"
+    unit = script_of(config).unit
     parts = []
     for cause in (LONG_WORD, SHORT_WORD, LONG_STEM, SHORT_STEM):
         words = causes.get(cause)

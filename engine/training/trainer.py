@@ -28,7 +28,7 @@ from engine.model.decoding import decode_batch
 from engine.errors import InputError
 from engine.inputs_digest import corpus_digest, vocabulary_digest
 from engine.training.evaluation import Evaluation, evaluate, syllable_metrics
-from engine.model.syllable_mapping import make_mapping, mapping_snapshot
+from engine.model.syllable_mapping import make_mapping
 from engine.model.objective import batch_objective, pin_pairs
 from engine.model.prepared import Prepared, check_memory, ngram_weights, prepare
 from engine.results import MappingSnapshot
@@ -301,13 +301,14 @@ class Trainer:
 
     def evaluate(self) -> Evaluation:
         ev = evaluate(self.model, self.prep, self.gold, step=self.step, device=self.device)
-        if self.config.signs == "syllables":
-            ev.metrics.update(syllable_metrics(self.model.syllable_table()))
+        table = self.prep.script.syllable_table(self.model)
+        if table is not None:
+            ev.metrics.update(syllable_metrics(table))
         if self.selection is not None:
             ev.metrics.update(self.selection.metrics())
         if self.polish_result is not None:
             ev.metrics.update(self.polish_result.metrics())
-        if self.config.signs == "letters" and self.config.vowel_weight != 1.0:
+        if self.prep.script.alphabet and self.config.vowel_weight != 1.0:
             ev.metrics["vowel_weight_used"] = float(self.model.vowel_weight)
         self.last_evaluation = ev
         return ev
@@ -318,7 +319,7 @@ class Trainer:
                          self.mapping(), self.restart)
 
     def mapping(self) -> MappingSnapshot:
-        return mapping_snapshot(self.model, self.prep)
+        return self.prep.script.snapshot(self.model, self.prep)
 
     # ---- checkpoints ----
     def state(self) -> dict:

@@ -19,7 +19,8 @@ from engine.config import Config
 from engine.corpus import Corpus, Inscription, Stem, Vocabulary
 from engine.errors import DecipherError
 from engine.closeness.vocab_sizes import match_vocabularies
-from engine.closeness.nulls import is_vowel, null_vocabularies, null_vocabulary, unit_counts
+from engine.closeness.nulls import null_vocabularies, null_vocabulary, unit_counts
+from engine.model.syllables import is_vowel
 from engine.model.phonology import ipa_units
 from engine.results import Alternative, Match
 

@@ -15,7 +15,7 @@ import pytest
 
 from engine.corpus import Stem
 from engine.datasets.invented import (CHANGE_BY_NAME, LETTERS, derive, five_vowels, make_invented_cipher,
-                                      syllabify, syllable_sounds, write_cipher)
+                                      cut_syllables, syllable_sounds, write_cipher)
 from engine.errors import DecipherError
 from engine.model.phonology import ipa_units
 
@@ -51,7 +51,7 @@ def test_syllabify_fits_words_to_a_five_vowel_syllabary():
     assert five_vowels("ɛ") == ("e", False) and five_vowels("aː") == ("a", True) and five_vowels("y") == ("i", False)
     assert [five_vowels(v)[0] for v in "ɪʊəɐʌɯæɒ"] == ["i", "u", "e", "a", "o", "u", "a", "a"]
     word = list(zip(ipa_units("strɛnkta"), range(8)))
-    syl, origins = syllabify(word)
+    syl, origins = cut_syllables(word)
     # s is cut from the onset (only a stop or fricative then a liquid); n the coda; k is lost
     assert [(s.onset, s.vowel, s.coda) for s in syl] == [(("t", "r"), "e", "n"), (("t",), "a", None)]
     assert origins[0] == ((1, 2), 3, 4) and origins[1] == ((6,), 7, None)

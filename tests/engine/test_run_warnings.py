@@ -12,7 +12,7 @@ from engine.config import Config
 from engine.corpus import Corpus, GoldAnnotation, Inscription, Stem, Vocabulary
 from engine.io.tables import write_gold, write_known, write_lost
 from engine.model.phonology import ipa_units
-from engine.model.syllables import reachable
+from engine.model.script import reachable
 from engine.runs.warnings import (ALPHABET_SIGNS, alphabet_warning, gold_reach_causes, gold_reach_warning,
                                   run_warnings, schedule_warning)
 
@@ -83,7 +83,7 @@ def test_unreachable_gold_rows_are_counted_per_cause_in_one_line():
 
 def test_the_count_is_what_reachable_says_row_by_row():
     """Under syllables and without segmentation, the rows counted are exactly those for which no span
-    from the word's start to at most its end reaches a stem (engine.model.syllables.reachable)."""
+    from the word's start to at most its end reaches a stem (engine.model.script.reachable)."""
     corpus, vocab, gold = _gold_case()
     units = {s.form: ipa_units(s.ipa) for s in vocab.stems}
     for config in (Config(signs="syllables", min_span=2, max_span=4, band=1),

@@ -20,7 +20,7 @@ from engine.datasets.synthetic_syllabary import (CLUSTER, CODE_POINTS, FINAL_COD
 from engine.io.goldcheck import check_gold
 from engine.io.tables import read_gold, read_known, read_lost
 from engine.model.phonology import ipa_units
-from engine.model.syllables import reachable
+from engine.model.script import reachable
 from engine.runs.inputs import inputs_from_files
 from engine.runs.warnings import gold_reach_warning
 

@@ -19,7 +19,7 @@ from engine.project.recording import record_mapping
 from engine.results import MappingSnapshot
 
 from decipher_gui.panels.pins import IpaPicker, syllable_pin_for
-from decipher_gui.panels.syllable_grid import PINNED_ROLE, SyllableGridPanel, shade
+from decipher_gui.panels.syllable_grid import PINNED_ROLE, SyllableGridPanel, confidence_shade
 from tests.engine.test_syllable_results import A, E, KA, KE, syllable_snapshot
 
 
@@ -53,7 +53,7 @@ def test_panel_draws_the_grid_with_shading_pins_and_tooltips(qtbot, tmp_path):
     assert cell(panel, "k", "e").data(PINNED_ROLE) and not cell(panel, "k", "a").data(PINNED_ROLE)
     assert cell(panel, "d", "o").text() == ""
     # shading follows the cell's confidence: 𐀁 (0.9·0.5) is lighter than 𐀏 (0.8·0.7)
-    assert cell(panel, "k", "a").background().color() == shade(0.8 * 0.7)
+    assert cell(panel, "k", "a").background().color() == confidence_shade(0.8 * 0.7)
     assert cell(panel, "∅", "e").background().color().red() > cell(panel, "k", "a").background().color().red()
     assert "onset k 60%, d 30%" in cell(panel, "k", "e").toolTip()
     assert panel.caption.text() == "Learned grid (run 3) at step 40"

@@ -194,18 +194,18 @@ def _form(seeds: str, config: Config | None = None, calls: list | None = None):
 
 
 def test_start_reads_the_form_once_and_one_seed_is_a_single_run_of_it(stored):
-    from decipher_gui.coordinator import RunRequest
+    from decipher_gui.coordinator import StartRequest
 
     model = stored[0]
     calls: list = []
     request = model.runs.request(_form("7", Config(steps=30, seed=1), calls))
-    assert request == RunRequest(Config(steps=30, seed=7), (7,)) and not request.group
+    assert request == StartRequest(Config(steps=30, seed=7), (7,)) and not request.group
     assert calls == [1], "the settings form is read once"
     group = model.runs.request(_form("0-2", Config(steps=30)))
     assert group.group and group.seeds == (0, 1, 2) and group.config == Config(steps=30)
     calls.clear()
     given = model.runs.request(_form("", Config(steps=5), calls), Config(steps=9))
-    assert given == RunRequest(Config(steps=9)) and calls == [], "settings given: the form is not read"
+    assert given == StartRequest(Config(steps=9)) and calls == [], "settings given: the form is not read"
 
 
 @pytest.mark.parametrize("seeds, active, title", [
