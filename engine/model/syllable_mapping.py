@@ -141,8 +141,8 @@ class SyllableMapping(nn.Module):
         onset = imp.index_put((self.onset_rows,), on_slot)
         if vowels_free:
             vo_slot = torch.zeros_like(vo.T)
-        elif self.vowel_pairs:   # vowel_slot = joint: P(v | s) itself (the onset slot holds P(s | c, v))
-            vo_slot = vo.T
+        elif self.vowel_pairs:   # vowel_slot = joint: the onset slot holds P(s | c, v), the sign's whole value
+            vo_slot = torch.zeros_like(vo.T)
         else:
             vo_slot = (vo - self.vowel_log_chance).T
         vowel = imp.index_put((self.vowel_rows,), vo_slot)

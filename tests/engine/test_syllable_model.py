@@ -420,6 +420,7 @@ def test_joint_pairs_give_each_syllable_a_distribution_over_the_signs():
         assert float(lp[K + i, 1::2].exp().sum()) == pytest.approx(1.0 - dropped, abs=1e-4)
         assert float(lp[K + i, 0]) == pytest.approx(math.log(dropped), abs=1e-5)
     # no entry rewards a rare vowel or a stem stripped of its consonants: every entry is a log-probability
+    # (a vowel slot is 0: the sign's vowel is in its onset slot's P(sign | onset, vowel))
     assert float(lp.max()) <= 1e-6
 
 
