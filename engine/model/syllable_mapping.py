@@ -49,6 +49,8 @@ VOWEL_DELETE_LOG_P = math.log(0.05)
 """log-probability that a vowel of the stem is not written (the second part of a diphthong)."""
 ONSET_DELETE_LOG_P = math.log(0.05)
 """With vowel_slot = joint: log-probability that the consonant a vowel follows, its sign's onset, is not written."""
+CODA_DELETE_LOG_P = math.log(0.5)
+"""With vowel_slot = joint: log-probability that a consonant no vowel follows (a coda) is not written."""
 IMPOSSIBLE_LOG_P = -30.0
 """A vowel in an onset slot or a null onset in a vowel slot: finite, so that gradients stay finite."""
 
@@ -157,6 +159,14 @@ class SyllableMapping(nn.Module):
                                 on.new_full((1, SLOTS * C + 1), -math.log(SLOTS * C + 1)))
         if not self.vowel_pairs:
             return table
+        # vowel_slot = joint: a consonant no vowel follows (a coda, a cluster's first) is written or left out
+        # at even odds, then written with P(s | c, written); learned, its deletion reached 1 and stems
+        # stripped of their codas matched a wrong reading's two-sign spans at no cost
+        coda = torch.log_softmax(s_on[1: -self.n_glides, 1:], dim=1) + math.log1p(-math.exp(CODA_DELETE_LOG_P))
+        rows = self.consonant_rows
+        table = table.index_put((rows,), torch.cat([
+            coda.new_full((rows.numel(), 1), CODA_DELETE_LOG_P),
+            torch.stack([coda, table[rows, 2::SLOTS]], dim=2).reshape(rows.numel(), -1)], dim=1))
         return torch.cat([table, self._pair_rows(table, s_on, vo, vowels_free)], dim=0)
 
     def _pair_rows(self, table: torch.Tensor, s_on: torch.Tensor, vo: torch.Tensor, vowels_free: bool) -> torch.Tensor:

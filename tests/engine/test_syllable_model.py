@@ -14,7 +14,7 @@ from engine.errors import InputError
 from engine.model.objective import pin_pairs
 from engine.model.phonology import ipa_units
 from engine.model.prepared import prepare
-from engine.model.syllable_mapping import (ECHO_LOG_P, IMPOSSIBLE_LOG_P, ONSET_DELETE_LOG_P, SyllableMapping, make_mapping,
+from engine.model.syllable_mapping import (CODA_DELETE_LOG_P, ECHO_LOG_P, IMPOSSIBLE_LOG_P, ONSET_DELETE_LOG_P, SyllableMapping, make_mapping,
                                            slot_windows)
 from engine.model.script import SYLLABLES, reachable, script_of
 from engine.model.syllables import NULL_ONSET, parse_syllable_value, syllabify
@@ -419,6 +419,10 @@ def test_joint_pairs_give_each_syllable_a_distribution_over_the_signs():
         dropped = math.exp(float(lp[kidx[c], 0])) if c == NULL_ONSET else math.exp(ONSET_DELETE_LOG_P)
         assert float(lp[K + i, 1::2].exp().sum()) == pytest.approx(1.0 - dropped, abs=1e-4)
         assert float(lp[K + i, 0]) == pytest.approx(math.log(dropped), abs=1e-5)
+    # a consonant no vowel follows (a coda) is written or left out at even odds
+    for c in ("k", "t", "n"):
+        assert float(lp[kidx[c], 1::2].exp().sum()) == pytest.approx(1.0 - math.exp(CODA_DELETE_LOG_P), abs=1e-4)
+        assert float(lp[kidx[c], 0]) == pytest.approx(CODA_DELETE_LOG_P)
     # no entry rewards a rare vowel or a stem stripped of its consonants: every entry is a log-probability
     # (a vowel slot is 0: the sign's vowel is in its onset slot's P(sign | onset, vowel))
     assert float(lp.max()) <= 1e-6
