@@ -143,8 +143,11 @@ class SyllableMapping(nn.Module):
         onset = imp.index_put((self.onset_rows,), on_slot)
         if vowels_free:
             vo_slot = torch.zeros_like(vo.T)
-        elif self.vowel_pairs:   # vowel_slot = joint: the onset slot holds P(s | c, v), the sign's whole value
-            vo_slot = torch.zeros_like(vo.T)
+        elif self.vowel_pairs:
+            # vowel_slot = joint: the onset slot holds P(s | c, v), the sign's whole value; the vowel slot scores
+            # the chance of a vowel, log(vowels) for each alike, so that at the start a matched sign costs what
+            # an unmatched one does, as a letter does (scored 0, the runs matched a fifth of the text)
+            vo_slot = torch.full_like(vo.T, math.log(len(self.vowel_units)))
         else:
             vo_slot = (vo - self.vowel_log_chance).T
         vowel = imp.index_put((self.vowel_rows,), vo_slot)

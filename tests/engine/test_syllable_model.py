@@ -424,8 +424,13 @@ def test_joint_pairs_give_each_syllable_a_distribution_over_the_signs():
         assert float(lp[kidx[c], 1::2].exp().sum()) == pytest.approx(1.0 - math.exp(CODA_DELETE_LOG_P), abs=1e-4)
         assert float(lp[kidx[c], 0]) == pytest.approx(CODA_DELETE_LOG_P)
     # no entry rewards a rare vowel or a stem stripped of its consonants: every entry is a log-probability
-    # (a vowel slot is 0: the sign's vowel is in its onset slot's P(sign | onset, vowel))
-    assert float(lp.max()) <= 1e-6
+    # but a vowel slot's, the same log(vowels) for every vowel (the sign's vowel is in its onset slot's
+    # P(sign | onset, vowel))
+    vowel_slots = lp[[kidx[v] for v in model.vowel_units]][:, 2::2]
+    assert torch.allclose(vowel_slots, torch.full_like(vowel_slots, math.log(len(model.vowel_units))))
+    rest = lp.clone()
+    rest[[kidx[v] for v in model.vowel_units], 2::2] = 0.0
+    assert float(rest.max()) <= 1e-6
 
 
 def test_joint_omega_loss_is_the_papers_over_the_syllables():
