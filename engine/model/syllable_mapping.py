@@ -25,6 +25,11 @@ onset then vowel, and :meth:`SyllableMapping.log_probs` gives the DP's table ove
   with no sound in the stem, reached through the DP's insertion: one consonant emits both slots);
 - the null onset in a vowel slot: IMPOSSIBLE_LOG_P.
 
+With vowel_slot = joint the stems' (onset c, vowel v) pairs are extra rows of that table
+(``Prepared.vowel_pairs``; a stem's onset that a vowel follows reads its pair's row): the onset slot holds
+log P(s | c, v) = log P(s | c) + log P(v | s) - log P(v | c), normalised over the signs for each pair,
+the vowel slot log(number of vowels) for every vowel alike (:meth:`SyllableMapping._pair_rows`).
+
 docs/deviations-from-paper.md ("Syllabic scripts") gives the reasons, with what failed otherwise.
 """
 
