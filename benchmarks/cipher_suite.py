@@ -280,7 +280,10 @@ def oracle(entry: dict, label: str, extra: Sequence[str], pinned_steps: int, ste
            "steps": steps, "p_at_1": ev.metrics.get("p_at_1"), "p_at_10": ev.metrics.get("p_at_10"),
            "coverage": ev.coverage, "objective_released": released["objective"],
            "quality_released": released["quality"], "coverage_ratio_released": released["coverage_ratio"],
-           "commit": short_commit()}
+           "commit": short_commit(),
+           "command": " ".join(["python -m benchmarks.cipher_suite --oracle", entry["id"], "--label", label,
+                                *map(shlex.quote, extra), "--pinned-steps", str(pinned_steps), "--steps", str(steps),
+                                "--out", shlex.quote(str(out))])}
     free = RUNS / label / f"{entry['id']}-s0" / "checkpoint.pt"
     if free.is_file():
         tf = Trainer.from_checkpoint(free, corpus, vocab)

@@ -129,10 +129,11 @@ class Config:
     # wrong reading that matches spans to stems rich in rare vowels scores above the right one
     # (docs/deviations-from-paper.md, "Syllabic scripts").
     vowel_slot: VowelSlot = _setting(
-        "chance", _MAP, 'With signs = syllables: what a sign\'s vowel slot scores for the vowel v of a stem\'s '
-        'syllable with onset c: "chance": P(v | sign) / the share of v among the stems\' vowels; "joint": '
-        'P(v | sign) / the model\'s own P(v | c), so that a sign\'s two slots together are P(sign | c, v), '
-        'a distribution over the signs as the paper\'s P(lost | known) is over the letters.',
+        "chance", _MAP, 'With signs = syllables: how a sign is scored against a stem\'s syllable (onset c, vowel v). '
+        '"chance": P(sign | c) in the onset slot, P(v | sign) over the vowel\'s share in the stems in the vowel '
+        'slot (a ratio above 1 for rare vowels); "joint": P(sign | c, v), normalised over the signs for each '
+        'syllable as the paper\'s P(lost | known) is over the letters, with the paper\'s Omega_loss over the '
+        'syllables, an onset left out at a fixed 0.05 and a coda at even odds (issue 49; not yet a default).',
         OURS, choices=typing.get_args(VowelSlot))
 
     # Issue 30: distributional evidence for the start of the search (engine/model/letter_classes.py).

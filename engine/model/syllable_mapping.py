@@ -25,6 +25,11 @@ onset then vowel, and :meth:`SyllableMapping.log_probs` gives the DP's table ove
   with no sound in the stem, reached through the DP's insertion: one consonant emits both slots);
 - the null onset in a vowel slot: IMPOSSIBLE_LOG_P.
 
+With vowel_slot = joint the stems' (onset c, vowel v) pairs are extra rows of that table
+(``Prepared.vowel_pairs``; a stem's onset that a vowel follows reads its pair's row): the onset slot holds
+log P(s | c, v) = log P(s | c) + log P(v | s) - log P(v | c), normalised over the signs for each pair,
+the vowel slot log(number of vowels) for every vowel alike (:meth:`SyllableMapping._pair_rows`).
+
 docs/deviations-from-paper.md ("Syllabic scripts") gives the reasons, with what failed otherwise.
 """
 
@@ -47,6 +52,10 @@ GLIDE_LOG_P = math.log(0.05)
 """log-prior of a vowel of the stem standing in a sign's onset slot (a glide), added to its learned P(sign | vowel)."""
 VOWEL_DELETE_LOG_P = math.log(0.05)
 """log-probability that a vowel of the stem is not written (the second part of a diphthong)."""
+ONSET_DELETE_LOG_P = math.log(0.05)
+"""With vowel_slot = joint: log-probability that the consonant a vowel follows, its sign's onset, is not written."""
+CODA_DELETE_LOG_P = math.log(0.5)
+"""With vowel_slot = joint: log-probability that a consonant no vowel follows (a coda) is not written."""
 IMPOSSIBLE_LOG_P = -30.0
 """A vowel in an onset slot or a null onset in a vowel slot: finite, so that gradients stay finite."""
 
@@ -139,8 +148,11 @@ class SyllableMapping(nn.Module):
         onset = imp.index_put((self.onset_rows,), on_slot)
         if vowels_free:
             vo_slot = torch.zeros_like(vo.T)
-        elif self.vowel_pairs:   # vowel_slot = joint: against a uniform chance (the onset slot holds P(v | c))
-            vo_slot = (vo + math.log(len(self.vowel_units))).T
+        elif self.vowel_pairs:
+            # vowel_slot = joint: the onset slot holds P(s | c, v), the sign's whole value; the vowel slot scores
+            # the chance of a vowel, log(vowels) for each alike, so that at the start a matched sign costs what
+            # an unmatched one does, as a letter does (scored 0, the runs matched a fifth of the text)
+            vo_slot = torch.full_like(vo.T, math.log(len(self.vowel_units)))
         else:
             vo_slot = (vo - self.vowel_log_chance).T
         vowel = imp.index_put((self.vowel_rows,), vo_slot)
@@ -155,23 +167,41 @@ class SyllableMapping(nn.Module):
                                 on.new_full((1, SLOTS * C + 1), -math.log(SLOTS * C + 1)))
         if not self.vowel_pairs:
             return table
+        # vowel_slot = joint: a consonant no vowel follows (a coda, a cluster's first) is written or left out
+        # at even odds, then written with P(s | c, written); learned, its deletion reached 1 and stems
+        # stripped of their codas matched a wrong reading's two-sign spans at no cost
+        coda = torch.log_softmax(s_on[1: -self.n_glides, 1:], dim=1) + math.log1p(-math.exp(CODA_DELETE_LOG_P))
+        rows = self.consonant_rows
+        table = table.index_put((rows,), torch.cat([
+            coda.new_full((rows.numel(), 1), CODA_DELETE_LOG_P),
+            torch.stack([coda, table[rows, 2::SLOTS]], dim=2).reshape(rows.numel(), -1)], dim=1))
         return torch.cat([table, self._pair_rows(table, s_on, vo, vowels_free)], dim=0)
 
     def _pair_rows(self, table: torch.Tensor, s_on: torch.Tensor, vo: torch.Tensor, vowels_free: bool) -> torch.Tensor:
         """(P, 2C + 1) the rows of the stems' onsets c that a vowel v follows: c's own row, with each onset
         slot log P(s | c) + log P(v | s) - log P(v | c), P(v | c) = sum_s P(s | c, written) P(v | s): the
         sign given the whole syllable, P(s | c, v), which over the signs sums to P(c is written), as the
-        paper's P(lost | known) sums over the letters. No entry of the table is above 0 but the vowel
-        slot's constant log(number of vowels), so no stem gains from its vowels being rare."""
+        paper's P(lost | known) sums over the letters. No entry of the table is above 0, so no stem gains
+        from its vowels being rare, nor from consonants left out (a vowel slot scored against a uniform
+        chance, log(number of vowels) above P(v | sign), paid a stem stripped of its codas for every
+        vowel: a wrong reading of short spans won on the Latin dev cipher).
+
+        A consonant that a vowel follows is the onset its sign writes: it is left out at the fixed
+        ONSET_DELETE_LOG_P, not at its learned P(<DEL> | c), which stays for codas and the first
+        consonant of a cluster (what a syllabary's spelling drops). Learned there too, it reached 1 for
+        whole consonants, and stems stripped of them matched the short spans of a wrong reading."""
         rows = table[self.onset_rows[self.pair_onsets]]                      # onset c's own row
-        if vowels_free:
-            return rows
-        p_sign = torch.softmax(s_on[:, 1:], dim=1)                           # (n_onsets, C)
-        log_v_given_c = torch.log(p_sign @ vo.exp() + 1e-12)                 # (n_onsets, n_vowels)
-        gain = vo[:, self.pair_vowels].T - log_v_given_c[self.pair_onsets, self.pair_vowels].unsqueeze(1)
-        onset_cols = rows[:, 1::SLOTS] + gain                                # (P, C)
-        return torch.cat([rows[:, :1], torch.stack([onset_cols, rows[:, 2::SLOTS]], dim=2).reshape(rows.shape[0], -1)],
-                         dim=1)
+        log_sign = torch.log_softmax(s_on[:, 1:], dim=1)                     # (n_onsets, C) P(s | c, written)
+        consonant = (self.pair_onsets != 0).unsqueeze(1)                     # onset 0 is the null onset
+        written = math.log1p(-math.exp(ONSET_DELETE_LOG_P))
+        onset_cols = torch.where(consonant, written + log_sign[self.pair_onsets], rows[:, 1::SLOTS])
+        deletion = torch.where(consonant.squeeze(1), rows.new_full((rows.shape[0],), ONSET_DELETE_LOG_P), rows[:, 0])
+        if not vowels_free:
+            log_v_given_c = torch.logsumexp(log_sign.unsqueeze(2) + vo.unsqueeze(0), dim=1)   # (n_onsets, n_vowels)
+            onset_cols = onset_cols + vo[:, self.pair_vowels].T \
+                - log_v_given_c[self.pair_onsets, self.pair_vowels].unsqueeze(1)
+        slots = torch.stack([onset_cols, rows[:, 2::SLOTS]], dim=2).reshape(rows.shape[0], -1)
+        return torch.cat([deletion.unsqueeze(1), slots], dim=1)
 
     def pin_probs(self, probs: torch.Tensor, dropout: bool) -> torch.Tensor:
         """What a pin pulls on, laid out like the DP table (K, 2C + 1): P(onset c | sign s) in the onset

@@ -14,7 +14,8 @@ from engine.errors import InputError
 from engine.model.objective import pin_pairs
 from engine.model.phonology import ipa_units
 from engine.model.prepared import prepare
-from engine.model.syllable_mapping import ECHO_LOG_P, IMPOSSIBLE_LOG_P, SyllableMapping, make_mapping, slot_windows
+from engine.model.syllable_mapping import (CODA_DELETE_LOG_P, ECHO_LOG_P, IMPOSSIBLE_LOG_P, ONSET_DELETE_LOG_P, SyllableMapping, make_mapping,
+                                           slot_windows)
 from engine.model.script import SYLLABLES, reachable, script_of
 from engine.model.syllables import NULL_ONSET, parse_syllable_value, syllabify
 from engine.training.trainer import Trainer
@@ -414,11 +415,22 @@ def test_joint_pairs_give_each_syllable_a_distribution_over_the_signs():
     lp = model.log_probs().detach()
     assert lp.shape[0] == K + len(prep.vowel_pairs)
     for i, (c, _) in enumerate(prep.vowel_pairs):
-        written = 1.0 - math.exp(float(lp[kidx[c], 0]))
-        assert float(lp[K + i, 1::2].exp().sum()) == pytest.approx(written, abs=1e-4)
-        assert float(lp[K + i, 0]) == pytest.approx(float(lp[kidx[c], 0]))
-    # no entry rewards a rare vowel: the largest is the vowel slot's constant log(number of vowels)
-    assert float(lp.max()) <= math.log(len(model.vowel_units)) + 1e-5
+        # a consonant before a vowel is its sign's onset: left out at a fixed cost, not its learned one
+        dropped = math.exp(float(lp[kidx[c], 0])) if c == NULL_ONSET else math.exp(ONSET_DELETE_LOG_P)
+        assert float(lp[K + i, 1::2].exp().sum()) == pytest.approx(1.0 - dropped, abs=1e-4)
+        assert float(lp[K + i, 0]) == pytest.approx(math.log(dropped), abs=1e-5)
+    # a consonant no vowel follows (a coda) is written or left out at even odds
+    for c in ("k", "t", "n"):
+        assert float(lp[kidx[c], 1::2].exp().sum()) == pytest.approx(1.0 - math.exp(CODA_DELETE_LOG_P), abs=1e-4)
+        assert float(lp[kidx[c], 0]) == pytest.approx(CODA_DELETE_LOG_P)
+    # no entry rewards a rare vowel or a stem stripped of its consonants: every entry is a log-probability
+    # but a vowel slot's, the same log(vowels) for every vowel (the sign's vowel is in its onset slot's
+    # P(sign | onset, vowel))
+    vowel_slots = lp[[kidx[v] for v in model.vowel_units]][:, 2::2]
+    assert torch.allclose(vowel_slots, torch.full_like(vowel_slots, math.log(len(model.vowel_units))))
+    rest = lp.clone()
+    rest[[kidx[v] for v in model.vowel_units], 2::2] = 0.0
+    assert float(rest.max()) <= 1e-6
 
 
 def test_joint_omega_loss_is_the_papers_over_the_syllables():
@@ -440,11 +452,17 @@ def test_joint_omega_loss_is_the_papers_over_the_syllables():
 
 
 def test_joint_onset_phase_scores_onsets_alone():
-    """In the onset phase (vowels_free) a pair's row is its onset's own row and every vowel slot is chance."""
+    """In the onset phase (vowels_free) a pair's onset slots are P(sign | onset) and every vowel slot is chance."""
     prep, model = _joint_model()
     K = len(prep.known_units)
     kidx = prep.known_index()
     lp = model.log_probs(vowels_free=True).detach()
     for i, (c, _) in enumerate(prep.vowel_pairs):
-        assert torch.equal(lp[K + i], lp[kidx[c]])
+        if c == NULL_ONSET:
+            assert torch.equal(lp[K + i], lp[kidx[c]])
+        else:   # P(s | c, written), the onset written at a fixed cost
+            on = lp[kidx[c], 1::2]
+            expect = math.log1p(-math.exp(ONSET_DELETE_LOG_P)) + on - torch.logsumexp(on, dim=0)
+            assert torch.allclose(lp[K + i, 1::2], expect, atol=1e-5)
+            assert torch.equal(lp[K + i, 2::2], lp[kidx[c], 2::2])
     assert torch.all(lp[[kidx[v] for v in model.vowel_units]][:, 2::2] == 0)
