@@ -67,12 +67,14 @@ class ComparisonDialog(QDialog):
     """Choose a corpus, two or more candidate languages (the project's known languages, plus KNOWN.csv
     files), seeds, restarts per seed, the number of null vocabularies, the vocabulary size and the steps per run."""
 
-    def __init__(self, project, config: Config, parent=None):
+    def __init__(self, source, config: Config, parent=None):
+        """``source``: what the dialog reads of the project (queries.ComparisonSource, from the window's
+        model; a Project itself answers the same calls)."""
         super().__init__(parent)
         from engine.runs.workers import default_workers
 
         self.setWindowTitle("Compare known languages")
-        self.project = project
+        self.source = source
         self.config = config
         self.files: dict[str, Path] = {}
         outer = QVBoxLayout(self)
@@ -97,14 +99,14 @@ class ComparisonDialog(QDialog):
         lay.addWidget(intro)
         form = QFormLayout()
         self.corpus = QComboBox()
-        for c in project.corpora():
+        for c in source.corpora():
             self.corpus.addItem(f"{c.name} ({c.inscriptions} inscriptions)", c.id)
         self.corpus.currentIndexChanged.connect(self._corpus_changed)
         form.addRow("Corpus:", self.corpus)
         self.candidates = QListWidget()
         self.candidates.setAccessibleName("Candidate languages")
         self.candidates.setMinimumHeight(self.candidates.fontMetrics().height() * 6)  # never squeezed shut
-        for lang in project.languages():
+        for lang in source.languages():
             item = QListWidgetItem(f"{lang.name} ({lang.stems} stems)")
             item.setData(Qt.ItemDataRole.UserRole, ("language", lang.id, lang.name))
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
@@ -204,8 +206,8 @@ class ComparisonDialog(QDialog):
 
     def _corpus_changed(self, *_):
         cid = self.corpus.currentData()
-        name = next((c.name for c in self.project.corpora() if c.id == cid), "corpus")
-        self.folder.setText(str(default_folder(Path(self.project.path), name)))
+        name = next((c.name for c in self.source.corpora() if c.id == cid), "corpus")
+        self.folder.setText(str(default_folder(Path(self.source.path), name)))
 
     def _browse_folder(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Folder of the comparison", self.folder.text())
@@ -302,10 +304,10 @@ class ComparisonDialog(QDialog):
         problem = self._check()
         if problem:
             raise DecipherError(problem)
-        corpus = self.project.corpus(self.corpus.currentData())
+        corpus = self.source.corpus(self.corpus.currentData())
         candidates: dict[str, Vocabulary | Path] = {}
         for kind, ref, name in self.checked():
-            candidates[name] = (Vocabulary(name, self.project.vocabulary(ref).stems) if kind == "language"
+            candidates[name] = (Vocabulary(name, self.source.vocabulary(ref).stems) if kind == "language"
                                 else Path(ref))
         folder = self.folder.text().strip()
         if not folder:
@@ -587,13 +589,14 @@ class ComparisonController(QObject):
 
     def open_dialog(self) -> None:
         w = self.w
-        if w.model.project is None:
+        source = w.model.comparison_source()
+        if source is None:
             w.report_error("No project", "Open a project with a corpus and known languages first.")
             return
         if self.job is not None and self.job.running():
             w.report_error("A comparison is running", "Stop it (Closeness tab) before starting another.")
             return
-        dialog = ComparisonDialog(w.model.project, w.model.runs.run_defaults(), w)
+        dialog = ComparisonDialog(source, w.model.runs.run_defaults(), w)
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return
         try:

@@ -143,6 +143,10 @@ class WindowModel:
     def pins(self) -> list[PinnedValue]:
         return [] if self.project is None else self.project.pins()
 
+    def comparison_source(self) -> queries.ComparisonSource | None:
+        """What the comparison dialog may read of the project (None: no project open)."""
+        return None if self.project is None else queries.ComparisonSource(self.project)
+
     def load_corpus(self) -> queries.CorpusView | None:
         """Read the chosen corpus and its display table (None: no corpus chosen)."""
         p, corpus_id = self.project, self.state.corpus_id

@@ -35,6 +35,30 @@ class CorpusView:
         return f"{self.name} — {len(self.inscriptions)} inscriptions"
 
 
+@dataclass(frozen=True)
+class ComparisonSource:
+    """What the comparison dialog reads of the project (WindowModel.comparison_source): the corpora and
+    languages to offer, where the project lies, and a chosen corpus's inscriptions and a language's stems."""
+
+    project: Project = field(repr=False)
+
+    @property
+    def path(self):
+        return self.project.path
+
+    def corpora(self) -> list[CorpusInfo]:
+        return self.project.corpora()
+
+    def languages(self) -> list[LanguageInfo]:
+        return self.project.languages()
+
+    def corpus(self, corpus_id: int):
+        return self.project.corpus(corpus_id)
+
+    def vocabulary(self, language_id: int):
+        return self.project.vocabulary(language_id)
+
+
 def corpus_view(project: Project, corpus_id: int) -> CorpusView:
     inscriptions = tuple(project.inscriptions(corpus_id))
     return CorpusView(corpus_id, project.corpus(corpus_id).name, inscriptions, tuple(project.gold(corpus_id)),

@@ -55,7 +55,7 @@ def win(app, qtbot, project_path):
 def test_the_dialog_lists_the_projects_languages_and_needs_two(win, tmp_path):
     from decipher_gui.comparison import ComparisonDialog, default_folder
 
-    d = ComparisonDialog(win.project, TINY, win)
+    d = ComparisonDialog(win.model.comparison_source(), TINY, win)
     assert [name for _, _, name in d.checked()] == ["source", "unrelated"]
     assert d.steps.value() == 10
     assert Path(d.folder.text()) == default_folder(win.project.path, "cipher")
@@ -76,7 +76,7 @@ def test_restarts_per_seed_reach_the_comparison(win, qtbot, tmp_path):
     from engine.runs.sweep import InlinePool
     from engine.runs.workers import run_task
 
-    d = ComparisonDialog(win.project, TINY, win)
+    d = ComparisonDialog(win.model.comparison_source(), TINY, win)
     assert d.restarts.value() == 1  # default: no restart, as before
     assert (d.restarts.minimum(), d.restarts.maximum()) == (1, MAX_RESTARTS)
     d.restarts.setValue(2)
@@ -99,7 +99,7 @@ def test_at_most_a_size_each_reaches_the_comparison_and_needs_a_number(win, qtbo
     from engine.runs.sweep import InlinePool
     from engine.runs.workers import run_task
 
-    d = ComparisonDialog(win.project, TINY, win)
+    d = ComparisonDialog(win.model.comparison_source(), TINY, win)
     assert d.size_mode.currentData() is False and d.request().cap_stems is False   # default: one size for all
     d.size_mode.setCurrentIndex(1)
     assert not d.buttons.button(d.buttons.StandardButton.Ok).isEnabled()
@@ -126,7 +126,7 @@ def test_a_tiny_comparison_runs_in_a_worker_and_the_tab_shows_it(win, qtbot, tmp
 
     bad = tmp_path / "bad.csv"
     bad.write_text("form,ipa\nbaka,ba\x00ka\n", encoding="utf-8")
-    d = ComparisonDialog(win.project, TINY, win)
+    d = ComparisonDialog(win.model.comparison_source(), TINY, win)
     d.add_file(bad)
     d.seeds.setText("0 1")
     d.nulls.setValue(1)
@@ -211,7 +211,7 @@ def test_stop_ends_the_worker_processes_at_once_and_keeps_the_state(win, qtbot, 
     from decipher_gui.comparison import ComparisonDialog, controller
     from engine.runs.workers import LocalPool
 
-    d = ComparisonDialog(win.project, TINY.replace(steps=100_000), win)  # runs that would not end by themselves
+    d = ComparisonDialog(win.model.comparison_source(), TINY.replace(steps=100_000), win)  # runs that would not end by themselves
     d.seeds.setText("0 1")
     d.nulls.setValue(1)
     d.folder.setText(str(tmp_path / "cmp"))
@@ -242,7 +242,7 @@ def _small_comparison(win, qtbot, tmp_path):
     from engine.runs.sweep import InlinePool
     from engine.runs.workers import run_task
 
-    d = ComparisonDialog(win.project, TINY, win)
+    d = ComparisonDialog(win.model.comparison_source(), TINY, win)
     d.seeds.setText("0")
     d.nulls.setValue(1)
     d.folder.setText(str(tmp_path / "cmp"))
@@ -387,7 +387,7 @@ def test_a_comparison_stopped_before_its_thread_started_plans_nothing(win, qtbot
     planned = []
     monkeypatch.setattr(comparison_module, "plan_comparison", lambda *a, **k: planned.append(a))
     monkeypatch.setattr(AfterPaint, "CAP_MS", 50)
-    d = ComparisonDialog(win.project, TINY, win)
+    d = ComparisonDialog(win.model.comparison_source(), TINY, win)
     d.folder.setText(str(tmp_path / "cmp"))
     job = ComparisonJob(d.request(), win)
     stopped = []

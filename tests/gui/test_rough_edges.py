@@ -71,7 +71,7 @@ def test_a_comparison_keeps_the_window_size_and_shows_its_caveats(big_window, qt
 
     w = big_window
     assert (w.width(), w.height()) == (1600, 1000)
-    d = ComparisonDialog(w.project, TINY, w)
+    d = ComparisonDialog(w.model.comparison_source(), TINY, w)
     d.seeds.setText("0")
     d.nulls.setValue(1)
     d.folder.setText(str(tmp_path / "cmp"))
@@ -113,7 +113,7 @@ def test_the_comparison_dialog_says_its_caveats_before_it_runs(big_window, tmp_p
     from decipher_gui.comparison import ComparisonDialog
 
     w = big_window
-    d = ComparisonDialog(w.project, TINY, w)
+    d = ComparisonDialog(w.model.comparison_source(), TINY, w)
     d.steps.setValue(40)
     d.seeds.setText("0")
     d.nulls.setValue(1)

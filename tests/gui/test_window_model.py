@@ -146,7 +146,8 @@ def test_another_project_forgets_everything_of_the_previous_one(stored):
 
 
 #: the window and the helpers that see it (decipher_gui/view.py WindowView)
-WINDOW_SIDE = ("mainwindow.py", "actions.py", "live.py", "seedgroup.py", "dataviews.py", "runform.py", "screenshot.py")
+WINDOW_SIDE = ("mainwindow.py", "actions.py", "live.py", "seedgroup.py", "dataviews.py", "runform.py", "screenshot.py",
+               "comparison.py")
 
 
 @pytest.mark.parametrize("name", WINDOW_SIDE)
