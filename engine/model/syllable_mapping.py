@@ -68,7 +68,7 @@ class SyllableMapping(nn.Module):
         is scored against); ``sign_counts``: how often each sign stands in the corpus (the weights of
         the vowel marginal, :meth:`sound_loss`); None: all equally often. ``vowel_pairs`` (setting
         vowel_slot = joint): the stems' (onset, vowel) pairs, rows len(known_units) + i of the table,
-        each vowel slot scored against the model's P(vowel | onset)."""
+        whose onset slots score P(sign | onset, vowel) (:meth:`_pair_rows`)."""
         super().__init__()
         if lost_letters[0] != DELETE or known_units[0] != DELETE:
             raise ValueError("index 0 of both alphabets must be the deletion pseudo-character")
@@ -181,15 +181,14 @@ class SyllableMapping(nn.Module):
         """(P, 2C + 1) the rows of the stems' onsets c that a vowel v follows: c's own row, with each onset
         slot log P(s | c) + log P(v | s) - log P(v | c), P(v | c) = sum_s P(s | c, written) P(v | s): the
         sign given the whole syllable, P(s | c, v), which over the signs sums to P(c is written), as the
-        paper's P(lost | known) sums over the letters. No entry of the table is above 0, so no stem gains
-        from its vowels being rare, nor from consonants left out (a vowel slot scored against a uniform
-        chance, log(number of vowels) above P(v | sign), paid a stem stripped of its codas for every
-        vowel: a wrong reading of short spans won on the Latin dev cipher).
+        paper's P(lost | known) sums over the letters. No entry of the table but a vowel slot's is above 0,
+        and that one is the same log(number of vowels) for every vowel, so no stem gains from its vowels
+        being rare (the ratio against the vowels' shares that vowel_slot = chance pays).
 
         A consonant that a vowel follows is the onset its sign writes: it is left out at the fixed
-        ONSET_DELETE_LOG_P, not at its learned P(<DEL> | c), which stays for codas and the first
-        consonant of a cluster (what a syllabary's spelling drops). Learned there too, it reached 1 for
-        whole consonants, and stems stripped of them matched the short spans of a wrong reading."""
+        ONSET_DELETE_LOG_P, not at its learned P(<DEL> | c) (a coda, which a syllabary's spelling may drop,
+        is left out at even odds: CODA_DELETE_LOG_P, in :meth:`log_probs`). Learned, it reached 1 for whole
+        consonants, and stems stripped of them matched the short spans of a wrong reading."""
         rows = table[self.onset_rows[self.pair_onsets]]                      # onset c's own row
         log_sign = torch.log_softmax(s_on[:, 1:], dim=1)                     # (n_onsets, C) P(s | c, written)
         consonant = (self.pair_onsets != 0).unsqueeze(1)                     # onset 0 is the null onset
