@@ -33,7 +33,7 @@ def key_of(folder: Path) -> dict[str, tuple[str, str]]:
                 for r in csv.DictReader(f) if r["known_vowels"]}
 
 
-def describe(trainer, folder: Path, overrides: dict | None = None) -> dict:
+def describe(trainer, folder: Path) -> dict:
     import torch
 
     from engine.model.syllables import NULL_ONSET
@@ -97,43 +97,12 @@ def main(argv=None) -> int:
     return 0
 
 
-def best_alignment(lp, stem: list[int], slots: list[int], gamma: float, band: int):
-    """The best single alignment of a stem's DP units to a span's slots under the table ``lp``
-    (K, 2C + 1): (total log-prob, [(operation, known unit index, slot columns, log-prob)])."""
-    m, n = len(stem), len(slots)
-    INF = float("-inf")
-    D = [[INF] * (n + 1) for _ in range(m + 1)]
-    back = [[None] * (n + 1) for _ in range(m + 1)]
-    D[0][0] = 0.0
-    for i in range(1, m + 1):
-        y = stem[i - 1]
-        for j in range(max(0, i - band), min(n, i + band) + 1):
-            cands = []
-            if D[i - 1][j] > INF:
-                cands.append((D[i - 1][j] + lp[y][0], ("del", y, (), lp[y][0]), j))
-            if j >= 1 and D[i - 1][j - 1] > INF:
-                v = lp[y][slots[j - 1]]
-                cands.append((D[i - 1][j - 1] + v, ("sub", y, (slots[j - 1],), v), j - 1))
-            if j >= 2 and D[i - 1][j - 2] > INF:
-                v = lp[y][slots[j - 2]] + lp[y][slots[j - 1]] - gamma
-                cands.append((D[i - 1][j - 2] + v, ("ins", y, (slots[j - 2], slots[j - 1]), v), j - 2))
-            if cands:
-                best = max(cands, key=lambda c: c[0])
-                D[i][j], back[i][j] = best[0], (best[1], best[2])
-    if D[m][n] == INF:
-        return INF, []
-    ops, i, j = [], m, n
-    while i > 0:
-        op, pj = back[i][j]
-        ops.append(op)
-        i, j = i - 1, pj
-    return D[m][n], ops[::-1]
-
-
 def show_alignments(trainer, n: int = 12) -> None:
-    """The best alignments of ``n`` decoded matches (the top stem of each), slot by slot."""
+    """The best alignments of ``n`` decoded matches (the top stem of each), slot by slot
+    (engine.model.explain.best_path over the run's own DP table: its pair rows included)."""
     import torch
 
+    from engine.model.explain import best_path
     from engine.model.syllables import SLOTS
 
     model, prep = trainer.model, trainer.prep
@@ -143,28 +112,21 @@ def show_alignments(trainer, n: int = 12) -> None:
     names = list(prep.known_units) + [f"{v}/{c}" for c, v in prep.vowel_pairs]
     lidx = {c: i for i, c in enumerate(prep.lost_letters)}
     gamma = prep.config.insertion_cost(trainer.step)
-    ev = trainer.evaluate()
     by_kind = collections.defaultdict(float)
-    for m in ev.matches[:n]:
-        alt = m.best
-        v = rows_of[alt.ipa]
-        stem = prep.stem_units[v, : int(prep.stem_len[v])].tolist()
+    for m in trainer.evaluate().matches[:n]:
+        v = m.best.ipa
+        stem = prep.stem_units[rows_of[v], : int(prep.stem_len[rows_of[v]])].tolist()
         slots = [c for ch in m.span for c in (SLOTS * lidx[ch] - 1, SLOTS * lidx[ch])]
-        total, ops = best_alignment(lp, stem, slots, gamma, prep.config.band)
-        words = []
-        for op, y, cols, v in ops:
-            unit = names[y]
-            what = "/".join(("on" if c % 2 else "vo") for c in cols)
-            words.append(f"{op}:{unit}{'>' + what if what else ''}={v:.1f}")
-            by_kind[op + ("-" + what if what else "")] += v
-        print(f"  {m.span} ~ {alt.ipa} ({total:.1f}): " + " ".join(words))
-    print("  sum by operation:", {k: round(v, 1) for k, v in sorted(by_kind.items())})
-
-
-def ipa_units_of(ipa: str) -> list[str]:
-    from engine.model.phonology import ipa_units
-
-    return list(ipa_units(ipa))
+        path, total = best_path([lp[y] for y in stem], slots, gamma, prep.config.band)
+        words, j = [], 0
+        for y, (k, step) in zip(stem, path):
+            what = "/".join("on" if c % 2 else "vo" for c in slots[j: j + k])
+            op = ("del", "sub", "ins")[k]
+            words.append(f"{op}:{names[y]}{'>' + what if what else ''}={step:.1f}")
+            by_kind[op + ("-" + what if what else "")] += step
+            j += k
+        print(f"  {m.span} ~ {v} ({total:.1f}): " + " ".join(words))
+    print("  sum by operation:", {k: round(x, 1) for k, x in sorted(by_kind.items())})
 
 
 if __name__ == "__main__":

@@ -85,7 +85,7 @@ def main() -> int:
         settle()
         w.grab().save(str(args.out / f"{name}-pins.png"))
         if size == SIZES[0]:
-            d = ComparisonDialog(w.project, base, w)
+            d = ComparisonDialog(w.model.comparison_source(), base, w)
             d.resize(d.width(), 768 - 160)   # a 768-px screen less the panel and the title bars
             d.show()
             settle()

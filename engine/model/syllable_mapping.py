@@ -170,15 +170,18 @@ class SyllableMapping(nn.Module):
         # vowel_slot = joint: a consonant no vowel follows (a coda, a cluster's first) is written or left out
         # at even odds, then written with P(s | c, written); learned, its deletion reached 1 and stems
         # stripped of their codas matched a wrong reading's two-sign spans at no cost
-        coda = torch.log_softmax(s_on[1: -self.n_glides, 1:], dim=1) + math.log1p(-math.exp(CODA_DELETE_LOG_P))
+        log_sign = torch.log_softmax(s_on[:, 1:], dim=1)                     # (n_onsets, C) P(s | c, written)
+        coda = log_sign[1: -self.n_glides] + math.log1p(-math.exp(CODA_DELETE_LOG_P))
         rows = self.consonant_rows
         table = table.index_put((rows,), torch.cat([
             coda.new_full((rows.numel(), 1), CODA_DELETE_LOG_P),
             torch.stack([coda, table[rows, 2::SLOTS]], dim=2).reshape(rows.numel(), -1)], dim=1))
-        return torch.cat([table, self._pair_rows(table, s_on, vo, vowels_free)], dim=0)
+        return torch.cat([table, self._pair_rows(table, log_sign, vo, vowels_free)], dim=0)
 
-    def _pair_rows(self, table: torch.Tensor, s_on: torch.Tensor, vo: torch.Tensor, vowels_free: bool) -> torch.Tensor:
-        """(P, 2C + 1) the rows of the stems' onsets c that a vowel v follows: c's own row, with each onset
+    def _pair_rows(self, table: torch.Tensor, log_sign: torch.Tensor, vo: torch.Tensor,
+                   vowels_free: bool) -> torch.Tensor:
+        """(P, 2C + 1) the rows of the stems' onsets c that a vowel v follows (``log_sign``: log P(s | c, written),
+        the onsets' scores normalised over the signs): c's own row, with each onset
         slot log P(s | c) + log P(v | s) - log P(v | c), P(v | c) = sum_s P(s | c, written) P(v | s): the
         sign given the whole syllable, P(s | c, v), which over the signs sums to P(c is written), as the
         paper's P(lost | known) sums over the letters. No entry of the table but a vowel slot's is above 0,
@@ -190,7 +193,6 @@ class SyllableMapping(nn.Module):
         is left out at even odds: CODA_DELETE_LOG_P, in :meth:`log_probs`). Learned, it reached 1 for whole
         consonants, and stems stripped of them matched the short spans of a wrong reading."""
         rows = table[self.onset_rows[self.pair_onsets]]                      # onset c's own row
-        log_sign = torch.log_softmax(s_on[:, 1:], dim=1)                     # (n_onsets, C) P(s | c, written)
         consonant = (self.pair_onsets != 0).unsqueeze(1)                     # onset 0 is the null onset
         written = math.log1p(-math.exp(ONSET_DELETE_LOG_P))
         onset_cols = torch.where(consonant, written + log_sign[self.pair_onsets], rows[:, 1::SLOTS])

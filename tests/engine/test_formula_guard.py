@@ -6,7 +6,6 @@ exactly as it was (the engine's readers and ``project import --matches`` take th
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
 
 import pytest

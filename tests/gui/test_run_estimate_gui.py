@@ -20,7 +20,7 @@ def test_the_run_panel_says_how_long_a_run_takes_before_start(window, qtbot, tmp
                      path)
     runs.update_estimate()
     steps = config.steps
-    assert runs.time_note.text().startswith(f"Time on the CPU: about ") and f"for {steps:,} steps" in \
+    assert runs.time_note.text().startswith("Time on the CPU: about ") and f"for {steps:,} steps" in \
         runs.time_note.text()
     # more steps in the form: a longer time, said at once
     runs.form.set_config(config.replace(steps=steps * 4))
