@@ -368,6 +368,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not args.out:
             p.error("--oracle needs --out")
         ciphers, _ = manifest()
+        unknown = [cid for cid in args.oracle if cid not in ciphers]
+        if unknown:
+            p.error(f"--oracle {unknown[0]}: no cipher of that id in {MANIFEST.name}")
         extra = (["--preset", args.preset] if args.preset else []) + [x for s in args.set for x in ("--set", s)]
         args.out.parent.mkdir(parents=True, exist_ok=True)
         for cid in args.oracle:
