@@ -216,16 +216,32 @@ def rediagnose(rows_file: Path, out: Path) -> int:
     return 0
 
 
-def oracle_pins(folder: Path, out: Path) -> int:
+ORACLE_PARTS = ("all", "vowels", "onsets")
+
+
+def check_part(part: str) -> str:
+    """``all``, ``vowels`` (a sign's vowel only: ``-a``), ``onsets`` (its onset only: ``k-``; a bare
+    vowel sign keeps its whole value) or ``top:N`` (the N most frequent signs or letters, whole)."""
+    if part in ORACLE_PARTS or (part.startswith("top:") and part[4:].isdigit() and int(part[4:]) > 0):
+        return part
+    raise ValueError(f"--oracle-part {part!r}: one of {', '.join(ORACLE_PARTS)} or top:N (N > 0)")
+
+
+def oracle_pins(folder: Path, out: Path, part: str = "all") -> int:
     """A PRIOR.csv pinning every letter or sign of the text to its known value (key.csv: the first
-    known onset and vowel of a sign, the first known sound of a letter) where the known list has it."""
+    known onset and vowel of a sign, the first known sound of a letter) where the known list has it;
+    ``part`` (check_part) pins only part of each value or only the most frequent signs."""
+    import collections
     import csv
 
     from engine.io.atomic import write_csv
     from engine.io.tables import read_known, read_lost
     from engine.model.phonology import ipa_units
 
-    text = set("".join(i.text for i in read_lost(folder / "lost.csv")))
+    freq = collections.Counter(c for i in read_lost(folder / "lost.csv") for c in i.text if not c.isspace())
+    text = set(freq)
+    if part.startswith("top:"):
+        text = {c for c, _ in freq.most_common(int(part[4:]))}
     units = {u for s in read_known(folder / "known.csv") for u in ipa_units(s.ipa)}
     rows = []
     with open(folder / "key.csv", encoding="utf-8", newline="") as f:
@@ -234,15 +250,22 @@ def oracle_pins(folder: Path, out: Path) -> int:
                 continue
             if r["known_vowels"]:       # a sign: onset and vowel
                 onset, vowel = r["known_onsets"].split("|")[0], r["known_vowels"].split("|")[0]
-                if vowel in units and (onset in ("∅", "") or onset in units):
-                    rows.append((r["sign"], vowel if onset in ("∅", "") else onset + vowel, "1"))
+                bare = onset in ("∅", "")
+                if vowel in units and (bare or onset in units):
+                    value = vowel if bare else onset + vowel
+                    if part == "vowels":
+                        value = "-" + vowel
+                    elif part == "onsets" and not bare:
+                        value = onset + "-"
+                    rows.append((r["sign"], value, "1"))
             elif r["known_sounds"] and r["known_sounds"].split("|")[0] in units:
                 rows.append((r["sign"], r["known_sounds"].split("|")[0], "1"))
     write_csv(out, ("lost", "known_ipa", "weight"), rows)
     return len(rows)
 
 
-def oracle(entry: dict, label: str, extra: Sequence[str], pinned_steps: int, steps: int, out: Path) -> dict:
+def oracle(entry: dict, label: str, extra: Sequence[str], pinned_steps: int, steps: int, out: Path,
+           part: str = "all") -> dict:
     """Is a failure the search's or the objective's? The cipher trained ``pinned_steps`` with every sign
     pinned to its known value, then the pins released (weight 0) and trained on to ``steps``; the
     released reading's P@K and its objective over the corpus, beside the objective of the same
@@ -253,12 +276,12 @@ def oracle(entry: dict, label: str, extra: Sequence[str], pinned_steps: int, ste
     from benchmarks.commit import short_commit
 
     folder = build_cipher(entry)
-    work = RUNS / f"{label}-oracle" / entry["id"]
+    work = RUNS / f"{label}-oracle" / (entry["id"] + ("" if part == "all" else "-" + part.replace(":", "")))
     work.mkdir(parents=True, exist_ok=True)
     prior = work / "oracle-prior.csv"
     if prior.exists():
         prior.unlink()
-    n_pins = oracle_pins(folder, prior)
+    n_pins = oracle_pins(folder, prior, part)
     pinned = work / "pinned"
     if pinned.exists():
         import shutil
@@ -276,13 +299,15 @@ def oracle(entry: dict, label: str, extra: Sequence[str], pinned_steps: int, ste
     ev = t.evaluate()
     t.save_checkpoint(work / "released.pt")
     released = corpus_objective(t, step=steps)
-    row = {"id": entry["id"], "label": label, "extra": list(extra), "pins": n_pins, "pinned_steps": pinned_steps,
+    row = {"id": entry["id"], "label": label, "extra": list(extra), "pins": n_pins, "oracle_part": part,
+           "pinned_steps": pinned_steps,
            "steps": steps, "p_at_1": ev.metrics.get("p_at_1"), "p_at_10": ev.metrics.get("p_at_10"),
            "coverage": ev.coverage, "objective_released": released["objective"],
            "quality_released": released["quality"], "coverage_ratio_released": released["coverage_ratio"],
            "commit": short_commit(),
            "command": " ".join(["python -m benchmarks.cipher_suite --oracle", entry["id"], "--label", label,
                                 *map(shlex.quote, extra), "--pinned-steps", str(pinned_steps), "--steps", str(steps),
+                                *(["--oracle-part", part] if part != "all" else []),
                                 "--out", shlex.quote(str(out))])}
     free = RUNS / label / f"{entry['id']}-s0" / "checkpoint.pt"
     if free.is_file():
@@ -363,7 +388,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--oracle", nargs="+", metavar="ID",
                    help="these ciphers trained with every sign pinned to its value, then released (rows to --out)")
     p.add_argument("--pinned-steps", type=int, default=1000, help="with --oracle: the steps under the pins")
+    p.add_argument("--oracle-part", default="all",
+                   help="with --oracle: pin all of each value (all), the vowels only (vowels), the onsets only "
+                        "(onsets), or the N most frequent signs (top:N)")
     args = p.parse_args(argv)
+    try:
+        check_part(args.oracle_part)
+    except ValueError as e:
+        p.error(str(e))
     if args.oracle:
         if not args.out:
             p.error("--oracle needs --out")
@@ -374,7 +406,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         extra = (["--preset", args.preset] if args.preset else []) + [x for s in args.set for x in ("--set", s)]
         args.out.parent.mkdir(parents=True, exist_ok=True)
         for cid in args.oracle:
-            oracle(ciphers[cid], args.label, extra, args.pinned_steps, args.steps or 3000, args.out)
+            oracle(ciphers[cid], args.label, extra, args.pinned_steps, args.steps or 3000, args.out,
+                   args.oracle_part)
         return 0
     if args.rediagnose:
         if not args.out:

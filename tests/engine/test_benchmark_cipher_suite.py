@@ -29,6 +29,37 @@ def test_the_oracle_pins_every_sign_of_the_text_to_its_known_value(tmp_path):
         assert p["known_ipa"] == vowels[0] if onsets[0] == "∅" else p["known_ipa"] == onsets[0] + vowels[0]
 
 
+@pytest.mark.parametrize("part", ["vowels", "onsets", "top:5"])
+def test_a_partial_oracle_pins_part_of_each_value_or_the_most_frequent_signs(tmp_path, part):
+    import collections
+
+    c = toy("syllabary", relation="near", n=60)
+    write_cipher(c, tmp_path / "c")
+    cipher_suite.oracle_pins(tmp_path / "c", tmp_path / "all.csv")
+    n = cipher_suite.oracle_pins(tmp_path / "c", tmp_path / "part.csv", part)
+    read = lambda name: {r["lost"]: r["known_ipa"] for r in csv.DictReader(open(tmp_path / name, encoding="utf-8"))}
+    whole, pins = read("all.csv"), read("part.csv")
+    assert n == len(pins) > 0
+    if part == "top:5":
+        freq = collections.Counter(ch for i in c.corpus.inscriptions for ch in i.text if not ch.isspace())
+        assert set(pins) == {s for s, _ in freq.most_common(5)} & set(whole)
+        assert all(pins[s] == whole[s] for s in pins)
+        return
+    assert set(pins) == set(whole)
+    for sign, value in pins.items():
+        onsets, vowels = c.sign_values[sign]
+        if part == "vowels":
+            assert value == "-" + vowels[0]
+        else:
+            assert value == (vowels[0] if onsets[0] == "∅" else onsets[0] + "-")
+
+
+def test_an_unknown_oracle_part_is_refused_in_one_line(capsys):
+    with pytest.raises(SystemExit) as e:
+        cipher_suite.main(["--oracle", "dev-s-latin-1", "--oracle-part", "half", "--out", "unused.jsonl"])
+    assert e.value.code == 2 and "--oracle-part 'half'" in capsys.readouterr().err
+
+
 def test_the_summary_counts_reads_and_the_diagnosis_by_the_rule(tmp_path):
     base = {"kind": "cipher", "split": "dev", "label": "x", "seed": 0, "p_at_10_strict": 0.5, "coverage": 0.8,
             "wall_s": 10.0}
