@@ -125,15 +125,6 @@ class Config:
         "skeleton, are learned before their vowels; then both. 0 = off (onsets and vowels together).",
         OURS, ge=0, le=1)
 
-    # Issue 49: on undersegmented invented syllabaries a run given every sign's vowel (pinned, then
-    # released) found the onsets itself; the vowels were what the search missed.
-    vowels_first: float = _setting(
-        0.0, _MAP, "With signs = syllables: during the first vowels_first x anneal_steps steps no sign's onset is "
-        "read (a stem's consonant is written with any sign at its share of the text; with vowel_slot = joint a "
-        "syllable (c, v) with P(sign | v)), so the signs' vowels are learned before their onsets; then the onset "
-        "phase (onsets_first) if any, then both. 0 = off.",
-        OURS, ge=0, le=1)
-
     # Issue 49: with "chance" the vowel slot is a ratio that exceeds 1 for a stem's rare vowels, so a
     # wrong reading that matches spans to stems rich in rare vowels scores above the right one
     # (docs/deviations-from-paper.md, "Syllabic scripts").
@@ -489,7 +480,7 @@ class Config:
 #: behaviour from before it existed). A stored run that does not name one ran with that value
 #: (Config.identity; engine.inputs_digest.changes). Add every new setting here with its neutral value.
 ADDED_SETTINGS: dict[str, Any] = {"onsets_first": 0.0, "dp_precision": "double", "restart_steps": 0,
-                                  "restart_class_init": 0.0, "vowels_first": 0.0}
+                                  "restart_class_init": 0.0}
 
 
 @dataclass(frozen=True)

@@ -139,12 +139,8 @@ def _no_timer(name: str):
 def dp_log_probs(model: CharMapping, cfg, step: int, dropout: bool = True) -> torch.Tensor:
     """The table a training step's edit DP reads (one dropout sample; ``dropout=False``: the mean
     table, as the objective over the corpus reads it): in the onset phase of a syllable run (setting
-    onsets_first) with every vowel slot scored as chance, in its vowel phase (vowels_first) with no
-    sign's onset read."""
-    script = script_of(cfg)
-    if script.vowel_phase(cfg, step):
-        return model.log_probs(dropout=dropout, onsets_free=True)
-    if script.onset_phase(cfg, step):
+    onsets_first) with every vowel slot scored as chance."""
+    if script_of(cfg).onset_phase(cfg, step):
         return model.log_probs(dropout=dropout, vowels_free=True)
     return model.log_probs(dropout=dropout)
 

@@ -88,12 +88,7 @@ class Script:
 
     def onset_phase(self, config, step: int) -> bool:
         """Whether the step taken at ``step`` (counted from 0) scores vowel slots as chance
-        (setting onsets_first, after the vowel phase if any; only with signs = syllables)."""
-        return False
-
-    def vowel_phase(self, config, step: int) -> bool:
-        """Whether the step taken at ``step`` reads no sign's onset (setting vowels_first; only with
-        signs = syllables)."""
+        (setting onsets_first; only with signs = syllables)."""
         return False
 
     def joint_vowels(self, config) -> bool:
@@ -192,11 +187,7 @@ class Syllables(Script):
                 if unit is not None]
 
     def onset_phase(self, config, step: int) -> bool:
-        begin = round(config.vowels_first * config.anneal_steps)
-        return begin <= step < begin + round(config.onsets_first * config.anneal_steps)
-
-    def vowel_phase(self, config, step: int) -> bool:
-        return step < round(config.vowels_first * config.anneal_steps)
+        return step < round(config.onsets_first * config.anneal_steps)
 
     def joint_vowels(self, config) -> bool:
         return config.vowel_slot == "joint"

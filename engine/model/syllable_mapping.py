@@ -135,23 +135,12 @@ class SyllableMapping(nn.Module):
         e_on, e_vo = e_k[self.onset_rows], e_k[self.vowel_rows]
         return e_on @ (self.onset_aligner @ e_on).T / T, (self.vowel_aligner @ e_vo) @ e_vo.T / T
 
-    def log_probs(self, dropout: bool = False, vowels_free: bool = False, onsets_free: bool = False) -> torch.Tensor:
+    def log_probs(self, dropout: bool = False, vowels_free: bool = False) -> torch.Tensor:
         """(K, 2C + 1): the edit DP's table over the signs' slots (module docstring). ``vowels_free``:
-        every vowel in a vowel slot scores as chance, log 0 (the onset phase, setting onsets_first).
-        ``onsets_free`` (the vowel phase, setting vowels_first): no sign's onset is read; a stem's
-        consonant is written at a fixed ONSET_DELETE_LOG_P's complement with any sign at its share of
-        the text, and with vowel_slot = joint a syllable (c, v) with P(sign | v) whatever c is."""
-        if vowels_free and onsets_free:
-            raise ValueError("a step scores either the onsets alone or the vowels alone, not neither")
+        every vowel in a vowel slot scores as chance, log 0 (the onset phase, setting onsets_first)."""
         s_on, s_vo = self._scores(dropout)
         on, vo = torch.log_softmax(s_on, dim=1), torch.log_softmax(s_vo, dim=1)
         K, C = len(self.known_units), on.shape[1] - 1
-        if onsets_free:
-            # every onset row alike: written at a fixed cost, then any sign at its share of the text
-            free = torch.log(self.sign_share).to(on.dtype)
-            written = math.log1p(-math.exp(ONSET_DELETE_LOG_P))
-            on = torch.cat([on.new_full((on.shape[0], 1), ONSET_DELETE_LOG_P),
-                            (written + free).unsqueeze(0).expand(on.shape[0], C)], dim=1)
         imp = on.new_full((K, C), IMPOSSIBLE_LOG_P)
         # a vowel in an onset slot (a glide) starts as unlikely as an echo vowel: at the start, when every
         # sign is alike, nothing else tells the DP which slot of a sign a stem's vowel belongs to
@@ -182,17 +171,15 @@ class SyllableMapping(nn.Module):
         # at even odds, then written with P(s | c, written); learned, its deletion reached 1 and stems
         # stripped of their codas matched a wrong reading's two-sign spans at no cost
         log_sign = torch.log_softmax(s_on[:, 1:], dim=1)                     # (n_onsets, C) P(s | c, written)
-        if onsets_free:
-            log_sign = torch.log(self.sign_share).to(on.dtype).unsqueeze(0).expand_as(log_sign)
         coda = log_sign[1: -self.n_glides] + math.log1p(-math.exp(CODA_DELETE_LOG_P))
         rows = self.consonant_rows
         table = table.index_put((rows,), torch.cat([
             coda.new_full((rows.numel(), 1), CODA_DELETE_LOG_P),
             torch.stack([coda, table[rows, 2::SLOTS]], dim=2).reshape(rows.numel(), -1)], dim=1))
-        return torch.cat([table, self._pair_rows(table, log_sign, vo, vowels_free, onsets_free)], dim=0)
+        return torch.cat([table, self._pair_rows(table, log_sign, vo, vowels_free)], dim=0)
 
     def _pair_rows(self, table: torch.Tensor, log_sign: torch.Tensor, vo: torch.Tensor,
-                   vowels_free: bool, onsets_free: bool = False) -> torch.Tensor:
+                   vowels_free: bool) -> torch.Tensor:
         """(P, 2C + 1) the rows of the stems' onsets c that a vowel v follows (``log_sign``: log P(s | c, written),
         the onsets' scores normalised over the signs): c's own row, with each onset
         slot log P(s | c) + log P(v | s) - log P(v | c), P(v | c) = sum_s P(s | c, written) P(v | s): the
@@ -206,16 +193,6 @@ class SyllableMapping(nn.Module):
         is left out at even odds: CODA_DELETE_LOG_P, in :meth:`log_probs`). Learned, it reached 1 for whole
         consonants, and stems stripped of them matched the short spans of a wrong reading."""
         rows = table[self.onset_rows[self.pair_onsets]]                      # onset c's own row
-        if onsets_free:
-            # the vowel phase: P(s | v) = P(v | s) share(s) / sum_s' P(v | s') share(s'), whatever the onset
-            # (the null onset too), written at the onset's fixed cost
-            joint = vo + torch.log(self.sign_share).to(vo.dtype).unsqueeze(1)            # (C, n_vowels)
-            log_s_given_v = joint - torch.logsumexp(joint, dim=0, keepdim=True)
-            written = math.log1p(-math.exp(ONSET_DELETE_LOG_P))
-            onset_cols = written + log_s_given_v[:, self.pair_vowels].T
-            deletion = rows.new_full((rows.shape[0],), ONSET_DELETE_LOG_P)
-            slots = torch.stack([onset_cols, rows[:, 2::SLOTS]], dim=2).reshape(rows.shape[0], -1)
-            return torch.cat([deletion.unsqueeze(1), slots], dim=1)
         consonant = (self.pair_onsets != 0).unsqueeze(1)                     # onset 0 is the null onset
         written = math.log1p(-math.exp(ONSET_DELETE_LOG_P))
         onset_cols = torch.where(consonant, written + log_sign[self.pair_onsets], rows[:, 1::SLOTS])

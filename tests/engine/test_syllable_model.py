@@ -8,7 +8,7 @@ import math
 import pytest
 import torch
 
-from engine.config import Config, PRESETS, SettingError
+from engine.config import Config, PRESETS
 from engine.corpus import Corpus, Inscription, PinnedValue, Stem, Vocabulary
 from engine.errors import InputError
 from engine.model.objective import pin_pairs
@@ -466,57 +466,3 @@ def test_joint_onset_phase_scores_onsets_alone():
             assert torch.allclose(lp[K + i, 1::2], expect, atol=1e-5)
             assert torch.equal(lp[K + i, 2::2], lp[kidx[c], 2::2])
     assert torch.all(lp[[kidx[v] for v in model.vowel_units]][:, 2::2] == 0)
-
-
-def test_the_vowel_phase_comes_first_and_the_onset_phase_after_it():
-    cfg = Config(signs="syllables", vowels_first=0.25, onsets_first=0.25, anneal_steps=200)
-    script = script_of(cfg)
-    assert script.vowel_phase(cfg, 0) and script.vowel_phase(cfg, 49) and not script.vowel_phase(cfg, 50)
-    assert not script.onset_phase(cfg, 49) and script.onset_phase(cfg, 50) and script.onset_phase(cfg, 99)
-    assert not script.onset_phase(cfg, 100) and not script.vowel_phase(cfg, 100)
-    assert not script_of(Config(vowels_first=0.5)).vowel_phase(Config(vowels_first=0.5), 0)   # letters: none
-    with pytest.raises(SettingError, match="vowels_first"):
-        Config(signs="syllables", vowels_first=1.5)
-
-
-def test_joint_vowel_phase_reads_each_syllable_by_its_vowel_alone():
-    """In the vowel phase (onsets_free) a pair (c, v)'s onset slots are P(sign | v), the same for every
-    onset c, the consonant written at the fixed cost; a coda is written with any sign at its share."""
-    prep, model = _joint_model()
-    K = len(prep.known_units)
-    kidx = prep.known_index()
-    lp = model.log_probs(onsets_free=True).detach()
-    written = math.log1p(-math.exp(ONSET_DELETE_LOG_P))
-    share = model.sign_share
-    with torch.no_grad():
-        p_v = torch.softmax(model._scores(False)[1], dim=1)                   # (C, vowels) P(v | s)
-    vpos = {v: i for i, v in enumerate(model.vowel_units)}
-    by_vowel = {}
-    for i, (c, v) in enumerate(prep.vowel_pairs):
-        joint = p_v[:, vpos[v]] * share
-        expect = written + torch.log(joint / joint.sum())
-        assert torch.allclose(lp[K + i, 1::2], expect, atol=1e-5)
-        assert lp[K + i, 0] == pytest.approx(ONSET_DELETE_LOG_P)
-        by_vowel.setdefault(v, set()).add(c)
-    assert any(len(cs) > 1 for cs in by_vowel.values())                    # some vowel with several onsets
-    consonant = next(u for u in prep.known_units if u in kidx and u not in model.vowel_units
-                     and u not in (NULL_ONSET, prep.known_units[0]))
-    coda = lp[kidx[consonant], 1::2]
-    assert torch.allclose(coda, math.log1p(-math.exp(CODA_DELETE_LOG_P)) + torch.log(share), atol=1e-5)
-    with pytest.raises(ValueError):
-        model.log_probs(vowels_free=True, onsets_free=True)
-
-
-def test_onsets_learn_nothing_from_the_text_in_the_vowel_phase():
-    """With Omega_loss off, the vowel phase leaves every sign's onset parameters where they started
-    while its vowels move."""
-    corpus, vocab = clean_problem()
-    cfg = Config(signs="syllables", segmented=True, min_span=1, max_span=4, band=2, steps=15, anneal_steps=20,
-                 eval_interval=0, feature_dim=8, seed=3, sound_loss_weight=0.0, vowels_first=1.0, vowel_slot="joint")
-    tr = Trainer(corpus, vocab, cfg, live_interval=None)
-    start = (tr.model.vowel_aligner.detach().clone(), tr.model.onset_aligner.detach().clone())
-    for _ in tr.run():
-        pass
-    vowels, onsets = [float((p.detach() - s).abs().max()) for p, s in
-                      zip((tr.model.vowel_aligner, tr.model.onset_aligner), start)]
-    assert onsets == 0.0 and vowels > 0.0
