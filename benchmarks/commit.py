@@ -47,12 +47,16 @@ def short_commit() -> str:
 
 
 def tree_commit() -> str:
-    """HEAD's short hash, with ``+changes`` when the code differs from it (the results aside)."""
+    """HEAD's short hash, with ``+changes`` when the code differs from it (the results aside): a tracked
+    file changed, or a file git does not track yet (a new benchmark script run before its commit)."""
     commit = short_commit()
     if commit == "unknown":
         return commit
-    r = _git("diff", "--quiet", "HEAD", "--", "engine", "decipher_gui", "benchmarks", ":!benchmarks/results")
-    return commit + ("+changes" if r is not None and r.returncode == 1 else "")
+    code = ("engine", "decipher_gui", "benchmarks", ":!benchmarks/results")
+    r = _git("diff", "--quiet", "HEAD", "--", *code)
+    new = _git("ls-files", "--others", "--exclude-standard", "--", *code)
+    changed = (r is not None and r.returncode == 1) or bool(new is not None and new.stdout.strip())
+    return commit + ("+changes" if changed else "")
 
 
 def command_line(main=None, argv: list[str] | None = None) -> str | None:

@@ -15,7 +15,6 @@ as the issue's syllabic bar counts it (a sign at its standard onset and vowel).
 from __future__ import annotations
 
 import argparse
-import collections
 import csv
 import json
 import sys
@@ -24,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[2]
-BUILD = ROOT / "build" / "ciphers"
+from benchmarks.experiments.syllable_objective import BUILD, key_of
+
 NULL = "∅"
 
 
@@ -58,12 +57,6 @@ def lost_chunks(folder: Path) -> list[list[str]]:
         for row in csv.DictReader(f):
             out.extend([list(w) for w in row["text"].split() if w])
     return out
-
-
-def key_of(folder: Path) -> dict[str, tuple[str, str]]:
-    with open(folder / "key.csv", encoding="utf-8", newline="") as f:
-        return {r["sign"]: (r["known_onsets"].split("|")[0] or NULL, r["known_vowels"].split("|")[0])
-                for r in csv.DictReader(f) if r["known_vowels"]}
 
 
 class Bigram:
@@ -206,6 +199,7 @@ def main(argv=None) -> int:
         key = key_of(folder)
         rng = np.random.default_rng(args.seed)
         rows = []
+        oracle_row = {}
         t0 = time.perf_counter()
         if args.oracle:
             sti = {st: i for i, st in enumerate(lm.states)}
@@ -216,8 +210,9 @@ def main(argv=None) -> int:
             table /= table.sum(1, keepdims=True)
             ll0, _ = forward_backward(obs, mask, lm.start, lm.trans, table)
             ll, emit = em(obs, mask, lm, len(signs), args.iterations, rng, emit=table)
-            print(json.dumps({"cipher": cid, "oracle_start_ll": ll0, "oracle_em_ll": ll,
-                              **score(emit, lm, signs, freq, key)}), flush=True)
+            judged = score(emit, lm, signs, freq, key)
+            oracle_row = {"oracle_start_ll": ll0, "oracle_em_ll": ll, "oracle_share_right": judged["share_right"]}
+            print(json.dumps({"cipher": cid, **oracle_row, **judged}), flush=True)
         for r in range(args.starts):
             ll, emit = em(obs, mask, lm, len(signs), args.iterations, rng, anneal=args.anneal, freq=freq,
                           init=args.init)
@@ -228,6 +223,7 @@ def main(argv=None) -> int:
         summary = {"cipher": cid, "chosen_start": best["start"], "chosen": {k: best[k] for k in
                    ("share_right", "token_share_right", "onsets_right", "vowels_right", "signs_scored")},
                    "best_share_right": max(x["share_right"] for x in rows), "states": len(lm.states),
+                   "log_likelihoods": [round(x["log_likelihood"], 1) for x in rows], **oracle_row,
                    "signs": len(signs), "tokens": int(mask.sum()), "starts": args.starts,
                    "iterations": args.iterations, "seed": args.seed, "anneal": args.anneal, "init": args.init, "wall_s": round(time.perf_counter() - t0, 1),
                    "command": "python -m benchmarks.experiments.syllable_hmm " + " ".join(sys.argv[1:] if argv is None else argv)}

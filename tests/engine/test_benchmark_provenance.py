@@ -38,6 +38,24 @@ def test_record_sets_the_rows_of_its_files_and_keeps_the_others(tmp_path):
         "command": "python -m benchmarks.y --z", "how": commit.RUN}
 
 
+def test_the_tree_commit_says_changes_for_a_new_untracked_script_too(tmp_path, monkeypatch):
+    """A benchmark script run before its commit: the code is not HEAD's, though git diff shows nothing."""
+    def git(*args):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    git("init", "-q")
+    (tmp_path / "benchmarks" / "results").mkdir(parents=True)
+    (tmp_path / "benchmarks" / "a.py").write_text("x = 1\n", encoding="utf-8")
+    git("add", "benchmarks/a.py")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "a")
+    monkeypatch.setattr(commit, "ROOT", tmp_path)
+    assert "+" not in commit.tree_commit()
+    (tmp_path / "benchmarks" / "results" / "r.jsonl").write_text("{}\n", encoding="utf-8")
+    assert "+" not in commit.tree_commit()                         # a result file is not code
+    (tmp_path / "benchmarks" / "b.py").write_text("y = 2\n", encoding="utf-8")
+    assert commit.tree_commit().endswith("+changes")
+
+
 def test_changed_since_is_the_files_new_or_rewritten_after_the_snapshot(tmp_path):
     (tmp_path / "old.csv").write_text("a\n", encoding="utf-8")
     (tmp_path / "same.csv").write_text("a\n", encoding="utf-8")
