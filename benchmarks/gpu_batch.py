@@ -268,12 +268,22 @@ def run_command(argv: list[str], timeout: float, log: Path) -> tuple[int | None,
         except subprocess.TimeoutExpired:
             code = None
             stop_group(proc)
+        except BaseException:       # this process is ended (a signal, Ctrl-C): the command with it
+            stop_group(proc)
+            raise
     return code, time.perf_counter() - t0
 
 
+def exit_on_terminate() -> None:
+    """SIGTERM ends this process as SystemExit does, so that the commands it started in sessions of their
+    own are stopped on the way out (run_command, run_part) rather than left running."""
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+
+
 def stop_group(proc: subprocess.Popen) -> None:
-    """End a process started with start_new_session and everything it started (TERM, then KILL)."""
-    for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 10)):
+    """End a process started with start_new_session and everything in its group (TERM, then KILL 20 s
+    later: time for it to stop the commands it started in groups of their own)."""
+    for sig, wait in ((signal.SIGTERM, 20), (signal.SIGKILL, 10)):
         try:
             os.killpg(proc.pid, sig)
         except ProcessLookupError:
@@ -546,6 +556,7 @@ PART_FUNCTIONS = {"single": part_single, "batch": part_batch, "seeds": part_seed
 
 def inline(args) -> int:
     """One part in this process; its row (a JSON object) is the last line on stdout."""
+    exit_on_terminate()
     deadline = time.perf_counter() + args.part_budget_s
     if args.threads:
         import torch
@@ -601,6 +612,7 @@ def measure(args, argv_given: list[str]) -> int:
     if args.device != "cuda":
         common["note"] = "a dry run of the script on the CPU at small sizes: it tests the script, it measures nothing"
     out.parent.mkdir(parents=True, exist_ok=True)
+    exit_on_terminate()
     t_start = time.perf_counter()
     end = t_start + args.budget_s
     parts = [p for p in PARTS if p in args.part]
@@ -642,6 +654,9 @@ def run_part(part: str, args, budget: float) -> dict:
         stdout, stderr = proc.communicate()
         return {"status": "timed_out", "wall_s": time.perf_counter() - t0,
                 "note": f"the part's process was stopped {GRACE_S:.0f} s after its budget", "log": stderr[-1500:]}
+    except BaseException:           # this process is ended: the part's process with it
+        stop_group(proc)
+        raise
     lines = [x for x in stdout.splitlines() if x.startswith("{")]
     if proc.returncode != 0 or not lines:
         return {"status": "failed", "error": f"the part's process exited with status {proc.returncode}",
@@ -695,8 +710,8 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--closeness-null", type=int)
     m.add_argument("--closeness-candidates", nargs="+", metavar="NAME",
                    help="only these of the comparison's candidates (default: all nine)")
-    m.add_argument("--budget-s", type=float, default=330.0, help="seconds for all the parts together (default "
-                                                                 "330); each stops its timed steps at its share")
+    m.add_argument("--budget-s", type=float, help="seconds for all the parts together (default 330 on cuda, 900 on "
+                                                  "the CPU); each stops its timed steps at its share")
     m.add_argument("--workload", choices=["gothic-pg", "sample"], default="gothic-pg",
                    help="the runs' data for single, batch and seeds (sample: the bundled Gothic sample, for tests)")
     m.add_argument("--threads", type=int, help="torch threads of the in-process parts (default: torch's)")
@@ -723,6 +738,8 @@ def main(argv: list[str] | None = None) -> int:
     for key, value in defaults.items():
         if getattr(args, key) is None:
             setattr(args, key, quick.get(key, value))
+    if args.budget_s is None:
+        args.budget_s = 330.0 if args.device == "cuda" else 900.0
     if args.warmup is None:
         args.warmup = 1 if args.quick else 5
     args.part = args.part or list(PARTS)

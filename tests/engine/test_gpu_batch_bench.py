@@ -234,3 +234,31 @@ def test_a_command_past_its_time_is_stopped_with_what_it_started(tmp_path):
             break
         time.sleep(0.1)
     assert not _alive(pid)
+
+
+def test_a_part_ended_by_a_signal_stops_the_command_it_started_in_a_session_of_its_own(tmp_path):
+    pid_file = tmp_path / "command.pid"
+    command = f"import os, pathlib, time; pathlib.Path(r'{pid_file}').write_text(str(os.getpid())); time.sleep(120)"
+    part = ("import sys; from benchmarks.gpu_batch import exit_on_terminate, run_command; exit_on_terminate(); "
+            f"run_command([sys.executable, '-c', {command!r}], 120.0, __import__('pathlib').Path(r'{tmp_path / 'log'}'))")
+    proc = subprocess.Popen([sys.executable, "-c", part], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        for _ in range(600):
+            if pid_file.exists() and pid_file.read_text():
+                break
+            time.sleep(0.1)
+        else:
+            pytest.fail("the command did not start")
+        pid = int(pid_file.read_text())
+        proc.terminate()
+        assert proc.wait(timeout=60) == 128 + 15
+        for _ in range(100):
+            if not _alive(pid):
+                break
+            time.sleep(0.1)
+        assert not _alive(pid)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        if pid_file.exists() and pid_file.read_text() and _alive(int(pid_file.read_text())):
+            os.kill(int(pid_file.read_text()), 9)       # a failed test leaves no sleeper behind
