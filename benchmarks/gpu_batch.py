@@ -3,7 +3,7 @@ budget, so that one call on a lent H100/H200 makes them all in under 8 minutes.
 
     python -m benchmarks.gpu_batch prepare                       # HERE, before a GPU session (needs ../shared)
     python -m benchmarks.gpu_batch measure                       # THERE: every part on cuda, default sizes
-    python -m benchmarks.gpu_batch measure --part closeness --closeness-steps 3000 --budget-s 560
+    python -m benchmarks.gpu_batch measure --part closeness --closeness-steps 3000 --budget-s 520
                                                                  # the full comparison: a call of its own
     python -m benchmarks.gpu_batch measure --device cpu --quick  # the CPU dry run of the same logic
 
@@ -78,7 +78,7 @@ TARGETS = {"single": ("steps_per_s", ">=", 150.0), "batch": ("run_steps_per_s", 
            "seeds": ("ratio", "<=", 1.3), "closeness": ("wall_s", "<=", 600.0)}
 #: each part's share of --budget-s, and the least it is started with (a part that would get less is
 #: skipped, with a row saying so); the closeness gets what the others left
-SHARE = {"single": 0.10, "batch": 0.40, "seeds": 0.22, "closeness": 1.0}
+SHARE = {"single": 0.08, "batch": 0.37, "seeds": 0.25, "closeness": 1.0}
 LEAST_S = {"single": 20.0, "batch": 40.0, "seeds": 30.0, "closeness": 30.0}
 #: seconds a part's process may run past its budget (start-up, the last chunk of steps, the row)
 GRACE_S = 25.0
@@ -710,7 +710,7 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--closeness-null", type=int)
     m.add_argument("--closeness-candidates", nargs="+", metavar="NAME",
                    help="only these of the comparison's candidates (default: all nine)")
-    m.add_argument("--budget-s", type=float, help="seconds for all the parts together (default 330 on cuda, 900 on "
+    m.add_argument("--budget-s", type=float, help="seconds for all the parts together (default 360 on cuda, 900 on "
                                                   "the CPU); each stops its timed steps at its share")
     m.add_argument("--workload", choices=["gothic-pg", "sample"], default="gothic-pg",
                    help="the runs' data for single, batch and seeds (sample: the bundled Gothic sample, for tests)")
@@ -739,7 +739,7 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(args, key) is None:
             setattr(args, key, quick.get(key, value))
     if args.budget_s is None:
-        args.budget_s = 330.0 if args.device == "cuda" else 900.0
+        args.budget_s = 360.0 if args.device == "cuda" else 900.0
     if args.warmup is None:
         args.warmup = 1 if args.quick else 5
     args.part = args.part or list(PARTS)
