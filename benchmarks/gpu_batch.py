@@ -504,7 +504,9 @@ def compare_verdicts(got: dict[str, dict], record: dict[str, dict]) -> dict:
     margins = [abs(float(r["margin"]) - float(record[k]["margin"])) for k, r in got.items()
                if k in record and r.get("margin") not in (None, "") and record[k].get("margin") not in (None, "")]
     ranking, record_ranking = list(got), [k for k in record if k in got]
-    return {"verdicts": {k: r["verdict"] for k, r in got.items()}, "verdicts_same": not differs,
+    return {"verdicts": {k: r["verdict"] for k, r in got.items()},
+            "margins": {k: float(r["margin"]) if r.get("margin") not in (None, "") else None for k, r in got.items()},
+            "verdicts_same": not differs,
             "verdicts_differ": differs, "ranking": ranking, "record_ranking": record_ranking,
             "ranking_same": ranking == record_ranking, "max_margin_diff": max(margins) if margins else None}
 

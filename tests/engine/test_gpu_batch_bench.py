@@ -68,6 +68,7 @@ def test_verdicts_are_compared_candidate_by_candidate_with_the_record():
     assert record["proto-germanic"]["verdict"] == "closer than chance"
     same = gb.compare_verdicts({k: record[k] for k in ("proto-germanic", "spanish")}, record)
     assert same["verdicts_same"] and same["ranking_same"] and same["max_margin_diff"] == 0.0
+    assert same["margins"]["proto-germanic"] == pytest.approx(float(record["proto-germanic"]["margin"]))
     flipped = {"spanish": {**record["spanish"], "verdict": "closer than chance"},
                "proto-germanic": {**record["proto-germanic"], "verdict": "no evidence"}}
     got = gb.compare_verdicts(flipped, record)
