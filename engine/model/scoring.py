@@ -123,8 +123,9 @@ def _dp(log_p, prep, key, units, lens, windows, lengths, gamma, impl, col_table=
     # A one-off trie (a batch's candidate stems) is never run twice: capturing CUDA graphs for it
     # costs more than running it, and each capture kept its own memory pool (a full-Ugaritic run
     # with candidate_stems = 1 grew past 30 GB of GPU memory). Graphs serve the kept tries only.
+    per_start = {} if col_table is None else {"col_table": col_table}      # T runs' tables (a batch of runs)
     return trie_span_log_probs(log_p, trie, windows, lengths, gamma, band=cfg.band, mode=cfg.edit_mode,
-                               static=None if key is not None else False, col_table=col_table)
+                               static=None if key is not None else False, **per_start)
 
 
 def span_scores(log_p: torch.Tensor, prep: Prepared, batch: SpanBatch, gamma: float,
