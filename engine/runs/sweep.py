@@ -689,8 +689,8 @@ def with_seed(config, seed: int, settings: Mapping[str, Any]):
     return Config.from_dict({**config.to_dict(), **dict(settings), "seed": int(seed)})
 
 
-__all__ = ["RESULT_COLUMNS", "MAX_RUNS_PER_TASK", "sweep_task_key", "seed_group_key", "plan", "grid_settings", "parse_grid_sets", "read_grid_file", "drive",
-           "ResultsTable", "read_results", "PlannedRun", "SweepOutcome", "with_seed", "InlinePool", "run_items",
+__all__ = ["RESULT_COLUMNS", "MAX_RUNS_PER_TASK", "sweep_task_key", "seed_group_key", "plan", "grid_settings",
+           "parse_grid_sets", "read_grid_file", "drive", "ResultsTable", "read_results", "PlannedRun", "SweepOutcome", "with_seed", "InlinePool", "run_items",
            "FolderLock", "RecordMaker", "LOCK_FILE"]
 
 

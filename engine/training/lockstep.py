@@ -593,10 +593,6 @@ class SeedGroup(RunBatch):
             yield [ev for _, ev in pairs]
 
 
-def first_trainer_stems(trainer: Trainer):
-    return trainer._units, trainer._lens
-
-
 # ---------------------------------------------------------------------------------------------
 # one run session per member
 

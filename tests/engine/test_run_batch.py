@@ -11,7 +11,7 @@ import torch
 from engine.config import Config
 from engine.corpus import PinnedValue, Vocabulary
 from engine.datasets.synthetic import make_cipher
-from engine.model.trie_alignment import StemTrie, trie_span_log_probs
+from engine.model.trie_alignment import trie_span_log_probs
 from engine.runs.session import RunInputs, RunSession, RunSink
 from engine.training.lockstep import RunBatch, batch_key, plan_batches, run_bytes, train_sessions
 from engine.training.trainer import Trainer, TrainingDiverged
@@ -204,14 +204,11 @@ def test_a_stop_through_one_session_ends_that_run_only(cipher):
 def test_trie_dp_takes_a_table_per_start():
     """The torch trie DP (the GPU's) with T tables and col_table is T DPs: values and gradients, in
     every combination mode, eagerly and through StaticDP (the buffers CUDA graphs replay; eager here)."""
+    from tests.engine.test_multiseed import random_trie
+
     g = torch.Generator().manual_seed(0)
-    V, K, C, S, N = 20, 6, 5, 7, 6
-    lens = torch.randint(2, 7, (V,), generator=g)
-    units = torch.randint(1, K, (V, 7), generator=g)
-    uniq = {tuple(units[v, : lens[v]].tolist()): v for v in range(V)}
-    keep = torch.tensor(sorted(uniq.values()))
-    units, lens = units[keep], lens[keep]
-    trie = StemTrie.build(units, lens)
+    K, C, S, N = 6, 5, 7, 6
+    trie = random_trie(g, 20, K)
     for static in (False, True):
         for mode in ("softmin", "sum", "max"):
             tables = torch.randn(3, K, C, generator=g, dtype=torch.float64).log_softmax(2).requires_grad_(True)

@@ -15,6 +15,7 @@ import pytest
 from engine.config import Config
 from engine.runs.sweep import PlannedRun, _tasks
 from engine.runs.workers import RunItem, run_item, run_seed_group
+from tests.engine.test_seeds_group import project_path  # noqa: F401 - the fixture: a small project
 
 SAMPLE = Path(__file__).resolve().parents[2] / "resources" / "sample"
 #: the sample project's settings (resources/sample/sample.toml [config]) with a tiny run
@@ -127,21 +128,10 @@ def test_a_task_split_by_memory_runs_its_batches_one_after_another(tmp_path, sam
     assert batches == [2] and [r.status for r in results] == ["completed"] * 3   # a batch of 2, then one alone
 
 
-def test_project_runs_of_a_task_are_each_recorded_as_its_single_run(tmp_path):
-    from engine.io.tables import write_gold, write_known, write_lost
-    from engine.project import Project, import_gold, import_known, import_lost
-    from engine.datasets.synthetic import make_cipher
+def test_project_runs_of_a_task_are_each_recorded_as_its_single_run(tmp_path, project_path):
+    from engine.project import Project
 
-    c = make_cipher(n_stems=10, n_inscriptions=8, seed=3)
-    files = {name: tmp_path / f"{name}.csv" for name in ("lost", "known", "gold")}
-    write_lost(files["lost"], c.corpus.inscriptions)
-    write_known(files["known"], c.vocabulary.stems)
-    write_gold(files["gold"], c.gold)
-    path = tmp_path / "p.decipher"
-    with Project.create(path) as project:
-        import_lost(project, files["lost"], name="cipher")
-        import_known(project, files["known"], name="synthetic")
-        import_gold(project, files["gold"])
+    path = project_path
     cfg = Config(steps=3, eval_interval=0, feature_dim=8, chars_per_batch=60, device="cpu")
     items = [RunItem(tmp_path / "g" / f"seed-{s}", "synthetic", s, project=path, config=cfg.replace(seed=s),
                      corpus="cipher", language="synthetic") for s in (0, 1)]
