@@ -105,7 +105,7 @@ def cmd_sweep(args) -> int:
 
 
 def _sweep_locked(args, out: Path, base, combos, seeds) -> int:
-    from engine.runs.sweep import drive, plan, with_seed
+    from engine.runs.sweep import drive, plan, sweep_task_key, with_seed
     from engine.runs.workers import RunItem, make_pool
 
     if args.project is not None:
@@ -159,7 +159,10 @@ def _sweep_locked(args, out: Path, base, combos, seeds) -> int:
     _log(f"sweep: {len(planned)} runs ({n_known} known x {len(combos)} settings x {len(seeds)} seeds) "
          f"on {workers} {'Ray' if args.ray else 'local'} worker{'s' if workers != 1 else ''} -> {out}")
     try:
-        outcome = drive(out, planned, make_items, pool, in_flight=limit, log=_log, force_rerun=args.force_rerun)
+        # runs that may share a batch (the same known vocabulary and grid settings but for those each
+        # run reads for itself) go in tasks that keep every worker busy, each trained as one batch
+        outcome = drive(out, planned, make_items, pool, in_flight=limit, log=_log, force_rerun=args.force_rerun,
+                        seeds_per_task="auto", task_key=sweep_task_key)
     finally:
         pool.close()
     if len(seeds) > 1:

@@ -288,7 +288,11 @@ def run_comparison(plan: Plan, out: str | Path, pool, *, in_flight: int | None =
                                                         f"in {result.wall_s:.1f} s"))
 
     tracked = _Tracked(pool, finished)
-    outcome = drive(out, planned, make_items, tracked, in_flight=in_flight, log=log)
+    # every run of a comparison is of one corpus and settings: the candidates' own runs share tasks, and
+    # the nulls share others (a null's early stop reads the own runs finished when it is submitted);
+    # a worker trains a task's runs as one batch (one DP call per vocabulary, one lattice pass)
+    outcome = drive(out, planned, make_items, tracked, in_flight=in_flight, log=log, seeds_per_task="auto",
+                    task_key=lambda p: "null" in p.settings)
     if getattr(pool, "stopped", None) is not None and pool.stopped.is_set():
         raise RunsStopped("stopped")
     records: list[ScoredRun] = []

@@ -113,8 +113,8 @@ def _dp(log_p, prep, key, units, lens, windows, lengths, gamma, impl, col_table=
         trie = _trie(prep, key, units, lens)
         return fused_span_log_probs(log_p, trie, windows, lengths, gamma, band=cfg.band, mode=cfg.edit_mode,
                                     col_table=col_table, precision=cfg.dp_precision)
-    if log_p.dim() == 3:
-        raise ValueError("several models' tables at once need the fused DP")
+    if log_p.dim() == 3 and (callable(impl) or impl == "plain"):
+        raise ValueError("several models' tables at once need the fused or the trie DP")
     if callable(impl):   # a benchmark's own formulation, with span_log_probs' contract
         return impl(log_p, units, lens, windows, lengths, gamma, band=cfg.band, mode=cfg.edit_mode)
     if impl == "plain":
@@ -123,8 +123,9 @@ def _dp(log_p, prep, key, units, lens, windows, lengths, gamma, impl, col_table=
     # A one-off trie (a batch's candidate stems) is never run twice: capturing CUDA graphs for it
     # costs more than running it, and each capture kept its own memory pool (a full-Ugaritic run
     # with candidate_stems = 1 grew past 30 GB of GPU memory). Graphs serve the kept tries only.
+    per_start = {} if col_table is None else {"col_table": col_table}      # T runs' tables (a batch of runs)
     return trie_span_log_probs(log_p, trie, windows, lengths, gamma, band=cfg.band, mode=cfg.edit_mode,
-                               static=None if key is not None else False)
+                               static=None if key is not None else False, **per_start)
 
 
 def span_scores(log_p: torch.Tensor, prep: Prepared, batch: SpanBatch, gamma: float,
@@ -133,7 +134,7 @@ def span_scores(log_p: torch.Tensor, prep: Prepared, batch: SpanBatch, gamma: fl
     """(V, S, nslot) log P(span | stem), NEG where the span or the pair is impossible.
 
     ``log_p`` may be T models' tables (T, K, C) with ``col_table`` (S,) naming each start's table
-    (the multi-seed trainer; fused DP only). ``cache_tries=False``: the stems are a one-off subset
+    (a batch of runs, engine/training/lockstep.py; the fused and the trie DP). ``cache_tries=False``: the stems are a one-off subset
     (a batch's candidates), whose tries are not kept."""
     cfg = prep.config
     impl = resolve_impl(impl, log_p.device) if isinstance(impl, str) else impl

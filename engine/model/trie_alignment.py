@@ -78,15 +78,26 @@ class _Row:
     slices, without masks (and without copying from the host, so a CUDA graph can capture it).
     """
 
-    def __init__(self, i: int, cost, trie: StemTrie, win_cols, band: int, N: int, gamma):
+    def __init__(self, i: int, cost, trie: StemTrie, win_cols, band: int, N: int, gamma, table=None):
         W = 2 * band + 1
         self.u, self.par = trie.units[i], trie.parent[i]
-        self.sub = cost.index_select(0, self.u)                                 # (P, C)
         j = torch.arange(i - band, i + band + 1, device=cost.device)            # (W,)
         letter = win_cols.index_select(0, (j - 1).clamp(0, N - 1))              # (W, S) letter x_j
         self.letter = letter
-        P, S = self.sub.shape[0], win_cols.shape[1]
-        self.g = self.sub.index_select(1, letter.reshape(-1)).view(P, W, S).transpose(0, 1).contiguous()
+        P, S = self.u.shape[0], win_cols.shape[1]
+        if table is None:                        # one cost table (K, C) for every start
+            self.sub = cost.index_select(0, self.u)                             # (P, C)
+            self.g = self.sub.index_select(1, letter.reshape(-1)).view(P, W, S).transpose(0, 1).contiguous()
+            self.dele = self.sub[:, :1]                                         # (P, 1)
+            self.flat = None
+        else:                                    # T tables (T, K, C): start s reads table[s]
+            _, K, C = cost.shape
+            row = (table.view(1, S) * K + self.u.view(P, 1)) * C                # (P, S) flat (t, u, 0)
+            self.flat = row.unsqueeze(0) + letter.view(W, 1, S)                 # (W, P, S)
+            flat_cost = cost.reshape(-1)
+            self.g = flat_cost.index_select(0, self.flat.reshape(-1)).view(W, P, S)
+            self.row = row
+            self.dele = flat_cost.index_select(0, row.reshape(-1)).view(P, S)   # deletion column 0
         self.W = W
         self.first = max(0, band - i)                  # first slot with j >= 0
         self.end = min(W, N - i + band + 1)            # one past the last slot with j <= N
@@ -99,7 +110,7 @@ class _Row:
         pair insertion (jj - 1) into each cell; IMPOSSIBLE where there is no such move."""
         W, g = self.W, self.g
         c = prev.new_full((3, *prev.shape), IMPOSSIBLE)
-        torch.add(prev[1:], self.sub[:, :1], out=c[0, : W - 1])
+        torch.add(prev[1:], self.dele, out=c[0, : W - 1])
         a = self.first_sub
         torch.add(prev[a:], g[a:], out=c[1, a:])
         k = self.first_ins
@@ -158,9 +169,10 @@ def _combine_keep(c: torch.Tensor, mode: str) -> tuple[torch.Tensor, torch.Tenso
 
 
 def _dp_forward(cost, trie: StemTrie, windows, lengths: tuple[int, ...], gamma, band: int, mode: str,
-                keep_local: bool | None = None):
+                keep_local: bool | None = None, table=None):
     """The DP rows (each (W, P_i, S)), the read-out log-probabilities (V, S, len(lengths)) and,
-    when kept, each row's local gradients (else None)."""
+    when kept, each row's local gradients (else None). ``cost`` is one (K, C) table, or T tables
+    (T, K, C) with ``table`` (S,) naming each start's."""
     N = max(lengths)
     M = min(trie.depth, N + band)
     W = 2 * band + 1
@@ -173,7 +185,7 @@ def _dp_forward(cost, trie: StemTrie, windows, lengths: tuple[int, ...], gamma, 
         keep_local = 3 * W * S * sum(len(u) for u in trie.units[1: M + 1]) <= KEEP_LOCAL_LIMIT
     local: list[torch.Tensor] | None = [root] if keep_local else None
     for i in range(1, M + 1):
-        row = _Row(i, cost, trie, win_cols, band, N, gamma)
+        row = _Row(i, cost, trie, win_cols, band, N, gamma, table)
         c = row.candidates(rows[i - 1].index_select(1, row.par))
         if local is None:
             rows.append(_combine(c, mode))
@@ -193,7 +205,7 @@ def _dp_forward(cost, trie: StemTrie, windows, lengths: tuple[int, ...], gamma, 
 
 
 def _dp_backward(grad_out, cost, trie: StemTrie, windows, rows, lengths: tuple[int, ...], gamma, band: int,
-                 mode: str, local: list[torch.Tensor] | None = None):
+                 mode: str, local: list[torch.Tensor] | None = None, table=None):
     """d loss / d cost from d loss / d out, walking the rows in reverse."""
     M = len(rows) - 1
     N = max(lengths)
@@ -208,7 +220,7 @@ def _dp_backward(grad_out, cost, trie: StemTrie, windows, rows, lengths: tuple[i
             live = rows[m][n - m + band].index_select(0, nodes) < IMPOSSIBLE / 2
             delta[m][n - m + band].index_add_(0, nodes, torch.where(live, -grad_out[stems, :, k], 0.0))
     for i in range(M, 0, -1):
-        row = _Row(i, cost, trie, win_cols, band, N, gamma)
+        row = _Row(i, cost, trie, win_cols, band, N, gamma, table)
         if local is not None:
             w = local[i]
         else:
@@ -223,6 +235,11 @@ def _dp_backward(grad_out, cost, trie: StemTrie, windows, rows, lengths: tuple[i
         # to the costs: x_j of every substitution and insertion, x_{j-1} of every insertion
         d_g = d_sub + d_ins
         d_g[:-1] += d_ins[1:]                                                   # (W, P, S)
+        if row.flat is not None:                 # each start's own table
+            flat_grad = grad_cost.view(-1)
+            flat_grad.index_add_(0, row.flat.reshape(-1), d_g.reshape(-1))
+            flat_grad.index_add_(0, row.row.reshape(-1), d_del.sum(dim=0).reshape(-1))
+            continue
         P = row.sub.shape[0]
         grad_sub = torch.zeros_like(row.sub)
         grad_sub.index_add_(1, row.letter.reshape(-1), d_g.transpose(0, 1).reshape(P, -1))
@@ -244,9 +261,11 @@ class StaticDP:
     PAD = 64
 
     def __init__(self, trie: StemTrie, K: int, C: int, S_pad: int, N: int, lengths, band: int, mode: str,
-                 dtype, device):
+                 dtype, device, T: int | None = None):
         self.trie, self.lengths, self.band, self.mode = trie, tuple(lengths), band, mode
-        self.cost = torch.zeros((K, C), dtype=dtype, device=device)
+        self.cost = torch.zeros((K, C) if T is None else (T, K, C), dtype=dtype, device=device)
+        # T tables: each start's table (padded starts read table 0 and receive no gradient)
+        self.table = None if T is None else torch.zeros((S_pad,), dtype=torch.long, device=device)
         self.windows = torch.zeros((S_pad, N), dtype=torch.long, device=device)
         self.gamma = torch.zeros((), dtype=dtype, device=device)
         self.grad_out = torch.zeros((trie.n_stems, S_pad, len(self.lengths)), dtype=dtype, device=device)
@@ -256,11 +275,11 @@ class StaticDP:
 
     def _forward(self):
         self.rows, self.out, self.local = _dp_forward(self.cost, self.trie, self.windows, self.lengths,
-                                                      self.gamma, self.band, self.mode)
+                                                      self.gamma, self.band, self.mode, table=self.table)
 
     def _backward(self):
         self.grad_cost = _dp_backward(self.grad_out, self.cost, self.trie, self.windows, self.rows, self.lengths,
-                                      self.gamma, self.band, self.mode, self.local)
+                                      self.gamma, self.band, self.mode, self.local, table=self.table)
 
     def _capture(self):
         stream = torch.cuda.Stream()
@@ -275,11 +294,14 @@ class StaticDP:
         with torch.cuda.graph(self.bwd_graph, pool=self.fwd_graph.pool()):
             self._backward()
 
-    def forward(self, cost, windows, gamma) -> torch.Tensor:
+    def forward(self, cost, windows, gamma, table=None) -> torch.Tensor:
         S = windows.shape[0]
         self.cost.copy_(cost)
         self.windows.zero_()
         self.windows[:S].copy_(windows[:, : self.windows.shape[1]])
+        if self.table is not None:
+            self.table.zero_()
+            self.table[:S].copy_(table)
         self.gamma.fill_(gamma)
         if self.graphs:
             self.fwd_graph.replay()
@@ -305,8 +327,8 @@ def static_dp(trie: StemTrie, cost: torch.Tensor, windows: torch.Tensor, lengths
     key = (S_pad, N, tuple(lengths), band, mode, cost.dtype, str(cost.device), tuple(cost.shape))
     cache = trie.__dict__.setdefault("_static", {})
     if key not in cache:
-        cache[key] = StaticDP(trie, cost.shape[0], cost.shape[1], S_pad, N, lengths, band, mode, cost.dtype,
-                              cost.device)
+        cache[key] = StaticDP(trie, cost.shape[-2], cost.shape[-1], S_pad, N, lengths, band, mode, cost.dtype,
+                              cost.device, cost.shape[0] if cost.dim() == 3 else None)
     return cache[key]
 
 
@@ -317,14 +339,15 @@ def use_graphs(device: torch.device) -> bool:
 class _TrieEditDP(torch.autograd.Function):
     @staticmethod
     def forward(ctx, cost, trie: StemTrie, windows, lengths: tuple[int, ...], gamma: float, band: int, mode: str,
-                static: bool):
+                static: bool, table=None):
         ctx.trie, ctx.lengths, ctx.gamma, ctx.band, ctx.mode = trie, lengths, gamma, band, mode
         if static:
             ctx.static = static_dp(trie, cost, windows, lengths, band, mode)
-            return ctx.static.forward(cost, windows, gamma)
+            return ctx.static.forward(cost, windows, gamma, table)
         ctx.static = None
         ctx.rows, out, ctx.local = _dp_forward(cost, trie, windows, lengths, gamma, band, mode,
-                                               keep_local=None if ctx.needs_input_grad[0] else False)
+                                               keep_local=None if ctx.needs_input_grad[0] else False, table=table)
+        ctx.table = table
         ctx.save_for_backward(cost, windows)
         return out
 
@@ -335,19 +358,28 @@ class _TrieEditDP(torch.autograd.Function):
         else:
             cost, windows = ctx.saved_tensors
             grad = _dp_backward(grad_out, cost, ctx.trie, windows, ctx.rows, ctx.lengths, ctx.gamma, ctx.band,
-                                ctx.mode, ctx.local)
-        return grad, None, None, None, None, None, None, None
+                                ctx.mode, ctx.local, table=ctx.table)
+        return grad, None, None, None, None, None, None, None, None
 
 
 def trie_span_log_probs(log_p: torch.Tensor, trie: StemTrie, windows: torch.Tensor, lengths, gamma: float,
-                        *, band: int = 2, mode: str = "softmin", static: bool | None = None) -> torch.Tensor:
+                        *, band: int = 2, mode: str = "softmin", static: bool | None = None,
+                        col_table: torch.Tensor | None = None) -> torch.Tensor:
     """Same contract as alignment.span_log_probs, with the stems given as a trie.
 
-    ``static`` runs through StaticDP (CUDA graphs on a GPU); by default only on CUDA.
+    ``static`` runs through StaticDP (CUDA graphs on a GPU); by default only on CUDA. ``log_p`` may
+    hold T runs' tables, (T, K, C); start s is then scored with table ``col_table[s]`` (a batch of
+    runs, engine/training/lockstep.py: one set of kernels for all T).
     """
     if static is None:
         static = use_graphs(log_p.device)
-    return _TrieEditDP.apply(-log_p, trie, windows, tuple(lengths), float(gamma), band, mode, static)
+    if log_p.dim() == 3:
+        if col_table is None:
+            raise ValueError("several cost tables need col_table: which table each start uses")
+        table = col_table.to(device=log_p.device, dtype=torch.long)
+    else:
+        table = None
+    return _TrieEditDP.apply(-log_p, trie, windows, tuple(lengths), float(gamma), band, mode, static, table)
 
 
 # ---------------------------------------------------------------------------------------------

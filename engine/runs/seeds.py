@@ -232,7 +232,9 @@ def _drive_seeds(out: Path, planned, make_items, workers: int, pool, log, stop: 
     the_pool = _pool(workers, pool)
     watched = _WatchedPool(the_pool, stop, on_done) if (stop is not None or on_done is not None) else the_pool
     try:
-        drive(out, planned, make_items, watched, log=log, force_rerun=force_rerun)
+        # the seeds in tasks that keep every worker busy; a worker trains its task's seeds as one
+        # batch (engine/runs/workers.py run_seed_group), each seed still its own run and folder
+        drive(out, planned, make_items, watched, log=log, force_rerun=force_rerun, seeds_per_task="auto")
     except RunsStopped:
         _mark_interrupted(out / "results.csv")
         raise

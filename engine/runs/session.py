@@ -401,20 +401,7 @@ class RunSession:
 
     def _run(self) -> RunOutcome:
         t0 = time.perf_counter()
-        if self.inputs is not None and self.inputs.resume is None:
-            from engine.model.prepared import check_memory
-
-            note = check_memory(self.inputs.corpus, self.inputs.config)  # refuses a corpus too large
-            if note:
-                self.message(note)   # before the trainer takes that memory
-            from engine.runs.warnings import run_warnings
-
-            # what the settings make impossible (too many signs for letters, unreachable gold, a schedule
-            # cut short), each in one line, before anything trains (a resumed run was told when it began)
-            for line in run_warnings(self.inputs.corpus, self.inputs.vocabulary, self.inputs.gold,
-                                     self.inputs.config):
-                self.message(line)
-            self._tell_estimate()
+        self.prelude()
         trainer = self.build(self.inputs, live_interval=self.live_interval)
         self.begin(trainer, t0=t0)
         gen = trainer.run()
@@ -430,6 +417,26 @@ class RunSession:
         outcome = self.end(reason)
         self._record_step_time()
         return outcome
+
+    def prelude(self) -> None:
+        """What a fresh run checks and says before its trainer is built (run() does it; a driver that
+        builds the trainer itself, engine/training/lockstep.py train_sessions, calls it): a corpus
+        too large refused, a large one noted, the settings' warnings, the time estimate."""
+        if self.inputs is None or self.inputs.resume is not None:
+            return
+        from engine.model.prepared import check_memory
+
+        note = check_memory(self.inputs.corpus, self.inputs.config)  # refuses a corpus too large
+        if note:
+            self.message(note)   # before the trainer takes that memory
+        from engine.runs.warnings import run_warnings
+
+        # what the settings make impossible (too many signs for letters, unreachable gold, a schedule
+        # cut short), each in one line, before anything trains (a resumed run was told when it began)
+        for line in run_warnings(self.inputs.corpus, self.inputs.vocabulary, self.inputs.gold,
+                                 self.inputs.config):
+            self.message(line)
+        self._tell_estimate()
 
     def _tell_estimate(self) -> None:
         """The run's time from this machine's earlier step times (engine/runs/estimate.py), to the

@@ -267,16 +267,20 @@ class SweepOutcome:
 
 
 def drive(out: Path, planned: Sequence[PlannedRun], make_items: Callable[[str], Callable[[PlannedRun], RunItem]],
-          pool, *, seeds_per_task: int = 1, in_flight: int | None = None,
+          pool, *, seeds_per_task: int | str = 1, in_flight: int | None = None,
           log: Callable[[str], None] = lambda line: None, clock: Callable[[], float] = time.monotonic,
-          force_rerun: bool = False) -> SweepOutcome:
+          force_rerun: bool = False, task_key: Callable[[PlannedRun], Any] | None = None) -> SweepOutcome:
     """Run what ``planned`` still needs through ``pool`` and keep ``out/results.csv`` current.
 
     ``make_items(known)`` reads that known vocabulary (lazily, when its first run is due) and
     returns a function making the run item of a planned run; a DecipherError there stops new
     submissions, lets the runs in flight finish, marks that vocabulary's runs failed and is
-    reported in ``SweepOutcome.error``. ``seeds_per_task``: how many runs of one seed group one
-    task carries (1: each seed its own task; a batched trainer takes the whole group).
+    reported in ``SweepOutcome.error``. ``seeds_per_task``: how many runs of one group one task
+    carries (1: each run its own task); ``"auto"``: as many as keep every worker busy (a group of N
+    runs on W runs in flight: ceil(N / W) a task, at most :data:`MAX_RUNS_PER_TASK`), a worker
+    training a task's runs that may share a batch as one batch (engine/runs/workers.py
+    run_seed_group). ``task_key(planned run)``: the runs that may share a task (default: the same
+    known vocabulary and grid settings, i.e. a seed group); runs of other keys never share one.
 
     A finished run is reused only when its folder's record of inputs equals this run's (else one
     line says what changed and it is redone); ``force_rerun`` redoes every run. Only one process
@@ -286,11 +290,12 @@ def drive(out: Path, planned: Sequence[PlannedRun], make_items: Callable[[str], 
     out.mkdir(parents=True, exist_ok=True)
     with FolderLock(out, log=log):
         return _drive(out, planned, make_items, pool, seeds_per_task=seeds_per_task, in_flight=in_flight,
-                      log=log, force_rerun=force_rerun)
+                      log=log, force_rerun=force_rerun, task_key=task_key)
 
 
-def _drive(out: Path, planned: Sequence[PlannedRun], make_items, pool, *, seeds_per_task: int,
-           in_flight: int | None, log: Callable[[str], None], force_rerun: bool) -> SweepOutcome:
+def _drive(out: Path, planned: Sequence[PlannedRun], make_items, pool, *, seeds_per_task: int | str,
+           in_flight: int | None, log: Callable[[str], None], force_rerun: bool,
+           task_key: Callable[[PlannedRun], Any] | None = None) -> SweepOutcome:
     from engine.io.atomic import WriteError, refuse_symlinks
 
     table = ResultsTable.open(out / "results.csv", planned)
@@ -329,8 +334,8 @@ def _drive(out: Path, planned: Sequence[PlannedRun], make_items, pool, *, seeds_
         if row.status == "running":  # the sweep that started it is gone
             row.status, row.error = "interrupted", "the sweep was interrupted; redone"
     table.save()
-    tasks = _tasks(todo, seeds_per_task)
     limit = in_flight or getattr(pool, "workers", None) or 4
+    tasks = _tasks(todo, seeds_per_task, key=task_key, in_flight=limit)
     queue: list[tuple[PlannedRun, ...]] = list(tasks)
     running: dict[Future, tuple[tuple[PlannedRun, ...], tuple[RunItem, ...]]] = {}
     stop_error: str | None = None
@@ -632,12 +637,41 @@ def _killed(table: ResultsTable, group: tuple[PlannedRun, ...], why: str, queue:
         queue.insert(0, tuple(redo))
 
 
-def _tasks(todo: Sequence[PlannedRun], seeds_per_task: int) -> list[tuple[PlannedRun, ...]]:
-    """Consecutive runs of one seed group, ``seeds_per_task`` at a time."""
-    size = max(1, int(seeds_per_task))
+#: The most runs one task carries with ``seeds_per_task="auto"``: a stopped or killed task loses the
+#: progress of its runs, and a comparison's progress moves a task at a time.
+MAX_RUNS_PER_TASK = 16
+
+
+def seed_group_key(p: PlannedRun):
+    """The runs of one seed group: the same known vocabulary and grid settings."""
+    return p.known, settings_text(p.settings)
+
+
+def sweep_task_key(p: PlannedRun):
+    """The runs of a sweep that may share a task (and a batch): the same known vocabulary and grid
+    settings, but for the settings each run of a batch reads for itself
+    (engine/training/lockstep.py PER_RUN_SETTINGS: e.g. a grid over lr batches its cells)."""
+    from engine.training.lockstep import PER_RUN_SETTINGS
+
+    return p.known, settings_text({k: v for k, v in p.settings.items() if k not in PER_RUN_SETTINGS})
+
+
+def _tasks(todo: Sequence[PlannedRun], seeds_per_task: int | str, *, key: Callable[[PlannedRun], Any] | None = None,
+           in_flight: int = 1) -> list[tuple[PlannedRun, ...]]:
+    """The runs of each group (``key``, default :func:`seed_group_key`; groups in the order of their
+    first run), ``seeds_per_task`` at a time; ``"auto"``: ceil(group / ``in_flight``) at a time, at
+    most MAX_RUNS_PER_TASK, so that a group keeps every worker busy."""
+    if seeds_per_task != "auto" and int(seeds_per_task) <= 1:
+        return [(p,) for p in todo]              # each run its own task, in the planned order
+    groups: dict[Any, list[PlannedRun]] = {}
+    for p in todo:
+        groups.setdefault((key or seed_group_key)(p), []).append(p)
     tasks: list[tuple[PlannedRun, ...]] = []
-    for _, group in itertools.groupby(todo, key=lambda p: (p.known, settings_text(p.settings))):
-        runs = list(group)
+    for runs in groups.values():
+        if seeds_per_task == "auto":
+            size = min(MAX_RUNS_PER_TASK, -(-len(runs) // max(1, int(in_flight))))
+        else:
+            size = max(1, int(seeds_per_task))
         tasks.extend(tuple(runs[i:i + size]) for i in range(0, len(runs), size))
     return tasks
 
@@ -655,8 +689,8 @@ def with_seed(config, seed: int, settings: Mapping[str, Any]):
     return Config.from_dict({**config.to_dict(), **dict(settings), "seed": int(seed)})
 
 
-__all__ = ["RESULT_COLUMNS", "plan", "grid_settings", "parse_grid_sets", "read_grid_file", "drive",
-           "ResultsTable", "read_results", "PlannedRun", "SweepOutcome", "with_seed", "InlinePool", "run_items",
+__all__ = ["RESULT_COLUMNS", "MAX_RUNS_PER_TASK", "sweep_task_key", "seed_group_key", "plan", "grid_settings",
+           "parse_grid_sets", "read_grid_file", "drive", "ResultsTable", "read_results", "PlannedRun", "SweepOutcome", "with_seed", "InlinePool", "run_items",
            "FolderLock", "RecordMaker", "LOCK_FILE"]
 
 

@@ -1,9 +1,10 @@
 """Runs in worker processes: one run item in, one picklable result out, through the run session;
 the pools that carry them (local processes by default, a Ray cluster when given).
 
-The unit a pool carries is a *task*: a tuple of run items of one seed group (same data and
-settings, different seeds). :func:`run_seed_group` trains them; today it runs them one by one,
-and a batched trainer (K seeds as one model) can replace it without touching the sweep.
+The unit a pool carries is a *task*: a tuple of run items (a seed group's seeds, a sweep's or a
+comparison's runs that may share a batch). :func:`run_seed_group` trains the items that may share a
+batch (engine/training/lockstep.py batch_key) as one batch of runs, each still landing in its own
+folder / project record as its single run would; any other item runs alone, as it always did.
 """
 
 from __future__ import annotations
@@ -200,8 +201,6 @@ def _add_to_metrics(run_dir: Path, values: dict[str, Any]) -> None:
 def run_item(item: RunItem, *, sinks: Sequence[Any] = (), log: Callable[[str], None] | None = None) -> RunResult:
     """Train one run item through the run session and describe how it ended. Never raises for a
     failed run (a failure is a result); ``sinks`` are extra session sinks (e.g. a progress bar)."""
-    from engine.runs.session import describe_failure
-
     _maybe_die_for_test(item)
     run_dir = Path(item.run_dir)
     objective = ObjectiveSink()
@@ -219,7 +218,13 @@ def run_item(item: RunItem, *, sinks: Sequence[Any] = (), log: Callable[[str], N
     except BaseException as exc:  # noqa: BLE001 — a failed run is a row of the results, not a crash
         if isinstance(exc, (KeyboardInterrupt, SystemExit)):
             raise
-        return RunResult(run_dir, "failed", describe_failure(exc).text.splitlines()[0], pid=os.getpid())
+        return _failed(item, exc)
+    return _result(item, outcome, objective, run_id)
+
+
+def _result(item: RunItem, outcome, objective: ObjectiveSink, run_id: int | None) -> RunResult:
+    """The RunResult of a run that ended (completed or stopped), with metrics.json completed."""
+    run_dir = Path(item.run_dir)
     metrics = {k: float(v) for k, v in outcome.metrics.items()}
     value = objective.values.get("objective")
     extra = {"objective": value, "objective_parts": objective.values} if objective.values else {}
@@ -239,10 +244,108 @@ def run_item(item: RunItem, *, sinks: Sequence[Any] = (), log: Callable[[str], N
                      outcome.device, closeness, run_id, os.getpid())
 
 
-def run_seed_group(items: Sequence[RunItem]) -> list[RunResult]:
-    """Train the runs of one seed group (same data and settings, one item per seed). One by one
-    today; a batched trainer that trains the K seeds as one model replaces this function."""
-    return [run_item(item) for item in items]
+def _failed(item: RunItem, exc: BaseException) -> RunResult:
+    from engine.runs.session import describe_failure
+
+    return RunResult(Path(item.run_dir), "failed", describe_failure(exc).text.splitlines()[0], pid=os.getpid())
+
+
+def group_key(item: RunItem):
+    """Items with equal keys may be trained as one batch (before their data are read: the precise
+    test, engine/training/lockstep.py batch_key, is made on their inputs in the worker); None: the
+    item runs alone (a resume, a setting a batch cannot do)."""
+    from engine.training.lockstep import _shared_settings, batch_key, unbatchable
+
+    if item.project is not None:
+        if item.config is None or unbatchable(item.config) is not None:
+            return None
+        return ("project", str(item.project), item.corpus, tuple(sorted(_shared_settings(item.config).items())))
+    if item.inputs is None:
+        return None
+    return batch_key(item.inputs)
+
+
+def run_seed_group(items: Sequence[RunItem], *, budget: int | None = None) -> list[RunResult]:
+    """Train the runs of one task: the items that may share a batch (:func:`group_key`) as batches of
+    runs (engine/training/lockstep.py; split by the memory the device has free, or ``budget`` bytes),
+    any other item alone through :func:`run_item`. Each run writes its folder, metrics.json and
+    project record as its single run does. Results in the items' order; never raises for a failed run."""
+    results: list[RunResult | None] = [None] * len(items)
+    groups: dict = {}
+    for i, item in enumerate(items):
+        key = group_key(item)
+        groups.setdefault(("alone", i) if key is None else key, []).append(i)
+    for members in groups.values():
+        if len(members) == 1:
+            results[members[0]] = run_item(items[members[0]])
+            continue
+        for i, result in zip(members, run_batch([items[i] for i in members], budget=budget)):
+            results[i] = result
+    return [r for r in results if r is not None]
+
+
+def run_batch(items: Sequence[RunItem], *, budget: int | None = None) -> list[RunResult]:
+    """Train ``items`` (of one :func:`group_key`) as batches of runs, each under the session its single
+    run would have (run_in_folder's or run_in_project's sinks and checkpoint), one batch after another
+    (engine/training/lockstep.py plan_batches). A batch of one runs as a single run."""
+    from engine.runs.session import CHECKPOINT_EVERY_S, RunSession
+    from engine.training.lockstep import plan_batches, train_sessions
+
+    for item in items:
+        _maybe_die_for_test(item)
+    results: list[RunResult | None] = [None] * len(items)
+    objectives = [ObjectiveSink() for _ in items]
+    project = None
+    try:
+        if items[0].project is not None:
+            from engine.project.runner import ProjectRunSpec, assemble_run
+            from engine.project.store import Project
+            from engine.runs.outputs import prepare_output_folder
+
+            project = Project.open(items[0].project)
+            runs: list = [None] * len(items)
+            for i, item in enumerate(items):
+                try:
+                    out = prepare_output_folder(Path(item.run_dir))
+                    spec = ProjectRunSpec(item.config, corpus=None if item.corpus is None else str(item.corpus),
+                                          language=None if item.language is None else str(item.language))
+                    runs[i] = assemble_run(project, spec, out_dir=out, sinks=[objectives[i], *item.sinks])
+                except Exception as exc:  # noqa: BLE001 - a failed run is a result
+                    results[i] = _failed(item, exc)
+            sessions = [None if r is None else r.session for r in runs]
+            run_ids = [lambda r=r: None if r is None else r.recorder.run_id for r in runs]
+        else:
+            from engine.runs.outputs import OutputFolder, prepare_output_folder
+
+            sessions = []
+            for i, item in enumerate(items):
+                try:
+                    out = prepare_output_folder(Path(item.run_dir))
+                except Exception as exc:  # noqa: BLE001
+                    results[i] = _failed(item, exc)
+                    sessions.append(None)
+                    continue
+                sessions.append(RunSession(item.inputs, sinks=[OutputFolder(out), objectives[i], *item.sinks],
+                                           checkpoint=out / "checkpoint.pt", checkpoint_every_s=CHECKPOINT_EVERY_S))
+            run_ids = [lambda: None for _ in items]
+        ready = [i for i, s in enumerate(sessions) if s is not None]
+        for batch in plan_batches([sessions[i].inputs for i in ready], budget=budget):
+            members = [ready[j] for j in batch]
+            if len(members) == 1:
+                i = members[0]
+                try:
+                    outcomes = [sessions[i].run()]
+                except Exception as exc:  # noqa: BLE001
+                    outcomes = [exc]
+            else:
+                outcomes = train_sessions([sessions[i] for i in members])
+            for i, outcome in zip(members, outcomes):
+                results[i] = (_failed(items[i], outcome) if isinstance(outcome, BaseException)
+                              else _result(items[i], outcome, objectives[i], run_ids[i]()))
+    finally:
+        if project is not None:
+            project.close()
+    return [r for r in results if r is not None]
 
 
 def run_task(items: tuple[RunItem, ...]) -> list[RunResult]:

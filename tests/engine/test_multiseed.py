@@ -82,15 +82,19 @@ def test_seed_checkpoint_resumes_as_the_single_run(cipher, tmp_path):
     assert_same_model(ra.model, rb.model)
 
 
-def test_fused_dp_with_several_tables_is_several_dps():
-    g = torch.Generator().manual_seed(0)
-    V, K, C, S, N = 20, 6, 5, 7, 6
+def random_trie(g, V=20, K=6):
+    """A trie of up to V distinct random stems of 2..6 units < K."""
     lens = torch.randint(2, 7, (V,), generator=g)
     units = torch.randint(1, K, (V, 7), generator=g)
     uniq = {tuple(units[v, : lens[v]].tolist()): v for v in range(V)}
     keep = torch.tensor(sorted(uniq.values()))
-    units, lens = units[keep], lens[keep]
-    trie = StemTrie.build(units, lens)
+    return StemTrie.build(units[keep], lens[keep])
+
+
+def test_fused_dp_with_several_tables_is_several_dps():
+    g = torch.Generator().manual_seed(0)
+    V, K, C, S, N = 20, 6, 5, 7, 6
+    trie = random_trie(g, V, K)
     tables = torch.randn(3, K, C, generator=g, dtype=torch.float64).log_softmax(2).requires_grad_(True)
     wins = [torch.randint(1, C, (S + k, N), generator=g) for k in range(3)]
     col = torch.cat([torch.full((S + k,), k) for k in range(3)])
