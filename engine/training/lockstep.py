@@ -236,7 +236,7 @@ def _dp_key(prep) -> tuple:
 @dataclass
 class _Member:
     trainer: Trainer
-    torch_rng: torch.Tensor
+    torch_rng: tuple          # (CPU generator state, the GPU's or None): _rng_state
     numpy_rng: tuple
     dp_key: tuple
     total: int | None = None
@@ -250,7 +250,7 @@ class RunBatch:
     docstring). Build with :meth:`build` (fresh runs from RunInputs) or from trainers made with
     :func:`make_member_trainer`."""
 
-    def __init__(self, members: Sequence[tuple[Trainer, torch.Tensor, tuple]]):
+    def __init__(self, members: Sequence[tuple[Trainer, tuple, tuple]]):
         if not members:
             raise ValueError("a batch needs at least one run")
         self._m: list[_Member] = []
@@ -309,15 +309,16 @@ class RunBatch:
     def random_streams(self, k: int):
         """Run a block with member k's torch and numpy random streams (and keep what it drew)."""
         m = self._m[k]
-        outer_t, outer_n = torch.get_rng_state(), np.random.get_state()
-        torch.set_rng_state(m.torch_rng)
+        device = m.trainer.device
+        outer_t, outer_n = _rng_state(device), np.random.get_state()
+        _set_rng_state(m.torch_rng, device)
         np.random.set_state(m.numpy_rng)
         try:
             yield
         finally:
-            m.torch_rng = torch.get_rng_state()
+            m.torch_rng = _rng_state(device)
             m.numpy_rng = np.random.get_state()
-            torch.set_rng_state(outer_t)
+            _set_rng_state(outer_t, device)
             np.random.set_state(outer_n)
 
     def state(self, k: int) -> dict:
@@ -514,11 +515,25 @@ def make_member_trainer(inputs, prep=None) -> tuple[Trainer, torch.Tensor, tuple
     that member draws). ``prep``: a prepared problem to share (one whose inputs are this run's)."""
     if inputs.resume is not None:
         raise ValueError("a batch trains fresh runs; resume a run on its own")
+    # one prepared problem for all (it caches the stem trie); preparing draws no random number, so
+    # the member's streams are its single run's
     t = Trainer(inputs.corpus, inputs.vocabulary, inputs.config, gold=inputs.gold, pins=list(inputs.pins or ()),
-                live_interval=None)
-    if prep is not None:      # one prepared problem for all (it caches the stem trie)
-        t.prep = t.sampler.prep = prep
-    return t, torch.get_rng_state(), np.random.get_state()
+                live_interval=None, prepared=prep)
+    return t, _rng_state(t.device), np.random.get_state()
+
+
+def _rng_state(device: torch.device) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """torch's random streams a run draws from: the CPU generator's state, and on a GPU that device's
+    (dropout on a CUDA tensor draws there: without it the members of a CUDA batch would share one stream)."""
+    cuda = torch.cuda.get_rng_state(device) if device.type == "cuda" else None
+    return torch.get_rng_state(), cuda
+
+
+def _set_rng_state(state: tuple[torch.Tensor, torch.Tensor | None], device: torch.device) -> None:
+    cpu, cuda = state
+    torch.set_rng_state(cpu)
+    if cuda is not None:
+        torch.cuda.set_rng_state(cuda, device)
 
 
 def refuse_for_group(config: Config) -> None:
@@ -560,10 +575,8 @@ class SeedGroup(RunBatch):
                                                    members[0][0].prep if members else None))
                 continue
             t = Trainer(corpus, vocabulary, config.replace(seed=seed), gold=gold, pins=pins, state=state,
-                        live_interval=None)
-            if members:
-                t.prep = t.sampler.prep = members[0][0].prep
-            members.append((t, torch.get_rng_state(), np.random.get_state()))
+                        live_interval=None, prepared=members[0][0].prep if members else None)
+            members.append((t, _rng_state(t.device), np.random.get_state()))
         super().__init__(members)
         self.prep = self.trainers[0].prep
         self.config = self.trainers[0].config

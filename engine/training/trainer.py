@@ -108,9 +108,11 @@ def set_learning_rate(optimizer: torch.optim.Optimizer, lr: float) -> None:
 class Trainer:
     def __init__(self, corpus: Corpus, vocabulary: Vocabulary | Sequence[Stem], config: Config | None = None, *,
                  gold: Sequence[GoldAnnotation] = (), pins: Iterable[PinnedValue] = (),
-                 state: dict | None = None, live_interval: float | None = 0.25):
+                 state: dict | None = None, live_interval: float | None = 0.25, prepared: Prepared | None = None):
         """``live_interval``: seconds between live decodings of the current batch (StepEvent
-        .batch_matches); 0 decodes every step, None never (headless runs)."""
+        .batch_matches); 0 decodes every step, None never (headless runs). ``prepared``: the prepared
+        problem of these very inputs, made once for many runs (a batch of runs, engine/training/
+        lockstep.py), instead of preparing it again."""
         self.config = config or Config()
         self.corpus = corpus
         self.vocabulary_digest = vocabulary_digest(vocabulary, glosses=False)
@@ -123,7 +125,7 @@ class Trainer:
         np.random.seed(self.config.seed % (2**32))
         self.rng = random.Random(self.config.seed)
         check_memory(corpus, self.config)  # a corpus too large for this machine: one line, nothing built
-        self.prep = prepare(corpus, vocabulary, self.config, self.pins)
+        self.prep = prepared if prepared is not None else prepare(corpus, vocabulary, self.config, self.pins)
         self.model = make_mapping(self.prep).to(self.device)
         self.optimizer = torch.optim.SGD(self.model.parameters(), lr=self.config.lr)
         self.step = 0

@@ -244,3 +244,22 @@ def test_batches_split_by_memory_and_by_key(cipher):
     assert per_run > 0
     assert plan_batches(items, budget=2 * per_run) == [[0, 2], [4, 5], [1], [3]]
     assert plan_batches(items, budget=1) == [[0], [2], [4], [5], [1], [3]]   # too small: one run a batch
+
+
+def test_the_runs_of_one_problem_prepare_it_once(cipher, monkeypatch):
+    """Preparing a run (its n-gram weights, its trie) took seconds; a batch of runs of one problem prepares
+    it for the first and hands it to the others, and each still equals its single run."""
+    import engine.training.trainer as trainer_module
+    from engine.training.lockstep import SeedGroup
+
+    calls = []
+    real = trainer_module.prepare
+    monkeypatch.setattr(trainer_module, "prepare", lambda *a, **k: calls.append(1) or real(*a, **k))
+    group = SeedGroup(cipher.corpus, cipher.vocabulary, Config(**SMALL), seeds=[0, 1, 2], gold=cipher.gold)
+    assert len(calls) == 1
+    assert all(t.prep is group.trainers[0].prep for t in group.trainers)
+    monkeypatch.setattr(trainer_module, "prepare", real)
+    group.train()
+    alone, _ = single(RunInputs(cipher.corpus, cipher.vocabulary, Config(**SMALL).replace(seed=2),
+                                gold=tuple(cipher.gold)))
+    assert torch.allclose(group.trainers[2].model.aligner, alone.model.aligner, rtol=1e-5, atol=1e-6)
