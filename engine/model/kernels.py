@@ -39,8 +39,9 @@ INF = math.inf
 #: first-run benchmark, benchmarks/numba_cache.py, compares against).
 CACHE = os.environ.get("DECIPHER_NUMBA_CACHE", "1") != "0"
 #: seconds a process waits for another one's cache read or write before it compiles (a load) or
-#: leaves its compiled kernel unsaved (a save) instead: a read or write takes milliseconds
-CACHE_LOCK_S = 60.0
+#: leaves its compiled kernel unsaved (a save) instead, and from then on uses the cache no more (a
+#: lock left behind on a file system without real locks): a read or write takes milliseconds
+CACHE_LOCK_S = 30.0
 
 
 def cached_njit(**options):
@@ -86,24 +87,28 @@ if IndexDataCacheFile is not None:
         wrong numbers, no error (numba issue #4807; tests/engine/test_numba_cache.py reproduces
         it). Under the lock a save is whole before another process reads or saves."""
 
-        def _lock(self):
-            return FileLock(os.path.join(self._cache_path, "decipher-numba-cache.lock"), timeout=CACHE_LOCK_S)
+        timed_out = False   # a lock waited for CACHE_LOCK_S: this process compiles without the cache
+
+        def _locked(self, action):
+            """``action()`` under the lock; None when it cannot be taken (then the caller compiles)."""
+            if LockedCacheFiles.timed_out:
+                return None
+            try:
+                with FileLock(os.path.join(self._cache_path, "decipher-numba-cache.lock"), timeout=CACHE_LOCK_S):
+                    return action()
+            except Timeout:
+                LockedCacheFiles.timed_out = True
+            except OSError:     # a folder it cannot write after all: left unsaved, or compiled here
+                pass
+            return None
 
         def save(self, key, data):
-            try:
-                with self._lock():
-                    super().save(key, data)
-            except (Timeout, OSError):   # left unsaved: the next process compiles it again
-                pass
+            self._locked(lambda: super(LockedCacheFiles, self).save(key, data))
 
         def load(self, key):
             if not os.path.isdir(self._cache_path):
-                return None              # nothing saved yet (numba makes the folder at the first save)
-            try:
-                with self._lock():
-                    return super().load(key)
-            except (Timeout, OSError):   # not loaded: this process compiles it
-                return None
+                return None     # nothing saved yet (numba makes the folder at the first save)
+            return self._locked(lambda: super(LockedCacheFiles, self).load(key))
 
 
 if HAVE_NUMBA:

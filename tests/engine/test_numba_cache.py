@@ -130,3 +130,31 @@ def test_two_processes_caching_two_signatures_at_once_leave_each_its_own_code(tm
     done = subprocess.run([sys.executable, "-c", check, str(tmp_path)], env=env, capture_output=True, text=True,
                           timeout=600, check=True)
     assert done.stdout.split() == ["15.0", "14", "['(float64,)',", "'(int64,)']"], done.stdout
+
+
+def test_a_lock_held_elsewhere_past_the_wait_means_compiling_without_the_cache(tmp_path, monkeypatch):
+    """A lock nobody releases (one left behind where the file system has no real locks) costs one
+    wait, then the process compiles without the cache: never a wrong kernel, never a wait per kernel."""
+    from filelock import FileLock
+
+    from engine.model import kernels
+
+    if not kernels.HAVE_NUMBA:
+        pytest.skip("DECIPHER_KERNELS=torch: no compiled kernels")
+    monkeypatch.setattr(kernels, "CACHE_LOCK_S", 0.2)
+    monkeypatch.setattr(kernels.LockedCacheFiles, "timed_out", False)
+    files = kernels.LockedCacheFiles(str(tmp_path), "twice-1.py311", "stamp")
+    files.save("key", b"saved")
+    assert files.load("key") == b"saved" and files.load("other key") is None
+    elsewhere = FileLock(str(tmp_path / "decipher-numba-cache.lock"), thread_local=False)
+    import threading
+
+    holder = threading.Thread(target=elsewhere.acquire)   # filelock: another thread is as good as another process
+    holder.start()
+    holder.join()
+    try:
+        assert files.load("key") is None and kernels.LockedCacheFiles.timed_out
+        files.save("new key", b"new")
+        assert files._load_index() == {"key": "twice-1.py311.1.nbc"}, "nothing written without the lock"
+    finally:
+        elsewhere.release(force=True)
