@@ -93,6 +93,9 @@ def held_save_data(self, name, data):
 
 caching.IndexDataCacheFile._save_index = held_save_index
 caching.IndexDataCacheFile._save_data = held_save_data
+from engine.model import kernels
+
+kernels.CACHE_LOCK_S = 600   # the holds above, however slow the box, never end a wait for the lock
 sys.path.insert(0, str(flags.parent))
 import twice
 
