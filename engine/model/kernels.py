@@ -24,9 +24,11 @@ import numpy as np
 
 try:  # numba is a dependency, but keep the engine importable without it
     from numba import njit
+    from numba.core.caching import IndexDataCacheFile
     HAVE_NUMBA = os.environ.get("DECIPHER_KERNELS", "numba") != "torch"
 except ImportError:  # pragma: no cover - exercised only where numba is missing
     HAVE_NUMBA = False
+    IndexDataCacheFile = None
 
 INF = math.inf
 
@@ -36,20 +38,77 @@ INF = math.inf
 #: NUMBA_CACHE_DIR when set. DECIPHER_NUMBA_CACHE=0 compiles in every process instead (what the
 #: first-run benchmark, benchmarks/numba_cache.py, compares against).
 CACHE = os.environ.get("DECIPHER_NUMBA_CACHE", "1") != "0"
+#: seconds a process waits for another one's cache read or write before it compiles (a load) or
+#: leaves its compiled kernel unsaved (a save) instead, and from then on uses the cache no more (a
+#: lock left behind on a file system without real locks): a read or write takes milliseconds
+CACHE_LOCK_S = 30.0
 
 
 def cached_njit(**options):
     """``numba.njit(cache=True, **options)``, or without the cache when numba finds no folder it can
     write (a read-only install with no writable home: numba refuses a cached function at definition
-    with "no locator available"); the kernels then compile in each process, as without a cache."""
+    with "no locator available"); the kernels then compile in each process, as without a cache.
+    The cache's files are read and written under a lock (``LockedCacheFiles``)."""
     def wrap(function):
         if CACHE:
             try:
-                return njit(cache=True, **options)(function)
+                dispatcher = njit(cache=True, **options)(function)
             except RuntimeError:   # numba: cannot cache function …: no locator available for file …
                 pass
+            else:
+                _lock_cache_files(dispatcher)
+                return dispatcher
         return njit(**options)(function)
     return wrap
+
+
+def _lock_cache_files(dispatcher) -> None:
+    """Make ``dispatcher``'s on-disk cache read and write its files under a lock. A numba whose
+    cache is laid out otherwise keeps its own files (tests/engine/test_numba_cache.py then fails)."""
+    files = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)
+    if IndexDataCacheFile is not None and type(files) is IndexDataCacheFile:
+        files.__class__ = LockedCacheFiles
+
+
+if IndexDataCacheFile is not None:
+    from filelock import FileLock, Timeout
+
+    class LockedCacheFiles(IndexDataCacheFile):
+        """numba's index and data files of one cached function, read and written under one file
+        lock per cache folder.
+
+        numba keeps, per function, an index (signature -> data file ``….N.nbc``) and a data file
+        per signature (a kernel here has several: float64 and float32 tables, C and non-C arrays).
+        A save reads the index, takes the first free N, writes the index, then the data, with no
+        lock: two processes saving two signatures of one function at once (two test processes on
+        a fresh clone, a sweep's workers on a fresh install) both take N = 1, and the index can end
+        up naming one signature's file while the other's code is in it. Every later process then
+        runs that code on the other signature's arguments (a float64 kernel over float32 tables):
+        wrong numbers, no error (numba issue #4807; tests/engine/test_numba_cache.py reproduces
+        it). Under the lock a save is whole before another process reads or saves."""
+
+        timed_out = False   # a lock waited for CACHE_LOCK_S: this process compiles without the cache
+
+        def _locked(self, action):
+            """``action()`` under the lock; None when it cannot be taken (then the caller compiles)."""
+            if LockedCacheFiles.timed_out:
+                return None
+            try:
+                with FileLock(os.path.join(self._cache_path, "decipher-numba-cache.lock"), timeout=CACHE_LOCK_S):
+                    return action()
+            except Timeout:
+                LockedCacheFiles.timed_out = True
+            except OSError:     # a folder it cannot write after all: left unsaved, or compiled here
+                pass
+            return None
+
+        def save(self, key, data):
+            self._locked(lambda: super(LockedCacheFiles, self).save(key, data))
+
+        def load(self, key):
+            if not os.path.isdir(self._cache_path):
+                return None     # nothing saved yet (numba makes the folder at the first save)
+            return self._locked(lambda: super(LockedCacheFiles, self).load(key))
 
 
 if HAVE_NUMBA:
