@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.experiments.syllable_objective import BUILD, key_of
+from benchmarks.experiments.syllable_objective import BUILD, finish_row, key_of
 
 NULL = "∅"
 
@@ -225,13 +225,9 @@ def main(argv=None) -> int:
                    "best_share_right": max(x["share_right"] for x in rows), "states": len(lm.states),
                    "log_likelihoods": [round(x["log_likelihood"], 1) for x in rows], **oracle_row,
                    "signs": len(signs), "tokens": int(mask.sum()), "starts": args.starts,
-                   "iterations": args.iterations, "seed": args.seed, "anneal": args.anneal, "init": args.init, "wall_s": round(time.perf_counter() - t0, 1),
-                   "command": "python -m benchmarks.experiments.syllable_hmm " + " ".join(sys.argv[1:] if argv is None else argv)}
-        print(json.dumps(summary), flush=True)
-        if args.out:
-            from benchmarks.commit import short_commit
-            with open(args.out, "a", encoding="utf-8") as f:
-                f.write(json.dumps({**summary, "commit": short_commit()}) + "\n")
+                   "iterations": args.iterations, "seed": args.seed, "anneal": args.anneal, "init": args.init,
+                   "wall_s": round(time.perf_counter() - t0, 1)}
+        finish_row(summary, "syllable_hmm", argv, args.out)
     return 0
 
 

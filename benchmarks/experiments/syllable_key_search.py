@@ -22,6 +22,7 @@ import time
 import numpy as np
 
 from benchmarks.experiments.syllable_hmm import BUILD, Bigram, key_of, known_syllables, lost_chunks
+from benchmarks.experiments.syllable_objective import finish_row
 
 
 def counts_of(chunks, signs):
@@ -148,13 +149,8 @@ def main(argv=None) -> int:
                    "best_share_right": max(x["share_right"] for x in rows), "oracle_score": oracle["oracle_score"],
                    "chosen_score": best["score"], "signs": len(signs), "states": ks.N, "starts": args.starts,
                    "sweeps": args.sweeps, "t0": args.t0, "t1": args.t1, "seed": args.seed,
-                   "wall_s": round(time.perf_counter() - t0, 1),
-                   "command": "python -m benchmarks.experiments.syllable_key_search " + " ".join(sys.argv[1:] if argv is None else argv)}
-        print(json.dumps(summary), flush=True)
-        if args.out:
-            from benchmarks.commit import short_commit
-            with open(args.out, "a", encoding="utf-8") as f:
-                f.write(json.dumps({**summary, "commit": short_commit()}) + "\n")
+                   "wall_s": round(time.perf_counter() - t0, 1)}
+        finish_row(summary, "syllable_key_search", argv, args.out)
     return 0
 
 

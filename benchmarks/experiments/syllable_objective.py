@@ -27,6 +27,18 @@ ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "build" / "ciphers"
 
 
+def finish_row(row: dict, script: str, argv, out) -> None:
+    """Print an experiment's row with the command that made it, and append it (with the commit) to
+    ``out`` when given."""
+    row["command"] = f"python -m benchmarks.experiments.{script} " + " ".join(sys.argv[1:] if argv is None else argv)
+    print(json.dumps(row), flush=True)
+    if out:
+        from benchmarks.commit import short_commit
+
+        with open(out, "a", encoding="utf-8") as f:
+            f.write(json.dumps({**row, "commit": short_commit()}) + "\n")
+
+
 def key_of(folder: Path) -> dict[str, tuple[str, str]]:
     with open(folder / "key.csv", encoding="utf-8", newline="") as f:
         return {r["sign"]: (r["known_onsets"].split("|")[0] or "∅", r["known_vowels"].split("|")[0])

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import argparse
 import collections
-import json
 import sys
 
 import numpy as np
 
-from benchmarks.experiments.syllable_objective import BUILD, key_of
+from benchmarks.experiments.syllable_objective import BUILD, finish_row, key_of
 
 
 def main(argv=None) -> int:
@@ -55,13 +54,8 @@ def main(argv=None) -> int:
     r = np.array(ranks)
     row = {"cipher": args.cipher, "run": args.run, "signs": len(r), "values": len(onsets) * len(vowels),
            **{f"within_{k}": int((r <= k).sum()) for k in (1, 5, 10, 20, 50)},
-           "median_rank": float(np.median(r)) if len(r) else None, "ranks": [int(x) for x in r],
-           "command": "python -m benchmarks.experiments.syllable_ranks " + " ".join(sys.argv[1:] if argv is None else argv)}
-    print(json.dumps(row))
-    if args.out:
-        from benchmarks.commit import short_commit
-        with open(args.out, "a", encoding="utf-8") as f:
-            f.write(json.dumps({**row, "commit": short_commit()}) + "\n")
+           "median_rank": float(np.median(r)) if len(r) else None, "ranks": [int(x) for x in r]}
+    finish_row(row, "syllable_ranks", argv, args.out)
     return 0
 
 
