@@ -152,13 +152,11 @@ def em(obs, mask, lm: Bigram, M: int, iterations: int, rng, prior: float = 0.01,
     return ll, emit
 
 
-def score(emit, lm: Bigram, signs: list[str], sign_freq: np.ndarray, key) -> dict:
-    """Each sign's most probable syllable P(syllable | sign) ∝ P(sign | syllable) P(syllable)."""
-    post = emit * lm.uni[:, None]
-    best = post.argmax(0)
-    right = onset = vowel = 0
+def judged(best, lm: Bigram, signs: list[str], key, sign_freq: np.ndarray) -> dict:
+    """How many signs (and what share of the text's signs) ``best`` (each sign's state index) gives
+    their key's syllable, onset and vowel."""
+    right = onset = vowel = counted = 0
     weighted = 0.0
-    counted = 0
     for j, s in enumerate(signs):
         if s not in key:
             continue
@@ -170,6 +168,11 @@ def score(emit, lm: Bigram, signs: list[str], sign_freq: np.ndarray, key) -> dic
         weighted += sign_freq[j] * ((on, vo) == key[s])
     return {"signs_scored": counted, "signs_right": right, "share_right": right / max(counted, 1),
             "onsets_right": onset, "vowels_right": vowel, "token_share_right": weighted / sign_freq.sum()}
+
+
+def score(emit, lm: Bigram, signs: list[str], sign_freq: np.ndarray, key) -> dict:
+    """Each sign's most probable syllable P(syllable | sign) ∝ P(sign | syllable) P(syllable), judged."""
+    return judged((emit * lm.uni[:, None]).argmax(0), lm, signs, key, sign_freq)
 
 
 def main(argv=None) -> int:

@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-from benchmarks.experiments.syllable_hmm import BUILD, Bigram, key_of, known_syllables, lost_chunks
+from benchmarks.experiments.syllable_hmm import BUILD, Bigram, judged, key_of, known_syllables, lost_chunks
 from benchmarks.experiments.syllable_objective import finish_row
 
 
@@ -90,22 +90,6 @@ def anneal(ks: KeyScore, M: int, rng, sweeps: int, t0: float = 3.0, t1: float = 
             pi[a] = x
             c_x[x] += ks.uni[a]
     return ks.total(pi), pi
-
-
-def judged(pi, lm, signs, key, freq):
-    right = onset = vowel = counted = 0
-    weighted = 0.0
-    for j, s in enumerate(signs):
-        if s not in key:
-            continue
-        counted += 1
-        on, vo = lm.states[pi[j]]
-        right += (on, vo) == key[s]
-        onset += on == key[s][0]
-        vowel += vo == key[s][1]
-        weighted += freq[j] * ((on, vo) == key[s])
-    return {"signs_right": right, "share_right": right / max(counted, 1), "onsets_right": onset,
-            "vowels_right": vowel, "token_share_right": weighted / freq.sum(), "signs_scored": counted}
 
 
 def main(argv=None) -> int:
