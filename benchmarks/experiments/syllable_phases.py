@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import argparse
 import collections
-import json
 import sys
 import time
 
-from benchmarks.experiments.syllable_objective import BUILD, key_of
+from benchmarks.experiments.syllable_objective import BUILD, finish_row, key_of
 
 
 def shares(trainer, key, counts) -> dict:
@@ -54,7 +53,6 @@ def main(argv=None) -> int:
     t = Trainer(corpus, vocab, cfg, live_interval=None)
     counts = collections.Counter(c for ch in t.prep.chunks for c in ch.letters)
     key = {s: v for s, v in key.items() if counts[s]}          # the signs the text writes
-    command = "python -m benchmarks.experiments.syllable_phases " + " ".join(sys.argv[1:] if argv is None else argv)
     t0 = time.perf_counter()
     last = {}
     for ev in t.run():
@@ -66,10 +64,7 @@ def main(argv=None) -> int:
             row = {"cipher": args.cipher, "seed": args.seed, "step": step, "sets": args.set,
                    **shares(t, key, counts), "total": round(last["total"], 4), "quality": round(last["quality"], 4),
                    "wall_s": round(time.perf_counter() - t0, 1)}
-            print(json.dumps(row), flush=True)
-            if args.out:
-                with open(args.out, "a", encoding="utf-8") as f:
-                    f.write(json.dumps({**row, "command": command}) + "\n")
+            finish_row(row, "syllable_phases", argv, args.out)
     return 0
 
 
