@@ -15,6 +15,9 @@ benchmarks/.cache/linear-b/data. Variants:
 - ``ten-pins``: those four and 𐀏 = ka, 𐀒 = ko, 𐀲 = ta, 𐀵 = to, 𐀞 = pa, 𐀡 = po;
 - ``preset``: the preset exactly as shipped, nothing added (the issue's command, ``decipher run --preset
   linear-b --seed S``);
+- ``syllabary``: the generic preset of issue 49 (``--preset syllabary``, every value chosen without the Linear
+  B gold except those it shares with ``linear-b``; docs/settings.md) with ``segmented = true`` (the list's
+  words are whole words), nothing pinned: ``decipher run --preset syllabary --set segmented=true --seed S``;
 - ``preset-lr0.2``: the preset as shipped at cc56671, before its learning rate was raised: the paper's
   ``lr = 0.2`` and 64 screened starts of 500 steps (``restarts = 64``, ``restart_fraction = 1/16``);
 - ``screened``: nothing pinned, onsets first, and ``restarts = 8`` short starts of 1,000 steps each
@@ -65,6 +68,7 @@ PINS = {
     "screened": (),
     "preset": (),
     "preset-lr0.2": (),
+    "syllabary": (),
     "ten-pins": (("𐀀", "a"), ("𐀁", "e"), ("𐀂", "i"), ("𐀃", "o"), ("𐀏", "ka"), ("𐀒", "ko"), ("𐀲", "ta"),
                  ("𐀵", "to"), ("𐀞", "pa"), ("𐀡", "po")),
 }
@@ -75,7 +79,11 @@ SETTINGS = {"onsets-first": ("onsets_first=0.5", "restarts=1", "lr=0.2"),
             "scratch": ("onsets_first=0", "restarts=1", "lr=0.2"),
             "vowel-pins": ("onsets_first=0", "restarts=1", "lr=0.2"), "ten-pins": ("onsets_first=0", "restarts=1", "lr=0.2"),
             "screened": ("onsets_first=0.5", "lr=0.2"), "preset": (),
-            "preset-lr0.2": ("lr=0.2", "restarts=64", "restart_fraction=0.0625", "restart_steps=0")}
+            "preset-lr0.2": ("lr=0.2", "restarts=64", "restart_fraction=0.0625", "restart_steps=0"),
+            "syllabary": ("segmented=true",)}
+#: The preset a variant adds its settings to (the others: linear-b). ``syllabary``: the generic preset of
+#: issue 49, with ``segmented = true`` because the NeuroCipher list is a word list (one word a line).
+PRESET = {"syllabary": "syllabary"}
 #: The screened variant's starts and the steps each trains before the choice (its restart_fraction is
 #: SCREEN_STEPS / the run's steps; restart_steps=0 so that the preset's screen length does not replace it).
 #: Those two variants ran before the preset's screen was set in steps (restart_steps).
@@ -149,7 +157,7 @@ def run(variant: str, seed: int, steps: int, file: str = "cognates", continue_sh
     if source is not None:
         args = ["run", *corpus, "--resume", str(source / "checkpoint.pt"), "--steps", str(steps), "--out", str(out)]
     else:
-        args = ["run", *corpus, "--preset", "linear-b", "--steps", str(steps), "--set", "eval_interval=0",
+        args = ["run", *corpus, "--preset", PRESET.get(variant, "linear-b"), "--steps", str(steps), "--set", "eval_interval=0",
                 "--seed", str(seed), "--out", str(out)]
         for setting in variant_settings(variant, steps):
             args += ["--set", setting]
