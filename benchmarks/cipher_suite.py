@@ -216,12 +216,14 @@ def rediagnose(rows_file: Path, out: Path) -> int:
     return 0
 
 
-ORACLE_PARTS = ("all", "vowels", "onsets")
+ORACLE_PARTS = ("all", "vowels", "onsets", "vowel-classes")
 
 
 def check_part(part: str) -> str:
     """``all``, ``vowels`` (a sign's vowel only: ``-a``), ``onsets`` (its onset only: ``k-``; a bare
-    vowel sign keeps its whole value) or ``top:N`` (the N most frequent signs or letters, whole)."""
+    vowel sign keeps its whole value), ``vowel-classes`` (each sign's vowel pinned to the vowel most of
+    its group has, the groups found from the text alone: benchmarks/experiments/syllable_vowel_classes.py)
+    or ``top:N`` (the N most frequent signs or letters, whole)."""
     if part in ORACLE_PARTS or (part.startswith("top:") and part[4:].isdigit() and int(part[4:]) > 0):
         return part
     raise ValueError(f"--oracle-part {part!r}: one of {', '.join(ORACLE_PARTS)} or top:N (N > 0)")
@@ -244,6 +246,16 @@ def oracle_pins(folder: Path, out: Path, part: str = "all") -> int:
         text = {c for c, _ in freq.most_common(int(part[4:]))}
     units = {u for s in read_known(folder / "known.csv") for u in ipa_units(s.ipa)}
     rows = []
+    if part == "vowel-classes":
+        from benchmarks.experiments.syllable_vowel_classes import majority_vowels, texts_of, vowel_classes
+        from benchmarks.experiments.syllable_objective import key_of
+
+        key = key_of(folder)
+        groups = vowel_classes(texts_of(folder), len({v for _, v in key.values()}))
+        named = majority_vowels(groups, key, freq)
+        rows = [(sign, "-" + named[g], "1") for sign, g in sorted(groups.items()) if named.get(g) in units]
+        write_csv(out, ("lost", "known_ipa", "weight"), rows)
+        return len(rows)
     with open(folder / "key.csv", encoding="utf-8", newline="") as f:
         for r in csv.DictReader(f):
             if r["sign"] not in text:

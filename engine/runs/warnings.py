@@ -65,7 +65,7 @@ def alphabet_warning(corpus: Corpus, config: Config) -> str | None:
     n = lost_signs(corpus)
     if n <= ALPHABET_SIGNS:
         return None
-    preset = " or the preset linear-b (--preset linear-b)" if "linear-b" in PRESET_INFO else ""
+    preset = " or the preset syllabary (--preset syllabary)" if "syllabary" in PRESET_INFO else ""
     return (f"{PREFIX}the lost script has {n} distinct signs, more than an alphabet has ({ALPHABET_SIGNS}): "
             f"if each sign writes a syllable, the letter model (signs = letters) cannot read it; train with "
             f"--set signs=syllables{preset}")

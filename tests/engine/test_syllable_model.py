@@ -257,6 +257,23 @@ def test_linear_b_preset_is_a_syllable_preset():
     assert sel.seeds[0] == cfg.seed and len(set(sel.seeds)) == 4
 
 
+
+def test_syllabary_preset_is_generic_and_says_what_it_was_fitted_on():
+    """The preset issue 49 recommends for any syllabary: no whole words (a text with few dividers), the
+    joint vowel slot, the screened starts; its fitted_on names the values it shares with linear-b."""
+    from engine.config import PRESET_INFO
+    from engine.training.restarts import selection_steps
+
+    cfg = PRESET_INFO["syllabary"].config()
+    assert script_of(cfg) is SYLLABLES and cfg.segmented is False and cfg.vowel_slot == "joint"
+    assert cfg.min_span == 2 and cfg.restarts == 4 and selection_steps(cfg) == 500
+    assert cfg.steps == Config().steps, "the default run length, not linear-b's 8,000 steps"
+    fitted = PRESET_INFO["syllabary"].fitted_on
+    assert "dev ciphers" in fitted and "Linear B gold" in fitted
+    # a word list says so itself, and the rest of the preset stays
+    words = PRESET_INFO["syllabary"].config(segmented=True)
+    assert words.segmented and words.vowel_slot == "joint"
+
 # ---- the synthetic syllabary (engine/datasets/synthetic_syllabary.py): a stated floor ----------
 #
 # Measured when written (300 steps, 150 stems, the bare-vowel signs pinned): cognates P@1 0.866 and
