@@ -333,6 +333,13 @@ def test_run_panel_preset_and_short_word_warning(window):
             for i in range(1, runs.preset.count())}
     assert all("Fitted on:" in tip for tip in tips.values()), tips
     assert "Linear B–Greek cognates' gold" in tips["linear-b"] and "in-sample" in tips["linear-b"]
+    # the generic syllabary preset (issue 49) is offered, fills syllable signs without whole words, and
+    # says which of its values came from the Linear B gold
+    assert "dev ciphers" in tips["syllabary"] and "Linear B gold" in tips["syllabary"]
+    runs.preset.setCurrentIndex(runs.preset.findData("syllabary"))
+    runs.preset.activated.emit(runs.preset.currentIndex())
+    config = runs.form.config()
+    assert (config.signs, config.segmented, config.vowel_slot, config.min_span) == ("syllables", False, "joint", 2)
 
 
 # ---- 7: small things -------------------------------------------------------------------------------
