@@ -34,7 +34,8 @@ def features(checkpoint: Path, data: Path) -> dict:
     from engine.training.diagnosis import diagnose
     from engine.training.trainer import Trainer
 
-    trainer = Trainer.from_checkpoint(checkpoint, *load_folder(data))
+    corpus, vocabulary = load_folder(data)
+    trainer = Trainer.from_checkpoint(checkpoint, corpus, vocabulary)
     ev = trainer.evaluate()
     diagnosis = diagnose(trainer)
     table = trainer.mapping().syllables
@@ -51,8 +52,14 @@ def features(checkpoint: Path, data: Path) -> dict:
         m = json.loads(metrics.read_text(encoding="utf-8"))
         starts = [m[k] for k in sorted(m) if k.startswith("restart_objective_")]
         if len(starts) > 1:
-            out.update(start_objectives=[round(x, 3) for x in starts],
-                       start_spread=round((max(starts) - min(starts)) / max(abs(min(starts)), 1e-9), 4))
+            # the untrained model's objective at the screen's schedule: how far the best start came down
+            from engine.training.final_objective import corpus_objective
+
+            fresh = Trainer(corpus, vocabulary, trainer.config, live_interval=None, prepared=trainer.prep)
+            before = corpus_objective(fresh, step=int(m.get("restart_steps") or 0))["objective"]
+            out.update(start_objectives=[round(x, 3) for x in starts], untrained_objective=round(before, 3),
+                       start_spread=round((max(starts) - min(starts)) / max(abs(min(starts)), 1e-9), 4),
+                       start_drop=round(before - min(starts), 3))
         out["final_objective"] = m.get("final_objective")
     return out
 
