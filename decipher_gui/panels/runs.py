@@ -371,22 +371,27 @@ class RunsPanel(QWidget):
         except (KeyError, TypeError, ValueError, DecipherError):
             return
         short, total = words_shorter_than(getattr(self, "_inscriptions", ()), min_span)
-        self.set_span_note(short, total, min_span)
+        try:
+            editor, info = self.form.editors["signs"]
+            unit = "signs" if _get(editor, info) == "syllables" else "letters"
+        except (KeyError, TypeError, ValueError, DecipherError):
+            unit = "letters"
+        self.set_span_note(short, total, min_span, unit)
         self.update_estimate()
 
-    def set_span_note(self, short: int, total: int, min_span: int) -> None:
+    def set_span_note(self, short: int, total: int, min_span: int, unit: str = "letters") -> None:
         """Say how many written words of the corpus cannot be matched whole (shorter than the
-        shortest span)."""
+        shortest span, counted in ``unit``: letters, or signs with signs = syllables)."""
         if not total:
             self.span_note.setText("")
             return
         if not short:
             self.span_note.setText(f"Every written word ({total}) is at least as long as the shortest span "
-                                   f"({min_span} letters).")
+                                   f"({min_span} {unit}).")
             return
         share = short / total
         text = (f"{short} of {total} written words ({share:.0%}) are shorter than the shortest span "
-                f"({min_span} letters) and cannot be matched whole.")
+                f"({min_span} {unit}) and cannot be matched whole.")
         if share >= 0.2:
             text = f"<b>⚠ {text}</b> Lower “shortest span” or choose a preset."
         self.span_note.setText(text)

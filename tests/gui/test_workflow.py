@@ -340,6 +340,7 @@ def test_run_panel_preset_and_short_word_warning(window):
     runs.preset.activated.emit(runs.preset.currentIndex())
     config = runs.form.config()
     assert (config.signs, config.segmented, config.vowel_slot, config.min_span) == ("syllables", False, "joint", 2)
+    assert runs.span_note.text().endswith("the shortest span (2 signs)."), "a syllabary's spans count signs"
 
 
 # ---- 7: small things -------------------------------------------------------------------------------
