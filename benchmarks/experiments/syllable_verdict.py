@@ -6,7 +6,9 @@ For each finished run of a cipher-suite rows file (``RUNS/LABEL/ID-sSEED/checkpo
 released oracle reading of an oracle rows file (``RUNS/LABEL-oracle/ID[-PART]/released.pt``), read
 from its checkpoint and evaluated once more: the diagnosis's own values (the crowded share, the
 coverage against its target), the share of the text its matches cover at 0.3 / 0.5 / 0.7 per sign
-(the closeness curve), the closeness score, how sharp the signs' values are (each sign's top onset
+(the closeness curve), the closeness score, the objective's parts over the corpus (quality: the matched
+spans' mean reward; coverage ratio), what the matches read (distinct stems a match, the 10 most matched
+stems' share of the matched text, the mean span), how sharp the signs' values are (each sign's top onset
 probability times its top vowel probability, weighted by the sign's share of the text), and the
 spread of the screened starts' objectives (metrics.json). One row a run, with its P@10 and whether
 it is read (the manifest's rule), to ``--out``.
@@ -43,18 +45,33 @@ def features(checkpoint: Path, data: Path) -> dict:
     weights = np.array([shares.get(s, 0.0) for s in table.signs])
     sharp = table.onset_probs.max(axis=1) * table.vowel_probs.max(axis=1)
     out = {k: round(float(v), 4) for k, v in diagnosis.values.items()}
+    from engine.training.final_objective import corpus_objective
+
+    parts = corpus_objective(trainer)
+    out.update(objective=round(parts["objective"], 4), quality=round(parts["quality"], 4),
+               coverage_ratio=round(parts["coverage_ratio"], 4))
     out.update({f"close_{int(c * 10)}": round(coverage_at(ev.closeness, c), 4) for c in (0.3, 0.5, 0.7)})
     out.update(closeness_score=round(closeness_score(ev.closeness), 4), coverage=round(ev.coverage, 4),
                sharpness=round(float((weights * sharp).sum() / max(weights.sum(), 1e-12)), 4),
                flagged=diagnosis.flagged, codes=[f.code for f in diagnosis.findings if f.flag])
+    # what the matches read: how many distinct stems, how much of the matched text the 10 most matched
+    # stems take, how long the matched spans are
+    import collections
+
+    stems = collections.Counter()
+    for m in ev.matches:
+        stems[m.best.form] += m.end - m.start
+    matched = sum(stems.values())
+    if ev.matches:
+        out.update(stems_per_match=round(len(stems) / len(ev.matches), 4),
+                   top10_stems_share=round(sum(n for _, n in stems.most_common(10)) / matched, 4),
+                   mean_span=round(matched / len(ev.matches), 3))
     metrics = checkpoint.parent / "metrics.json"
     if metrics.is_file():
         m = json.loads(metrics.read_text(encoding="utf-8"))
         starts = [m[k] for k in sorted(m) if k.startswith("restart_objective_")]
         if len(starts) > 1:
             # the untrained model's objective at the screen's schedule: how far the best start came down
-            from engine.training.final_objective import corpus_objective
-
             fresh = Trainer(corpus, vocabulary, trainer.config, live_interval=None, prepared=trainer.prep)
             before = corpus_objective(fresh, step=int(m.get("restart_steps") or 0))["objective"]
             out.update(start_objectives=[round(x, 3) for x in starts], untrained_objective=round(before, 3),
