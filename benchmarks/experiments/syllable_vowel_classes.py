@@ -1,10 +1,9 @@
 """Issue 49, item 2: can a syllabary's signs be grouped by their vowel from the text alone?
 
-A spelling with echo vowels (Linear B ko-no-so for Knossos: the vowel of a cluster's first consonant
-copies the next syllable's) and a language's vowel harmony make a sign's right neighbours lean to
-signs of its own vowel, so signs that share a vowel share right neighbours. Each sign gets the
-positive PMI of its right neighbours; the cosine similarities' spectral embedding is cut into k
-groups (k-means weighted by the signs' counts, the best of 20 starts). Gold-free: the key is read
+The groups of engine/model/sign_groups.py (signs that share a vowel share the signs that follow them:
+echo vowels, vowel harmony), made from the text alone (the first rows of dev-vowel-classes.jsonl, at
+483a423, came from this script's own copy of that code, before it moved to the engine and left out the
+signs seen fewer than 5 times). The key is read
 only to score the groups (their purity: the share of the text's signs whose group's most common key
 vowel is their own) and, for ``cipher_suite --oracle-part vowel-classes``, to give each group the
 vowel most of its signs have (the best case of a search over which group is which vowel).
@@ -21,50 +20,15 @@ import sys
 from pathlib import Path
 from typing import Iterable, Sequence
 
-import numpy as np
-
 from benchmarks.experiments.syllable_objective import BUILD, finish_row, key_of
 
 
-def vowel_classes(texts: Iterable[str], k: int, seed: int = 0, starts: int = 20) -> dict[str, int]:
-    """sign -> group (0..k-1) of every sign of ``texts`` (inscriptions; spaces divide words), from its
-    right neighbours inside words."""
-    texts = list(texts)
-    counts = collections.Counter(c for t in texts for c in t if not c.isspace())
-    signs = [s for s, _ in counts.most_common()]
-    index = {s: i for i, s in enumerate(signs)}
-    m = np.zeros((len(signs), len(signs) + 1))            # the last column: the word's end
-    for t in texts:
-        for word in t.split():
-            for a, b in zip(word, word[1:] + "\0"):
-                m[index[a], index.get(b, len(signs))] += 1
-    total = m.sum()
-    with np.errstate(divide="ignore", invalid="ignore"):
-        pmi = np.log(m * total / np.outer(m.sum(1), m.sum(0)))
-    pmi = np.where(np.isfinite(pmi), np.maximum(pmi, 0.0), 0.0)
-    x = pmi / (np.linalg.norm(pmi, axis=1, keepdims=True) + 1e-12)
-    sim = np.maximum(x @ x.T, 0.0)
-    d = sim.sum(1)
-    _, vecs = np.linalg.eigh(sim / np.sqrt(np.outer(d, d) + 1e-12))
-    e = vecs[:, -k:]
-    e /= np.linalg.norm(e, axis=1, keepdims=True) + 1e-12
-    w = np.array([counts[s] for s in signs], float)
-    rng = np.random.default_rng(seed)
-    best: tuple[float, np.ndarray] | None = None
-    for _ in range(starts):
-        centres = e[rng.choice(len(e), k, replace=False, p=w / w.sum())]
-        for _ in range(100):
-            labels = np.argmax(e @ centres.T, 1)
-            new = np.array([(e[labels == j] * w[labels == j, None]).sum(0) if (labels == j).any() else centres[j]
-                            for j in range(k)])
-            new /= np.linalg.norm(new, axis=1, keepdims=True) + 1e-12
-            if np.allclose(new, centres):
-                break
-            centres = new
-        fit = float((w * (e * centres[labels]).sum(1)).sum())
-        if best is None or fit > best[0]:
-            best = (fit, labels.copy())
-    return {s: int(best[1][i]) for s, i in index.items()}
+def vowel_classes(texts: Iterable[str], k: int) -> dict[str, int]:
+    """sign -> group of the signs of ``texts`` (inscriptions; spaces divide words): the product's
+    grouping (engine/model/sign_groups.py) over the words."""
+    from engine.model.sign_groups import vowel_groups
+
+    return vowel_groups((word for t in texts for word in t.split()), k)
 
 
 def majority_vowels(groups: dict[str, int], key: dict[str, tuple[str, str]], counts: collections.Counter) -> dict[int, str]:

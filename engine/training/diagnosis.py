@@ -14,6 +14,10 @@ whose value is unstable) and what to try.
 * ``objective``: the run's final objective against other runs of the same inputs and settings (the
   seeds of a group, the starts of a restart): one clearly higher (worse) than the best is in a worse
   basin of the same objective.
+* ``vowels``: with signs = syllables, the vowels the reading gives the signs against the groups the
+  text puts the signs in by the signs that follow them (engine/model/sign_groups.py: echo vowels, vowel
+  harmony): a reading whose vowels fit those groups no better than the same vowels shuffled among the
+  signs is probably wrong, where the groups are stable enough to mean something.
 * ``polish``: the swap search (engine/training/polish.py) found a better mapping than training did.
 * ``seeds``: the run's reading of each letter against the readings of other runs of the same inputs
   and settings (the seeds of a group, a project's runs): letters that most of the others read as
@@ -65,8 +69,17 @@ COVERAGE_SHARE_FLAG = 0.2
 #: confidence is on another scale).
 CLOSE_CONFIDENCE = 0.5
 CLOSE_SHARE_FLAG = 0.085
+#: a syllable reading whose signs' vowels agree with the text's vowel groups (engine/model/sign_groups.py:
+#: signs that share what follows them) no better than the same vowels shuffled among the signs (a
+#: permutation p of VOWEL_AGREEMENT_P or more: the usual 5 %, not searched) is probably wrong, where the
+#: groups mean something: the text's two halves give groups that agree to GROUP_STABILITY_MIN or more.
+#: GROUP_STABILITY_MIN was set on the texts of the dev ciphers of issue 49 (0.35-0.63; a round value below
+#: them all), after seeing them and the Linear B word list's 0.25 (benchmarks/results/ciphers/dev-verdict.jsonl;
+#: docs/diagnosis.md)
+VOWEL_AGREEMENT_P = 0.05
+GROUP_STABILITY_MIN = 0.3
 #: the findings that say a reading is probably wrong, not only that it may be a local optimum
-WRONG_CODES = ("values", "coverage", "close")
+WRONG_CODES = ("values", "coverage", "close", "vowels")
 
 
 @dataclass(frozen=True)
@@ -205,6 +218,10 @@ class Diagnosis:
         if "diagnosis_crowded_share" in v:
             out.append(f"whether the signs are read as distinct syllables ({v['diagnosis_crowded_share']:.0%} of the "
                        "text in signs that share their value with 3 others or more)")
+        if "diagnosis_vowel_agreement_p" in v:
+            out.append("whether the signs' vowels follow the groups the text puts them in (chance "
+                       f"p = {v['diagnosis_vowel_agreement_p']:.2f}; the groups' stability "
+                       f"{v.get('diagnosis_vowel_groups_stability', 0.0):.2f})")
         if "diagnosis_coverage_of_target" in v:
             out.append(f"how much of the text its matches cover ({v['diagnosis_coverage_of_target']:.0%} of the "
                        "coverage target)")
@@ -354,6 +371,28 @@ def values_finding(table, shares: Mapping[str, float]) -> tuple[Finding | None, 
     return Finding("values", text, tuple(s for _, signs in worst for s in signs), True, template, args), values
 
 
+def vowels_finding(table, chunks) -> tuple[Finding | None, dict[str, float]]:
+    """The signs' vowels in a syllable run (``table``: its SyllableTable) against the vowel groups of
+    its text (``chunks``: the runs of signs between dividers): flagged (probably wrong) where the groups
+    are stable and the vowels agree with them no better than chance (module constants)."""
+    from engine.model.sign_groups import vowel_evidence
+
+    top = table.top_values()
+    evidence = vowel_evidence(chunks, {sign: value[1] for sign, value in top.items()})
+    if evidence is None:
+        return None, {}
+    values = {"diagnosis_vowel_groups_stability": evidence.stability,
+              "diagnosis_vowel_agreement": evidence.agreement, "diagnosis_vowel_agreement_chance": evidence.chance,
+              "diagnosis_vowel_agreement_p": evidence.p_value}
+    if evidence.stability < GROUP_STABILITY_MIN or evidence.p_value < VOWEL_AGREEMENT_P:
+        return None, values
+    return Finding("vowels", f"the signs' vowels do not follow the text: signs that the text groups together by "
+                   f"the signs that follow them (echo vowels, vowel harmony) are read with vowels that fit those "
+                   f"groups no better than the same vowels shuffled among the signs (p = {evidence.p_value:.2f}), "
+                   "where a right reading's vowels fit them; try more restarts or seeds, or pin the signs you are "
+                   "sure of"), values
+
+
 def coverage_finding(coverage: float, target: float) -> tuple[Finding | None, dict[str, float]]:
     """The run's final ``coverage`` (share of the text its matches cover) against its coverage
     ``target``: flagged (probably wrong) below COVERAGE_SHARE_FLAG of the target."""
@@ -410,6 +449,10 @@ def diagnose(trainer, *, polish=None) -> Diagnosis:
         out.findings.append(finding)
     if mapping.syllables is not None:
         finding, values = values_finding(mapping.syllables, shares)
+        out.values.update(values)
+        if finding is not None:
+            out.findings.append(finding)
+        finding, values = vowels_finding(mapping.syllables, [chunk.letters for chunk in trainer.prep.chunks])
         out.values.update(values)
         if finding is not None:
             out.findings.append(finding)
