@@ -87,6 +87,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rows", type=Path, action="append", default=[], help="a cipher_suite rows file")
     ap.add_argument("--oracle", type=Path, action="append", default=[], help="a cipher_suite --oracle rows file")
+    ap.add_argument("--run", action="append", default=[], metavar="CHECKPOINT=FOLDER",
+                    help="any other run: its checkpoint and its data folder (lost.csv, known.csv), e.g. a Linear B "
+                         "run of benchmarks/syllable_linear_b.py (its rows: no P@10)")
     ap.add_argument("--out", help="append the rows (JSON lines) to this file")
     args = ap.parse_args(argv)
     items = []
@@ -103,11 +106,14 @@ def main(argv=None) -> int:
             items.append(({"id": r["id"], "kind": "cipher", "label": r["label"], "seed": 0,
                            "reading": f"oracle {part} released", "p_at_10": r["p_at_10"],
                            "read": r["p_at_10"] >= 0.70}, folder / "released.pt"))
+    for pair in args.run:
+        checkpoint, _, folder = pair.partition("=")
+        items.append(({"id": checkpoint, "kind": "run", "data": folder, "reading": "unpinned"}, Path(checkpoint)))
     for row, checkpoint in items:
         if not checkpoint.is_file():
             print(f"{checkpoint}: no checkpoint, skipped", file=sys.stderr)
             continue
-        row.update(features(checkpoint, BUILD / row["id"]))
+        row.update(features(checkpoint, Path(row["data"]) if "data" in row else BUILD / row["id"]))
         finish_row(row, "syllable_verdict", argv, args.out)
     return 0
 
