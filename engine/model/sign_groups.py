@@ -8,10 +8,10 @@ spectral embedding is cut into GROUPS groups (k-means weighted by the signs' cou
 seeded starts, so the same text gives the same groups).
 
 The groups are not vowels, and no vowel is named: on the invented syllabaries of issue 49 they put
-0.52-0.83 of the text's signs in a group whose commonest vowel is their own
+0.50-0.88 (median 0.65) of the text's signs in a group whose commonest vowel is their own
 (benchmarks/experiments/syllable_vowel_classes.py). What they give is evidence against a reading: the
 vowels a right reading gives the signs follow the groups (on dev-s-latin-1 the weighted normalised
-mutual information was 0.28 where shuffling the vowels among the signs gave 0.13), a wrong one's do not.
+mutual information was 0.30 where shuffling the vowels among the signs gave 0.12), a wrong one's do not.
 :func:`vowel_evidence` measures that against the reading's own vowels shuffled among its signs (a
 permutation test), and how stable the groups are (the groups of the text's two halves, compared): a
 short text or a word list may give groups that mean nothing, and then nothing is concluded.
