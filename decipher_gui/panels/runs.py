@@ -26,8 +26,8 @@ from ..config_form import editor_value as _get, make_editor as _editor, set_edit
 PRESET_LABELS = {"paper": "Paper defaults (Gothic: spans 4–10, unsegmented)",
                  "ugaritic": "Ugaritic (spans 3–10, segmented words)",
                  "iberian": "Iberian (spans 3–10, coverage target 0.1)",
-                 "linear-b": "Linear B (syllable signs, spans 1–8, segmented words; fitted on its gold)",
-                 "syllabary": "Syllabary, any (syllable signs, spans 2–8, few or no dividers)"}
+                 "linear-b": "Linear B (syllable signs, spans 1–8, segmented words)",
+                 "syllabary": "Syllabary, any (syllable signs, spans 2–8)"}
 
 
 def add_preset_items(box: QComboBox) -> None:

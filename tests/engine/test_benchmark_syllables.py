@@ -92,7 +92,10 @@ def test_linear_b_runner_sets_what_each_variant_names():
                                                           "restart_steps=0")
     assert syllable_linear_b.parse_folder("preset-lr0.2-8000-s1") == ("cognates", "preset-lr0.2", 8000, 1)
     # every variant but the preset keeps the learning rate it was measured at
-    assert all("lr=0.2" in v for k, v in syllable_linear_b.SETTINGS.items() if k != "preset")
+    assert all("lr=0.2" in v for k, v in syllable_linear_b.SETTINGS.items() if k not in ("preset", "syllabary"))
+    # the generic preset of issue 49 as shipped, plus what the list is (one word a line), and nothing else
+    assert syllable_linear_b.SETTINGS["syllabary"] == ("segmented=true",)
+    assert syllable_linear_b.PRESET == {"syllabary": "syllabary"}
     assert syllable_linear_b.PINS["onsets-first"] == ()
 
 

@@ -265,7 +265,7 @@ def test_summary_text_round_trips_through_the_report_importer():
 
 
 def test_presets_are_valid_and_described():
-    assert set(PRESETS) == set(PRESET_INFO) == {"paper", "ugaritic", "iberian", "linear-b"}
+    assert set(PRESETS) == set(PRESET_INFO) == {"paper", "ugaritic", "iberian", "linear-b", "syllabary"}
     for name, preset in PRESET_INFO.items():
         assert preset.name == name and preset.title and len(preset.description) > 30
         cfg = preset.config()

@@ -89,7 +89,7 @@ def test_the_walk_through_imports_pins_trains_fills_the_grid_and_exports_it(empt
     stems = w.project.stems(language.id)
     assert stems and all(s.ipa == transcribe(s.form, "greek") for s in stems)
     # the preset as the Run panel names it
-    assert got["preset_shown"] == "Linear B (syllable signs, spans 1–8, segmented words; fitted on its gold)"
+    assert got["preset_shown"] == "Linear B (syllable signs, spans 1–8, segmented words)"
     # the pin typed in the pin dialog is recorded as a syllable, locked
     assert "onset k, vowel a" in got["pin_said"]
     assert got["pins"] == [(KA, "ka", True)]
