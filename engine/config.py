@@ -758,7 +758,7 @@ PRESET_INFO: dict[str, Preset] = {p.name: p for p in (
            "segmented = true.",
            SYLLABARY,
            "the invented syllabaries' dev ciphers (issue 49) for vowel_slot joint and the spans (the right "
-           "reading, pinned then released, scores better than the wrong ones under joint on 3 of 4 of them); "
+           "reading, pinned then released, scores better than the unpinned run on 8 of the 10 of them); "
            "band, onsets_first, lr 0.5 and the 4 starts of 500 steps are the linear-b preset's, chosen on the "
            "Linear B gold, so its Linear B figures are not held-out either; no invented syllabary is read with "
            "it yet (docs/benchmarks.md, \"Invented ciphers\")"),

@@ -28,12 +28,15 @@ from benchmarks.experiments.syllable_objective import finish_row
 
 def features(checkpoint: Path, data: Path) -> dict:
     """The gold-free candidates of one run (its checkpoint on the cipher folder ``data``)."""
+    import collections
+
     import numpy as np
 
     from benchmarks.cipher_suite import load_folder
     from engine.closeness.curve import closeness_score, coverage_at
     from engine.model.letter_classes import letter_shares
     from engine.training.diagnosis import diagnose
+    from engine.training.final_objective import corpus_objective
     from engine.training.trainer import Trainer
 
     corpus, vocabulary = load_folder(data)
@@ -45,8 +48,6 @@ def features(checkpoint: Path, data: Path) -> dict:
     weights = np.array([shares.get(s, 0.0) for s in table.signs])
     sharp = table.onset_probs.max(axis=1) * table.vowel_probs.max(axis=1)
     out = {k: round(float(v), 4) for k, v in diagnosis.values.items()}
-    from engine.training.final_objective import corpus_objective
-
     parts = corpus_objective(trainer)
     out.update(objective=round(parts["objective"], 4), quality=round(parts["quality"], 4),
                coverage_ratio=round(parts["coverage_ratio"], 4))
@@ -56,8 +57,6 @@ def features(checkpoint: Path, data: Path) -> dict:
                flagged=diagnosis.flagged, codes=[f.code for f in diagnosis.findings if f.flag])
     # what the matches read: how many distinct stems, how much of the matched text the 10 most matched
     # stems take, how long the matched spans are
-    import collections
-
     stems = collections.Counter()
     for m in ev.matches:
         stems[m.best.form] += m.end - m.start

@@ -74,8 +74,8 @@ CLOSE_SHARE_FLAG = 0.085
 #: permutation p of VOWEL_AGREEMENT_P or more: the usual 5 %, not searched) is probably wrong, where the
 #: groups mean something: the text's two halves give groups that agree to GROUP_STABILITY_MIN or more.
 #: GROUP_STABILITY_MIN was set on the texts of the dev ciphers of issue 49 (0.35-0.63; a round value below
-#: them all), after seeing them and the Linear B word list's 0.25 (benchmarks/results/ciphers/dev-verdict.jsonl;
-#: docs/diagnosis.md)
+#: them all), after seeing them and the Linear B word list's 0.13 (benchmarks/results/ciphers/dev-verdict.jsonl,
+#: syllables/linear-b-verdict.jsonl; docs/diagnosis.md)
 VOWEL_AGREEMENT_P = 0.05
 GROUP_STABILITY_MIN = 0.3
 #: the findings that say a reading is probably wrong, not only that it may be a local optimum
