@@ -254,12 +254,12 @@ def group_key(item: RunItem):
     """Items with equal keys may be trained as one batch (before their data are read: the precise
     test, engine/training/lockstep.py batch_key, is made on their inputs in the worker); None: the
     item runs alone (a resume, a setting a batch cannot do)."""
-    from engine.training.lockstep import _shared_settings, batch_key, unbatchable
+    from engine.training.lockstep import batch_key, shared_settings, unbatchable
 
     if item.project is not None:
         if item.config is None or unbatchable(item.config) is not None:
             return None
-        return ("project", str(item.project), item.corpus, tuple(sorted(_shared_settings(item.config).items())))
+        return ("project", str(item.project), item.corpus, tuple(sorted(shared_settings(item.config).items())))
     if item.inputs is None:
         return None
     return batch_key(item.inputs)

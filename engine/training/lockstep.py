@@ -96,8 +96,7 @@ def batch_key(inputs) -> tuple | None:
 
     if inputs.resume is not None or unbatchable(inputs.config) is not None:
         return None
-    shared = tuple(sorted((k, v) for k, v in inputs.config.to_dict().items() if k not in PER_RUN_SETTINGS))
-    return corpus_digest(inputs.corpus), shared
+    return corpus_digest(inputs.corpus), tuple(sorted(shared_settings(inputs.config).items()))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -263,9 +262,9 @@ class RunBatch:
         self._dp_prep = preps
         first = self._m[0].trainer
         self.device = first.device
-        shared = _shared_settings(first.config)
+        shared = shared_settings(first.config)
         for m in self._m[1:]:
-            if _shared_settings(m.trainer.config) != shared or m.trainer.device != self.device:
+            if shared_settings(m.trainer.config) != shared or m.trainer.device != self.device:
                 raise ValueError("the runs of a batch must share their corpus and every setting outside "
                                  "PER_RUN_SETTINGS (engine/training/lockstep.py batch_key)")
             if list(m.trainer.prep.lost_letters) != list(first.prep.lost_letters) or \
@@ -505,7 +504,8 @@ class RunBatch:
             pass
 
 
-def _shared_settings(config: Config) -> dict:
+def shared_settings(config: Config) -> dict:
+    """The settings every run of a batch must share: all but :data:`PER_RUN_SETTINGS`."""
     return {k: v for k, v in config.to_dict().items() if k not in PER_RUN_SETTINGS}
 
 
