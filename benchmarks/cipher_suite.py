@@ -402,7 +402,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--pinned-steps", type=int, default=1000, help="with --oracle: the steps under the pins")
     p.add_argument("--oracle-part", default="all",
                    help="with --oracle: pin all of each value (all), the vowels only (vowels), the onsets only "
-                        "(onsets), or the N most frequent signs (top:N)")
+                        "(onsets), each sign's vowel group's majority vowel (vowel-classes), or the N most "
+                        "frequent signs (top:N)")
     args = p.parse_args(argv)
     try:
         check_part(args.oracle_part)
@@ -415,6 +416,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         unknown = [cid for cid in args.oracle if cid not in ciphers]
         if unknown:
             p.error(f"--oracle {unknown[0]}: no cipher of that id in {MANIFEST.name}")
+        letters = [cid for cid in args.oracle if ciphers[cid]["script"] != "syllabary"]
+        if args.oracle_part in ("vowels", "onsets", "vowel-classes") and letters:
+            p.error(f"--oracle-part {args.oracle_part}: {letters[0]} is an alphabet; that part is a syllabary sign's")
         extra = (["--preset", args.preset] if args.preset else []) + [x for s in args.set for x in ("--set", s)]
         args.out.parent.mkdir(parents=True, exist_ok=True)
         for cid in args.oracle:

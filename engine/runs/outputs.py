@@ -215,14 +215,20 @@ class ProgressBar(RunSink):
             self.bar = None
 
 
-def run_in_folder(inputs, out: Path, *, sinks=(), checkpoint_every_s: float | None = None,
-                  handle_signals: bool = False, **session_options) -> RunOutcome:
-    """One run writing ``decipher run --out`` outputs to ``out`` (checkpoint.pt, metrics.json,
-    matches.csv, steps.csv): the file-side caller of the session (the CLI, a sweep's workers).
-    ``out`` is checked (and made) before anything runs."""
+def folder_session(inputs, out: Path, *, sinks=(), checkpoint_every_s: float | None = None, **session_options):
+    """The RunSession of one run writing ``decipher run --out`` outputs to ``out`` (checkpoint.pt,
+    metrics.json, matches.csv, steps.csv), ``out`` checked (and made) first: what run_in_folder runs,
+    and what a batch of runs (engine/runs/workers.py run_batch) drives for each of its runs."""
     from engine.runs.session import CHECKPOINT_EVERY_S, RunSession
 
     out = prepare_output_folder(Path(out))
-    session = RunSession(inputs, sinks=[OutputFolder(out), *sinks], checkpoint=out / "checkpoint.pt",
-                         checkpoint_every_s=checkpoint_every_s or CHECKPOINT_EVERY_S, **session_options)
-    return session.run(handle_signals=handle_signals)
+    return RunSession(inputs, sinks=[OutputFolder(out), *sinks], checkpoint=out / "checkpoint.pt",
+                      checkpoint_every_s=checkpoint_every_s or CHECKPOINT_EVERY_S, **session_options)
+
+
+def run_in_folder(inputs, out: Path, *, sinks=(), checkpoint_every_s: float | None = None,
+                  handle_signals: bool = False, **session_options) -> RunOutcome:
+    """One run writing ``decipher run --out`` outputs to ``out``: the file-side caller of the
+    session (the CLI, a sweep's workers). ``out`` is checked (and made) before anything runs."""
+    return folder_session(inputs, out, sinks=sinks, checkpoint_every_s=checkpoint_every_s,
+                          **session_options).run(handle_signals=handle_signals)

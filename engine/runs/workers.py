@@ -288,7 +288,6 @@ def run_batch(items: Sequence[RunItem], *, budget: int | None = None) -> list[Ru
     """Train ``items`` (of one :func:`group_key`) as batches of runs, each under the session its single
     run would have (run_in_folder's or run_in_project's sinks and checkpoint), one batch after another
     (engine/training/lockstep.py plan_batches). A batch of one runs as a single run."""
-    from engine.runs.session import CHECKPOINT_EVERY_S, RunSession
     from engine.training.lockstep import plan_batches, train_sessions
 
     for item in items:
@@ -315,18 +314,16 @@ def run_batch(items: Sequence[RunItem], *, budget: int | None = None) -> list[Ru
             sessions = [None if r is None else r.session for r in runs]
             run_ids = [lambda r=r: None if r is None else r.recorder.run_id for r in runs]
         else:
-            from engine.runs.outputs import OutputFolder, prepare_output_folder
+            from engine.runs.outputs import folder_session
 
             sessions = []
             for i, item in enumerate(items):
                 try:
-                    out = prepare_output_folder(Path(item.run_dir))
-                except Exception as exc:  # noqa: BLE001
+                    sessions.append(folder_session(item.inputs, Path(item.run_dir),
+                                                   sinks=[objectives[i], *item.sinks]))
+                except Exception as exc:  # noqa: BLE001 - a failed run is a result
                     results[i] = _failed(item, exc)
                     sessions.append(None)
-                    continue
-                sessions.append(RunSession(item.inputs, sinks=[OutputFolder(out), objectives[i], *item.sinks],
-                                           checkpoint=out / "checkpoint.pt", checkpoint_every_s=CHECKPOINT_EVERY_S))
             run_ids = [lambda: None for _ in items]
         ready = [i for i, s in enumerate(sessions) if s is not None]
         for batch in plan_batches([sessions[i].inputs for i in ready], budget=budget):

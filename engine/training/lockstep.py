@@ -363,12 +363,13 @@ class RunBatch:
             groups.setdefault((self._m[k].dp_key, self._m[k].trainer.config.insertion_cost(self._m[k].trainer.step)),
                               []).append((k, b))
         order = [kb for g in groups.values() for kb in g]
-        merged, _, rows = merge_batches([b for _, b in order])
+        merged, col_all, rows = merge_batches([b for _, b in order])
         row_of = {k: rows[i] for i, (k, _) in enumerate(order)}
         merged = merged.to(self.device)
         log_e_parts = []
         for (dp_key, gamma), group in groups.items():
-            sub, col_table, _ = merge_batches([b for _, b in group])
+            # one group: its batch is the merged one (no second merge)
+            sub, col_table = (merged, col_all) if len(groups) == 1 else merge_batches([b for _, b in group])[:2]
             prep = self._dp_prep[dp_key]
             stack = torch.stack([tables[k] for k, _ in group])
             t0 = self._m[group[0][0]].trainer
@@ -540,14 +541,9 @@ def refuse_for_group(config: Config) -> None:
     """InputError, in one line, for a setting seeds trained together cannot do (:func:`unbatchable`)."""
     from engine.errors import InputError
 
-    if config.candidate_stems > 0:
-        raise InputError("setting candidate_stems: seeds trained together (--seeds) do not support it yet; "
-                         "run each seed on its own")
-    if config.restarts > 1:
-        raise InputError("setting restarts: seeds trained in lockstep do not support it; run each seed on its "
-                         "own (decipher run --seeds does)")
-    if config.polish_moves > 0:
-        raise InputError("setting polish_moves: seeds trained in lockstep do not support it; run each seed on "
+    why = unbatchable(config)
+    if why is not None:
+        raise InputError(f"{why}: seeds trained together in one batch do not support it; run each seed on "
                          "its own (decipher run --seeds does)")
 
 

@@ -263,3 +263,18 @@ def test_the_runs_of_one_problem_prepare_it_once(cipher, monkeypatch):
     alone, _ = single(RunInputs(cipher.corpus, cipher.vocabulary, Config(**SMALL).replace(seed=2),
                                 gold=tuple(cipher.gold)))
     assert torch.allclose(group.trainers[2].model.aligner, alone.model.aligner, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("setting", [dict(restarts=2), dict(candidate_stems=5), dict(polish_moves=3)])
+def test_a_seed_group_refuses_what_a_batch_cannot_do_in_one_line(cipher, setting):
+    """SeedGroup and train_seeds refuse, naming the setting, what RunBatch cannot train (unbatchable)."""
+    from engine.errors import InputError
+    from engine.training.lockstep import SeedGroup, train_seeds
+
+    cfg = Config(**SMALL, **setting)
+    name = next(iter(setting))
+    with pytest.raises(InputError, match=f"setting {name}") as e:
+        SeedGroup(cipher.corpus, cipher.vocabulary, cfg, seeds=[0, 1])
+    assert "\n" not in str(e.value) and "run each seed on its own" in str(e.value)
+    with pytest.raises(InputError, match=f"setting {name}"):
+        train_seeds(RunInputs(cipher.corpus, cipher.vocabulary, cfg), [0, 1])
