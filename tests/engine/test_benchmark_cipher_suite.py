@@ -82,3 +82,22 @@ def test_the_test_split_is_refused_unless_asked_for(monkeypatch, capsys):
     with pytest.raises(SystemExit) as e:
         cipher_suite.main(["--split", "test", "--label", "x", "--out", "unused.jsonl"])
     assert e.value.code == 2 and "run once, at the end" in capsys.readouterr().err
+
+
+def test_cipher_closeness_holds_the_rule_only_when_the_relative_alone_is_closer_than_chance():
+    from benchmarks.cipher_closeness import judged
+
+    def row(known, verdict, margin):
+        return known, {"known": known, "score_mean": "0.3", "null_mean": "0.2", "margin": str(margin), "p_holm": "0.01",
+                       "verdict": verdict, "mapping_z": "", "decoding_z": "2.5"}
+
+    good = dict([row("relative", "closer than chance", 0.1), row("unrelated", "no evidence", 0.01)])
+    r = judged(good)
+    assert r["rule_holds"] and r["rel_rank"] == 1 and r["unrel_rank"] == 2 and r["rel_mapping_z"] is None
+    assert r["rel_decoding_z"] == 2.5
+    # the unrelated list ranked first: the relative is not found even though it is closer than chance
+    first = dict([row("unrelated", "no evidence", 0.2), row("relative", "closer than chance", 0.1)])
+    assert not judged(first)["relative_found"] and not judged(first)["rule_holds"]
+    both = dict([row("relative", "closer than chance", 0.1), row("unrelated", "closer than chance", 0.05)])
+    r = judged(both)
+    assert r["relative_found"] and not r["unrelated_rejected"] and not r["rule_holds"]

@@ -1,0 +1,138 @@
+"""Issue 49, "closeness on the test ciphers": which known list is closest, asked of an invented cipher's
+lost text as a user asks it (``decipher closeness``, default budget: 3 seeds x 3 phonotactic nulls),
+with two candidates: the cipher's own relative (its known.csv) and the unrelated list of the
+manifest's control of that cipher (the control's known.csv).
+
+One row per cipher: each candidate's score, null mean, margin over its null, Holm p, verdict and
+rank, and the two consistency signals (mapping and decoding agreement, as z over the nulls'); and
+whether the manifest's closeness rule holds for it: the relative is "closer than chance" and ranked
+first, and the unrelated list is not "closer than chance". The cipher's one-run P@10 (its
+``cipher_suite`` row, when given) tells whether the runs decipher the relative.
+
+A comparison's runs are kept under build/cipher-closeness/ID, so a second invocation continues
+where the first stopped (``decipher closeness`` resumes a folder with an earlier comparison).
+
+    nice -n 10 python -m benchmarks.cipher_closeness --split dev --ids dev-a-latin-1 --workers 2 \\
+        --suite benchmarks/results/ciphers/dev-default.jsonl --out benchmarks/results/ciphers/dev-closeness.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Sequence
+
+from benchmarks.cipher_suite import PINNED_ENV, ROOT, build_cipher, build_control, manifest
+
+OUT_ROOT = ROOT / "build" / "cipher-closeness"
+CLOSER = "closer than chance"
+
+
+def candidates_of(cid: str, controls: dict[str, dict]) -> tuple[str, dict]:
+    """The control of cipher ``cid`` (its unrelated list); exactly one is expected."""
+    mine = [c for c in controls.values() if c["of"] == cid]
+    if len(mine) != 1:
+        raise SystemExit(f"cipher_closeness: {cid} has {len(mine)} controls in the manifest; one is needed")
+    return mine[0]["known"], mine[0]
+
+
+def summary_rows(out: Path) -> dict[str, dict]:
+    with open(out / "summary.csv", encoding="utf-8", newline="") as f:
+        return {r["known"]: r for r in csv.DictReader(f)}
+
+
+def judged(summary: dict[str, dict]) -> dict:
+    """The row's closeness figures and the manifest's rule for one cipher."""
+    order = list(summary)                      # summary.csv lists the candidates best first
+
+    def num(r, k):
+        return float(r[k]) if r.get(k) not in (None, "") else None
+
+    row = {}
+    for name, tag in (("relative", "rel"), ("unrelated", "unrel")):
+        r = summary.get(name, {})
+        row.update({f"{tag}_score": num(r, "score_mean"), f"{tag}_null_mean": num(r, "null_mean"),
+                    f"{tag}_margin": num(r, "margin"), f"{tag}_p_holm": num(r, "p_holm"),
+                    f"{tag}_verdict": r.get("verdict"), f"{tag}_rank": order.index(name) + 1 if name in order else None,
+                    f"{tag}_mapping_z": num(r, "mapping_z"), f"{tag}_decoding_z": num(r, "decoding_z")})
+    row["relative_found"] = row["rel_verdict"] == CLOSER and row["rel_rank"] == 1
+    row["unrelated_rejected"] = row["unrel_verdict"] != CLOSER
+    row["rule_holds"] = row["relative_found"] and row["unrelated_rejected"]
+    return row
+
+
+def suite_p10(path: Path | None, cid: str) -> float | None:
+    if path is None or not path.is_file():
+        return None
+    for ln in path.read_text(encoding="utf-8").splitlines():
+        r = json.loads(ln) if ln.strip() else {}
+        if r.get("id") == cid and "p_at_10" in r:
+            return r["p_at_10"]
+    return None
+
+
+def run_one(entry: dict, control: dict, ciphers: dict, args) -> dict:
+    folder = build_cipher(entry)
+    unrelated = build_control(control, ciphers)
+    out = OUT_ROOT / entry["id"]
+    cmd = [sys.executable, "-m", "engine", "closeness", "--lost", str(folder / "lost.csv"),
+           "--known", f"relative={folder / 'known.csv'}", f"unrelated={unrelated / 'known.csv'}",
+           "--config", str(folder / "settings.toml"), "--seeds", *map(str, args.seeds), "--null", str(args.null),
+           "--workers", str(args.workers), "--out", str(out)]
+    if args.preset:
+        cmd += ["--preset", args.preset]
+    if args.steps:
+        cmd += ["--steps", str(args.steps)]
+    t0 = time.time()
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True,
+                          env={**os.environ, **PINNED_ENV, "PYTHONPATH": str(ROOT)})
+    from benchmarks.commit import short_commit
+
+    shown = " ".join("python" if i == 0 else str(c).replace(f"{ROOT}/", "") for i, c in enumerate(cmd))
+    row = {"id": entry["id"], "script": entry["script"], "relation": entry["relation"], "wr": entry["wr"],
+           "unrelated": control["known"], "seeds": list(args.seeds), "null": args.null, "steps": args.steps,
+           "preset": args.preset, "wall_s": round(time.time() - t0, 1), "rc": proc.returncode,
+           "commit": short_commit(), "command": shown, "p_at_10_one_run": suite_p10(args.suite, entry["id"])}
+    if not (out / "summary.csv").is_file():
+        row["error"] = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}"
+        return row
+    row.update(judged(summary_rows(out)))
+    return row
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--split", choices=("dev", "test"), required=True)
+    p.add_argument("--ids", nargs="+", required=True, help="cipher ids (each needs one control in the manifest)")
+    p.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    p.add_argument("--null", type=int, default=3)
+    p.add_argument("--steps", type=int, help="decipher closeness --steps (default: its own)")
+    p.add_argument("--preset", help="decipher closeness --preset")
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--suite", type=Path, help="a cipher_suite JSONL whose one-run P@10 goes in the rows")
+    p.add_argument("--out", type=Path, required=True, help="the JSONL file rows are appended to")
+    args = p.parse_args(argv)
+    if args.split == "test" and os.environ.get("CIPHER_SUITE_TEST_RUN") != "yes":
+        p.error("the test split is run once, at the end, with the rule fixed first: set CIPHER_SUITE_TEST_RUN=yes")
+    ciphers, controls = manifest()
+    for cid in args.ids:
+        if cid not in ciphers or ciphers[cid]["split"] != args.split:
+            p.error(f"--ids {cid}: no {args.split} cipher of that id in the manifest")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    for cid in args.ids:
+        _, control = candidates_of(cid, controls)
+        row = run_one(ciphers[cid], control, ciphers, args)
+        with open(args.out, "a", encoding="utf-8") as f:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+        print(json.dumps(row, ensure_ascii=False), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
