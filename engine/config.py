@@ -109,11 +109,6 @@ class Config:
     # one-hot from the first step and gradients are 1/T times larger, so nothing can be learned.
     temperature: float = _setting(
         0.2, _MAP, "T in P(lost | known) = softmax(E_K . E_L / T).", PAPER, ge=0.01, le=100)
-    # Issue 49 item 2 ("annealing the mapping's temperature"): a flatter mapping early keeps every
-    # value open while the spans' statistics gather, as deterministic annealing does.
-    temperature_start: float = _setting(
-        0.0, _MAP, "T at step 0, moving in a straight line to temperature at the end of anneal_steps "
-        "(as the insertion cost does); 0 = temperature throughout (the paper's).", OURS, ge=0, le=100)
 
     # A syllabary's sign writes an onset and a vowel; the paper's mapping gives one lost character one
     # IPA unit. docs/deviations-from-paper.md ("Syllabic scripts") describes the syllable model.
@@ -362,12 +357,6 @@ class Config:
 
     def insertion_cost(self, step: int) -> float:
         return self._anneal(step, self.insertion_cost_start, self.insertion_cost_end)
-
-    def temperature_at(self, step: int) -> float:
-        """The mapping's T at ``step`` (setting temperature_start)."""
-        if not self.temperature_start:
-            return self.temperature
-        return self._anneal(step, self.temperature_start, self.temperature)
 
     def coverage_target(self, step: int) -> float:
         return self._anneal(step, self.coverage_start, self.coverage_end)

@@ -73,8 +73,6 @@ class CharMapping(nn.Module):
         self.lost_letters = list(lost_letters)
         self.known_units = list(known_units)
         self.config = config
-        #: T of the softmax; a training step sets it from the step (setting temperature_start)
-        self.temperature = config.temperature
         a = config.init_interval
         add_feature_embeddings(self, [unit_features(u).indices() for u in known_units], len(known_units), config)
         self.aligner = nn.Parameter(torch.empty(len(lost_letters), len(known_units)).uniform_(-a, a))
@@ -105,7 +103,7 @@ class CharMapping(nn.Module):
         """(K, C) log P(lost letter | known unit)."""
         e_k = self.known_embeddings(dropout)
         e_l = self.aligner @ e_k
-        return torch.log_softmax(e_k @ e_l.T / self.temperature, dim=1)
+        return torch.log_softmax(e_k @ e_l.T / self.config.temperature, dim=1)
 
     def sound_loss(self, probs: torch.Tensor) -> torch.Tensor:
         """Omega_loss: each lost letter should receive a total mass of about one known unit (each

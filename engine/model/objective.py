@@ -139,9 +139,7 @@ def _no_timer(name: str):
 def dp_log_probs(model: CharMapping, cfg, step: int, dropout: bool = True) -> torch.Tensor:
     """The table a training step's edit DP reads (one dropout sample; ``dropout=False``: the mean
     table, as the objective over the corpus reads it): in the onset phase of a syllable run (setting
-    onsets_first) with every vowel slot scored as chance. It sets the mapping's T for ``step``
-    (setting temperature_start), which the step's other reads of the mapping then share."""
-    model.temperature = cfg.temperature_at(step)
+    onsets_first) with every vowel slot scored as chance."""
     if script_of(cfg).onset_phase(cfg, step):
         return model.log_probs(dropout=dropout, vowels_free=True)
     return model.log_probs(dropout=dropout)

@@ -77,8 +77,6 @@ class SyllableMapping(nn.Module):
         self.lost_letters = list(lost_letters)
         self.known_units = list(known_units)
         self.config = config
-        #: T of the softmaxes; a training step sets it from the step (setting temperature_start)
-        self.temperature = config.temperature
         d, a = config.feature_dim, config.init_interval
         real = [u for u in known_units if u not in (DELETE, NULL_ONSET)]
         consonant_units = [u for u in real if not is_vowel(u)]
@@ -133,7 +131,7 @@ class SyllableMapping(nn.Module):
         """(n_onsets, C + 1) E_K(c) . e_on(l) / T for <DEL> and every sign, and (C, n_vowels)
         E_K(v) . e_vo(s) / T."""
         e_k = self.known_embeddings(dropout)
-        T = self.temperature
+        T = self.config.temperature
         e_on, e_vo = e_k[self.onset_rows], e_k[self.vowel_rows]
         return e_on @ (self.onset_aligner @ e_on).T / T, (self.vowel_aligner @ e_vo) @ e_vo.T / T
 

@@ -233,31 +233,3 @@ def test_the_objective_terms_table_weighs_each_term_as_the_final_objective_does(
     n = 1000
     expected = combine(cfg, cfg.steps, 0.17 * n, 0.40 * n, 0.001 * n, 0.0, n)["objective"]
     assert below["objective"] == pytest.approx(expected) and below["coverage_term"] > 0
-
-
-def test_temperature_start_flattens_the_mapping_early_and_ends_at_the_papers_t(cipher):
-    from engine.model.objective import dp_log_probs
-
-    cfg = Config(**{**SMALL, "anneal_steps": 100}, temperature_start=1.0)
-    assert [cfg.temperature_at(s) for s in (0, 50, 100, 500)] == pytest.approx([1.0, 0.6, 0.2, 0.2])
-    assert Config(**SMALL).temperature_at(0) == Config(**SMALL).temperature   # 0: the paper's T throughout
-    torch.manual_seed(0)
-    prep = prepare(cipher.corpus, cipher.vocabulary, cfg, [])
-    model = make_mapping(prep)
-    with torch.no_grad():
-        model.aligner.normal_(0, 1)
-
-    def entropy(log_p):
-        return float(-(log_p.exp() * log_p).sum(1).mean())
-
-    early = dp_log_probs(model, cfg, 0, dropout=False)
-    assert model.temperature == pytest.approx(1.0)
-    late = dp_log_probs(model, cfg, 100, dropout=False)
-    assert model.temperature == pytest.approx(0.2)
-    assert entropy(early) > entropy(late) + 0.1          # a flatter mapping at the start
-    # what the end reads is exactly the paper's mapping
-    paper = make_mapping(prepare(cipher.corpus, cipher.vocabulary, Config(**{**SMALL, "anneal_steps": 100}), []))
-    paper.load_state_dict(model.state_dict())
-    assert torch.allclose(late, dp_log_probs(paper, paper.config, 100, dropout=False))
-    with pytest.raises(SettingError, match="temperature_start"):
-        Config(temperature_start=-0.5)
