@@ -438,6 +438,7 @@ class ComparisonJob(QObject):
         self.png_problem: str | None = None
         """after the comparison: "" when closeness.png was written, else why not"""
         self._drawer = None
+        self._outcome: tuple[str, Any] | None = None
 
     def start(self, *, after_paint_of: QWidget | None = None) -> None:
         """Start the comparison's thread now or, with ``after_paint_of``, shortly after that widget is
@@ -446,8 +447,11 @@ class ComparisonJob(QObject):
         (benchmarks/gui_responsiveness.py --comparison). ``running()`` is true from here on."""
         self._job = BackgroundJob(self._work, "closeness comparison", self)
         self._job.progressed.connect(self._report)
-        self._job.succeeded.connect(self._ended)
-        self._job.failed.connect(lambda title, message: self.failed.emit(f"{title}: {message}"))
+        # the outcome is told once the thread has stopped (BackgroundJob.ended), so that whoever hears
+        # finished, stopped or failed finds the job no longer running (a new comparison may start)
+        self._job.succeeded.connect(self._keep)
+        self._job.failed.connect(lambda title, message: self._keep(("failed", f"{title}: {message}")))
+        self._job.ended.connect(self._ended)
         if after_paint_of is None:
             self._job.start()
         else:
@@ -478,7 +482,13 @@ class ComparisonJob(QObject):
         else:
             self.progressed.emit(item[1])
 
-    def _ended(self, result) -> None:  # GUI thread
+    def _keep(self, result) -> None:  # GUI thread: the work's outcome, told by _ended
+        self._outcome = result
+
+    def _ended(self) -> None:  # GUI thread, after the job's thread has stopped
+        result, self._outcome = self._outcome, None
+        if result is None:
+            return
         kind, value = result
         if kind == "finished":
             value, self.png_problem = value

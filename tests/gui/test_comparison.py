@@ -141,6 +141,8 @@ def test_a_tiny_comparison_runs_in_a_worker_and_the_tab_shows_it(win, qtbot, tmp
     view = win.plots.comparison
     assert view.splitter.isHidden()  # no comparison yet: no empty plot and table
     job = c.start(request, pool_factory=lambda n: LocalPool(1))  # a real worker process
+    at_finish = []
+    job.finished.connect(lambda _comparison: at_finish.append(job.running()))
     timer.start(50)
     assert job.running()
     assert win.plots.closeness_tab.stack.currentWidget() is view and view.run_bar.isVisible()
@@ -149,6 +151,7 @@ def test_a_tiny_comparison_runs_in_a_worker_and_the_tab_shows_it(win, qtbot, tmp
     qtbot.waitUntil(lambda: c.comparison is not None or win.last_error is not None, timeout=600_000)
     timer.stop()
     assert c.comparison is not None, win.last_error
+    assert at_finish == [False]  # told once its thread has ended: a new comparison may start at once
     # the GUI thread kept turning while the runs trained: its timer fired while the job ran
     assert sum(ticks) >= 3
 
@@ -218,7 +221,7 @@ def test_stop_ends_the_worker_processes_at_once_and_keeps_the_state(win, qtbot, 
     c = controller(win)
     stopped = []
     job = c.start(d.request(), pool_factory=lambda n: LocalPool(1))
-    job.stopped.connect(lambda: stopped.append(True))
+    job.stopped.connect(lambda: stopped.append(job.running()))  # told once its thread has ended
 
     def workers():
         executor = getattr(getattr(job.pool, "pool", None), "_executor", None)
@@ -228,7 +231,7 @@ def test_stop_ends_the_worker_processes_at_once_and_keeps_the_state(win, qtbot, 
     processes = workers()
     win.plots.comparison.stop_button.click()  # returns at once: it signals and ends the processes
     qtbot.waitUntil(lambda: bool(stopped), timeout=60_000)
-    assert c.comparison is None and not job.running()
+    assert stopped == [False] and c.comparison is None and not job.running()
     for p in processes:
         p.join(10)
         assert not p.is_alive()
@@ -391,14 +394,14 @@ def test_a_comparison_stopped_before_its_thread_started_plans_nothing(win, qtbot
     d.folder.setText(str(tmp_path / "cmp"))
     job = ComparisonJob(d.request(), win)
     stopped = []
-    job.stopped.connect(lambda: stopped.append(True))
+    job.stopped.connect(lambda: stopped.append(job.running()))
     hidden = QLabel()
     qtbot.addWidget(hidden)
     job.start(after_paint_of=hidden)
     assert job.running()  # from the click on, though its thread starts later
     job.stop()
     qtbot.waitUntil(lambda: bool(stopped), timeout=10_000)
-    assert planned == [] and not job.running()
+    assert stopped == [False] and planned == [] and not job.running()
 
 
 def test_a_narrow_comparison_view_puts_the_table_under_the_plot_and_keeps_the_plot(app, qtbot):
