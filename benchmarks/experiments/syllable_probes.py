@@ -1,0 +1,116 @@
+"""Issue 49, item 2: what keeps the invented syllabaries unread when Linear B is read with the same preset?
+
+Each probe builds one variant of a dev syllabary (engine/datasets/invented.py) and runs the preset
+``syllabary`` on it once, seed 0, as a user would (``decipher run``), with the gold only to score it:
+
+- ``wr100``: the dev cipher of --source/--seed/--relation built with every word divider (same key);
+- ``words``: that build's cognate words (each distinct gold span) one a line, run with
+  ``segmented = true``, as the Linear B list is run;
+- ``greek``: the same generator on the Greek stems of the Linear B benchmark's known list
+  (benchmarks/.cache/linear-b/data/known.csv, made by ``python -m benchmarks.syllable_linear_b``), WR 0;
+- ``greek-nochange``: the same with no sound change on either side, WR 0;
+- ``greek-words``: no sound change, the cognate words one a line, ``segmented = true``.
+
+    python -m benchmarks.experiments.syllable_probes --probe wr100 --source latin --relation far \\
+        --out benchmarks/results/ciphers/dev-probes.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from benchmarks.experiments.syllable_objective import ROOT, finish_row
+
+PROBES = ("wr100", "words", "greek", "greek-nochange", "greek-words")
+GREEK = ROOT / "benchmarks" / ".cache" / "linear-b" / "data" / "known.csv"
+OUT = ROOT / "build" / "probes"
+
+
+def build(probe: str, source: str, seed: int, relation: str) -> Path:
+    import engine.datasets.invented as inv
+    from engine.corpus import Stem
+
+    stems = None
+    if probe.startswith("greek"):
+        with open(GREEK, encoding="utf-8", newline="") as f:
+            stems = [Stem(r["form"], r["ipa"], r.get("gloss") or "", "greek") for r in csv.DictReader(f)]
+        source = "greek"
+    wr = 0 if probe in ("greek", "greek-nochange") else 100
+    derive = inv.derive
+    if probe in ("greek-nochange", "greek-words"):
+        inv.derive = lambda word, changes: word          # no sound change on either side
+    try:
+        cipher = inv.make_invented_cipher(source, seed=seed, script="syllabary", relation=relation, wr=wr,
+                                          source_stems=stems)
+    finally:
+        inv.derive = derive
+    folder = OUT / f"{probe}-{source}-{seed}-{relation}"
+    inv.write_cipher(cipher, folder, force=True)
+    if probe.endswith("words"):
+        word_list(folder)
+    return folder
+
+
+def word_list(folder: Path) -> None:
+    """Replace lost.csv and gold.csv by the distinct non-empty gold spans, one a line."""
+    with open(folder / "lost.csv", encoding="utf-8", newline="") as f:
+        text = {r["id"]: r["text"].replace(" ", "") for r in csv.DictReader(f)}
+    with open(folder / "gold.csv", encoding="utf-8", newline="") as f:
+        gold = list(csv.DictReader(f))
+    seen, lost, rows = set(), [], []
+    for g in gold:
+        w = text[g["inscription_id"]][int(g["start"]):int(g["word_end"])]
+        if not w or (w, g["known"]) in seen:
+            continue
+        seen.add((w, g["known"]))
+        wid = f"W{len(lost) + 1}"
+        lost.append((wid, w))
+        rows.append((wid, 0, len(w), g["known"]))
+    with open(folder / "lost.csv", "w", encoding="utf-8", newline="") as f:
+        csv.writer(f).writerows([("id", "text"), *lost])
+    with open(folder / "gold.csv", "w", encoding="utf-8", newline="") as f:
+        csv.writer(f).writerows([("inscription_id", "start", "word_end", "known"), *rows])
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--probe", choices=PROBES, required=True)
+    ap.add_argument("--source", default="spanish", help="the dev source (not for the greek probes)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--relation", choices=("near", "far"), default="near")
+    ap.add_argument("--out")
+    args = ap.parse_args(argv)
+    if args.probe.startswith("greek") and not GREEK.is_file():
+        ap.error(f"{GREEK} is missing: run python -m benchmarks.syllable_linear_b first")
+    folder = build(args.probe, args.source, args.seed, args.relation)
+    run = folder / "run"
+    cmd = [sys.executable, "-m", "engine", "run", "--lost", str(folder / "lost.csv"), "--known",
+           str(folder / "known.csv"), "--gold", str(folder / "gold.csv"), "--config", str(folder / "settings.toml"),
+           "--preset", "syllabary", "--seed", "0", "--out", str(run), "--quiet", "--force"]
+    if args.probe.endswith("words"):
+        cmd += ["--set", "segmented=true"]
+    t0 = time.time()
+    subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True,
+                   env={**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"})
+    m = json.loads((run / "metrics.json").read_text(encoding="utf-8"))
+    info = json.loads((folder / "info.json").read_text(encoding="utf-8"))
+    with open(folder / "lost.csv", encoding="utf-8") as f:
+        lines = sum(1 for _ in f) - 1
+    finish_row({"probe": args.probe, "source": info["source"], "seed": args.seed, "relation": args.relation,
+                "wr": info["wr"], "signs": info["signs"], "lines": lines,
+                "sound_changes": args.probe not in ("greek-nochange", "greek-words"),
+                "p_at_1": m["p_at_1"], "p_at_10": m["p_at_10"], "p_at_10_strict": m.get("p_at_10_strict"),
+                "coverage": m.get("coverage"), "flagged": bool((m.get("diagnosis") or {}).get("flagged")),
+                "wall_s": round(time.time() - t0, 1)}, "syllable_probes", argv, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
