@@ -31,15 +31,11 @@ from typing import Sequence
 from benchmarks.cipher_suite import PINNED_ENV, ROOT, build_cipher, build_control, manifest
 
 OUT_ROOT = ROOT / "build" / "cipher-closeness"
-CLOSER = "closer than chance"
 
 
-def candidates_of(cid: str, controls: dict[str, dict]) -> tuple[str, dict]:
-    """The control of cipher ``cid`` (its unrelated list); exactly one is expected."""
-    mine = [c for c in controls.values() if c["of"] == cid]
-    if len(mine) != 1:
-        raise SystemExit(f"cipher_closeness: {cid} has {len(mine)} controls in the manifest; one is needed")
-    return mine[0]["known"], mine[0]
+def controls_of(cid: str, controls: dict[str, dict]) -> list[dict]:
+    """The manifest's controls of cipher ``cid`` (the one among them is its unrelated list)."""
+    return [c for c in controls.values() if c["of"] == cid]
 
 
 def summary_rows(out: Path) -> dict[str, dict]:
@@ -49,6 +45,8 @@ def summary_rows(out: Path) -> dict[str, dict]:
 
 def judged(summary: dict[str, dict]) -> dict:
     """The row's closeness figures and the manifest's rule for one cipher."""
+    from engine.closeness.comparison import CLOSER
+
     order = list(summary)                      # summary.csv lists the candidates best first
 
     def num(r, k):
@@ -121,13 +119,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.split == "test" and os.environ.get("CIPHER_SUITE_TEST_RUN") != "yes":
         p.error("the test split is run once, at the end, with the rule fixed first: set CIPHER_SUITE_TEST_RUN=yes")
     ciphers, controls = manifest()
-    for cid in args.ids:
+    for cid in args.ids:  # every id checked before anything runs
         if cid not in ciphers or ciphers[cid]["split"] != args.split:
             p.error(f"--ids {cid}: no {args.split} cipher of that id in the manifest")
+        if len(controls_of(cid, controls)) != 1:
+            p.error(f"--ids {cid}: {len(controls_of(cid, controls))} controls of it in the manifest; one is needed")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     for cid in args.ids:
-        _, control = candidates_of(cid, controls)
-        row = run_one(ciphers[cid], control, ciphers, args)
+        row = run_one(ciphers[cid], controls_of(cid, controls)[0], ciphers, args)
         with open(args.out, "a", encoding="utf-8") as f:
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
         print(json.dumps(row, ensure_ascii=False), flush=True)

@@ -22,6 +22,7 @@ import random
 import time
 
 from benchmarks.experiments.syllable_hmm import BUILD, known_syllables, lost_chunks
+from benchmarks.experiments.syllable_key_search import key_search_options
 from benchmarks.experiments.syllable_objective import finish_row, key_of
 
 UNKNOWN = ("?", "?")
@@ -87,14 +88,8 @@ def anneal(cov: Coverage, key, signs, rng, sweeps: int, t0: float, t1: float):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--cipher", action="append", required=True)
+    key_search_options(ap, starts=2, sweeps=200, t0=2.0)
     ap.add_argument("--min-syllables", type=int, default=2, help="the shortest stem a match may be")
-    ap.add_argument("--starts", type=int, default=2)
-    ap.add_argument("--sweeps", type=int, default=200)
-    ap.add_argument("--t0", type=float, default=2.0)
-    ap.add_argument("--t1", type=float, default=0.05)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out")
     args = ap.parse_args(argv)
     for cid in args.cipher:
         folder = BUILD / cid

@@ -92,15 +92,20 @@ def anneal(ks: KeyScore, M: int, rng, sweeps: int, t0: float = 3.0, t1: float = 
     return ks.total(pi), pi
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def key_search_options(ap: argparse.ArgumentParser, *, starts: int, sweeps: int, t0: float) -> None:
+    """The options of an annealed key search over the dev ciphers (this one and syllable_dictionary.py)."""
     ap.add_argument("--cipher", action="append", required=True)
-    ap.add_argument("--starts", type=int, default=4)
-    ap.add_argument("--sweeps", type=int, default=400)
-    ap.add_argument("--t0", type=float, default=3.0)
+    ap.add_argument("--starts", type=int, default=starts)
+    ap.add_argument("--sweeps", type=int, default=sweeps)
+    ap.add_argument("--t0", type=float, default=t0)
     ap.add_argument("--t1", type=float, default=0.05)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    key_search_options(ap, starts=4, sweeps=400, t0=3.0)
     args = ap.parse_args(argv)
     for cid in args.cipher:
         folder = BUILD / cid

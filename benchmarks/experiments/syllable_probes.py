@@ -26,6 +26,7 @@ import sys
 import time
 from pathlib import Path
 
+from benchmarks.cipher_suite import PINNED_ENV
 from benchmarks.experiments.syllable_objective import ROOT, finish_row
 
 PROBES = ("wr100", "words", "greek", "greek-nochange", "greek-words")
@@ -98,7 +99,7 @@ def main(argv=None) -> int:
         cmd += ["--set", "segmented=true"]
     t0 = time.time()
     subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True,
-                   env={**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"})
+                   env={**os.environ, **PINNED_ENV})
     m = json.loads((run / "metrics.json").read_text(encoding="utf-8"))
     info = json.loads((folder / "info.json").read_text(encoding="utf-8"))
     with open(folder / "lost.csv", encoding="utf-8") as f:
