@@ -61,13 +61,16 @@ def build(probe: str, source: str, seed: int, relation: str) -> Path:
 
 def word_list(folder: Path) -> None:
     """Replace lost.csv and gold.csv by the distinct non-empty gold spans, one a line."""
+    # the gold's offsets count the dividers (engine/datasets/invented.py): cut the span from the text as
+    # written, then drop any divider (a word holds none; an earlier version cut from the text with its
+    # dividers removed, so spans after the first divider were shifted: see docs/notebook)
     with open(folder / "lost.csv", encoding="utf-8", newline="") as f:
-        text = {r["id"]: r["text"].replace(" ", "") for r in csv.DictReader(f)}
+        text = {r["id"]: r["text"] for r in csv.DictReader(f)}
     with open(folder / "gold.csv", encoding="utf-8", newline="") as f:
         gold = list(csv.DictReader(f))
     seen, lost, rows = set(), [], []
     for g in gold:
-        w = text[g["inscription_id"]][int(g["start"]):int(g["word_end"])]
+        w = text[g["inscription_id"]][int(g["start"]):int(g["word_end"])].replace(" ", "")
         if not w or (w, g["known"]) in seen:
             continue
         seen.add((w, g["known"]))
