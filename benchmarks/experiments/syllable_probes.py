@@ -9,7 +9,9 @@ Each probe builds one variant of a dev syllabary (engine/datasets/invented.py) a
 - ``greek``: the same generator on the Greek stems of the Linear B benchmark's known list
   (benchmarks/.cache/linear-b/data/known.csv, made by ``python -m benchmarks.syllable_linear_b``), WR 0;
 - ``greek-nochange``: the same with no sound change on either side, WR 0;
-- ``greek-words``: no sound change, the cognate words one a line, ``segmented = true``.
+- ``greek-words``: no sound change, the cognate words one a line, ``segmented = true``;
+- ``greek-wr100``: no sound change, the running text with every divider (the preset as it is);
+- ``greek-changes-words``: the sound changes kept, the cognate words one a line, ``segmented = true``.
 
     python -m benchmarks.experiments.syllable_probes --probe wr100 --source latin --relation far \\
         --out benchmarks/results/ciphers/dev-probes.jsonl
@@ -29,7 +31,9 @@ from pathlib import Path
 from benchmarks.cipher_suite import PINNED_ENV
 from benchmarks.experiments.syllable_objective import ROOT, finish_row
 
-PROBES = ("wr100", "words", "greek", "greek-nochange", "greek-words")
+PROBES = ("wr100", "words", "greek", "greek-nochange", "greek-words", "greek-wr100", "greek-changes-words")
+#: the probes with no sound change on either side
+UNCHANGED = ("greek-nochange", "greek-words", "greek-wr100")
 GREEK = ROOT / "benchmarks" / ".cache" / "linear-b" / "data" / "known.csv"
 OUT = ROOT / "build" / "probes"
 
@@ -45,7 +49,7 @@ def build(probe: str, source: str, seed: int, relation: str) -> Path:
         source = "greek"
     wr = 0 if probe in ("greek", "greek-nochange") else 100
     derive = inv.derive
-    if probe in ("greek-nochange", "greek-words"):
+    if probe in UNCHANGED:
         inv.derive = lambda word, changes: word          # no sound change on either side
     try:
         cipher = inv.make_invented_cipher(source, seed=seed, script="syllabary", relation=relation, wr=wr,
@@ -109,7 +113,7 @@ def main(argv=None) -> int:
         lines = sum(1 for _ in f) - 1
     finish_row({"probe": args.probe, "source": info["source"], "seed": args.seed, "relation": args.relation,
                 "wr": info["wr"], "signs": info["signs"], "lines": lines,
-                "sound_changes": args.probe not in ("greek-nochange", "greek-words"),
+                "sound_changes": args.probe not in UNCHANGED,
                 "p_at_1": m["p_at_1"], "p_at_10": m["p_at_10"], "p_at_10_strict": m.get("p_at_10_strict"),
                 "coverage": m.get("coverage"), "flagged": bool((m.get("diagnosis") or {}).get("flagged")),
                 "wall_s": round(time.time() - t0, 1)}, "syllable_probes", argv, args.out)
