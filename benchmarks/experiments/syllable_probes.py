@@ -15,6 +15,9 @@ Each probe builds one variant of a dev syllabary (engine/datasets/invented.py) a
 
     python -m benchmarks.experiments.syllable_probes --probe wr100 --source latin --relation far \\
         --out benchmarks/results/ciphers/dev-probes.jsonl
+
+``--rule NAME=VALUE`` sets one of the generator's spelling rules (the others as the seed draws them), to
+try the rules one at a time: ``--probe words --source spanish --rule final_coda=drop``.
 """
 
 from __future__ import annotations
@@ -38,8 +41,30 @@ GREEK = ROOT / "benchmarks" / ".cache" / "linear-b" / "data" / "known.csv"
 OUT = ROOT / "build" / "probes"
 
 
-def build(probe: str, source: str, seed: int, relation: str) -> Path:
+#: the spelling rules a probe may set (engine/datasets/synthetic_syllabary.py SpellingRules)
+RULES = {"final_coda": "FINAL_CODA", "inner_coda": "INNER_CODA", "cluster": "CLUSTER", "length": "LENGTH"}
+
+
+def parse_rules(items: list[str]) -> dict[str, str]:
+    """``--rule NAME=VALUE`` items, each name one of RULES and each value one the generator draws from."""
+    import engine.datasets.synthetic_syllabary as syl
+
+    out = {}
+    for item in items:
+        name, _, value = item.partition("=")
+        if name not in RULES:
+            raise ValueError(f"--rule {item}: the rule must be one of {', '.join(RULES)}")
+        if value not in getattr(syl, RULES[name]):
+            raise ValueError(f"--rule {item}: {name} is one of {', '.join(getattr(syl, RULES[name]))}")
+        out[name] = value
+    return out
+
+
+def build(probe: str, source: str, seed: int, relation: str, rules: dict[str, str] | None = None) -> Path:
+    import dataclasses
+
     import engine.datasets.invented as inv
+    import engine.datasets.synthetic_syllabary as syl
     from engine.corpus import Stem
 
     stems = None
@@ -48,15 +73,18 @@ def build(probe: str, source: str, seed: int, relation: str) -> Path:
             stems = [Stem(r["form"], r["ipa"], r.get("gloss") or "", "greek") for r in csv.DictReader(f)]
         source = "greek"
     wr = 0 if probe in ("greek", "greek-nochange") else 100
-    derive = inv.derive
+    derive, draw_rules = inv.derive, syl.draw_rules
     if probe in UNCHANGED:
         inv.derive = lambda word, changes: word          # no sound change on either side
+    if rules:   # the rules drawn as the seed draws them (same draws), then the named ones set
+        syl.draw_rules = lambda rng, language: dataclasses.replace(draw_rules(rng, language), **rules)
     try:
         cipher = inv.make_invented_cipher(source, seed=seed, script="syllabary", relation=relation, wr=wr,
                                           source_stems=stems)
     finally:
-        inv.derive = derive
-    folder = OUT / f"{probe}-{source}-{seed}-{relation}"
+        inv.derive, syl.draw_rules = derive, draw_rules
+    tag = "".join(f"-{k}={v}" for k, v in sorted((rules or {}).items()))
+    folder = OUT / f"{probe}-{source}-{seed}-{relation}{tag}"
     inv.write_cipher(cipher, folder, force=True)
     if probe.endswith("words"):
         word_list(folder)
@@ -93,11 +121,17 @@ def main(argv=None) -> int:
     ap.add_argument("--source", default="spanish", help="the dev source (not for the greek probes)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--relation", choices=("near", "far"), default="near")
+    ap.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
+                    help="set one spelling rule of the generator (final_coda, inner_coda, cluster, length); repeatable")
     ap.add_argument("--out")
     args = ap.parse_args(argv)
+    try:
+        rules = parse_rules(args.rule)
+    except ValueError as e:
+        ap.error(str(e))
     if args.probe.startswith("greek") and not GREEK.is_file():
         ap.error(f"{GREEK} is missing: run python -m benchmarks.syllable_linear_b first")
-    folder = build(args.probe, args.source, args.seed, args.relation)
+    folder = build(args.probe, args.source, args.seed, args.relation, rules)
     run = folder / "run"
     cmd = [sys.executable, "-m", "engine", "run", "--lost", str(folder / "lost.csv"), "--known",
            str(folder / "known.csv"), "--gold", str(folder / "gold.csv"), "--config", str(folder / "settings.toml"),
@@ -112,7 +146,8 @@ def main(argv=None) -> int:
     with open(folder / "lost.csv", encoding="utf-8") as f:
         lines = sum(1 for _ in f) - 1
     finish_row({"probe": args.probe, "source": info["source"], "seed": args.seed, "relation": args.relation,
-                "wr": info["wr"], "signs": info["signs"], "lines": lines,
+                "wr": info["wr"], "signs": info["signs"], "lines": lines, "rules_set": rules,
+                **{k: info[k] for k in ("final_coda", "inner_coda", "cluster", "fixed_vowel", "length")},
                 "sound_changes": args.probe not in UNCHANGED,
                 "p_at_1": m["p_at_1"], "p_at_10": m["p_at_10"], "p_at_10_strict": m.get("p_at_10_strict"),
                 "coverage": m.get("coverage"), "flagged": bool((m.get("diagnosis") or {}).get("flagged")),
