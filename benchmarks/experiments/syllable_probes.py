@@ -123,6 +123,8 @@ def main(argv=None) -> int:
     ap.add_argument("--relation", choices=("near", "far"), default="near")
     ap.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
                     help="set one spelling rule of the generator (final_coda, inner_coda, cluster, length); repeatable")
+    ap.add_argument("--segmented", action="store_true",
+                    help="run with segmented = true whatever the probe (each divider-delimited word a whole word)")
     ap.add_argument("--out")
     args = ap.parse_args(argv)
     try:
@@ -136,7 +138,8 @@ def main(argv=None) -> int:
     cmd = [sys.executable, "-m", "engine", "run", "--lost", str(folder / "lost.csv"), "--known",
            str(folder / "known.csv"), "--gold", str(folder / "gold.csv"), "--config", str(folder / "settings.toml"),
            "--preset", "syllabary", "--seed", "0", "--out", str(run), "--quiet", "--force"]
-    if args.probe.endswith("words"):
+    segmented = args.probe.endswith("words") or args.segmented
+    if segmented:
         cmd += ["--set", "segmented=true"]
     t0 = time.time()
     subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True,
@@ -146,7 +149,7 @@ def main(argv=None) -> int:
     with open(folder / "lost.csv", encoding="utf-8") as f:
         lines = sum(1 for _ in f) - 1
     finish_row({"probe": args.probe, "source": info["source"], "seed": args.seed, "relation": args.relation,
-                "wr": info["wr"], "signs": info["signs"], "lines": lines, "rules_set": rules,
+                "wr": info["wr"], "signs": info["signs"], "lines": lines, "rules_set": rules, "segmented": segmented,
                 **{k: info[k] for k in ("final_coda", "inner_coda", "cluster", "fixed_vowel", "length")},
                 "sound_changes": args.probe not in UNCHANGED,
                 "p_at_1": m["p_at_1"], "p_at_10": m["p_at_10"], "p_at_10_strict": m.get("p_at_10_strict"),
