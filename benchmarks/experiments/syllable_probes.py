@@ -125,6 +125,8 @@ def main(argv=None) -> int:
                     help="set one spelling rule of the generator (final_coda, inner_coda, cluster, length); repeatable")
     ap.add_argument("--segmented", action="store_true",
                     help="run with segmented = true whatever the probe (each divider-delimited word a whole word)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="decipher run --set, after the preset (repeatable)")
     ap.add_argument("--out")
     args = ap.parse_args(argv)
     try:
@@ -141,6 +143,7 @@ def main(argv=None) -> int:
     segmented = args.probe.endswith("words") or args.segmented
     if segmented:
         cmd += ["--set", "segmented=true"]
+    cmd += [x for item in args.set for x in ("--set", item)]
     t0 = time.time()
     subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True,
                    env={**os.environ, **PINNED_ENV})
@@ -149,7 +152,7 @@ def main(argv=None) -> int:
     with open(folder / "lost.csv", encoding="utf-8") as f:
         lines = sum(1 for _ in f) - 1
     finish_row({"probe": args.probe, "source": info["source"], "seed": args.seed, "relation": args.relation,
-                "wr": info["wr"], "signs": info["signs"], "lines": lines, "rules_set": rules, "segmented": segmented,
+                "wr": info["wr"], "signs": info["signs"], "lines": lines, "rules_set": rules, "segmented": segmented, "set": args.set,
                 **{k: info[k] for k in ("final_coda", "inner_coda", "cluster", "fixed_vowel", "length")},
                 "sound_changes": args.probe not in UNCHANGED,
                 "p_at_1": m["p_at_1"], "p_at_10": m["p_at_10"], "p_at_10_strict": m.get("p_at_10_strict"),
