@@ -85,6 +85,7 @@ VowelSlot = Literal["chance", "joint"]
 Sampling = Literal["auto", "ngram", "sequential"]
 Precision = Literal["double", "single"]
 ScoreNormalisation = Literal["span", "stem"]
+ReferenceNull = Literal["auto", "on", "off"]
 
 _MAP, _DP, _LAT, _OBJ, _OPT, _EVAL = SECTIONS
 
@@ -299,6 +300,13 @@ class Config:
         0, _OPT, "After the last step: at most this many swaps of two letters' values (with signs = "
         "syllables, of two signs' onsets or vowels), each kept only where it lowers the run's objective "
         "over the whole corpus (engine/training/polish.py). 0 = none, the paper's run.", OURS, ge=0, le=100)
+    reference_null: ReferenceNull = _setting(
+        "auto", _OPT, "After the last step, train the run once more against invented words with the known "
+        "list's sounds, stem lengths and sound transitions (a phonotactic null, as closeness makes its nulls) "
+        "and call the reading probably wrong (diagnosis 'chance') when the real list fits the text hardly "
+        "better (engine/training/reference.py). auto = for letters runs (where its margin was set), on = "
+        "every run, off = never, the paper's run. Doubles a run's time.", OURS,
+        choices=typing.get_args(ReferenceNull))
     device: str = _setting(
         "auto", _OPT, "auto = CUDA when torch sees a GPU, else the CPU; or cpu, cuda, cuda:N.", OURS,
         choices=("auto", "cpu", "cuda"), note="or cuda:N")
@@ -393,9 +401,10 @@ class Config:
         """The settings that make a run what it is, for the keys of stored runs (a comparison's run
         folders, an app seed group's folder): all but the seed, and without the settings added since
         runs were first stored while they hold the value that is the behaviour from before
-        (``ADDED_SETTINGS``), so that runs stored before a setting existed still count as the same."""
+        (``ADDED_SETTINGS``), so that runs stored before a setting existed still count as the same, and
+        without the settings of what is checked after the run (``AFTER_THE_RUN``)."""
         return {k: v for k, v in self.to_dict().items()
-                if k != "seed" and not (k in ADDED_SETTINGS and v == ADDED_SETTINGS[k])}
+                if k != "seed" and k not in AFTER_THE_RUN and not (k in ADDED_SETTINGS and v == ADDED_SETTINGS[k])}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, path: str | Path | None = None) -> "Config":
@@ -480,7 +489,13 @@ class Config:
 #: behaviour from before it existed). A stored run that does not name one ran with that value
 #: (Config.identity; engine.inputs_digest.changes). Add every new setting here with its neutral value.
 ADDED_SETTINGS: dict[str, Any] = {"onsets_first": 0.0, "dp_precision": "double", "restart_steps": 0,
-                                  "restart_class_init": 0.0}
+                                  "restart_class_init": 0.0,
+                                  # the reading is the same with or without a reference run: a stored run
+                                  # without the key is the run this default would make
+                                  "reference_null": "auto"}
+#: Settings that change what is checked after a run, not what it reads: never part of its identity (a
+#: run with a reference and one without are the same run).
+AFTER_THE_RUN: tuple[str, ...] = ("reference_null",)
 
 
 @dataclass(frozen=True)

@@ -344,6 +344,7 @@ class RunsPanel(QWidget):
         steps (no run alike on this machine yet); nothing while the form is mid-edit or no corpus
         and language are chosen."""
         from engine.runs.estimate import estimate, latest_device, planned_steps, run_shape
+        from engine.training.reference import wanted
 
         inscriptions = getattr(self, "_inscriptions", ())
         if not inscriptions or not self._stems:
@@ -357,7 +358,7 @@ class RunsPanel(QWidget):
         device = config.device if config.device != "auto" else \
             (self._device_kind or latest_device(records) or "cpu")   # never torch's import on this thread
         shape = run_shape(config, sum(len(ins.units) for ins in inscriptions), self._stems, device)
-        got = estimate(shape, planned_steps(config), records)
+        got = estimate(shape, planned_steps(config), records, reference=wanted(config))
         self.time_note.setText(got.text())
         self.time_note.setToolTip(got.how())
 

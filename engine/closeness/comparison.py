@@ -299,6 +299,9 @@ def plan_comparison(lost: Corpus, candidates: Mapping[str, Vocabulary | str | os
     matching = match_vocabularies(vocabs, stems=stems, min_units=config.min_span, max_units=config.max_span,
                                   seed=sample_seed, cap=cap_stems)
     base = config if steps is None else config.replace(steps=steps)
+    # a comparison trains its own nulls: no run of it trains a reference null as well (it would double
+    # the cost and say nothing the verdict does not)
+    base = base.replace(reference_null="off")
     items: list[PlanItem] = []
     for name, vocab in matching.vocabularies.items():
         for seed in seeds:

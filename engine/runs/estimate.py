@@ -149,12 +149,14 @@ class Estimate:
     seconds_per_step: float | None
     runs: int                 # records it rests on
     device: str = "cpu"
+    reference: bool = False   # a reference run of as many steps follows (setting reference_null): counted
 
     def text(self) -> str:
         where = "the GPU" if self.device == "cuda" else "the CPU"
         if self.seconds is None:
             return f"Time on {where}: {UNKNOWN}."
-        return (f"Time on {where}: about {duration(self.seconds)} for {self.steps:,} steps, plus the start "
+        also = " and a reference run of as many (setting reference_null)" if self.reference else ""
+        return (f"Time on {where}: about {duration(self.seconds)} for {self.steps:,} steps{also}, plus the start "
                 f"({self.seconds_per_step:.2g} s a step: the median of {self.runs} earlier "
                 f"run{'s' if self.runs != 1 else ''} of similar size here).")
 
@@ -162,18 +164,21 @@ class Estimate:
         """How the estimate is made, in words (the Run panel's tooltip)."""
         return ("From this machine's own measured step times (engine/runs/estimate.py): runs of the same signs kind, "
                 "device and longest span whose batch letters × stems is within a factor of two, each scaled to this "
-                "run's batch letters × stems; the median, times every planned step (each start's with restarts). "
+                "run's batch letters × stems; the median, times every planned step (each start's with restarts, and "
+                "the reference run's when one follows the run). "
                 "The start (loading torch, preparing the data) comes on top, and a busier machine takes longer.")
 
 
-def estimate(shape: RunShape, steps: int, records: Sequence[tuple[RunShape, float]] | None = None) -> Estimate:
-    """The run's time from ``records`` (default: this machine's file) of runs alike (see the module)."""
+def estimate(shape: RunShape, steps: int, records: Sequence[tuple[RunShape, float]] | None = None, *,
+             reference: bool = False) -> Estimate:
+    """The run's time from ``records`` (default: this machine's file) of runs alike (see the module);
+    ``reference``: a reference run of as many steps follows it (engine/training/reference.py ``wanted``)."""
     records = read_records() if records is None else records
     alike = [seconds * shape.work / other.work for other, seconds in records if shape.alike(other)]
     if not alike or steps <= 0:
-        return Estimate(None, steps, None, 0, shape.device)
+        return Estimate(None, steps, None, 0, shape.device, reference)
     per_step = statistics.median(alike)
-    return Estimate(per_step * steps, steps, per_step, len(alike), shape.device)
+    return Estimate(per_step * steps * (2 if reference else 1), steps, per_step, len(alike), shape.device, reference)
 
 
 def latest_device(records: Sequence[tuple[RunShape, float]]) -> str | None:

@@ -245,6 +245,13 @@ def assess_run(trainer) -> tuple[dict[str, float], dict] | None:
     return {k: float(v) for k, v in values.items()}, diagnosis.to_json()
 
 
+def train_reference(trainer, vocabulary, **kw):
+    """The run's reference run (engine/training/reference.py ``train_reference``), imported when used."""
+    from engine.training.reference import train_reference as train
+
+    return train(trainer, vocabulary, **kw)
+
+
 def inputs_digest(corpus, vocabulary, pins) -> str:
     """One digest of a run's corpus, known stems and pins (engine/inputs_digest.py's digests of each)."""
     import hashlib
@@ -300,7 +307,8 @@ class RunSession:
                  checkpoint_every_s: float = CHECKPOINT_EVERY_S, clock: Callable[[], float] = time.monotonic,
                  heartbeat_s: float = 60.0, live_interval: float | None = None,
                  build: Callable[..., Any] = build_trainer,
-                 assess: Callable[[Any], tuple[dict, dict] | None] | None = assess_run):
+                 assess: Callable[[Any], tuple[dict, dict] | None] | None = assess_run,
+                 reference: Callable[..., Any] | None = train_reference):
         if not checkpoint_every_s > 0:
             raise ValueError(f"checkpoint_every_s must be positive, got {checkpoint_every_s!r}")
         self.inputs = inputs
@@ -312,6 +320,7 @@ class RunSession:
         self.live_interval = live_interval
         self.build = build
         self.assess = assess
+        self.reference = reference
         self.trainer: Any = None
         self.step = 0
         self.checkpoint_path: Path | None = None
@@ -442,12 +451,14 @@ class RunSession:
         """The run's time from this machine's earlier step times (engine/runs/estimate.py), to the
         sinks that take it (the CLI's progress bar prints it on stderr)."""
         from engine.runs.estimate import estimate, planned_steps, run_shape
+        from engine.training.reference import wanted
 
         inputs = self.inputs
         try:
             corpus_chars = sum(len(ins.units) for ins in inputs.corpus.inscriptions)
             text = estimate(run_shape(inputs.config, corpus_chars, len(inputs.vocabulary.stems)),
-                            planned_steps(inputs.config)).text()
+                            planned_steps(inputs.config), reference=self.reference is not None
+                            and wanted(inputs.config)).text()
         except Exception as e:  # noqa: BLE001 - an estimate is never worth a failed run
             logging.getLogger(__name__).warning("no time estimate: %s", e)
             return
@@ -553,6 +564,8 @@ class RunSession:
         ``finished``. (``failed`` and ``close`` are the driver's to send, as :meth:`run` does.)"""
         self._save_checkpoint()
         final, diagnosis = self._assess()
+        if reason == "completed":
+            diagnosis = self._with_reference(final, diagnosis)
         digest = None
         if diagnosis is not None and self.inputs is not None:
             pins = getattr(self.trainer, "pins", None)
@@ -579,6 +592,30 @@ class RunSession:
             self.message(f"note: no diagnosis of this run ({type(exc).__name__}: {exc})")
             return None, None
         return (None, None) if got is None else got
+
+    def _with_reference(self, final: dict | None, diagnosis: dict | None) -> dict | None:
+        """The diagnosis with the reference run's finding (setting ``reference_null``;
+        engine/training/reference.py): trained here, after the run's last step, when the setting
+        wants one for this run. A stop or abort during it leaves the diagnosis without it; a reference
+        that cannot be trained is a note, never a failed run."""
+        from engine.training.reference import wanted
+
+        trainer = self.trainer
+        if self.reference is None or diagnosis is None or not final or "objective" not in final \
+                or self.inputs is None or getattr(trainer, "prep", None) is None or not wanted(trainer.config):
+            return diagnosis
+        try:
+            ref = self.reference(trainer, self.inputs.vocabulary, stop=lambda: self._c.stop or self._c.abort,
+                                 tell=self.message)
+        except Exception as exc:  # noqa: BLE001 - the reference is advice; the run's results stand
+            self.message(f"note: no reference run ({type(exc).__name__}: {exc})")
+            return diagnosis
+        if ref is None:
+            self.message("note: the reference run was stopped; the diagnosis goes without it")
+            return diagnosis
+        from engine.training.diagnosis import diagnosis_from, referenced
+
+        return referenced(diagnosis_from(diagnosis), final["objective"], ref).to_json()
 
     def fail(self, error: BaseException) -> None:
         """Tell every sink the run failed (at the current step when the trainer exists)."""

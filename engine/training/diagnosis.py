@@ -19,6 +19,9 @@ whose value is unstable) and what to try.
   harmony): a reading whose vowels fit those groups no better than the same vowels shuffled among the
   signs is probably wrong, where the groups are stable enough to mean something.
 * ``polish``: the swap search (engine/training/polish.py) found a better mapping than training did.
+* ``chance``: the run's final objective against a reference run's, the same run against invented words
+  with the known list's sounds (engine/training/reference.py, setting ``reference_null``): a list that
+  fits the text hardly better than its null is probably not a relative, or the run found no reading.
 * ``seeds``: the run's reading of each letter against the readings of other runs of the same inputs
   and settings (the seeds of a group, a project's runs): letters that most of the others read as
   another sound are unstable, and a run whose such letters make up CLASS_SHARE_FLAG of the text or
@@ -79,7 +82,7 @@ CLOSE_SHARE_FLAG = 0.085
 VOWEL_AGREEMENT_P = 0.05
 GROUP_STABILITY_MIN = 0.3
 #: the findings that say a reading is probably wrong, not only that it may be a local optimum
-WRONG_CODES = ("values", "coverage", "close", "vowels")
+WRONG_CODES = ("values", "coverage", "close", "vowels", "chance")
 
 
 @dataclass(frozen=True)
@@ -225,6 +228,9 @@ class Diagnosis:
         if "diagnosis_coverage_of_target" in v:
             out.append(f"how much of the text its matches cover ({v['diagnosis_coverage_of_target']:.0%} of the "
                        "coverage target)")
+        if "diagnosis_reference_margin" in v:
+            out.append("how much better the known list fits the text than invented words with its sounds (a "
+                       f"reference run: objective {v['diagnosis_reference_margin']:+.2f} better)")
         if "diagnosis_close_share" in v:
             out.append(f"how much of the text is matched closely ({v['diagnosis_close_share']:.0%} at least "
                        f"{CLOSE_CONFIDENCE:.0%} sure per letter)")
@@ -420,6 +426,40 @@ def close_finding(curve) -> tuple[Finding | None, dict[str, float]]:
     return Finding("close", f"only {share:.0%} of the text is matched closely to known stems (at least "
                    f"{CLOSE_CONFIDENCE:.0%} sure per letter), where every right reading of our development ciphers "
                    f"matched more than {CLOSE_SHARE_FLAG:.1%}: the matches are poor ones; try more restarts or seeds, or another candidate list"), values
+
+
+def reference_finding(objective: float, reference) -> tuple[Finding | None, dict[str, float]]:
+    """The run's final ``objective`` against its ``reference`` run's (engine/training/reference.py: the
+    same run against a phonotactic null of the known list): flagged (probably wrong) when the real list
+    fits the text better than the null by less than REFERENCE_MARGIN."""
+    from engine.training.reference import REFERENCE_MARGIN, REFERENCE_MARGIN_NOTE
+
+    if not (math.isfinite(objective) and math.isfinite(reference.objective)):
+        return None, {}
+    margin = reference.objective - objective
+    values = {"diagnosis_reference_objective": float(reference.objective),
+              "diagnosis_reference_margin": float(margin), "diagnosis_reference_coverage": float(reference.coverage)}
+    if margin >= REFERENCE_MARGIN:
+        return None, values
+    return Finding("chance", f"the known list fits the text hardly better than invented words with its sounds do "
+                   f"(final objective {objective:.2f} against {reference.objective:.2f} for a null list trained "
+                   f"alike: {margin:+.2f}, where a margin of {REFERENCE_MARGIN:.2f} or more is needed, "
+                   f"{REFERENCE_MARGIN_NOTE}): the list may not be related to the lost language, or the run "
+                   "found no reading; try another candidate list (decipher closeness compares several)"), values
+
+
+def referenced(diagnosis: Diagnosis, objective: float, reference) -> Diagnosis:
+    """``diagnosis`` with the reference run's finding and values (a finding from an earlier reference
+    replaced)."""
+    out = Diagnosis([f for f in diagnosis.findings if f.code != "chance"],
+                    {k: v for k, v in diagnosis.values.items() if not k.startswith("diagnosis_reference_")},
+                    dict(diagnosis.readings), dict(diagnosis.shares))
+    finding, values = reference_finding(objective, reference)
+    out.values.update(values)
+    if finding is not None:
+        out.findings.append(finding)
+    out.values["diagnosis_flagged"] = float(out.flagged)
+    return out
 
 
 def polish_finding(result) -> Finding | None:
