@@ -98,6 +98,8 @@ class LiveRunBridge(QObject):
 
     def _on_message(self, text: str) -> None:
         self.w.statusBar().showMessage(text, 8000)
+        if text.startswith("reference run:"):   # engine/training/reference.py: the run's steps are done
+            self.w.runs.show_reference_phase()
         if text.startswith("warning: "):  # engine/runs/warnings.py: kept in the Run panel, not only flashed
             self.w.runs.add_run_warning(text)
 

@@ -38,6 +38,9 @@ def add_preset_items(box: QComboBox) -> None:
         box.setItemData(box.count() - 1, f"{info.description}\n\nFitted on: {info.fitted_on}.", Qt.ItemDataRole.ToolTipRole)
 from ..worker import IDLE, PAUSED, RUNNING, STARTING, STOPPING
 
+#: what the progress bar says while a run's reference run trains (engine/training/reference.py)
+REFERENCE_PHASE = "reference run: the same settings against invented words with the list's sounds"
+
 
 class CollapsibleSection(QWidget):
     """A header button that folds its content away."""
@@ -535,11 +538,26 @@ class RunsPanel(QWidget):
             self.progress.setRange(0, 0)  # busy indicator until the first step
         if idle:   # a run that just ended has added its step time
             self.update_estimate()
+            if self.progress.format() == REFERENCE_PHASE:
+                self.progress.setFormat("step %v of %m")
+                self.progress.setToolTip("")
 
     def set_progress(self, step: int, total: int, label: str = "") -> None:
         self.progress.setRange(0, max(1, total))
         self.progress.setValue(min(step, max(1, total)))
         self.progress.setFormat((label + ": " if label else "") + "step %v of %m")
+
+    def show_reference_phase(self) -> None:
+        """The run's own steps are done and its reference run trains (setting reference_null): a busy
+        bar that says so, until the run's end resets it."""
+        # a full bar with words, not the style's busy animation (it repaints all the time: see set_run_state)
+        self.progress.setRange(0, 1)
+        self.progress.setValue(1)
+        self.progress.setFormat(REFERENCE_PHASE)
+        self.state_label.setText("Running: the run's steps are done; its reference run is training")
+        self.progress.setToolTip("The run has finished its steps; it is trained once more against invented words with "
+                                 "the known list's sounds, so that the diagnosis can tell whether the list fits the "
+                                 "text better than chance. Set reference_null = off to skip it.")
 
     def set_device(self, device: str) -> None:
         self._device_kind = "cuda" if device.startswith("cuda") else "cpu"
