@@ -18,7 +18,12 @@ dev data:
         benchmarks/results/ciphers/dev-controls-more.jsonl
 
 The null's seed is ``--null-seed`` (default 0); a second seed gives the null's spread. The test split is
-refused unless CIPHER_SUITE_TEST_RUN=yes (the rule must be fixed in the manifest first).
+refused unless CIPHER_SUITE_TEST_RUN=yes (the rule must be fixed in the manifest first). ``--judge OUT``
+adds to the suite's rows the finding a default run's own reference would have given (its null is
+the seed-0 null made here) and judges them by the manifest's rules:
+
+    python -m benchmarks.experiments.reference_null --table benchmarks/results/ciphers/test-reference-null.jsonl \
+        --own benchmarks/results/ciphers/test-alphabet.jsonl --judge benchmarks/results/ciphers/test-alphabet-reference.jsonl
 """
 
 from __future__ import annotations
@@ -140,6 +145,49 @@ def table(null_paths: Sequence[Path], own_paths: Sequence[Path]) -> str:
     return "\n".join(lines)
 
 
+def judge(null_paths: Sequence[Path], own_paths: Sequence[Path], out: Path, *, null_seed: int = 0) -> dict:
+    """The suite's runs of ``own_paths`` with the reference finding a default run would have added
+    (engine/training/diagnosis.py ``reference_finding``: the reference of a seed-0 run is the null of
+    seed 0), judged by the manifest's rules: a row per run and a summary row, written to ``out``."""
+    from benchmarks.commit import short_commit
+    from engine.training.diagnosis import reference_finding
+    from engine.training.reference import REFERENCE_MARGIN, Reference
+
+    nulls = {(r["of_id"], r["seed"]): r for r in load_rows(null_paths)
+             if r.get("null_seed") == null_seed and "final_objective" in r}
+    rows = []
+    for o in load_rows(own_paths):
+        n = nulls.get((o["id"], o["seed"]))
+        if n is None or "final_objective" not in o:
+            continue
+        finding, values = reference_finding(o["final_objective"], Reference(n["final_objective"], n["coverage"], 0))
+        rows.append({"id": o["id"], "kind": o["kind"], "seed": o["seed"], "read": bool(o.get("read")),
+                     "p_at_10": o.get("p_at_10"), "margin": round(values["diagnosis_reference_margin"], 4),
+                     "chance": finding is not None, "flagged_before": bool(o.get("flagged")),
+                     "probably_wrong_before": bool(o.get("probably_wrong")),
+                     "flagged": bool(o.get("flagged")) or finding is not None,
+                     "probably_wrong": bool(o.get("probably_wrong")) or finding is not None})
+    controls = [r for r in rows if r["kind"] == "control"]
+    fine = [r for r in rows if not r["flagged"]]
+    unread = [r for r in rows if not r["read"]]
+    summary = {"summary": True, "margin": REFERENCE_MARGIN, "null_seed": null_seed, "runs": len(rows),
+               "controls": len(controls), "controls_flagged": sum(r["flagged"] for r in controls),
+               "controls_chance": sum(r["chance"] for r in controls),
+               "ciphers_read": sum(r["read"] for r in rows if r["kind"] == "cipher"),
+               "ciphers_chance": sum(r["chance"] for r in rows if r["kind"] == "cipher"),
+               "fine": len(fine), "fine_read": sum(r["read"] for r in fine),
+               "fine_read_share": round(sum(r["read"] for r in fine) / len(fine), 4) if fine else None,
+               "unread": len(unread), "unread_flagged": sum(r["flagged"] for r in unread),
+               "unread_flagged_share": round(sum(r["flagged"] for r in unread) / len(unread), 4) if unread else None,
+               "commit": short_commit(), "own": [str(p) for p in own_paths], "nulls": [str(p) for p in null_paths]}
+    summary["controls_pass"] = summary["controls_flagged"] == summary["controls"] > 0
+    summary["diagnosis_pass"] = (summary["fine_read_share"] or 0) >= 0.95 and (summary["unread_flagged_share"] or 0) >= 0.80
+    with open(out, "w", encoding="utf-8") as f:
+        for r in rows + [summary]:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    return summary
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--split", choices=("dev", "test"), default="dev")
@@ -151,8 +199,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--out", type=Path, help="the JSONL file rows are appended to")
     p.add_argument("--table", nargs="+", type=Path, metavar="JSONL", help="print the reference rows of these files")
     p.add_argument("--own", nargs="+", type=Path, default=[], metavar="JSONL",
-                   help="with --table: the suite's rows of the runs against the real lists")
+                   help="with --table or --judge: the suite's rows of the runs against the real lists")
+    p.add_argument("--judge", type=Path, metavar="JSONL",
+                   help="with --table: write the runs of --own with the reference finding added, judged by the "
+                        "manifest's rules, to this file (the reference of null seed --null-seed)")
     args = p.parse_args(argv)
+    if args.judge:
+        if not args.table or not args.own:
+            p.error("--judge needs --table (the reference rows) and --own (the suite's rows)")
+        print(json.dumps(judge(args.table, args.own, args.judge, null_seed=args.null_seed)))
+        return 0
     if args.table:
         print(table(args.table, args.own))
         return 0

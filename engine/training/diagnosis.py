@@ -444,8 +444,9 @@ def reference_finding(objective: float, reference) -> tuple[Finding | None, dict
     return Finding("chance", f"the known list fits the text hardly better than invented words with its sounds do "
                    f"(final objective {objective:.2f} against {reference.objective:.2f} for a null list trained "
                    f"alike: {margin:+.2f}, where a margin of {REFERENCE_MARGIN:.2f} or more is needed, "
-                   f"{REFERENCE_MARGIN_NOTE}): the list may not be related to the lost language, or the run "
-                   "found no reading; try another candidate list (decipher closeness compares several)"), values
+                   f"{REFERENCE_MARGIN_NOTE}): the list may be no relative of the lost language (or a distant one "
+                   "with few cognates), or the run found no reading; try another candidate list (decipher closeness "
+                   "compares several)"), values
 
 
 def referenced(diagnosis: Diagnosis, objective: float, reference) -> Diagnosis:
