@@ -152,7 +152,9 @@ def diagnosis_lines(diagnosis) -> list[str]:
 def outcome_summary(outcome: RunOutcome, where: str) -> str:
     """The last line of ``decipher run``: steps, time, device, the metrics (or that there were
     none), the status unless completed, and ``where`` the results are."""
-    parts = [f"{outcome.step} steps in {outcome.wall_time_s:.1f} s on {outcome.device}",
+    ref = ((outcome.diagnosis or {}).get("values") or {}).get("diagnosis_reference_wall_s")
+    also = f" (and its reference run in {ref:.1f} s)" if isinstance(ref, (int, float)) else ""
+    parts = [f"{outcome.step} steps in {outcome.wall_time_s:.1f} s on {outcome.device}{also}",
              metrics_text(outcome.metrics) or "not evaluated"]
     if outcome.status != "completed":
         parts.append(outcome.status)

@@ -564,6 +564,7 @@ class RunSession:
         ``finished``. (``failed`` and ``close`` are the driver's to send, as :meth:`run` does.)"""
         self._save_checkpoint()
         final, diagnosis = self._assess()
+        wall = time.perf_counter() - self._t0      # the run's own time: its reference run's is not its
         if reason == "completed":
             diagnosis = self._with_reference(final, diagnosis)
         digest = None
@@ -571,7 +572,7 @@ class RunSession:
             pins = getattr(self.trainer, "pins", None)
             digest = inputs_digest(self.inputs.corpus, self.inputs.vocabulary,
                                    pins if pins is not None else (self.inputs.pins or ()))
-        outcome = RunOutcome(final_status(reason), reason, self.step, self._first, time.perf_counter() - self._t0,
+        outcome = RunOutcome(final_status(reason), reason, self.step, self._first, wall,
                              self._start.device, self.checkpoint_path if self._saved_at is not None else None,
                              getattr(self.trainer, "last_evaluation", None), self._c.note, final, diagnosis, digest)
         self._each_critical("finishing", outcome)
@@ -604,6 +605,7 @@ class RunSession:
         if self.reference is None or diagnosis is None or not final or "objective" not in final \
                 or self.inputs is None or getattr(trainer, "prep", None) is None or not wanted(trainer.config):
             return diagnosis
+        t0 = time.perf_counter()
         try:
             ref = self.reference(trainer, self.inputs.vocabulary, stop=lambda: self._c.stop or self._c.abort,
                                  tell=self.message)
@@ -615,7 +617,9 @@ class RunSession:
             return diagnosis
         from engine.training.diagnosis import diagnosis_from, referenced
 
-        return referenced(diagnosis_from(diagnosis), final["objective"], ref).to_json()
+        out = referenced(diagnosis_from(diagnosis), final["objective"], ref)
+        out.values["diagnosis_reference_wall_s"] = round(time.perf_counter() - t0, 3)
+        return out.to_json()
 
     def fail(self, error: BaseException) -> None:
         """Tell every sink the run failed (at the current step when the trainer exists)."""

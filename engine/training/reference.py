@@ -48,9 +48,6 @@ class Reference:
     coverage: float
     steps: int
 
-    def to_json(self) -> dict[str, float]:
-        return {"objective": self.objective, "coverage": self.coverage, "steps": self.steps}
-
 
 def train_reference(trainer, vocabulary, *, stop: Callable[[], bool] = lambda: False,
                     tell: Callable[[str], None] = lambda line: None) -> Reference | None:

@@ -76,6 +76,11 @@ def test_a_run_trains_its_reference_after_its_last_step_and_stores_the_finding(c
     assert d.values["diagnosis_reference_margin"] == pytest.approx(
         d.values["diagnosis_reference_objective"] - outcome.final_objective["objective"])
     assert any(line.startswith("reference run:") for line in sink.lines)
+    # the run's own time leaves the reference's out; the summary line says both
+    from engine.runs.outputs import outcome_summary
+
+    ref_s = d.values["diagnosis_reference_wall_s"]
+    assert ref_s > 0 and f"(and its reference run in {ref_s:.1f} s)" in outcome_summary(outcome, "results in x")
     # with the setting off, or for the runs of a comparison (which train nulls of their own), none
     off = RunSession(RunInputs(cipher.corpus, cipher.vocabulary, Config(**FAST, reference_null="off"))).run()
     assert "diagnosis_reference_margin" not in diagnosis_from(off.diagnosis).values
