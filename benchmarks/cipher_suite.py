@@ -165,6 +165,10 @@ def run_one(entry: dict, kind: str, folder: Path, label: str, extra: Sequence[st
     for k in ("p_at_1", "p_at_10", "p_at_1_strict", "p_at_10_strict", "coverage", "final_objective", "steps"):
         row[k] = m.get(k, 0.0)  # a control has no gold: its P@K are 0 (no right reading exists)
     diag = m.get("diagnosis") or {}
+    values = diag.get("values") or {}
+    if "diagnosis_reference_margin" in values:   # the run's reference run (setting reference_null)
+        row["reference_margin"] = values["diagnosis_reference_margin"]
+        row["reference_objective"] = values["diagnosis_reference_objective"]
     row["flagged"] = bool(diag.get("flagged"))
     row["findings"] = [f"{f.get('code', '')}: {f.get('text', '')}" for f in diag.get("findings", [])]
     row["probably_wrong"] = probably_wrong(diag)
