@@ -17,7 +17,8 @@ Each probe builds one variant of a dev syllabary (engine/datasets/invented.py) a
         --out benchmarks/results/ciphers/dev-probes.jsonl
 
 ``--rule NAME=VALUE`` sets one of the generator's spelling rules (the others as the seed draws them), to
-try the rules one at a time: ``--probe words --source spanish --rule final_coda=drop``.
+try the rules one at a time: ``--probe words --source spanish --rule final_coda=drop``. ``--whole-first N``
+trains N steps with every divided word whole, then resumes the run with free spans to 3,000 steps.
 """
 
 from __future__ import annotations
@@ -127,8 +128,13 @@ def main(argv=None) -> int:
                     help="run with segmented = true whatever the probe (each divider-delimited word a whole word)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="decipher run --set, after the preset (repeatable)")
+    ap.add_argument("--whole-first", type=int, metavar="STEPS",
+                    help="train STEPS steps with segmented = true (every divided word whole), then resume the run "
+                         "with free spans (segmented = false) to its full steps")
     ap.add_argument("--out")
     args = ap.parse_args(argv)
+    if args.whole_first is not None and not 0 < args.whole_first < 3000:
+        ap.error(f"--whole-first {args.whole_first}: a number of steps between 1 and 2999 (the preset trains 3000)")
     try:
         rules = parse_rules(args.rule)
     except ValueError as e:
@@ -145,6 +151,17 @@ def main(argv=None) -> int:
         cmd += ["--set", "segmented=true"]
     cmd += [x for item in args.set for x in ("--set", item)]
     t0 = time.time()
+    whole = None
+    if args.whole_first is not None:   # the whole-word phase, then the same run resumed with free spans
+        first = folder / "run-whole"
+        at = cmd.index("--out") + 1
+        cmd[at] = str(first)
+        subprocess.run(cmd + ["--set", "segmented=true", "--steps", str(args.whole_first)], cwd=ROOT, check=True,
+                       capture_output=True, env={**os.environ, **PINNED_ENV})
+        whole = json.loads((first / "metrics.json").read_text(encoding="utf-8"))
+        cmd = [sys.executable, "-m", "engine", "run", "--lost", str(folder / "lost.csv"), "--known",
+               str(folder / "known.csv"), "--gold", str(folder / "gold.csv"), "--resume", str(first / "checkpoint.pt"),
+               "--set", "segmented=false", "--steps", "3000", "--out", str(run), "--quiet", "--force"]
     subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True,
                    env={**os.environ, **PINNED_ENV})
     m = json.loads((run / "metrics.json").read_text(encoding="utf-8"))
@@ -152,7 +169,8 @@ def main(argv=None) -> int:
     with open(folder / "lost.csv", encoding="utf-8") as f:
         lines = sum(1 for _ in f) - 1
     finish_row({"probe": args.probe, "source": info["source"], "seed": args.seed, "relation": args.relation,
-                "wr": info["wr"], "signs": info["signs"], "lines": lines, "rules_set": rules, "segmented": segmented, "set": args.set,
+                "wr": info["wr"], "signs": info["signs"], "lines": lines, "rules_set": rules, "segmented": segmented, "set": args.set, "whole_first": args.whole_first,
+                "whole_p_at_10": None if whole is None else whole["p_at_10"],
                 **{k: info[k] for k in ("final_coda", "inner_coda", "cluster", "fixed_vowel", "length")},
                 "sound_changes": args.probe not in UNCHANGED,
                 "p_at_1": m["p_at_1"], "p_at_10": m["p_at_10"], "p_at_10_strict": m.get("p_at_10_strict"),
