@@ -11,6 +11,7 @@ from PySide6.QtCore import QCoreApplication, QEventLoop, QObject, QTimer
 from engine.config import Config
 from engine.errors import DecipherError
 from engine.results import EvalEvent, FinishedEvent
+from engine.training.reference import STARTED as REFERENCE_STARTED
 
 from . import queries
 from .driver import RunFailure, StepBatch
@@ -98,7 +99,7 @@ class LiveRunBridge(QObject):
 
     def _on_message(self, text: str) -> None:
         self.w.statusBar().showMessage(text, 8000)
-        if text.startswith("reference run:"):   # engine/training/reference.py: the run's steps are done
+        if text.startswith(REFERENCE_STARTED):   # the run's steps are done; its reference run trains
             self.w.runs.show_reference_phase()
         if text.startswith("warning: "):  # engine/runs/warnings.py: kept in the Run panel, not only flashed
             self.w.runs.add_run_warning(text)

@@ -32,12 +32,13 @@ REFERENCE_MARGIN_NOTE = "set on our development ciphers, whose unrelated lists r
 REFERENCE_NULL_MODE = "phonotactic"
 #: The null's index among a seed's nulls: a run's reference is the first null of its own seed.
 REFERENCE_NULL_INDEX = 0
+#: How the line a reference run tells its sinks begins (the app's Run panel shows the phase on it).
+STARTED = "reference run:"
 
 
 def wanted(config) -> bool:
     """Whether a run of ``config`` trains a reference at its end (setting ``reference_null``)."""
-    mode = getattr(config, "reference_null", "off")
-    return mode == "on" or (mode == "auto" and config.signs == "letters")
+    return config.reference_null == "on" or (config.reference_null == "auto" and config.signs == "letters")
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,7 @@ def train_reference(trainer, vocabulary, *, stop: Callable[[], bool] = lambda: F
     null = null_vocabulary(vocabulary, config.seed, REFERENCE_NULL_INDEX, mode=REFERENCE_NULL_MODE)
     ref = Trainer(trainer.corpus, null, config, pins=list(trainer.pins), live_interval=None)
     total = config.steps
-    tell(f"reference run: the same settings against invented words with the known list's sounds "
+    tell(f"{STARTED} the same settings against invented words with the known list's sounds "
          f"({len(null.stems)} stems, {total} steps; setting reference_null)")
     gen = ref.run(total)
     try:
