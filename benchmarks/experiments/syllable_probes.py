@@ -17,7 +17,8 @@ Each probe builds one variant of a dev syllabary (engine/datasets/invented.py) a
         --out benchmarks/results/ciphers/dev-probes.jsonl
 
 ``--rule NAME=VALUE`` sets one of the generator's spelling rules (the others as the seed draws them), to
-try the rules one at a time: ``--probe words --source spanish --rule final_coda=drop``. ``--whole-first N``
+try the rules one at a time: ``--probe words --source spanish --rule final_coda=drop``. ``--no-change`` drops
+the sound changes from any probe. ``--whole-first N``
 trains N steps with every divided word whole, then resumes the run with free spans to 3,000 steps.
 """
 
@@ -61,7 +62,8 @@ def parse_rules(items: list[str]) -> dict[str, str]:
     return out
 
 
-def build(probe: str, source: str, seed: int, relation: str, rules: dict[str, str] | None = None) -> Path:
+def build(probe: str, source: str, seed: int, relation: str, rules: dict[str, str] | None = None,
+          no_change: bool = False) -> Path:
     import dataclasses
 
     import engine.datasets.invented as inv
@@ -75,7 +77,7 @@ def build(probe: str, source: str, seed: int, relation: str, rules: dict[str, st
         source = "greek"
     wr = 0 if probe in ("greek", "greek-nochange") else 100
     derive, draw_rules = inv.derive, syl.draw_rules
-    if probe in UNCHANGED:
+    if probe in UNCHANGED or no_change:
         inv.derive = lambda word, changes: word          # no sound change on either side
     if rules:   # the rules drawn as the seed draws them (same draws), then the named ones set
         syl.draw_rules = lambda rng, language: dataclasses.replace(draw_rules(rng, language), **rules)
@@ -84,7 +86,7 @@ def build(probe: str, source: str, seed: int, relation: str, rules: dict[str, st
                                           source_stems=stems)
     finally:
         inv.derive, syl.draw_rules = derive, draw_rules
-    tag = "".join(f"-{k}={v}" for k, v in sorted((rules or {}).items()))
+    tag = "".join(f"-{k}={v}" for k, v in sorted((rules or {}).items())) + ("-nochange" if no_change else "")
     folder = OUT / f"{probe}-{source}-{seed}-{relation}{tag}"
     inv.write_cipher(cipher, folder, force=True)
     if probe.endswith("words"):
@@ -124,6 +126,9 @@ def main(argv=None) -> int:
     ap.add_argument("--relation", choices=("near", "far"), default="near")
     ap.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
                     help="set one spelling rule of the generator (final_coda, inner_coda, cluster, length); repeatable")
+    ap.add_argument("--no-change", action="store_true",
+                    help="no sound change on either side, whatever the probe (the lost words are the known stems, "
+                         "respelled)")
     ap.add_argument("--segmented", action="store_true",
                     help="run with segmented = true whatever the probe (each divider-delimited word a whole word)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -141,7 +146,7 @@ def main(argv=None) -> int:
         ap.error(str(e))
     if args.probe.startswith("greek") and not GREEK.is_file():
         ap.error(f"{GREEK} is missing: run python -m benchmarks.syllable_linear_b first")
-    folder = build(args.probe, args.source, args.seed, args.relation, rules)
+    folder = build(args.probe, args.source, args.seed, args.relation, rules, args.no_change)
     run = folder / "run"
     cmd = [sys.executable, "-m", "engine", "run", "--lost", str(folder / "lost.csv"), "--known",
            str(folder / "known.csv"), "--gold", str(folder / "gold.csv"), "--config", str(folder / "settings.toml"),
@@ -172,7 +177,7 @@ def main(argv=None) -> int:
                 "wr": info["wr"], "signs": info["signs"], "lines": lines, "rules_set": rules, "segmented": segmented, "set": args.set, "whole_first": args.whole_first,
                 "whole_p_at_10": None if whole is None else whole["p_at_10"],
                 **{k: info[k] for k in ("final_coda", "inner_coda", "cluster", "fixed_vowel", "length")},
-                "sound_changes": args.probe not in UNCHANGED,
+                "sound_changes": args.probe not in UNCHANGED and not args.no_change,
                 "p_at_1": m["p_at_1"], "p_at_10": m["p_at_10"], "p_at_10_strict": m.get("p_at_10_strict"),
                 "coverage": m.get("coverage"), "flagged": bool((m.get("diagnosis") or {}).get("flagged")),
                 "wall_s": round(time.time() - t0, 1)}, "syllable_probes", argv, args.out)
