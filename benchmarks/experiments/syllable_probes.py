@@ -18,7 +18,8 @@ Each probe builds one variant of a dev syllabary (engine/datasets/invented.py) a
 
 ``--rule NAME=VALUE`` sets one of the generator's spelling rules (the others as the seed draws them), to
 try the rules one at a time: ``--probe words --source spanish --rule final_coda=drop``. ``--no-change`` drops
-the sound changes from any probe. ``--whole-first N``
+the sound changes from any probe. ``--min-phones N`` keeps only the source's stems of N sounds or more, and
+``--cut N`` cuts every stem to its first N sounds (is it the words' length that sets Spanish apart?). ``--whole-first N``
 trains N steps with every divided word whole, then resumes the run with free spans to 3,000 steps.
 """
 
@@ -63,7 +64,7 @@ def parse_rules(items: list[str]) -> dict[str, str]:
 
 
 def build(probe: str, source: str, seed: int, relation: str, rules: dict[str, str] | None = None,
-          no_change: bool = False) -> Path:
+          no_change: bool = False, min_phones: int = 0, cut: int = 0) -> Path:
     import dataclasses
 
     import engine.datasets.invented as inv
@@ -75,6 +76,22 @@ def build(probe: str, source: str, seed: int, relation: str, rules: dict[str, st
         with open(GREEK, encoding="utf-8", newline="") as f:
             stems = [Stem(r["form"], r["ipa"], r.get("gloss") or "", "greek") for r in csv.DictReader(f)]
         source = "greek"
+    if min_phones or cut:   # the source's stems (frequency order) kept only when long, or cut short
+        from engine.datasets.candidates import DEFAULT_DATA, build as build_source
+        from engine.model.phonology import ipa_units
+
+        if stems is None:
+            stems = build_source(source, stems=4000, data=DEFAULT_DATA).stems
+        kept, seen = [], set()
+        for s in stems:
+            units = [u for u in ipa_units(s.ipa) if u.strip()]
+            if len(units) < min_phones:
+                continue
+            ipa = "".join(units[:cut]) if cut else s.ipa
+            if ipa not in seen:
+                seen.add(ipa)
+                kept.append(Stem(s.form, ipa, s.gloss, s.source))
+        stems = kept
     wr = 0 if probe in ("greek", "greek-nochange") else 100
     derive, draw_rules = inv.derive, syl.draw_rules
     if probe in UNCHANGED or no_change:
@@ -87,6 +104,7 @@ def build(probe: str, source: str, seed: int, relation: str, rules: dict[str, st
     finally:
         inv.derive, syl.draw_rules = derive, draw_rules
     tag = "".join(f"-{k}={v}" for k, v in sorted((rules or {}).items())) + ("-nochange" if no_change else "")
+    tag += (f"-min{min_phones}" if min_phones else "") + (f"-cut{cut}" if cut else "")
     folder = OUT / f"{probe}-{source}-{seed}-{relation}{tag}"
     inv.write_cipher(cipher, folder, force=True)
     if probe.endswith("words"):
@@ -129,6 +147,10 @@ def main(argv=None) -> int:
     ap.add_argument("--no-change", action="store_true",
                     help="no sound change on either side, whatever the probe (the lost words are the known stems, "
                          "respelled)")
+    ap.add_argument("--min-phones", type=int, default=0, metavar="N",
+                    help="keep only the source's stems of N or more sounds (frequency order kept)")
+    ap.add_argument("--cut", type=int, default=0, metavar="N",
+                    help="cut every source stem to its first N sounds (duplicates dropped)")
     ap.add_argument("--segmented", action="store_true",
                     help="run with segmented = true whatever the probe (each divider-delimited word a whole word)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -146,7 +168,7 @@ def main(argv=None) -> int:
         ap.error(str(e))
     if args.probe.startswith("greek") and not GREEK.is_file():
         ap.error(f"{GREEK} is missing: run python -m benchmarks.syllable_linear_b first")
-    folder = build(args.probe, args.source, args.seed, args.relation, rules, args.no_change)
+    folder = build(args.probe, args.source, args.seed, args.relation, rules, args.no_change, args.min_phones, args.cut)
     run = folder / "run"
     cmd = [sys.executable, "-m", "engine", "run", "--lost", str(folder / "lost.csv"), "--known",
            str(folder / "known.csv"), "--gold", str(folder / "gold.csv"), "--config", str(folder / "settings.toml"),
@@ -174,7 +196,7 @@ def main(argv=None) -> int:
     with open(folder / "lost.csv", encoding="utf-8") as f:
         lines = sum(1 for _ in f) - 1
     finish_row({"probe": args.probe, "source": info["source"], "seed": args.seed, "relation": args.relation,
-                "wr": info["wr"], "signs": info["signs"], "lines": lines, "rules_set": rules, "segmented": segmented, "set": args.set, "whole_first": args.whole_first,
+                "wr": info["wr"], "signs": info["signs"], "lines": lines, "rules_set": rules, "min_phones": args.min_phones, "cut": args.cut, "segmented": segmented, "set": args.set, "whole_first": args.whole_first,
                 "whole_p_at_10": None if whole is None else whole["p_at_10"],
                 **{k: info[k] for k in ("final_coda", "inner_coda", "cluster", "fixed_vowel", "length")},
                 "sound_changes": args.probe not in UNCHANGED and not args.no_change,
