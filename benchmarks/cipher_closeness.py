@@ -10,7 +10,8 @@ first, and the unrelated list is not "closer than chance". The cipher's one-run 
 ``cipher_suite`` row, when given) tells whether the runs decipher the relative.
 
 A comparison's runs are kept under build/cipher-closeness/ID, so a second invocation continues
-where the first stopped (``decipher closeness`` resumes a folder with an earlier comparison).
+where the first stopped (``decipher closeness`` resumes a folder with an earlier comparison), and one with
+the other ``--score`` only summarises the same runs again.
 
     nice -n 10 python -m benchmarks.cipher_closeness --split dev --ids dev-a-latin-1 --workers 2 \\
         --suite benchmarks/results/ciphers/dev-default.jsonl --out benchmarks/results/ciphers/dev-closeness.jsonl
@@ -85,6 +86,8 @@ def run_one(entry: dict, control: dict, ciphers: dict, args) -> dict:
            "--workers", str(args.workers), "--out", str(out)]
     if args.preset:
         cmd += ["--preset", args.preset]
+    if args.score != "area":
+        cmd += ["--score", args.score]
     if args.steps:
         cmd += ["--steps", str(args.steps)]
     t0 = time.time()
@@ -95,6 +98,7 @@ def run_one(entry: dict, control: dict, ciphers: dict, args) -> dict:
     shown = " ".join("python" if i == 0 else str(c).replace(f"{ROOT}/", "") for i, c in enumerate(cmd))
     row = {"id": entry["id"], "script": entry["script"], "relation": entry["relation"], "wr": entry["wr"],
            "unrelated": control["known"], "seeds": list(args.seeds), "null": args.null, "steps": args.steps,
+           "score": args.score,
            "preset": args.preset, "wall_s": round(time.time() - t0, 1), "rc": proc.returncode,
            "commit": short_commit(), "command": shown, "p_at_10_one_run": suite_p10(args.suite, entry["id"])}
     if not (out / "summary.csv").is_file():
@@ -112,6 +116,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--null", type=int, default=3)
     p.add_argument("--steps", type=int, help="decipher closeness --steps (default: its own)")
     p.add_argument("--preset", help="decipher closeness --preset")
+    p.add_argument("--score", choices=("area", "objective"), default="area",
+                   help="decipher closeness --score (the runs are the same whatever the score: a second invocation "
+                        "with the other score reuses them and only summarises again)")
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--suite", type=Path, help="a cipher_suite JSONL whose one-run P@10 goes in the rows")
     p.add_argument("--out", type=Path, required=True, help="the JSONL file rows are appended to")

@@ -15,6 +15,7 @@ from engine.errors import DecipherError
 from engine.runs.workers import make_pool
 from engine.closeness.nulls import DEFAULT_NULL_MODE, NULL_MODES
 from engine.closeness.early_stop import DEFAULT_GAP
+from engine.closeness.comparison import DEFAULT_SCORE, SCORES
 
 
 def _log(line: str) -> None:
@@ -48,6 +49,11 @@ def add_closeness_parser(sub) -> None:
                    help="stop a null run at 1/3 or 2/3 of its steps when its closeness score there is at least GAP "
                         "below every seed of its candidate (0 to 1; default %(default)g: off; not with --restarts; "
                         "docs/closeness.md \"Early stop\")")
+    p.add_argument("--score", choices=list(SCORES), default=DEFAULT_SCORE,
+                   help="what a run scores (default %(default)s: the area under the paper's coverage-against-"
+                        "confidence curve; objective: minus the run's final training objective, and \"closer than "
+                        "chance\" then also needs a margin of at least the reference check's; docs/closeness.md "
+                        "\"The objective score\")")
     p.add_argument("--stems", type=int, metavar="M",
                    help="sample every candidate to M stems (default: the smallest candidate's usable size)")
     p.add_argument("--cap-stems", type=int, metavar="M",
@@ -128,6 +134,11 @@ def check_numbers(args) -> None:
         raise DecipherError(f"--gpus-per-run must be between 0 and 1, got {args.gpus_per_run}")
     if math.isnan(args.early_stop) or not 0 <= args.early_stop <= 1:
         raise DecipherError(f"--early-stop must be a score gap from 0 (off) to 1, got {args.early_stop}")
+    if args.score == "objective" and args.early_stop > 0:
+        raise DecipherError("--early-stop cannot be used with --score objective: the early stop reads the area "
+                            "score at a checkpoint, and a run's objective is known only at its end")
+    if args.score != "area" and args.append_results is not None:
+        raise DecipherError(f"--append-results keeps area scores (its score column); not with --score {args.score}")
     if args.early_stop > 0 and args.restarts > 1:
         raise DecipherError("--early-stop cannot be used with --restarts: a null stopped early would be ranked "
                             "against restarts trained to the end by its objective")
@@ -170,7 +181,7 @@ def cmd_closeness(args) -> int:
         corpus = dataclasses.replace(corpus, name=args.lost_name.strip())
     plan = plan_comparison(corpus, candidates, seeds=tuple(args.seeds), n_null=args.null, stems=args.stems,
                            config=config, null_mode=args.null_mode, restarts=args.restarts,
-                           early_stop=args.early_stop, cap_stems=args.cap_stems)
+                           early_stop=args.early_stop, cap_stems=args.cap_stems, score=args.score)
     for name, why in plan.failures.items():  # a candidate that cannot be read stops nothing else
         _log(f"error: candidate {name}: {why}; compared without it")
     pool, in_flight, n = make_pool(args.workers, args.ray, args.gpus_per_run)  # a bad --ray: nothing written

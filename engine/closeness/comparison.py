@@ -45,9 +45,19 @@ ALPHA = 0.05
 #: Fewer seeds or nulls than these and the answer in words says the verdict is weak.
 MIN_SEEDS, MIN_NULLS = 3, 3
 CLOSER = "closer than chance"
+#: Under the objective score, a margin below the least one (min_margin) with a small p: the list fits the text
+#: better than its nulls, by less than any right reading of the development ciphers did.
+SLIGHT = "better than chance, by too little"
 NO_EVIDENCE = "no evidence"
 UNTESTED = "no null runs"
 TOO_FEW = "too few null runs (2 or more needed)"
+
+#: What a run's score is (``--score``; docs/closeness.md "The objective score"): ``area``, the area under
+#: the paper's coverage-against-confidence curve; ``objective``, minus the run's final training objective
+#: over the whole text (engine/training/final_objective.py), how well the list's words, through the
+#: learned mapping, explain the text (the quantity the reference check reads, engine/training/reference.py).
+SCORES = ("area", "objective")
+DEFAULT_SCORE = "area"
 
 RUNS_COLUMNS = ("known", "seed", "null", "score", "coverage", "steps", "wall_s")
 #: Beyond the issue's columns: which restart was kept, of how many, and its final objective.
@@ -163,6 +173,8 @@ class Plan:
     """trainings per (candidate or null, seed); the one with the lowest final objective is kept"""
     early_stop: float = 0.0
     """the early stop's gap (engine/closeness/early_stop.py); 0: off"""
+    score: str = DEFAULT_SCORE
+    """what a run's score is (:data:`SCORES`)"""
 
 
 @dataclass(frozen=True)
@@ -271,7 +283,7 @@ def plan_comparison(lost: Corpus, candidates: Mapping[str, Vocabulary | str | os
                     seeds: Sequence[int] = (0, 1, 2), n_null: int = 3, stems: int | None = None,
                     steps: int | None = None, config: Config | None = None, null_mode: str = DEFAULT_NULL_MODE,
                     sample_seed: int = 0, restarts: int = 1, early_stop: float = 0.0,
-                    cap_stems: int | None = None) -> Plan:
+                    cap_stems: int | None = None, score: str = DEFAULT_SCORE) -> Plan:
     """Load and match the candidates, build their nulls and list every run (real runs first), each
     seed ``restarts`` times (candidates and nulls alike; :func:`restart_seed` gives the sub-seeds).
 
@@ -287,6 +299,7 @@ def plan_comparison(lost: Corpus, candidates: Mapping[str, Vocabulary | str | os
         raise DecipherError(f"steps must not be negative (got {steps})")
     check_restarts(restarts)
     early_stop = check_gap(early_stop)
+    check_score(score, early_stop)
     if early_stop > 0 and restarts > 1:
         raise DecipherError("the early stop cannot be used with restarts: a null stopped early would be ranked "
                             "against restarts trained to the end by its objective (use restarts 1 or early stop 0)")
@@ -315,7 +328,50 @@ def plan_comparison(lost: Corpus, candidates: Mapping[str, Vocabulary | str | os
                     items.append(PlanItem(name, seed, i, lost, null, base.replace(seed=restart_seed(seed, r)), r,
                                           early_stop))
     return Plan(lost, list(matching.vocabularies), items, matching, tuple(seeds), n_null, null_mode, failed,
-                restarts, early_stop)
+                restarts, early_stop, score)
+
+
+def check_score(score: str, early_stop: float = 0.0) -> str:
+    """One of SCORES; the objective score cannot be used with the early stop (which reads the area at the
+    checkpoints: a run's objective over the whole text is computed at its end only)."""
+    if score not in SCORES:
+        raise DecipherError(f"the closeness score must be one of {', '.join(SCORES)}, got {score!r}")
+    if score == "objective" and early_stop > 0:
+        raise DecipherError("the early stop cannot be used with the objective score: it stops a null run by its "
+                            "area score at a checkpoint, and a run's objective is known only at its end "
+                            "(use the early stop 0, or the area score)")
+    return score
+
+
+def min_margin(score: str) -> float:
+    """The least margin a "closer than chance" candidate needs besides its p: none for the area score (the
+    rule of issue 26); for the objective score, the reference check's margin (engine/training/reference.py,
+    REFERENCE_MARGIN, set on the development ciphers): every right reading of the development alphabets but
+    one fitted its text better than a phonotactic null of its list by more than it, every control by less."""
+    if score == "objective":
+        from engine.training.reference import REFERENCE_MARGIN
+
+        return REFERENCE_MARGIN
+    return 0.0
+
+
+def score_of(result: CandidateRun, score: str = DEFAULT_SCORE) -> float:
+    """A run's score (higher is closer): the area under its curve, or minus its final objective (nan when
+    the run has none: such a run is not scored, see :func:`scored`)."""
+    if score == "objective":
+        o = result.objective
+        return math.nan if o is None or not math.isfinite(o) else -float(o)
+    return closeness_score(result.curve)
+
+
+def scored(item: PlanItem, result: CandidateRun, score: str = DEFAULT_SCORE) -> ScoredRun:
+    """The run with its score; DecipherError when the score asked for cannot be read from it."""
+    value = score_of(result, score)
+    if math.isnan(value):
+        raise DecipherError(f"the {item.known} run (seed {item.seed}"
+                            + ("" if item.null is None else f", null {item.null}")
+                            + ") has no final training objective to score it by")
+    return ScoredRun(item, result, value)
 
 
 def pins_without_stems(plan: Plan, pins: Sequence) -> list[str]:
@@ -378,9 +434,8 @@ def as_result(value: CandidateRun | tuple) -> CandidateRun:
     return CandidateRun(tuple((float(c), float(v)) for c, v in curve), float(coverage), int(steps), float(wall_s))
 
 
-def record(item: PlanItem, value: CandidateRun | tuple) -> ScoredRun:
-    result = as_result(value)
-    return ScoredRun(item, result, closeness_score(result.curve))
+def record(item: PlanItem, value: CandidateRun | tuple, score: str = DEFAULT_SCORE) -> ScoredRun:
+    return scored(item, as_result(value), score)
 
 
 def with_stop_rule(item: PlanItem, candidate_scores: Mapping[int, float], n_seeds: int, *,
@@ -407,7 +462,7 @@ def run_plan(plan: Plan, run_fn: Callable[[PlanItem], CandidateRun | tuple], *,
     for item in plan.items:
         item = with_stop_rule(item, own.get(item.known, {}), len(plan.seeds), observe=observe)
         try:
-            rec = record(item, run_fn(item))
+            rec = record(item, run_fn(item), plan.score)
         except (DecipherError, FloatingPointError) as e:
             if failures is None:
                 raise
@@ -598,14 +653,17 @@ def holm(pvalues: Sequence[float]) -> list[float]:
     return out
 
 
-def holm_verdict(p_holm: float, null_runs: int) -> str:
-    """The verdict's rule: "closer than chance" when the Holm-corrected one-sided p is at most ALPHA;
+def holm_verdict(p_holm: float, null_runs: int, margin: float = math.nan, least: float = 0.0) -> str:
+    """The verdict's rule: "closer than chance" when the Holm-corrected one-sided p is at most ALPHA (and,
+    with ``least`` > 0, the margin at least ``least``; below it "better than chance, by too little");
     "no null runs" without a null, "too few null runs" with one run or no spread to divide by."""
     if null_runs == 0:
         return UNTESTED
     if null_runs == 1 or math.isnan(p_holm):
         return TOO_FEW
-    return CLOSER if p_holm <= ALPHA else NO_EVIDENCE
+    if p_holm > ALPHA:
+        return NO_EVIDENCE
+    return SLIGHT if least > 0 and not margin >= least else CLOSER
 
 
 def verdict(z: float, null_runs: int | None = None) -> str:
@@ -710,7 +768,9 @@ def summarise(plan: Plan, records: Iterable[ScoredRun],
             margin, se, max(df, 0) if not math.isnan(t) else 0, t, t_sf(t, df) if df >= 1 else math.nan,
             n_null=n_null))
     adjusted = holm([s.p_t for s in summaries])
-    summaries = [replace(s, p_holm=a, verdict=holm_verdict(a, s.n_null_runs)) for s, a in zip(summaries, adjusted)]
+    least = min_margin(plan.score)
+    summaries = [replace(s, p_holm=a, verdict=holm_verdict(a, s.n_null_runs, s.margin, least))
+                 for s, a in zip(summaries, adjusted)]
     summaries.sort(key=rank_key)
     return Comparison(plan, records, summaries, list(run_failures), trainings)
 
@@ -738,6 +798,14 @@ MEANING = {
                    "(a loan layer or chance resemblances can do it), it does not say how close a relative is, and "
                    "\u201cno evidence\u201d does not show that the languages are unrelated.",
 }
+#: The same under the objective score (its least margin filled in).
+MEANING_OBJECTIVE = ("\u201ccloser than chance\u201d means that the language\u2019s words, through the mapping each run "
+                     "learns, explain the text better (a lower final training objective) than invented words with "
+                     "its sounds, word lengths and sound patterns do, by at least {least:g}, less than every right "
+                     "reading of our development ciphers but one had; \u201cbetter than chance, by too little\u201d: "
+                     "better than its nulls, by less than that (a loan layer, a distant relative or chance "
+                     "resemblances can do it); neither proves a relation nor says how close a relative is, and "
+                     "\u201cno evidence\u201d does not show that the languages are unrelated.")
 MEANING_WEAK = ("\u201ccloser than chance\u201d means that the language\u2019s words cover the text better than its "
                 "{mode} null, which does not keep which sounds start and end words and which follow which: a "
                 "language with sound patterns like the text\u2019s can be \u201ccloser than chance\u201d without "
@@ -833,8 +901,9 @@ def answer_lines(comparison: Comparison) -> list[str]:
     ranked = "by margin over" if any(not math.isnan(s.margin) for s in comparison.summaries) else "by score against"
     tests = (f"p one-sided, Holm-corrected over {tested} candidate{'s' if tested != 1 else ''}" if tested else
              "no candidate has the null runs a test needs, so no p")
+    what = " (score: minus the final training objective)" if plan.score == "objective" else ""
     lines = [f"Which language is closest to {plan.lost.name}: the candidates ranked {ranked} their own "
-             f"{plan.null_mode} null (margin = score \u2212 null mean, {level} % interval; {tests}):"]
+             f"{plan.null_mode} null (margin = score \u2212 null mean, {level} % interval; {tests}){what}:"]
     for rank, s in enumerate(comparison.summaries, 1):
         lo, hi = s.margin_interval
         interval = "" if math.isnan(lo) else f" [{_num_text(lo)}, {_num_text(hi)}]"
@@ -843,7 +912,10 @@ def answer_lines(comparison: Comparison) -> list[str]:
                      f"{_num_text(s.margin)}{interval}{p}")
     for name, why in unranked(comparison):
         lines.append(f"\u2013 {name}: {why}")
-    meaning = MEANING.get(plan.null_mode) or MEANING_WEAK.format(mode=plan.null_mode)
+    if plan.score == "objective" and plan.null_mode == "phonotactic":
+        meaning = MEANING_OBJECTIVE.format(least=min_margin(plan.score))
+    else:
+        meaning = MEANING.get(plan.null_mode) or MEANING_WEAK.format(mode=plan.null_mode)
     lines.append("What it means: " + meaning)
     early = early_stop_line(comparison)
     if early:
@@ -857,11 +929,11 @@ def compare(lost: Corpus, candidates: Mapping[str, Vocabulary | str | os.PathLik
             config: Config | None = None, run_fn: Callable[[PlanItem], CandidateRun | tuple] = train_run,
             out: str | os.PathLike | None = None, null_mode: str = DEFAULT_NULL_MODE, sample_seed: int = 0,
             on_run: Callable[[ScoredRun], None] | None = None, plot: bool = True, restarts: int = 1,
-            early_stop: float = 0.0, observe: bool = False) -> Comparison:
+            early_stop: float = 0.0, observe: bool = False, score: str = DEFAULT_SCORE) -> Comparison:
     """Plan, run (one after another), summarise and, with ``out``, write the comparison's files."""
     plan = plan_comparison(lost, candidates, seeds=seeds, n_null=n_null, stems=stems, steps=steps,
                            config=config, null_mode=null_mode, sample_seed=sample_seed, restarts=restarts,
-                           early_stop=early_stop)
+                           early_stop=early_stop, score=score)
     failures: list[tuple[PlanItem, str]] = []
     records = run_plan(plan, run_fn, on_run=on_run, failures=failures, observe=observe)
     comparison = summarise(plan, records, failures)
@@ -922,7 +994,9 @@ def write_comparison(out: str | os.PathLike, comparison: Comparison, *, plot: bo
                           "(engine/training/final_objective.py); candidates and nulls alike; gold never read",
         "matching": plan.matching.describe(),
         "stems": plan.matching.size,
-        "score": "area under coverage vs confidence (docs/closeness.md)",
+        "score": ("minus the final training objective over the whole text (docs/closeness.md)"
+                  if plan.score == "objective" else "area under coverage vs confidence (docs/closeness.md)"),
+        "score_kind": plan.score,
         f"coverage_at_{DEFAULT_CONFIDENCE}": {s.known: statistics.fmean(
             coverage_at(r.result.curve) for r in comparison.records
             if r.item.known == s.known and r.item.null is None) for s in comparison.summaries},
@@ -932,8 +1006,10 @@ def write_comparison(out: str | os.PathLike, comparison: Comparison, *, plot: bo
         "failed_runs": [{"known": i.known, "seed": i.seed, "null": i.null, "error": e}
                         for i, e in comparison.run_failures],
     }
+    least = min_margin(plan.score)
     info["verdict_rule"] = (f"closer than chance when the Holm-corrected one-sided t-test p of the margin is at most "
-                            f"{ALPHA} (docs/closeness.md)")
+                            f"{ALPHA}" + (f" and the margin at least {least:g}" if least > 0 else "")
+                            + " (docs/closeness.md)")
     info["caveats"] = caveats(comparison)
     from engine.io.atomic import atomic_path
 
@@ -951,7 +1027,8 @@ def write_comparison(out: str | os.PathLike, comparison: Comparison, *, plot: bo
 
 
 __all__ = [
-    "ALPHA", "MIN_NULLS", "MIN_SEEDS", "answer_lines", "caveats", "holm", "holm_verdict", "margin_se", "pins_without_stems", "t_quantile",
+    "ALPHA", "DEFAULT_SCORE", "MIN_NULLS", "MIN_SEEDS", "SCORES", "SLIGHT", "check_score", "min_margin", "score_of",
+    "scored", "answer_lines", "caveats", "holm", "holm_verdict", "margin_se", "pins_without_stems", "t_quantile",
     "t_sf", "CLOSER", "CandidateSummary", "Comparison", "MAX_RESTARTS", "NO_EVIDENCE", "Plan", "PlanItem", "RESTARTS_COLUMNS",
     "RUNS_COLUMNS", "RUNS_EXTRA", "ScoredRun", "CandidateRun", "SUMMARY_COLUMNS", "SUMMARY_EXTRA", "Signal", "TOO_FEW",
     "UNTESTED", "Z_THRESHOLD", "as_result", "early_stop_counts", "early_stop_line", "stopped_text", "with_stop_rule", "check_restarts", "compare", "decoding_agreement", "empirical_p",

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Callable
 
 from engine.closeness.curve import DEFAULT_CONFIDENCE, closeness_score, coverage_at
-from engine.closeness.comparison import (Comparison, Plan, PlanItem, ScoredRun, CandidateRun, summarise,
+from engine.closeness.comparison import (Comparison, Plan, PlanItem, ScoredRun, CandidateRun, scored, summarise,
                                         with_stop_rule, write_comparison)
 from engine.errors import DecipherError
 from engine.runs.session import RunSink
@@ -306,7 +306,10 @@ def run_comparison(plan: Plan, out: str | Path, pool, *, in_flight: int | None =
             except (DecipherError, OSError, ValueError, KeyError) as e:
                 failures.append((item, f"{p.run_dir}: {e}"))
                 continue
-            records.append(ScoredRun(item, result, closeness_score(result.curve)))
+            try:
+                records.append(scored(item, result, plan.score))
+            except DecipherError as e:
+                failures.append((item, f"{p.run_dir}: {e}"))
         else:
             failures.append((item, f"{p.run_dir}: {row.status}{': ' + row.error if row.error else ''}"))
     comparison = summarise(plan, records, failures)
@@ -325,6 +328,9 @@ def append_results(path: str | Path, lost: str, comparison: Comparison, *,
     for each."""
     from engine.io.atomic import unguard_row, write_csv
 
+    if comparison.plan.score != "area":   # its score column holds areas (benchmarks/results/closeness.csv)
+        raise DecipherError(f"{path}: a closeness results file holds area scores; this comparison's score is "
+                            f"{comparison.plan.score}")
     path = Path(path)
     rows: list[list[str]] = []
     if path.exists():
