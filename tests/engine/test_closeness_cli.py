@@ -249,6 +249,8 @@ def test_a_changed_plan_gets_new_run_folders(files):
     (["--restarts", "51"], "--restarts must be from 1 to 50"),
     (["--known", "a=X", "a=Y"], "the name 'a' is given twice"),
     (["--known", "noequals", "b=Y"], "give NAME=PATH"),
+    (["--score", "objective", "--early-stop", "0.1"], "--early-stop cannot be used with --score objective"),
+    (["--score", "objective", "--append-results", "r.csv"], "--append-results keeps area scores"),
 ])
 def test_bad_input_is_one_line_and_exit_2(files, tmp_path, capsys, extra, message):
     base = ["--lost", str(files / "lost.csv"), "--known", f"a={files / 'source.csv'}",
