@@ -76,6 +76,15 @@ def _without_added(record: dict, old_settings: Mapping[str, Any]) -> dict:
     return _digested({k: v for k, v in record.items() if k != "digest"} | {"settings": settings})
 
 
+def _without_after(record: dict) -> dict:
+    """``record`` with its digest made again without the settings of what is checked after a run."""
+    from engine.config import AFTER_THE_RUN
+
+    settings = record.get("settings") if isinstance(record.get("settings"), dict) else {}
+    return _digested({k: v for k, v in record.items() if k != "digest"}
+                     | {"settings": {k: v for k, v in settings.items() if k not in AFTER_THE_RUN}})
+
+
 def _digested(body: dict) -> dict:
     body["digest"] = hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
     return body
@@ -108,6 +117,11 @@ def changes(old: dict | None, new: dict) -> list[str]:
     old_s = old.get("settings") if isinstance(old.get("settings"), dict) else {}
     new = _without_added(new, old_s)       # settings added since, at their neutral value, change nothing
     if old.get("digest") == new["digest"]:
+        return []
+    # nor do the settings of what is checked after the run (engine.config.AFTER_THE_RUN: a run with a
+    # reference run and one without read the same; Config.identity leaves them out as well)
+    old, new, old_s = _without_after(old), _without_after(new), _without_after(old)["settings"]
+    if old["digest"] == new["digest"]:
         return []
     out = []
     if old.get("version") != new["version"]:

@@ -355,3 +355,19 @@ def test_a_stored_record_without_an_added_setting_matches_a_run_at_its_neutral_v
     assert changes(old, make_record(now, inputs)) == []
     assert changes(old, make_record({**now, "onsets_first": 0.5}, inputs)) == ["onsets_first: (unset) -> 0.5"]
     assert changes(old, make_record({**now, "lr": 0.3}, inputs)) == [f"lr: {now['lr']} -> 0.3"]
+
+
+def test_a_setting_of_what_is_checked_after_the_run_does_not_make_a_finished_run_run_again():
+    """A comparison plans its runs with reference_null = "off"; a run it finished before that setting
+    existed (no key) or with another value reads the same, so a resumed comparison keeps it."""
+    from engine.inputs_digest import changes, make_record
+
+    inputs = {"lost file": "ab", "known file": "cd"}
+    now = Config(steps=50).to_dict()
+    before = make_record({k: v for k, v in now.items() if k != "reference_null"}, inputs)
+    assert changes(before, make_record({**now, "reference_null": "off"}, inputs)) == []
+    assert changes(make_record({**now, "reference_null": "on"}, inputs),
+                   make_record({**now, "reference_null": "off"}, inputs)) == []
+    # anything else that differs is still said, and only that
+    assert changes(before, make_record({**now, "reference_null": "off", "lr": 0.3}, inputs)) == [
+        f"lr: {now['lr']} -> 0.3"]
