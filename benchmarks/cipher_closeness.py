@@ -11,7 +11,8 @@ first, and the unrelated list is not "closer than chance". The cipher's one-run 
 
 A comparison's runs are kept under build/cipher-closeness/ID, so a second invocation continues
 where the first stopped (``decipher closeness`` resumes a folder with an earlier comparison), and one with
-the other ``--score`` only summarises the same runs again.
+the other ``--score`` only summarises the same runs again. A cipher whose row (by that score) is in --out
+already is passed over, so the whole command can be run again after an interruption.
 
     nice -n 10 python -m benchmarks.cipher_closeness --split dev --ids dev-a-latin-1 --workers 2 \\
         --suite benchmarks/results/ciphers/dev-default.jsonl --out benchmarks/results/ciphers/dev-closeness.jsonl
@@ -64,6 +65,14 @@ def judged(summary: dict[str, dict]) -> dict:
     row["unrelated_rejected"] = row["unrel_verdict"] != CLOSER
     row["rule_holds"] = row["relative_found"] and row["unrelated_rejected"]
     return row
+
+
+def done_ids(out: Path, score: str) -> set[str]:
+    """The ciphers whose comparison, by ``score``, already has a finished row in ``out``."""
+    if not out.is_file():
+        return set()
+    rows = [json.loads(ln) for ln in out.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    return {r["id"] for r in rows if r.get("score", "area") == score and "rule_holds" in r}
 
 
 def suite_p10(path: Path | None, cid: str) -> float | None:
@@ -132,7 +141,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if len(controls_of(cid, controls)) != 1:
             p.error(f"--ids {cid}: {len(controls_of(cid, controls))} controls of it in the manifest; one is needed")
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    done = done_ids(args.out, args.score)
     for cid in args.ids:
+        if cid in done:   # a resumed invocation: that comparison's row is there already
+            print(f"{cid}: already in {args.out} (score {args.score}); not run again", flush=True)
+            continue
         row = run_one(ciphers[cid], controls_of(cid, controls)[0], ciphers, args)
         with open(args.out, "a", encoding="utf-8") as f:
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
