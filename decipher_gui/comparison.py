@@ -40,6 +40,8 @@ class ComparisonRequest:
     """trainings per seed (candidates and nulls alike); the lowest final objective is kept"""
     cap_stems: bool = False
     """``stems`` is the most each candidate keeps on its own (a shorter one keeps all), not one size for all"""
+    score: str = "area"
+    """what a run scores (engine.closeness.comparison.SCORES): the curve's area, or minus its final objective"""
 
 
 def parse_seeds(text: str) -> tuple[int, ...]:
@@ -94,7 +96,8 @@ class ComparisonDialog(QDialog):
                        "words. Over several seeds, with every vocabulary cut to one size (or each to at most a "
                        "size, read against nulls of its own size). A language is <i>closer than chance</i> "
                        "when its margin over its nulls passes a one-sided t test at 5 % after Holm's "
-                       "correction for the number of languages; at least 3 seeds × 3 nulls (docs/closeness.md).")
+                       "correction for the number of languages (scored by the training objective, also by a "
+                       "margin of at least the reference check's); at least 3 seeds × 3 nulls (docs/closeness.md).")
         intro.setWordWrap(True)
         lay.addWidget(intro)
         form = QFormLayout()
@@ -143,6 +146,15 @@ class ComparisonDialog(QDialog):
         self.nulls.setToolTip("Null vocabularies per language (each trained with every seed); 0: no verdict")
         self.nulls.valueChanged.connect(lambda _v: self._check())
         form.addRow("Null vocabularies:", self.nulls)
+        self.score = QComboBox()
+        self.score.addItem("coverage curve (the paper's)", "area")
+        self.score.addItem("training objective", "objective")
+        self.score.setToolTip("What each run scores. Coverage curve: the area under coverage against confidence, as "
+                              "the paper plots it. Training objective: how well the language's words explain the "
+                              "text through the mapping learned (minus the final training objective); \u201ccloser "
+                              "than chance\u201d then also needs a margin of at least the reference check's "
+                              "(docs/closeness.md, \u201cThe objective score\u201d)")
+        form.addRow("Score:", self.score)
         self.stems = QSpinBox()
         self.stems.setRange(0, 100_000)
         self.stems.setSpecialValueText("the smallest language's size")
@@ -315,7 +327,7 @@ class ComparisonDialog(QDialog):
         return ComparisonRequest(corpus, candidates, parse_seeds(self.seeds.text()), self.nulls.value(),
                                  self.stems.value() or None, self.config.replace(steps=self.steps.value()),
                                  Path(folder), self.workers.value(), self.restarts.value(),
-                                 bool(self.size_mode.currentData()))
+                                 bool(self.size_mode.currentData()), self.score.currentData())
 
 
 def plot_style() -> dict:
@@ -509,7 +521,7 @@ class ComparisonJob(QObject):
         try:
             plan = plan_comparison(r.corpus, dict(r.candidates), seeds=r.seeds, n_null=r.n_null,
                                    stems=None if r.cap_stems else r.stems, cap_stems=r.stems if r.cap_stems else None,
-                                   config=r.config, restarts=r.restarts)
+                                   config=r.config, restarts=r.restarts, score=r.score)
             report(("planned", len(plan.items), plan.matching.describe()))
             self.pool = StoppablePool(self.pool_factory(r.workers))
             if self._stop.is_set():

@@ -94,6 +94,29 @@ def test_restarts_per_seed_reach_the_comparison(win, qtbot, tmp_path):
     assert {r.restarts for r in c.comparison.records} == {2}
 
 
+def test_the_objective_score_reaches_the_comparison_and_its_answer(win, qtbot, tmp_path):
+    from decipher_gui.comparison import ComparisonDialog, controller
+    from engine.runs.sweep import InlinePool
+    from engine.runs.workers import run_task
+
+    d = ComparisonDialog(win.model.comparison_source(), TINY, win)
+    assert d.score.currentData() == "area" and d.request().score == "area"   # default: the paper's curve
+    d.score.setCurrentIndex(d.score.findData("objective"))
+    d.seeds.setText("0 1")
+    d.nulls.setValue(2)
+    d.folder.setText(str(tmp_path / "cmp"))
+    request = d.request()
+    assert request.score == "objective"
+    c = controller(win)
+    c.start(request, pool_factory=lambda n: InlinePool(run_task))
+    qtbot.waitUntil(lambda: c.comparison is not None or win.last_error is not None, timeout=120_000)
+    assert c.comparison is not None, win.last_error
+    assert c.comparison.plan.score == "objective"
+    assert all(r.score == -r.result.objective for r in c.comparison.records)
+    answer = (tmp_path / "cmp" / "answer.txt").read_text(encoding="utf-8")
+    assert "(score: minus the final training objective)" in answer
+
+
 def test_at_most_a_size_each_reaches_the_comparison_and_needs_a_number(win, qtbot, tmp_path):
     from decipher_gui.comparison import ComparisonDialog, controller
     from engine.runs.sweep import InlinePool
