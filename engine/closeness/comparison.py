@@ -801,8 +801,8 @@ MEANING = {
 #: The same under the objective score (its least margin filled in).
 MEANING_OBJECTIVE = ("\u201ccloser than chance\u201d means that the language\u2019s words, through the mapping each run "
                      "learns, explain the text better (a lower final training objective) than invented words with "
-                     "its sounds, word lengths and sound patterns do, by at least {least:g}, less than every right "
-                     "reading of our development ciphers but one had; \u201cbetter than chance, by too little\u201d: "
+                     "its sounds, word lengths and sound patterns do, by at least {least:g} (a margin that every right "
+                     "reading of our development alphabets but one exceeded); \u201cbetter than chance, by too little\u201d: "
                      "better than its nulls, by less than that (a loan layer, a distant relative or chance "
                      "resemblances can do it); neither proves a relation nor says how close a relative is, and "
                      "\u201cno evidence\u201d does not show that the languages are unrelated.")

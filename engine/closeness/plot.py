@@ -88,6 +88,8 @@ def figure_spec(comparison, *, width: int = 1000) -> dict:
     taken: set[str] = set()
     by_name = {s.known: s for s in comparison.summaries}
     series = []
+    # the curves are coverage; under the objective score the number beside them is not their area
+    scored = "\u2212objective " if comparison.plan.score == "objective" else ""
     for name, (x, mean, lo, hi) in curves.items():
         colour = colour_of(name, taken)
         taken.add(colour)
@@ -96,7 +98,7 @@ def figure_spec(comparison, *, width: int = 1000) -> dict:
         own = own_nulls.get(name)
         series.append({"name": name, "colour": colour, "x": x.tolist(), "mean": mean.tolist(), "lo": lo.tolist(),
                        "hi": hi.tolist(), "own_null": None if own is None else [own[0].tolist(), own[1].tolist()],
-                       "label": f"{name}: {s.score_mean:.3f}{margin}<br>({s.verdict})"})
+                       "label": f"{name}: {scored}{s.score_mean:.3f}{margin}<br>({s.verdict})"})
     return {"width": int(width), "height": int(width * 0.6),
             "title": (f"Closeness to {comparison.plan.lost.name}: coverage vs confidence "
                       f"({comparison.plan.matching.size_text})"),

@@ -58,6 +58,11 @@ def test_the_objective_decides_the_ranking_and_a_small_margin_is_not_closer(tmp_
         rows = list(csv.DictReader(f))
     assert all(float(r["score"]) == pytest.approx(-float(r["objective"]), abs=1e-5) for r in rows)
     assert "minus the final training objective" not in "\n".join(answer_lines(area))
+    from engine.closeness.plot import figure_spec
+
+    labels = [x["label"] for x in figure_spec(result)["series"]]
+    assert all("\u2212objective " in lb for lb in labels)       # the number beside a curve is not its area
+    assert not any("objective" in x["label"] for x in figure_spec(area)["series"])
 
 
 def test_a_run_without_an_objective_is_a_failed_run_not_a_score():
