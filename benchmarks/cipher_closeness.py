@@ -114,7 +114,29 @@ def run_one(entry: dict, control: dict, ciphers: dict, args) -> dict:
         row["error"] = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}"
         return row
     row.update(judged(summary_rows(out)))
+    row.update(run_scores(out))
     return row
+
+
+def run_scores(out: Path) -> dict:
+    """Each candidate's runs, as the comparison scored them (runs.csv: the kept run of each seed, its own
+    list's and each null's): ``rel_seed_scores``, ``rel_null_scores`` ({null: [by seed]}) and the same
+    for ``unrel``; empty when the file is missing."""
+    path = out / "runs.csv"
+    if not path.is_file():
+        return {}
+    with open(path, encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    got: dict = {}
+    for name, tag in (("relative", "rel"), ("unrelated", "unrel")):
+        mine = sorted((r for r in rows if r["known"] == name), key=lambda r: int(r["seed"]))
+        got[f"{tag}_seed_scores"] = [float(r["score"]) for r in mine if r["null"] == ""]
+        nulls: dict[str, list[float]] = {}
+        for r in mine:
+            if r["null"] != "":
+                nulls.setdefault(r["null"], []).append(float(r["score"]))
+        got[f"{tag}_null_scores"] = nulls
+    return got
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -101,3 +101,25 @@ def test_cipher_closeness_holds_the_rule_only_when_the_relative_alone_is_closer_
     both = dict([row("relative", "closer than chance", 0.1), row("unrelated", "closer than chance", 0.05)])
     r = judged(both)
     assert r["relative_found"] and not r["unrelated_rejected"] and not r["rule_holds"]
+
+
+def test_cipher_closeness_rows_keep_each_runs_score_and_a_finished_cipher_is_passed_over(tmp_path):
+    import json
+
+    from benchmarks.cipher_closeness import done_ids, run_scores
+
+    (tmp_path / "runs.csv").write_text(
+        "known,seed,null,score,coverage,steps,wall_s,restart,restarts,objective,stopped\n"
+        "relative,1,,3.1,0.8,10,1,0,1,-3.1,\nrelative,0,,2.9,0.8,10,1,0,1,-2.9,\n"
+        "relative,0,0,2.0,0.7,10,1,0,1,-2.0,\nrelative,1,0,2.2,0.7,10,1,0,1,-2.2,\n"
+        "unrelated,0,,1.5,0.6,10,1,0,1,-1.5,\nunrelated,0,0,1.6,0.6,10,1,0,1,-1.6,\n", encoding="utf-8")
+    got = run_scores(tmp_path)
+    assert got["rel_seed_scores"] == [2.9, 3.1] and got["rel_null_scores"] == {"0": [2.0, 2.2]}   # by seed
+    assert got["unrel_seed_scores"] == [1.5] and got["unrel_null_scores"] == {"0": [1.6]}
+    assert run_scores(tmp_path / "none") == {}
+    out = tmp_path / "rows.jsonl"
+    out.write_text("\n".join(json.dumps(r) for r in (
+        {"id": "a", "score": "objective", "rule_holds": False}, {"id": "b", "score": "area", "rule_holds": True},
+        {"id": "c", "score": "objective", "error": "exit 1"})) + "\n", encoding="utf-8")
+    assert done_ids(out, "objective") == {"a"} and done_ids(out, "area") == {"b"}   # an error row is run again
+    assert done_ids(tmp_path / "missing.jsonl", "area") == set()
