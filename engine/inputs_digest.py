@@ -120,7 +120,8 @@ def changes(old: dict | None, new: dict) -> list[str]:
         return []
     # nor do the settings of what is checked after the run (engine.config.AFTER_THE_RUN: a run with a
     # reference run and one without read the same; Config.identity leaves them out as well)
-    old, new, old_s = _without_after(old), _without_after(new), _without_after(old)["settings"]
+    old, new = _without_after(old), _without_after(new)
+    old_s = old["settings"]
     if old["digest"] == new["digest"]:
         return []
     out = []
