@@ -13,6 +13,10 @@ Each probe builds one variant of a dev syllabary (engine/datasets/invented.py) a
 - ``greek-wr100``: no sound change, the running text with every divider (the preset as it is);
 - ``greek-changes-words``: the sound changes kept, the cognate words one a line, ``segmented = true``.
 
+The Linear B list is in alphabetical order and the generator takes a list's first stems as its commonest, so
+the greek probes shuffle it by --seed first (``--greek-order alphabetical`` keeps the order, as every greek
+probe did before the option existed: a text with four words in five beginning with a, e, d, o or i).
+
     python -m benchmarks.experiments.syllable_probes --probe wr100 --source latin --relation far \\
         --out benchmarks/results/ciphers/dev-probes.jsonl
 
@@ -29,6 +33,7 @@ import argparse
 import csv
 import json
 import os
+import random
 import subprocess
 import sys
 import time
@@ -64,7 +69,7 @@ def parse_rules(items: list[str]) -> dict[str, str]:
 
 
 def build(probe: str, source: str, seed: int, relation: str, rules: dict[str, str] | None = None,
-          no_change: bool = False, min_phones: int = 0, cut: int = 0) -> Path:
+          no_change: bool = False, min_phones: int = 0, cut: int = 0, greek_order: str = "shuffled") -> Path:
     import dataclasses
 
     import engine.datasets.invented as inv
@@ -76,6 +81,10 @@ def build(probe: str, source: str, seed: int, relation: str, rules: dict[str, st
         with open(GREEK, encoding="utf-8", newline="") as f:
             stems = [Stem(r["form"], r["ipa"], r.get("gloss") or "", "greek") for r in csv.DictReader(f)]
         source = "greek"
+        # the list is in alphabetical order, and the generator takes its first stems as the commonest:
+        # its head is four words in five with a, e, d, o or i first, a text no natural list makes
+        if greek_order == "shuffled":
+            random.Random(seed).shuffle(stems)
     if min_phones or cut:   # the source's stems (frequency order) kept only when long, or cut short
         from engine.datasets.candidates import DEFAULT_DATA, build as build_source
         from engine.model.phonology import ipa_units
@@ -105,6 +114,7 @@ def build(probe: str, source: str, seed: int, relation: str, rules: dict[str, st
         inv.derive, syl.draw_rules = derive, draw_rules
     tag = "".join(f"-{k}={v}" for k, v in sorted((rules or {}).items())) + ("-nochange" if no_change else "")
     tag += (f"-min{min_phones}" if min_phones else "") + (f"-cut{cut}" if cut else "")
+    tag += "-alphabetical" if probe.startswith("greek") and greek_order == "alphabetical" else ""
     folder = OUT / f"{probe}-{source}-{seed}-{relation}{tag}"
     inv.write_cipher(cipher, folder, force=True)
     if probe.endswith("words"):
@@ -158,6 +168,10 @@ def main(argv=None) -> int:
     ap.add_argument("--whole-first", type=int, metavar="STEPS",
                     help="train STEPS steps with segmented = true (every divided word whole), then resume the run "
                          "with free spans (segmented = false) to its full steps")
+    ap.add_argument("--greek-order", choices=("shuffled", "alphabetical"), default="shuffled",
+                    help="the greek probes: the Linear B known list shuffled by --seed before the generator takes "
+                         "its first stems (the default), or in its own alphabetical order, as every greek probe "
+                         "before this option took it")
     ap.add_argument("--out")
     args = ap.parse_args(argv)
     if args.whole_first is not None and not 0 < args.whole_first < 3000:
@@ -168,7 +182,8 @@ def main(argv=None) -> int:
         ap.error(str(e))
     if args.probe.startswith("greek") and not GREEK.is_file():
         ap.error(f"{GREEK} is missing: run python -m benchmarks.syllable_linear_b first")
-    folder = build(args.probe, args.source, args.seed, args.relation, rules, args.no_change, args.min_phones, args.cut)
+    folder = build(args.probe, args.source, args.seed, args.relation, rules, args.no_change, args.min_phones, args.cut,
+                   args.greek_order)
     run = folder / "run"
     cmd = [sys.executable, "-m", "engine", "run", "--lost", str(folder / "lost.csv"), "--known",
            str(folder / "known.csv"), "--gold", str(folder / "gold.csv"), "--config", str(folder / "settings.toml"),
@@ -197,6 +212,7 @@ def main(argv=None) -> int:
         lines = sum(1 for _ in f) - 1
     finish_row({"probe": args.probe, "source": info["source"], "seed": args.seed, "relation": args.relation,
                 "wr": info["wr"], "signs": info["signs"], "lines": lines, "rules_set": rules, "min_phones": args.min_phones, "cut": args.cut, "segmented": segmented, "set": args.set, "whole_first": args.whole_first,
+                "greek_order": args.greek_order if args.probe.startswith("greek") else None,
                 "whole_p_at_10": None if whole is None else whole["p_at_10"],
                 **{k: info[k] for k in ("final_coda", "inner_coda", "cluster", "fixed_vowel", "length")},
                 "sound_changes": args.probe not in UNCHANGED and not args.no_change,
