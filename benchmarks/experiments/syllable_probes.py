@@ -25,6 +25,7 @@ try the rules one at a time: ``--probe words --source spanish --rule final_coda=
 the sound changes from any probe. ``--min-phones N`` keeps only the source's stems of N sounds or more, and
 ``--cut N`` cuts every stem to its first N sounds (is it the words' length that sets Spanish apart?). ``--whole-first N``
 trains N steps with every divided word whole, then resumes the run with free spans to 3,000 steps.
+``--pin-vowels`` pins the key's bare-vowel signs to their vowels for the whole run (the gold's, a probe only).
 """
 
 from __future__ import annotations
@@ -146,6 +147,20 @@ def word_list(folder: Path) -> None:
         csv.writer(f).writerows([("inscription_id", "start", "word_end", "known"), *rows])
 
 
+def vowel_pins(folder: Path, out: Path) -> list[str]:
+    """A PRIOR.csv pinning each sign whose key onset may be none (``∅``, ``w|∅``) to its first vowel; the
+    signs' values as ``sign=vowel``."""
+    from engine.io.atomic import write_csv
+
+    rows = []
+    with open(folder / "key.csv", encoding="utf-8", newline="") as f:
+        for r in csv.DictReader(f):
+            if r["known_vowels"] and "∅" in r["known_onsets"].split("|"):
+                rows.append((r["sign"], r["known_vowels"].split("|")[0], "1"))
+    write_csv(out, ("lost", "known_ipa", "weight"), rows)
+    return [f"{sign}={vowel}" for sign, vowel, _ in rows]
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--probe", choices=PROBES, required=True)
@@ -172,6 +187,9 @@ def main(argv=None) -> int:
                     help="the greek probes: the Linear B known list shuffled by --seed before the generator takes "
                          "its first stems (the default), or in its own alphabetical order, as every greek probe "
                          "before this option took it")
+    ap.add_argument("--pin-vowels", action="store_true",
+                    help="pin the key's bare-vowel signs (no onset, or an onset merged with none) to their vowel for "
+                         "the whole run: does the search read a list once it has those anchors?")
     ap.add_argument("--out")
     args = ap.parse_args(argv)
     if args.whole_first is not None and not 0 < args.whole_first < 3000:
@@ -188,6 +206,9 @@ def main(argv=None) -> int:
     cmd = [sys.executable, "-m", "engine", "run", "--lost", str(folder / "lost.csv"), "--known",
            str(folder / "known.csv"), "--gold", str(folder / "gold.csv"), "--config", str(folder / "settings.toml"),
            "--preset", "syllabary", "--seed", "0", "--out", str(run), "--quiet", "--force"]
+    pins = vowel_pins(folder, folder / "vowel-pins.csv") if args.pin_vowels else None
+    if pins is not None:
+        cmd += ["--prior", str(folder / "vowel-pins.csv")]
     segmented = args.probe.endswith("words") or args.segmented
     if segmented:
         cmd += ["--set", "segmented=true"]
@@ -213,6 +234,7 @@ def main(argv=None) -> int:
     finish_row({"probe": args.probe, "source": info["source"], "seed": args.seed, "relation": args.relation,
                 "wr": info["wr"], "signs": info["signs"], "lines": lines, "rules_set": rules, "min_phones": args.min_phones, "cut": args.cut, "segmented": segmented, "set": args.set, "whole_first": args.whole_first,
                 "greek_order": args.greek_order if args.probe.startswith("greek") else None,
+                "pinned_vowel_signs": pins,
                 "whole_p_at_10": None if whole is None else whole["p_at_10"],
                 **{k: info[k] for k in ("final_coda", "inner_coda", "cluster", "fixed_vowel", "length")},
                 "sound_changes": args.probe not in UNCHANGED and not args.no_change,
