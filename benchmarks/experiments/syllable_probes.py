@@ -70,7 +70,8 @@ def parse_rules(items: list[str]) -> dict[str, str]:
 
 
 def build(probe: str, source: str, seed: int, relation: str, rules: dict[str, str] | None = None,
-          no_change: bool = False, min_phones: int = 0, cut: int = 0, greek_order: str = "shuffled") -> Path:
+          no_change: bool = False, min_phones: int = 0, cut: int = 0, greek_order: str = "shuffled",
+          merge: dict[str, str] | None = None) -> Path:
     import dataclasses
 
     import engine.datasets.invented as inv
@@ -86,7 +87,7 @@ def build(probe: str, source: str, seed: int, relation: str, rules: dict[str, st
         # its head is four words in five with a, e, d, o or i first, a text no natural list makes
         if greek_order == "shuffled":
             random.Random(seed).shuffle(stems)
-    if min_phones or cut:   # the source's stems (frequency order) kept only when long, or cut short
+    if min_phones or cut or merge:   # the source's stems (frequency order): long ones, cut short, sounds merged
         from engine.datasets.candidates import DEFAULT_DATA, build as build_source
         from engine.model.phonology import ipa_units
 
@@ -97,7 +98,9 @@ def build(probe: str, source: str, seed: int, relation: str, rules: dict[str, st
             units = [u for u in ipa_units(s.ipa) if u.strip()]
             if len(units) < min_phones:
                 continue
-            ipa = "".join(units[:cut]) if cut else s.ipa
+            if merge:
+                units = [merge.get(u, u) for u in units]
+            ipa = "".join(units[:cut]) if cut else "".join(units) if merge else s.ipa
             if ipa not in seen:
                 seen.add(ipa)
                 kept.append(Stem(s.form, ipa, s.gloss, s.source))
@@ -115,6 +118,7 @@ def build(probe: str, source: str, seed: int, relation: str, rules: dict[str, st
         inv.derive, syl.draw_rules = derive, draw_rules
     tag = "".join(f"-{k}={v}" for k, v in sorted((rules or {}).items())) + ("-nochange" if no_change else "")
     tag += (f"-min{min_phones}" if min_phones else "") + (f"-cut{cut}" if cut else "")
+    tag += "".join(f"-{a}{b}" for a, b in sorted((merge or {}).items()))
     tag += "-alphabetical" if probe.startswith("greek") and greek_order == "alphabetical" else ""
     folder = OUT / f"{probe}-{source}-{seed}-{relation}{tag}"
     inv.write_cipher(cipher, folder, force=True)
@@ -187,6 +191,9 @@ def main(argv=None) -> int:
                     help="the greek probes: the Linear B known list shuffled by --seed before the generator takes "
                          "its first stems (the default), or in its own alphabetical order, as every greek probe "
                          "before this option took it")
+    ap.add_argument("--merge", action="append", default=[], metavar="A=B",
+                    help="write sound A as B in every source stem before the generator (both sides: a language "
+                         "with fewer sounds, so a smaller grid of signs); repeatable")
     ap.add_argument("--pin-vowels", action="store_true",
                     help="pin the key's bare-vowel signs (no onset, or an onset merged with none) to their vowel for "
                          "the whole run: does the search read a list once it has those anchors?")
@@ -198,10 +205,13 @@ def main(argv=None) -> int:
         rules = parse_rules(args.rule)
     except ValueError as e:
         ap.error(str(e))
+    merge = dict(item.split("=", 1) for item in args.merge if "=" in item)
+    if len(merge) != len(args.merge) or not all(merge) or not all(merge.values()):
+        ap.error("--merge A=B: a sound and the sound it becomes, e.g. --merge u=o")
     if args.probe.startswith("greek") and not GREEK.is_file():
         ap.error(f"{GREEK} is missing: run python -m benchmarks.syllable_linear_b first")
     folder = build(args.probe, args.source, args.seed, args.relation, rules, args.no_change, args.min_phones, args.cut,
-                   args.greek_order)
+                   args.greek_order, merge)
     run = folder / "run"
     cmd = [sys.executable, "-m", "engine", "run", "--lost", str(folder / "lost.csv"), "--known",
            str(folder / "known.csv"), "--gold", str(folder / "gold.csv"), "--config", str(folder / "settings.toml"),
@@ -234,7 +244,7 @@ def main(argv=None) -> int:
     finish_row({"probe": args.probe, "source": info["source"], "seed": args.seed, "relation": args.relation,
                 "wr": info["wr"], "signs": info["signs"], "lines": lines, "rules_set": rules, "min_phones": args.min_phones, "cut": args.cut, "segmented": segmented, "set": args.set, "whole_first": args.whole_first,
                 "greek_order": args.greek_order if args.probe.startswith("greek") else None,
-                "pinned_vowel_signs": pins,
+                "pinned_vowel_signs": pins, "merged": merge,
                 "whole_p_at_10": None if whole is None else whole["p_at_10"],
                 **{k: info[k] for k in ("final_coda", "inner_coda", "cluster", "fixed_vowel", "length")},
                 "sound_changes": args.probe not in UNCHANGED and not args.no_change,
