@@ -71,8 +71,18 @@ def parse_rules(items: list[str]) -> dict[str, str]:
 
 def build(probe: str, source: str, seed: int, relation: str, rules: dict[str, str] | None = None,
           no_change: bool = False, min_phones: int = 0, cut: int = 0, greek_order: str = "shuffled",
-          merge: dict[str, str] | None = None) -> Path:
+          merge: dict[str, str] | None = None, full_forms: bool = False) -> Path:
     import dataclasses
+
+    from engine.datasets import candidates
+
+    if full_forms and not probe.startswith("greek"):   # the source's word forms as they stand, not stemmed
+        lang = candidates.LANGUAGES[source]
+        candidates.LANGUAGES[source] = dataclasses.replace(lang, stemmer=None)
+        try:
+            return build(probe, source, seed, relation, rules, no_change, min_phones, cut, greek_order, merge)
+        finally:
+            candidates.LANGUAGES[source] = lang
 
     import engine.datasets.invented as inv
     import engine.datasets.synthetic_syllabary as syl
@@ -119,6 +129,8 @@ def build(probe: str, source: str, seed: int, relation: str, rules: dict[str, st
     tag = "".join(f"-{k}={v}" for k, v in sorted((rules or {}).items())) + ("-nochange" if no_change else "")
     tag += (f"-min{min_phones}" if min_phones else "") + (f"-cut{cut}" if cut else "")
     tag += "".join(f"-{a}{b}" for a, b in sorted((merge or {}).items()))
+    tag += "-forms" if candidates.LANGUAGES.get(source) and candidates.LANGUAGES[source].stemmer is None \
+        and not probe.startswith("greek") else ""
     tag += "-alphabetical" if probe.startswith("greek") and greek_order == "alphabetical" else ""
     folder = OUT / f"{probe}-{source}-{seed}-{relation}{tag}"
     inv.write_cipher(cipher, folder, force=True)
@@ -194,6 +206,9 @@ def main(argv=None) -> int:
     ap.add_argument("--merge", action="append", default=[], metavar="A=B",
                     help="write sound A as B in every source stem before the generator (both sides: a language "
                          "with fewer sounds, so a smaller grid of signs); repeatable")
+    ap.add_argument("--full-forms", action="store_true",
+                    help="the source's frequent word forms as they stand, not Snowball-stemmed (as the test sources, "
+                         "the New Testaments, and the Linear B list are)")
     ap.add_argument("--pin-vowels", action="store_true",
                     help="pin the key's bare-vowel signs (no onset, or an onset merged with none) to their vowel for "
                          "the whole run: does the search read a list once it has those anchors?")
@@ -211,7 +226,7 @@ def main(argv=None) -> int:
     if args.probe.startswith("greek") and not GREEK.is_file():
         ap.error(f"{GREEK} is missing: run python -m benchmarks.syllable_linear_b first")
     folder = build(args.probe, args.source, args.seed, args.relation, rules, args.no_change, args.min_phones, args.cut,
-                   args.greek_order, merge)
+                   args.greek_order, merge, args.full_forms)
     run = folder / "run"
     cmd = [sys.executable, "-m", "engine", "run", "--lost", str(folder / "lost.csv"), "--known",
            str(folder / "known.csv"), "--gold", str(folder / "gold.csv"), "--config", str(folder / "settings.toml"),
@@ -244,7 +259,7 @@ def main(argv=None) -> int:
     finish_row({"probe": args.probe, "source": info["source"], "seed": args.seed, "relation": args.relation,
                 "wr": info["wr"], "signs": info["signs"], "lines": lines, "rules_set": rules, "min_phones": args.min_phones, "cut": args.cut, "segmented": segmented, "set": args.set, "whole_first": args.whole_first,
                 "greek_order": args.greek_order if args.probe.startswith("greek") else None,
-                "pinned_vowel_signs": pins, "merged": merge,
+                "pinned_vowel_signs": pins, "merged": merge, "full_forms": args.full_forms,
                 "whole_p_at_10": None if whole is None else whole["p_at_10"],
                 **{k: info[k] for k in ("final_coda", "inner_coda", "cluster", "fixed_vowel", "length")},
                 "sound_changes": args.probe not in UNCHANGED and not args.no_change,
