@@ -42,18 +42,18 @@ from benchmarks.cipher_suite import BUILD, build_cipher, build_control, load_fol
 LABEL = "reference-null"
 
 
-def null_folder(entry: dict, kind: str, ciphers: dict, null_seed: int) -> Path:
-    """A copy of the cipher's or control's folder whose known list is the phonotactic null of its own."""
+def null_folder(entry: dict, kind: str, ciphers: dict, null_seed: int, mode: str = "phonotactic") -> Path:
+    """A copy of the cipher's or control's folder whose known list is the ``mode`` null of its own."""
     from engine.closeness.nulls import null_vocabulary
     from engine.io.atomic import write_text
     from engine.io.tables import write_known
 
     src = build_cipher(entry) if kind == "cipher" else build_control(entry, ciphers)
-    folder = BUILD / f"{entry['id']}-null{null_seed}"
+    folder = BUILD / f"{entry['id']}-{tag(mode)}{null_seed}"
     if (folder / "known.csv").is_file():
         return folder
     _, vocab = load_folder(src)
-    null = null_vocabulary(vocab, null_seed, mode="phonotactic")
+    null = null_vocabulary(vocab, null_seed, mode=mode)
     tmp = folder.with_name(folder.name + ".part")
     tmp.mkdir(parents=True, exist_ok=True)
     for name in ("lost.csv", "settings.toml"):
@@ -61,6 +61,11 @@ def null_folder(entry: dict, kind: str, ciphers: dict, null_seed: int) -> Path:
     write_known(tmp / "known.csv", null.stems)
     tmp.rename(folder)
     return folder
+
+
+def tag(mode: str) -> str:
+    """``null`` for the phonotactic null (the names the first rows have), else the mode's name."""
+    return "null" if mode == "phonotactic" else mode
 
 
 def run(args) -> int:
@@ -79,17 +84,19 @@ def run(args) -> int:
         for ln in args.out.read_text(encoding="utf-8").splitlines():
             if ln.strip():
                 r = json.loads(ln)
-                done.add((r["of_id"], r["null_seed"], r["seed"]))
-    todo = [(k, e) for k, e in todo if (e["id"], args.null_seed, args.seed) not in done]
-    folders = {e["id"]: null_folder(e, k, ciphers, args.null_seed) for k, e in todo}
+                done.add((r["of_id"], r["null_seed"], r["seed"], r.get("null_mode", "phonotactic")))
+    todo = [(k, e) for k, e in todo if (e["id"], args.null_seed, args.seed, args.null_mode) not in done]
+    folders = {e["id"]: null_folder(e, k, ciphers, args.null_seed, args.null_mode) for k, e in todo}
     args.out.parent.mkdir(parents=True, exist_ok=True)
 
     def work(item):
         kind, e = item
-        ref = {"id": f"{e['id']}-null{args.null_seed}", "split": e["split"], "of": e["id"],
-               "known": f"phonotactic null {args.null_seed} of {e['id']}'s list"}
-        row = run_one(ref, "control", folders[e["id"]], LABEL, [], args.seed, None, args.script)
-        row.update(of_id=e["id"], of_kind=kind, null_seed=args.null_seed)
+        ref = {"id": f"{e['id']}-{tag(args.null_mode)}{args.null_seed}", "split": e["split"], "of": e["id"],
+               "known": f"{args.null_mode} null {args.null_seed} of {e['id']}'s list"}
+        # the null run trains no reference of its own (setting reference_null, newer than the first rows)
+        row = run_one(ref, "control", folders[e["id"]], LABEL, ["--set", "reference_null=off"], args.seed, None,
+                      args.script)
+        row.update(of_id=e["id"], of_kind=kind, null_seed=args.null_seed, null_mode=args.null_mode)
         with open(args.out, "a", encoding="utf-8") as f:
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
         print(f"{e['id']} null {args.null_seed}: coverage {row.get('coverage', float('nan')):.3f}, "
@@ -107,12 +114,12 @@ def load_rows(paths: Sequence[Path]) -> list[dict]:
     return rows
 
 
-def pairs(null_rows: list[dict], own_rows: list[dict]) -> list[dict]:
-    """One line per (cipher or control, seed): the real list's run beside its reference nulls."""
+def pairs(null_rows: list[dict], own_rows: list[dict], mode: str = "phonotactic") -> list[dict]:
+    """One line per (cipher or control, seed): the real list's run beside its reference nulls of ``mode``."""
     own = {(r["id"], r["seed"]): r for r in own_rows if r.get("label") == "default" and "coverage" in r}
     by: dict[tuple, list[dict]] = {}
     for r in null_rows:
-        if "coverage" in r:
+        if "coverage" in r and r.get("null_mode", "phonotactic") == mode:
             by.setdefault((r["of_id"], r["seed"]), []).append(r)
     out = []
     for key, nulls in sorted(by.items()):
@@ -130,10 +137,10 @@ def pairs(null_rows: list[dict], own_rows: list[dict]) -> list[dict]:
     return out
 
 
-def table(null_paths: Sequence[Path], own_paths: Sequence[Path]) -> str:
+def table(null_paths: Sequence[Path], own_paths: Sequence[Path], mode: str = "phonotactic") -> str:
     lines = ["| id | kind | P@10 | coverage | null coverage | margin | objective margin | nulls | flagged now |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-    rows = pairs(load_rows(null_paths), load_rows(own_paths))
+    rows = pairs(load_rows(null_paths), load_rows(own_paths), mode)
     for r in sorted(rows, key=lambda r: (r["kind"], -r["margin"])):
         lines.append(f"| {r['id']} | {r['kind']} | {r['p_at_10']:.3f} | {r['coverage']:.3f} | "
                      f"{r['null_coverage']:.3f} | {r['margin']:+.3f} | {r['objective_margin']:+.3f} | {r['nulls']} | "
@@ -145,7 +152,8 @@ def table(null_paths: Sequence[Path], own_paths: Sequence[Path]) -> str:
     return "\n".join(lines)
 
 
-def judge(null_paths: Sequence[Path], own_paths: Sequence[Path], out: Path, *, null_seed: int = 0) -> dict:
+def judge(null_paths: Sequence[Path], own_paths: Sequence[Path], out: Path, *, null_seed: int = 0,
+          mode: str = "phonotactic") -> dict:
     """The suite's runs of ``own_paths`` with the reference finding a default run would have added
     (engine/training/diagnosis.py ``reference_finding``: the reference of a seed-0 run is the null of
     seed 0), judged by the manifest's rules: a row per run and a summary row, written to ``out``."""
@@ -154,7 +162,8 @@ def judge(null_paths: Sequence[Path], own_paths: Sequence[Path], out: Path, *, n
     from engine.training.reference import REFERENCE_MARGIN, Reference
 
     nulls = {(r["of_id"], r["seed"]): r for r in load_rows(null_paths)
-             if r.get("null_seed") == null_seed and "final_objective" in r}
+             if r.get("null_seed") == null_seed and "final_objective" in r
+             and r.get("null_mode", "phonotactic") == mode}
     rows = []
     for o in load_rows(own_paths):
         n = nulls.get((o["id"], o["seed"]))
@@ -195,6 +204,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--ids", nargs="+", help="only these cipher or control ids")
     p.add_argument("--null-seed", type=int, default=0, help="the null vocabulary's seed (default 0)")
     p.add_argument("--seed", type=int, default=0, help="the training seed (default 0, as the suite's runs)")
+    p.add_argument("--null-mode", choices=("phonotactic", "distant"), default="phonotactic",
+                   help="the null (engine/closeness/nulls.py): phonotactic (the first rows', the reference run's) "
+                        "or distant (no word within one sound of a real stem)")
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--out", type=Path, help="the JSONL file rows are appended to")
     p.add_argument("--table", nargs="+", type=Path, metavar="JSONL", help="print the reference rows of these files")
@@ -207,10 +219,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.judge:
         if not args.table or not args.own:
             p.error("--judge needs --table (the reference rows) and --own (the suite's rows)")
-        print(json.dumps(judge(args.table, args.own, args.judge, null_seed=args.null_seed)))
+        print(json.dumps(judge(args.table, args.own, args.judge, null_seed=args.null_seed, mode=args.null_mode)))
         return 0
     if args.table:
-        print(table(args.table, args.own))
+        print(table(args.table, args.own, args.null_mode))
         return 0
     if not args.out:
         p.error("--out is needed (or --table FILE...)")

@@ -797,11 +797,16 @@ MEANING = {
                    "invented words with its sounds, word lengths and sound patterns do; it does not prove a relation "
                    "(a loan layer or chance resemblances can do it), it does not say how close a relative is, and "
                    "\u201cno evidence\u201d does not show that the languages are unrelated.",
+    "distant": "\u201ccloser than chance\u201d means that the language\u2019s words cover the text better than "
+               "invented words with its sounds, word lengths and sound patterns, none within one sound of its own "
+               "words, do; it does not prove a relation (a loan layer or chance resemblances can do it), it does "
+               "not say how close a relative is, and \u201cno evidence\u201d does not show that the languages are "
+               "unrelated.",
 }
 #: The same under the objective score (its least margin filled in).
 MEANING_OBJECTIVE = ("\u201ccloser than chance\u201d means that the language\u2019s words, through the mapping each run "
                      "learns, explain the text better (a lower final training objective) than invented words with "
-                     "its sounds, word lengths and sound patterns do, by at least {least:g} (a margin that every right "
+                     "its sounds, word lengths and sound patterns{distant} do, by at least {least:g} (a margin that every right "
                      "reading of our development alphabets but one exceeded); \u201cbetter than chance, by too little\u201d: "
                      "better than its nulls, by less than that (a loan layer, a distant relative or chance "
                      "resemblances can do it); neither proves a relation nor says how close a relative is, and "
@@ -912,8 +917,9 @@ def answer_lines(comparison: Comparison) -> list[str]:
                      f"{_num_text(s.margin)}{interval}{p}")
     for name, why in unranked(comparison):
         lines.append(f"\u2013 {name}: {why}")
-    if plan.score == "objective" and plan.null_mode == "phonotactic":
-        meaning = MEANING_OBJECTIVE.format(least=min_margin(plan.score))
+    if plan.score == "objective" and plan.null_mode in ("phonotactic", "distant"):
+        meaning = MEANING_OBJECTIVE.format(least=min_margin(plan.score), distant=(
+            ", none within one sound of its own words," if plan.null_mode == "distant" else ""))
     else:
         meaning = MEANING.get(plan.null_mode) or MEANING_WEAK.format(mode=plan.null_mode)
     lines.append("What it means: " + meaning)

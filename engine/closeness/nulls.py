@@ -28,8 +28,12 @@ from engine.model.syllables import is_vowel
 #: "across": all units pooled, shuffled and dealt back at the same stem lengths (keeps size, lengths
 #: and unit counts but also breaks the syllable shapes: a weaker null, which a vocabulary of the
 #: right syllable shapes beats without being related, docs/closeness.md);
-#: "within": each stem's own units in a shuffled order.
-NULL_MODES = ("phonotactic", "skeleton", "across", "within")
+#: "within": each stem's own units in a shuffled order;
+#: "distant": as "phonotactic", but a draw within one sound (one unit replaced, added or left out) of a
+#: real stem is redrawn too: a language of short words and few sound patterns (a strict CV language)
+#: makes many such near-words, which fit a relative's text through its sound changes about as a real
+#: word does (where no distant word of a length turns up, a near one is kept, never a real one).
+NULL_MODES = ("phonotactic", "skeleton", "across", "within", "distant")
 #: What ``decipher closeness``, the app and :func:`engine.closeness.comparison.plan_comparison` use unless told.
 DEFAULT_NULL_MODE = "phonotactic"
 #: Start and end symbols of the bigram model (never IPA units).
@@ -55,13 +59,31 @@ def bigram_counts(stems: Sequence[Sequence[str]]) -> Counter:
     return c
 
 
-def _phonotactic(vocab: Vocabulary, units: list[tuple[str, ...]], rng: random.Random) -> list[list[str]]:
+class _Near:
+    """Whether a sequence of units is within one edit (a unit replaced, added or left out) of a real stem."""
+
+    def __init__(self, real: set[tuple[str, ...]]) -> None:
+        self.real = real
+        self.holes = {r[:i] + (None,) + r[i + 1:] for r in real for i in range(len(r))}   # one replaced
+        self.shorter = {r[:i] + r[i + 1:] for r in real for i in range(len(r))}            # one left out
+
+    def __call__(self, seq: tuple[str, ...]) -> bool:
+        if seq in self.real or seq in self.shorter:
+            return True
+        return any(seq[:i] + (None,) + seq[i + 1:] in self.holes or seq[:i] + seq[i + 1:] in self.real
+                   for i in range(len(seq)))
+
+
+def _phonotactic(vocab: Vocabulary, units: list[tuple[str, ...]], rng: random.Random,
+                 distant: bool = False) -> list[list[str]]:
     """One stem per real stem, drawn from the bigram model of ``units`` conditioned on its length
     (exactly: a backward pass gives, for each unit and each number of units still to come, the
     probability of reaching END then; each draw weighs a next unit by its transition probability
     times that). A draw equal to a real stem is always redrawn, one equal to an earlier null stem too,
     up to _MAX_DRAWS draws; after them a stem may repeat an earlier null stem (the candidate's patterns
-    allow too few new words of that length), and with no new word at all it is an error."""
+    allow too few new words of that length), and with no new word at all it is an error. ``distant``:
+    a draw within one sound of a real stem is redrawn as well, and kept only where no distant new word
+    turned up in the draws."""
     counts = bigram_counts(units)
     nexts: dict[str, list[tuple[str, float]]] = {}
     totals: Counter = Counter()
@@ -75,11 +97,13 @@ def _phonotactic(vocab: Vocabulary, units: list[tuple[str, ...]], rng: random.Ra
     for k in range(1, longest + 1):
         reach.append({a: sum(p * reach[k - 1].get(b, 0.0) for b, p in nx if b != END) for a, nx in nexts.items()})
     real = set(units)
+    near = _Near(real) if distant else None
     taken: set[tuple[str, ...]] = set()
     out = []
     for stem in units:
         n = len(stem)
         repeat = None  # a new word already in this null: used only when no other new word turns up
+        close = None   # distant: a new word within one sound of a real stem, kept only when no distant one turns up
         for _ in range(_MAX_DRAWS):
             seq, prev = [], START
             for i in range(n):
@@ -90,12 +114,19 @@ def _phonotactic(vocab: Vocabulary, units: list[tuple[str, ...]], rng: random.Ra
             key = tuple(seq)
             if key in real:
                 continue
+            if near is not None and key not in taken and near(key):
+                close = close or seq
+                continue
             if key not in taken:
                 taken.add(key)
                 out.append(seq)
                 break
             repeat = seq
         else:
+            if close is not None:
+                taken.add(tuple(close))
+                out.append(close)
+                continue
             if repeat is None:
                 raise DecipherError(
                     f"{vocab.language}: no phonotactic null stem of {n} units in {_MAX_DRAWS} draws that is not one "
@@ -115,8 +146,8 @@ def null_vocabulary(vocab: Vocabulary, seed: int, index: int = 0, *, mode: str =
         raise ValueError(f"unknown null mode {mode!r}; use one of {', '.join(NULL_MODES)}")
     rng = random.Random(f"null:{mode}:{seed}:{index}")
     units = _units(vocab)
-    if mode == "phonotactic":
-        out = _phonotactic(vocab, units, rng)
+    if mode in ("phonotactic", "distant"):
+        out = _phonotactic(vocab, units, rng, distant=mode == "distant")
         label = f"{vocab.language} null {index}"
         return Vocabulary(label, tuple(Stem("".join(u), "".join(u), "", label) for u in out))
     if mode == "skeleton":

@@ -96,6 +96,43 @@ def test_the_phonotactic_null_is_deterministic_and_differs_by_index():
     assert null_vocabulary(vocab, 1, 2, mode="phonotactic") != null_vocabulary(vocab, 1, 3, mode="phonotactic")
 
 
+def _within_one(a: tuple, b: tuple) -> bool:
+    """One unit replaced, added or left out (or none): written out plainly, unlike the null's index."""
+    if a == b:
+        return True
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b)) == 1
+    short, long_ = sorted((a, b), key=len)
+    return len(long_) - len(short) == 1 and any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+
+
+def test_the_distant_null_has_no_word_within_one_sound_of_a_real_stem_where_the_phonotactic_one_does():
+    vocab = _shaped(80, 6)
+    real = _units(vocab)
+    def near(null, least=0):
+        return sum(any(_within_one(u, r) for r in real) for u in _units(null) if len(u) >= least)
+
+    phonotactic = null_vocabulary(vocab, 0, 0, mode="phonotactic")
+    distant = null_vocabulary(vocab, 0, 0, mode="distant")
+    assert near(phonotactic, 5) > 5       # strict shapes make near-words, which the phonotactic null keeps
+    assert near(distant, 5) == 0
+    # of 4 units these shapes allow 108 words, and every new one is near one of the 20 real ones: kept
+    assert 0 < near(distant) < near(phonotactic)
+    # what the phonotactic null keeps, the distant one keeps too
+    assert [len(u) for u in _units(distant)] == [len(u) for u in real]
+    assert set(bigram_counts(_units(distant))) <= set(bigram_counts(real))
+    assert len(set(_units(distant))) == len(real)
+    assert null_vocabulary(vocab, 0, 0, mode="distant") == distant
+
+
+def test_where_only_near_words_are_new_the_distant_null_keeps_one_never_a_real_stem():
+    # of 2 units only "ti" is new, and it is one sound from "pi" and "ta": kept, as nothing distant exists
+    vocab = Vocabulary("few", tuple(Stem(f, f) for f in ("pa", "pi", "ta", "tin")))
+    null = null_vocabulary(vocab, 0, 0, mode="distant")
+    assert "ti" in [s.ipa for s in null.stems]
+    assert not {s.ipa for s in null.stems} & {"pa", "pi", "ta", "tin"}
+
+
 def test_a_vocabulary_whose_patterns_allow_no_new_word_is_one_clear_error():
     # START->p/a, p->a, a->p, p/a->END: the only words of 2 units are pa and ap, both real
     vocab = Vocabulary("tiny", (Stem("pa", "pa"), Stem("ap", "ap")))
