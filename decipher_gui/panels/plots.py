@@ -652,6 +652,11 @@ class ComparisonView(QWidget):
             self.legend.addItem(pg.PlotDataItem(pen=pg.mkPen("k", width=1.2, style=Qt.PenStyle.DotLine)),
                                 "own nulls (mean)")
         by_name = {s.known: s for s in comparison.summaries}
+        objective = plan.score == "objective"
+        # the curves are coverage; under the objective score the number beside them is not their area
+        scored = "\u2212objective " if objective else ""
+        self.model.setHorizontalHeaderLabels(["language", "\u2212objective" if objective else "area", "margin",
+                                              "verdict", "null"])
         for name, (x, mean, lo, hi) in curves.items():
             yield
             colour = self.colour(name)
@@ -664,12 +669,14 @@ class ComparisonView(QWidget):
             if name in own_nulls:
                 self.null_curves[name] = self.plot.plot(
                     *own_nulls[name], pen=pg.mkPen(colour, width=1.2, style=Qt.PenStyle.DotLine))
-            self.legend.addItem(self.curves[name], f"{name} ({by_name[name].score_mean:.3f})")
+            self.legend.addItem(self.curves[name], f"{name} ({scored}{by_name[name].score_mean:.3f})")
         ymax = max([float(c[3].max()) for c in curves.values()] + ([float(band[2].max())] if band else []) + [0.05])
         self.plot.setYRange(0, min(1.0, ymax * 1.05), padding=0.01)
         self.caption.setText(f"<b>Comparison</b> of {len(curves)} known languages on {plan.lost.name}: "
                              f"{plan.matching.size_text}, seeds {' '.join(map(str, plan.seeds))}, "
-                             f"{plan.n_null} null vocabularies each. Score = area under the curve; "
+                             f"{plan.n_null} null vocabularies each. Score = "
+                             + ("minus the run's final training objective (the curves show coverage); " if objective
+                                else "area under the curve; ") +
                              "ranked by the margin over the language's own nulls (dotted).")
         self.caption.setToolTip(plan.matching.describe())
 

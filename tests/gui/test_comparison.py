@@ -115,6 +115,11 @@ def test_the_objective_score_reaches_the_comparison_and_its_answer(win, qtbot, t
     assert all(r.score == -r.result.objective for r in c.comparison.records)
     answer = (tmp_path / "cmp" / "answer.txt").read_text(encoding="utf-8")
     assert "(score: minus the final training objective)" in answer
+    # what the Closeness tab shows says which score: the table's column, the caption, the legend's numbers
+    panel = win.plots.comparison
+    qtbot.waitUntil(lambda: panel.model.rowCount() == 2, timeout=30_000)
+    assert panel.model.horizontalHeaderItem(1).text() == "\u2212objective"
+    assert "final training objective" in panel.caption.text() and "area under" not in panel.caption.text()
 
 
 def test_at_most_a_size_each_reaches_the_comparison_and_needs_a_number(win, qtbot, tmp_path):
