@@ -13,7 +13,7 @@ from typing import Iterator, Sequence
 import pyqtgraph as pg
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QGuiApplication, QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QFrame, QHBoxLayout, QHeaderView, QLabel, QProgressBar,
+from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QFrame, QHBoxLayout, QHeaderView, QProgressBar,
                                QGraphicsItem, QPushButton, QScrollArea, QSplitter, QStackedWidget, QTableView, QTabWidget,
                                QVBoxLayout, QWidget)
 

@@ -3,7 +3,6 @@ vocabularies, over seeds, in worker processes or on a Ray cluster, resumable (do
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import math
 import sys
