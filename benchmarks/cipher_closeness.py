@@ -67,12 +67,13 @@ def judged(summary: dict[str, dict]) -> dict:
     return row
 
 
-def done_ids(out: Path, score: str) -> set[str]:
-    """The ciphers whose comparison, by ``score``, already has a finished row in ``out``."""
+def done_ids(out: Path, score: str, null_mode: str = "phonotactic") -> set[str]:
+    """The ciphers whose comparison, by ``score`` against ``null_mode`` nulls, already has a finished row in ``out``."""
     if not out.is_file():
         return set()
     rows = [json.loads(ln) for ln in out.read_text(encoding="utf-8").splitlines() if ln.strip()]
-    return {r["id"] for r in rows if r.get("score", "area") == score and "rule_holds" in r}
+    return {r["id"] for r in rows if r.get("score", "area") == score and "rule_holds" in r
+            and r.get("null_mode", "phonotactic") == null_mode}
 
 
 def suite_p10(path: Path | None, cid: str) -> float | None:
@@ -88,7 +89,8 @@ def suite_p10(path: Path | None, cid: str) -> float | None:
 def run_one(entry: dict, control: dict, ciphers: dict, args) -> dict:
     folder = build_cipher(entry)
     unrelated = build_control(control, ciphers)
-    out = OUT_ROOT / entry["id"]
+    # another null mode trains other nulls: its comparison gets a folder of its own
+    out = OUT_ROOT / (entry["id"] + ("" if args.null_mode == "phonotactic" else f"-{args.null_mode}"))
     cmd = [sys.executable, "-m", "engine", "closeness", "--lost", str(folder / "lost.csv"),
            "--known", f"relative={folder / 'known.csv'}", f"unrelated={unrelated / 'known.csv'}",
            "--config", str(folder / "settings.toml"), "--seeds", *map(str, args.seeds), "--null", str(args.null),
@@ -99,6 +101,8 @@ def run_one(entry: dict, control: dict, ciphers: dict, args) -> dict:
         cmd += ["--score", args.score]
     if args.steps:
         cmd += ["--steps", str(args.steps)]
+    if args.null_mode != "phonotactic":
+        cmd += ["--null-mode", args.null_mode]
     t0 = time.time()
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True,
                           env={**os.environ, **PINNED_ENV, "PYTHONPATH": str(ROOT)})
@@ -107,7 +111,7 @@ def run_one(entry: dict, control: dict, ciphers: dict, args) -> dict:
     shown = " ".join("python" if i == 0 else str(c).replace(f"{ROOT}/", "") for i, c in enumerate(cmd))
     row = {"id": entry["id"], "script": entry["script"], "relation": entry["relation"], "wr": entry["wr"],
            "unrelated": control["known"], "seeds": list(args.seeds), "null": args.null, "steps": args.steps,
-           "score": args.score,
+           "score": args.score, "null_mode": args.null_mode,
            "preset": args.preset, "wall_s": round(time.time() - t0, 1), "rc": proc.returncode,
            "commit": short_commit(), "command": shown, "p_at_10_one_run": suite_p10(args.suite, entry["id"])}
     if not (out / "summary.csv").is_file():
@@ -150,6 +154,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--score", choices=("area", "objective"), default="area",
                    help="decipher closeness --score (the runs are the same whatever the score: a second invocation "
                         "with the other score reuses them and only summarises again)")
+    p.add_argument("--null-mode", choices=("phonotactic", "distant"), default="phonotactic",
+                   help="decipher closeness --null-mode (another mode trains other nulls, in a folder of its own)")
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--suite", type=Path, help="a cipher_suite JSONL whose one-run P@10 goes in the rows")
     p.add_argument("--out", type=Path, required=True, help="the JSONL file rows are appended to")
@@ -163,10 +169,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if len(controls_of(cid, controls)) != 1:
             p.error(f"--ids {cid}: {len(controls_of(cid, controls))} controls of it in the manifest; one is needed")
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    done = done_ids(args.out, args.score)
+    done = done_ids(args.out, args.score, args.null_mode)
     for cid in args.ids:
         if cid in done:   # a resumed invocation: that comparison's row is there already
-            print(f"{cid}: already in {args.out} (score {args.score}); not run again", flush=True)
+            print(f"{cid}: already in {args.out} (score {args.score}, {args.null_mode} nulls); not run again",
+                  flush=True)
             continue
         row = run_one(ciphers[cid], controls_of(cid, controls)[0], ciphers, args)
         with open(args.out, "a", encoding="utf-8") as f:

@@ -120,6 +120,8 @@ def test_cipher_closeness_rows_keep_each_runs_score_and_a_finished_cipher_is_pas
     out = tmp_path / "rows.jsonl"
     out.write_text("\n".join(json.dumps(r) for r in (
         {"id": "a", "score": "objective", "rule_holds": False}, {"id": "b", "score": "area", "rule_holds": True},
-        {"id": "c", "score": "objective", "error": "exit 1"})) + "\n", encoding="utf-8")
+        {"id": "c", "score": "objective", "error": "exit 1"},
+        {"id": "d", "score": "objective", "null_mode": "distant", "rule_holds": True})) + "\n", encoding="utf-8")
     assert done_ids(out, "objective") == {"a"} and done_ids(out, "area") == {"b"}   # an error row is run again
+    assert done_ids(out, "objective", "distant") == {"d"}    # rows before the null mode was kept are phonotactic
     assert done_ids(tmp_path / "missing.jsonl", "area") == set()
