@@ -71,7 +71,7 @@ def parse_rules(items: list[str]) -> dict[str, str]:
 
 def build(probe: str, source: str, seed: int, relation: str, rules: dict[str, str] | None = None,
           no_change: bool = False, min_phones: int = 0, cut: int = 0, greek_order: str = "shuffled",
-          merge: dict[str, str] | None = None, full_forms: bool = False) -> Path:
+          merge: dict[str, str] | None = None, full_forms: bool = False, open_only: bool = False) -> Path:
     import dataclasses
 
     from engine.datasets import candidates
@@ -80,7 +80,8 @@ def build(probe: str, source: str, seed: int, relation: str, rules: dict[str, st
         lang = candidates.LANGUAGES[source]
         candidates.LANGUAGES[source] = dataclasses.replace(lang, stemmer=None)
         try:
-            return build(probe, source, seed, relation, rules, no_change, min_phones, cut, greek_order, merge)
+            return build(probe, source, seed, relation, rules, no_change, min_phones, cut, greek_order, merge,
+                         open_only=open_only)
         finally:
             candidates.LANGUAGES[source] = lang
 
@@ -97,7 +98,7 @@ def build(probe: str, source: str, seed: int, relation: str, rules: dict[str, st
         # its head is four words in five with a, e, d, o or i first, a text no natural list makes
         if greek_order == "shuffled":
             random.Random(seed).shuffle(stems)
-    if min_phones or cut or merge:   # the source's stems (frequency order): long ones, cut short, sounds merged
+    if min_phones or cut or merge or open_only:   # the source's stems (frequency order): long, cut, merged, open
         from engine.datasets.candidates import DEFAULT_DATA, build as build_source
         from engine.model.phonology import ipa_units
 
@@ -106,11 +107,15 @@ def build(probe: str, source: str, seed: int, relation: str, rules: dict[str, st
         kept, seen = [], set()
         for s in stems:
             units = [u for u in ipa_units(s.ipa) if u.strip()]
-            if len(units) < min_phones:
-                continue
             if merge:
                 units = [merge.get(u, u) for u in units]
-            ipa = "".join(units[:cut]) if cut else "".join(units) if merge else s.ipa
+            if open_only:   # every consonant that no vowel follows left out: open syllables only, nothing to drop
+                from engine.model.syllables import is_vowel
+
+                units = [u for i, u in enumerate(units) if is_vowel(u) or (i + 1 < len(units) and is_vowel(units[i + 1]))]
+            if len(units) < min_phones:   # counted after merging and opening (neither changes it otherwise)
+                continue
+            ipa = "".join(units[:cut]) if cut else "".join(units) if merge or open_only else s.ipa
             if ipa not in seen:
                 seen.add(ipa)
                 kept.append(Stem(s.form, ipa, s.gloss, s.source))
@@ -129,6 +134,7 @@ def build(probe: str, source: str, seed: int, relation: str, rules: dict[str, st
     tag = "".join(f"-{k}={v}" for k, v in sorted((rules or {}).items())) + ("-nochange" if no_change else "")
     tag += (f"-min{min_phones}" if min_phones else "") + (f"-cut{cut}" if cut else "")
     tag += "".join(f"-{a}{b}" for a, b in sorted((merge or {}).items()))
+    tag += "-open" if open_only else ""
     tag += "-forms" if candidates.LANGUAGES.get(source) and candidates.LANGUAGES[source].stemmer is None \
         and not probe.startswith("greek") else ""
     tag += "-alphabetical" if probe.startswith("greek") and greek_order == "alphabetical" else ""
@@ -209,6 +215,9 @@ def main(argv=None) -> int:
     ap.add_argument("--full-forms", action="store_true",
                     help="the source's frequent word forms as they stand, not Snowball-stemmed (as the test sources, "
                          "the New Testaments, and the Linear B list are)")
+    ap.add_argument("--open-syllables", action="store_true",
+                    help="leave out of every source stem each consonant that no vowel follows (both sides): only "
+                         "open syllables, so the spelling rules drop or echo nothing")
     ap.add_argument("--pin-vowels", action="store_true",
                     help="pin the key's bare-vowel signs (no onset, or an onset merged with none) to their vowel for "
                          "the whole run: does the search read a list once it has those anchors?")
@@ -226,7 +235,7 @@ def main(argv=None) -> int:
     if args.probe.startswith("greek") and not GREEK.is_file():
         ap.error(f"{GREEK} is missing: run python -m benchmarks.syllable_linear_b first")
     folder = build(args.probe, args.source, args.seed, args.relation, rules, args.no_change, args.min_phones, args.cut,
-                   args.greek_order, merge, args.full_forms)
+                   args.greek_order, merge, args.full_forms, args.open_syllables)
     run = folder / "run"
     cmd = [sys.executable, "-m", "engine", "run", "--lost", str(folder / "lost.csv"), "--known",
            str(folder / "known.csv"), "--gold", str(folder / "gold.csv"), "--config", str(folder / "settings.toml"),
@@ -259,7 +268,7 @@ def main(argv=None) -> int:
     finish_row({"probe": args.probe, "source": info["source"], "seed": args.seed, "relation": args.relation,
                 "wr": info["wr"], "signs": info["signs"], "lines": lines, "rules_set": rules, "min_phones": args.min_phones, "cut": args.cut, "segmented": segmented, "set": args.set, "whole_first": args.whole_first,
                 "greek_order": args.greek_order if args.probe.startswith("greek") else None,
-                "pinned_vowel_signs": pins, "merged": merge, "full_forms": args.full_forms,
+                "pinned_vowel_signs": pins, "merged": merge, "full_forms": args.full_forms, "open_syllables": args.open_syllables,
                 "whole_p_at_10": None if whole is None else whole["p_at_10"],
                 **{k: info[k] for k in ("final_coda", "inner_coda", "cluster", "fixed_vowel", "length")},
                 "sound_changes": args.probe not in UNCHANGED and not args.no_change,
