@@ -483,3 +483,50 @@ def test_joint_onset_phase_scores_onsets_alone():
             assert torch.allclose(lp[K + i, 1::2], expect, atol=1e-5)
             assert torch.equal(lp[K + i, 2::2], lp[kidx[c], 2::2])
     assert torch.all(lp[[kidx[v] for v in model.vowel_units]][:, 2::2] == 0)
+
+
+def test_joint_coda_phase_leaves_every_coda_out_and_the_rest_as_it_is():
+    """In the coda phase (setting codas_first) a consonant no vowel follows is left out at no cost and
+    can take no sign; the pairs' rows, the vowels' and the null onset's are the normal table's."""
+    prep, model = _joint_model()
+    K = len(prep.known_units)
+    kidx = prep.known_index()
+    normal, dropped = model.log_probs().detach(), model.log_probs(codas_dropped=True).detach()
+    codas = model.consonant_rows.tolist()
+    assert codas and all(float(dropped[r, 0]) == 0.0 for r in codas)            # left out: log 1
+    assert torch.all(dropped[codas][:, 1:] == IMPOSSIBLE_LOG_P)                # never written, no echo vowel
+    others = [r for r in range(dropped.shape[0]) if r not in codas]
+    assert torch.equal(dropped[others], normal[others])
+    assert {kidx[c] for c in ("k", "t", "n")} <= set(codas) and all(r < K for r in codas)
+    assert float(normal[kidx["k"], 0]) == pytest.approx(CODA_DELETE_LOG_P)     # the phase changed only its copy
+
+
+def test_the_coda_phase_lasts_codas_first_of_annealing_and_needs_joint_syllables():
+    def coda_phase(config, step):
+        return script_of(config).coda_phase(config, step)
+
+    cfg = Config(signs="syllables", vowel_slot="joint", codas_first=0.25, anneal_steps=200)
+    assert coda_phase(cfg, 0) and coda_phase(cfg, 49) and not coda_phase(cfg, 50)
+    assert not coda_phase(Config(signs="syllables", codas_first=0.25, anneal_steps=200), 0)   # chance: no phase
+    assert not coda_phase(Config(codas_first=0.25, anneal_steps=200), 0)                      # letters
+    assert not coda_phase(Config(signs="syllables", vowel_slot="joint", anneal_steps=200), 0)  # off by default
+    from engine.config import SettingError
+
+    for bad in (-0.1, 1.5, float("nan")):
+        with pytest.raises(SettingError, match="codas_first"):
+            Config(signs="syllables", codas_first=bad)
+
+
+def test_a_run_in_its_coda_phase_trains_on_the_table_without_codas():
+    """dp_log_probs, the table the training step and the objective over the corpus read, is the phase's."""
+    from engine.model.objective import dp_log_probs
+
+    corpus, vocab = clean_problem()
+    cfg = Config(signs="syllables", vowel_slot="joint", segmented=True, min_span=1, max_span=4, band=2, steps=4,
+                 anneal_steps=8, eval_interval=0, feature_dim=8, codas_first=0.5)
+    trainer = Trainer(corpus, vocab, cfg, live_interval=None)
+    list(trainer.run(steps=2))
+    codas = trainer.model.consonant_rows.tolist()
+    inside, after = (dp_log_probs(trainer.model, cfg, s, dropout=False).detach() for s in (3, 4))
+    assert torch.all(inside[codas][:, 0] == 0.0) and torch.all(inside[codas][:, 1:] == IMPOSSIBLE_LOG_P)
+    assert torch.allclose(after[codas][:, 0], torch.full((len(codas),), CODA_DELETE_LOG_P, dtype=after.dtype))
