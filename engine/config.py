@@ -125,13 +125,6 @@ class Config:
         "slot is scored as chance (each vowel of a stem alike), so the signs' onsets, the consonantal "
         "skeleton, are learned before their vowels; then both. 0 = off (onsets and vowels together).",
         OURS, ge=0, le=1)
-    # Issue 49: a coda that a syllabary writes with a sign of its own (an echo vowel, the next syllable's
-    # vowel) kept every dev word list unread where codas left unwritten did not (docs/notebook/invented-ciphers.md).
-    codas_first: float = _setting(
-        0.0, _MAP, "With signs = syllables and vowel_slot = joint: during the first codas_first x anneal_steps "
-        "steps every coda (a consonant of a stem that no vowel follows) is left out, never written, so that "
-        "the open syllables' signs are found before a coda may take a sign of its own; then codas are "
-        "written or left out as usual. 0 = off.", OURS, ge=0, le=1)
 
     # Issue 49: with "chance" the vowel slot is a ratio that exceeds 1 for a stem's rare vowels, so a
     # wrong reading that matches spans to stems rich in rare vowels scores above the right one
@@ -495,7 +488,7 @@ class Config:
 #: Settings added after runs were first stored, and the value each has when it changes nothing (the
 #: behaviour from before it existed). A stored run that does not name one ran with that value
 #: (Config.identity; engine.inputs_digest.changes). Add every new setting here with its neutral value.
-ADDED_SETTINGS: dict[str, Any] = {"onsets_first": 0.0, "codas_first": 0.0, "dp_precision": "double", "restart_steps": 0,
+ADDED_SETTINGS: dict[str, Any] = {"onsets_first": 0.0, "dp_precision": "double", "restart_steps": 0,
                                   "restart_class_init": 0.0,
                                   # the reading is the same with or without a reference run: a stored run
                                   # without the key is the run this default would make

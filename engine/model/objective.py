@@ -139,15 +139,10 @@ def _no_timer(name: str):
 def dp_log_probs(model: CharMapping, cfg, step: int, dropout: bool = True) -> torch.Tensor:
     """The table a training step's edit DP reads (one dropout sample; ``dropout=False``: the mean
     table, as the objective over the corpus reads it): in the onset phase of a syllable run (setting
-    onsets_first) with every vowel slot scored as chance, in its coda phase (setting codas_first) with
-    every coda left out."""
-    script = script_of(cfg)
-    phases = {}
-    if script.onset_phase(cfg, step):
-        phases["vowels_free"] = True
-    if script.coda_phase(cfg, step):
-        phases["codas_dropped"] = True
-    return model.log_probs(dropout=dropout, **phases)
+    onsets_first) with every vowel slot scored as chance."""
+    if script_of(cfg).onset_phase(cfg, step):
+        return model.log_probs(dropout=dropout, vowels_free=True)
+    return model.log_probs(dropout=dropout)
 
 
 def batch_objective(model: CharMapping, prep: Prepared, batch: SpanBatch, step: int, pins,

@@ -91,11 +91,6 @@ class Script:
         (setting onsets_first; only with signs = syllables)."""
         return False
 
-    def coda_phase(self, config, step: int) -> bool:
-        """Whether the step taken at ``step`` (counted from 0) leaves every coda out (setting codas_first;
-        only with signs = syllables and vowel_slot = joint)."""
-        return False
-
     def joint_vowels(self, config) -> bool:
         """Whether a stem's vowel is scored with its onset (setting vowel_slot = joint): the
         (onset, vowel) pairs are rows of the DP's table (``Prepared.vowel_pairs``)."""
@@ -193,9 +188,6 @@ class Syllables(Script):
 
     def onset_phase(self, config, step: int) -> bool:
         return step < round(config.onsets_first * config.anneal_steps)
-
-    def coda_phase(self, config, step: int) -> bool:
-        return config.vowel_slot == "joint" and step < round(config.codas_first * config.anneal_steps)
 
     def joint_vowels(self, config) -> bool:
         return config.vowel_slot == "joint"

@@ -135,12 +135,9 @@ class SyllableMapping(nn.Module):
         e_on, e_vo = e_k[self.onset_rows], e_k[self.vowel_rows]
         return e_on @ (self.onset_aligner @ e_on).T / T, (self.vowel_aligner @ e_vo) @ e_vo.T / T
 
-    def log_probs(self, dropout: bool = False, vowels_free: bool = False, codas_dropped: bool = False) -> torch.Tensor:
+    def log_probs(self, dropout: bool = False, vowels_free: bool = False) -> torch.Tensor:
         """(K, 2C + 1): the edit DP's table over the signs' slots (module docstring). ``vowels_free``:
-        every vowel in a vowel slot scores as chance, log 0 (the onset phase, setting onsets_first).
-        ``codas_dropped`` (vowel_slot = joint only; the coda phase, setting codas_first): a coda is left out
-        at no cost and never written (its rows' other entries IMPOSSIBLE_LOG_P); the rows of onsets that a
-        vowel follows are as they are."""
+        every vowel in a vowel slot scores as chance, log 0 (the onset phase, setting onsets_first)."""
         s_on, s_vo = self._scores(dropout)
         on, vo = torch.log_softmax(s_on, dim=1), torch.log_softmax(s_vo, dim=1)
         K, C = len(self.known_units), on.shape[1] - 1
@@ -179,11 +176,7 @@ class SyllableMapping(nn.Module):
         table = table.index_put((rows,), torch.cat([
             coda.new_full((rows.numel(), 1), CODA_DELETE_LOG_P),
             torch.stack([coda, table[rows, 2::SLOTS]], dim=2).reshape(rows.numel(), -1)], dim=1))
-        pairs = self._pair_rows(table, log_sign, vo, vowels_free)   # reads the coda rows as they are here
-        if codas_dropped:
-            table = table.index_put((rows,), torch.cat([
-                coda.new_zeros((rows.numel(), 1)), coda.new_full((rows.numel(), SLOTS * C), IMPOSSIBLE_LOG_P)], dim=1))
-        return torch.cat([table, pairs], dim=0)
+        return torch.cat([table, self._pair_rows(table, log_sign, vo, vowels_free)], dim=0)
 
     def _pair_rows(self, table: torch.Tensor, log_sign: torch.Tensor, vo: torch.Tensor,
                    vowels_free: bool) -> torch.Tensor:
