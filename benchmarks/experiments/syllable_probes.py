@@ -15,7 +15,7 @@ Each probe builds one variant of a dev syllabary (engine/datasets/invented.py) a
 
 The Linear B list is in alphabetical order and the generator takes a list's first stems as its commonest, so
 the greek probes shuffle it by --seed first (``--greek-order alphabetical`` keeps the order, as every greek
-probe did before the option existed: a text with four words in five beginning with a, e, d, o or i).
+probe did before the option existed: a text in which nearly every word begins with a, e, d, o or i).
 
     python -m benchmarks.experiments.syllable_probes --probe wr100 --source latin --relation far \\
         --out benchmarks/results/ciphers/dev-probes.jsonl
@@ -26,6 +26,9 @@ the sound changes from any probe. ``--min-phones N`` keeps only the source's ste
 ``--cut N`` cuts every stem to its first N sounds (is it the words' length that sets Spanish apart?). ``--whole-first N``
 trains N steps with every divided word whole, then resumes the run with free spans to 3,000 steps.
 ``--pin-vowels`` pins the key's bare-vowel signs to their vowels for the whole run (the gold's, a probe only).
+``--merge A=B``, ``--full-forms`` and ``--open-syllables`` change the source's stems (fewer sounds, word forms
+not stems, open syllables only). A probe's build folder is named by its options (not by ``--set``): two
+probes that differ only in ``--set`` share it, so run those one after the other, never side by side.
 """
 
 from __future__ import annotations
@@ -95,7 +98,7 @@ def build(probe: str, source: str, seed: int, relation: str, rules: dict[str, st
             stems = [Stem(r["form"], r["ipa"], r.get("gloss") or "", "greek") for r in csv.DictReader(f)]
         source = "greek"
         # the list is in alphabetical order, and the generator takes its first stems as the commonest:
-        # its head is four words in five with a, e, d, o or i first, a text no natural list makes
+        # in its head nearly every word begins with a, e, d, o or i, a text no natural list makes
         if greek_order == "shuffled":
             random.Random(seed).shuffle(stems)
     if min_phones or cut or merge or open_only:   # the source's stems (frequency order): long, cut, merged, open
