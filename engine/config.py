@@ -136,12 +136,6 @@ class Config:
         'syllable as the paper\'s P(lost | known) is over the letters, with the paper\'s Omega_loss over the '
         'syllables, an onset left out at a fixed 0.05 and a coda at even odds (issue 49; the preset syllabary\'s).',
         OURS, choices=typing.get_args(VowelSlot))
-    # Issue 49: a coda written with a sign of its own (an echo vowel) kept every dev word list unread.
-    echo_vowel: float = _setting(
-        0.1, _MAP, "With signs = syllables and vowel_slot = joint: the probability that a sign's written vowel "
-        "stands for no vowel of the stem (an echo vowel, as a coda or a cluster's first consonant is written); "
-        "0 = chance, the vowel slot scored as any other vowel slot is (log of the number of vowels).",
-        OURS, ge=0, le=1)
 
     # Issue 30: distributional evidence for the start of the search (engine/model/letter_classes.py).
     class_init: float = _setting(
@@ -494,7 +488,7 @@ class Config:
 #: Settings added after runs were first stored, and the value each has when it changes nothing (the
 #: behaviour from before it existed). A stored run that does not name one ran with that value
 #: (Config.identity; engine.inputs_digest.changes). Add every new setting here with its neutral value.
-ADDED_SETTINGS: dict[str, Any] = {"onsets_first": 0.0, "echo_vowel": 0.1, "dp_precision": "double", "restart_steps": 0,
+ADDED_SETTINGS: dict[str, Any] = {"onsets_first": 0.0, "dp_precision": "double", "restart_steps": 0,
                                   "restart_class_init": 0.0,
                                   # the reading is the same with or without a reference run: a stored run
                                   # without the key is the run this default would make

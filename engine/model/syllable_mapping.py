@@ -156,11 +156,7 @@ class SyllableMapping(nn.Module):
         else:
             vo_slot = (vo - self.vowel_log_chance).T
         vowel = imp.index_put((self.vowel_rows,), vo_slot)
-        echo = ECHO_LOG_P
-        if self.vowel_pairs:   # vowel_slot = joint: setting echo_vowel (0: as any vowel slot scores)
-            p = self.config.echo_vowel
-            echo = math.log(len(self.vowel_units)) if p == 0 else math.log(p)
-        vowel = vowel.index_put((self.consonant_rows,), on.new_full((self.consonant_rows.numel(), C), echo))
+        vowel = vowel.index_put((self.consonant_rows,), on.new_full((self.consonant_rows.numel(), C), ECHO_LOG_P))
         slots = torch.stack([onset, vowel], dim=2).reshape(K, SLOTS * C)
         deletion = on.new_full((K,), -math.log(SLOTS * C + 1))
         deletion = deletion.index_put((self.onset_rows[: -self.n_glides],), on[: -self.n_glides, 0])

@@ -483,27 +483,3 @@ def test_joint_onset_phase_scores_onsets_alone():
             assert torch.allclose(lp[K + i, 1::2], expect, atol=1e-5)
             assert torch.equal(lp[K + i, 2::2], lp[kidx[c], 2::2])
     assert torch.all(lp[[kidx[v] for v in model.vowel_units]][:, 2::2] == 0)
-
-
-def test_echo_vowel_sets_what_a_codas_written_vowel_costs_under_joint():
-    """A coda's sign's vowel slot (an echo vowel) scores log echo_vowel, or for 0 as any vowel slot does."""
-    from engine.config import SettingError
-
-    corpus, vocab = clean_problem()
-    tables = {}
-    for p in (0.1, 0.5, 0.0):
-        cfg = Config(signs="syllables", vowel_slot="joint", min_span=1, max_span=4, band=2, echo_vowel=p)
-        torch.manual_seed(0)
-        model = make_mapping(prepare(corpus, vocab, cfg))
-        tables[p] = (model, model.log_probs().detach())
-    model, lp = tables[0.1]
-    codas = model.consonant_rows.tolist()
-    assert torch.allclose(lp[codas][:, 2::2], torch.full_like(lp[codas][:, 2::2], ECHO_LOG_P))   # the default
-    assert torch.allclose(tables[0.5][1][codas][:, 2::2], torch.full_like(lp[codas][:, 2::2], math.log(0.5)))
-    chance = math.log(len(model.vowel_units))
-    assert torch.allclose(tables[0.0][1][codas][:, 2::2], torch.full_like(lp[codas][:, 2::2], chance))
-    vowels = [r for r in range(lp.shape[0]) if r not in codas]
-    assert torch.equal(tables[0.0][1][vowels][:, 1::2], lp[vowels][:, 1::2])     # onset slots untouched
-    for bad in (-0.1, 1.5, float("nan")):
-        with pytest.raises(SettingError, match="echo_vowel"):
-            Config(signs="syllables", echo_vowel=bad)
