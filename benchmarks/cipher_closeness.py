@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Sequence
 
 from benchmarks.cipher_suite import PINNED_ENV, ROOT, build_cipher, build_control, manifest
+from engine.closeness.nulls import NULL_MODES
 
 OUT_ROOT = ROOT / "build" / "cipher-closeness"
 
@@ -154,7 +155,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--score", choices=("area", "objective"), default="area",
                    help="decipher closeness --score (the runs are the same whatever the score: a second invocation "
                         "with the other score reuses them and only summarises again)")
-    p.add_argument("--null-mode", choices=("phonotactic", "distant"), default="phonotactic",
+    p.add_argument("--null-mode", choices=NULL_MODES, default="phonotactic",
                    help="decipher closeness --null-mode (another mode trains other nulls, in a folder of its own)")
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--suite", type=Path, help="a cipher_suite JSONL whose one-run P@10 goes in the rows")

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Sequence
 
 from benchmarks.cipher_suite import BUILD, build_cipher, build_control, load_folder, manifest, run_one
+from engine.closeness.nulls import NULL_MODES
 
 LABEL = "reference-null"
 
@@ -204,7 +205,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--ids", nargs="+", help="only these cipher or control ids")
     p.add_argument("--null-seed", type=int, default=0, help="the null vocabulary's seed (default 0)")
     p.add_argument("--seed", type=int, default=0, help="the training seed (default 0, as the suite's runs)")
-    p.add_argument("--null-mode", choices=("phonotactic", "distant"), default="phonotactic",
+    p.add_argument("--null-mode", choices=NULL_MODES, default="phonotactic",
                    help="the null (engine/closeness/nulls.py): phonotactic (the first rows', the reference run's) "
                         "or distant (no word within one sound of a real stem)")
     p.add_argument("--workers", type=int, default=1)

@@ -104,6 +104,7 @@ def build(probe: str, source: str, seed: int, relation: str, rules: dict[str, st
     if min_phones or cut or merge or open_only:   # the source's stems (frequency order): long, cut, merged, open
         from engine.datasets.candidates import DEFAULT_DATA, build as build_source
         from engine.model.phonology import ipa_units
+        from engine.model.syllables import is_vowel
 
         if stems is None:
             stems = build_source(source, stems=4000, data=DEFAULT_DATA).stems
@@ -113,8 +114,6 @@ def build(probe: str, source: str, seed: int, relation: str, rules: dict[str, st
             if merge:
                 units = [merge.get(u, u) for u in units]
             if open_only:   # every consonant that no vowel follows left out: open syllables only, nothing to drop
-                from engine.model.syllables import is_vowel
-
                 units = [u for i, u in enumerate(units) if is_vowel(u) or (i + 1 < len(units) and is_vowel(units[i + 1]))]
             if len(units) < min_phones:   # counted after merging and opening (neither changes it otherwise)
                 continue
@@ -186,6 +185,16 @@ def vowel_pins(folder: Path, out: Path) -> list[str]:
     return [f"{sign}={vowel}" for sign, vowel, _ in rows]
 
 
+def engine_run(cmd: list[str]) -> bool:
+    """Run ``decipher run``; on failure print its last error line (a bad --set, say) and return False."""
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env={**os.environ, **PINNED_ENV})
+    if proc.returncode != 0:
+        lines = proc.stderr.strip().splitlines()
+        print(f"syllable_probes: decipher run failed: {lines[-1] if lines else f'exit {proc.returncode}'}",
+              file=sys.stderr)
+    return proc.returncode == 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--probe", choices=PROBES, required=True)
@@ -237,8 +246,14 @@ def main(argv=None) -> int:
         ap.error("--merge A=B: a sound and the sound it becomes, e.g. --merge u=o")
     if args.probe.startswith("greek") and not GREEK.is_file():
         ap.error(f"{GREEK} is missing: run python -m benchmarks.syllable_linear_b first")
-    folder = build(args.probe, args.source, args.seed, args.relation, rules, args.no_change, args.min_phones, args.cut,
-                   args.greek_order, merge, args.full_forms, args.open_syllables)
+    from engine.errors import DecipherError
+
+    try:
+        folder = build(args.probe, args.source, args.seed, args.relation, rules, args.no_change, args.min_phones,
+                       args.cut, args.greek_order, merge, args.full_forms, args.open_syllables)
+    except DecipherError as e:   # too few stems left (--min-phones, --cut), a source missing: one line, exit 2
+        print(f"syllable_probes: {e}", file=sys.stderr)
+        return 2
     run = folder / "run"
     cmd = [sys.executable, "-m", "engine", "run", "--lost", str(folder / "lost.csv"), "--known",
            str(folder / "known.csv"), "--gold", str(folder / "gold.csv"), "--config", str(folder / "settings.toml"),
@@ -256,14 +271,14 @@ def main(argv=None) -> int:
         first = folder / "run-whole"
         at = cmd.index("--out") + 1
         cmd[at] = str(first)
-        subprocess.run(cmd + ["--set", "segmented=true", "--steps", str(args.whole_first)], cwd=ROOT, check=True,
-                       capture_output=True, env={**os.environ, **PINNED_ENV})
+        if not engine_run(cmd + ["--set", "segmented=true", "--steps", str(args.whole_first)]):
+            return 2
         whole = json.loads((first / "metrics.json").read_text(encoding="utf-8"))
         cmd = [sys.executable, "-m", "engine", "run", "--lost", str(folder / "lost.csv"), "--known",
                str(folder / "known.csv"), "--gold", str(folder / "gold.csv"), "--resume", str(first / "checkpoint.pt"),
                "--set", "segmented=false", "--steps", "3000", "--out", str(run), "--quiet", "--force"]
-    subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True,
-                   env={**os.environ, **PINNED_ENV})
+    if not engine_run(cmd):
+        return 2
     m = json.loads((run / "metrics.json").read_text(encoding="utf-8"))
     info = json.loads((folder / "info.json").read_text(encoding="utf-8"))
     with open(folder / "lost.csv", encoding="utf-8") as f:

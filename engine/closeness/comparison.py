@@ -792,17 +792,16 @@ def _num_text(x: float, digits: int = 3) -> str:
 
 
 #: What a verdict can and cannot mean, by what the null keeps (the answer's one sentence).
-MEANING = {
-    "phonotactic": "\u201ccloser than chance\u201d means that the language\u2019s words cover the text better than "
-                   "invented words with its sounds, word lengths and sound patterns do; it does not prove a relation "
-                   "(a loan layer or chance resemblances can do it), it does not say how close a relative is, and "
-                   "\u201cno evidence\u201d does not show that the languages are unrelated.",
-    "distant": "\u201ccloser than chance\u201d means that the language\u2019s words cover the text better than "
-               "invented words with its sounds, word lengths and sound patterns, none within one sound of its own "
-               "words, do; it does not prove a relation (a loan layer or chance resemblances can do it), it does "
-               "not say how close a relative is, and \u201cno evidence\u201d does not show that the languages are "
-               "unrelated.",
-}
+#: What the distant null (engine/closeness/nulls.py) adds to "invented words with its sounds, word lengths and
+#: sound patterns".
+_DISTANT = ", none within one sound of its own words,"
+_MEANING_PHONOTACTIC = ("\u201ccloser than chance\u201d means that the language\u2019s words cover the text better "
+                        "than invented words with its sounds, word lengths and sound patterns{distant} do; it does "
+                        "not prove a relation (a loan layer or chance resemblances can do it), it does not say how "
+                        "close a relative is, and \u201cno evidence\u201d does not show that the languages are "
+                        "unrelated.")
+MEANING = {"phonotactic": _MEANING_PHONOTACTIC.format(distant=""),
+           "distant": _MEANING_PHONOTACTIC.format(distant=_DISTANT)}
 #: The same under the objective score (its least margin filled in).
 MEANING_OBJECTIVE = ("\u201ccloser than chance\u201d means that the language\u2019s words, through the mapping each run "
                      "learns, explain the text better (a lower final training objective) than invented words with "
@@ -919,7 +918,7 @@ def answer_lines(comparison: Comparison) -> list[str]:
         lines.append(f"\u2013 {name}: {why}")
     if plan.score == "objective" and plan.null_mode in ("phonotactic", "distant"):
         meaning = MEANING_OBJECTIVE.format(least=min_margin(plan.score), distant=(
-            ", none within one sound of its own words," if plan.null_mode == "distant" else ""))
+            _DISTANT if plan.null_mode == "distant" else ""))
     else:
         meaning = MEANING.get(plan.null_mode) or MEANING_WEAK.format(mode=plan.null_mode)
     lines.append("What it means: " + meaning)
