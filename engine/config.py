@@ -165,6 +165,14 @@ class Config:
         "(Ugaritic: 10).", PAPER, ge=0, le=1000)
     insertion_cost_end: float = _setting(
         3.5, _DP, "The insertion penalty gamma at the end of annealing.", PAPER, ge=0, le=1000)
+    # Issue 49: a syllabary that writes a coda with a sign of its own (an echo or a dummy vowel) makes
+    # its words longer than their stems by a sign a coda; each paid gamma, and the search stayed far from
+    # the reading (docs/deviations-from-paper.md, "Syllabic scripts").
+    coda_insertion: float = _setting(
+        1.0, _DP, "With signs = syllables: the share of the insertion penalty gamma paid where one known unit "
+        "writes both slots of one sign (a coda written with a sign of its own, its vowel an echo or a dummy, as "
+        "Linear B's ko-no-so); an insertion across two signs pays gamma. 1 = gamma, as every insertion.",
+        OURS, ge=0, le=1)
 
     # --- word-boundary lattice (paper §3.1, appendix A; code: _run_ctc_v2) ---
     min_span: int = _setting(

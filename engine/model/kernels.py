@@ -311,14 +311,17 @@ if HAVE_NUMBA:
         return j < 0 or j > N or j < lo - 2 * (reach_n - i)
 
     @cached_njit(fastmath=True, error_model="numpy")
-    def edit_forward(G, Dl, node_unit, node_parent, depth_start, M, band, gamma, mode, reach, lo):
+    def edit_forward(G, Dl, node_unit, node_parent, depth_start, M, band, gamma, gamma_pair, mode, reach, lo):
         """D[node, jj, s]: the DP cell (i = depth(node), j = i - band + jj) of every trie node up to
-        depth M. mode 0 softmin, 1 max, 2 sum (as engine.model.alignment). ``reach[node]``: the length
+        depth M. mode 0 softmin, 1 max, 2 sum (as engine.model.alignment). An insertion into an even
+        slot j (slots j - 1 and j: one sign's two, signs = syllables) pays ``gamma_pair``, any other
+        ``gamma`` (engine.model.alignment.edit_costs). ``reach[node]``: the length
         of the longest stem through the node; ``lo``: the shortest read-out slot; cells that cannot
         feed a read-out (``_dead``) are left IMPOSSIBLE, uncomputed."""
         U, N, S = G.shape
         F = G.dtype.type
         gamma = F(gamma)
+        gamma_pair = F(gamma_pair)
         W = 2 * band + 1
         n_nodes = depth_start[M + 1]
         D = np.empty((n_nodes, W, S), G.dtype)
@@ -340,17 +343,19 @@ if HAVE_NUMBA:
                     pi = D[p, jj - 1] if (j >= 2 and jj >= 1) else imp
                     gj = G[u, j - 1] if j >= 1 else zero
                     gjm1 = G[u, j - 2] if j >= 2 else zero
-                    _row_forward(D[n, jj], pd, ps, pi, gj, gjm1, Dl[u], gamma, mode)
+                    _row_forward(D[n, jj], pd, ps, pi, gj, gjm1, Dl[u], gamma_pair if j % 2 == 0 else gamma, mode)
         return D
 
     @cached_njit(fastmath=True, error_model="numpy")
-    def edit_backward(G, Dl, D, delta, node_unit, node_parent, depth_start, M, band, gamma, mode, reach, lo):
+    def edit_backward(G, Dl, D, delta, node_unit, node_parent, depth_start, M, band, gamma, gamma_pair, mode, reach,
+                      lo):
         """Walk the rows in reverse; ``delta`` (d loss / d D, seeded at the read-out cells) is
         consumed. Returns d loss / d G and d loss / d Dl. Dead cells (``_dead``: their delta is 0)
         are skipped."""
         U, N, S = G.shape
         F = G.dtype.type
         gamma = F(gamma)
+        gamma_pair = F(gamma_pair)
         W = 2 * band + 1
         gG = np.zeros((U, N, S), G.dtype)
         gDl = np.zeros((U, S), G.dtype)
@@ -375,7 +380,8 @@ if HAVE_NUMBA:
                     pi = D[p, jj - 1] if has_ins else imp
                     gj = G[u, j - 1] if has_sub else zero
                     gjm1 = G[u, j - 2] if j >= 2 else zero
-                    _row_weights(w0, w1, w2, D[n, jj], pd, ps, pi, gj, gjm1, Dl[u], gamma, mode)
+                    _row_weights(w0, w1, w2, D[n, jj], pd, ps, pi, gj, gjm1, Dl[u],
+                                 gamma_pair if j % 2 == 0 else gamma, mode)
                     d = delta[n, jj]
                     _add_product(gDl[u], d, w0)
                     if has_del:

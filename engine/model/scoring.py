@@ -109,23 +109,25 @@ def _trie(prep: Prepared, key, stem_units: torch.Tensor, stem_len: torch.Tensor)
 def _dp(log_p, prep, key, units, lens, windows, lengths, gamma, impl, col_table=None):
     cfg = prep.config
     windows, lengths = prep.script.dp_windows(windows, lengths)
+    # a sign's two slots written by one unit (a coda with a sign of its own): setting coda_insertion
+    pair = {} if (g2 := prep.script.pair_insertion_cost(gamma, cfg)) is None else {"gamma_pair": g2}
     if impl == "fused":
         trie = _trie(prep, key, units, lens)
         return fused_span_log_probs(log_p, trie, windows, lengths, gamma, band=cfg.band, mode=cfg.edit_mode,
-                                    col_table=col_table, precision=cfg.dp_precision)
+                                    col_table=col_table, precision=cfg.dp_precision, **pair)
     if log_p.dim() == 3 and (callable(impl) or impl == "plain"):
         raise ValueError("several models' tables at once need the fused or the trie DP")
     if callable(impl):   # a benchmark's own formulation, with span_log_probs' contract
-        return impl(log_p, units, lens, windows, lengths, gamma, band=cfg.band, mode=cfg.edit_mode)
+        return impl(log_p, units, lens, windows, lengths, gamma, band=cfg.band, mode=cfg.edit_mode, **pair)
     if impl == "plain":
-        return span_log_probs(log_p, units, lens, windows, lengths, gamma, band=cfg.band, mode=cfg.edit_mode)
+        return span_log_probs(log_p, units, lens, windows, lengths, gamma, band=cfg.band, mode=cfg.edit_mode, **pair)
     trie = _trie(prep, key, units, lens)
     # A one-off trie (a batch's candidate stems) is never run twice: capturing CUDA graphs for it
     # costs more than running it, and each capture kept its own memory pool (a full-Ugaritic run
     # with candidate_stems = 1 grew past 30 GB of GPU memory). Graphs serve the kept tries only.
     per_start = {} if col_table is None else {"col_table": col_table}      # T runs' tables (a batch of runs)
     return trie_span_log_probs(log_p, trie, windows, lengths, gamma, band=cfg.band, mode=cfg.edit_mode,
-                               static=None if key is not None else False, **per_start)
+                               static=None if key is not None else False, **per_start, **pair)
 
 
 def span_scores(log_p: torch.Tensor, prep: Prepared, batch: SpanBatch, gamma: float,

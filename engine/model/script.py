@@ -96,6 +96,11 @@ class Script:
         (onset, vowel) pairs are rows of the DP's table (``Prepared.vowel_pairs``)."""
         return False
 
+    def pair_insertion_cost(self, gamma: float, config) -> float | None:
+        """What an insertion that writes one lost character's two DP slots pays, where it differs from
+        ``gamma`` (setting coda_insertion, signs = syllables); None: gamma, as every insertion pays."""
+        return None
+
     def make_mapping(self, prep, config) -> nn.Module:
         """The character mapping of this kind for ``prep`` under ``config``."""
         raise NotImplementedError
@@ -191,6 +196,11 @@ class Syllables(Script):
 
     def joint_vowels(self, config) -> bool:
         return config.vowel_slot == "joint"
+
+    def pair_insertion_cost(self, gamma: float, config) -> float | None:
+        # one unit writing a sign's onset and vowel slots: a coda with a sign of its own (Linear B's
+        # ko-no-so), whose vowel the table already prices (ECHO_LOG_P)
+        return None if config.coda_insertion == 1 else gamma * config.coda_insertion
 
     def make_mapping(self, prep, config) -> nn.Module:
         counts: dict[str, int] = {}

@@ -78,7 +78,8 @@ class _Row:
     slices, without masks (and without copying from the host, so a CUDA graph can capture it).
     """
 
-    def __init__(self, i: int, cost, trie: StemTrie, win_cols, band: int, N: int, gamma, table=None):
+    def __init__(self, i: int, cost, trie: StemTrie, win_cols, band: int, N: int, gamma, table=None,
+                 gamma_pair=None):
         W = 2 * band + 1
         self.u, self.par = trie.units[i], trie.parent[i]
         j = torch.arange(i - band, i + band + 1, device=cost.device)            # (W,)
@@ -103,7 +104,14 @@ class _Row:
         self.end = min(W, N - i + band + 1)            # one past the last slot with j <= N
         self.first_sub = max(0, band - i + 1)          # j >= 1
         self.first_ins = max(1, band - i + 2)          # j >= 2 (and a slot to its left)
-        self.gamma = gamma
+        # an insertion into an even slot j writes slots j - 1 and j, one sign's two (signs = syllables):
+        # it pays gamma_pair (engine.model.alignment.edit_costs)
+        if gamma_pair is None:
+            self.gamma = gamma
+        else:
+            even = (j[self.first_ins:] % 2 == 0).view(-1, 1, 1)
+            self.gamma = torch.where(even, torch.as_tensor(gamma_pair, dtype=cost.dtype, device=cost.device),
+                                     torch.as_tensor(gamma, dtype=cost.dtype, device=cost.device))
 
     def candidates(self, prev: torch.Tensor) -> torch.Tensor:
         """(3, W, P, S) costs of deletion (from slot jj + 1 of the parent), substitution (jj) and
@@ -169,10 +177,11 @@ def _combine_keep(c: torch.Tensor, mode: str) -> tuple[torch.Tensor, torch.Tenso
 
 
 def _dp_forward(cost, trie: StemTrie, windows, lengths: tuple[int, ...], gamma, band: int, mode: str,
-                keep_local: bool | None = None, table=None):
+                keep_local: bool | None = None, table=None, gamma_pair=None):
     """The DP rows (each (W, P_i, S)), the read-out log-probabilities (V, S, len(lengths)) and,
     when kept, each row's local gradients (else None). ``cost`` is one (K, C) table, or T tables
-    (T, K, C) with ``table`` (S,) naming each start's."""
+    (T, K, C) with ``table`` (S,) naming each start's. ``gamma_pair``: what an insertion of one
+    sign's two slots pays (None: gamma)."""
     N = max(lengths)
     M = min(trie.depth, N + band)
     W = 2 * band + 1
@@ -185,7 +194,7 @@ def _dp_forward(cost, trie: StemTrie, windows, lengths: tuple[int, ...], gamma, 
         keep_local = 3 * W * S * sum(len(u) for u in trie.units[1: M + 1]) <= KEEP_LOCAL_LIMIT
     local: list[torch.Tensor] | None = [root] if keep_local else None
     for i in range(1, M + 1):
-        row = _Row(i, cost, trie, win_cols, band, N, gamma, table)
+        row = _Row(i, cost, trie, win_cols, band, N, gamma, table, gamma_pair)
         c = row.candidates(rows[i - 1].index_select(1, row.par))
         if local is None:
             rows.append(_combine(c, mode))
@@ -205,7 +214,7 @@ def _dp_forward(cost, trie: StemTrie, windows, lengths: tuple[int, ...], gamma, 
 
 
 def _dp_backward(grad_out, cost, trie: StemTrie, windows, rows, lengths: tuple[int, ...], gamma, band: int,
-                 mode: str, local: list[torch.Tensor] | None = None, table=None):
+                 mode: str, local: list[torch.Tensor] | None = None, table=None, gamma_pair=None):
     """d loss / d cost from d loss / d out, walking the rows in reverse."""
     M = len(rows) - 1
     N = max(lengths)
@@ -220,7 +229,7 @@ def _dp_backward(grad_out, cost, trie: StemTrie, windows, rows, lengths: tuple[i
             live = rows[m][n - m + band].index_select(0, nodes) < IMPOSSIBLE / 2
             delta[m][n - m + band].index_add_(0, nodes, torch.where(live, -grad_out[stems, :, k], 0.0))
     for i in range(M, 0, -1):
-        row = _Row(i, cost, trie, win_cols, band, N, gamma, table)
+        row = _Row(i, cost, trie, win_cols, band, N, gamma, table, gamma_pair)
         if local is not None:
             w = local[i]
         else:
@@ -268,6 +277,7 @@ class StaticDP:
         self.table = None if T is None else torch.zeros((S_pad,), dtype=torch.long, device=device)
         self.windows = torch.zeros((S_pad, N), dtype=torch.long, device=device)
         self.gamma = torch.zeros((), dtype=dtype, device=device)
+        self.gamma_pair = torch.zeros((), dtype=dtype, device=device)
         self.grad_out = torch.zeros((trie.n_stems, S_pad, len(self.lengths)), dtype=dtype, device=device)
         self.graphs = device.type == "cuda"
         if self.graphs:
@@ -275,11 +285,13 @@ class StaticDP:
 
     def _forward(self):
         self.rows, self.out, self.local = _dp_forward(self.cost, self.trie, self.windows, self.lengths,
-                                                      self.gamma, self.band, self.mode, table=self.table)
+                                                      self.gamma, self.band, self.mode, table=self.table,
+                                                      gamma_pair=self.gamma_pair)
 
     def _backward(self):
         self.grad_cost = _dp_backward(self.grad_out, self.cost, self.trie, self.windows, self.rows, self.lengths,
-                                      self.gamma, self.band, self.mode, self.local, table=self.table)
+                                      self.gamma, self.band, self.mode, self.local, table=self.table,
+                                      gamma_pair=self.gamma_pair)
 
     def _capture(self):
         stream = torch.cuda.Stream()
@@ -294,7 +306,7 @@ class StaticDP:
         with torch.cuda.graph(self.bwd_graph, pool=self.fwd_graph.pool()):
             self._backward()
 
-    def forward(self, cost, windows, gamma, table=None) -> torch.Tensor:
+    def forward(self, cost, windows, gamma, table=None, gamma_pair=None) -> torch.Tensor:
         S = windows.shape[0]
         self.cost.copy_(cost)
         self.windows.zero_()
@@ -303,6 +315,7 @@ class StaticDP:
             self.table.zero_()
             self.table[:S].copy_(table)
         self.gamma.fill_(gamma)
+        self.gamma_pair.fill_(gamma if gamma_pair is None else gamma_pair)
         if self.graphs:
             self.fwd_graph.replay()
         else:
@@ -339,14 +352,16 @@ def use_graphs(device: torch.device) -> bool:
 class _TrieEditDP(torch.autograd.Function):
     @staticmethod
     def forward(ctx, cost, trie: StemTrie, windows, lengths: tuple[int, ...], gamma: float, band: int, mode: str,
-                static: bool, table=None):
+                static: bool, table=None, gamma_pair: float | None = None):
         ctx.trie, ctx.lengths, ctx.gamma, ctx.band, ctx.mode = trie, lengths, gamma, band, mode
+        ctx.gamma_pair = gamma_pair
         if static:
             ctx.static = static_dp(trie, cost, windows, lengths, band, mode)
-            return ctx.static.forward(cost, windows, gamma, table)
+            return ctx.static.forward(cost, windows, gamma, table, gamma_pair)
         ctx.static = None
         ctx.rows, out, ctx.local = _dp_forward(cost, trie, windows, lengths, gamma, band, mode,
-                                               keep_local=None if ctx.needs_input_grad[0] else False, table=table)
+                                               keep_local=None if ctx.needs_input_grad[0] else False, table=table,
+                                               gamma_pair=gamma_pair)
         ctx.table = table
         ctx.save_for_backward(cost, windows)
         return out
@@ -358,13 +373,13 @@ class _TrieEditDP(torch.autograd.Function):
         else:
             cost, windows = ctx.saved_tensors
             grad = _dp_backward(grad_out, cost, ctx.trie, windows, ctx.rows, ctx.lengths, ctx.gamma, ctx.band,
-                                ctx.mode, ctx.local, table=ctx.table)
-        return grad, None, None, None, None, None, None, None, None
+                                ctx.mode, ctx.local, table=ctx.table, gamma_pair=ctx.gamma_pair)
+        return grad, None, None, None, None, None, None, None, None, None
 
 
 def trie_span_log_probs(log_p: torch.Tensor, trie: StemTrie, windows: torch.Tensor, lengths, gamma: float,
                         *, band: int = 2, mode: str = "softmin", static: bool | None = None,
-                        col_table: torch.Tensor | None = None) -> torch.Tensor:
+                        col_table: torch.Tensor | None = None, gamma_pair: float | None = None) -> torch.Tensor:
     """Same contract as alignment.span_log_probs, with the stems given as a trie.
 
     ``static`` runs through StaticDP (CUDA graphs on a GPU); by default only on CUDA. ``log_p`` may
@@ -379,7 +394,8 @@ def trie_span_log_probs(log_p: torch.Tensor, trie: StemTrie, windows: torch.Tens
         table = col_table.to(device=log_p.device, dtype=torch.long)
     else:
         table = None
-    return _TrieEditDP.apply(-log_p, trie, windows, tuple(lengths), float(gamma), band, mode, static, table)
+    return _TrieEditDP.apply(-log_p, trie, windows, tuple(lengths), float(gamma), band, mode, static, table,
+                             None if gamma_pair is None else float(gamma_pair))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -423,7 +439,7 @@ small enough for the caches; larger blocks (or all K seeds' starts at once) ran 
 class _FusedEditDP(torch.autograd.Function):
     @staticmethod
     def forward(ctx, cost, trie: StemTrie, windows, col_table, lengths: tuple[int, ...], gamma: float, band: int,
-                mode: str, precision: str):
+                mode: str, precision: str, gamma_pair: float):
         import numpy as np
 
         from engine.model import kernels
@@ -445,11 +461,11 @@ class _FusedEditDP(torch.autograd.Function):
             win = np.ascontiguousarray(win_all[a:b].T)
             tables = np.ascontiguousarray(tables_all[a:b])
             G, Dl = kernels.edit_gather(c3, tables, win)
-            D = kernels.edit_forward(G, Dl, unit, parent, depth_start, M, band, float(gamma), _MODES[mode], reach,
-                                     int(lens.min()))
+            D = kernels.edit_forward(G, Dl, unit, parent, depth_start, M, band, float(gamma), float(gamma_pair),
+                                     _MODES[mode], reach, int(lens.min()))
             kernels.edit_read_out(D, leaf, length, lens, band, M, NEG, out_np[:, a:b])
             blocks.append((a, b, G, Dl, D, win, tables) if ctx.needs_input_grad[0] else None)
-        ctx.saved = (blocks, lens, M, c.shape, float(gamma), band, _MODES[mode], trie)
+        ctx.saved = (blocks, lens, M, c.shape, float(gamma), float(gamma_pair), band, _MODES[mode], trie)
         return out.to(device=cost.device)
 
     @staticmethod
@@ -458,7 +474,7 @@ class _FusedEditDP(torch.autograd.Function):
 
         from engine.model import kernels
 
-        blocks, lens, M, shape, gamma, band, mode, trie = ctx.saved
+        blocks, lens, M, shape, gamma, gamma_pair, band, mode, trie = ctx.saved
         unit, parent, depth_start, leaf, length, reach = _flat(trie)
         g_all = grad_out.detach().cpu().numpy()
         T = shape[0] if len(shape) == 3 else 1
@@ -466,16 +482,17 @@ class _FusedEditDP(torch.autograd.Function):
         for a, b, G, Dl, D, win, tables in blocks:
             g = g_all[:, a:b]
             delta = kernels.edit_read_out_backward(g, D, leaf, length, lens, band, M)
-            gG, gDl = kernels.edit_backward(G, Dl, D, delta, unit, parent, depth_start, M, band, gamma, mode,
-                                            reach, int(lens.min()))
+            gG, gDl = kernels.edit_backward(G, Dl, D, delta, unit, parent, depth_start, M, band, gamma, gamma_pair,
+                                            mode, reach, int(lens.min()))
             gc += kernels.edit_scatter(gG, gDl, tables, win, T, shape[-1])
         return (torch.from_numpy(gc.reshape(shape)).to(device=grad_out.device, dtype=grad_out.dtype),
-                None, None, None, None, None, None, None, None)
+                None, None, None, None, None, None, None, None, None)
 
 
 def fused_span_log_probs(log_p: torch.Tensor, trie: StemTrie, windows: torch.Tensor, lengths, gamma: float,
                          *, band: int = 2, mode: str = "softmin",
-                         col_table: torch.Tensor | None = None, precision: str = "double") -> torch.Tensor:
+                         col_table: torch.Tensor | None = None, precision: str = "double",
+                         gamma_pair: float | None = None) -> torch.Tensor:
     """trie_span_log_probs through the fused CPU kernels (needs numba), computing in ``precision``
     (double: float64; single: float32, setting dp_precision).
 
@@ -488,4 +505,5 @@ def fused_span_log_probs(log_p: torch.Tensor, trie: StemTrie, windows: torch.Ten
         raise ValueError("several cost tables need col_table: which table each start uses")
     if precision not in ("double", "single"):
         raise ValueError(f"precision must be double or single, got {precision!r}")
-    return _FusedEditDP.apply(-log_p, trie, windows, col_table, tuple(lengths), float(gamma), band, mode, precision)
+    return _FusedEditDP.apply(-log_p, trie, windows, col_table, tuple(lengths), float(gamma), band, mode, precision,
+                              float(gamma if gamma_pair is None else gamma_pair))

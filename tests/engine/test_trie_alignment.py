@@ -43,6 +43,40 @@ def test_trie_dp_equals_plain_dp_with_gradients(mode, seed):
     assert torch.allclose(a.grad, b.grad, atol=1e-8)
 
 
+@pytest.mark.parametrize("mode", ["softmin", "max", "sum"])
+def test_a_pair_insertion_cost_is_the_same_in_every_dp(mode):
+    """gamma_pair (setting coda_insertion): an insertion into an even slot pays it, any other gamma. The
+    plain, trie and fused DPs agree on values and gradients, and the values differ from gamma's alone
+    (the pairs are charged)."""
+    from engine.model import kernels
+    from engine.model.trie_alignment import fused_span_log_probs
+
+    logits, units, lens, windows = problem(5)
+    lengths = [3, 4, 5, 6, 7]
+    trie = StemTrie.build(units, lens)
+    grads, outs = [], []
+    for f in (lambda lp: span_log_probs(lp, units, lens, windows, lengths, 2.0, mode=mode, gamma_pair=0.1),
+              lambda lp: trie_span_log_probs(lp, trie, windows, lengths, 2.0, mode=mode, gamma_pair=0.1),
+              lambda lp: trie_span_log_probs(lp, trie, windows, lengths, 2.0, mode=mode, gamma_pair=0.1,
+                                             static=True),
+              *([lambda lp: fused_span_log_probs(lp, trie, windows, lengths, 2.0, mode=mode, gamma_pair=0.1)]
+                if kernels.HAVE_NUMBA else [])):
+        x = logits.clone().requires_grad_(True)
+        out = f(torch.log_softmax(x, 1))
+        w = torch.randn(out.shape, dtype=torch.float64, generator=torch.Generator().manual_seed(9))
+        (torch.where(out > -1e8, out, torch.zeros_like(out)) * w).sum().backward()
+        outs.append(out)
+        grads.append(x.grad)
+    for out, grad in zip(outs[1:], grads[1:]):
+        assert torch.allclose(outs[0], out, atol=1e-9)
+        assert torch.allclose(grads[0], grad, atol=1e-8)
+    plain = span_log_probs(torch.log_softmax(logits, 1), units, lens, windows, lengths, 2.0, mode=mode)
+    live = plain > -1e8
+    assert (outs[0][live] > plain[live] + 1e-6).any()          # cheaper pairs: some spans more probable
+    assert torch.allclose(span_log_probs(torch.log_softmax(logits, 1), units, lens, windows, lengths, 2.0, mode=mode,
+                                         gamma_pair=2.0), plain)
+
+
 def test_trie_dp_gradcheck():
     logits, units, lens, windows = problem(3, V=8, S=3, N=5)
     trie = StemTrie.build(units, lens)
@@ -135,9 +169,10 @@ def test_single_precision_kernels_keep_float32_throughout():
     parent = np.array([0, 0, 1], dtype=np.int64)
     depth_start = np.array([0, 1, 2, 3], dtype=np.int64)
     reach = np.array([2, 2, 2], dtype=np.int64)                          # its length, at every node
-    D = kernels.edit_forward(G, Dl, unit, parent, depth_start, 2, 1, 0.5, 0, reach, 0)
+    D = kernels.edit_forward(G, Dl, unit, parent, depth_start, 2, 1, 0.5, 0.5, 0, reach, 0)
     assert D.dtype == np.float32
-    gG, gDl = kernels.edit_backward(G, Dl, D, np.ones_like(D), unit, parent, depth_start, 2, 1, 0.5, 0, reach, 0)
+    gG, gDl = kernels.edit_backward(G, Dl, D, np.ones_like(D), unit, parent, depth_start, 2, 1, 0.5, 0.5, 0, reach,
+                                    0)
     assert gG.dtype == gDl.dtype == np.float32
 
 
@@ -166,11 +201,11 @@ def test_skipping_cells_that_feed_no_read_out_changes_no_bit(mode, lengths):
     grad = np.random.default_rng(3).normal(size=(trie.n_stems, windows.shape[0], len(lengths)))
     res = {}
     for name, (r, lo) in {"every cell": (np.full_like(reach, 10 ** 6), 0), "pruned": (reach, int(lens_np.min()))}.items():
-        D = kernels.edit_forward(G, Dl, unit, parent, depth_start, M, band, 0.8, mode, r, lo)
+        D = kernels.edit_forward(G, Dl, unit, parent, depth_start, M, band, 0.8, 0.3, mode, r, lo)
         out = np.empty((trie.n_stems, windows.shape[0], len(lengths)))
         kernels.edit_read_out(D, leaf, length, lens_np, band, M, -1e9, out)
         delta = kernels.edit_read_out_backward(grad, D, leaf, length, lens_np, band, M)
-        gG, gDl = kernels.edit_backward(G, Dl, D, delta, unit, parent, depth_start, M, band, 0.8, mode, r, lo)
+        gG, gDl = kernels.edit_backward(G, Dl, D, delta, unit, parent, depth_start, M, band, 0.8, 0.3, mode, r, lo)
         res[name] = (D, out, gG, gDl)
     (D_all, out_all, gG_all, gDl_all), (D_cut, out_cut, gG_cut, gDl_cut) = res["every cell"], res["pruned"]
     assert np.array_equal(out_all, out_cut)
