@@ -173,6 +173,10 @@ class Config:
         "writes both slots of one sign (a coda written with a sign of its own, its vowel an echo or a dummy, as "
         "Linear B's ko-no-so); an insertion across two signs pays gamma. 1 = gamma, as every insertion.",
         OURS, ge=0, le=1)
+    echo_vowel_p: float = _setting(
+        0.1, _DP, "With signs = syllables: the probability that a sign's written vowel stands for no vowel of the "
+        "stem (the echo or dummy vowel of a coda written with a sign of its own); 1 = such a vowel costs nothing, "
+        "the sign's onset alone is scored.", OURS, gt=0, le=1)
 
     # --- word-boundary lattice (paper §3.1, appendix A; code: _run_ctc_v2) ---
     min_span: int = _setting(

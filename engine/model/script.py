@@ -199,7 +199,7 @@ class Syllables(Script):
 
     def pair_insertion_cost(self, gamma: float, config) -> float | None:
         # one unit writing a sign's onset and vowel slots: a coda with a sign of its own (Linear B's
-        # ko-no-so), whose vowel the table already prices (ECHO_LOG_P)
+        # ko-no-so), whose vowel the table already prices (setting echo_vowel_p)
         return None if config.coda_insertion == 1 else gamma * config.coda_insertion
 
     def make_mapping(self, prep, config) -> nn.Module:

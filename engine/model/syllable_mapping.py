@@ -21,8 +21,9 @@ onset then vowel, and :meth:`SyllableMapping.log_probs` gives the DP's table ove
 - onset slot of sign l: log P(l | c) for a consonant or the null onset (written before every
   onsetless vowel of a stem), the same plus GLIDE_LOG_P for a vowel;
 - vowel slot of s: log P(v | s) - log q(v) for a vowel v (q: the vowels' share in the stems, so that
-  a sign costs what an unmatched sign costs at the start); ECHO_LOG_P for a consonant (a written vowel
-  with no sound in the stem, reached through the DP's insertion: one consonant emits both slots);
+  a sign costs what an unmatched sign costs at the start); log echo_vowel_p (a setting, 0.1 unless set) for a
+  consonant (a written vowel with no sound in the stem, reached through the DP's insertion: one consonant
+  emits both slots, paying the share coda_insertion of gamma);
 - the null onset in a vowel slot: IMPOSSIBLE_LOG_P.
 
 With vowel_slot = joint the stems' (onset c, vowel v) pairs are extra rows of that table
@@ -47,7 +48,8 @@ from engine.model.syllables import NULL_ONSET, SLOTS, is_vowel
 from engine.results import SyllableTable
 
 ECHO_LOG_P = math.log(0.1)
-"""log-probability that a sign's written vowel stands for no vowel of the stem (an echo vowel)."""
+"""log-probability that a sign's written vowel stands for no vowel of the stem (an echo vowel): the
+setting echo_vowel_p's default, log 0.1."""
 GLIDE_LOG_P = math.log(0.05)
 """log-prior of a vowel of the stem standing in a sign's onset slot (a glide), added to its learned P(sign | vowel)."""
 VOWEL_DELETE_LOG_P = math.log(0.05)
@@ -156,7 +158,8 @@ class SyllableMapping(nn.Module):
         else:
             vo_slot = (vo - self.vowel_log_chance).T
         vowel = imp.index_put((self.vowel_rows,), vo_slot)
-        vowel = vowel.index_put((self.consonant_rows,), on.new_full((self.consonant_rows.numel(), C), ECHO_LOG_P))
+        echo = math.log(self.config.echo_vowel_p)
+        vowel = vowel.index_put((self.consonant_rows,), on.new_full((self.consonant_rows.numel(), C), echo))
         slots = torch.stack([onset, vowel], dim=2).reshape(K, SLOTS * C)
         deletion = on.new_full((K,), -math.log(SLOTS * C + 1))
         deletion = deletion.index_put((self.onset_rows[: -self.n_glides],), on[: -self.n_glides, 0])

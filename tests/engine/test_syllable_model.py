@@ -483,3 +483,35 @@ def test_joint_onset_phase_scores_onsets_alone():
             assert torch.allclose(lp[K + i, 1::2], expect, atol=1e-5)
             assert torch.equal(lp[K + i, 2::2], lp[kidx[c], 2::2])
     assert torch.all(lp[[kidx[v] for v in model.vowel_units]][:, 2::2] == 0)
+
+
+@pytest.mark.parametrize("mode", ["max", "softmin"])
+def test_a_coda_with_a_sign_of_its_own_pays_what_the_settings_say(mode):
+    """kan spelt ka-na (the coda n echoes its vowel): 3 units against 4 slots, one insertion inside the sign
+    na. It pays coda_insertion's share of gamma and log echo_vowel_p; an insertion across two signs pays gamma
+    whatever coda_insertion says."""
+    from engine.model.scoring import make_batch, span_scores
+
+    corpus = Corpus("c", (Inscription("w0", SIGNS["ka"] + SIGNS["na"]),))
+    vocab = Vocabulary("known", (Stem("kan", "kan"), Stem("kanta", "kanta")))
+
+    def score(**settings) -> float:
+        cfg = Config(signs="syllables", segmented=True, min_span=1, max_span=4, band=2, edit_mode=mode, **settings)
+        prep = prepare(corpus, vocab, cfg)
+        model = make_mapping(prep)
+        torch.manual_seed(0)
+        for p in model.parameters():       # the same mapping under every setting
+            torch.nn.init.uniform_(p, -0.05, 0.05)
+        with torch.no_grad():
+            out = span_scores(model.log_probs(), prep, make_batch(prep, [0]), 3.0, prep.stem_units, prep.stem_len)
+        return float(out[[e.ipa for e in prep.entries].index("kan"), 0, 0])
+
+    full, free = score(), score(coda_insertion=0.0)
+    half = score(coda_insertion=0.5)
+    assert free > half > full
+    if mode == "max":
+        assert math.isclose(free - full, 3.0, rel_tol=1e-6) and math.isclose(half - full, 1.5, rel_tol=1e-6)
+        # the echo vowel's price: log 0.1 by default, nothing at echo_vowel_p = 1
+        assert math.isclose(score(coda_insertion=0.0, echo_vowel_p=1.0) - free, -ECHO_LOG_P, rel_tol=1e-6)
+    assert SYLLABLES.pair_insertion_cost(3.0, Config(signs="syllables")) is None
+    assert script_of(Config()).pair_insertion_cost(3.0, Config(coda_insertion=0.0)) is None   # letters: gamma
