@@ -169,8 +169,6 @@ class _StemsLogSumExp(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, x):
-        import numpy as np
-
         x2 = x.detach().reshape(x.shape[0], -1).contiguous().numpy()
         lse = kernels.stems_logsumexp(x2)
         ctx.saved = (x2, lse, x.shape)
