@@ -27,7 +27,10 @@ the sound changes from any probe. ``--min-phones N`` keeps only the source's ste
 trains N steps with every divided word whole, then resumes the run with free spans to 3,000 steps.
 ``--pin-vowels`` pins the key's bare-vowel signs to their vowels for the whole run (the gold's, a probe only).
 ``--merge A=B``, ``--full-forms`` and ``--open-syllables`` change the source's stems (fewer sounds, word forms
-not stems, open syllables only). A probe's build folder is named by its options (not by ``--set``): two
+not stems, open syllables only). ``--gold-words-first N`` (probe wr100 only; a gold-segmentation oracle, not a
+search): N steps on the WR 100 % build with every divided word whole, then the dev cipher itself (its manifest entry:
+its own word-divider ratio, free spans) trained from that mapping to 3,000 steps and scored: does the basin, once
+found through the words, hold on the running text? A probe's build folder is named by its options (not by ``--set``): two
 probes that differ only in ``--set`` share it, so run those one after the other, never side by side.
 """
 
@@ -185,6 +188,33 @@ def vowel_pins(folder: Path, out: Path) -> list[str]:
     return [f"{sign}={vowel}" for sign, vowel, _ in rows]
 
 
+def dev_cipher(source: str, seed: int, relation: str) -> Path:
+    """The folder of the manifest's dev syllabary of this source, seed and relation (built once)."""
+    from benchmarks.cipher_suite import build_cipher, manifest
+
+    ciphers, _ = manifest()
+    for c in ciphers.values():
+        if (c["split"], c["script"], c["source"], c["seed"], c["relation"]) == ("dev", "syllabary", source, seed, relation):
+            return build_cipher(c)
+    raise SystemExit(f"syllable_probes: no dev syllabary of {source} seed {seed} ({relation}) in the manifest")
+
+
+def other_text_start(checkpoint: Path) -> Path:
+    """A copy of ``checkpoint`` that a run on another text of the same signs may resume: the engine refuses a
+    checkpoint of another corpus (rightly, for a user), so the copy drops the corpus's digest and the batch
+    order; the mapping, the optimiser and the step stay. A probe's device only, never the product's."""
+    import torch
+
+    from engine.training.trainer import load_checkpoint
+
+    state = load_checkpoint(checkpoint)
+    state.pop("corpus_digest", None)
+    state.pop("sampler_order", None)
+    out = checkpoint.with_name("other-text-start.pt")
+    torch.save(state, out)
+    return out
+
+
 def engine_run(cmd: list[str]) -> bool:
     """Run ``decipher run``; on failure print its last error line (a bad --set, say) and return False."""
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env={**os.environ, **PINNED_ENV})
@@ -233,8 +263,15 @@ def main(argv=None) -> int:
     ap.add_argument("--pin-vowels", action="store_true",
                     help="pin the key's bare-vowel signs (no onset, or an onset merged with none) to their vowel for "
                          "the whole run: does the search read a list once it has those anchors?")
+    ap.add_argument("--gold-words-first", type=int, metavar="STEPS",
+                    help="probe wr100: STEPS steps on its words whole (the gold's segmentation: an oracle), then the "
+                         "dev cipher's own running text from that mapping to 3,000 steps")
     ap.add_argument("--out")
     args = ap.parse_args(argv)
+    if args.gold_words_first is not None and (args.probe != "wr100" or not 0 < args.gold_words_first < 3000):
+        ap.error("--gold-words-first STEPS: with --probe wr100 only, STEPS between 1 and 2999")
+    if args.gold_words_first is not None and args.whole_first is not None:
+        ap.error("--gold-words-first and --whole-first: one or the other")
     if args.whole_first is not None and not 0 < args.whole_first < 3000:
         ap.error(f"--whole-first {args.whole_first}: a number of steps between 1 and 2999 (the preset trains 3000)")
     try:
@@ -277,6 +314,19 @@ def main(argv=None) -> int:
         cmd = [sys.executable, "-m", "engine", "run", "--lost", str(folder / "lost.csv"), "--known",
                str(folder / "known.csv"), "--gold", str(folder / "gold.csv"), "--resume", str(first / "checkpoint.pt"),
                "--set", "segmented=false", "--steps", "3000", "--out", str(run), "--quiet", "--force"]
+    if args.gold_words_first is not None:   # the words whole (gold segmentation), then the cipher's own text
+        first = folder / "run-words"
+        at = cmd.index("--out") + 1
+        cmd[at] = str(first)
+        if not engine_run(cmd + ["--set", "segmented=true", "--steps", str(args.gold_words_first)]):
+            return 2
+        whole = json.loads((first / "metrics.json").read_text(encoding="utf-8"))
+        text = dev_cipher(args.source, args.seed, args.relation)
+        cmd = [sys.executable, "-m", "engine", "run", "--lost", str(text / "lost.csv"), "--known",
+               str(text / "known.csv"), "--gold", str(text / "gold.csv"),
+               "--resume", str(other_text_start(first / "checkpoint.pt")),
+               "--set", "segmented=false", "--steps", "3000", "--out", str(run), "--quiet", "--force"]
+        folder = text
     if not engine_run(cmd):
         return 2
     m = json.loads((run / "metrics.json").read_text(encoding="utf-8"))
@@ -288,6 +338,7 @@ def main(argv=None) -> int:
                 "greek_order": args.greek_order if args.probe.startswith("greek") else None,
                 "pinned_vowel_signs": pins, "merged": merge, "full_forms": args.full_forms, "open_syllables": args.open_syllables,
                 "whole_p_at_10": None if whole is None else whole["p_at_10"],
+                "gold_words_first": args.gold_words_first,
                 **{k: info[k] for k in ("final_coda", "inner_coda", "cluster", "fixed_vowel", "length")},
                 "sound_changes": args.probe not in UNCHANGED and not args.no_change,
                 "p_at_1": m["p_at_1"], "p_at_10": m["p_at_10"], "p_at_10_strict": m.get("p_at_10_strict"),
