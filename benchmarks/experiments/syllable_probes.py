@@ -188,15 +188,16 @@ def vowel_pins(folder: Path, out: Path) -> list[str]:
     return [f"{sign}={vowel}" for sign, vowel, _ in rows]
 
 
-def dev_cipher(source: str, seed: int, relation: str) -> Path:
-    """The folder of the manifest's dev syllabary of this source, seed and relation (built once)."""
+def dev_cipher(source: str, seed: int, relation: str) -> Path | None:
+    """The folder of the manifest's dev syllabary of this source, seed and relation (built once); None: the
+    manifest has none."""
     from benchmarks.cipher_suite import build_cipher, manifest
 
     ciphers, _ = manifest()
     for c in ciphers.values():
         if (c["split"], c["script"], c["source"], c["seed"], c["relation"]) == ("dev", "syllabary", source, seed, relation):
             return build_cipher(c)
-    raise SystemExit(f"syllable_probes: no dev syllabary of {source} seed {seed} ({relation}) in the manifest")
+    return None
 
 
 def other_text_start(checkpoint: Path) -> Path:
@@ -315,13 +316,17 @@ def main(argv=None) -> int:
                str(folder / "known.csv"), "--gold", str(folder / "gold.csv"), "--resume", str(first / "checkpoint.pt"),
                "--set", "segmented=false", "--steps", "3000", "--out", str(run), "--quiet", "--force"]
     if args.gold_words_first is not None:   # the words whole (gold segmentation), then the cipher's own text
+        text = dev_cipher(args.source, args.seed, args.relation)
+        if text is None:   # checked before the first phase trains: one line, exit 2
+            print(f"syllable_probes: --gold-words-first: the manifest has no dev syllabary of {args.source} seed "
+                  f"{args.seed} ({args.relation})", file=sys.stderr)
+            return 2
         first = folder / "run-words"
         at = cmd.index("--out") + 1
         cmd[at] = str(first)
         if not engine_run(cmd + ["--set", "segmented=true", "--steps", str(args.gold_words_first)]):
             return 2
         whole = json.loads((first / "metrics.json").read_text(encoding="utf-8"))
-        text = dev_cipher(args.source, args.seed, args.relation)
         cmd = [sys.executable, "-m", "engine", "run", "--lost", str(text / "lost.csv"), "--known",
                str(text / "known.csv"), "--gold", str(text / "gold.csv"),
                "--resume", str(other_text_start(first / "checkpoint.pt")),
