@@ -305,31 +305,23 @@ def main(argv=None) -> int:
     cmd += [x for item in args.set for x in ("--set", item)]
     t0 = time.time()
     whole = None
-    if args.whole_first is not None:   # the whole-word phase, then the same run resumed with free spans
-        first = folder / "run-whole"
-        at = cmd.index("--out") + 1
-        cmd[at] = str(first)
-        if not engine_run(cmd + ["--set", "segmented=true", "--steps", str(args.whole_first)]):
+    words_first = args.gold_words_first if args.gold_words_first is not None else args.whole_first
+    if words_first is not None:   # the words whole, then free spans: on the same text, or (gold) the cipher's own
+        text = folder
+        if args.gold_words_first is not None:
+            text = dev_cipher(args.source, args.seed, args.relation)
+            if text is None:   # checked before the first phase trains: one line, exit 2
+                print(f"syllable_probes: --gold-words-first: the manifest has no dev syllabary of {args.source} seed "
+                      f"{args.seed} ({args.relation})", file=sys.stderr)
+                return 2
+        first = folder / ("run-whole" if text == folder else "run-words")
+        cmd[cmd.index("--out") + 1] = str(first)
+        if not engine_run(cmd + ["--set", "segmented=true", "--steps", str(words_first)]):
             return 2
         whole = json.loads((first / "metrics.json").read_text(encoding="utf-8"))
-        cmd = [sys.executable, "-m", "engine", "run", "--lost", str(folder / "lost.csv"), "--known",
-               str(folder / "known.csv"), "--gold", str(folder / "gold.csv"), "--resume", str(first / "checkpoint.pt"),
-               "--set", "segmented=false", "--steps", "3000", "--out", str(run), "--quiet", "--force"]
-    if args.gold_words_first is not None:   # the words whole (gold segmentation), then the cipher's own text
-        text = dev_cipher(args.source, args.seed, args.relation)
-        if text is None:   # checked before the first phase trains: one line, exit 2
-            print(f"syllable_probes: --gold-words-first: the manifest has no dev syllabary of {args.source} seed "
-                  f"{args.seed} ({args.relation})", file=sys.stderr)
-            return 2
-        first = folder / "run-words"
-        at = cmd.index("--out") + 1
-        cmd[at] = str(first)
-        if not engine_run(cmd + ["--set", "segmented=true", "--steps", str(args.gold_words_first)]):
-            return 2
-        whole = json.loads((first / "metrics.json").read_text(encoding="utf-8"))
+        start = first / "checkpoint.pt" if text == folder else other_text_start(first / "checkpoint.pt")
         cmd = [sys.executable, "-m", "engine", "run", "--lost", str(text / "lost.csv"), "--known",
-               str(text / "known.csv"), "--gold", str(text / "gold.csv"),
-               "--resume", str(other_text_start(first / "checkpoint.pt")),
+               str(text / "known.csv"), "--gold", str(text / "gold.csv"), "--resume", str(start),
                "--set", "segmented=false", "--steps", "3000", "--out", str(run), "--quiet", "--force"]
         folder = text
     if not engine_run(cmd):
