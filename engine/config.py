@@ -192,6 +192,14 @@ class Config:
     segmented: bool = _setting(
         False, _LAT, "Whole-word spans only: each written word is one candidate span (the Ugaritic "
         "setting).", CODE)
+    # Issue 49: on a syllabic text without dividers, free spans from the first step match runs of two signs
+    # to anything and the search stays far from the reading; trained first on the text's words whole, it
+    # reads them (docs/deviations-from-paper.md, "Syllabic scripts").
+    words_first: int = _setting(
+        0, _LAT, "When not segmented: train the first this many steps on pseudo-words, whole (as segmented = "
+        "true), then on free spans: the pieces a unigram model of the text's sign strings cuts it into, kept "
+        "when they recur and are long enough to be a stem (engine/model/pseudo_words.py; found without gold). "
+        "0 = free spans from the first step (the paper).", OURS, ge=0, le=MAX_STEPS)
     # A chunk shorter than max_span could never hold the longest span.
     max_chunk: int = _setting(
         100, _LAT, "Longer runs between dividers are cut into pieces of at most this many units.",
@@ -501,7 +509,8 @@ class Config:
 #: behaviour from before it existed). A stored run that does not name one ran with that value
 #: (Config.identity; engine.inputs_digest.changes). Add every new setting here with its neutral value.
 ADDED_SETTINGS: dict[str, Any] = {"onsets_first": 0.0, "dp_precision": "double", "restart_steps": 0,
-                                  "restart_class_init": 0.0,
+                                  "restart_class_init": 0.0, "coda_insertion": 1.0, "echo_vowel_p": 0.1,
+                                  "words_first": 0,
                                   # the reading is the same with or without a reference run: a stored run
                                   # without the key is the run this default would make
                                   "reference_null": "auto"}

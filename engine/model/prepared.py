@@ -172,7 +172,10 @@ def cut_chunks(corpus: Corpus, config: Config) -> list[LetterRun]:
 
 
 def prepare(corpus: Corpus, vocabulary: Vocabulary | Sequence[Stem], config: Config,
-            pins: Iterable[PinnedValue] = ()) -> Prepared:
+            pins: Iterable[PinnedValue] = (), *, letters: Sequence[str] | None = None) -> Prepared:
+    """The problem as tensors. ``letters``: the lost letters to index (every letter of the corpus among
+    them), instead of the corpus's own: a second corpus of the same run (setting words_first) shares its
+    model's letters."""
     stems = vocabulary.stems if isinstance(vocabulary, Vocabulary) else tuple(vocabulary)
     if not corpus.inscriptions:
         raise InputError(f"corpus {corpus.name!r} has no inscriptions")
@@ -193,7 +196,13 @@ def prepare(corpus: Corpus, vocabulary: Vocabulary | Sequence[Stem], config: Con
         raise InputError(f"no stem of the vocabulary has {lo} to {hi} IPA units{script.stem_length_note}")
     entries = [StemEntry(u, tuple(ss)) for u, ss in sorted(grouped.items())]
     chunks = cut_chunks(corpus, config)
-    letters = sorted({c for ch in chunks for c in ch.letters})
+    found = sorted({c for ch in chunks for c in ch.letters})
+    if letters is None:
+        letters = found
+    else:
+        letters = list(letters)
+        if not set(found) <= set(letters):
+            raise ValueError(f"prepare(letters=...): the corpus has letters outside them: {sorted(set(found) - set(letters))[:5]}")
     lost_letters = [DELETE, *letters]
 
     pins = list(pins)

@@ -12,19 +12,22 @@ import math
 
 
 def corpus_objective(trainer, *, chars_per_batch: int | None = None, step: int | None = None,
-                     stems: int | None = None, chunks: list[int] | None = None) -> dict[str, float]:
+                     stems: int | None = None, chunks: list[int] | None = None, prep=None) -> dict[str, float]:
     """``{"objective", "quality", "coverage_ratio", "sound_loss", "pins"}`` of ``trainer``'s model,
     with the insertion cost and coverage target of ``step`` (default: the trainer's step).
     ``stems = K``: each span's P(span | matched) is the mean over its K best stems (the competition of
     setting candidate_stems at K) instead of over every stem, the paper's. ``chunks``: only these chunks
-    of the corpus (a sample, to screen many candidate mappings cheaply; engine/training/polish.py)."""
+    of the corpus (a sample, to screen many candidate mappings cheaply; engine/training/polish.py). ``prep``:
+    another prepared corpus of the same letters (the pseudo-words of setting words_first) instead of the
+    trainer's."""
     import torch
 
     from engine.model.decoding import eval_batches
     from engine.model.objective import dp_log_probs
     from engine.model.scoring import make_batch
 
-    prep, cfg, model = trainer.prep, trainer.config, trainer.model
+    prep = trainer.prep if prep is None else prep
+    cfg, model = trainer.config, trainer.model
     step = trainer.step if step is None else step
     device = trainer.device
     gamma = cfg.insertion_cost(step)

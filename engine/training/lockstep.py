@@ -84,6 +84,8 @@ def unbatchable(config: Config) -> str | None:
         return "setting candidate_stems"
     if config.polish_moves > 0:
         return "setting polish_moves"
+    if config.words_first > 0 and not config.segmented:
+        return "setting words_first"
     return None
 
 

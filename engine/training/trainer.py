@@ -131,6 +131,9 @@ class Trainer:
         self.step = 0
         self.elapsed = 0.0
         self.sampler = BatchSampler(self.prep, self.rng)
+        #: setting words_first: the text's pseudo-words, prepared as a word list (segmented), and their sampler;
+        #: None without the phase. A note when the setting is on but the text gives no pseudo-word.
+        self.words_prep, self.words_sampler, self.words_note = self._prepare_words(corpus, vocabulary)
         #: each span's cached candidate stems (settings candidate_stems, candidate_refresh), or None
         self.candidates: CandidateCache | None = CandidateCache.for_config(self.config)
         #: the choice among starts (setting restarts; engine/training/restarts.py), None with one start
@@ -151,6 +154,30 @@ class Trainer:
         self.live_interval = live_interval
         self._last_live = -float("inf")
 
+    def _prepare_words(self, corpus: Corpus, vocabulary) -> tuple[Prepared | None, BatchSampler | None, str | None]:
+        cfg = self.config
+        if cfg.words_first <= 0 or cfg.segmented:
+            return None, None, None
+        from engine.model.pseudo_words import pseudo_word_corpus
+
+        words = pseudo_word_corpus(corpus, min_span=cfg.min_span, max_span=cfg.max_span)
+        prep = None if words is None else prepare(words, vocabulary, cfg.replace(segmented=True, words_first=0),
+                                                   self.pins, letters=self.prep.lost_letters[1:])
+        if prep is None or not prep.trainable_chunks():
+            return None, None, ("setting words_first: no piece of the text recurs often enough to be taken for a "
+                                "word; the run trains on free spans from its first step")
+        return prep, BatchSampler(prep, self.rng), None
+
+    def in_words_phase(self, step: int | None = None) -> bool:
+        """Whether ``step`` (default: the current one) trains on the pseudo-words (setting words_first)."""
+        return self.words_prep is not None and (self.step if step is None else step) < self.config.words_first
+
+    def _active(self) -> tuple[Prepared, BatchSampler]:
+        """The prepared problem and sampler that the current step trains on."""
+        if self.in_words_phase():
+            return self.words_prep, self.words_sampler
+        return self.prep, self.sampler
+
     # ---- control ----
     def request_stop(self) -> None:
         """Ask the run to finish after the current step (safe to call from any thread)."""
@@ -169,6 +196,9 @@ class Trainer:
         self.model.train()
         t_start = time.perf_counter() - self.elapsed
         reason = "completed"
+        if self.words_note is not None and self.step == 0:
+            sent = yield NoticeEvent(0, self.words_note)
+            self._receive(sent)
         while True:
             sel = self.selection
             if sel is not None and not sel.done and self.step >= sel.steps:
@@ -179,10 +209,12 @@ class Trainer:
             if self._stop.is_set():
                 reason = "stopped"
                 break
-            self.sampler.min_length = floor = cfg.span_floor(self.step)
-            batch = make_batch(self.prep, self.sampler.next_batch(), min_span=floor)
-            result = batch_objective(self.model, self.prep, batch.to(self.device), self.step, self._pin_index,
-                                     self._units, self._lens, candidates=self.candidates)
+            prep, sampler = self._active()
+            words = prep is not self.prep
+            sampler.min_length = floor = cfg.span_floor(self.step)
+            batch = make_batch(prep, sampler.next_batch(), min_span=floor)
+            result = batch_objective(self.model, prep, batch.to(self.device), self.step, self._pin_index,
+                                     self._units, self._lens, candidates=None if words else self.candidates)
             self.optimizer.zero_grad(set_to_none=True)
             result.loss.backward()
             if cfg.clip_norm > 0:
@@ -204,7 +236,8 @@ class Trainer:
             self.step += 1
             self.elapsed = time.perf_counter() - t_start
             live: tuple = ()
-            if self.live_interval is not None and self.elapsed - self._last_live >= self.live_interval:
+            # the pseudo-words' batches are no places in the text: nothing live to show while they train
+            if self.live_interval is not None and not words and self.elapsed - self._last_live >= self.live_interval:
                 live = tuple(decode_batch(self.prep, batch, result.scores, top_k=3))
                 self._last_live = self.elapsed
             event = StepEvent(self.step, total, result.parts, result.coverage_ratio,
@@ -258,8 +291,8 @@ class Trainer:
         or, once every start is scored, continue the lowest one from its state after S steps."""
         from engine.training.final_objective import corpus_objective
 
-        if sel.current < len(sel.seeds):
-            sel.record(corpus_objective(self)["objective"], self._training_state)
+        if sel.current < len(sel.seeds):    # screened on what the start trained on (the pseudo-words, in their phase)
+            sel.record(corpus_objective(self, prep=self._active()[0])["objective"], self._training_state)
         if sel.current < len(sel.seeds):
             self._begin_start(sel.seeds[sel.current], sel.class_init)
         else:
@@ -290,6 +323,8 @@ class Trainer:
         self.model = make_mapping(self.prep, class_init if class_init > 0 else None).to(self.device)
         self.optimizer = torch.optim.SGD(self.model.parameters(), lr=self.config.lr)
         self.sampler = BatchSampler(self.prep, self.rng)
+        if self.words_prep is not None:
+            self.words_sampler = BatchSampler(self.words_prep, self.rng)
         self.candidates = CandidateCache.for_config(self.config)
         self.step = 0
 
@@ -361,6 +396,8 @@ class Trainer:
                           int(np_state[2]), int(np_state[3]), float(np_state[4])],
             "torch_rng": torch.get_rng_state(),
             "sampler_order": torch.tensor(self.sampler.order, dtype=torch.int64),
+            **({"words_sampler_order": torch.tensor(self.words_sampler.order, dtype=torch.int64)}
+               if self.words_sampler is not None else {}),
             **({"candidate_lists": self.candidates.to_state()} if self.candidates is not None else {}),
         }
 
@@ -397,20 +434,10 @@ class Trainer:
                 raise InputError("the checkpoint's random state ('torch_rng') is malformed; it cannot be resumed") \
                     from None
         if "sampler_order" in state:      # checkpoints before it start a fresh shuffled pass
-            order = state["sampler_order"]
-            try:
-                if not (torch.is_tensor(order) or isinstance(order, (list, tuple))):
-                    raise TypeError("not a list")
-                order = order.tolist() if torch.is_tensor(order) else list(order)
-                if any(isinstance(i, (bool, float)) or not isinstance(i, int) for i in order):
-                    raise TypeError("not whole numbers")
-            except (TypeError, ValueError, RuntimeError):
-                raise InputError("the checkpoint's batch order ('sampler_order') is malformed; it cannot be "
-                                 "resumed") from None
-            n = len(self.prep.chunks)
-            if any(i < 0 or i >= n for i in order):
-                raise InputError("the checkpoint's batch order names chunks this corpus does not have")
-            self.sampler.order = order
+            self.sampler.order = _batch_order(state["sampler_order"], "sampler_order", len(self.prep.chunks))
+        if "words_sampler_order" in state and self.words_sampler is not None:
+            self.words_sampler.order = _batch_order(state["words_sampler_order"], "words_sampler_order",
+                                                    len(self.words_prep.chunks))
         if self.candidates is not None:
             # a checkpoint without lists (older, or trained without the setting) refreshes each span
             # on its next visit; with them, the run goes on exactly as an uninterrupted one
@@ -537,6 +564,21 @@ CHECKPOINT_UNPACKED_RATIO = 4
 def _short(value) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _batch_order(order, key: str, n: int) -> list[int]:
+    """A checkpoint's place in a sampler's shuffled pass (``key``), checked against a corpus of ``n`` chunks."""
+    try:
+        if not (torch.is_tensor(order) or isinstance(order, (list, tuple))):
+            raise TypeError("not a list")
+        order = order.tolist() if torch.is_tensor(order) else list(order)
+        if any(isinstance(i, (bool, float)) or not isinstance(i, int) for i in order):
+            raise TypeError("not whole numbers")
+    except (TypeError, ValueError, RuntimeError):
+        raise InputError(f"the checkpoint's batch order ('{key}') is malformed; it cannot be resumed") from None
+    if any(i < 0 or i >= n for i in order):
+        raise InputError("the checkpoint's batch order names chunks this corpus does not have")
+    return order
 
 
 def _checked_step(step, total: int) -> int:

@@ -1,0 +1,91 @@
+"""Pseudo-words: the words a text without dividers most likely has, found without gold (setting words_first).
+
+A run of free spans over a syllabic text with few or no word dividers matches short runs of two signs to
+anything, and stays far from the reading (issue 49: the invented syllabaries' running text); the same run
+trained first on the text's words whole, then on its free spans, reads it. This module finds such words
+from the text alone: a unigram language model of its sign strings (SentencePiece's, Kudo 2018: EM over
+every segmentation of every line, the written dividers kept as boundaries) cuts each line; the pieces the
+model keeps often and that are long enough to be a stem are the pseudo-words. On the dev syllabaries most
+such pieces are a whole word of the text (a stem with or without its suffix), while the short or rare
+ones are mostly halves of words and suffixes, so those are left out.
+
+The corpus returned has the text's inscriptions (same ids, same order, a line with no kept piece left out),
+each a row of its kept pieces with a divider between them; it is trained with ``segmented = true``.
+"""
+
+from __future__ import annotations
+
+import io
+from collections import Counter
+
+import sentencepiece
+
+from engine.corpus import DIVIDER, Corpus, Inscription
+from engine.errors import InputError
+
+#: a piece of 3 signs or more is kept when the text has it at least this often ...
+MIN_COUNT = 3
+#: ... a piece of 2 signs only this often (a frequent pair is more often a word's half)
+MIN_COUNT_PAIR = 9
+#: the most distinct signs the segmenter takes (its units are one code point each, from the Private Use
+#: Area); far more than any script's signs
+MAX_SIGNS = 6400
+_PUA = 0xE000
+
+
+def segment_lines(lines: list[tuple[str, ...]], max_piece: int) -> list[list[tuple[str, ...]]]:
+    """Each line (a tuple of units, DIVIDER where the scribe wrote one) cut into pieces by a unigram model
+    trained on these lines; a written divider is always a boundary. Deterministic (one thread)."""
+    signs = sorted({u for line in lines for u in line if u != DIVIDER})
+    if len(signs) > MAX_SIGNS:
+        raise InputError(f"setting words_first: the text has {len(signs)} distinct signs; the word finder "
+                         f"takes at most {MAX_SIGNS}")
+    code = {u: chr(_PUA + i) for i, u in enumerate(signs)}
+    back = {c: u for u, c in code.items()}
+    text = [" ".join("".join(code[u] for u in run) for run in _runs(line)) for line in lines]
+    model = io.BytesIO()
+    sentencepiece.SentencePieceTrainer.train(
+        sentence_iterator=iter(text), model_writer=model, model_type="unigram", vocab_size=5000,
+        hard_vocab_limit=False, character_coverage=1.0, max_sentencepiece_length=max(1, max_piece),
+        normalization_rule_name="identity", add_dummy_prefix=True, split_by_unicode_script=False,
+        split_by_number=False, split_digits=False, num_threads=1, minloglevel=2)
+    sp = sentencepiece.SentencePieceProcessor(model_proto=model.getvalue())
+    out = []
+    for line in text:
+        pieces = (p.replace("\u2581", "") for p in sp.encode(line, out_type=str))
+        out.append([tuple(back[c] for c in p) for p in pieces if p])
+    return out
+
+
+def _runs(line: tuple[str, ...]) -> list[tuple[str, ...]]:
+    runs, run = [], []
+    for u in line:
+        if u == DIVIDER:
+            if run:
+                runs.append(tuple(run))
+            run = []
+        else:
+            run.append(u)
+    if run:
+        runs.append(tuple(run))
+    return runs
+
+
+def pseudo_word_corpus(corpus: Corpus, *, min_span: int, max_span: int) -> Corpus | None:
+    """The text's pseudo-words (module docstring), as a corpus to train with segmented = true; None when it
+    has none (a text too small or too varied for any piece to recur)."""
+    lines = [ins.units for ins in corpus.inscriptions]
+    pieces = segment_lines(lines, max_span)
+    count = Counter(p for line in pieces for p in line)
+    lo = max(2, min_span)
+
+    def keep(p: tuple[str, ...]) -> bool:
+        n = len(p)
+        return lo <= n <= max_span and count[p] >= (MIN_COUNT_PAIR if n == 2 else MIN_COUNT)
+
+    out = []
+    for ins, line in zip(corpus.inscriptions, pieces):
+        kept = [p for p in line if keep(p)]
+        if kept:
+            out.append(Inscription(ins.id, DIVIDER.join("".join(p) for p in kept)))
+    return Corpus(f"{corpus.name} (pseudo-words)", tuple(out)) if out else None

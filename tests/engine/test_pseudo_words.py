@@ -1,0 +1,124 @@
+"""Setting words_first (engine/model/pseudo_words.py, Trainer): the pseudo-words a unigram model finds in a text
+without dividers are mostly its words; the run trains on them whole first, then on free spans; a checkpoint
+taken in either phase resumes to the uninterrupted run; a text with nothing recurring trains free spans with a
+notice."""
+
+import random
+
+import pytest
+import torch
+
+from engine.config import Config
+from engine.corpus import DIVIDER, Corpus, Inscription
+from engine.datasets.synthetic import make_cipher
+from engine.model.pseudo_words import pseudo_word_corpus, segment_lines
+from engine.results import NoticeEvent, StepEvent
+from engine.training.lockstep import unbatchable
+from engine.training.trainer import Trainer
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+SMALL = dict(feature_dim=4, min_span=3, max_span=6, steps=16, anneal_steps=10, eval_interval=0, words_first=8)
+
+
+def _text(seed=0, n_lines=400, dividers=0.0):
+    """Lines of 2 to 4 words drawn (Zipf-like) from 40 words of 3 to 5 signs; a divider between two words
+    with probability ``dividers``. Returns the corpus and the set of words."""
+    rng = random.Random(seed)
+    signs = [chr(0x10600 + i) for i in range(60)]     # Linear A block: one code point a sign
+    words = sorted({"".join(rng.choice(signs) for _ in range(rng.randint(3, 5))) for _ in range(40)})
+    weights = [1 / (i + 1) for i in range(len(words))]
+    lines = []
+    for i in range(n_lines):
+        ws = rng.choices(words, weights=weights, k=rng.randint(2, 4))
+        text = ws[0]
+        for w in ws[1:]:
+            text += (DIVIDER if rng.random() < dividers else "") + w
+        lines.append(Inscription(f"L{i}", text))
+    return Corpus("t", tuple(lines)), set(words)
+
+
+def test_most_pseudo_words_are_words_and_no_piece_crosses_a_written_divider():
+    corpus, words = _text(dividers=0.0)
+    pw = pseudo_word_corpus(corpus, min_span=2, max_span=8)
+    pieces = [p for ins in pw.inscriptions for p in ins.text.split(DIVIDER)]
+    assert len(pieces) > 300
+    right = sum(p in words for p in pieces) / len(pieces)
+    assert right >= 0.8, right
+    assert {ins.id for ins in pw.inscriptions} <= {ins.id for ins in corpus.inscriptions}
+    assert all(2 <= len(p) <= 8 for p in pieces)
+    divided, _ = _text(seed=1, dividers=0.5)
+    for line, cut in zip(divided.inscriptions, segment_lines([i.units for i in divided.inscriptions], 8)):
+        ends, at = set(), 0
+        for piece in cut:
+            at += len(piece)
+            ends.add(at)
+        run_ends, at = set(), 0
+        for run in line.text.split(DIVIDER)[:-1]:
+            at += len(run)
+            run_ends.add(at)
+        assert run_ends <= ends          # every written divider is a boundary of the cut
+
+
+def test_pseudo_words_are_deterministic_and_none_when_nothing_recurs():
+    corpus, _ = _text(seed=2)
+    a = pseudo_word_corpus(corpus, min_span=2, max_span=8)
+    b = pseudo_word_corpus(corpus, min_span=2, max_span=8)
+    assert a == b
+    rng = random.Random(0)
+    noise = Corpus("n", tuple(Inscription(f"N{i}", "".join(chr(0x10600 + rng.randrange(300)) for _ in range(6)))
+                              for i in range(5)))
+    assert pseudo_word_corpus(noise, min_span=2, max_span=8) is None
+
+
+@pytest.fixture(scope="module")
+def cipher():
+    return make_cipher(n_stems=20, n_inscriptions=60, seed=6, dividers=False, words_per_inscription=(2, 3))
+
+
+def test_the_run_trains_the_pseudo_words_whole_then_free_spans(cipher):
+    t = Trainer(cipher.corpus, cipher.vocabulary, Config(**SMALL), live_interval=0)
+    assert t.words_prep is not None and t.words_prep.config.segmented and not t.prep.config.segmented
+    assert t.words_prep.lost_letters == t.prep.lost_letters
+    live = [(e.step, bool(e.batch_matches)) for e in t.run() if isinstance(e, StepEvent)]
+    # nothing live from the pseudo-words (no places in the text), the text's spans after them
+    assert not any(has for step, has in live if step <= 8) and any(has for step, has in live if step > 8)
+    assert not t.in_words_phase() and t.in_words_phase(7) and not t.in_words_phase(8)
+    assert unbatchable(t.config) == "setting words_first"
+    plain = Trainer(cipher.corpus, cipher.vocabulary, Config(**{**SMALL, "words_first": 0}), live_interval=None)
+    list(plain.run())
+    assert plain.words_prep is None and not torch.equal(plain.model.aligner, t.model.aligner)
+    listed = make_cipher(n_stems=20, n_inscriptions=20, seed=6, dividers=True)
+    seg = Trainer(listed.corpus, listed.vocabulary, Config(**{**SMALL, "segmented": True, "max_span": 10}),
+                  live_interval=None)
+    assert seg.words_prep is None       # a word list is its own words
+
+
+@pytest.mark.parametrize("stop_at", [5, 12])
+def test_a_checkpoint_in_either_phase_resumes_to_the_uninterrupted_run(tmp_path, cipher, stop_at):
+    settings = {**SMALL, "seed": 3, "restarts": 2, "restart_steps": 4}
+    whole = Trainer(cipher.corpus, cipher.vocabulary, Config(**settings), live_interval=None)
+    list(whole.run())
+    a = Trainer(cipher.corpus, cipher.vocabulary, Config(**settings), live_interval=None)
+    for n, _ in enumerate((e for e in a.run() if isinstance(e, StepEvent)), start=1):
+        if n == stop_at:
+            break
+    path = a.save_checkpoint(tmp_path / "ck.pt")
+    b = Trainer.from_checkpoint(path, cipher.corpus, cipher.vocabulary, live_interval=None)
+    list(b.run())
+    assert b.selection.objectives == whole.selection.objectives
+    assert torch.equal(b.model.aligner, whole.model.aligner)
+    assert torch.equal(b.model.feature_emb, whole.model.feature_emb)
+
+
+def test_a_text_with_no_recurring_piece_trains_free_spans_and_says_so():
+    rng = random.Random(1)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    corpus = Corpus("n", tuple(Inscription(f"N{i}", "".join(rng.choice(letters) for _ in range(9)))
+                               for i in range(4)))
+    vocab = make_cipher(n_stems=10, n_inscriptions=4, seed=1).vocabulary
+    t = Trainer(corpus, vocab, Config(**{**SMALL, "steps": 3}), live_interval=None)
+    events = list(t.run())
+    assert t.words_prep is None
+    notes = [e.text for e in events if isinstance(e, NoticeEvent)]
+    assert any("words_first" in n and "free spans from its first step" in n for n in notes)
