@@ -43,12 +43,12 @@ def measure(entry: dict) -> dict:
     if [sum(map(len, g)) for g in gold_words] != [sum(u != DIVIDER for u in ins.units) for ins in text]:
         raise SystemExit(f"pseudo_words: {entry['id']}: the WR 100 % build is not the same text")
     preset = PRESETS["syllabary"]
-    cut = segment_lines([ins.units for ins in text], preset["max_span"])
+    cut = segment_lines(text, preset["max_span"])
     tp = fp = fn = w_tp = w_fn = right = n = 0
     for pieces, gold, ins in zip(cut, gold_words, text):
         g, p = _ends(gold), _ends(pieces)
         tp, fp, fn = tp + len(g & p), fp + len(p - g), fn + len(g - p)
-        written = _ends([tuple(r) for r in ins.text.split(DIVIDER)])
+        written = _ends([units for _, units in ins.segments()])
         w_tp, w_fn = w_tp + len(g & written), w_fn + len(g - written)
         spans = set()
         at = 0
@@ -69,12 +69,12 @@ def measure(entry: dict) -> dict:
                                            offsets[r["inscription_id"]][int(r["word_end"])]] for r in rows]
     kept = pseudo_word_corpus(cipher.corpus, min_span=preset["min_span"], max_span=preset["max_span"])
     pieces = [tuple(split_units(p)) for ins in kept.inscriptions for p in ins.text.split(DIVIDER)]
-    kinds = set(pieces)
+    kinds, cognate_kinds = set(pieces), set(cognates)
     return {"id": entry["id"], "source": entry["source"], "relation": entry["relation"], "wr": entry["wr"],
             "boundary_precision": tp / max(1, tp + fp), "boundary_recall": tp / max(1, tp + fn),
             "written_boundary_recall": w_tp / max(1, w_tp + w_fn), "pieces": n, "pieces_whole_words": right / n,
             "kept": len(pieces), "kept_types": len(kinds), "kept_words": sum(p in words for p in pieces) / len(pieces),
-            "kept_cognates": sum(p in set(cognates) for p in pieces) / len(pieces),
+            "kept_cognates": sum(p in cognate_kinds for p in pieces) / len(pieces),
             "gold_rows_kept": sum(c in kinds for c in cognates) / len(cognates)}
 
 

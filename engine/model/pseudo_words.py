@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import io
 from collections import Counter
+from typing import Sequence
 
 import sentencepiece
 
@@ -33,16 +34,17 @@ MAX_SIGNS = 6400
 _PUA = 0xE000
 
 
-def segment_lines(lines: list[tuple[str, ...]], max_piece: int) -> list[list[tuple[str, ...]]]:
-    """Each line (a tuple of units, DIVIDER where the scribe wrote one) cut into pieces by a unigram model
-    trained on these lines; a written divider is always a boundary. Deterministic (one thread)."""
-    signs = sorted({u for line in lines for u in line if u != DIVIDER})
+def segment_lines(inscriptions: Sequence[Inscription], max_piece: int) -> list[list[tuple[str, ...]]]:
+    """Each inscription's units cut into pieces by a unigram model trained on these inscriptions; a written
+    divider is always a boundary. Deterministic (one thread)."""
+    runs = [[units for _, units in ins.segments()] for ins in inscriptions]
+    signs = sorted({u for line in runs for run in line for u in run})
     if len(signs) > MAX_SIGNS:
         raise InputError(f"setting words_first: the text has {len(signs)} distinct signs; the word finder "
                          f"takes at most {MAX_SIGNS}")
     code = {u: chr(_PUA + i) for i, u in enumerate(signs)}
     back = {c: u for u, c in code.items()}
-    text = [" ".join("".join(code[u] for u in run) for run in _runs(line)) for line in lines]
+    text = [" ".join("".join(code[u] for u in run) for run in line) for line in runs]
     model = io.BytesIO()
     sentencepiece.SentencePieceTrainer.train(
         sentence_iterator=iter(text), model_writer=model, model_type="unigram", vocab_size=5000,
@@ -57,25 +59,10 @@ def segment_lines(lines: list[tuple[str, ...]], max_piece: int) -> list[list[tup
     return out
 
 
-def _runs(line: tuple[str, ...]) -> list[tuple[str, ...]]:
-    runs, run = [], []
-    for u in line:
-        if u == DIVIDER:
-            if run:
-                runs.append(tuple(run))
-            run = []
-        else:
-            run.append(u)
-    if run:
-        runs.append(tuple(run))
-    return runs
-
-
 def pseudo_word_corpus(corpus: Corpus, *, min_span: int, max_span: int) -> Corpus | None:
     """The text's pseudo-words (module docstring), as a corpus to train with segmented = true; None when it
     has none (a text too small or too varied for any piece to recur)."""
-    lines = [ins.units for ins in corpus.inscriptions]
-    pieces = segment_lines(lines, max_span)
+    pieces = segment_lines(corpus.inscriptions, max_span)
     count = Counter(p for line in pieces for p in line)
     lo = max(2, min_span)
 

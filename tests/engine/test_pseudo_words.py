@@ -48,7 +48,7 @@ def test_most_pseudo_words_are_words_and_no_piece_crosses_a_written_divider():
     assert {ins.id for ins in pw.inscriptions} <= {ins.id for ins in corpus.inscriptions}
     assert all(2 <= len(p) <= 8 for p in pieces)
     divided, _ = _text(seed=1, dividers=0.5)
-    for line, cut in zip(divided.inscriptions, segment_lines([i.units for i in divided.inscriptions], 8)):
+    for line, cut in zip(divided.inscriptions, segment_lines(divided.inscriptions, 8)):
         ends, at = set(), 0
         for piece in cut:
             at += len(piece)
