@@ -99,27 +99,42 @@ def load_folder(data: Path):
             Vocabulary("known", tuple(read_known(data / "known.csv"))))
 
 
+def read_key(data: Path) -> dict[str, dict]:
+    """The cipher's key.csv: sign or letter -> its row (known values)."""
+    import csv
+
+    with open(data / "key.csv", encoding="utf-8", newline="") as f:
+        return {r["sign"]: r for r in csv.DictReader(f)}
+
+
+def syllables_right(snap, key: dict[str, dict]) -> tuple[int, int, int, int]:
+    """(signs whose top onset and top vowel are both among their known values, signs with the onset right,
+    signs with the vowel right, signs with a known value) of a syllabic mapping ``snap``."""
+    both = onsets = vowels = total = 0
+    for sign, (onset, vowel) in snap.syllables.top_values().items():
+        row = key.get(sign)
+        if row is None or not row["known_vowels"]:
+            continue
+        o, v = onset in row["known_onsets"].split("|"), vowel in row["known_vowels"].split("|")
+        total += 1
+        both += o and v
+        onsets += o
+        vowels += v
+    return both, onsets, vowels, total
+
+
 def readings_right(run_dir: Path, data: Path, script: str) -> tuple[int, int]:
     """(letters or signs whose top reading is among their known values, letters or signs with a
     known value), read from the run's checkpoint."""
-    import csv
-
     from engine.training.trainer import Trainer
 
     trainer = Trainer.from_checkpoint(run_dir / "checkpoint.pt", *load_folder(data))
     snap = trainer.mapping()
-    with open(data / "key.csv", encoding="utf-8", newline="") as f:
-        key = {r["sign"]: r for r in csv.DictReader(f)}
-    right = total = 0
+    key = read_key(data)
     if script == "syllabary":
-        top = snap.syllables.top_values()
-        for sign, (onset, vowel) in top.items():
-            row = key.get(sign)
-            if row is None or not row["known_vowels"]:
-                continue
-            total += 1
-            right += onset in row["known_onsets"].split("|") and vowel in row["known_vowels"].split("|")
+        right, _, _, total = syllables_right(snap, key)
         return right, total
+    right = total = 0
     for letter in snap.lost:
         row = key.get(letter)
         if row is None or not row["known_sounds"]:

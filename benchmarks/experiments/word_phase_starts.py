@@ -1,0 +1,134 @@
+"""Issue 49: how often does one start of the preset `syllabary` find the reading in its pseudo-word phase, and
+does the gold-free objective tell the starts that did?
+
+The preset trains a text with few dividers on its pseudo-words for the first ``words_first`` steps (setting
+words_first) and keeps, of four starts, the one whose objective over the pseudo-words is lowest after
+``restart_steps`` = 500 steps, inside the onset phase (onsets_first). This script trains single starts
+(``restarts = 1``, seeds ``--seeds``) of a dev syllabary through the word phase only (``steps =
+words_first``) and writes, for each, what a choice among such starts could be made on and how good the start
+is: its objective over the pseudo-words at the preset's screen (step 500) and at the end of the word phase,
+its objective over the text at the end of the word phase (what a screen at that step compares, since from
+then on the run trains on the text), and, from the gold, its P@10 on the text and the share of signs with
+their standard onset, vowel, and both (key.csv). A start is one run's first start: what start r of a run of
+seed s trains is a single start of seed ``start_seeds(s, R)[r]`` (engine/training/restarts.py).
+
+    nice -n 5 python -m benchmarks.experiments.word_phase_starts --ids dev-s-latin-1 dev-s-spanish-1 \\
+        --seeds 0 1 2 3 --workers 2 --out benchmarks/results/ciphers/dev-word-phase-starts.jsonl
+
+Rows go to ``--out`` as they finish; a second invocation skips the (cipher, seed, settings) rows already
+there. Only dev syllabaries (the test split is run once, with the preset chosen here).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from benchmarks.cipher_suite import PINNED_ENV, ROOT, build_cipher, load_folder, manifest, read_key, syllables_right
+
+#: the preset's screen: the step at which its starts are compared (restart_steps)
+SCREEN = 500
+
+
+def one(cipher: str, seed: int, sets: list[str]) -> dict:
+    """Train one start of ``cipher`` through its word phase and measure it (runs in its own process)."""
+    from engine.config import config_from_options
+    from engine.results import EvalEvent, StepEvent
+    from engine.training.final_objective import corpus_objective
+    from engine.training.trainer import Trainer
+    from engine.io.tables import read_gold
+
+    entry = manifest()[0][cipher]
+    folder = build_cipher(entry)
+    corpus, vocab = load_folder(folder)
+    base = config_from_options(preset="syllabary", config_file=folder / "settings.toml", assignments=sets,
+                               seed=seed)
+    cfg = base.replace(restarts=1, steps=base.words_first, eval_interval=0)
+    t0 = time.time()
+    trainer = Trainer(corpus, vocab, cfg, gold=read_gold(folder / "gold.csv"), live_interval=None)
+    if trainer.words_prep is None:
+        raise SystemExit(f"{cipher}: no pseudo-words (setting words_first {cfg.words_first})")
+    row: dict = {}
+    metrics: dict = {}
+    for ev in trainer.run():
+        if isinstance(ev, StepEvent) and ev.step == SCREEN and trainer.in_words_phase():
+            row["screen_objective"] = corpus_objective(trainer, prep=trainer.words_prep)["objective"]
+        elif isinstance(ev, EvalEvent):
+            metrics = dict(ev.metrics)
+    row["words_objective"] = corpus_objective(trainer, prep=trainer.words_prep)["objective"]
+    row["text_objective"] = corpus_objective(trainer)["objective"]
+    both, onsets, vowels, total = syllables_right(trainer.mapping(), read_key(folder))
+    row.update(p_at_10=metrics.get("p_at_10"), p_at_10_strict=metrics.get("p_at_10_strict"),
+               values_share=both / total, onsets_share=onsets / total, vowels_share=vowels / total,
+               steps=trainer.step, wall_s=round(time.time() - t0, 1))
+    return row
+
+
+def run(args) -> int:
+    from benchmarks.commit import short_commit
+
+    ciphers = manifest()[0]
+    for c in args.ids:
+        if c not in ciphers or ciphers[c]["split"] != "dev" or ciphers[c]["script"] != "syllabary":
+            print(f"error: {c} is not a dev syllabary of benchmarks/cipher_manifest.toml", file=sys.stderr)
+            return 2
+    done = set()
+    if args.out.is_file():
+        for ln in args.out.read_text(encoding="utf-8").splitlines():
+            if ln.strip():
+                r = json.loads(ln)
+                done.add((r["id"], r["seed"], tuple(r["sets"])))
+    todo = [(c, s) for s in args.seeds for c in args.ids if (c, s, tuple(args.set)) not in done]
+    commit = short_commit()
+
+    def work(job: tuple[str, int]) -> dict:
+        c, s = job
+        cmd = [sys.executable, "-m", "benchmarks.experiments.word_phase_starts", "--one", c, str(s),
+               *[a for kv in args.set for a in ("--set", kv)]]
+        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True,
+                              env={**os.environ, **PINNED_ENV, "PYTHONPATH": str(ROOT)})
+        e = ciphers[c]
+        row = {"id": c, "seed": s, "sets": list(args.set), "source": e["source"], "relation": e["relation"],
+               "wr": e["wr"], "commit": commit,
+               "command": f"python -m benchmarks.experiments.word_phase_starts --ids {c} --seeds {s}"
+                          + "".join(f" --set {kv}" for kv in args.set) + f" --out {args.out}"}
+        if proc.returncode != 0:
+            row["error"] = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
+        else:
+            row.update(json.loads(proc.stdout.strip().splitlines()[-1]))
+        with open(args.out, "a", encoding="utf-8") as f:
+            f.write(json.dumps(row) + "\n")
+        print(json.dumps(row), flush=True)
+        return row
+
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    with ThreadPoolExecutor(max_workers=args.workers) as pool:
+        rows = list(pool.map(work, todo))
+    return 1 if any("error" in r for r in rows) else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--ids", nargs="+", default=[], help="dev syllabaries of the manifest")
+    p.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2, 3])
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a setting over the preset's")
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--out", type=Path)
+    p.add_argument("--one", nargs=2, metavar=("CIPHER", "SEED"), help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.one:
+        print(json.dumps(one(args.one[0], int(args.one[1]), args.set)))
+        return 0
+    if not args.ids or args.out is None:
+        p.error("--ids and --out are required")
+    return run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
