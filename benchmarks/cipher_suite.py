@@ -107,11 +107,11 @@ def read_key(data: Path) -> dict[str, dict]:
         return {r["sign"]: r for r in csv.DictReader(f)}
 
 
-def syllables_right(snap, key: dict[str, dict]) -> tuple[int, int, int, int]:
-    """(signs whose top onset and top vowel are both among their known values, signs with the onset right,
-    signs with the vowel right, signs with a known value) of a syllabic mapping ``snap``."""
+def syllables_right(top: dict[str, tuple[str, str]], key: dict[str, dict]) -> tuple[int, int, int, int]:
+    """(signs whose onset and vowel in ``top`` (sign -> its read onset and vowel) are both among their known
+    values, signs with the onset right, signs with the vowel right, signs with a known value)."""
     both = onsets = vowels = total = 0
-    for sign, (onset, vowel) in snap.syllables.top_values().items():
+    for sign, (onset, vowel) in top.items():
         row = key.get(sign)
         if row is None or not row["known_vowels"]:
             continue
@@ -132,7 +132,7 @@ def readings_right(run_dir: Path, data: Path, script: str) -> tuple[int, int]:
     snap = trainer.mapping()
     key = read_key(data)
     if script == "syllabary":
-        right, _, _, total = syllables_right(snap, key)
+        right, _, _, total = syllables_right(snap.syllables.top_values(), key)
         return right, total
     right = total = 0
     for letter in snap.lost:

@@ -36,6 +36,35 @@ from benchmarks.cipher_suite import PINNED_ENV, ROOT, build_cipher, load_folder,
 SCREEN = 500
 
 
+def prior_reading(trainer) -> dict[str, tuple[str, str]]:
+    """Each sign's onset read as Bayes would, argmax over onsets c of P(sign | c) x P(c), with P(c) how often
+    c begins a syllable of the known stems (add-one); its vowel as the mapping reads it (P(vowel | sign)). The
+    sign grid today reads the onset as argmax over c of the DP's unnormalised score, neither of the two."""
+    import torch
+
+    model, prep = trainer.model, trainer.prep
+    K = len(prep.known_units)
+    count = dict.fromkeys(model.onset_units, 1.0)
+    for row in prep.stem_units.tolist():
+        prev = 0
+        for uid in row:
+            if uid == 0:
+                break
+            if uid >= K:        # an (onset, vowel) pair of vowel_slot joint
+                count[prep.vowel_pairs[uid - K][0]] += 1
+            elif prep.known_units[uid] in model.vowel_units and prev < K:   # a vowel no onset precedes
+                count[model.onset_units[0]] += 1
+            prev = uid
+    log_prior = torch.log(torch.tensor([count[u] for u in model.onset_units]))
+    with torch.no_grad():
+        s_on, s_vo = model._scores(False)
+        log_lik = torch.log_softmax(s_on, dim=1)[:, 1:]      # (onsets, signs): log P(sign | onset)
+        onset = (log_lik + log_prior.unsqueeze(1)).argmax(dim=0)
+        vowel = s_vo.argmax(dim=1)
+    return {sign: (model.onset_units[int(onset[i])], model.vowel_units[int(vowel[i])])
+            for i, sign in enumerate(prep.lost_letters[1:])}
+
+
 def one(cipher: str, seed: int, sets: list[str]) -> dict:
     """Train one start of ``cipher`` through its word phase and measure it (runs in its own process)."""
     from engine.config import config_from_options
@@ -63,7 +92,10 @@ def one(cipher: str, seed: int, sets: list[str]) -> dict:
             metrics = dict(ev.metrics)
     row["words_objective"] = corpus_objective(trainer, prep=trainer.words_prep)["objective"]
     row["text_objective"] = corpus_objective(trainer)["objective"]
-    both, onsets, vowels, total = syllables_right(trainer.mapping(), read_key(folder))
+    key = read_key(folder)
+    both, onsets, vowels, total = syllables_right(trainer.mapping().syllables.top_values(), key)
+    pb, po, _, _ = syllables_right(prior_reading(trainer), key)
+    row.update(prior_values_share=pb / total, prior_onsets_share=po / total)
     row.update(p_at_10=metrics.get("p_at_10"), p_at_10_strict=metrics.get("p_at_10_strict"),
                values_share=both / total, onsets_share=onsets / total, vowels_share=vowels / total,
                steps=trainer.step, wall_s=round(time.time() - t0, 1))
@@ -113,6 +145,25 @@ def run(args) -> int:
     return 1 if any("error" in r for r in rows) else 0
 
 
+def table(path: Path) -> str:
+    """Markdown: for each cipher its starts' P@10 at the end of the word phase, and the start that each screen
+    (lowest objective over the pseudo-words at step 500, the preset's; lowest objective over the text at the
+    phase's end) keeps among them, beside the best of them by the gold."""
+    rows = [json.loads(ln) for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    rows = [r for r in rows if "error" not in r]
+    out = ["| dev cipher | settings over the preset's | starts' P@10 (seed: P@10) | kept at step 500 "
+           "| kept at the phase's end | best |", "| --- | --- | --- | --- | --- | --- |"]
+    for c, sets in dict.fromkeys((r["id"], tuple(r["sets"])) for r in rows):
+        rs = sorted((r for r in rows if r["id"] == c and tuple(r["sets"]) == sets), key=lambda r: r["seed"])
+        early = min(rs, key=lambda r: r["screen_objective"])
+        late = min(rs, key=lambda r: r["text_objective"])
+        best = max(rs, key=lambda r: r["p_at_10"])
+        out.append(f"| {c.removeprefix('dev-s-')} | {' '.join(sets) or '–'} | "
+                   + ", ".join(f"{r['seed']}: {r['p_at_10']:.3f}" for r in rs)
+                   + f" | {early['p_at_10']:.3f} | {late['p_at_10']:.3f} | {best['p_at_10']:.3f} |")
+    return "\n".join(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--ids", nargs="+", default=[], help="dev syllabaries of the manifest")
@@ -120,10 +171,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a setting over the preset's")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--out", type=Path)
+    p.add_argument("--table", type=Path, help="print the table of a result file and stop")
     p.add_argument("--one", nargs=2, metavar=("CIPHER", "SEED"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.one:
         print(json.dumps(one(args.one[0], int(args.one[1]), args.set)))
+        return 0
+    if args.table:
+        print(table(args.table))
         return 0
     if not args.ids or args.out is None:
         p.error("--ids and --out are required")
