@@ -39,7 +39,8 @@ SCREEN = 500
 def prior_reading(trainer) -> dict[str, tuple[str, str]]:
     """Each sign's onset read as Bayes would, argmax over onsets c of P(sign | c) x P(c), with P(c) how often
     c begins a syllable of the known stems (add-one); its vowel as the mapping reads it (P(vowel | sign)). The
-    sign grid today reads the onset as argmax over c of the DP's unnormalised score, neither of the two."""
+    sign grid today reads the onset as argmax over c of the DP's unnormalised score, neither of the two. The
+    counts assume vowel_slot joint (the preset's), where a stem's onset before a vowel is an (onset, vowel) row."""
     import torch
 
     model, prep = trainer.model, trainer.prep
