@@ -18,12 +18,18 @@ import csv
 from benchmarks.experiments.syllable_objective import finish_row
 
 
-def _ends(pieces) -> set[int]:
-    out, at = set(), 0
-    for p in pieces[:-1]:
+def _spans(pieces) -> list[tuple[int, int]]:
+    """Each piece's (start, end) in its line, the pieces laid end to end."""
+    out, at = [], 0
+    for p in pieces:
+        out.append((at, at + len(p)))
         at += len(p)
-        out.add(at)
     return out
+
+
+def _ends(pieces) -> set[int]:
+    """The boundaries inside a line cut into ``pieces``."""
+    return {end for _, end in _spans(pieces)[:-1]}
 
 
 def measure(entry: dict) -> dict:
@@ -50,16 +56,9 @@ def measure(entry: dict) -> dict:
         tp, fp, fn = tp + len(g & p), fp + len(p - g), fn + len(g - p)
         written = _ends([units for _, units in ins.segments()])
         w_tp, w_fn = w_tp + len(g & written), w_fn + len(g - written)
-        spans = set()
-        at = 0
-        for w in gold:
-            spans.add((at, at + len(w)))
-            at += len(w)
-        at = 0
-        for piece in pieces:
-            right += (at, at + len(piece)) in spans
-            at += len(piece)
-            n += 1
+        spans = set(_spans(gold))
+        right += sum(s in spans for s in _spans(pieces))
+        n += len(pieces)
     words = {w for g in gold_words for w in g}
     units = {ins.id: tuple(u for u in ins.units if u != DIVIDER) for ins in text}
     offsets = {ins.id: [i - ins.units[:i].count(DIVIDER) for i in range(len(ins.units) + 1)] for ins in text}

@@ -6,8 +6,8 @@ words_first) and keeps, of four starts, the one whose objective over the pseudo-
 ``restart_steps`` = 500 steps, inside the onset phase (onsets_first). This script trains single starts
 (``restarts = 1``, seeds ``--seeds``) of a dev syllabary through the word phase only (``steps =
 words_first``) and writes, for each, what a choice among such starts could be made on and how good the start
-is: its objective over the pseudo-words at the preset's screen (step 500) and at the end of the word phase,
-its objective over the text at the end of the word phase (what a screen at that step compares, since from
+is: its objective over the pseudo-words at the preset's screen (step restart_steps, 500) and at the end of
+the word phase, its objective over the text there (what a screen at that step compares, since from
 then on the run trains on the text), and, from the gold, its P@10 on the text and the share of signs with
 their standard onset, vowel, and both (key.csv). A start is one run's first start: what start r of a run of
 seed s trains is a single start of seed ``start_seeds(s, R)[r]`` (engine/training/restarts.py).
@@ -31,10 +31,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from benchmarks.cipher_suite import PINNED_ENV, ROOT, build_cipher, load_folder, manifest, read_key, syllables_right
-
-#: the preset's screen: the step at which its starts are compared (restart_steps)
-SCREEN = 500
-
 
 def prior_reading(trainer) -> dict[str, tuple[str, str]]:
     """Each sign's onset read as Bayes would, argmax over onsets c of P(sign | c) x P(c), with P(c) how often
@@ -87,7 +83,7 @@ def one(cipher: str, seed: int, sets: list[str]) -> dict:
     row: dict = {}
     metrics: dict = {}
     for ev in trainer.run():
-        if isinstance(ev, StepEvent) and ev.step == SCREEN and trainer.in_words_phase():
+        if isinstance(ev, StepEvent) and ev.step == base.restart_steps and trainer.in_words_phase():
             row["screen_objective"] = corpus_objective(trainer, prep=trainer.words_prep)["objective"]
         elif isinstance(ev, EvalEvent):
             metrics = dict(ev.metrics)
