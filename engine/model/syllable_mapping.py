@@ -65,12 +65,14 @@ IMPOSSIBLE_LOG_P = -30.0
 class SyllableMapping(nn.Module):
     def __init__(self, lost_letters: list[str], known_units: list[str], config: Config,
                  vowel_counts: dict[str, int] | None = None, sign_counts: dict[str, int] | None = None,
-                 vowel_pairs: list[tuple[str, str]] | None = None):
+                 vowel_pairs: list[tuple[str, str]] | None = None, onset_counts: dict[str, int] | None = None):
         """``vowel_counts``: how often each vowel stands in the known stems (the chance a vowel slot
         is scored against); ``sign_counts``: how often each sign stands in the corpus (the weights of
         the vowel marginal, :meth:`sound_loss`); None: all equally often. ``vowel_pairs`` (setting
         vowel_slot = joint): the stems' (onset, vowel) pairs, rows len(known_units) + i of the table,
-        whose onset slots score P(sign | onset, vowel) (:meth:`_pair_rows`)."""
+        whose onset slots score P(sign | onset, vowel) (:meth:`_pair_rows`). ``onset_counts``: how often
+        each onset (NULL_ONSET too) begins a syllable of the known stems, the prior of the sign grid's
+        reading (:meth:`sound_probs`; add-one, so a glide that begins none counts 1); None: all alike."""
         super().__init__()
         if lost_letters[0] != DELETE or known_units[0] != DELETE:
             raise ValueError("index 0 of both alphabets must be the deletion pseudo-character")
@@ -113,6 +115,9 @@ class SyllableMapping(nn.Module):
         signs = torch.tensor([float((sign_counts or {}).get(c, 0)) + 1.0 for c in lost_letters[1:]])
         self.register_buffer("sign_share", signs / signs.sum())
         self.vowel_pairs = list(vowel_pairs or ())
+        begins = torch.tensor([float((onset_counts or {}).get(u, 0)) + 1.0 for u in self.onset_units])
+        # read only (the grid), never trained on: not in the state dict, so checkpoints from before it load
+        self.register_buffer("onset_log_prior", torch.log(begins / begins.sum()), persistent=False)
         onset_pos = {u: i for i, u in enumerate(self.onset_units)}
         vowel_pos = {u: i for i, u in enumerate(self.vowel_units)}
         self.register_buffer("pair_onsets", torch.tensor([onset_pos[c] for c, _ in self.vowel_pairs], dtype=torch.long),
@@ -223,11 +228,20 @@ class SyllableMapping(nn.Module):
         return torch.cat([imp[:, :1], slots], dim=1).exp()
 
     def sound_probs(self) -> tuple[torch.Tensor, torch.Tensor]:
-        """P(onset | sign) (C, n_onsets) and P(vowel | sign) (C, n_vowels); the onset scores are
-        the DP's, normalised over the onsets instead of the signs."""
+        """P(onset | sign) (C, n_onsets) and P(vowel | sign) (C, n_vowels). The onset is read as Bayes
+        would: P(onset c | sign s) is proportional to P(s | c), the DP's (normalised over the signs, as
+        the onset slots score them), times how often c begins a syllable of the known stems. Normalising
+        the DP's scores over the onsets instead weighs each onset by its softmax normaliser, which has
+        nothing to do with how common it is: on the dev ciphers such a reading put rare onsets on common
+        signs (docs/deviations-from-paper.md)."""
         with torch.no_grad():
             s_on, s_vo = self._scores(False)
-            return torch.softmax(s_on[:, 1:].T, dim=1), torch.softmax(s_vo, dim=1)
+            if self.vowel_pairs:    # vowel_slot = joint: an onset before a vowel is written at a fixed rate
+                log_sign = torch.log_softmax(s_on[:, 1:], dim=1)
+            else:                   # its learned deletion is part of P(s | c)
+                log_sign = torch.log_softmax(s_on, dim=1)[:, 1:]
+            log_post = log_sign.T + self.onset_log_prior.unsqueeze(0)      # (C, n_onsets)
+            return torch.softmax(log_post, dim=1), torch.softmax(s_vo, dim=1)
 
     def sound_loss(self, probs: torch.Tensor) -> torch.Tensor:
         """The syllable model's Omega_loss: the vowels the signs give, weighted by how often each sign

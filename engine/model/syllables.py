@@ -15,7 +15,7 @@ as in the paper's model. docs/deviations-from-paper.md ("Syllabic scripts") has 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from engine.errors import InputError
 from engine.model.phonology import DELETE, ipa_units, unit_features
@@ -42,6 +42,18 @@ def syllabify(units: Sequence[str]) -> tuple[str, ...]:
         out.append(u)
         prev_consonant = not v
     return tuple(out)
+
+
+def onset_counts(stems: Iterable[Sequence[str]]) -> dict[str, int]:
+    """How often each onset begins a syllable of ``stems`` (each a sequence of IPA units): the unit before
+    each vowel of the syllabified stem (:func:`syllabify`), a consonant or NULL_ONSET."""
+    counts: dict[str, int] = {}
+    for units in stems:
+        syllables = syllabify(units)
+        for onset, nucleus in zip(syllables, syllables[1:]):
+            if is_vowel(nucleus) and not is_vowel(onset):
+                counts[onset] = counts.get(onset, 0) + 1
+    return counts
 
 
 # --------------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from engine.model.prepared import prepare
 from engine.model.syllable_mapping import (CODA_DELETE_LOG_P, ECHO_LOG_P, IMPOSSIBLE_LOG_P, ONSET_DELETE_LOG_P, SyllableMapping, make_mapping,
                                            slot_windows)
 from engine.model.script import SYLLABLES, reachable, script_of
-from engine.model.syllables import NULL_ONSET, parse_syllable_value, syllabify
+from engine.model.syllables import NULL_ONSET, onset_counts, parse_syllable_value, syllabify
 from engine.training.trainer import Trainer
 
 # a clean syllabary: 3 onsets (none, k, t, n) x 3 vowels, signs from the Linear B block
@@ -109,6 +109,57 @@ def test_the_dp_table_reads_signs_as_onset_and_vowel_slots():
     t = model.syllable_table()
     assert t.onset_probs.shape == (C, len(t.onsets)) and t.vowel_probs.shape == (C, len(t.vowels))
     assert abs(t.onset_probs.sum(1) - 1).max() < 1e-5 and abs(t.vowel_probs.sum(1) - 1).max() < 1e-5
+
+
+def test_onset_counts_count_the_onset_of_every_syllable_of_the_stems():
+    counts = onset_counts([ipa_units("knosos"), ipa_units("aiko"), ipa_units("tat")])
+    # kno-so-s, ∅a-∅i-ko, ta-t: a coda or a cluster's first consonant begins no syllable
+    assert counts == {"n": 1, "s": 1, NULL_ONSET: 2, "k": 1, "t": 1}
+
+
+@pytest.mark.parametrize("vowel_slot", ["chance", "joint"])
+def test_the_grid_reads_a_signs_onset_as_bayes_would(vowel_slot):
+    """P(onset | sign) is P(sign | onset), as the DP scores it, times how often the onset begins a syllable
+    of the known stems: a sign that two onsets write equally often is read as the commoner onset, whatever
+    the onsets' softmax normalisers are."""
+    corpus, vocab = clean_problem()
+    prep = prepare(corpus, vocab, Config(signs="syllables", segmented=True, min_span=1, max_span=4, band=2,
+                                         vowel_slot=vowel_slot))
+    model = make_mapping(prep)
+    begins = onset_counts(e.units for e in prep.entries)
+    assert begins["k"] > 0 and begins["n"] > 0
+    i_k, i_n = model.onset_units.index("k"), model.onset_units.index("n")
+    with torch.no_grad():   # sign 1 is written by k and n alike (score 0), k's normaliser made far the larger
+        model.onset_aligner.zero_()
+        s_on, _ = model._scores(False)
+        bias = torch.zeros_like(s_on)
+        bias[i_k, 2:] = 8.0                  # k writes every other sign far more often than n does
+        model.onset_log_prior.copy_(torch.log(torch.tensor(
+            [1.0 if u not in ("k", "n") else (50.0 if u == "n" else 1.0) for u in model.onset_units])))
+    real = model._scores
+    model._scores = lambda dropout: (real(dropout)[0] + bias, real(dropout)[1])
+    p_on, _ = model.sound_probs()
+    # P(sign 1 | k) is tiny (k's mass sits on the other signs), P(sign 1 | n) is not, and n is the commoner:
+    # Bayes reads n; the raw scores (0 for both) would not tell them apart
+    assert int(p_on[0].argmax()) == i_n
+    assert abs(float(p_on.sum(1).max()) - 1) < 1e-5
+    # with k the commoner by far, the same likelihoods read k once its prior outweighs them
+    with torch.no_grad():
+        model.onset_log_prior.copy_(torch.log(torch.tensor(
+            [1.0 if u != "k" else 1e6 for u in model.onset_units])))
+    assert int(model.sound_probs()[0][0].argmax()) == i_k
+
+
+def test_a_mapping_keeps_the_stems_onset_counts_out_of_its_checkpoint():
+    corpus, vocab = clean_problem()
+    prep = prepare(corpus, vocab, Config(signs="syllables", segmented=True, min_span=1, max_span=4, band=2))
+    model = make_mapping(prep)
+    begins = onset_counts(e.units for e in prep.entries)
+    prior = model.onset_log_prior.exp()
+    total = sum(begins.values()) + len(model.onset_units)
+    for u, p in zip(model.onset_units, prior.tolist()):
+        assert math.isclose(p, (begins.get(u, 0) + 1) / total, rel_tol=1e-5)
+    assert "onset_log_prior" not in model.state_dict()      # a checkpoint from before it still loads
 
 
 def test_the_onset_phase_scores_every_vowel_slot_as_chance():
