@@ -82,6 +82,7 @@ def _setting(default: Any, section: str, help: str, source: str, *, ge: float | 
 EditMode = Literal["softmin", "max", "sum"]
 Signs = Literal["letters", "syllables"]
 VowelSlot = Literal["chance", "joint"]
+WordsSpans = Literal["whole", "inside"]
 Sampling = Literal["auto", "ngram", "sequential"]
 Precision = Literal["double", "single"]
 ScoreNormalisation = Literal["span", "stem"]
@@ -200,6 +201,12 @@ class Config:
         "true), then on free spans: the pieces a unigram model of the text's sign strings cuts it into, kept "
         "when they recur and are long enough to be a stem (engine/model/pseudo_words.py; found without gold). "
         "0 = free spans from the first step (the paper).", OURS, ge=0, le=MAX_STEPS)
+    # Issue 49: a pseudo-word is often a stem with its suffix; matched whole, an inflected word must match a
+    # bare stem (what made the first Gothic WR 100 % runs fail, docs/deviations-from-paper.md).
+    words_spans: WordsSpans = _setting(
+        "whole", _LAT, 'With words_first: how the pseudo-words are matched. "whole": each one as one span (as '
+        'segmented = true); "inside": spans inside each pseudo-word, the ordinary lattice over each one (a stem '
+        'and its suffix, the suffix left unmatched).', OURS, choices=typing.get_args(WordsSpans))
     # A chunk shorter than max_span could never hold the longest span.
     max_chunk: int = _setting(
         100, _LAT, "Longer runs between dividers are cut into pieces of at most this many units.",
@@ -510,7 +517,7 @@ class Config:
 #: (Config.identity; engine.inputs_digest.changes). Add every new setting here with its neutral value.
 ADDED_SETTINGS: dict[str, Any] = {"onsets_first": 0.0, "dp_precision": "double", "restart_steps": 0,
                                   "restart_class_init": 0.0, "coda_insertion": 1.0, "echo_vowel_p": 0.1,
-                                  "words_first": 0,
+                                  "words_first": 0, "words_spans": "whole",
                                   # the reading is the same with or without a reference run: a stored run
                                   # without the key is the run this default would make
                                   "reference_null": "auto"}

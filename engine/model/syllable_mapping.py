@@ -11,7 +11,9 @@ feature embeddings as the paper's letter mapping (engine/model/mapping.py):
 
 Signs that share a consonant learn onset vectors near that consonant's embedding, so the grid's rows
 and columns come out of training (nothing says which signs share anything). What a sign is worth is
-reported, and pinned, as P(sound | sign): the onset scores normalised over the onsets.
+pinned as P(sound | sign), the onset scores normalised over the onsets, and reported (the sign grid) as
+Bayes reads it: P(onset | sign) proportional to P(sign | onset) times how often the onset begins a
+syllable of the known stems (:meth:`SyllableMapping.sound_probs`).
 
 For the edit DP (unchanged: engine/model/alignment.py and its compiled forms) a sign is two slots,
 onset then vowel, and :meth:`SyllableMapping.log_probs` gives the DP's table over those slots,

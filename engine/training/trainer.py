@@ -161,7 +161,8 @@ class Trainer:
         from engine.model.pseudo_words import pseudo_word_corpus
 
         words = pseudo_word_corpus(corpus, min_span=cfg.min_span, max_span=cfg.max_span)
-        prep = None if words is None else prepare(words, vocabulary, cfg.replace(segmented=True, words_first=0),
+        segmented = cfg.words_spans == "whole"
+        prep = None if words is None else prepare(words, vocabulary, cfg.replace(segmented=segmented, words_first=0),
                                                    self.pins, letters=self.prep.lost_letters[1:])
         if prep is None or not prep.trainable_chunks():
             return None, None, ("setting words_first: no piece of the text recurs often enough to be taken for a "

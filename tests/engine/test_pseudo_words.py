@@ -8,7 +8,7 @@ import random
 import pytest
 import torch
 
-from engine.config import Config
+from engine.config import Config, SettingError
 from engine.corpus import DIVIDER, Corpus, Inscription
 from engine.datasets.synthetic import make_cipher
 from engine.model.pseudo_words import pseudo_word_corpus, segment_lines
@@ -92,6 +92,27 @@ def test_the_run_trains_the_pseudo_words_whole_then_free_spans(cipher):
     seg = Trainer(listed.corpus, listed.vocabulary, Config(**{**SMALL, "segmented": True, "max_span": 10}),
                   live_interval=None)
     assert seg.words_prep is None       # a word list is its own words
+
+
+def test_words_spans_inside_trains_spans_inside_each_pseudo_word(cipher):
+    """A pseudo-word is often a stem with its suffix: "inside" gives each one the ordinary span lattice, so a
+    span shorter than the piece can match a stem; no span crosses two pieces."""
+    t = Trainer(cipher.corpus, cipher.vocabulary, Config(**SMALL, words_spans="inside"), live_interval=None)
+    whole = Trainer(cipher.corpus, cipher.vocabulary, Config(**SMALL), live_interval=None)
+    assert not t.words_prep.config.segmented and whole.words_prep.config.segmented
+    assert [c.letters for c in t.words_prep.chunks] == [c.letters for c in whole.words_prep.chunks]
+    from engine.model.scoring import make_batch
+
+    longest = max(range(len(t.words_prep.chunks)), key=lambda i: len(t.words_prep.chunks[i]))
+    batch = make_batch(t.words_prep, [longest])
+    n = len(t.words_prep.chunks[longest])
+    ends = (batch.start_offset.unsqueeze(1) + batch.span_len)[batch.valid]
+    assert batch.valid.sum() > 1 and int(ends.max()) <= n          # several spans, all inside the piece
+    assert make_batch(whole.words_prep, [longest]).valid.sum() == 1   # whole: the piece itself
+    list(t.run())
+    assert not t.in_words_phase() and torch.isfinite(t.model.aligner).all()
+    with pytest.raises(SettingError, match="words_spans: must be one of whole, inside"):
+        Config(words_spans="half")
 
 
 @pytest.mark.parametrize("stop_at", [5, 12])
