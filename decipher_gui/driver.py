@@ -44,6 +44,8 @@ class StepRecord:
     elapsed: float
     restart: int = 0
     """The start (setting restarts) the step trained: each start counts its steps from 1."""
+    phase: str = ""
+    """What the step trained on when not the whole model on the text (StepEvent.phase): shown beside the step."""
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,7 @@ class PinsApplied:
 
 def _record(ev: StepEvent) -> StepRecord:
     return StepRecord(ev.step, dict(ev.losses), ev.coverage, ev.coverage_target, ev.insertion_cost,
-                      ev.elapsed, ev.restart)
+                      ev.elapsed, ev.restart, ev.phase)
 
 
 class GuiBridge(RunSink):

@@ -38,6 +38,13 @@ RUN_WORDS = {"idle": "Idle", "starting": "Starting run…", "running": "Running"
              "stopping": "Stopping…"}
 
 
+PHASE_TIP = ("pseudo-words: the run first trains on the words a model of the text finds in it, each matched to a "
+             "stem (setting words_first), then on spans anywhere in the text. onsets only: a syllabary's signs are "
+             "first matched by their onsets alone, like a consonantal script, then by onset and vowel (setting "
+             "onsets_first).")
+"""The Run panel's state line's tooltip while a step trains on part of the problem (StepEvent.phase)."""
+
+
 class LiveRunBridge(QObject):
     """Owns the run controller's wiring; the window stays a view of :class:`SessionState`."""
 
@@ -187,8 +194,11 @@ class LiveRunBridge(QObject):
         done, planned = batch.progress or (batch.last.step, batch.total_steps)
         w.runs.set_progress(done, planned, f"run {s.live_run}")
         where = f"start {batch.last.restart}, " if batch.progress is not None else ""
-        w.runs.set_state(self.controller.state, f"{where}step {batch.last.step} of {batch.total_steps}, "
+        # what the step trained on, when not the whole model on the text (pseudo-words, onsets only)
+        phase = f" ({batch.last.phase})" if batch.last.phase else ""
+        w.runs.set_state(self.controller.state, f"{where}step {batch.last.step} of {batch.total_steps}{phase}, "
                                                 f"loss {batch.last.losses.get('total', float('nan')):.3f}")
+        w.runs.state_label.setToolTip(PHASE_TIP if phase else "")
         s.live_matches = batch.live_matches
         if batch.mapping is not None:
             s.live_mapping = batch.mapping

@@ -128,6 +128,9 @@ class StepEvent:
     work: tuple[int, int] | None = None
     """(steps trained so far, steps planned) over every start, for progress that does not jump back
     when a start begins; None: (step, total_steps), as with one start."""
+    phase: str = ""
+    """What this step trained on, in words, when it is not the whole model on the text: "pseudo-words"
+    (setting words_first), "onsets only" (setting onsets_first), both joined by ", "; "" otherwise."""
 
     @property
     def progress(self) -> tuple[int, int]:

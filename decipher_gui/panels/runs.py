@@ -538,6 +538,7 @@ class RunsPanel(QWidget):
             self.progress.setRange(0, 0)  # busy indicator until the first step
         if idle:   # a run that just ended has added its step time
             self.update_estimate()
+            self.state_label.setToolTip("")     # a phase's explanation (decipher_gui.live) ends with the run
             if self.progress.format() == REFERENCE_PHASE:
                 self.progress.setFormat("step %v of %m")
                 self.progress.setToolTip("")

@@ -192,7 +192,9 @@ class ProgressBar(RunSink):
         self.bar.update(done - self.bar.n)
         if event.step % 10 == 0 or event.step == event.total_steps:
             # the batch's covered share, not the decoded "coverage" of the evaluation lines
-            self.bar.set_postfix(loss=f"{event.losses['total']:.3f}", batch_coverage=f"{event.coverage:.2f}")
+            # and what the step trained on, when not the whole model on the text (StepEvent.phase)
+            self.bar.set_postfix(loss=f"{event.losses['total']:.3f}", batch_coverage=f"{event.coverage:.2f}",
+                                 **({"phase": event.phase} if event.phase else {}))
 
     def evaluation(self, event: EvalEvent) -> None:
         if self.bar is not None and not self.quiet:

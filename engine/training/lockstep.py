@@ -472,7 +472,7 @@ class RunBatch:
                 t.elapsed = time.perf_counter() - m.t_start
                 cfg = t.config
                 steps_done.append((k, StepEvent(t.step, m.total, parts, cov, cfg.insertion_cost(t.step),
-                                                cfg.coverage_target(t.step), t.elapsed)))
+                                                cfg.coverage_target(t.step), t.elapsed, phase=t.phase(t.step - 1))))
             if failed:
                 yield failed
             if steps_done:

@@ -173,6 +173,16 @@ class Trainer:
         """Whether ``step`` (default: the current one) trains on the pseudo-words (setting words_first)."""
         return self.words_prep is not None and (self.step if step is None else step) < self.config.words_first
 
+    def phase(self, step: int | None = None) -> str:
+        """What step ``step`` (0-based: the step trained when self.step == step; default the current one) trains
+        on, in words, as StepEvent.phase says it: "pseudo-words", "onsets only", both, or "" (the whole model on
+        the text)."""
+        step = self.step if step is None else step
+        parts = ["pseudo-words"] if self.in_words_phase(step) else []
+        if self.prep.script.onset_phase(self.config, step):
+            parts.append("onsets only")
+        return ", ".join(parts)
+
     def _active(self) -> tuple[Prepared, BatchSampler]:
         """The prepared problem and sampler that the current step trains on."""
         if self.in_words_phase():
@@ -243,7 +253,8 @@ class Trainer:
                 self._last_live = self.elapsed
             event = StepEvent(self.step, total, result.parts, result.coverage_ratio,
                               cfg.insertion_cost(self.step), cfg.coverage_target(self.step), self.elapsed, live,
-                              *((self.restart, self.progress_of(total)) if sel is not None else ()))
+                              *((self.restart, self.progress_of(total)) if sel is not None else ()),
+                              phase=self.phase(self.step - 1))
             sent = yield event
             self._receive(sent)
             if cfg.eval_interval > 0 and self.step % cfg.eval_interval == 0 and self.step < total and \

@@ -53,6 +53,23 @@ def test_a_run_without_gold_keeps_stdout_for_data_and_names_its_figures(files, t
     assert summary.endswith(f"results in {tmp_path / 'r'}")
 
 
+def test_the_progress_bar_says_what_a_step_trained_on():
+    import io
+
+    from engine.results import StepEvent
+    from engine.runs.outputs import ProgressBar
+
+    stream = io.StringIO()
+    bar = ProgressBar(file=stream)
+    bar.started(SimpleNamespace(trainer=object(), progress=None, step=0, total_steps=20))
+    bar.step(StepEvent(10, 20, {"total": 1.0}, 0.5, 1.0, 0.5, 0.1, phase="pseudo-words, onsets only"))
+    bar.step(StepEvent(20, 20, {"total": 0.5}, 0.5, 1.0, 0.5, 0.2))
+    bar.bar.close()
+    lines = stream.getvalue().replace("\r", "\n").splitlines()
+    assert any("phase=pseudo-words, onsets only" in line and " 10/20 " in line for line in lines)
+    assert any(" 20/20 " in line and "loss=0.500" in line and "phase" not in line for line in lines)
+
+
 def _outcome(status: str, metrics: dict | None) -> RunOutcome:
     evaluation = None if metrics is None else SimpleNamespace(metrics=metrics)
     return RunOutcome(status=status, reason=status, step=7, first_step=0, wall_time_s=1.25, device="cpu",

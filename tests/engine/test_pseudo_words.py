@@ -80,7 +80,10 @@ def test_the_run_trains_the_pseudo_words_whole_then_free_spans(cipher):
     t = Trainer(cipher.corpus, cipher.vocabulary, Config(**SMALL), live_interval=0)
     assert t.words_prep is not None and t.words_prep.config.segmented and not t.prep.config.segmented
     assert t.words_prep.lost_letters == t.prep.lost_letters
-    live = [(e.step, bool(e.batch_matches)) for e in t.run() if isinstance(e, StepEvent)]
+    steps = [e for e in t.run() if isinstance(e, StepEvent)]
+    live = [(e.step, bool(e.batch_matches)) for e in steps]
+    # each step says what it trained on (the GUI shows it beside the step)
+    assert [e.phase for e in steps] == ["pseudo-words"] * 8 + [""] * 8
     # nothing live from the pseudo-words (no places in the text), the text's spans after them
     assert not any(has for step, has in live if step <= 8) and any(has for step, has in live if step > 8)
     assert not t.in_words_phase() and t.in_words_phase(7) and not t.in_words_phase(8)

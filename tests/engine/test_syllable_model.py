@@ -397,15 +397,20 @@ def test_seeds_in_lockstep_are_the_single_syllable_runs(onsets_first):
     cfg = Config(signs="syllables", segmented=True, min_span=1, max_span=4, band=2, steps=6, anneal_steps=6,
                  eval_interval=0, feature_dim=8, onsets_first=onsets_first)
     group = SeedGroup(corpus, vocab, cfg, [0, 3], pins=pins)
-    group_losses = [[], []]
+    group_losses, group_phases = [[], []], [[], []]
     for events in group.run(6):
         for k, ev in enumerate(events):
             if hasattr(ev, "losses"):
                 group_losses[k].append(ev.losses["total"])
+                group_phases[k].append(ev.phase)
+    # each step says what it trained on: the first onsets_first x anneal_steps steps the onsets alone
+    assert group_phases[0] == ["onsets only"] * round(6 * onsets_first) + [""] * (6 - round(6 * onsets_first))
     for k, seed in enumerate([0, 3]):
         single = Trainer(corpus, vocab, cfg.replace(seed=seed), pins=pins, live_interval=None)
-        losses = [ev.losses["total"] for ev in single.run(6) if hasattr(ev, "losses")]
+        steps = [ev for ev in single.run(6) if hasattr(ev, "losses")]
+        losses = [ev.losses["total"] for ev in steps]
         assert group_losses[k] == pytest.approx(losses, rel=1e-6, abs=1e-7)
+        assert [ev.phase for ev in steps] == group_phases[k]
         for (name, p), q in zip(single.model.named_parameters(), group.trainers[k].model.parameters()):
             assert torch.allclose(p, q, atol=1e-6, rtol=1e-6), name
     assert group_losses[0] != group_losses[1]
