@@ -207,7 +207,9 @@ def probably_wrong(diag: dict) -> bool:
 
 def rediagnose(rows_file: Path, out: Path) -> int:
     """Each finished run of ``rows_file`` diagnosed again with this checkout's diagnosis (its model read
-    from the run's checkpoint and evaluated once more): one row per run to ``out``."""
+    from the run's checkpoint and evaluated once more): one row per run to ``out``. A syllable run's signs
+    are read again too, with this checkout's sign grid (``values_share_now`` and its onsets and vowels apart,
+    beside the run's own ``values_share``)."""
     from engine.training.diagnosis import diagnose
     from engine.training.trainer import Trainer
     from benchmarks.commit import short_commit
@@ -229,6 +231,10 @@ def rediagnose(rows_file: Path, out: Path) -> int:
                        codes=[x.code for x in d.findings if x.flag],
                        values={k: round(v, 4) for k, v in d.values.items()}, headline=d.headline(),
                        commit=short_commit(), of_file=str(rows_file))
+            if r.get("script") == "syllabary" and r.get("kind") != "control":
+                both, onsets, vowels, total = syllables_right(trainer.mapping().syllables.top_values(), read_key(data))
+                row.update(values_share_now=round(both / total, 4), onsets_share_now=round(onsets / total, 4),
+                           vowels_share_now=round(vowels / total, 4), values_total=total)
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
             print(f"{r['id']} ({r['label']}): {'probably wrong' if d.probably_wrong else 'flagged' if d.flagged else 'fine'}"
                   f" {row['codes']}", flush=True)

@@ -21,7 +21,7 @@ from engine.errors import InputError
 from engine.model.letter_classes import class_evidence
 from engine.model.mapping import CharMapping
 from engine.model.syllable_mapping import SyllableMapping, slot_windows
-from engine.model.syllables import NULL_ONSET, SLOTS, looks_syllabic, onset_counts, parse_syllable_value, syllabify
+from engine.model.syllables import NULL_ONSET, SLOTS, looks_syllabic, parse_syllable_value, syllabify, syllable_counts
 from engine.results import MappingSnapshot, SyllableTable
 
 
@@ -212,7 +212,7 @@ class Syllables(Script):
             for c in ch.letters:
                 signs[c] = signs.get(c, 0) + 1
         return SyllableMapping(prep.lost_letters, prep.known_units, config, counts, signs, prep.vowel_pairs,
-                               onset_counts(e.units for e in prep.entries))
+                               syllable_counts(e.units for e in prep.entries))
 
     def syllable_table(self, model: nn.Module) -> SyllableTable:
         return model.syllable_table()

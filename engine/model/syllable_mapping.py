@@ -11,9 +11,9 @@ feature embeddings as the paper's letter mapping (engine/model/mapping.py):
 
 Signs that share a consonant learn onset vectors near that consonant's embedding, so the grid's rows
 and columns come out of training (nothing says which signs share anything). What a sign is worth is
-pinned as P(sound | sign), the onset scores normalised over the onsets, and reported (the sign grid) as
-Bayes reads it: P(onset | sign) proportional to P(sign | onset) times how often the onset begins a
-syllable of the known stems (:meth:`SyllableMapping.sound_probs`).
+pinned as P(sound | sign), the onset scores normalised over the onsets, and reported (the sign grid) the
+same way, or with vowel_slot = joint as the posterior of the stems' syllables given the sign
+(:meth:`SyllableMapping.sound_probs`).
 
 For the edit DP (unchanged: engine/model/alignment.py and its compiled forms) a sign is two slots,
 onset then vowel, and :meth:`SyllableMapping.log_probs` gives the DP's table over those slots,
@@ -67,14 +67,15 @@ IMPOSSIBLE_LOG_P = -30.0
 class SyllableMapping(nn.Module):
     def __init__(self, lost_letters: list[str], known_units: list[str], config: Config,
                  vowel_counts: dict[str, int] | None = None, sign_counts: dict[str, int] | None = None,
-                 vowel_pairs: list[tuple[str, str]] | None = None, onset_counts: dict[str, int] | None = None):
+                 vowel_pairs: list[tuple[str, str]] | None = None,
+                 pair_counts: dict[tuple[str, str], int] | None = None):
         """``vowel_counts``: how often each vowel stands in the known stems (the chance a vowel slot
         is scored against); ``sign_counts``: how often each sign stands in the corpus (the weights of
         the vowel marginal, :meth:`sound_loss`); None: all equally often. ``vowel_pairs`` (setting
         vowel_slot = joint): the stems' (onset, vowel) pairs, rows len(known_units) + i of the table,
-        whose onset slots score P(sign | onset, vowel) (:meth:`_pair_rows`). ``onset_counts``: how often
-        each onset (NULL_ONSET too) begins a syllable of the known stems, the prior of the sign grid's
-        reading (:meth:`sound_probs`; add-one, so a glide that begins none counts 1); None: all alike."""
+        whose onset slots score P(sign | onset, vowel) (:meth:`_pair_rows`). ``pair_counts``: how often each of
+        those pairs stands in the stems, the prior of the sign grid's reading (:meth:`sound_probs`; add-one;
+        None: all alike)."""
         super().__init__()
         if lost_letters[0] != DELETE or known_units[0] != DELETE:
             raise ValueError("index 0 of both alphabets must be the deletion pseudo-character")
@@ -117,15 +118,15 @@ class SyllableMapping(nn.Module):
         signs = torch.tensor([float((sign_counts or {}).get(c, 0)) + 1.0 for c in lost_letters[1:]])
         self.register_buffer("sign_share", signs / signs.sum())
         self.vowel_pairs = list(vowel_pairs or ())
-        begins = torch.tensor([float((onset_counts or {}).get(u, 0)) + 1.0 for u in self.onset_units])
-        # read only (the grid), never trained on: not in the state dict, so checkpoints from before it load
-        self.register_buffer("onset_log_prior", torch.log(begins / begins.sum()), persistent=False)
         onset_pos = {u: i for i, u in enumerate(self.onset_units)}
         vowel_pos = {u: i for i, u in enumerate(self.vowel_units)}
         self.register_buffer("pair_onsets", torch.tensor([onset_pos[c] for c, _ in self.vowel_pairs], dtype=torch.long),
                              persistent=False)
         self.register_buffer("pair_vowels", torch.tensor([vowel_pos[v] for _, v in self.vowel_pairs], dtype=torch.long),
                              persistent=False)
+        seen = torch.tensor([float((pair_counts or {}).get(p, 0)) + 1.0 for p in self.vowel_pairs])
+        # read only (the grid), never trained on: not in the state dict, so checkpoints from before it load
+        self.register_buffer("pair_log_prior", torch.log(seen / seen.sum()), persistent=False)
 
     @property
     def n_lost(self) -> int:
@@ -208,11 +209,17 @@ class SyllableMapping(nn.Module):
         onset_cols = torch.where(consonant, written + log_sign[self.pair_onsets], rows[:, 1::SLOTS])
         deletion = torch.where(consonant.squeeze(1), rows.new_full((rows.shape[0],), ONSET_DELETE_LOG_P), rows[:, 0])
         if not vowels_free:
-            log_v_given_c = torch.logsumexp(log_sign.unsqueeze(2) + vo.unsqueeze(0), dim=1)   # (n_onsets, n_vowels)
+            log_v_given_c = self._log_v_given_c(log_sign, vo)
             onset_cols = onset_cols + vo[:, self.pair_vowels].T \
                 - log_v_given_c[self.pair_onsets, self.pair_vowels].unsqueeze(1)
         slots = torch.stack([onset_cols, rows[:, 2::SLOTS]], dim=2).reshape(rows.shape[0], -1)
         return torch.cat([deletion.unsqueeze(1), slots], dim=1)
+
+    @staticmethod
+    def _log_v_given_c(log_sign: torch.Tensor, vo: torch.Tensor) -> torch.Tensor:
+        """(n_onsets, n_vowels) log P(v | c) = log sum_s P(s | c) P(v | s) (``log_sign``: log P(s | c) over the
+        signs; ``vo``: log P(v | s)): P(s | c, v) is P(s | c) P(v | s) / P(v | c)."""
+        return torch.logsumexp(log_sign.unsqueeze(2) + vo.unsqueeze(0), dim=1)
 
     def pin_probs(self, probs: torch.Tensor, dropout: bool) -> torch.Tensor:
         """What a pin pulls on, laid out like the DP table (K, 2C + 1): P(onset c | sign s) in the onset
@@ -230,20 +237,26 @@ class SyllableMapping(nn.Module):
         return torch.cat([imp[:, :1], slots], dim=1).exp()
 
     def sound_probs(self) -> tuple[torch.Tensor, torch.Tensor]:
-        """P(onset | sign) (C, n_onsets) and P(vowel | sign) (C, n_vowels). The onset is read as Bayes
-        would: P(onset c | sign s) is proportional to P(s | c), the DP's (normalised over the signs, as
-        the onset slots score them), times how often c begins a syllable of the known stems. Normalising
-        the DP's scores over the onsets instead weighs each onset by its softmax normaliser, which has
-        nothing to do with how common it is: on the dev ciphers such a reading put rare onsets on common
-        signs (docs/deviations-from-paper.md)."""
+        """P(onset | sign) (C, n_onsets) and P(vowel | sign) (C, n_vowels).
+
+        With vowel_slot = joint, Bayes under the model the DP trains: a sign writes the stems' syllable (c, v)
+        with P(s | c, v) = P(s | c) P(v | s) / P(v | c) (:meth:`_pair_rows`), so P(c, v | s) is proportional to
+        that times how often (c, v) stands in the stems, and the onset and the vowel are its marginals. A
+        syllable that no stem has is not read. Otherwise the onset scores are the DP's, normalised over the
+        onsets instead of the signs, and the vowel is P(vowel | sign)."""
         with torch.no_grad():
             s_on, s_vo = self._scores(False)
-            if self.vowel_pairs:    # vowel_slot = joint: an onset before a vowel is written at a fixed rate
-                log_sign = torch.log_softmax(s_on[:, 1:], dim=1)
-            else:                   # its learned deletion is part of P(s | c)
-                log_sign = torch.log_softmax(s_on, dim=1)[:, 1:]
-            log_post = log_sign.T + self.onset_log_prior.unsqueeze(0)      # (C, n_onsets)
-            return torch.softmax(log_post, dim=1), torch.softmax(s_vo, dim=1)
+            if not self.vowel_pairs:
+                return torch.softmax(s_on[:, 1:].T, dim=1), torch.softmax(s_vo, dim=1)
+            log_sign = torch.log_softmax(s_on[:, 1:], dim=1)                     # (n_onsets, C) log P(s | c)
+            vo = torch.log_softmax(s_vo, dim=1)
+            log_v_given_c = self._log_v_given_c(log_sign, vo)
+            score = log_sign[self.pair_onsets] + vo[:, self.pair_vowels].T \
+                - log_v_given_c[self.pair_onsets, self.pair_vowels].unsqueeze(1) + self.pair_log_prior.unsqueeze(1)
+            post = torch.softmax(score, dim=0)                                    # (P, C) P(c, v | s)
+            p_on = post.new_zeros((len(self.onset_units), post.shape[1])).index_add_(0, self.pair_onsets, post)
+            p_vo = post.new_zeros((len(self.vowel_units), post.shape[1])).index_add_(0, self.pair_vowels, post)
+            return p_on.T, p_vo.T
 
     def sound_loss(self, probs: torch.Tensor) -> torch.Tensor:
         """The syllable model's Omega_loss: the vowels the signs give, weighted by how often each sign

@@ -44,15 +44,15 @@ def syllabify(units: Sequence[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def onset_counts(stems: Iterable[Sequence[str]]) -> dict[str, int]:
-    """How often each onset begins a syllable of ``stems`` (each a sequence of IPA units): the unit before
-    each vowel of the syllabified stem (:func:`syllabify`), a consonant or NULL_ONSET."""
-    counts: dict[str, int] = {}
+def syllable_counts(stems: Iterable[Sequence[str]]) -> dict[tuple[str, str], int]:
+    """How often each syllable (onset, vowel) stands in ``stems`` (each a sequence of IPA units): every vowel
+    of the syllabified stem (:func:`syllabify`) with the unit before it, a consonant or NULL_ONSET."""
+    counts: dict[tuple[str, str], int] = {}
     for units in stems:
         syllables = syllabify(units)
         for onset, nucleus in zip(syllables, syllables[1:]):
             if is_vowel(nucleus) and not is_vowel(onset):
-                counts[onset] = counts.get(onset, 0) + 1
+                counts[onset, nucleus] = counts.get((onset, nucleus), 0) + 1
     return counts
 
 

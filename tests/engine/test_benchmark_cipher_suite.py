@@ -125,3 +125,38 @@ def test_cipher_closeness_rows_keep_each_runs_score_and_a_finished_cipher_is_pas
     assert done_ids(out, "objective") == {"a"} and done_ids(out, "area") == {"b"}   # an error row is run again
     assert done_ids(out, "objective", "distant") == {"d"}    # rows before the null mode was kept are phonotactic
     assert done_ids(tmp_path / "missing.jsonl", "area") == set()
+
+
+def test_rediagnose_reads_a_syllable_runs_signs_again_with_this_checkouts_grid(tmp_path, monkeypatch):
+    """A finished run's checkpoint, read again: the diagnosis and the signs at their key value as this checkout
+    reads them, beside the run's own row."""
+    from engine.config import Config
+    from engine.training.trainer import Trainer
+
+    monkeypatch.setattr(cipher_suite, "BUILD", tmp_path / "ciphers")
+    monkeypatch.setattr(cipher_suite, "RUNS", tmp_path / "runs")
+    c = toy("syllabary", relation="near", n=60)
+    folder = tmp_path / "ciphers" / "toy-s"
+    write_cipher(c, folder)
+    corpus, vocab = cipher_suite.load_folder(folder)
+    cfg = Config(signs="syllables", vowel_slot="joint", min_span=2, max_span=6, band=2, steps=4, anneal_steps=4,
+                 eval_interval=0, feature_dim=8)
+    trainer = Trainer(corpus, vocab, cfg, live_interval=None)
+    list(trainer.run())
+    run = tmp_path / "runs" / "lbl" / "toy-s-s0"
+    run.mkdir(parents=True)
+    trainer.save_checkpoint(run / "checkpoint.pt")
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps({"id": "toy-s", "kind": "cipher", "split": "dev", "script": "syllabary",
+                                "label": "lbl", "seed": 0, "p_at_10": 0.5, "values_share": 0.0, "read": False})
+                    + "\n" + json.dumps({"id": "toy-s", "label": "lbl", "seed": 1, "error": "x"}) + "\n",
+                    encoding="utf-8")
+    assert cipher_suite.rediagnose(rows, tmp_path / "out.jsonl") == 0
+    out = [json.loads(ln) for ln in (tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(out) == 1 and out[0]["values_share"] == 0.0          # the run's own figure is kept
+    both, onsets, vowels, total = cipher_suite.syllables_right(trainer.mapping().syllables.top_values(),
+                                                               cipher_suite.read_key(folder))
+    assert total > 0 and out[0]["values_total"] == total
+    assert out[0]["values_share_now"] == round(both / total, 4)
+    assert out[0]["onsets_share_now"] == round(onsets / total, 4) and out[0]["vowels_share_now"] == round(vowels / total, 4)
+    assert isinstance(out[0]["flagged"], bool) and "codes" in out[0]

@@ -17,7 +17,7 @@ from engine.model.prepared import prepare
 from engine.model.syllable_mapping import (CODA_DELETE_LOG_P, ECHO_LOG_P, IMPOSSIBLE_LOG_P, ONSET_DELETE_LOG_P, SyllableMapping, make_mapping,
                                            slot_windows)
 from engine.model.script import SYLLABLES, reachable, script_of
-from engine.model.syllables import NULL_ONSET, onset_counts, parse_syllable_value, syllabify
+from engine.model.syllables import NULL_ONSET, parse_syllable_value, syllabify, syllable_counts
 from engine.training.trainer import Trainer
 
 # a clean syllabary: 3 onsets (none, k, t, n) x 3 vowels, signs from the Linear B block
@@ -111,55 +111,51 @@ def test_the_dp_table_reads_signs_as_onset_and_vowel_slots():
     assert abs(t.onset_probs.sum(1) - 1).max() < 1e-5 and abs(t.vowel_probs.sum(1) - 1).max() < 1e-5
 
 
-def test_onset_counts_count_the_onset_of_every_syllable_of_the_stems():
-    counts = onset_counts([ipa_units("knosos"), ipa_units("aiko"), ipa_units("tat")])
+def test_syllable_counts_count_every_syllable_of_the_stems():
+    counts = syllable_counts([ipa_units("knosos"), ipa_units("aiko"), ipa_units("tat")])
     # kno-so-s, ∅a-∅i-ko, ta-t: a coda or a cluster's first consonant begins no syllable
-    assert counts == {"n": 1, "s": 1, NULL_ONSET: 2, "k": 1, "t": 1}
+    assert counts == {("n", "o"): 1, ("s", "o"): 1, (NULL_ONSET, "a"): 1, (NULL_ONSET, "i"): 1, ("k", "o"): 1,
+                      ("t", "a"): 1}
 
 
-@pytest.mark.parametrize("vowel_slot", ["chance", "joint"])
-def test_the_grid_reads_a_signs_onset_as_bayes_would(vowel_slot):
-    """P(onset | sign) is P(sign | onset), as the DP scores it, times how often the onset begins a syllable
-    of the known stems: a sign that two onsets write equally often is read as the commoner onset, whatever
-    the onsets' softmax normalisers are."""
+def test_the_grid_of_a_joint_run_reads_the_stems_syllables_given_the_sign():
+    """vowel_slot = joint: P(c, v | s) is P(s | c) P(v | s) / P(v | c), the DP's P(s | c, v), times how often the
+    stems have (c, v); the grid's onset and vowel are its marginals. With vowel_slot = chance the onset scores
+    are normalised over the onsets, as before."""
     corpus, vocab = clean_problem()
-    prep = prepare(corpus, vocab, Config(signs="syllables", segmented=True, min_span=1, max_span=4, band=2,
-                                         vowel_slot=vowel_slot))
+    cfg = Config(signs="syllables", segmented=True, min_span=1, max_span=4, band=2, vowel_slot="joint", seed=4)
+    prep = prepare(corpus, vocab, cfg)
     model = make_mapping(prep)
-    begins = onset_counts(e.units for e in prep.entries)
-    assert begins["k"] > 0 and begins["n"] > 0
-    i_k, i_n = model.onset_units.index("k"), model.onset_units.index("n")
-    with torch.no_grad():   # sign 1 is written by k and n alike (score 0), k's normaliser made far the larger
-        model.onset_aligner.zero_()
-        s_on, _ = model._scores(False)
-        bias = torch.zeros_like(s_on)
-        bias[i_k, 2:] = 8.0                  # k writes every other sign far more often than n does
-        model.onset_log_prior.copy_(torch.log(torch.tensor(
-            [1.0 if u not in ("k", "n") else (50.0 if u == "n" else 1.0) for u in model.onset_units])))
-    real = model._scores
-    model._scores = lambda dropout: (real(dropout)[0] + bias, real(dropout)[1])
-    p_on, _ = model.sound_probs()
-    # P(sign 1 | k) is tiny (k's mass sits on the other signs), P(sign 1 | n) is not, and n is the commoner:
-    # Bayes reads n; the raw scores (0 for both) would not tell them apart
-    assert int(p_on[0].argmax()) == i_n
-    assert abs(float(p_on.sum(1).max()) - 1) < 1e-5
-    # with k the commoner by far, the same likelihoods read k once its prior outweighs them
+    counts = syllable_counts(e.units for e in prep.entries)
+    assert set(counts) == set(prep.vowel_pairs)
     with torch.no_grad():
-        model.onset_log_prior.copy_(torch.log(torch.tensor(
-            [1.0 if u != "k" else 1e6 for u in model.onset_units])))
-    assert int(model.sound_probs()[0][0].argmax()) == i_k
-
-
-def test_a_mapping_keeps_the_stems_onset_counts_out_of_its_checkpoint():
-    corpus, vocab = clean_problem()
-    prep = prepare(corpus, vocab, Config(signs="syllables", segmented=True, min_span=1, max_span=4, band=2))
-    model = make_mapping(prep)
-    begins = onset_counts(e.units for e in prep.entries)
-    prior = model.onset_log_prior.exp()
-    total = sum(begins.values()) + len(model.onset_units)
-    for u, p in zip(model.onset_units, prior.tolist()):
-        assert math.isclose(p, (begins.get(u, 0) + 1) / total, rel_tol=1e-5)
-    assert "onset_log_prior" not in model.state_dict()      # a checkpoint from before it still loads
+        model.onset_aligner.normal_(0, 1.0)          # a mapping far from the start's, so the terms differ
+        model.vowel_aligner.normal_(0, 1.0)
+        s_on, s_vo = model._scores(False)
+    p_on, p_vo = model.sound_probs()
+    C = len(prep.lost_letters) - 1
+    sign_given = torch.softmax(s_on[:, 1:], dim=1)                 # P(s | c), each onset's row over the signs
+    vowel_given = torch.softmax(s_vo, dim=1)                       # P(v | s)
+    for s in (0, 3, C - 1):
+        post = {}
+        for (c, v), n in counts.items():
+            i, j = model.onset_units.index(c), model.vowel_units.index(v)
+            v_given_c = float((sign_given[i] * vowel_given[:, j]).sum())
+            post[c, v] = float(sign_given[i, s] * vowel_given[s, j]) / v_given_c * (n + 1)
+        total = sum(post.values())
+        for c in model.onset_units:
+            want = sum(p for (c2, _), p in post.items() if c2 == c) / total
+            assert float(p_on[s, model.onset_units.index(c)]) == pytest.approx(want, rel=1e-4, abs=1e-7)
+        for v in model.vowel_units:
+            want = sum(p for (_, v2), p in post.items() if v2 == v) / total
+            assert float(p_vo[s, model.vowel_units.index(v)]) == pytest.approx(want, rel=1e-4, abs=1e-7)
+    # an onset no stem's syllable begins with (a vowel read as a glide) is never read
+    assert float(p_on[:, model.onset_units.index("a")].max()) == 0.0
+    assert "pair_log_prior" not in model.state_dict()      # a checkpoint from before it still loads
+    chance = make_mapping(prepare(corpus, vocab, cfg.replace(vowel_slot="chance")))
+    s_on, s_vo = chance._scores(False)
+    p_on, p_vo = chance.sound_probs()
+    assert torch.allclose(p_on, torch.softmax(s_on[:, 1:].T, dim=1)) and torch.allclose(p_vo, torch.softmax(s_vo, 1))
 
 
 def test_the_onset_phase_scores_every_vowel_slot_as_chance():
