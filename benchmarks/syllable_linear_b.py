@@ -346,6 +346,7 @@ def main(argv=None) -> int:
             print(f"error: --steps {args.steps}: {e}", file=sys.stderr)
             return 2
         jobs = [(v, s) for s in args.seeds for v in args.variants]
+        data(args.file)     # once, before the workers: two of them importing it at once made one fail
         with ThreadPoolExecutor(args.jobs) as pool:
             for path in pool.map(lambda j: run(j[0], j[1], args.steps, args.file, args.continue_shorter), jobs):
                 print(path.name, flush=True)
