@@ -100,6 +100,12 @@ class Config:
     use_ipa_features: bool = _setting(
         True, _MAP, 'False = ablation "-IPA": each known unit gets a free embedding of 7 * feature_dim.',
         PAPER)
+    # Issue 49: the 7 groups give one embedding to units that differ only by a diacritic (k, kʰ, kʷ;
+    # s̺, s̻; e, e̯), so no sign can prefer one of them (docs/deviations-from-paper.md).
+    feature_modifiers: bool = _setting(
+        False, _MAP, "Add an 8th feature group, the unit's first IPA diacritic or modifier letter (ʰ ʷ ʲ, "
+        "apical ̺, laminal ̻, non-syllabic ̯ ...; none for a bare segment), so that units the paper's 7 groups "
+        "cannot tell apart (k, kʰ, kʷ) get different embeddings. False = the paper's 7 groups.", OURS)
     dropout: float = _setting(
         0.5, _MAP, "Dropout on the concatenated known-unit embedding, before L2 normalisation.",
         PAPER, ge=0, lt=1)
@@ -517,7 +523,7 @@ class Config:
 #: (Config.identity; engine.inputs_digest.changes). Add every new setting here with its neutral value.
 ADDED_SETTINGS: dict[str, Any] = {"onsets_first": 0.0, "dp_precision": "double", "restart_steps": 0,
                                   "restart_class_init": 0.0, "coda_insertion": 1.0, "echo_vowel_p": 0.1,
-                                  "words_first": 0, "words_spans": "whole",
+                                  "words_first": 0, "words_spans": "whole", "feature_modifiers": False,
                                   # the reading is the same with or without a reference run: a stored run
                                   # without the key is the run this default would make
                                   "reference_null": "auto"}

@@ -1,6 +1,6 @@
 """The character mapping P(lost letter | known IPA unit), built on IPA feature embeddings.
 
-E_K(k) = emb_norm * normalise(dropout(concat_g F_g[feature_g(k)]))     (7 groups)
+E_K(k) = emb_norm * normalise(dropout(concat_g F_g[feature_g(k)]))     (7 groups; 8 with feature_modifiers)
 E_L(l) = sum_k W[l, k] E_K(k)                                           (W unconstrained)
 P(l | k) = softmax_l(E_K(k) . E_L(l) / T)                                (l includes <DEL>)
 
@@ -14,29 +14,42 @@ import torch
 from torch import nn
 
 from engine.config import Config
-from engine.model.phonology import DELETE, GROUP_SIZES, unit_features
+from engine.model.phonology import DELETE, GROUP_SIZES, MODIFIERS, unit_features, unit_modifier
 
 
-def add_feature_embeddings(module: nn.Module, feature_rows, n_units: int, config: Config) -> None:
-    """Register E_K's parameters on ``module``: the 7 feature groups' embeddings (``feature_emb``) and
-    each unit's feature indices, or (ablation "-IPA") a free vector per unit (``unit_emb``).
-    ``feature_rows``: each unit's 7 feature indices (Features.indices())."""
+def group_sizes(config: Config) -> tuple[int, ...]:
+    """The sizes of the feature groups a run embeds: the paper's 7, and with setting feature_modifiers
+    an 8th, the unit's first diacritic (engine.model.phonology.MODIFIERS)."""
+    return (*GROUP_SIZES, len(MODIFIERS)) if config.feature_modifiers else GROUP_SIZES
+
+
+def feature_rows(units, config: Config) -> list[tuple[int, ...]]:
+    """Each unit's feature indices, one per group of ``group_sizes(config)``."""
+    if config.feature_modifiers:
+        return [(*unit_features(u).indices(), unit_modifier(u)) for u in units]
+    return [unit_features(u).indices() for u in units]
+
+
+def add_feature_embeddings(module: nn.Module, units, config: Config) -> None:
+    """Register E_K's parameters on ``module``: the feature groups' embeddings (``feature_emb``) and
+    each of ``units``' feature indices, or (ablation "-IPA") a free vector per unit (``unit_emb``)."""
     d, a = config.feature_dim, config.init_interval
-    module.register_buffer("features", torch.tensor(list(feature_rows), dtype=torch.long))   # (K, 7)
-    offsets = torch.tensor([0, *torch.tensor(GROUP_SIZES).cumsum(0)[:-1].tolist()])
-    module.register_buffer("feature_offsets", offsets)                                        # (7,)
+    sizes = group_sizes(config)
+    module.register_buffer("features", torch.tensor(feature_rows(units, config), dtype=torch.long))  # (K, G)
+    offsets = torch.tensor([0, *torch.tensor(sizes).cumsum(0)[:-1].tolist()])
+    module.register_buffer("feature_offsets", offsets)                                              # (G,)
     if config.use_ipa_features:
-        module.feature_emb = nn.Parameter(torch.empty(sum(GROUP_SIZES), d).uniform_(-a, a))
+        module.feature_emb = nn.Parameter(torch.empty(sum(sizes), d).uniform_(-a, a))
         module.unit_emb = None
     else:
         module.feature_emb = None
-        module.unit_emb = nn.Parameter(torch.empty(n_units, 7 * d).uniform_(-a, a))
+        module.unit_emb = nn.Parameter(torch.empty(len(units), len(sizes) * d).uniform_(-a, a))
 
 
 def raw_known_embeddings(module: nn.Module) -> torch.Tensor:
-    """(K, 7d) the concatenated feature embeddings (or free vectors) of every known unit."""
+    """(K, G·d) the concatenated feature embeddings (or free vectors) of every known unit."""
     if module.feature_emb is not None:
-        rows = module.feature_emb[module.features + module.feature_offsets]   # (K, 7, d)
+        rows = module.feature_emb[module.features + module.feature_offsets]   # (K, G, d)
         return rows.reshape(rows.shape[0], -1)
     return module.unit_emb
 
@@ -74,7 +87,7 @@ class CharMapping(nn.Module):
         self.known_units = list(known_units)
         self.config = config
         a = config.init_interval
-        add_feature_embeddings(self, [unit_features(u).indices() for u in known_units], len(known_units), config)
+        add_feature_embeddings(self, known_units, config)
         self.aligner = nn.Parameter(torch.empty(len(lost_letters), len(known_units)).uniform_(-a, a))
         if vowel_letters is not None and config.class_init > 0:
             self.lean_to_classes(set(vowel_letters), config.class_init)

@@ -141,6 +141,24 @@ GROUP_SIZES = tuple(len(values) for _, values in FEATURE_GROUPS)
 _INDEX = {name: {v: i for i, v in enumerate(values)} for name, values in FEATURE_GROUPS}
 
 
+#: The 8th feature group of setting feature_modifiers: "none", then every IPA diacritic, suprasegmental
+#: and tone ipapy knows that can stay in a unit (not the dropped length and stress marks, nor a tie bar).
+MODIFIERS: tuple[str, ...] = (NONE, *sorted(
+    ch for ch, c in ipapy.UNICODE_TO_IPA.items()
+    if len(ch) == 1 and (c.is_diacritic or c.is_suprasegmental or c.is_tone)
+    and not ch.isspace() and ch not in DROPPED and ch not in TIE_BARS and ch not in ".|"))
+_MODIFIER_INDEX = {m: i for i, m in enumerate(MODIFIERS)}
+
+
+@functools.lru_cache(maxsize=10_000)
+def unit_modifier(unit: str) -> int:
+    """The index in MODIFIERS of a unit's first diacritic or modifier letter (0 for none): what the 8th
+    feature group (setting feature_modifiers) tells apart where the 7 groups cannot (k, kʰ, kʷ)."""
+    if unit == DELETE:
+        return 0
+    return next((_MODIFIER_INDEX[c] for c in _prepare(unit) if c in _MODIFIER_INDEX), 0)
+
+
 @dataclass(frozen=True)
 class Features:
     """The 7 feature values of one IPA unit."""

@@ -2,7 +2,7 @@
 the known language, no onset, or a vowel read as a glide) and a vowel, learned through the same IPA
 feature embeddings as the paper's letter mapping (engine/model/mapping.py):
 
-    E_K(u)           the known-unit embedding of engine/model/mapping.py (7 feature groups); the null
+    E_K(u)           the known-unit embedding of engine/model/mapping.py (7 feature groups, or 8); the null
                      onset (engine/model/syllables.py) has a free embedding of its own
     e_on(l)  = sum_c W_on[l, c] E_K(c)      over the onsets, l in <DEL> + signs
     e_vo(s)  = sum_v W_vo[s, v] E_K(v)      over the vowels
@@ -44,8 +44,8 @@ import torch
 from torch import nn
 
 from engine.config import Config
-from engine.model.mapping import add_feature_embeddings, finish_known_embeddings, raw_known_embeddings
-from engine.model.phonology import DELETE, unit_features
+from engine.model.mapping import add_feature_embeddings, finish_known_embeddings, group_sizes, raw_known_embeddings
+from engine.model.phonology import DELETE
 from engine.model.syllables import NULL_ONSET, SLOTS, is_vowel
 from engine.results import SyllableTable
 
@@ -103,13 +103,10 @@ class SyllableMapping(nn.Module):
         self.n_glides = len(self.vowel_units)
         self.register_buffer("consonant_rows", torch.tensor(consonants, dtype=torch.long))
         self.null_row = kidx[NULL_ONSET]
-        # features of every known unit; DELETE and NULL_ONSET take the all-"none" consonant row and
-        # get their own free vectors below
-        # DELETE and NULL_ONSET take the all-"none" consonant row; NULL_ONSET gets a free vector below
-        feats = [unit_features(u).indices() if u not in (DELETE, NULL_ONSET) else unit_features(DELETE).indices()
-                 for u in known_units]
-        add_feature_embeddings(self, feats, len(known_units), config)
-        self.null_emb = nn.Parameter(torch.empty(7 * d).uniform_(-a, a))
+        # features of every known unit; DELETE and NULL_ONSET take the all-"none" consonant row;
+        # NULL_ONSET gets a free vector below
+        add_feature_embeddings(self, [DELETE if u == NULL_ONSET else u for u in known_units], config)
+        self.null_emb = nn.Parameter(torch.empty(len(group_sizes(config)) * d).uniform_(-a, a))
         C = len(lost_letters) - 1
         self.onset_aligner = nn.Parameter(torch.empty(C + 1, len(self.onset_units)).uniform_(-a, a))
         self.vowel_aligner = nn.Parameter(torch.empty(C, len(self.vowel_units)).uniform_(-a, a))
