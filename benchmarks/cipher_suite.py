@@ -234,7 +234,8 @@ def rediagnose(rows_file: Path, out: Path) -> int:
             if r.get("script") == "syllabary" and r.get("kind") != "control":
                 both, onsets, vowels, total = syllables_right(trainer.mapping().syllables.top_values(), read_key(data))
                 row.update(values_share_now=round(both / total, 4), onsets_share_now=round(onsets / total, 4),
-                           vowels_share_now=round(vowels / total, 4), values_total=total)
+                           vowels_share_now=round(vowels / total, 4), values_total=total,
+                           read_now=r["p_at_10"] >= READ_P10["syllabary"] and both / total >= SIGNS_RIGHT)
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
             print(f"{r['id']} ({r['label']}): {'probably wrong' if d.probably_wrong else 'flagged' if d.flagged else 'fine'}"
                   f" {row['codes']}", flush=True)
@@ -369,8 +370,23 @@ def done_keys(path: Path) -> set[tuple]:
     return keys
 
 
+def _mean(rows: Sequence[dict], key: str) -> str:
+    vals = [r[key] for r in rows if r.get(key) is not None]
+    return f"{statistics.mean(vals):.3f}" if vals else "-"
+
+
+def _cell(r: dict, key: str, fmt: str) -> str:
+    return "-" if r.get(key) is None else format(r[key], fmt)
+
+
 def table(paths: Sequence[Path]) -> str:
+    """The summary of suite rows; rows of ``--rediagnose`` (no wall time, no strict P@10) show ``-`` where
+    they have no figure, and their signs and verdict as read again (``values_share_now``, ``read_now``)."""
     rows = [json.loads(ln) for p in paths for ln in p.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    for r in rows:
+        if "values_share_now" in r:
+            r.update(values_share=r["values_share_now"], read=r.get(
+                "read_now", r["p_at_10"] >= READ_P10["syllabary"] and r["values_share_now"] >= SIGNS_RIGHT))
     out = []
     for label in sorted({r["label"] for r in rows}):
         for script in ("alphabet", "syllabary"):
@@ -382,10 +398,10 @@ def table(paths: Sequence[Path]) -> str:
                 continue
             read = sum(r["read"] for r in cs)
             line = (f"{label:>14} {script:<9} ciphers {len(cs):>2}: read {read}/{len(cs)}"
-                    + (f", P@10 mean {statistics.mean(r['p_at_10'] for r in cs):.3f}"
-                       f" (strict {statistics.mean(r['p_at_10_strict'] for r in cs):.3f})"
-                       f", values right {statistics.mean(r['values_share'] for r in cs):.3f}"
-                       f", median wall {statistics.median(r['wall_s'] for r in cs):.0f} s" if cs else ""))
+                    + (f", P@10 mean {_mean(cs, 'p_at_10')} (strict {_mean(cs, 'p_at_10_strict')})"
+                       f", values right {_mean(cs, 'values_share')}"
+                       + (f", median wall {statistics.median(r['wall_s'] for r in cs):.0f} s"
+                          if all("wall_s" in r for r in cs) else "") if cs else ""))
             runs = cs + ctl
             fine = [r for r in runs if not r["flagged"]]
             unread = [r for r in runs if not r["read"]]
@@ -394,11 +410,10 @@ def table(paths: Sequence[Path]) -> str:
                      f"not read {len(unread)} of which flagged {sum(r['flagged'] for r in unread)}")
             out.append(line)
             for r in sorted(cs + ctl, key=lambda r: r["id"]):
-                out.append(f"    {r['id']:<34} P@10 {r['p_at_10']:.3f} strict {r['p_at_10_strict']:.3f} "
-                           f"cov {r['coverage']:.2f} values "
-                           + ("  - " if r["values_share"] is None else f"{r['values_share']:.2f}") + " "
+                out.append(f"    {r['id']:<34} P@10 {r['p_at_10']:.3f} strict {_cell(r, 'p_at_10_strict', '.3f')} "
+                           f"cov {_cell(r, 'coverage', '.2f')} values {_cell(r, 'values_share', '.2f')} "
                            f"{'READ' if r['read'] else '    '} {'flagged' if r['flagged'] else 'fine'} "
-                           f"{r['wall_s']:.0f}s")
+                           + ("" if r.get("wall_s") is None else f"{r['wall_s']:.0f}s"))
     errors = [r for r in rows if "error" in r]
     for r in errors:
         out.append(f"error: {r['id']} ({r['label']}): {r['error']}")

@@ -77,6 +77,22 @@ def test_the_summary_counts_reads_and_the_diagnosis_by_the_rule(tmp_path):
     assert not cipher_suite.probably_wrong({"findings": [{"code": "class", "flag": True}]})
 
 
+def test_the_summary_reads_rediagnosed_rows_by_their_signs_read_again(tmp_path):
+    """--rediagnose rows have no wall time nor strict P@10; their signs are the ones read again."""
+    base = {"kind": "cipher", "split": "dev", "label": "g", "seed": 0, "script": "syllabary", "read": False,
+            "flagged": True, "values_share": 0.5}
+    rows = [dict(base, id="s1", p_at_10=0.95, values_share_now=0.64, read_now=True),
+            dict(base, id="s2", p_at_10=0.80, values_share_now=0.47),      # older row: no read_now
+            dict(base, id="s3", p_at_10=0.10, values_share_now=0.62)]
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = cipher_suite.table([path])
+    assert "ciphers  3: read 1/3, P@10 mean 0.617 (strict -), values right 0.577" in out
+    assert "median wall" not in out
+    s1 = next(ln for ln in out.splitlines() if "s1" in ln)
+    assert "values 0.64 READ" in s1 and "strict - cov -" in s1
+
+
 def test_the_test_split_is_refused_unless_asked_for(monkeypatch, capsys):
     monkeypatch.delenv("CIPHER_SUITE_TEST_RUN", raising=False)
     with pytest.raises(SystemExit) as e:
