@@ -8,6 +8,11 @@ only to score the groups (their purity: the share of the text's signs whose grou
 vowel is their own) and, for ``cipher_suite --oracle-part vowel-classes``, to give each group the
 vowel most of its signs have (the best case of a search over which group is which vowel).
 
+Each row also gives what the diagnosis's ``vowels`` check (engine/training/diagnosis.py) would say of the key's
+own vowels, a reading with every vowel right, on the text's chunks as a run with the preset ``syllabary`` cuts
+them: its agreement with the groups, the shuffles' mean, the permutation p and the groups' stability
+(``key_*``). A text whose key gets p >= 0.05 is one on which the check flags even a perfect reading.
+
     python -m benchmarks.experiments.syllable_vowel_classes --ciphers dev-s-latin-1 ... [--k 5] [--out FILE]
 """
 
@@ -45,6 +50,22 @@ def texts_of(folder: Path) -> list[str]:
         return [r["text"] for r in csv.DictReader(f)]
 
 
+def key_evidence(folder: Path, key: dict[str, tuple[str, str]]) -> dict[str, float | None]:
+    """The diagnosis's vowel evidence (engine/model/sign_groups.py ``vowel_evidence``) on the key's own vowels,
+    over the chunks a run with the preset ``syllabary`` reads (as the diagnosis takes them)."""
+    from engine.config import PRESETS, Config
+    from engine.model.prepared import prepare
+    from engine.model.sign_groups import vowel_evidence
+    from benchmarks.cipher_suite import load_folder
+
+    prep = prepare(*load_folder(folder), Config(**PRESETS["syllabary"]))
+    ev = vowel_evidence([chunk.letters for chunk in prep.chunks], {s: v for s, (_, v) in key.items()})
+    if ev is None:
+        return {"key_agreement": None, "key_chance": None, "key_p": None, "key_stability": None}
+    return {"key_agreement": round(ev.agreement, 4), "key_chance": round(ev.chance, 4),
+            "key_p": round(ev.p_value, 4), "key_stability": round(ev.stability, 4)}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--ciphers", nargs="+", required=True)
@@ -62,7 +83,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         right = sum(counts[s] for s in keyed if named[groups[s]] == key[s][1])
         finish_row({"cipher": cipher, "k": k, "purity": round(right / sum(counts[s] for s in keyed), 4),
                     "groups_named": sorted(named.values()),
-                    "chance": round(max(collections.Counter(v for _, v in key.values()).values()) / len(key), 4)},
+                    "chance": round(max(collections.Counter(v for _, v in key.values()).values()) / len(key), 4),
+                    **key_evidence(folder, key)},
                    "syllable_vowel_classes", argv, args.out)
     return 0
 

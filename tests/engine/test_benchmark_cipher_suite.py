@@ -176,3 +176,23 @@ def test_rediagnose_reads_a_syllable_runs_signs_again_with_this_checkouts_grid(t
     assert out[0]["values_share_now"] == round(both / total, 4)
     assert out[0]["onsets_share_now"] == round(onsets / total, 4) and out[0]["vowels_share_now"] == round(vowels / total, 4)
     assert isinstance(out[0]["flagged"], bool) and "codes" in out[0]
+
+
+def test_the_vowel_groups_row_says_what_the_vowels_check_makes_of_the_keys_own_vowels(tmp_path):
+    """syllable_vowel_classes's key_* fields: the diagnosis's evidence on a reading with every vowel right, as the
+    check's own function computes it on the chunks a preset run reads."""
+    from benchmarks.experiments import syllable_vowel_classes as svc
+    from benchmarks.experiments.syllable_objective import key_of
+    from engine.model.sign_groups import vowel_evidence
+
+    c = toy("syllabary", relation="near", n=400)
+    write_cipher(c, tmp_path / "c")
+    row = svc.key_evidence(tmp_path / "c", key_of(tmp_path / "c"))
+    assert set(row) == {"key_agreement", "key_chance", "key_p", "key_stability"}
+    assert row["key_agreement"] is not None and 0 <= row["key_p"] <= 1
+    # the same evidence as the check's own function on the same chunks
+    from engine.config import PRESETS, Config
+    from engine.model.prepared import prepare
+    prep = prepare(*cipher_suite.load_folder(tmp_path / "c"), Config(**PRESETS["syllabary"]))
+    ev = vowel_evidence([ch.letters for ch in prep.chunks], {s: v for s, (_, v) in key_of(tmp_path / "c").items()})
+    assert row["key_p"] == round(ev.p_value, 4) and row["key_agreement"] == round(ev.agreement, 4)
