@@ -17,6 +17,14 @@ dev data:
         --own benchmarks/results/ciphers/dev-default.jsonl benchmarks/results/ciphers/dev-controls.jsonl \\
         benchmarks/results/ciphers/dev-controls-more.jsonl
 
+The syllabaries' runs used the preset ``syllabary``; their nulls take it too (``--preset``), and the table
+pairs them with the suite's rows of that label:
+
+    nice -n 10 python -m benchmarks.experiments.reference_null --split dev --script syllabary --preset syllabary \
+        --workers 2 --out benchmarks/results/ciphers/dev-syllabary-reference-null.jsonl
+    python -m benchmarks.experiments.reference_null --table benchmarks/results/ciphers/dev-syllabary-reference-null.jsonl \
+        --own benchmarks/results/ciphers/dev-syllabary-grid.jsonl --own-label syllabary-grid
+
 The null's seed is ``--null-seed`` (default 0); a second seed gives the null's spread. The test split is
 refused unless CIPHER_SUITE_TEST_RUN=yes (the rule must be fixed in the manifest first). ``--judge OUT``
 adds to the suite's rows the finding a default run's own reference would have given (its null is
@@ -85,8 +93,8 @@ def run(args) -> int:
         for ln in args.out.read_text(encoding="utf-8").splitlines():
             if ln.strip():
                 r = json.loads(ln)
-                done.add((r["of_id"], r["null_seed"], r["seed"], r.get("null_mode", "phonotactic")))
-    todo = [(k, e) for k, e in todo if (e["id"], args.null_seed, args.seed, args.null_mode) not in done]
+                done.add((r["of_id"], r["null_seed"], r["seed"], r.get("null_mode", "phonotactic"), r.get("preset")))
+    todo = [(k, e) for k, e in todo if (e["id"], args.null_seed, args.seed, args.null_mode, args.preset) not in done]
     folders = {e["id"]: null_folder(e, k, ciphers, args.null_seed, args.null_mode) for k, e in todo}
     args.out.parent.mkdir(parents=True, exist_ok=True)
 
@@ -95,9 +103,11 @@ def run(args) -> int:
         ref = {"id": f"{e['id']}-{tag(args.null_mode)}{args.null_seed}", "split": e["split"], "of": e["id"],
                "known": f"{args.null_mode} null {args.null_seed} of {e['id']}'s list"}
         # the null run trains no reference of its own (setting reference_null, newer than the first rows)
-        row = run_one(ref, "control", folders[e["id"]], LABEL, ["--set", "reference_null=off"], args.seed, None,
-                      args.script)
+        extra = ["--set", "reference_null=off"] + (["--preset", args.preset] if args.preset else [])
+        row = run_one(ref, "control", folders[e["id"]], LABEL, extra, args.seed, None, args.script)
         row.update(of_id=e["id"], of_kind=kind, null_seed=args.null_seed, null_mode=args.null_mode)
+        if args.preset:
+            row["preset"] = args.preset
         with open(args.out, "a", encoding="utf-8") as f:
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
         print(f"{e['id']} null {args.null_seed}: coverage {row.get('coverage', float('nan')):.3f}, "
@@ -115,9 +125,10 @@ def load_rows(paths: Sequence[Path]) -> list[dict]:
     return rows
 
 
-def pairs(null_rows: list[dict], own_rows: list[dict], mode: str = "phonotactic") -> list[dict]:
-    """One line per (cipher or control, seed): the real list's run beside its reference nulls of ``mode``."""
-    own = {(r["id"], r["seed"]): r for r in own_rows if r.get("label") == "default" and "coverage" in r}
+def pairs(null_rows: list[dict], own_rows: list[dict], mode: str = "phonotactic", label: str = "default") -> list[dict]:
+    """One line per (cipher or control, seed): the real list's run (rows of ``label``) beside its reference
+    nulls of ``mode``."""
+    own = {(r["id"], r["seed"]): r for r in own_rows if r.get("label") == label and "coverage" in r}
     by: dict[tuple, list[dict]] = {}
     for r in null_rows:
         if "coverage" in r and r.get("null_mode", "phonotactic") == mode:
@@ -138,10 +149,10 @@ def pairs(null_rows: list[dict], own_rows: list[dict], mode: str = "phonotactic"
     return out
 
 
-def table(null_paths: Sequence[Path], own_paths: Sequence[Path], mode: str = "phonotactic") -> str:
+def table(null_paths: Sequence[Path], own_paths: Sequence[Path], mode: str = "phonotactic", label: str = "default") -> str:
     lines = ["| id | kind | P@10 | coverage | null coverage | margin | objective margin | nulls | flagged now |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-    rows = pairs(load_rows(null_paths), load_rows(own_paths), mode)
+    rows = pairs(load_rows(null_paths), load_rows(own_paths), mode, label)
     for r in sorted(rows, key=lambda r: (r["kind"], -r["margin"])):
         lines.append(f"| {r['id']} | {r['kind']} | {r['p_at_10']:.3f} | {r['coverage']:.3f} | "
                      f"{r['null_coverage']:.3f} | {r['margin']:+.3f} | {r['objective_margin']:+.3f} | {r['nulls']} | "
@@ -208,6 +219,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--null-mode", choices=NULL_MODES, default="phonotactic",
                    help="the null (engine/closeness/nulls.py): phonotactic (the first rows', the reference run's) "
                         "or distant (no word within one sound of a real stem)")
+    p.add_argument("--preset", help="decipher run --preset for the null's run (the suite's runs' own: syllabary "
+                                    "for the syllabaries)")
+    p.add_argument("--own-label", default="default",
+                   help="with --table: the label of the suite's rows in --own (default: default)")
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--out", type=Path, help="the JSONL file rows are appended to")
     p.add_argument("--table", nargs="+", type=Path, metavar="JSONL", help="print the reference rows of these files")
@@ -223,7 +238,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps(judge(args.table, args.own, args.judge, null_seed=args.null_seed, mode=args.null_mode)))
         return 0
     if args.table:
-        print(table(args.table, args.own, args.null_mode))
+        print(table(args.table, args.own, args.null_mode, args.own_label))
         return 0
     if not args.out:
         p.error("--out is needed (or --table FILE...)")
