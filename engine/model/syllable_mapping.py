@@ -233,6 +233,13 @@ class SyllableMapping(nn.Module):
         slots = torch.stack([onset, vowel], dim=2).reshape(K, SLOTS * C)
         return torch.cat([imp[:, :1], slots], dim=1).exp()
 
+    def score_probs(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """The grid of a vowel_slot = chance run (and of joint runs before d4506d9): the onset scores the DP
+        uses, normalised over the onsets instead of the signs, (C, n_onsets), and P(vowel | sign) (C, n_vowels)."""
+        with torch.no_grad():
+            s_on, s_vo = self._scores(False)
+            return torch.softmax(s_on[:, 1:].T, dim=1), torch.softmax(s_vo, dim=1)
+
     def sound_probs(self) -> tuple[torch.Tensor, torch.Tensor]:
         """P(onset | sign) (C, n_onsets) and P(vowel | sign) (C, n_vowels).
 
@@ -241,10 +248,10 @@ class SyllableMapping(nn.Module):
         that times how often (c, v) stands in the stems, and the onset and the vowel are its marginals. A
         syllable that no stem has is not read. Otherwise the onset scores are the DP's, normalised over the
         onsets instead of the signs, and the vowel is P(vowel | sign)."""
+        if not self.vowel_pairs:
+            return self.score_probs()
         with torch.no_grad():
             s_on, s_vo = self._scores(False)
-            if not self.vowel_pairs:
-                return torch.softmax(s_on[:, 1:].T, dim=1), torch.softmax(s_vo, dim=1)
             log_sign = torch.log_softmax(s_on[:, 1:], dim=1)                     # (n_onsets, C) log P(s | c)
             vo = torch.log_softmax(s_vo, dim=1)
             log_v_given_c = self._log_v_given_c(log_sign, vo)
