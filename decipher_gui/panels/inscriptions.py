@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
 from engine.corpus import DIVIDER, GoldAnnotation, Inscription
 from engine.io.display import IDENTITY, DisplayTable
 from engine.model.explain import best_alignment
+from engine.model.syllables import NULL_ONSET
 from engine.project import inscription_ref
 from engine.results import MappingSnapshot, Match
 
@@ -538,7 +539,15 @@ def alignment_rows(mapping: MappingSnapshot | None, match: Match, ipa: str, gamm
     steps, logp = best_alignment(mapping, match.span, ipa, gamma=gamma, band=band)
     if not steps:
         return None
-    return [(s.known, s.lost, math.exp(s.log_prob)) for s in steps], logp
+    # a syllable run's null onset (a vowel with no consonant before it) is no sound of the stem: not shown,
+    # so that ∅ in the letters' row keeps meaning "left out"
+    return [(s.known, s.lost, math.exp(s.log_prob)) for s in steps if s.known != NULL_ONSET], logp
+
+
+def written_as(mapping: MappingSnapshot | None) -> str:
+    """What the alignment's lost row holds: a syllable run's signs (each onset and vowel with the sign whose
+    slot it takes) or letters."""
+    return "signs" if mapping is not None and mapping.syllables is not None else "letters"
 
 
 def _font_css() -> str:
@@ -570,12 +579,13 @@ def explain_html(mark: SpanMark, mapping: MappingSnapshot | None, gamma: float, 
             body += "<i>alignment: needs this run's character mapping</i>"
         else:
             pairs, _ = found
+            written = written_as(mapping)
             cells_k = "".join(f"<td align=center>/{esc(kk)}/</td>" for kk, _, _ in pairs)
             cells_l = "".join(f"<td align=center><b>{esc(display.show_text(ll)) or '∅'}</b></td>"
                               for _, ll, _ in pairs)
             cells_p = "".join(f"<td align=center><small>{p:.2f}</small></td>" for _, _, p in pairs)
             body += (f"alignment with <b>{esc(known.show_form(m.best.form))}</b>:<table cellspacing=0 cellpadding=3>"
-                     f"<tr><td><small>IPA</small></td>{cells_k}</tr><tr><td><small>letters</small></td>{cells_l}</tr>"
+                     f"<tr><td><small>IPA</small></td>{cells_k}</tr><tr><td><small>{written}</small></td>{cells_l}</tr>"
                      f"<tr><td><small>P</small></td>{cells_p}</tr></table>")
     if brief:
         body += "<small>click the span for details; A accept, R reject</small>"
@@ -707,7 +717,7 @@ class SpanDetails(QWidget):
             f"Best character alignment with <b>{esc(self.known.show_form(alt.form))}</b> /{esc(alt.ipa)}/ "
             f"(log P = {logp:.2f}; ∅ = deleted):"
             f"<table cellspacing=0 cellpadding=4 border=1><tr><td>IPA</td>{cells_k}</tr>"
-            f"<tr><td>letters</td>{cells_l}</tr><tr><td>P</td>{cells_p}</tr></table>")
+            f"<tr><td>{written_as(self.mapping)}</td>{cells_l}</tr><tr><td>P</td>{cells_p}</tr></table>")
 
 
 class InscriptionPanel(QWidget):

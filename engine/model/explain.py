@@ -2,6 +2,14 @@
 
 The edit DP of alignment.py for a single (span, stem) pair in max form, with a back-trace.
 Each step says which known unit produced which lost letters (none = deleted, two = insertion).
+
+A syllable run's span is read as the model reads it, two slots a sign (onset, vowel): the stem's units
+with a null onset before every vowel that follows no consonant (engine/model/syllables.py) are aligned to
+the slots, a consonant to an onset slot with P(onset | sign), a vowel to a vowel slot with P(vowel | sign),
+both from the run's sign grid; a unit the spelling leaves out pays the model's price for that (a coda
+consonant's, an onset's, a vowel's), and a coda written with a sign of its own takes both slots of one
+sign, its vowel an echo. Each step's ``lost`` is the sign whose slot the unit took, so the two units of a
+syllable both show its sign.
 """
 
 from __future__ import annotations
@@ -29,6 +37,8 @@ def best_alignment(mapping: MappingSnapshot, span: str, stem_ipa: str, gamma: fl
     """
     units = ipa_units(stem_ipa)
     letters = list(split_units(span))
+    if mapping.syllables is not None:
+        return _syllable_alignment(mapping.syllables, units, letters, gamma, band)
     lost_index = {c: i for i, c in enumerate(mapping.lost)}
     known_index = {u: i for i, u in enumerate(mapping.known)}
     if any(u not in known_index for u in units) or any(c not in lost_index for c in letters):
@@ -38,6 +48,41 @@ def best_alignment(mapping: MappingSnapshot, span: str, stem_ipa: str, gamma: fl
     steps, j = [], 0
     for unit, (k, lp) in zip(units, path):
         steps.append(AlignedPair(unit, "".join(letters[j: j + k]), lp))
+        j += k
+    return steps, total
+
+
+def _syllable_alignment(table, units, signs: list[str], gamma: float, band: int) -> tuple[list[AlignedPair], float]:
+    """best_alignment for a syllable run (module docstring): ``table`` its SyllableTable."""
+    from engine.model.syllable_mapping import (CODA_DELETE_LOG_P, ECHO_LOG_P, IMPOSSIBLE_LOG_P, ONSET_DELETE_LOG_P,
+                                               VOWEL_DELETE_LOG_P)
+    from engine.model.syllables import NULL_ONSET, is_vowel, syllabify
+
+    sign_row = {s: i for i, s in enumerate(table.signs)}
+    onset_col = {u: j for j, u in enumerate(table.onsets)}
+    vowel_col = {u: j for j, u in enumerate(table.vowels)}
+    stem = list(syllabify(units))
+    if any(s not in sign_row for s in signs) or any(u not in onset_col and u not in vowel_col for u in stem):
+        return [], -math.inf
+    log = lambda p: math.log(max(float(p), 1e-30))   # noqa: E731
+    rows = []
+    for i, u in enumerate(stem):
+        coda = not is_vowel(u) and u != NULL_ONSET and (i + 1 == len(stem) or not is_vowel(stem[i + 1]))
+        row = [VOWEL_DELETE_LOG_P if is_vowel(u) else CODA_DELETE_LOG_P if coda else ONSET_DELETE_LOG_P]
+        for s in signs:
+            r = sign_row[s]
+            if u in vowel_col:      # a vowel in a vowel slot (never in an onset slot)
+                row += [IMPOSSIBLE_LOG_P, log(table.vowel_probs[r, vowel_col[u]])]
+            else:                   # a consonant or the null onset in an onset slot; a coda's echo vowel
+                row += [log(table.onset_probs[r, onset_col[u]]), ECHO_LOG_P if coda else IMPOSSIBLE_LOG_P]
+        rows.append(row)
+    cols = list(range(1, 2 * len(signs) + 1))
+    path, total = best_path(rows, cols, gamma, band)
+    if not path or any(lp <= IMPOSSIBLE_LOG_P for _, lp in path):   # only through a slot no unit can take
+        return [], -math.inf
+    steps, j = [], 0
+    for unit, (k, lp) in zip(stem, path):
+        steps.append(AlignedPair(unit, "".join(dict.fromkeys(signs[(j + x) // 2] for x in range(k))), lp))
         j += k
     return steps, total
 
