@@ -27,6 +27,9 @@ class AlignedPair:
     known: str            # an IPA unit of the stem
     lost: str             # the letters it became: "" (deleted), one letter, or two (insertion)
     log_prob: float       # log P of this step (insertion includes -gamma)
+    #: a syllable run's step: the positions in the span of the signs whose slots the unit took (one, or
+    #: none when the spelling leaves it out); () for a letters run
+    signs_at: tuple[int, ...] = ()
 
 
 def best_alignment(mapping: MappingSnapshot, span: str, stem_ipa: str, gamma: float = 3.5,
@@ -82,7 +85,8 @@ def _syllable_alignment(table, units, signs: list[str], gamma: float, band: int)
         return [], -math.inf
     steps, j = [], 0
     for unit, (k, lp) in zip(stem, path):
-        steps.append(AlignedPair(unit, "".join(dict.fromkeys(signs[(j + x) // 2] for x in range(k))), lp))
+        at = tuple(dict.fromkeys((j + x) // 2 for x in range(k)))
+        steps.append(AlignedPair(unit, "".join(signs[p] for p in at), lp, at))
         j += k
     return steps, total
 

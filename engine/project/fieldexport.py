@@ -39,6 +39,7 @@ from engine.io.display import (HEBREW_TRANSLITERATION, KNOWN_SETTING_KEY, PRESET
 from engine.errors import DecipherError, InputError, ProjectError
 from engine.io.atomic import WriteError, atomic_path, describe_os_error, guard_formula, needs_guard
 from engine.model.phonology import ipa_units, unit_features
+from engine.model.syllables import NULL_ONSET
 
 # ---- language codes --------------------------------------------------------------------------
 
@@ -303,7 +304,8 @@ def pair_alignment(mapping, units, stem_ipa: str, table: DisplayTable, *, gamma:
     under the run's character mapping (engine.model.explain.best_alignment, what the app's hover
     shows), each step one column per sound, the shorter side padded with the gap ``-``: a known unit
     that became no letter is a gap in the lost row, a unit that became two letters (an insertion),
-    or a letter of two sounds, a gap in the known row. Removing the gaps gives back each form's
+    or a letter of two sounds, a gap in the known row; a syllable run's sign stands over the onset and
+    the vowel it writes, a gap after it in the lost row. Removing the gaps gives back each form's
     Segments. None when there is no mapping, no alignment within the run's band, or when the span's
     sounds read letter by letter differ from its Segments (a transcription that reads letters in
     context): then no alignment is written rather than a wrong one."""
@@ -315,13 +317,28 @@ def pair_alignment(mapping, units, stem_ipa: str, table: DisplayTable, *, gamma:
     steps, _ = best_alignment(mapping, "".join(units), stem_ipa, gamma=gamma, band=band)
     if not steps:
         return None
+    # (lost letters, known units) of each column group: a letters run's steps one by one; a syllable run's
+    # units grouped by the sign whose slots they took (its onset and vowel under one sign), a unit the spelling
+    # leaves out alone, the null onset (no sound of the stem) left out
+    groups: list[tuple[str, list[str]]] = []
+    last_sign = None
+    for step in steps:
+        if mapping.syllables is None:
+            groups.append((step.lost, [step.known]))
+            continue
+        known = [] if step.known == NULL_ONSET else [step.known]
+        if len(step.signs_at) == 1 and step.signs_at[0] == last_sign:
+            groups[-1][1].extend(known)
+        else:
+            groups.append((step.lost, known))
+        last_sign = step.signs_at[-1] if step.signs_at else last_sign
     lost_row: list[str] = []
     known_row: list[str] = []
-    for step in steps:
-        sounds = [seg for letter in split_units(step.lost) for seg in lost_segments(table, [letter], set())]
-        width = max(1, len(sounds))
+    for lost, known in groups:
+        sounds = [seg for letter in split_units(lost) for seg in lost_segments(table, [letter], set())]
+        width = max(1, len(sounds), len(known))
         lost_row += sounds + [GAP] * (width - len(sounds))
-        known_row += [step.known] + [GAP] * (width - 1)
+        known_row += known + [GAP] * (width - len(known))
     if [x for x in lost_row if x != GAP] != list(segments):
         return None
     return tuple(lost_row), tuple(known_row)

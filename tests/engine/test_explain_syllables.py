@@ -49,3 +49,17 @@ def test_a_coda_left_unwritten_pays_the_models_price_and_an_unknown_sign_has_no_
     steps, _ = best_alignment(snapshot(), KA + TA, "katan", gamma=3.5, band=4)
     assert (steps[-1].known, steps[-1].lost) == ("n", "") and abs(steps[-1].log_prob - CODA_DELETE_LOG_P) < 1e-9
     assert best_alignment(snapshot(), KA + "\U00010001", "kae", gamma=3.5, band=4) == ([], -math.inf)
+
+
+def test_the_field_export_puts_each_sign_over_the_onset_and_vowel_it_writes():
+    """Before, the export wrote the letters' alignment: k under 𐀏, a under a gap, t under the next sign."""
+    from engine.io.display import IDENTITY
+    from engine.project.fieldexport import pair_alignment
+
+    def rows(units, ipa):
+        return pair_alignment(snapshot(), units, ipa, IDENTITY, gamma=0.0, band=4, segments=tuple(units))
+
+    assert rows([KA, TA, NA], "katana") == ((KA, "-", TA, "-", NA, "-"), ("k", "a", "t", "a", "n", "a"))
+    # a bare vowel's sign over the vowel alone; the same sign twice stays two columns
+    assert rows([A, KA, KA], "akaka") == ((A, KA, "-", KA, "-"), ("a", "k", "a", "k", "a"))
+    assert rows([KA, TA], "katan") == ((KA, "-", TA, "-", "-"), ("k", "a", "t", "a", "n"))   # a coda left out
