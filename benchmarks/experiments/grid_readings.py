@@ -29,13 +29,8 @@ DATA = Path(__file__).resolve().parents[2] / "benchmarks" / ".cache" / "linear-b
 
 def readings(trainer) -> dict[str, dict[str, tuple[str, str]]]:
     """{"posterior": sign -> (onset, vowel), "scores": …}: the grid's top value of every sign, read both ways."""
-    from engine.results import SyllableTable
-
     model = trainer.model
-    p_on, p_vo = model.score_probs()
-    scores = SyllableTable(tuple(model.lost_letters[1:]), tuple(model.onset_units), p_on.cpu().numpy(),
-                           tuple(model.vowel_units), p_vo.cpu().numpy())
-    return {"posterior": model.syllable_table().top_values(), "scores": scores.top_values()}
+    return {"posterior": model.syllable_table().top_values(), "scores": model.syllable_table(scores=True).top_values()}
 
 
 def compare(read: dict[str, dict[str, tuple[str, str]]], counts: Counter) -> dict:

@@ -46,13 +46,18 @@ def best_alignment(mapping: MappingSnapshot, span: str, stem_ipa: str, gamma: fl
     known_index = {u: i for i, u in enumerate(mapping.known)}
     if any(u not in known_index for u in units) or any(c not in lost_index for c in letters):
         return [], -math.inf
-    logp = [[math.log(max(float(p), 1e-30)) for p in row] for row in mapping.probs]
+    logp = [[_log(p) for p in row] for row in mapping.probs]
     path, total = best_path([logp[known_index[u]] for u in units], [lost_index[c] for c in letters], gamma, band)
     steps, j = [], 0
     for unit, (k, lp) in zip(units, path):
         steps.append(AlignedPair(unit, "".join(letters[j: j + k]), lp))
         j += k
     return steps, total
+
+
+def _log(p) -> float:
+    """log P, with a probability of 0 read as 1e-30 (an alignment step the mapping all but rules out)."""
+    return math.log(max(float(p), 1e-30))
 
 
 def _syllable_alignment(table, units, signs: list[str], gamma: float, band: int) -> tuple[list[AlignedPair], float]:
@@ -67,7 +72,6 @@ def _syllable_alignment(table, units, signs: list[str], gamma: float, band: int)
     stem = list(syllabify(units))
     if any(s not in sign_row for s in signs) or any(u not in onset_col and u not in vowel_col for u in stem):
         return [], -math.inf
-    log = lambda p: math.log(max(float(p), 1e-30))   # noqa: E731
     rows = []
     for i, u in enumerate(stem):
         coda = not is_vowel(u) and u != NULL_ONSET and (i + 1 == len(stem) or not is_vowel(stem[i + 1]))
@@ -75,9 +79,9 @@ def _syllable_alignment(table, units, signs: list[str], gamma: float, band: int)
         for s in signs:
             r = sign_row[s]
             if u in vowel_col:      # a vowel in a vowel slot (never in an onset slot)
-                row += [IMPOSSIBLE_LOG_P, log(table.vowel_probs[r, vowel_col[u]])]
+                row += [IMPOSSIBLE_LOG_P, _log(table.vowel_probs[r, vowel_col[u]])]
             else:                   # a consonant or the null onset in an onset slot; a coda's echo vowel
-                row += [log(table.onset_probs[r, onset_col[u]]), ECHO_LOG_P if coda else IMPOSSIBLE_LOG_P]
+                row += [_log(table.onset_probs[r, onset_col[u]]), ECHO_LOG_P if coda else IMPOSSIBLE_LOG_P]
         rows.append(row)
     cols = list(range(1, 2 * len(signs) + 1))
     path, total = best_path(rows, cols, gamma, band)

@@ -279,8 +279,10 @@ class SyllableMapping(nn.Module):
         known = self.vowel_log_chance.exp()
         return (known * (self.vowel_log_chance - torch.log(marginal + 1e-12))).sum()
 
-    def syllable_table(self) -> SyllableTable:
-        p_on, p_vo = self.sound_probs()
+    def syllable_table(self, scores: bool = False) -> SyllableTable:
+        """The signs' values as the grid reads them (:meth:`sound_probs`), or with ``scores`` as :meth:`score_probs`
+        reads them (the grid before d4506d9: benchmarks/experiments/grid_readings.py)."""
+        p_on, p_vo = self.score_probs() if scores else self.sound_probs()
         return SyllableTable(tuple(self.lost_letters[1:]), tuple(self.onset_units), p_on.cpu().numpy(),
                              tuple(self.vowel_units), p_vo.cpu().numpy())
 
