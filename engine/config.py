@@ -83,7 +83,6 @@ EditMode = Literal["softmin", "max", "sum"]
 Signs = Literal["letters", "syllables"]
 VowelSlot = Literal["chance", "joint"]
 WordsSpans = Literal["whole", "inside"]
-PairBalance = Literal["pairs", "onsets"]
 Sampling = Literal["auto", "ngram", "sequential"]
 Precision = Literal["double", "single"]
 ScoreNormalisation = Literal["span", "stem"]
@@ -144,17 +143,6 @@ class Config:
         'syllable as the paper\'s P(lost | known) is over the letters, with the paper\'s Omega_loss over the '
         'syllables, an onset left out at a fixed 0.05 and a coda at even odds (issue 49; the preset syllabary\'s).',
         OURS, choices=typing.get_args(VowelSlot))
-    # Issue 49: a known language with more vowels than the script writes (Hungarian's nine, Turkish's
-    # eight, on five written vowels) has half again as many (onset, vowel) pairs as there are signs, and
-    # Omega_loss over the pairs then pulls each consonant to as many signs as it has vowels after it
-    # (docs/benchmarks.md, "More vowels than the script writes").
-    pair_balance: PairBalance = _setting(
-        "pairs", _MAP, 'With vowel_slot = joint: what Omega_loss evens out over the signs. "pairs": each (onset, '
-        'vowel) pair of the stems gives its signs one pair\'s mass (the paper\'s Omega_loss over the syllables); '
-        '"onsets": each onset gives its signs the same mass whatever the number of vowels that follow it in the '
-        'stems (each of its pairs weighs the mean number of vowels an onset has over its own), so that a '
-        'consonant followed by nine vowels in the stems is not pulled to more signs than one followed by five.',
-        OURS, choices=typing.get_args(PairBalance))
 
     # Issue 30: distributional evidence for the start of the search (engine/model/letter_classes.py).
     class_init: float = _setting(
@@ -536,7 +524,6 @@ class Config:
 ADDED_SETTINGS: dict[str, Any] = {"onsets_first": 0.0, "dp_precision": "double", "restart_steps": 0,
                                   "restart_class_init": 0.0, "coda_insertion": 1.0, "echo_vowel_p": 0.1,
                                   "words_first": 0, "words_spans": "whole", "feature_modifiers": False,
-                                  "pair_balance": "pairs",
                                   # the reading is the same with or without a reference run: a stored run
                                   # without the key is the run this default would make
                                   "reference_null": "auto"}

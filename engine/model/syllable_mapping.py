@@ -121,13 +121,6 @@ class SyllableMapping(nn.Module):
                              persistent=False)
         self.register_buffer("pair_vowels", torch.tensor([vowel_pos[v] for _, v in self.vowel_pairs], dtype=torch.long),
                              persistent=False)
-        # setting pair_balance = onsets: each pair's weight in Omega_loss, the mean number of vowels an onset has
-        # over the number its own onset has, so that every onset gives its signs the same mass (the total kept)
-        per_onset = torch.bincount(self.pair_onsets, minlength=len(self.onset_units)).float()
-        mean = len(self.vowel_pairs) / max(int((per_onset > 0).sum()), 1)
-        weight = (mean / per_onset[self.pair_onsets] if config.pair_balance == "onsets"
-                  else torch.ones(len(self.vowel_pairs)))
-        self.register_buffer("pair_weight", weight, persistent=False)
         seen = torch.tensor([float((pair_counts or {}).get(p, 0)) + 1.0 for p in self.vowel_pairs])
         # read only (the grid), never trained on: not in the state dict, so checkpoints from before it load
         self.register_buffer("pair_log_prior", torch.log(seen / seen.sum()), persistent=False)
@@ -279,7 +272,7 @@ class SyllableMapping(nn.Module):
             # vowel_slot = joint: the paper's Omega_loss over the syllables, each sign receiving about
             # one (onset, vowel) pair's mass of P(sign | onset, vowel) (a sign that stood for many
             # syllables at once could read every span)
-            received = (probs[len(self.known_units):, 1::SLOTS] * self.pair_weight.unsqueeze(1)).sum(dim=0)
+            received = probs[len(self.known_units):, 1::SLOTS].sum(dim=0)
             return ((received - 1.0) ** 2).sum()
         _, s_vo = self._scores(True)
         marginal = self.sign_share @ torch.softmax(s_vo, dim=1)
