@@ -41,8 +41,8 @@ def main(argv=None) -> int:
     ciphers, _ = manifest()
     ids = args.ids or [i for i, c in ciphers.items() if c["split"] == "dev" and c["script"] == "syllabary"]
     for cid in ids:
-        entry = ciphers[cid]
-        if entry["split"] != "dev" or entry["script"] != "syllabary":
+        entry = ciphers.get(cid)
+        if entry is None or entry["split"] != "dev" or entry["script"] != "syllabary":
             ap.error(f"{cid}: not a dev syllabary of the manifest")
         finish_row({"cipher": cid, **counts(build_cipher(entry))}, "pairs_per_sign", argv, args.out)
     return 0
