@@ -11,6 +11,9 @@ the command, how they are known), so that no result file is without them whateve
   with that command and the commit the run started at (``+changes`` after the hash when engine/,
   decipher_gui/ or benchmarks/ differed from it, results aside). A test that imports a benchmark is not
   a run and records nothing; nor does a worker process (only the process that was started records).
+  Two benchmarks running at once in one tree each see the other's files change: a file that another run
+  recorded while this one ran is left to it, unless this process opened it to write too (then the row
+  names both commands); a file changed by no recorded run (a worker's, say) is this run's.
 * files written before this existed got their rows from git history and the results page
   (``python -m benchmarks.provenance``, which says "unknown" where neither shows them).
 
@@ -108,6 +111,8 @@ def put_rows(new: list[dict], index: Path = PROVENANCE) -> None:
                   delimiter="\t")
     finally:
         os.close(lock)
+    if index == PROVENANCE and "index" in _watch and os.getpid() == _watch.get("pid"):
+        _watch["index"].update({r["file"]: r for r in new})    # this run's own rows are not another run's
 
 
 def result_files(results: Path = RESULTS) -> list[Path]:
@@ -125,6 +130,43 @@ def changed_since(before: dict[Path, int], results: Path = RESULTS) -> list[Path
 
 
 _watch: dict = {}
+#: the result files this process opened to write or renamed into place (a benchmark's own process only)
+_written: set[Path] = set()
+
+
+def _note_write(event: str, args: tuple, results: Path = RESULTS, written: set[Path] = _written) -> None:
+    """An audit hook (sys.addaudithook): note a file under ``results`` opened for writing or renamed there."""
+    if event == "open":
+        path, _mode, flags = args
+        if not isinstance(flags, int) or not flags & (os.O_WRONLY | os.O_RDWR):
+            return
+    elif event == "os.rename":          # os.rename and os.replace (how engine.io.atomic puts a file in place)
+        path = args[1]
+    else:
+        return
+    if isinstance(path, int) or path is None:
+        return
+    full = Path(os.path.abspath(os.fsdecode(path)))
+    if full.is_relative_to(results):
+        written.add(full)
+
+
+def attribute(changed: list[Path], written: set[Path], before: dict[str, dict], now: dict[str, dict], *,
+              commit: str, command: str, root: Path = ROOT) -> list[dict]:
+    """The index rows this run sets for the result files ``changed`` since it started: its own, except for a
+    file whose row another run set meanwhile (``now`` differs from ``before``, the index at this run's start):
+    that file is the other run's, or both runs' when this one opened it to write too (``written``)."""
+    rows = []
+    for f in changed:
+        rel = Path(f).resolve().relative_to(root).as_posix()
+        other = now.get(rel) if now.get(rel) != before.get(rel) else None
+        if other is None:
+            rows.append({"file": rel, "commit": commit, "command": command, "how": RUN})
+        elif Path(f).resolve() in written:
+            commits = " ".join(dict.fromkeys([*other["commit"].split(), commit]))
+            rows.append({"file": rel, "commit": commits, "command": f"{other['command']} ; {command}",
+                         "how": RUN + " (two runs at once, both wrote it)"})
+    return rows
 
 
 def watch_results() -> None:
@@ -139,7 +181,10 @@ def watch_results() -> None:
     # path is under benchmarks/: read the commit now, at the run's start (HEAD may move during a long run)
     arg0 = sys.argv[0] if sys.argv else ""
     starting = arg0 == "-m" or (arg0.endswith(".py") and Path(arg0).resolve().parent == ROOT / "benchmarks")
-    _watch.update(before=snapshot(), pid=os.getpid(), commit=tree_commit() if starting else None)
+    _watch.update(before=snapshot(), pid=os.getpid(), commit=tree_commit() if starting else None,
+                  index=read_index() if starting else {})
+    if starting:
+        sys.addaudithook(_note_write)
     atexit.register(_record_at_exit)
 
 
@@ -151,5 +196,6 @@ def _record_at_exit() -> None:
         return
     files = changed_since(_watch["before"])
     if files:
-        record(files, commit=_watch.get("commit") or tree_commit(), command=command)
+        put_rows(attribute(files, _written, _watch.get("index", {}), read_index(),
+                           commit=_watch.get("commit") or tree_commit(), command=command))
 

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import types
 from pathlib import Path
 
@@ -88,6 +89,77 @@ def test_a_benchmark_run_records_what_it_wrote_and_an_import_records_nothing(tmp
     assert [(r["file"], r["command"], r["how"]) for r in rows] == [
         ("benchmarks/results/tiny.json", "python -m benchmarks.tiny --flag 1", commit.RUN)]
     assert rows[0]["commit"]        # "unknown" here: the copy is no git checkout
+
+
+def test_two_runs_at_once_each_record_only_what_they_wrote(tmp_path):
+    """A benchmark running while another starts and ends in the same tree sees the other's file change; it used
+    to record that file as its own at exit (a Linear B grid reading credited to a cipher suite's command)."""
+    root = tmp_path / "repo"
+    results = root / "benchmarks" / "results"
+    results.mkdir(parents=True)
+    for name in ("__init__.py", "commit.py"):
+        (root / "benchmarks" / name).write_text((ROOT / "benchmarks" / name).read_text(encoding="utf-8"),
+                                                encoding="utf-8")
+    (root / "benchmarks" / "slow.py").write_text(
+        "import time\nfrom pathlib import Path\nroot = Path(__file__).parents[1]\n"
+        "(root / 'benchmarks' / 'results' / 'slow.json').write_text('{}', encoding='utf-8')\n"
+        "for _ in range(600):\n    if (root / 'go').exists():\n        break\n    time.sleep(0.1)\n",
+        encoding="utf-8")
+    (root / "benchmarks" / "other.py").write_text(
+        "from pathlib import Path\n"
+        "Path(__file__).parent.joinpath('results', 'other.json').write_text('{}', encoding='utf-8')\n",
+        encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=f"{root}{os.pathsep}{ROOT}")
+    slow = subprocess.Popen([sys.executable, "-m", "benchmarks.slow"], cwd=root, env=env)
+    try:
+        for _ in range(600):
+            if (results / "slow.json").exists():
+                break
+            slow.poll()
+            assert slow.returncode is None, "the slow benchmark ended before the other ran"
+            time.sleep(0.1)
+        subprocess.run([sys.executable, "-m", "benchmarks.other"], cwd=root, env=env, check=True)
+        assert commit.read_index(results / "PROVENANCE.tsv")["benchmarks/results/other.json"]["command"] == \
+            "python -m benchmarks.other"
+    finally:
+        (root / "go").write_text("", encoding="utf-8")
+        assert slow.wait(timeout=120) == 0
+    rows = commit.read_index(results / "PROVENANCE.tsv")
+    assert {f: r["command"] for f, r in rows.items()} == {
+        "benchmarks/results/slow.json": "python -m benchmarks.slow",
+        "benchmarks/results/other.json": "python -m benchmarks.other"}
+
+
+def test_a_file_two_runs_wrote_at_once_names_both_and_one_they_did_not_write_is_left(tmp_path):
+    results = tmp_path / "benchmarks" / "results"
+    results.mkdir(parents=True)
+    mine, both, theirs = (results / n for n in ("mine.csv", "both.jsonl", "theirs.csv"))
+    other = {"commit": "abc1234", "command": "python -m benchmarks.a", "how": commit.RUN}
+    before = {"benchmarks/results/both.jsonl": {"file": "benchmarks/results/both.jsonl", **other, "commit": "0000000"}}
+    now = {"benchmarks/results/both.jsonl": {"file": "benchmarks/results/both.jsonl", **other},
+           "benchmarks/results/theirs.csv": {"file": "benchmarks/results/theirs.csv", **other}}
+    rows = commit.attribute([mine, both, theirs], {both}, before, now, commit="def5678",
+                            command="python -m benchmarks.b", root=tmp_path)
+    assert rows == [
+        {"file": "benchmarks/results/mine.csv", "commit": "def5678", "command": "python -m benchmarks.b",
+         "how": commit.RUN},
+        {"file": "benchmarks/results/both.jsonl", "commit": "abc1234 def5678",
+         "command": "python -m benchmarks.a ; python -m benchmarks.b", "how": commit.RUN + " (two runs at once, both wrote it)"}]
+    # a row another run set before this one started is no claim on the file: the file is this run's
+    assert commit.attribute([both], set(), now, now, commit="def5678", command="python -m benchmarks.b",
+                            root=tmp_path)[0]["command"] == "python -m benchmarks.b"
+
+
+def test_the_write_hook_notes_result_files_opened_to_write_or_renamed_there(tmp_path):
+    results = tmp_path / "results"
+    written: set[Path] = set()
+    commit._note_write("open", (str(results / "a.csv"), "w", os.O_WRONLY | os.O_CREAT), results, written)
+    commit._note_write("open", (str(results / "b.csv"), "r", os.O_RDONLY), results, written)
+    commit._note_write("open", (str(tmp_path / "elsewhere.csv"), "a", os.O_WRONLY | os.O_APPEND), results, written)
+    commit._note_write("open", (3, "w", os.O_WRONLY), results, written)
+    commit._note_write("os.rename", (str(tmp_path / "t.tmp"), str(results / "c.jsonl"), -1, -1), results, written)
+    commit._note_write("exec", (None,), results, written)
+    assert written == {results / "a.csv", results / "c.jsonl"}
 
 
 def test_backfill_takes_the_files_own_commit_and_command_then_the_docs(tmp_path, monkeypatch):
