@@ -146,7 +146,7 @@ def _note_write(event: str, args: tuple, results: Path = RESULTS, written: set[P
         return
     if isinstance(path, int) or path is None:
         return
-    full = Path(os.path.abspath(os.fsdecode(path)))
+    full = Path(os.path.realpath(os.fsdecode(path)))      # as ROOT is: links resolved
     if full.is_relative_to(results):
         written.add(full)
 
@@ -162,7 +162,7 @@ def attribute(changed: list[Path], written: set[Path], before: dict[str, dict], 
         other = now.get(rel) if now.get(rel) != before.get(rel) else None
         if other is None:
             rows.append({"file": rel, "commit": commit, "command": command, "how": RUN})
-        elif Path(f).resolve() in written:
+        elif Path(f).resolve() in {Path(w).resolve() for w in written}:
             commits = " ".join(dict.fromkeys([*other["commit"].split(), commit]))
             rows.append({"file": rel, "commit": commits, "command": f"{other['command']} ; {command}",
                          "how": RUN + " (two runs at once, both wrote it)"})
