@@ -69,19 +69,25 @@ def test_changed_since_is_the_files_new_or_rewritten_after_the_snapshot(tmp_path
     assert sorted(commit.changed_since(before, tmp_path)) == [tmp_path / "old.csv", tmp_path / "sub" / "new.jsonl"]
 
 
-def test_a_benchmark_run_records_what_it_wrote_and_an_import_records_nothing(tmp_path):
-    """In a copy of the repository's benchmarks/ and engine/: `python -m benchmarks.NAME` writes its row;
-    a process that only imports the package (a test, a worker) writes none."""
+def _benchmarks_copy(tmp_path: Path) -> tuple[Path, dict]:
+    """A repository of the package ``benchmarks`` alone (its __init__ and commit.py) and an empty results folder,
+    and the environment that runs a benchmark there."""
     root = tmp_path / "repo"
     (root / "benchmarks" / "results").mkdir(parents=True)
     for name in ("__init__.py", "commit.py"):
         (root / "benchmarks" / name).write_text((ROOT / "benchmarks" / name).read_text(encoding="utf-8"),
                                                 encoding="utf-8")
+    return root, dict(os.environ, PYTHONPATH=f"{root}{os.pathsep}{ROOT}")
+
+
+def test_a_benchmark_run_records_what_it_wrote_and_an_import_records_nothing(tmp_path):
+    """In a copy of the repository's benchmarks/ and engine/: `python -m benchmarks.NAME` writes its row;
+    a process that only imports the package (a test, a worker) writes none."""
+    root, env = _benchmarks_copy(tmp_path)
     (root / "benchmarks" / "tiny.py").write_text(
         "import sys\nfrom pathlib import Path\n"
         "Path(__file__).parent.joinpath('results', 'tiny.json').write_text('{}', encoding='utf-8')\n",
         encoding="utf-8")
-    env = dict(os.environ, PYTHONPATH=f"{root}{os.pathsep}{ROOT}")
     subprocess.run([sys.executable, "-c", "import benchmarks.commit"], cwd=root, env=env, check=True)
     assert not (root / "benchmarks" / "results" / "PROVENANCE.tsv").exists()
     subprocess.run([sys.executable, "-m", "benchmarks.tiny", "--flag", "1"], cwd=root, env=env, check=True)
@@ -94,12 +100,8 @@ def test_a_benchmark_run_records_what_it_wrote_and_an_import_records_nothing(tmp
 def test_two_runs_at_once_each_record_only_what_they_wrote(tmp_path):
     """A benchmark running while another starts and ends in the same tree sees the other's file change; it used
     to record that file as its own at exit (a Linear B grid reading credited to a cipher suite's command)."""
-    root = tmp_path / "repo"
+    root, env = _benchmarks_copy(tmp_path)
     results = root / "benchmarks" / "results"
-    results.mkdir(parents=True)
-    for name in ("__init__.py", "commit.py"):
-        (root / "benchmarks" / name).write_text((ROOT / "benchmarks" / name).read_text(encoding="utf-8"),
-                                                encoding="utf-8")
     (root / "benchmarks" / "slow.py").write_text(
         "import time\nfrom pathlib import Path\nroot = Path(__file__).parents[1]\n"
         "(root / 'benchmarks' / 'results' / 'slow.json').write_text('{}', encoding='utf-8')\n"
@@ -109,7 +111,6 @@ def test_two_runs_at_once_each_record_only_what_they_wrote(tmp_path):
         "from pathlib import Path\n"
         "Path(__file__).parent.joinpath('results', 'other.json').write_text('{}', encoding='utf-8')\n",
         encoding="utf-8")
-    env = dict(os.environ, PYTHONPATH=f"{root}{os.pathsep}{ROOT}")
     slow = subprocess.Popen([sys.executable, "-m", "benchmarks.slow"], cwd=root, env=env)
     try:
         for _ in range(600):
