@@ -156,13 +156,13 @@ def attribute(changed: list[Path], written: set[Path], before: dict[str, dict], 
     """The index rows this run sets for the result files ``changed`` since it started: its own, except for a
     file whose row another run set meanwhile (``now`` differs from ``before``, the index at this run's start):
     that file is the other run's, or both runs' when this one opened it to write too (``written``)."""
-    rows = []
-    for f in changed:
-        rel = Path(f).resolve().relative_to(root).as_posix()
+    rows, wrote = [], {Path(w).resolve() for w in written}
+    for f in map(lambda p: Path(p).resolve(), changed):
+        rel = f.relative_to(root).as_posix()
         other = now.get(rel) if now.get(rel) != before.get(rel) else None
         if other is None:
             rows.append({"file": rel, "commit": commit, "command": command, "how": RUN})
-        elif Path(f).resolve() in {Path(w).resolve() for w in written}:
+        elif f in wrote:
             commits = " ".join(dict.fromkeys([*other["commit"].split(), commit]))
             rows.append({"file": rel, "commit": commits, "command": f"{other['command']} ; {command}",
                          "how": RUN + " (two runs at once, both wrote it)"})
