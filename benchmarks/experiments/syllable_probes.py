@@ -191,13 +191,78 @@ def vowel_pins(folder: Path, out: Path) -> list[str]:
 def dev_cipher(source: str, seed: int, relation: str) -> Path | None:
     """The folder of the manifest's dev syllabary of this source, seed and relation (built once); None: the
     manifest has none."""
-    from benchmarks.cipher_suite import build_cipher, manifest
+    from benchmarks.cipher_suite import build_cipher
+
+    entry = dev_entry(source, seed, relation)
+    return None if entry is None else build_cipher(entry)
+
+
+def dev_entry(source: str, seed: int, relation: str) -> dict | None:
+    """The manifest's entry of the dev syllabary of this source, seed and relation; None: it has none."""
+    from benchmarks.cipher_suite import manifest
 
     ciphers, _ = manifest()
     for c in ciphers.values():
         if (c["split"], c["script"], c["source"], c["seed"], c["relation"]) == ("dev", "syllabary", source, seed, relation):
-            return build_cipher(c)
+            return c
     return None
+
+
+def pseudo_words_text(entry: dict, out: Path, keep: str) -> dict:
+    """Write to ``out`` the dev cipher's pseudo-words as the run finds them (engine/model/pseudo_words.py, the
+    preset's spans), one line an inscription, a divider between pieces, with a gold row for each piece that is a
+    gold row's span; ``keep = "words"`` keeps only the pieces that are a word of the text where they stand (the
+    same cipher built with every divider: an oracle's filter), ``"all"`` every kept piece. Returns counts."""
+    import shutil
+
+    from benchmarks.cipher_suite import build_cipher
+    from engine.config import PRESETS
+    from engine.corpus import DIVIDER, Corpus, split_units
+    from engine.datasets.invented import make_invented_cipher
+    from engine.model.pseudo_words import kept_pieces
+
+    folder = build_cipher(entry)
+    args = dict(seed=entry["seed"], script=entry["script"], relation=entry["relation"])
+    text = make_invented_cipher(entry["source"], wr=entry["wr"], **args).corpus.inscriptions
+    whole = make_invented_cipher(entry["source"], wr=100, **args).corpus.inscriptions
+    words = []   # each line's word spans, dividers not counted
+    for ins in whole:
+        spans, at = set(), 0
+        for w in ins.text.split(DIVIDER):
+            n = len(split_units(w))
+            spans.add((at, at + n))
+            at += n
+        words.append(spans)
+    if [max((e for _, e in w), default=0) for w in words] != [sum(u != DIVIDER for u in i.units) for i in text]:
+        raise SystemExit(f"syllable_probes: {entry['id']}: the WR 100 % build is not the same text")
+    cognates: dict[tuple[str, int, int], list[str]] = {}
+    offsets = {ins.id: [i - ins.units[:i].count(DIVIDER) for i in range(len(ins.units) + 1)] for ins in text}
+    with open(folder / "gold.csv", encoding="utf-8", newline="") as f:
+        for r in csv.DictReader(f):
+            o = offsets[r["inscription_id"]]
+            cognates.setdefault((r["inscription_id"], o[int(r["start"])], o[int(r["word_end"])]), []).append(r["known"])
+    preset = PRESETS["syllabary"]
+    lost, gold, n_all, n_kept = [("id", "text")], [("inscription_id", "start", "word_end", "known")], 0, 0
+    for ins, spans, kept in zip(text, words, kept_pieces(Corpus(entry["id"], tuple(text)),
+                                                          min_span=preset["min_span"], max_span=preset["max_span"])):
+        n_all += len(kept)
+        kept = [(a, p) for a, p in kept if keep == "all" or (a, a + len(p)) in spans]
+        n_kept += len(kept)
+        at = 0
+        for a, p in kept:
+            for known in cognates.get((ins.id, a, a + len(p)), []):
+                gold.append((ins.id, at, at + len(p), known))
+            at += len(p) + 1
+        if kept:
+            lost.append((ins.id, DIVIDER.join("".join(p) for _, p in kept)))
+    out.mkdir(parents=True, exist_ok=True)
+    for name in ("known.csv", "settings.toml", "info.json"):
+        shutil.copy(folder / name, out / name)
+    with open(out / "lost.csv", "w", encoding="utf-8", newline="") as f:
+        csv.writer(f).writerows(lost)
+    with open(out / "gold.csv", "w", encoding="utf-8", newline="") as f:
+        csv.writer(f).writerows(gold)
+    return {"pieces": n_all, "pieces_trained": n_kept, "gold_rows": len(gold) - 1}
 
 
 def other_text_start(checkpoint: Path) -> Path:
@@ -267,8 +332,17 @@ def main(argv=None) -> int:
     ap.add_argument("--gold-words-first", type=int, metavar="STEPS",
                     help="probe wr100: STEPS steps on its words whole (the gold's segmentation: an oracle), then the "
                          "dev cipher's own running text from that mapping to 3,000 steps")
+    ap.add_argument("--pseudo-words-first", type=int, metavar="STEPS",
+                    help="probe wr100 only: STEPS on the dev cipher's pseudo-words whole (as the run finds them), "
+                         "then its running text to 3,000 steps; --pseudo-keep words keeps only the pieces that are "
+                         "words of the text (an oracle's filter)")
+    ap.add_argument("--pseudo-keep", choices=("all", "words"), default="all")
     ap.add_argument("--out")
     args = ap.parse_args(argv)
+    if args.pseudo_words_first is not None and (args.probe != "wr100" or not 0 < args.pseudo_words_first < 3000
+                                                or args.gold_words_first is not None or args.whole_first is not None):
+        ap.error("--pseudo-words-first STEPS: with --probe wr100 only, STEPS between 1 and 2999, alone of the "
+                 "word-first options")
     if args.gold_words_first is not None and (args.probe != "wr100" or not 0 < args.gold_words_first < 3000):
         ap.error("--gold-words-first STEPS: with --probe wr100 only, STEPS between 1 and 2999")
     if args.gold_words_first is not None and args.whole_first is not None:
@@ -305,16 +379,26 @@ def main(argv=None) -> int:
     cmd += [x for item in args.set for x in ("--set", item)]
     t0 = time.time()
     whole = None
-    words_first = args.gold_words_first if args.gold_words_first is not None else args.whole_first
+    words_first = next((n for n in (args.gold_words_first, args.whole_first, args.pseudo_words_first)
+                        if n is not None), None)
+    pseudo = None
     if words_first is not None:   # the words whole, then free spans: on the same text, or (gold) the cipher's own
         text = folder
-        if args.gold_words_first is not None:
+        if args.gold_words_first is not None or args.pseudo_words_first is not None:
             text = dev_cipher(args.source, args.seed, args.relation)
             if text is None:   # checked before the first phase trains: one line, exit 2
                 print(f"syllable_probes: --gold-words-first: the manifest has no dev syllabary of {args.source} seed "
                       f"{args.seed} ({args.relation})", file=sys.stderr)
                 return 2
         first = folder / ("run-whole" if text == folder else "run-words")
+        if args.pseudo_words_first is not None:   # the first phase on the cipher's pseudo-words, not the gold's
+            entry = dev_entry(args.source, args.seed, args.relation)
+            pw = folder / f"pseudo-{args.pseudo_keep}"
+            pseudo = pseudo_words_text(entry, pw, args.pseudo_keep)
+            for name in ("--lost", "--known", "--gold", "--config"):
+                i = cmd.index(name) + 1
+                cmd[i] = str(pw / Path(cmd[i]).name)
+            first = pw / "run"
         cmd[cmd.index("--out") + 1] = str(first)
         if not engine_run(cmd + ["--set", "segmented=true", "--steps", str(words_first)]):
             return 2
@@ -336,6 +420,8 @@ def main(argv=None) -> int:
                 "pinned_vowel_signs": pins, "merged": merge, "full_forms": args.full_forms, "open_syllables": args.open_syllables,
                 "whole_p_at_10": None if whole is None else whole["p_at_10"],
                 "gold_words_first": args.gold_words_first,
+                **({"pseudo_words_first": args.pseudo_words_first, "pseudo_keep": args.pseudo_keep, **pseudo}
+                   if pseudo is not None else {}),
                 **{k: info[k] for k in ("final_coda", "inner_coda", "cluster", "fixed_vowel", "length")},
                 "sound_changes": args.probe not in UNCHANGED and not args.no_change,
                 "p_at_1": m["p_at_1"], "p_at_10": m["p_at_10"], "p_at_10_strict": m.get("p_at_10_strict"),

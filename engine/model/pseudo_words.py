@@ -59,9 +59,9 @@ def segment_lines(inscriptions: Sequence[Inscription], max_piece: int) -> list[l
     return out
 
 
-def pseudo_word_corpus(corpus: Corpus, *, min_span: int, max_span: int) -> Corpus | None:
-    """The text's pseudo-words (module docstring), as a corpus to train with segmented = true; None when it
-    has none (a text too small or too varied for any piece to recur)."""
+def kept_pieces(corpus: Corpus, *, min_span: int, max_span: int) -> list[list[tuple[int, tuple[str, ...]]]]:
+    """Each inscription's kept pieces (module docstring) as (where the piece starts among the line's units,
+    dividers not counted; its units), in order."""
     pieces = segment_lines(corpus.inscriptions, max_span)
     count = Counter(p for line in pieces for p in line)
     lo = max(2, min_span)
@@ -71,8 +71,21 @@ def pseudo_word_corpus(corpus: Corpus, *, min_span: int, max_span: int) -> Corpu
         return lo <= n <= max_span and count[p] >= (MIN_COUNT_PAIR if n == 2 else MIN_COUNT)
 
     out = []
-    for ins, line in zip(corpus.inscriptions, pieces):
-        kept = [p for p in line if keep(p)]
+    for line in pieces:
+        kept, at = [], 0
+        for p in line:
+            if keep(p):
+                kept.append((at, p))
+            at += len(p)
+        out.append(kept)
+    return out
+
+
+def pseudo_word_corpus(corpus: Corpus, *, min_span: int, max_span: int) -> Corpus | None:
+    """The text's pseudo-words (module docstring), as a corpus to train with segmented = true; None when it
+    has none (a text too small or too varied for any piece to recur)."""
+    out = []
+    for ins, kept in zip(corpus.inscriptions, kept_pieces(corpus, min_span=min_span, max_span=max_span)):
         if kept:
-            out.append(Inscription(ins.id, DIVIDER.join("".join(p) for p in kept)))
+            out.append(Inscription(ins.id, DIVIDER.join("".join(p) for _, p in kept)))
     return Corpus(f"{corpus.name} (pseudo-words)", tuple(out)) if out else None
