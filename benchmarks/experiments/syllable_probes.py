@@ -398,7 +398,7 @@ def main(argv=None) -> int:
             for name in ("--lost", "--known", "--gold", "--config"):
                 i = cmd.index(name) + 1
                 cmd[i] = str(pw / Path(cmd[i]).name)
-            first = pw / "run"
+            first, run = pw / "run-words", pw / "run"   # a run folder of its own: two --pseudo-keep may run side by side
         cmd[cmd.index("--out") + 1] = str(first)
         if not engine_run(cmd + ["--set", "segmented=true", "--steps", str(words_first)]):
             return 2
