@@ -33,6 +33,7 @@ from engine.model.objective import batch_objective, pin_pairs
 from engine.model.prepared import Prepared, check_memory, ngram_weights, prepare
 from engine.results import MappingSnapshot
 from engine.training.restarts import Selection
+from engine.training.sgd import SGD
 from engine.model.candidate_stems import CandidateCache
 from engine.results import EvalEvent, Event, FinishedEvent, NoticeEvent, StepEvent, UpdatePins
 from engine.model.scoring import make_batch
@@ -99,7 +100,7 @@ class BatchSampler:
                 return batch
 
 
-def set_learning_rate(optimizer: torch.optim.Optimizer, lr: float) -> None:
+def set_learning_rate(optimizer: SGD, lr: float) -> None:
     """The step's learning rate (Config.learning_rate; setting lr_end_fraction)."""
     for group in optimizer.param_groups:
         group["lr"] = lr
@@ -127,7 +128,7 @@ class Trainer:
         check_memory(corpus, self.config)  # a corpus too large for this machine: one line, nothing built
         self.prep = prepared if prepared is not None else prepare(corpus, vocabulary, self.config, self.pins)
         self.model = make_mapping(self.prep).to(self.device)
-        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=self.config.lr)
+        self.optimizer = SGD(self.model.parameters(), lr=self.config.lr)
         self.step = 0
         self.elapsed = 0.0
         self.sampler = BatchSampler(self.prep, self.rng)
@@ -333,7 +334,7 @@ class Trainer:
         np.random.seed(seed % (2**32))
         self.rng = random.Random(seed)
         self.model = make_mapping(self.prep, class_init if class_init > 0 else None).to(self.device)
-        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=self.config.lr)
+        self.optimizer = SGD(self.model.parameters(), lr=self.config.lr)
         self.sampler = BatchSampler(self.prep, self.rng)
         if self.words_prep is not None:
             self.words_sampler = BatchSampler(self.words_prep, self.rng)
