@@ -255,6 +255,12 @@ def pseudo_words_text(entry: dict, out: Path, keep: str) -> dict:
             at += len(p) + 1
         if kept:
             lost.append((ins.id, DIVIDER.join("".join(p) for _, p in kept)))
+    # the signs no kept piece holds, on one line of their own (one word of them all, matched like any other),
+    # so that the word phase's checkpoint has the text's alphabet and the text's run may resume it
+    missing = sorted({u for ins in text for u in ins.units if u != DIVIDER}
+                     - {u for _, line in lost[1:] for u in split_units(line) if u != DIVIDER})
+    if missing:
+        lost.append(("missing-signs", "".join(missing)))
     out.mkdir(parents=True, exist_ok=True)
     for name in ("known.csv", "settings.toml", "info.json"):
         shutil.copy(folder / name, out / name)
@@ -262,7 +268,7 @@ def pseudo_words_text(entry: dict, out: Path, keep: str) -> dict:
         csv.writer(f).writerows(lost)
     with open(out / "gold.csv", "w", encoding="utf-8", newline="") as f:
         csv.writer(f).writerows(gold)
-    return {"pieces": n_all, "pieces_trained": n_kept, "gold_rows": len(gold) - 1}
+    return {"pieces": n_all, "pieces_trained": n_kept, "gold_rows": len(gold) - 1, "signs_in_no_piece": len(missing)}
 
 
 def other_text_start(checkpoint: Path) -> Path:
