@@ -208,11 +208,12 @@ def dev_entry(source: str, seed: int, relation: str) -> dict | None:
     return None
 
 
-def pseudo_words_text(entry: dict, out: Path, keep: str) -> dict:
+def pseudo_words_text(entry: dict, out: Path, keep: str, min_count: tuple[int, int] | None = None) -> dict:
     """Write to ``out`` the dev cipher's pseudo-words as the run finds them (engine/model/pseudo_words.py, the
     preset's spans), one line an inscription, a divider between pieces, with a gold row for each piece that is a
     gold row's span; ``keep = "words"`` keeps only the pieces that are a word of the text where they stand (the
-    same cipher built with every divider: an oracle's filter), ``"all"`` every kept piece. Returns counts."""
+    same cipher built with every divider: an oracle's filter), ``"all"`` every kept piece. ``min_count``: the
+    thresholds (MIN_COUNT, MIN_COUNT_PAIR) instead of the module's. Returns counts."""
     import shutil
 
     from benchmarks.cipher_suite import build_cipher
@@ -241,10 +242,18 @@ def pseudo_words_text(entry: dict, out: Path, keep: str) -> dict:
         for r in csv.DictReader(f):
             o = offsets[r["inscription_id"]]
             cognates.setdefault((r["inscription_id"], o[int(r["start"])], o[int(r["word_end"])]), []).append(r["known"])
+    import engine.model.pseudo_words as pwm
+
     preset = PRESETS["syllabary"]
+    saved = pwm.MIN_COUNT, pwm.MIN_COUNT_PAIR
+    if min_count:
+        pwm.MIN_COUNT, pwm.MIN_COUNT_PAIR = min_count
+    try:
+        pieces = kept_pieces(Corpus(entry["id"], tuple(text)), min_span=preset["min_span"], max_span=preset["max_span"])
+    finally:
+        pwm.MIN_COUNT, pwm.MIN_COUNT_PAIR = saved
     lost, gold, n_all, n_kept = [("id", "text")], [("inscription_id", "start", "word_end", "known")], 0, 0
-    for ins, spans, kept in zip(text, words, kept_pieces(Corpus(entry["id"], tuple(text)),
-                                                          min_span=preset["min_span"], max_span=preset["max_span"])):
+    for ins, spans, kept in zip(text, words, pieces):
         n_all += len(kept)
         kept = [(a, p) for a, p in kept if keep == "all" or (a, a + len(p)) in spans]
         n_kept += len(kept)
@@ -343,6 +352,10 @@ def main(argv=None) -> int:
                          "then its running text to 3,000 steps; --pseudo-keep words keeps only the pieces that are "
                          "words of the text (an oracle's filter)")
     ap.add_argument("--pseudo-keep", choices=("all", "words"), default="all")
+    ap.add_argument("--pseudo-min-count", type=int, nargs=2, metavar=("LONG", "PAIR"),
+                    help="with --pseudo-words-first: keep a piece of 3 signs or more seen LONG times, a pair PAIR times "
+                         "(engine/model/pseudo_words.py MIN_COUNT, MIN_COUNT_PAIR; default theirs)")
+    ap.add_argument("--run-seed", type=int, default=0, help="decipher run --seed (default 0, as every probe before)")
     ap.add_argument("--out")
     args = ap.parse_args(argv)
     if args.pseudo_words_first is not None and (args.probe != "wr100" or not 0 < args.pseudo_words_first < 3000
@@ -375,7 +388,7 @@ def main(argv=None) -> int:
     run = folder / "run"
     cmd = [sys.executable, "-m", "engine", "run", "--lost", str(folder / "lost.csv"), "--known",
            str(folder / "known.csv"), "--gold", str(folder / "gold.csv"), "--config", str(folder / "settings.toml"),
-           "--preset", "syllabary", "--seed", "0", "--out", str(run), "--quiet", "--force"]
+           "--preset", "syllabary", "--seed", str(args.run_seed), "--out", str(run), "--quiet", "--force"]
     pins = vowel_pins(folder, folder / "vowel-pins.csv") if args.pin_vowels else None
     if pins is not None:
         cmd += ["--prior", str(folder / "vowel-pins.csv")]
@@ -399,8 +412,9 @@ def main(argv=None) -> int:
         first = folder / ("run-whole" if text == folder else "run-words")
         if args.pseudo_words_first is not None:   # the first phase on the cipher's pseudo-words, not the gold's
             entry = dev_entry(args.source, args.seed, args.relation)
-            pw = folder / f"pseudo-{args.pseudo_keep}"
-            pseudo = pseudo_words_text(entry, pw, args.pseudo_keep)
+            pw = folder / (f"pseudo-{args.pseudo_keep}-s{args.run_seed}"
+                           + ("-min{}-{}".format(*args.pseudo_min_count) if args.pseudo_min_count else ""))
+            pseudo = pseudo_words_text(entry, pw, args.pseudo_keep, args.pseudo_min_count)
             for name in ("--lost", "--known", "--gold", "--config"):
                 i = cmd.index(name) + 1
                 cmd[i] = str(pw / Path(cmd[i]).name)
@@ -426,7 +440,9 @@ def main(argv=None) -> int:
                 "pinned_vowel_signs": pins, "merged": merge, "full_forms": args.full_forms, "open_syllables": args.open_syllables,
                 "whole_p_at_10": None if whole is None else whole["p_at_10"],
                 "gold_words_first": args.gold_words_first,
-                **({"pseudo_words_first": args.pseudo_words_first, "pseudo_keep": args.pseudo_keep, **pseudo}
+                "run_seed": args.run_seed,
+                **({"pseudo_words_first": args.pseudo_words_first, "pseudo_keep": args.pseudo_keep,
+                    "pseudo_min_count": args.pseudo_min_count, **pseudo}
                    if pseudo is not None else {}),
                 **{k: info[k] for k in ("final_coda", "inner_coda", "cluster", "fixed_vowel", "length")},
                 "sound_changes": args.probe not in UNCHANGED and not args.no_change,
