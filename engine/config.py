@@ -213,6 +213,14 @@ class Config:
         "whole", _LAT, 'With words_first: how the pseudo-words are matched. "whole": each one as one span (as '
         'segmented = true); "inside": spans inside each pseudo-word, the ordinary lattice over each one (a stem '
         'and its suffix, the suffix left unmatched).', OURS, choices=typing.get_args(WordsSpans))
+    # Issue 49: the word finder's thresholds (engine/model/pseudo_words.py): a rare piece is more often half a
+    # word, but the long words a text has once or twice are what pins most of a mapping.
+    words_min_count: int = _setting(
+        3, _LAT, "With words_first: a piece of 3 signs or more is a pseudo-word when the text has it at least this "
+        "often.", OURS, ge=1, le=1_000_000)
+    words_min_count_pair: int = _setting(
+        9, _LAT, "With words_first: a piece of 2 signs is a pseudo-word when the text has it at least this often "
+        "(a frequent pair is more often half a word).", OURS, ge=1, le=1_000_000)
     # A chunk shorter than max_span could never hold the longest span.
     max_chunk: int = _setting(
         100, _LAT, "Longer runs between dividers are cut into pieces of at most this many units.",
@@ -524,6 +532,7 @@ class Config:
 ADDED_SETTINGS: dict[str, Any] = {"onsets_first": 0.0, "dp_precision": "double", "restart_steps": 0,
                                   "restart_class_init": 0.0, "coda_insertion": 1.0, "echo_vowel_p": 0.1,
                                   "words_first": 0, "words_spans": "whole", "feature_modifiers": False,
+                                  "words_min_count": 3, "words_min_count_pair": 9,
                                   # the reading is the same with or without a reference run: a stored run
                                   # without the key is the run this default would make
                                   "reference_null": "auto"}

@@ -242,16 +242,10 @@ def pseudo_words_text(entry: dict, out: Path, keep: str, min_count: tuple[int, i
         for r in csv.DictReader(f):
             o = offsets[r["inscription_id"]]
             cognates.setdefault((r["inscription_id"], o[int(r["start"])], o[int(r["word_end"])]), []).append(r["known"])
-    import engine.model.pseudo_words as pwm
-
     preset = PRESETS["syllabary"]
-    saved = pwm.MIN_COUNT, pwm.MIN_COUNT_PAIR
-    if min_count:
-        pwm.MIN_COUNT, pwm.MIN_COUNT_PAIR = min_count
-    try:
-        pieces = kept_pieces(Corpus(entry["id"], tuple(text)), min_span=preset["min_span"], max_span=preset["max_span"])
-    finally:
-        pwm.MIN_COUNT, pwm.MIN_COUNT_PAIR = saved
+    long_n, pair_n = min_count or (None, None)
+    pieces = kept_pieces(Corpus(entry["id"], tuple(text)), min_span=preset["min_span"], max_span=preset["max_span"],
+                         min_count=long_n, min_count_pair=pair_n)
     lost, gold, n_all, n_kept = [("id", "text")], [("inscription_id", "start", "word_end", "known")], 0, 0
     for ins, spans, kept in zip(text, words, pieces):
         n_all += len(kept)

@@ -59,16 +59,20 @@ def segment_lines(inscriptions: Sequence[Inscription], max_piece: int) -> list[l
     return out
 
 
-def kept_pieces(corpus: Corpus, *, min_span: int, max_span: int) -> list[list[tuple[int, tuple[str, ...]]]]:
+def kept_pieces(corpus: Corpus, *, min_span: int, max_span: int, min_count: int | None = None,
+                min_count_pair: int | None = None) -> list[list[tuple[int, tuple[str, ...]]]]:
     """Each inscription's kept pieces (module docstring) as (where the piece starts among the line's units,
-    dividers not counted; its units), in order."""
+    dividers not counted; its units), in order. ``min_count`` and ``min_count_pair``: the thresholds (default
+    MIN_COUNT and MIN_COUNT_PAIR; settings words_min_count and words_min_count_pair)."""
+    long_n = MIN_COUNT if min_count is None else min_count
+    pair_n = MIN_COUNT_PAIR if min_count_pair is None else min_count_pair
     pieces = segment_lines(corpus.inscriptions, max_span)
     count = Counter(p for line in pieces for p in line)
     lo = max(2, min_span)
 
     def keep(p: tuple[str, ...]) -> bool:
         n = len(p)
-        return lo <= n <= max_span and count[p] >= (MIN_COUNT_PAIR if n == 2 else MIN_COUNT)
+        return lo <= n <= max_span and count[p] >= (pair_n if n == 2 else long_n)
 
     out = []
     for line in pieces:
@@ -81,11 +85,13 @@ def kept_pieces(corpus: Corpus, *, min_span: int, max_span: int) -> list[list[tu
     return out
 
 
-def pseudo_word_corpus(corpus: Corpus, *, min_span: int, max_span: int) -> Corpus | None:
+def pseudo_word_corpus(corpus: Corpus, *, min_span: int, max_span: int, min_count: int | None = None,
+                       min_count_pair: int | None = None) -> Corpus | None:
     """The text's pseudo-words (module docstring), as a corpus to train with segmented = true; None when it
-    has none (a text too small or too varied for any piece to recur)."""
+    has none (a text too small or too varied for any piece to recur). The thresholds as kept_pieces takes them."""
     out = []
-    for ins, kept in zip(corpus.inscriptions, kept_pieces(corpus, min_span=min_span, max_span=max_span)):
+    for ins, kept in zip(corpus.inscriptions, kept_pieces(corpus, min_span=min_span, max_span=max_span,
+                                                          min_count=min_count, min_count_pair=min_count_pair)):
         if kept:
             out.append(Inscription(ins.id, DIVIDER.join("".join(p) for _, p in kept)))
     return Corpus(f"{corpus.name} (pseudo-words)", tuple(out)) if out else None

@@ -11,7 +11,7 @@ import torch
 from engine.config import Config, SettingError
 from engine.corpus import DIVIDER, Corpus, Inscription
 from engine.datasets.synthetic import make_cipher
-from engine.model.pseudo_words import pseudo_word_corpus, segment_lines
+from engine.model.pseudo_words import kept_pieces, pseudo_word_corpus, segment_lines
 from engine.results import NoticeEvent, StepEvent
 from engine.training.lockstep import unbatchable
 from engine.training.trainer import Trainer
@@ -146,3 +146,29 @@ def test_a_text_with_no_recurring_piece_trains_free_spans_and_says_so():
     assert t.words_prep is None
     notes = [e.text for e in events if isinstance(e, NoticeEvent)]
     assert any("words_first" in n and "free spans from its first step" in n for n in notes)
+
+
+def test_lower_thresholds_keep_every_piece_the_default_keeps_and_rarer_ones_and_the_run_uses_them(cipher):
+    corpus, _ = _text(seed=2)
+    default = kept_pieces(corpus, min_span=2, max_span=8)
+    every = kept_pieces(corpus, min_span=2, max_span=8, min_count=1, min_count_pair=1)
+    assert all(set(d) <= set(e) for d, e in zip(default, every))
+    assert sum(map(len, every)) > sum(map(len, default))
+    cut = segment_lines(corpus.inscriptions, 8)
+    # at 1 and 1 every piece of the cut of two signs or more is kept, where it stands
+    assert every == [[(at, p) for at, p in zip(_starts(line), line) if 2 <= len(p) <= 8] for line in cut]
+    assert kept_pieces(corpus, min_span=2, max_span=8, min_count=3, min_count_pair=9) == default
+    t = Trainer(cipher.corpus, cipher.vocabulary, Config(**SMALL, words_min_count=1, words_min_count_pair=1),
+                live_interval=None)
+    plain = Trainer(cipher.corpus, cipher.vocabulary, Config(**SMALL), live_interval=None)
+    assert len(t.words_prep.chunks) > len(plain.words_prep.chunks)
+    with pytest.raises(SettingError, match="words_min_count"):
+        Config(words_min_count=0)
+
+
+def _starts(line):
+    at, out = 0, []
+    for p in line:
+        out.append(at)
+        at += len(p)
+    return out
