@@ -48,12 +48,15 @@ class SGD:
             params = [p for p in group["params"] if p.grad is not None]
             if not params:
                 continue
-            grads = [p.grad for p in params]
-            if all(p.device.type == "cuda" for p in params):   # torch's default on GPUs: one fused call
-                torch._foreach_add_(params, grads, alpha=-group["lr"])
+            if all(p.device.type == "cuda" for p in params):   # torch's default on GPUs: a fused call for
+                kinds: dict = {}                                 # each device and dtype, as torch groups them
+                for p in params:
+                    kinds.setdefault((p.device, p.dtype), []).append(p)
+                for same in kinds.values():
+                    torch._foreach_add_(same, [p.grad for p in same], alpha=-group["lr"])
             else:
-                for p, g in zip(params, grads):
-                    p.add_(g, alpha=-group["lr"])
+                for p in params:
+                    p.add_(p.grad, alpha=-group["lr"])
 
     def state_dict(self) -> dict:
         """As torch.optim.SGD's: no per-parameter state, the group's settings, parameters by index."""

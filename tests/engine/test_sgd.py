@@ -40,6 +40,19 @@ def test_steps_equal_torch_sgd_bit_for_bit_with_the_learning_rate_changing_each_
     assert all(p.grad is None for p in ours)
 
 
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device (the fused path)")
+def test_on_a_gpu_the_fused_steps_equal_torch_sgd_bit_for_bit():
+    ours = [p.detach().cuda().requires_grad_() for p in _params(3)]
+    theirs = [p.detach().cuda().requires_grad_() for p in _params(3)]
+    mine, ref = SGD(ours, lr=0.5), torch.optim.SGD(theirs, lr=0.5)
+    for step in range(10):
+        for opt, ps in ((mine, ours), (ref, theirs)):
+            opt.zero_grad()
+            _loss(ps, step).backward()
+            opt.step()
+        assert all(torch.equal(x, y) for x, y in zip(ours, theirs)), step
+
+
 def test_a_parameter_without_a_gradient_is_left_as_it_is():
     ps = _params(1)
     before = [p.detach().clone() for p in ps]
