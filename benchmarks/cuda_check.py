@@ -5,6 +5,7 @@
 1. The prefix-shared edit DP gives the same values and gradients on CUDA as on the CPU.
 2. The lattice (compiled passes fed from CUDA tensors) gives the same gradients as the torch loop on CUDA.
 3. A short training run on CUDA: finite losses and a working evaluation.
+3b. The trainer's SGD (engine/training/sgd.py) takes the same steps as torch.optim.SGD, to the bit.
 4. Reduced precision: how far bfloat16 / float16 DP scores fall from float32, and whether the
    ranking of stems changes (it decides whether mixed precision may be used).
 Prints one JSON object.
@@ -84,6 +85,19 @@ def main() -> int:
     out["train_200_steps_s"] = round(time.perf_counter() - t0, 2)
     out["train_losses_finite"] = all(map(lambda v: v == v and abs(v) < 1e6, losses))
     out["train_p_at_10"] = trainer.last_evaluation.metrics["p_at_10"]
+
+    # 3b. the trainer's own SGD (engine/training/sgd.py) against torch.optim.SGD on this device, step by step
+    from engine.training.sgd import SGD
+
+    sides = [[torch.randn(40, 9, generator=torch.Generator().manual_seed(1)).to(dev).requires_grad_()]
+             for _ in range(2)]
+    opts = [SGD(sides[0], lr=0.3), torch.optim.SGD(sides[1], lr=0.3)]
+    for step in range(20):
+        for opt, ps in zip(opts, sides):
+            opt.zero_grad()
+            (ps[0].sin() * (step + 1)).pow(2).sum().backward()
+            opt.step()
+    out["sgd_equals_torch_sgd"] = bool(torch.equal(sides[0][0], sides[1][0]))
 
     # 4. reduced precision of the DP scores
     # (float16 cannot even hold the -1e9 that stands for log 0, so only bfloat16 is a candidate)
