@@ -5,15 +5,20 @@ compared with the gold's words: the same cipher built with every word divider (e
 the same text whatever the divider ratio). Per cipher: the cut's boundary precision and recall (the written
 dividers alone beside them), the share of all pieces that are whole words, and of the pieces the run keeps (the
 setting's thresholds) the share that are words of the text and the share that are a gold row's word (a cognate),
-and the share of the gold rows whose word is a kept piece somewhere in the text. No training; seconds a cipher.
+and the share of the gold rows whose word is a kept piece somewhere in the text; and where they stand: the share of
+kept pieces that are the word at their own place, of gold rows whose own span is a kept piece, and the same for the
+rare gold rows (a word the gold rows have at most twice). ``--min-count LONG PAIR`` sets the thresholds. No
+training; seconds a cipher.
 
     python -m benchmarks.experiments.pseudo_words --out benchmarks/results/ciphers/dev-pseudo-words.jsonl
+    python -m benchmarks.experiments.pseudo_words --min-count 1 1 --out benchmarks/results/ciphers/dev-pseudo-words.jsonl
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+from collections import Counter
 
 from benchmarks.experiments.syllable_objective import finish_row
 
@@ -32,12 +37,12 @@ def _ends(pieces) -> set[int]:
     return {end for _, end in _spans(pieces)[:-1]}
 
 
-def measure(entry: dict) -> dict:
+def measure(entry: dict, min_count: tuple[int, int] | None = None) -> dict:
     from benchmarks.cipher_suite import build_cipher
     from engine.config import PRESETS
     from engine.corpus import DIVIDER, split_units
     from engine.datasets.invented import make_invented_cipher
-    from engine.model.pseudo_words import pseudo_word_corpus, segment_lines
+    from engine.model.pseudo_words import MIN_COUNT, MIN_COUNT_PAIR, kept_pieces, pseudo_word_corpus, segment_lines
 
     folder = build_cipher(entry)
     cipher = make_invented_cipher(entry["source"], seed=entry["seed"], script=entry["script"],
@@ -66,10 +71,26 @@ def measure(entry: dict) -> dict:
         rows = list(csv.DictReader(f))
     cognates = [units[r["inscription_id"]][offsets[r["inscription_id"]][int(r["start"])]:
                                            offsets[r["inscription_id"]][int(r["word_end"])]] for r in rows]
-    kept = pseudo_word_corpus(cipher.corpus, min_span=preset["min_span"], max_span=preset["max_span"])
+    long_n, pair_n = min_count or (None, None)
+    kept = pseudo_word_corpus(cipher.corpus, min_span=preset["min_span"], max_span=preset["max_span"],
+                              min_count=long_n, min_count_pair=pair_n)
     pieces = [tuple(split_units(p)) for ins in kept.inscriptions for p in ins.text.split(DIVIDER)]
     kinds, cognate_kinds = set(pieces), set(cognates)
+    # where they stand: a kept piece that is the word at its own place, a gold row whose own span is kept
+    places = kept_pieces(cipher.corpus, min_span=preset["min_span"], max_span=preset["max_span"],
+                         min_count=long_n, min_count_pair=pair_n)
+    word_spans = {ins.id: set(_spans(g)) for ins, g in zip(text, gold_words)}
+    kept_spans = {ins.id: {(a, a + len(p)) for a, p in line} for ins, line in zip(text, places)}
+    in_place = sum((a, a + len(p)) in word_spans[ins.id] for ins, line in zip(text, places) for a, p in line)
+    row_spans = [(r["inscription_id"], offsets[r["inscription_id"]][int(r["start"])],
+                  offsets[r["inscription_id"]][int(r["word_end"])]) for r in rows]
+    row_kept = [(a, b) in kept_spans[i] for i, a, b in row_spans]
+    seen = Counter(cognates)
+    rare = [k for c, k in zip(cognates, row_kept) if seen[c] <= 2]
     return {"id": entry["id"], "source": entry["source"], "relation": entry["relation"], "wr": entry["wr"],
+            "min_count": list(min_count) if min_count else [MIN_COUNT, MIN_COUNT_PAIR],
+            "kept_in_place": in_place / len(pieces), "gold_rows_in_place": sum(row_kept) / len(row_kept),
+            "rare_gold_rows": len(rare) / len(row_kept), "rare_gold_rows_in_place": sum(rare) / max(1, len(rare)),
             "boundary_precision": tp / max(1, tp + fp), "boundary_recall": tp / max(1, tp + fn),
             "written_boundary_recall": w_tp / max(1, w_tp + w_fn), "pieces": n, "pieces_whole_words": right / n,
             "kept": len(pieces), "kept_types": len(kinds), "kept_words": sum(p in words for p in pieces) / len(pieces),
@@ -82,12 +103,16 @@ def main(argv=None) -> int:
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--split", choices=("dev",), default="dev", help="only dev: the test split is run once, at the end")
+    ap.add_argument("--min-count", type=int, nargs=2, metavar=("LONG", "PAIR"),
+                    help="the word finder's thresholds (settings words_min_count, words_min_count_pair; default theirs)")
     ap.add_argument("--out")
     args = ap.parse_args(argv)
+    if args.min_count and min(args.min_count) < 1:
+        ap.error("--min-count LONG PAIR: counts of 1 or more")
     ciphers, _ = manifest()
     for entry in ciphers.values():
         if entry["split"] == args.split and entry["script"] == "syllabary":
-            finish_row(measure(entry), "pseudo_words", argv, args.out)
+            finish_row(measure(entry, args.min_count), "pseudo_words", argv, args.out)
     return 0
 
 
