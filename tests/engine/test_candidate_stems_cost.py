@@ -17,6 +17,7 @@ from engine.model.prepared import prepare
 from engine.results import StepEvent
 from engine.model.scoring import make_batch, place_emissions, span_scores
 from engine.datasets.synthetic import make_cipher
+from engine.training.sgd import SGD
 from engine.training.trainer import Trainer
 from engine.model.trie_alignment import StemTrie
 
@@ -122,7 +123,7 @@ def test_cached_lists_refresh_every_nth_visit_and_equal_the_full_pass_then(ciphe
     cache = CandidateCache.for_config(prep.config)
     torch.manual_seed(0)
     model = CharMapping(prep.lost_letters, prep.known_units, prep.config).double()
-    opt = torch.optim.SGD(model.parameters(), lr=0.5)
+    opt = SGD(model.parameters(), lr=0.5)
     gamma = prep.config.insertion_cost(100)
     starts = [(batch.chunk_indices[b], o) for b, o in zip(batch.start_chunk.tolist(), batch.start_offset.tolist())]
     changed = 0

@@ -315,9 +315,9 @@ def test_out_naming_an_existing_file_is_refused_and_no_run_is_left(tmp_path, pro
 
 
 def test_a_diverging_run_fails_with_its_reason_and_keeps_the_last_good_checkpoint(project, monkeypatch, capsys):
-    import engine.training.trainer
+    from engine.training.sgd import SGD
 
-    real_step = torch.optim.SGD.step
+    real_step = SGD.step
 
     def poisoned(self, *a, **k):
         out = real_step(self, *a, **k)
@@ -328,7 +328,7 @@ def test_a_diverging_run_fails_with_its_reason_and_keeps_the_last_good_checkpoin
         return out
 
     poisoned.calls = 0
-    monkeypatch.setattr(engine.training.trainer.torch.optim.SGD, "step", poisoned)
+    monkeypatch.setattr(SGD, "step", poisoned)
     code = main(["run", "--project", str(project), "--steps", "10", "--set", "eval_interval=2", *FAST])
     err = capsys.readouterr().err
     assert code == 2 and "diverged" in err and "non-finite at step 4" in err and "Traceback" not in err
