@@ -30,7 +30,10 @@ trains N steps with every divided word whole, then resumes the run with free spa
 not stems, open syllables only). ``--gold-words-first N`` (probe wr100 only; a gold-segmentation oracle, not a
 search): N steps on the WR 100 % build with every divided word whole, then the dev cipher itself (its manifest entry:
 its own word-divider ratio, free spans) trained from that mapping to 3,000 steps and scored: does the basin, once
-found through the words, hold on the running text? A probe's build folder is named by its options (not by ``--set``): two
+found through the words, hold on the running text? ``--pseudo-words-first N`` (probe wr100 only) is the same with the
+dev cipher's own pseudo-words in the first phase, as a run finds them (``--pseudo-keep words``: only those that are
+words where they stand, a gold filter; ``--pseudo-min-count LONG PAIR``: the word finder's thresholds), so that a
+pseudo-word set compares with the gold's words in the same two phases. ``--run-seed N`` is decipher run's seed. A probe's build folder is named by its options (not by ``--set``): two
 probes that differ only in ``--set`` share it, so run those one after the other, never side by side.
 """
 
@@ -356,6 +359,10 @@ def main(argv=None) -> int:
                                                 or args.gold_words_first is not None or args.whole_first is not None):
         ap.error("--pseudo-words-first STEPS: with --probe wr100 only, STEPS between 1 and 2999, alone of the "
                  "word-first options")
+    if args.pseudo_words_first is None and (args.pseudo_keep != "all" or args.pseudo_min_count):
+        ap.error("--pseudo-keep and --pseudo-min-count: with --pseudo-words-first only")
+    if args.pseudo_min_count and min(args.pseudo_min_count) < 1:
+        ap.error("--pseudo-min-count LONG PAIR: counts of 1 or more")
     if args.gold_words_first is not None and (args.probe != "wr100" or not 0 < args.gold_words_first < 3000):
         ap.error("--gold-words-first STEPS: with --probe wr100 only, STEPS between 1 and 2999")
     if args.gold_words_first is not None and args.whole_first is not None:
@@ -400,7 +407,8 @@ def main(argv=None) -> int:
         if args.gold_words_first is not None or args.pseudo_words_first is not None:
             text = dev_cipher(args.source, args.seed, args.relation)
             if text is None:   # checked before the first phase trains: one line, exit 2
-                print(f"syllable_probes: --gold-words-first: the manifest has no dev syllabary of {args.source} seed "
+                option = "--gold-words-first" if args.gold_words_first is not None else "--pseudo-words-first"
+                print(f"syllable_probes: {option}: the manifest has no dev syllabary of {args.source} seed "
                       f"{args.seed} ({args.relation})", file=sys.stderr)
                 return 2
         first = folder / ("run-whole" if text == folder else "run-words")
