@@ -23,7 +23,7 @@ from collections import Counter
 from benchmarks.experiments.syllable_objective import finish_row
 
 
-def _spans(pieces) -> list[tuple[int, int]]:
+def piece_spans(pieces) -> list[tuple[int, int]]:
     """Each piece's (start, end) in its line, the pieces laid end to end."""
     out, at = [], 0
     for p in pieces:
@@ -34,25 +34,40 @@ def _spans(pieces) -> list[tuple[int, int]]:
 
 def _ends(pieces) -> set[int]:
     """The boundaries inside a line cut into ``pieces``."""
-    return {end for _, end in _spans(pieces)[:-1]}
+    return {end for _, end in piece_spans(pieces)[:-1]}
+
+
+def text_and_words(entry: dict, script_name: str = "pseudo_words") -> tuple[tuple, list[tuple[tuple[str, ...], ...]]]:
+    """A manifest cipher's inscriptions as built, and each line's words (the same cipher built with every
+    divider); exit in one line if the two are not the same text."""
+    from engine.corpus import DIVIDER, split_units
+    from engine.datasets.invented import make_invented_cipher
+
+    args = dict(seed=entry["seed"], script=entry["script"], relation=entry["relation"])
+    text = make_invented_cipher(entry["source"], wr=entry["wr"], **args).corpus.inscriptions
+    whole = make_invented_cipher(entry["source"], wr=100, **args).corpus.inscriptions
+    gold_words = [tuple(tuple(split_units(w)) for w in ins.text.split(DIVIDER)) for ins in whole]
+    if [sum(map(len, g)) for g in gold_words] != [sum(u != DIVIDER for u in ins.units) for ins in text]:
+        raise SystemExit(f"{script_name}: {entry['id']}: the WR 100 % build is not the same text")
+    return text, gold_words
+
+
+def unit_offsets(text) -> dict[str, list[int]]:
+    """Per inscription id: for each offset in its text as written (dividers counted, as the gold's), the offset
+    among its units with the dividers left out."""
+    from engine.corpus import DIVIDER
+
+    return {ins.id: [i - ins.units[:i].count(DIVIDER) for i in range(len(ins.units) + 1)] for ins in text}
 
 
 def measure(entry: dict, min_count: tuple[int, int] | None = None) -> dict:
     from benchmarks.cipher_suite import build_cipher
     from engine.config import PRESETS
-    from engine.corpus import DIVIDER, split_units
-    from engine.datasets.invented import make_invented_cipher
-    from engine.model.pseudo_words import MIN_COUNT, MIN_COUNT_PAIR, kept_pieces, pseudo_word_corpus, segment_lines
+    from engine.corpus import DIVIDER
+    from engine.model.pseudo_words import MIN_COUNT, MIN_COUNT_PAIR, keep_pieces, segment_lines
 
     folder = build_cipher(entry)
-    cipher = make_invented_cipher(entry["source"], seed=entry["seed"], script=entry["script"],
-                                  relation=entry["relation"], wr=entry["wr"])
-    whole = make_invented_cipher(entry["source"], seed=entry["seed"], script=entry["script"],
-                                 relation=entry["relation"], wr=100)
-    text = cipher.corpus.inscriptions
-    gold_words = [tuple(tuple(split_units(w)) for w in ins.text.split(DIVIDER)) for ins in whole.corpus.inscriptions]
-    if [sum(map(len, g)) for g in gold_words] != [sum(u != DIVIDER for u in ins.units) for ins in text]:
-        raise SystemExit(f"pseudo_words: {entry['id']}: the WR 100 % build is not the same text")
+    text, gold_words = text_and_words(entry)
     preset = PRESETS["syllabary"]
     cut = segment_lines(text, preset["max_span"])
     tp = fp = fn = w_tp = w_fn = right = n = 0
@@ -61,25 +76,24 @@ def measure(entry: dict, min_count: tuple[int, int] | None = None) -> dict:
         tp, fp, fn = tp + len(g & p), fp + len(p - g), fn + len(g - p)
         written = _ends([units for _, units in ins.segments()])
         w_tp, w_fn = w_tp + len(g & written), w_fn + len(g - written)
-        spans = set(_spans(gold))
-        right += sum(s in spans for s in _spans(pieces))
+        spans = set(piece_spans(gold))
+        right += sum(s in spans for s in piece_spans(pieces))
         n += len(pieces)
     words = {w for g in gold_words for w in g}
     units = {ins.id: tuple(u for u in ins.units if u != DIVIDER) for ins in text}
-    offsets = {ins.id: [i - ins.units[:i].count(DIVIDER) for i in range(len(ins.units) + 1)] for ins in text}
+    offsets = unit_offsets(text)
     with open(folder / "gold.csv", encoding="utf-8", newline="") as f:
         rows = list(csv.DictReader(f))
     cognates = [units[r["inscription_id"]][offsets[r["inscription_id"]][int(r["start"])]:
                                            offsets[r["inscription_id"]][int(r["word_end"])]] for r in rows]
     long_n, pair_n = min_count or (None, None)
-    kept = pseudo_word_corpus(cipher.corpus, min_span=preset["min_span"], max_span=preset["max_span"],
-                              min_count=long_n, min_count_pair=pair_n)
-    pieces = [tuple(split_units(p)) for ins in kept.inscriptions for p in ins.text.split(DIVIDER)]
+    # the kept pieces of the same cut, as the run keeps them (pseudo_word_corpus), with where each stands
+    places = keep_pieces(cut, min_span=preset["min_span"], max_span=preset["max_span"], min_count=long_n,
+                         min_count_pair=pair_n)
+    pieces = [p for line in places for _, p in line]
     kinds, cognate_kinds = set(pieces), set(cognates)
     # where they stand: a kept piece that is the word at its own place, a gold row whose own span is kept
-    places = kept_pieces(cipher.corpus, min_span=preset["min_span"], max_span=preset["max_span"],
-                         min_count=long_n, min_count_pair=pair_n)
-    word_spans = {ins.id: set(_spans(g)) for ins, g in zip(text, gold_words)}
+    word_spans = {ins.id: set(piece_spans(g)) for ins, g in zip(text, gold_words)}
     kept_spans = {ins.id: {(a, a + len(p)) for a, p in line} for ins, line in zip(text, places)}
     in_place = sum((a, a + len(p)) in word_spans[ins.id] for ins, line in zip(text, places) for a, p in line)
     row_spans = [(r["inscription_id"], offsets[r["inscription_id"]][int(r["start"])],

@@ -220,27 +220,16 @@ def pseudo_words_text(entry: dict, out: Path, keep: str, min_count: tuple[int, i
     import shutil
 
     from benchmarks.cipher_suite import build_cipher
+    from benchmarks.experiments.pseudo_words import piece_spans, text_and_words, unit_offsets
     from engine.config import PRESETS
     from engine.corpus import DIVIDER, Corpus, split_units
-    from engine.datasets.invented import make_invented_cipher
     from engine.model.pseudo_words import kept_pieces
 
     folder = build_cipher(entry)
-    args = dict(seed=entry["seed"], script=entry["script"], relation=entry["relation"])
-    text = make_invented_cipher(entry["source"], wr=entry["wr"], **args).corpus.inscriptions
-    whole = make_invented_cipher(entry["source"], wr=100, **args).corpus.inscriptions
-    words = []   # each line's word spans, dividers not counted
-    for ins in whole:
-        spans, at = set(), 0
-        for w in ins.text.split(DIVIDER):
-            n = len(split_units(w))
-            spans.add((at, at + n))
-            at += n
-        words.append(spans)
-    if [max((e for _, e in w), default=0) for w in words] != [sum(u != DIVIDER for u in i.units) for i in text]:
-        raise SystemExit(f"syllable_probes: {entry['id']}: the WR 100 % build is not the same text")
+    text, gold_words = text_and_words(entry, "syllable_probes")
+    words = [set(piece_spans(line)) for line in gold_words]   # each line's word spans, dividers not counted
     cognates: dict[tuple[str, int, int], list[str]] = {}
-    offsets = {ins.id: [i - ins.units[:i].count(DIVIDER) for i in range(len(ins.units) + 1)] for ins in text}
+    offsets = unit_offsets(text)
     with open(folder / "gold.csv", encoding="utf-8", newline="") as f:
         for r in csv.DictReader(f):
             o = offsets[r["inscription_id"]]

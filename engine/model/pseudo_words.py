@@ -64,9 +64,15 @@ def kept_pieces(corpus: Corpus, *, min_span: int, max_span: int, min_count: int 
     """Each inscription's kept pieces (module docstring) as (where the piece starts among the line's units,
     dividers not counted; its units), in order. ``min_count`` and ``min_count_pair``: the thresholds (default
     MIN_COUNT and MIN_COUNT_PAIR; settings words_min_count and words_min_count_pair)."""
+    return keep_pieces(segment_lines(corpus.inscriptions, max_span), min_span=min_span, max_span=max_span,
+                       min_count=min_count, min_count_pair=min_count_pair)
+
+
+def keep_pieces(pieces: list[list[tuple[str, ...]]], *, min_span: int, max_span: int, min_count: int | None = None,
+                min_count_pair: int | None = None) -> list[list[tuple[int, tuple[str, ...]]]]:
+    """kept_pieces of a text already cut (segment_lines' lines)."""
     long_n = MIN_COUNT if min_count is None else min_count
     pair_n = MIN_COUNT_PAIR if min_count_pair is None else min_count_pair
-    pieces = segment_lines(corpus.inscriptions, max_span)
     count = Counter(p for line in pieces for p in line)
     lo = max(2, min_span)
 

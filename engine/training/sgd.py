@@ -33,14 +33,11 @@ class SGD:
         self.param_groups = [{"params": params, "lr": lr, **TORCH_DEFAULTS}]
 
     def zero_grad(self, set_to_none: bool = True) -> None:
+        """The gradients dropped (torch's default, set_to_none); zeroing them in place is not offered."""
+        if not set_to_none:
+            raise ValueError("SGD.zero_grad: only set_to_none=True")
         for p in self.param_groups[0]["params"]:
-            if p.grad is None:
-                continue
-            if set_to_none:
-                p.grad = None
-            else:
-                p.grad.detach_().requires_grad_(False)
-                p.grad.zero_()
+            p.grad = None
 
     @torch.no_grad()
     def step(self) -> None:
