@@ -6,9 +6,9 @@ words_first) and keeps, of four starts, the one whose objective over the pseudo-
 ``restart_steps`` = 500 steps, inside the onset phase (onsets_first). This script trains single starts
 (``restarts = 1``, seeds ``--seeds``) of a dev syllabary through the word phase only (``steps =
 words_first``) and writes, for each, what a choice among such starts could be made on and how good the start
-is: its objective over the pseudo-words at the preset's screen (step restart_steps, 500) and at the end of
-the word phase, its objective over the text there (what a screen at that step compares, since from
-then on the run trains on the text), and, from the gold, its P@10 on the text and the share of signs with
+is: its objective over the pseudo-words at the preset's screen (step restart_steps, 500; also at steps 250
+and 1000, ``words_objectives``, from 2026-12-06) and at the end of the word phase, its objective over the
+text there (what a screen at that step compares, since from then on the run trains on the text), and, from the gold, its P@10 on the text and the share of signs with
 their standard onset, vowel, and both (key.csv). A start is one run's first start: what start r of a run of
 seed s trains is a single start of seed ``start_seeds(s, R)[r]`` (engine/training/restarts.py).
 
@@ -82,9 +82,15 @@ def one(cipher: str, seed: int, sets: list[str]) -> dict:
         raise SystemExit(f"{cipher}: no pseudo-words (setting words_first {cfg.words_first})")
     row: dict = {}
     metrics: dict = {}
+    # the objective over the pseudo-words at the preset's screen and at other steps a screen could be made
+    # (a later one, or several in turn, as successive halving keeps half the starts at each)
+    checkpoints = {250, base.restart_steps, 1000} & set(range(1, cfg.steps))
     for ev in trainer.run():
-        if isinstance(ev, StepEvent) and ev.step == base.restart_steps and trainer.in_words_phase():
-            row["screen_objective"] = corpus_objective(trainer, prep=trainer.words_prep)["objective"]
+        if isinstance(ev, StepEvent) and ev.step in checkpoints and trainer.in_words_phase():
+            words = corpus_objective(trainer, prep=trainer.words_prep)["objective"]
+            row.setdefault("words_objectives", {})[str(ev.step)] = words
+            if ev.step == base.restart_steps:
+                row["screen_objective"] = words
         elif isinstance(ev, EvalEvent):
             metrics = dict(ev.metrics)
     row["words_objective"] = corpus_objective(trainer, prep=trainer.words_prep)["objective"]
