@@ -167,6 +167,56 @@ def table(path: Path) -> str:
     return "\n".join(out)
 
 
+#: the screens a choice among starts could be made on: (name, the row's objective, lower is better)
+SCREENS = (("words@250", lambda r: r.get("words_objectives", {}).get("250")),
+           ("words@500", lambda r: r.get("screen_objective")),
+           ("words@1000", lambda r: r.get("words_objectives", {}).get("1000")),
+           ("text@end", lambda r: r.get("text_objective")))
+
+
+def expected_kept(values: list[float], scores: list[float], size: int, first: list[float] | None = None,
+                  keep: int = 1) -> float:
+    """The mean, over every subset of ``size`` starts of a pool, of the ``values`` of the start with the lowest
+    ``scores`` in the subset (ties: the first): what a run of ``size`` starts screened on that score keeps, on
+    average, when its starts are drawn from the pool. With ``first``: a screen in two rounds, the ``keep``
+    starts of the subset lowest on ``first`` go on, and of those the lowest on ``scores`` is kept."""
+    from itertools import combinations
+
+    kept = []
+    for c in combinations(range(len(values)), size):
+        if first is not None:
+            c = sorted(c, key=lambda i: (first[i], i))[:keep]
+        kept.append(values[min(c, key=lambda i: (scores[i], i))])
+    return sum(kept) / len(kept)
+
+
+def screens(path: Path, sizes: tuple[int, ...] = (1, 2, 4, 8)) -> list[dict]:
+    """For each (cipher, settings) of a result file: the expected P@10 where the word phase ends of the start
+    that each screen (SCREENS) keeps, for runs of each size in ``sizes`` drawn from the file's starts (only
+    screens that every start of the pool has a figure for: rows before 2026-12-06 have no words@250 and
+    words@1000; a size larger than the pool is left out), beside the pool's best."""
+    rows = [json.loads(ln) for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    rows = [r for r in rows if "error" not in r]
+    out = []
+    for c, sets in dict.fromkeys((r["id"], tuple(r["sets"])) for r in rows):
+        rs = sorted((r for r in rows if r["id"] == c and tuple(r["sets"]) == sets), key=lambda r: r["seed"])
+        values = [float(r["p_at_10"]) for r in rs]
+        entry = {"id": c, "sets": list(sets), "starts": len(rs), "seeds": [r["seed"] for r in rs],
+                 "p_at_10": values, "best": max(values),
+                 "kept": {name: {str(k): expected_kept(values, [float(f(r)) for r in rs], k)
+                                 for k in sizes if k <= len(rs)}
+                          for name, f in SCREENS if all(f(r) is not None for r in rs)}}
+        # two rounds: half the starts (at least 2) kept at the preset's screen go on to the phase's end
+        early, late = SCREENS[1][1], SCREENS[-1][1]
+        rounds = {str(k): expected_kept(values, [float(late(r)) for r in rs], k, [float(early(r)) for r in rs],
+                                        max(2, k // 2))
+                  for k in sizes if 2 < k <= len(rs) and all(early(r) is not None and late(r) is not None for r in rs)}
+        if rounds:
+            entry["kept"]["words@500, half to text@end"] = rounds
+        out.append(entry)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--ids", nargs="+", default=[], help="dev syllabaries of the manifest")
@@ -175,6 +225,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--out", type=Path)
     p.add_argument("--table", type=Path, help="print the table of a result file and stop")
+    p.add_argument("--screens", type=Path, metavar="ROWS",
+                   help="write (to --out, JSON) what each screen keeps, on average, of runs of 1, 2, 4 and 8 starts "
+                        "drawn from the starts of ROWS, and stop")
     p.add_argument("--one", nargs=2, metavar=("CIPHER", "SEED"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.one:
@@ -182,6 +235,19 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.table:
         print(table(args.table))
+        return 0
+    if args.screens:
+        from benchmarks.commit import short_commit
+
+        if args.out is None:
+            p.error("--screens needs --out")
+        summary = {"rows": str(args.screens), "commit": short_commit(),
+                   "command": f"python -m benchmarks.experiments.word_phase_starts --screens {args.screens} "
+                              f"--out {args.out}", "ciphers": screens(args.screens)}
+        args.out.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+        for e in summary["ciphers"]:
+            print(e["id"], " ".join(e["sets"]), f"best {e['best']:.3f}",
+                  " | ".join(f"{n} " + " ".join(f"{k}:{v:.3f}" for k, v in d.items()) for n, d in e["kept"].items()))
         return 0
     if not args.ids or args.out is None:
         p.error("--ids and --out are required")

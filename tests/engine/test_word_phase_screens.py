@@ -1,0 +1,46 @@
+"""benchmarks/experiments/word_phase_starts.py's screens: what a choice among starts keeps, on average, of
+runs drawn from a pool of single starts (issue 49)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from benchmarks.experiments.word_phase_starts import expected_kept, screens
+
+
+def test_the_expected_start_kept_is_the_mean_over_every_subset_of_the_lowest_scored():
+    values = [0.9, 0.1, 0.2, 0.3]
+    # a screen that ranks the starts as the gold does keeps the best of each subset
+    right = [-9.0, -1.0, -2.0, -3.0]
+    assert expected_kept(values, right, 1) == pytest.approx(sum(values) / 4)
+    assert expected_kept(values, right, 4) == pytest.approx(0.9)
+    # pairs: the best start is in 3 of the 6, the others' best of the rest: (0.9 * 3 + 0.3 * 2 + 0.2) / 6
+    assert expected_kept(values, right, 2) == pytest.approx((0.9 * 3 + 0.3 * 2 + 0.2) / 6)
+    # a screen that ranks them backwards keeps the worst of each subset
+    assert expected_kept(values, [-s for s in right], 4) == pytest.approx(0.1)
+    # two rounds: the first screen keeps two of the four (starts 1 and 2), the second the best of those
+    first = [5.0, 0.0, 1.0, 6.0]
+    assert expected_kept(values, right, 4, first, keep=2) == pytest.approx(0.2)
+    assert expected_kept(values, right, 4, first, keep=3) == pytest.approx(0.9)
+
+
+def test_screens_reads_a_result_file_and_leaves_out_what_a_pool_lacks(tmp_path):
+    rows = [{"id": "dev-s-x", "sets": [], "seed": s, "p_at_10": p, "screen_objective": w,
+             "words_objectives": {"250": w, "500": w, "1000": w}, "text_objective": t}
+            for s, p, w, t in [(0, 0.8, 2.0, -9.0), (1, 0.2, 1.0, -5.0), (2, 0.4, 3.0, -6.0)]]
+    rows.append({"id": "dev-s-y", "sets": ["lr=0.2"], "seed": 0, "p_at_10": 0.5, "screen_objective": 1.0,
+                 "text_objective": -1.0})                 # an older row: no words@250 nor words@1000
+    rows.append({"id": "dev-s-y", "sets": ["lr=0.2"], "seed": 1, "error": "exit 1"})
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    x, y = screens(path)
+    assert (x["id"], x["starts"], x["best"]) == ("dev-s-x", 3, 0.8)
+    assert x["kept"]["text@end"]["1"] == pytest.approx((0.8 + 0.2 + 0.4) / 3)
+    assert x["kept"]["text@end"]["2"] == pytest.approx((0.8 + 0.8 + 0.4) / 3)
+    assert x["kept"]["words@500"]["2"] == pytest.approx((0.2 + 0.8 + 0.2) / 3)
+    assert "4" not in x["kept"]["text@end"]                 # no run of 4 from a pool of 3
+    assert "words@500, half to text@end" not in x["kept"]   # two rounds need runs of more than 2
+    assert (y["sets"], y["starts"]) == (["lr=0.2"], 1)     # the row that failed is left out
+    assert set(y["kept"]) == {"words@500", "text@end"}
