@@ -66,6 +66,7 @@ def one(cipher: str, seed: int, sets: list[str]) -> dict:
     """Train one start of ``cipher`` through its word phase and measure it (runs in its own process)."""
     from engine.config import config_from_options
     from engine.results import EvalEvent, StepEvent
+    from engine.training.diagnosis import diagnose
     from engine.training.final_objective import corpus_objective
     from engine.training.trainer import Trainer
     from engine.io.tables import read_gold
@@ -93,8 +94,13 @@ def one(cipher: str, seed: int, sets: list[str]) -> dict:
                 row["screen_objective"] = words
         elif isinstance(ev, EvalEvent):
             metrics = dict(ev.metrics)
-    row["words_objective"] = corpus_objective(trainer, prep=trainer.words_prep)["objective"]
-    row["text_objective"] = corpus_objective(trainer)["objective"]
+    words = corpus_objective(trainer, prep=trainer.words_prep)
+    text = corpus_objective(trainer)
+    row["words_objective"], row["text_objective"] = words["objective"], text["objective"]
+    # the objective's parts over the text, and the gold-free figures the diagnosis computes there: what else a
+    # screen at the phase's end could rank the starts on (from 2026-12-06)
+    row["text_parts"] = {k: float(v) for k, v in text.items()}
+    row["diagnosis"] = {k: float(v) for k, v in diagnose(trainer).values.items()}
     key = read_key(folder)
     both, onsets, vowels, total = syllables_right(trainer.mapping().syllables.top_values(), key)
     pb, po, _, _ = syllables_right(prior_reading(trainer), key)
