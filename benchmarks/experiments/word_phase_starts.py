@@ -102,7 +102,10 @@ def one(cipher: str, seed: int, sets: list[str]) -> dict:
     row["text_parts"] = {k: float(v) for k, v in text.items()}
     row["diagnosis"] = {k: float(v) for k, v in diagnose(trainer).values.items()}
     key = read_key(folder)
-    both, onsets, vowels, total = syllables_right(trainer.mapping().syllables.top_values(), key)
+    top = trainer.mapping().syllables.top_values()
+    # each sign's reading, (onset, vowel): what a vote of several starts would count (from 2026-12-06)
+    row["reading"] = {sign: list(value) for sign, value in sorted(top.items())}
+    both, onsets, vowels, total = syllables_right(top, key)
     pb, po, _, _ = syllables_right(prior_reading(trainer), key)
     row.update(prior_values_share=pb / total, prior_onsets_share=po / total)
     row.update(p_at_10=metrics.get("p_at_10"), p_at_10_strict=metrics.get("p_at_10_strict"),
