@@ -302,13 +302,42 @@ def oracle_pins(folder: Path, out: Path, part: str = "all") -> int:
     return len(rows)
 
 
+def pinned_then_released(folder: Path, prior: Path, work: Path, extra: Sequence[str], pinned_steps: int,
+                         steps: int, seed: int = 0):
+    """The cipher in ``folder`` trained ``pinned_steps`` (seed ``seed``, settings ``extra``) with the pins of
+    ``prior`` (a PRIOR.csv), then the pins released (weight 0) and trained on to ``steps``: (the trainer, its
+    evaluation, its objective over the corpus). The pinned run's folder is ``work``/pinned (made anew), the
+    released checkpoint ``work``/released.pt."""
+    import shutil
+
+    from engine.io.tables import read_gold
+    from engine.training.final_objective import corpus_objective
+    from engine.training.trainer import Trainer
+
+    pinned = work / "pinned"
+    if pinned.exists():
+        shutil.rmtree(pinned)
+    cmd = [sys.executable, "-m", "engine", "run", "--lost", str(folder / "lost.csv"), "--known",
+           str(folder / "known.csv"), "--gold", str(folder / "gold.csv"), "--config", str(folder / "settings.toml"),
+           "--prior", str(prior), "--steps", str(pinned_steps), "--seed", str(seed), "--out", str(pinned),
+           "--quiet", *extra]
+    subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, env={**os.environ, **PINNED_ENV})
+    corpus, vocab = load_folder(folder)
+    t = Trainer.from_checkpoint(pinned / "checkpoint.pt", corpus, vocab, gold=read_gold(folder / "gold.csv"),
+                                config_overrides={"steps": steps, "pin_weight": 0.0})
+    for _ in t.run():
+        pass
+    ev = t.evaluate()
+    t.save_checkpoint(work / "released.pt")
+    return t, ev, corpus_objective(t, step=steps)
+
+
 def oracle(entry: dict, label: str, extra: Sequence[str], pinned_steps: int, steps: int, out: Path,
            part: str = "all") -> dict:
     """Is a failure the search's or the objective's? The cipher trained ``pinned_steps`` with every sign
     pinned to its known value, then the pins released (weight 0) and trained on to ``steps``; the
     released reading's P@K and its objective over the corpus, beside the objective of the same
     settings' unpinned run (``label``'s folder) at the same step's schedule."""
-    from engine.io.tables import read_gold
     from engine.training.final_objective import corpus_objective
     from engine.training.trainer import Trainer
     from benchmarks.commit import short_commit
@@ -320,23 +349,8 @@ def oracle(entry: dict, label: str, extra: Sequence[str], pinned_steps: int, ste
     if prior.exists():
         prior.unlink()
     n_pins = oracle_pins(folder, prior, part)
-    pinned = work / "pinned"
-    if pinned.exists():
-        import shutil
-        shutil.rmtree(pinned)
-    cmd = [sys.executable, "-m", "engine", "run", "--lost", str(folder / "lost.csv"), "--known",
-           str(folder / "known.csv"), "--gold", str(folder / "gold.csv"), "--config", str(folder / "settings.toml"),
-           "--prior", str(prior), "--steps", str(pinned_steps), "--out", str(pinned), "--quiet", *extra]
-    subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, env={**os.environ, **PINNED_ENV})
+    t, ev, released = pinned_then_released(folder, prior, work, extra, pinned_steps, steps)
     corpus, vocab = load_folder(folder)
-    gold = read_gold(folder / "gold.csv")
-    t = Trainer.from_checkpoint(pinned / "checkpoint.pt", corpus, vocab, gold=gold,
-                                config_overrides={"steps": steps, "pin_weight": 0.0})
-    for _ in t.run():
-        pass
-    ev = t.evaluate()
-    t.save_checkpoint(work / "released.pt")
-    released = corpus_objective(t, step=steps)
     row = {"id": entry["id"], "label": label, "extra": list(extra), "pins": n_pins, "oracle_part": part,
            "pinned_steps": pinned_steps,
            "steps": steps, "p_at_1": ev.metrics.get("p_at_1"), "p_at_10": ev.metrics.get("p_at_10"),

@@ -226,6 +226,99 @@ def screens(path: Path, sizes: tuple[int, ...] = (1, 2, 4, 8)) -> list[dict]:
     return out
 
 
+def vote(readings: list[dict[str, list[str]]], weights: list[float] | None = None) -> dict[str, tuple[str, str]]:
+    """Each sign's onset and its vowel as most of the starts read them (each start's vote weighed by
+    ``weights``, default 1; ties: the value first met), the onset and the vowel counted apart."""
+    import collections
+
+    weights = weights or [1.0] * len(readings)
+    onsets: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    vowels: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    for reading, w in zip(readings, weights):
+        for sign, (onset, vowel) in reading.items():
+            onsets[sign][onset] += w
+            vowels[sign][vowel] += w
+    return {sign: (onsets[sign].most_common(1)[0][0], vowels[sign].most_common(1)[0][0]) for sign in onsets}
+
+
+def votes(path: Path) -> list[dict]:
+    """For each (cipher, settings) of a result file whose rows hold the starts' readings: the share of signs
+    at their standard onset and vowel (both, and each) of each start and of the starts' vote (key.csv)."""
+    from benchmarks.cipher_suite import build_cipher
+
+    rows = [json.loads(ln) for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    rows = [r for r in rows if "error" not in r and "reading" in r]
+    out = []
+    for c, sets in dict.fromkeys((r["id"], tuple(r["sets"])) for r in rows):
+        rs = sorted((r for r in rows if r["id"] == c and tuple(r["sets"]) == sets), key=lambda r: r["seed"])
+        key = read_key(build_cipher(manifest()[0][c]))
+
+        def shares(top):
+            both, onsets, vowels, total = syllables_right(top, key)
+            return {"values": both / total, "onsets": onsets / total, "vowels": vowels / total}
+
+        starts = [shares({k: tuple(v) for k, v in r["reading"].items()}) for r in rs]
+        out.append({"id": c, "sets": list(sets), "seeds": [r["seed"] for r in rs],
+                    "p_at_10": [r["p_at_10"] for r in rs], "starts": starts,
+                    "starts_mean": {k: sum(x[k] for x in starts) / len(starts) for k in starts[0]},
+                    "vote": shares(vote([r["reading"] for r in rs]))})
+    return out
+
+
+def agreement(readings: list[dict[str, list[str]]]) -> dict[str, float]:
+    """Each sign's share of the starts that read it as the vote does, the onset and the vowel counted apart
+    (the lower of the two)."""
+    top = vote(readings)
+    n = len(readings)
+    return {sign: min(sum(r.get(sign, [None, None])[0] == o for r in readings),
+                      sum(r.get(sign, [None, None])[1] == v for r in readings)) / n
+            for sign, (o, v) in top.items()}
+
+
+def vote_run(cipher: str, rows_path: Path, sets: list[str], min_agree: float, pinned_steps: int, steps: int,
+             seed: int) -> dict:
+    """The starts' vote as a start: the signs that at least ``min_agree`` of the starts (rows of ``rows_path``
+    for ``cipher`` with settings ``sets``) read alike pinned to the vote's value for ``pinned_steps`` of one
+    start of the preset (seed ``seed``), then released and trained on to ``steps``. The gold (key.csv,
+    gold.csv) only measures: how many pins are right, the released run's P@10 and signs right."""
+    from benchmarks.cipher_suite import RUNS, pinned_then_released
+    from engine.io.atomic import write_csv
+    from engine.io.tables import read_known
+    from engine.model.phonology import ipa_units
+    from engine.model.syllables import NULL_ONSET
+
+    rows = [json.loads(ln) for ln in rows_path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    rows = [r for r in rows if r["id"] == cipher and r["sets"] == sets and "reading" in r and "error" not in r]
+    if not rows:
+        raise SystemExit(f"{rows_path}: no starts of {cipher} with their readings and settings {sets}")
+    readings = [r["reading"] for r in rows]
+    top, agree = vote(readings), agreement(readings)
+    folder = build_cipher(manifest()[0][cipher])
+    units = {u for st in read_known(folder / "known.csv") for u in ipa_units(st.ipa)}
+    pins = {sign: (o, v) for sign, (o, v) in top.items()
+            if agree[sign] >= min_agree and v in units and (o == NULL_ONSET or o in units)}
+    work = RUNS / "vote" / f"{cipher}-a{min_agree:g}-s{seed}"
+    work.mkdir(parents=True, exist_ok=True)
+    prior = work / "vote-prior.csv"
+    if prior.exists():
+        prior.unlink()
+    write_csv(prior, ("lost", "known_ipa", "weight"),
+              [(sign, v if o == NULL_ONSET else o + v, "1") for sign, (o, v) in sorted(pins.items())])
+    t0 = time.time()
+    extra = ["--preset", "syllabary", "--set", "restarts=1", *[a for kv in sets for a in ("--set", kv)]]
+    t, ev, released = pinned_then_released(folder, prior, work, extra, pinned_steps, steps, seed)
+    key = read_key(folder)
+    right = syllables_right(pins, key)
+    both, onsets, vowels, total = syllables_right(t.mapping().syllables.top_values(), key)
+    return {"id": cipher, "sets": sets, "starts": len(rows), "seeds_voting": [r["seed"] for r in rows],
+            "min_agree": min_agree, "seed": seed, "pins": len(pins), "pins_right": right[0],
+            "vote_values_share": syllables_right(top, key)[0] / total,
+            "pinned_steps": pinned_steps, "steps": steps, "p_at_10": ev.metrics.get("p_at_10"),
+            "p_at_10_strict": ev.metrics.get("p_at_10_strict"), "values_share": both / total,
+            "onsets_share": onsets / total, "vowels_share": vowels / total,
+            "objective": released["objective"], "wall_s": round(time.time() - t0, 1)}
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--ids", nargs="+", default=[], help="dev syllabaries of the manifest")
@@ -237,6 +330,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--screens", type=Path, metavar="ROWS",
                    help="write (to --out, JSON) what each screen keeps, on average, of runs of 1, 2, 4 and 8 starts "
                         "drawn from the starts of ROWS, and stop")
+    p.add_argument("--votes", type=Path, metavar="ROWS", help="print how many signs the starts' vote reads right")
+    p.add_argument("--vote-run", metavar="CIPHER", help="train CIPHER from the vote of the starts of --rows, "
+                   "pinned then released, and append its row to --out")
+    p.add_argument("--rows", type=Path, help="with --vote-run: the starts' rows (with their readings)")
+    p.add_argument("--min-agree", type=float, default=0.5, help="with --vote-run: pin the signs at least this "
+                   "share of the starts read as the vote does")
+    p.add_argument("--pinned-steps", type=int, default=1000)
+    p.add_argument("--steps", type=int, default=3000)
+    p.add_argument("--seed", type=int, default=0)
     p.add_argument("--one", nargs=2, metavar=("CIPHER", "SEED"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.one:
@@ -244,6 +346,29 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.table:
         print(table(args.table))
+        return 0
+    if args.vote_run:
+        from benchmarks.commit import short_commit
+
+        if args.out is None or args.rows is None:
+            p.error("--vote-run needs --rows and --out")
+        row = vote_run(args.vote_run, args.rows, args.set, args.min_agree, args.pinned_steps, args.steps,
+                       args.seed)
+        row.update(commit=short_commit(), command=(
+            f"python -m benchmarks.experiments.word_phase_starts --vote-run {args.vote_run} --rows {args.rows}"
+            + "".join(f" --set {kv}" for kv in args.set) + f" --min-agree {args.min_agree:g} --pinned-steps "
+            f"{args.pinned_steps} --steps {args.steps} --seed {args.seed} --out {args.out}"))
+        with open(args.out, "a", encoding="utf-8") as f:
+            f.write(json.dumps(row) + "\n")
+        print(json.dumps(row), flush=True)
+        return 0
+    if args.votes:
+        for e in votes(args.votes):
+            m, v = e["starts_mean"], e["vote"]
+            print(e["id"], " ".join(e["sets"]), f"{len(e['seeds'])} starts: signs right (values, onsets, vowels) "
+                  f"mean {m['values']:.3f} {m['onsets']:.3f} {m['vowels']:.3f}, best start "
+                  f"{max(x['values'] for x in e['starts']):.3f}; vote {v['values']:.3f} {v['onsets']:.3f} "
+                  f"{v['vowels']:.3f}")
         return 0
     if args.screens:
         from benchmarks.commit import short_commit

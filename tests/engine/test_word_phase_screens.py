@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from benchmarks.experiments.word_phase_starts import expected_kept, screens
+from benchmarks.experiments.word_phase_starts import agreement, expected_kept, screens, vote
 
 
 def test_the_expected_start_kept_is_the_mean_over_every_subset_of_the_lowest_scored():
@@ -44,3 +44,16 @@ def test_screens_reads_a_result_file_and_leaves_out_what_a_pool_lacks(tmp_path):
     assert "words@500, half to text@end" not in x["kept"]   # two rounds need runs of more than 2
     assert (y["sets"], y["starts"]) == (["lr=0.2"], 1)     # the row that failed is left out
     assert set(y["kept"]) == {"words@500", "text@end"}
+
+
+def test_the_starts_vote_counts_onsets_and_vowels_apart_and_says_how_many_agree():
+    readings = [{"A": ["k", "a"], "B": ["∅", "i"]},
+                {"A": ["k", "e"], "B": ["t", "i"]},
+                {"A": ["p", "e"], "B": ["∅", "u"]}]
+    # A: onset k (2 of 3), vowel e (2 of 3): a value no start read whole
+    assert vote(readings) == {"A": ("k", "e"), "B": ("∅", "i")}
+    assert agreement(readings) == pytest.approx({"A": 2 / 3, "B": 2 / 3})
+    # weights: the third start outweighs the other two
+    assert vote(readings, [1.0, 1.0, 3.0]) == {"A": ("p", "e"), "B": ("∅", "u")}
+    # a sign one start does not read counts as a disagreement there
+    assert agreement([{"A": ["k", "a"]}, {"A": ["k", "a"], "B": ["t", "o"]}]) == {"A": 1.0, "B": 0.5}
