@@ -8,9 +8,15 @@ words_first) and keeps, of four starts, the one whose objective over the pseudo-
 words_first``) and writes, for each, what a choice among such starts could be made on and how good the start
 is: its objective over the pseudo-words at the preset's screen (step restart_steps, 500; also at steps 250
 and 1000, ``words_objectives``, from 2026-12-06) and at the end of the word phase, its objective over the
-text there (what a screen at that step compares, since from then on the run trains on the text), and, from the gold, its P@10 on the text and the share of signs with
-their standard onset, vowel, and both (key.csv). A start is one run's first start: what start r of a run of
-seed s trains is a single start of seed ``start_seeds(s, R)[r]`` (engine/training/restarts.py).
+text there (what a screen at that step compares, since from then on the run trains on the text), and, from
+the gold, its P@10 on the text and the share of signs with their standard onset, vowel, and both (key.csv).
+A start is one run's first start: what start r of a run of seed s trains is a single start of seed
+``start_seeds(s, R)[r]`` (engine/training/restarts.py). From 2026-12-06 a row also holds, where the phase
+ends, the objective's parts over the text, the diagnosis's gold-free figures and the start's reading.
+
+``--screens ROWS``: what each screen keeps, on average, of runs of R starts drawn from the starts of ROWS
+(every subset of R); ``--votes ROWS``: how many signs the starts' vote reads right; ``--vote-run``: one
+start trained from that vote (the signs most starts agree on pinned, then released).
 
     nice -n 5 python -m benchmarks.experiments.word_phase_starts --ids dev-s-latin-1 dev-s-spanish-1 \\
         --seeds 0 1 2 3 --workers 2 --out benchmarks/results/ciphers/dev-word-phase-starts.jsonl

@@ -32,12 +32,19 @@ def start_seeds(seed: int, restarts: int) -> tuple[int, ...]:
     return (int(seed), *derived)
 
 
-def selection_steps(config) -> int:
-    """S, the steps each start trains before the choice: restart_steps when set, else
-    restart_fraction x steps (rounded), at least 1; never more than the run's steps (0 when it has
-    none). S = steps: every start trains the whole run and the lowest final objective is kept."""
+def selection_steps(config, words: bool | None = None) -> int:
+    """S, the steps each start trains before the choice: words_first where restart_after_words is set and
+    the run has a word phase (``words``: it trains on its text's pseudo-words first; None: judged from the
+    settings alone, words_first > 0 and not segmented, as an estimate before the text is read); else
+    restart_steps when set, else restart_fraction x steps (rounded), at least 1; never more than the run's
+    steps (0 when it has none). S = steps: every start trains the whole run and the lowest final objective
+    is kept."""
     if config.steps <= 0:
         return 0
+    if words is None:
+        words = config.words_first > 0 and not config.segmented
+    if config.restart_after_words and words:
+        return min(config.steps, config.words_first)
     if config.restart_steps > 0:
         return min(config.steps, config.restart_steps)
     return max(1, min(config.steps, int(round(config.restart_fraction * config.steps))))
@@ -64,32 +71,41 @@ class Selection:
     set_steps: int = 0
     #: the setting restart_class_init: the class start of the starts after the first (0: none)
     class_init: float = 0.0
+    #: the setting restart_after_words the choice was made with (S is words_first where the run has a word phase)
+    after_words: bool = False
 
     @classmethod
-    def new(cls, config) -> "Selection | None":
-        """The selection a fresh run of ``config`` makes, or None (one start, or no steps)."""
-        steps = selection_steps(config)
+    def new(cls, config, words: bool | None = None) -> "Selection | None":
+        """The selection a fresh run of ``config`` makes, or None (one start, or no steps). ``words``: whether
+        the run trains on pseudo-words first (selection_steps)."""
+        steps = selection_steps(config, words)
         if config.restarts <= 1 or steps <= 0:
             return None
         sel = cls(start_seeds(config.seed, config.restarts), steps, float(config.restart_fraction))
         sel.set_steps = int(config.restart_steps)
         sel.class_init = float(config.restart_class_init)
+        sel.after_words = bool(config.restart_after_words)
         return sel
 
     def settings_text(self) -> str:
         """The settings that made this choice, as a user would pass them."""
         how = f"restart_steps={self.set_steps}" if self.set_steps else f"restart_fraction={self.fraction:g}"
         lean = f", restart_class_init={self.class_init:g}" if self.class_init else ""
-        return f"restarts={len(self.seeds)}, {how}{lean}"
+        words = ", restart_after_words=true" if self.after_words else ""
+        return f"restarts={len(self.seeds)}, {how}{lean}{words}"
 
-    def same_choice(self, config) -> bool:
+    def same_choice(self, config, words: bool | None = None) -> bool:
         """Whether ``config`` (a resumed run's settings, perhaps with more steps) makes the choice this
-        record holds: as many starts, the same class start of the later ones (restart_class_init),
-        and the same restart_steps, or the same restart_fraction where
+        record holds: as many starts, the same class start of the later ones (restart_class_init), the
+        same restart_after_words, and, where that screened a run with a word phase (``words``, as for
+        selection_steps), the same S; else the same restart_steps, or the same restart_fraction where
         neither sets restart_steps; a record made with a fraction also resumes with restart_steps equal
         to its S (the same screen, said in steps)."""
-        if config.restarts != len(self.seeds) or config.restart_class_init != self.class_init:
+        if config.restarts != len(self.seeds) or config.restart_class_init != self.class_init \
+                or bool(config.restart_after_words) != self.after_words:
             return False
+        if self.after_words and (config.words_first > 0 and not config.segmented if words is None else words):
+            return selection_steps(config, True) == self.steps
         if self.set_steps:
             return config.restart_steps == self.set_steps
         if config.restart_steps:
@@ -161,6 +177,7 @@ class Selection:
     def to_state(self) -> dict:
         out = {"seeds": list(self.seeds), "steps": int(self.steps), "fraction": float(self.fraction),
                "set_steps": int(self.set_steps), "class_init": float(self.class_init),
+               "after_words": bool(self.after_words),
                "objectives": [float(v) for v in self.objectives], "best": int(self.best), "kept": int(self.kept),
                "diverged": [int(d) for d in self.diverged], "why": [str(w) for w in self.why]}
         if self.best_state is not None:
@@ -177,7 +194,8 @@ class Selection:
                       [int(d) for d in data.get("diverged", [0] * len(data["objectives"]))],
                       [str(w) for w in data.get("why", [""] * len(data["objectives"]))],
                       int(data.get("set_steps", 0)),     # checkpoints before restart_steps: a fraction
-                      float(data.get("class_init", 0.0)))
+                      float(data.get("class_init", 0.0)),
+                      bool(data.get("after_words", False)))  # checkpoints before restart_after_words: off
         except (KeyError, TypeError, ValueError, AttributeError):
             raise InputError("the checkpoint's record of the restarts is malformed") from None
         R, n = len(sel.seeds), len(sel.objectives)

@@ -138,7 +138,7 @@ class Trainer:
         #: each span's cached candidate stems (settings candidate_stems, candidate_refresh), or None
         self.candidates: CandidateCache | None = CandidateCache.for_config(self.config)
         #: the choice among starts (setting restarts; engine/training/restarts.py), None with one start
-        self.selection: Selection | None = Selection.new(self.config)
+        self.selection: Selection | None = Selection.new(self.config, words=self.words_prep is not None)
         if state is not None:
             self._load_state(state)
         self._pin_index = pin_pairs(self.prep, self.pins)
@@ -508,7 +508,7 @@ class Trainer:
             self.selection = None
             return
         sel = Selection.from_state(record)
-        if not sel.same_choice(cfg):
+        if not sel.same_choice(cfg, words=self.words_prep is not None):
             raise InputError(f"setting restarts: the checkpoint chose among {len(sel.seeds)} starts of "
                              f"{sel.steps} steps ({sel.settings_text()}); "
                              f"a resumed run keeps that choice: resume it with those settings")

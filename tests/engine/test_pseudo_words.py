@@ -172,3 +172,62 @@ def _starts(line):
         out.append(at)
         at += len(p)
     return out
+
+
+def test_restart_after_words_screens_the_starts_where_the_word_phase_ends():
+    from engine.training.restarts import selection_steps
+
+    cfg = dict(steps=3000, restarts=4, restart_steps=500, words_first=1500)
+    assert selection_steps(Config(**cfg, restart_after_words=True)) == 1500
+    assert selection_steps(Config(**cfg)) == 500                                    # the setting off
+    assert selection_steps(Config(**cfg, restart_after_words=True, segmented=True)) == 500   # a word list
+    assert selection_steps(Config(**cfg, restart_after_words=True), words=False) == 500     # no pseudo-words
+    assert selection_steps(Config(**{**cfg, "steps": 1000}, restart_after_words=True)) == 1000   # at most the run
+    assert selection_steps(Config(**{**cfg, "words_first": 0}, restart_after_words=True)) == 500
+
+
+def test_the_starts_are_scored_on_the_text_where_the_word_phase_ends(cipher):
+    from engine.training.final_objective import corpus_objective
+    from engine.training.restarts import start_seeds
+
+    settings = {**SMALL, "restarts": 2, "restart_steps": 3, "restart_after_words": True}
+    t = Trainer(cipher.corpus, cipher.vocabulary, Config(**settings), live_interval=None)
+    assert t.words_prep is not None and t.selection.steps == SMALL["words_first"]
+    for _ in t.run():
+        pass
+    # each start's score is its single run's objective over the text (not the pseudo-words) after 8 steps
+    for r, seed in enumerate(start_seeds(0, 2)):
+        single = Trainer(cipher.corpus, cipher.vocabulary, Config(**{**SMALL, "seed": seed}), live_interval=None)
+        for _ in zip(range(SMALL["words_first"]), single.run()):
+            pass
+        assert single.step == SMALL["words_first"] and not single.in_words_phase()
+        text = corpus_objective(single)["objective"]
+        assert t.selection.objectives[r] == pytest.approx(text, rel=1e-9)
+        assert text != pytest.approx(corpus_objective(single, prep=single.words_prep)["objective"], rel=1e-6)
+    # a text whose words are written apart has no word phase: the screen is restart_steps
+    listed = make_cipher(n_stems=20, n_inscriptions=20, seed=6, dividers=True)
+    w = Trainer(listed.corpus, listed.vocabulary, Config(**{**settings, "segmented": True}), live_interval=None)
+    assert w.words_prep is None and w.selection.steps == 3
+
+
+def test_a_choice_made_where_the_word_phase_ends_resumes_only_with_that_setting(tmp_path, cipher):
+    from engine.errors import InputError
+
+    settings = {**SMALL, "restarts": 2, "restart_steps": 3, "restart_after_words": True}
+    whole = Trainer(cipher.corpus, cipher.vocabulary, Config(**settings), live_interval=None)
+    for _ in whole.run():
+        pass
+    a = Trainer(cipher.corpus, cipher.vocabulary, Config(**settings), live_interval=None)
+    for _ in zip(range(11), a.run()):      # start 1, inside its word phase
+        pass
+    path = a.save_checkpoint(tmp_path / "mid.pt")
+    with pytest.raises(InputError, match=r"restart_after_words=true"):
+        Trainer.from_checkpoint(path, cipher.corpus, cipher.vocabulary, config_overrides={"restart_after_words": False})
+    with pytest.raises(InputError, match=r"2 starts of 8 steps"):
+        Trainer.from_checkpoint(path, cipher.corpus, cipher.vocabulary, config_overrides={"words_first": 6})
+    b = Trainer.from_checkpoint(path, cipher.corpus, cipher.vocabulary, live_interval=None)
+    for _ in b.run():
+        pass
+    assert b.selection.kept == whole.selection.kept and b.selection.objectives == whole.selection.objectives
+    for name, p in whole.model.state_dict().items():
+        assert torch.equal(p, b.model.state_dict()[name]), name
