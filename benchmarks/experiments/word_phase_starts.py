@@ -205,6 +205,38 @@ def expected_kept(values: list[float], scores: list[float], size: int, first: li
     return sum(kept) / len(kept)
 
 
+#: gold-free figures of a start where its word phase ends, for their rank correlation with its P@10
+FIGURES = (("text objective", lambda r: r.get("text_objective")),
+           ("words@500", lambda r: r.get("screen_objective")),
+           ("text coverage", lambda r: r.get("text_parts", {}).get("coverage_ratio")),
+           ("text quality", lambda r: r.get("text_parts", {}).get("quality")),
+           ("crowded share", lambda r: r.get("diagnosis", {}).get("diagnosis_crowded_share")),
+           ("distinct values", lambda r: r.get("diagnosis", {}).get("diagnosis_distinct_values")),
+           ("vowel agreement p", lambda r: r.get("diagnosis", {}).get("diagnosis_vowel_agreement_p")))
+
+
+def spearman(x: list[float], y: list[float]) -> float:
+    """Spearman's rank correlation (average ranks for ties); NaN when either side is constant."""
+    def ranks(v):
+        order = sorted(range(len(v)), key=lambda i: v[i])
+        r = [0.0] * len(v)
+        i = 0
+        while i < len(order):
+            j = i
+            while j + 1 < len(order) and v[order[j + 1]] == v[order[i]]:
+                j += 1
+            for k in range(i, j + 1):
+                r[order[k]] = (i + j) / 2
+            i = j + 1
+        return r
+
+    rx, ry = ranks(x), ranks(y)
+    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
+    num = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    den = (sum((a - mx) ** 2 for a in rx) * sum((b - my) ** 2 for b in ry)) ** 0.5
+    return num / den if den else float("nan")
+
+
 def screens(path: Path, sizes: tuple[int, ...] = (1, 2, 4, 8)) -> list[dict]:
     """For each (cipher, settings) of a result file: the expected P@10 where the word phase ends of the start
     that each screen (SCREENS) keeps, for runs of each size in ``sizes`` drawn from the file's starts (only
@@ -228,6 +260,13 @@ def screens(path: Path, sizes: tuple[int, ...] = (1, 2, 4, 8)) -> list[dict]:
                   for k in sizes if 2 < k <= len(rs) and all(early(r) is not None and late(r) is not None for r in rs)}
         if rounds:
             entry["kept"]["words@500, half to text@end"] = rounds
+        # each figure's rank correlation with P@10 over the starts that have it (3 or more)
+        entry["spearman"] = {}
+        for name, f in FIGURES:
+            have = [r for r in rs if f(r) is not None]
+            if len(have) >= 3:
+                entry["spearman"][name] = {"starts": len(have), "rho": spearman(
+                    [float(f(r)) for r in have], [float(r["p_at_10"]) for r in have])}
         out.append(entry)
     return out
 

@@ -57,3 +57,12 @@ def test_the_starts_vote_counts_onsets_and_vowels_apart_and_says_how_many_agree(
     assert vote(readings, [1.0, 1.0, 3.0]) == {"A": ("p", "e"), "B": ("∅", "u")}
     # a sign one start does not read counts as a disagreement there
     assert agreement([{"A": ["k", "a"]}, {"A": ["k", "a"], "B": ["t", "o"]}]) == {"A": 1.0, "B": 0.5}
+
+
+def test_spearman_ranks_with_ties_and_says_nan_for_a_constant_side():
+    from benchmarks.experiments.word_phase_starts import spearman
+
+    assert spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
+    assert spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
+    assert spearman([1, 1, 2, 2], [1, 2, 3, 4]) == pytest.approx(0.8944, abs=1e-4)   # ties share a rank
+    assert spearman([5, 5, 5], [1, 2, 3]) != spearman([5, 5, 5], [1, 2, 3])          # NaN
