@@ -776,7 +776,7 @@ LINEAR_B = dict(signs="syllables", segmented=True, min_span=1, max_span=8, band=
 #: ``--set segmented=true``.
 SYLLABARY = dict(signs="syllables", min_span=2, max_span=8, band=4, feature_dim=35, coda_insertion=0.0,
                  echo_vowel_p=1.0, onsets_first=0.5, lr=0.5, vowel_slot="joint", restarts=4, restart_steps=500,
-                 words_first=1500, sound_loss_weight=30.0)
+                 restart_after_words=True, words_first=1500, sound_loss_weight=30.0)
 
 PRESET_INFO: dict[str, Preset] = {p.name: p for p in (
     Preset("paper", "Paper defaults (Gothic)",
@@ -824,11 +824,13 @@ PRESET_INFO: dict[str, Preset] = {p.name: p for p in (
            "rises from 0 to 3.5 (the paper's default): with either price the search stayed far from the reading "
            "of every invented syllabary that writes a coda so; the Ugaritic run's 35-d "
            "embeddings; the onsets learned before the vowels for the first "
-           "half of annealing (onsets_first 0.5); learning rate 0.5; 4 starts of 500 steps, the one with the "
-           "lowest objective over the corpus kept and continued; a text with few or no dividers is trained on "
+           "half of annealing (onsets_first 0.5); learning rate 0.5; 4 starts, the one with the lowest "
+           "objective over the corpus kept and continued; a text with few or no dividers is trained on "
            "its pseudo-words whole for the first 1,500 steps (words_first: the recurring pieces a unigram model "
            "cuts it into; with free spans from the first step the search matched pairs of signs to anything), "
-           "the starts screened on them, then on free spans; Omega_loss weighed 30, not the paper's 100: a known "
+           "then on free spans, and its starts are screened where the word phase ends, on the text "
+           "(restart_after_words: the objective over the pseudo-words at step 500 kept a start hardly better "
+           "than one drawn at random); a word list's starts are screened at step 500; Omega_loss weighed 30, not the paper's 100: a known "
            "language with more vowels than the script writes (Hungarian's nine on five) has more (onset, vowel) "
            "pairs than signs, the right reading gives a sign several of them, and at 100 the search did not find "
            "it even on the word list. A word list (one word an inscription) adds "
@@ -840,7 +842,8 @@ PRESET_INFO: dict[str, Preset] = {p.name: p for p in (
            "pieces kept (3 signs or more seen 3 times, pairs 9 times: dev-s-latin-1 and dev-s-spanish-1's pseudo-words "
            "against their gold words; 1,500 steps, because the gold's own words read latin-1's running text after "
            "1,500 steps and not after 500), and sound_loss_weight 30 (one value tried against the paper's 100, on "
-           "the Hungarian and Turkish dev word lists and the ten dev texts); "
+           "the Hungarian and Turkish dev word lists and the ten dev texts), and restart_after_words (16 single "
+           "starts of each of eight dev texts, then the ten dev texts over two seeds); "
            "band, onsets_first, lr 0.5 and the 4 starts of 500 steps are the linear-b preset's, chosen on the "
            "Linear B gold, so its Linear B figures are not held-out either; the dev syllabaries' word lists that were "
            "tried are read with it, their running text in part (docs/benchmarks.md, \"Invented ciphers\")"),
