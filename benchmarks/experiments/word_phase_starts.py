@@ -216,25 +216,16 @@ FIGURES = (("text objective", lambda r: r.get("text_objective")),
 
 
 def spearman(x: list[float], y: list[float]) -> float:
-    """Spearman's rank correlation (average ranks for ties); NaN when either side is constant."""
-    def ranks(v):
-        order = sorted(range(len(v)), key=lambda i: v[i])
-        r = [0.0] * len(v)
-        i = 0
-        while i < len(order):
-            j = i
-            while j + 1 < len(order) and v[order[j + 1]] == v[order[i]]:
-                j += 1
-            for k in range(i, j + 1):
-                r[order[k]] = (i + j) / 2
-            i = j + 1
-        return r
+    """Spearman's rank correlation (average ranks for ties; benchmarks/closeness_length_size.py's); NaN when
+    either side is constant."""
+    import statistics
 
-    rx, ry = ranks(x), ranks(y)
-    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
-    num = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
-    den = (sum((a - mx) ** 2 for a in rx) * sum((b - my) ** 2 for b in ry)) ** 0.5
-    return num / den if den else float("nan")
+    from benchmarks.closeness_length_size import spearman as ranked
+
+    try:
+        return ranked(x, y)
+    except statistics.StatisticsError:
+        return float("nan")
 
 
 def screens(path: Path, sizes: tuple[int, ...] = (1, 2, 4, 8)) -> list[dict]:
