@@ -43,6 +43,10 @@ def test_the_planned_steps_count_every_start():
     # 4 starts of 500 steps, then the kept one goes on to 8000
     assert planned_steps(Config(steps=8000, restarts=4, restart_steps=500)) == 4 * 500 + 7500
     assert planned_steps(Config(steps=1000, restarts=3, restart_fraction=1.0)) == 3000
+    # starts screened where a 1,500-step word phase ends (restart_after_words), unless the text is a word list
+    screened = dict(steps=3000, restarts=4, restart_steps=500, words_first=1500, restart_after_words=True)
+    assert planned_steps(Config(**screened)) == 4 * 1500 + 1500
+    assert planned_steps(Config(**screened, segmented=True)) == 4 * 500 + 2500
 
 
 def test_the_shape_takes_the_batch_or_the_whole_corpus_when_smaller():

@@ -313,7 +313,9 @@ def test_syllabary_preset_is_generic_and_says_what_it_was_fitted_on():
 
     cfg = PRESET_INFO["syllabary"].config()
     assert script_of(cfg) is SYLLABLES and cfg.segmented is False and cfg.vowel_slot == "joint"
-    assert cfg.min_span == 2 and cfg.restarts == 4 and selection_steps(cfg) == 500
+    # the starts screened where the word phase ends (on the text), a word list's at step 500
+    assert cfg.min_span == 2 and cfg.restarts == 4 and selection_steps(cfg) == cfg.words_first == 1500
+    assert selection_steps(cfg, words=False) == 500
     assert cfg.steps == Config().steps, "the default run length, not linear-b's 8,000 steps"
     # a coda's own sign (an echo) costs its onset only, and the insertion penalty starts at the paper's 0
     assert cfg.coda_insertion == 0 and cfg.echo_vowel_p == 1 and cfg.insertion_cost_start == 0
@@ -322,7 +324,7 @@ def test_syllabary_preset_is_generic_and_says_what_it_was_fitted_on():
     assert "dev ciphers" in fitted and "Linear B gold" in fitted
     # a word list says so itself, and the rest of the preset stays
     words = PRESET_INFO["syllabary"].config(segmented=True)
-    assert words.segmented and words.vowel_slot == "joint"
+    assert words.segmented and words.vowel_slot == "joint" and selection_steps(words) == 500
 
 # ---- the synthetic syllabary (engine/datasets/synthetic_syllabary.py): a stated floor ----------
 #
