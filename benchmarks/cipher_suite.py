@@ -350,7 +350,6 @@ def oracle(entry: dict, label: str, extra: Sequence[str], pinned_steps: int, ste
         prior.unlink()
     n_pins = oracle_pins(folder, prior, part)
     t, ev, released = pinned_then_released(folder, prior, work, extra, pinned_steps, steps)
-    corpus, vocab = load_folder(folder)
     row = {"id": entry["id"], "label": label, "extra": list(extra), "pins": n_pins, "oracle_part": part,
            "pinned_steps": pinned_steps,
            "steps": steps, "p_at_1": ev.metrics.get("p_at_1"), "p_at_10": ev.metrics.get("p_at_10"),
@@ -363,7 +362,7 @@ def oracle(entry: dict, label: str, extra: Sequence[str], pinned_steps: int, ste
                                 "--out", shlex.quote(str(out))])}
     free = RUNS / label / f"{entry['id']}-s0" / "checkpoint.pt"
     if free.is_file():
-        tf = Trainer.from_checkpoint(free, corpus, vocab)
+        tf = Trainer.from_checkpoint(free, *load_folder(folder))
         o = corpus_objective(tf, step=steps)
         row.update(objective_unpinned=o["objective"], quality_unpinned=o["quality"],
                    coverage_ratio_unpinned=o["coverage_ratio"])

@@ -33,8 +33,9 @@ its own word-divider ratio, free spans) trained from that mapping to 3,000 steps
 found through the words, hold on the running text? ``--pseudo-words-first N`` (probe wr100 only) is the same with the
 dev cipher's own pseudo-words in the first phase, as a run finds them (``--pseudo-keep words``: only those that are
 words where they stand, a gold filter; ``--pseudo-min-count LONG PAIR``: the word finder's thresholds), so that a
-pseudo-word set compares with the gold's words in the same two phases. ``--run-seed N`` is decipher run's seed. A probe's build folder is named by its options (not by ``--set``): two
-probes that differ only in ``--set`` share it, so run those one after the other, never side by side.
+pseudo-word set compares with the gold's words in the same two phases. ``--run-seed N`` is decipher run's seed.
+A probe's build folder is named by its options (not by ``--set``): two probes that differ only in ``--set`` share
+it, so run those one after the other, never side by side.
 """
 
 from __future__ import annotations

@@ -68,6 +68,25 @@ def prior_reading(trainer) -> dict[str, tuple[str, str]]:
             for i, sign in enumerate(prep.lost_letters[1:])}
 
 
+def read_rows(path: Path, missing_ok: bool = False) -> list[dict]:
+    """The rows of a result file (JSON lines); one line naming the file and the line (exit 2) where it is
+    missing (unless ``missing_ok``: none) or a line is not JSON."""
+    if not path.is_file():
+        if missing_ok:
+            return []
+        print(f"error: {path}: no such result file", file=sys.stderr)
+        raise SystemExit(2)
+    rows = []
+    for n, ln in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if ln.strip():
+            try:
+                rows.append(json.loads(ln))
+            except json.JSONDecodeError as e:
+                print(f"error: {path}:{n}: not a JSON row ({e.msg})", file=sys.stderr)
+                raise SystemExit(2) from None
+    return rows
+
+
 def one(cipher: str, seed: int, sets: list[str]) -> dict:
     """Train one start of ``cipher`` through its word phase and measure it (runs in its own process)."""
     from engine.config import config_from_options
@@ -128,12 +147,7 @@ def run(args) -> int:
         if c not in ciphers or ciphers[c]["split"] != "dev" or ciphers[c]["script"] != "syllabary":
             print(f"error: {c} is not a dev syllabary of benchmarks/cipher_manifest.toml", file=sys.stderr)
             return 2
-    done = set()
-    if args.out.is_file():
-        for ln in args.out.read_text(encoding="utf-8").splitlines():
-            if ln.strip():
-                r = json.loads(ln)
-                done.add((r["id"], r["seed"], tuple(r["sets"])))
+    done = {(r["id"], r["seed"], tuple(r["sets"])) for r in read_rows(args.out, missing_ok=True)}
     todo = [(c, s) for s in args.seeds for c in args.ids if (c, s, tuple(args.set)) not in done]
     commit = short_commit()
 
@@ -167,7 +181,7 @@ def table(path: Path) -> str:
     """Markdown: for each cipher its starts' P@10 at the end of the word phase, and the start that each screen
     (lowest objective over the pseudo-words at step 500, the preset's; lowest objective over the text at the
     phase's end) keeps among them, beside the best of them by the gold."""
-    rows = [json.loads(ln) for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    rows = read_rows(path)
     rows = [r for r in rows if "error" not in r]
     out = ["| dev cipher | settings over the preset's | starts' P@10 (seed: P@10) | kept at step 500 "
            "| kept at the phase's end | best |", "| --- | --- | --- | --- | --- | --- |"]
@@ -233,7 +247,7 @@ def screens(path: Path, sizes: tuple[int, ...] = (1, 2, 4, 8)) -> list[dict]:
     that each screen (SCREENS) keeps, for runs of each size in ``sizes`` drawn from the file's starts (only
     screens that every start of the pool has a figure for: rows before 2026-12-06 have no words@250 and
     words@1000; a size larger than the pool is left out), beside the pool's best."""
-    rows = [json.loads(ln) for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    rows = read_rows(path)
     rows = [r for r in rows if "error" not in r]
     out = []
     for c, sets in dict.fromkeys((r["id"], tuple(r["sets"])) for r in rows):
@@ -282,7 +296,7 @@ def votes(path: Path) -> list[dict]:
     at their standard onset and vowel (both, and each) of each start and of the starts' vote (key.csv)."""
     from benchmarks.cipher_suite import build_cipher
 
-    rows = [json.loads(ln) for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    rows = read_rows(path)
     rows = [r for r in rows if "error" not in r and "reading" in r]
     out = []
     for c, sets in dict.fromkeys((r["id"], tuple(r["sets"])) for r in rows):
@@ -323,7 +337,10 @@ def vote_run(cipher: str, rows_path: Path, sets: list[str], min_agree: float, pi
     from engine.model.phonology import ipa_units
     from engine.model.syllables import NULL_ONSET
 
-    rows = [json.loads(ln) for ln in rows_path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    if cipher not in manifest()[0]:
+        print(f"error: --vote-run {cipher}: no cipher of that id in the manifest", file=sys.stderr)
+        raise SystemExit(2)
+    rows = read_rows(rows_path)
     rows = [r for r in rows if r["id"] == cipher and r["sets"] == sets and "reading" in r and "error" not in r]
     if not rows:
         raise SystemExit(f"{rows_path}: no starts of {cipher} with their readings and settings {sets}")

@@ -32,6 +32,12 @@ def start_seeds(seed: int, restarts: int) -> tuple[int, ...]:
     return (int(seed), *derived)
 
 
+def _word_phase(config, words: bool | None) -> bool:
+    """Whether the run trains on pseudo-words first: ``words`` where the trainer knows, else from the
+    settings alone (words_first > 0 and not segmented)."""
+    return config.words_first > 0 and not config.segmented if words is None else words
+
+
 def selection_steps(config, words: bool | None = None) -> int:
     """S, the steps each start trains before the choice: words_first where restart_after_words is set and
     the run has a word phase (``words``: it trains on its text's pseudo-words first; None: judged from the
@@ -41,9 +47,7 @@ def selection_steps(config, words: bool | None = None) -> int:
     is kept."""
     if config.steps <= 0:
         return 0
-    if words is None:
-        words = config.words_first > 0 and not config.segmented
-    if config.restart_after_words and words:
+    if config.restart_after_words and _word_phase(config, words):
         return min(config.steps, config.words_first)
     if config.restart_steps > 0:
         return min(config.steps, config.restart_steps)
@@ -104,7 +108,7 @@ class Selection:
         if config.restarts != len(self.seeds) or config.restart_class_init != self.class_init \
                 or bool(config.restart_after_words) != self.after_words:
             return False
-        if self.after_words and (config.words_first > 0 and not config.segmented if words is None else words):
+        if self.after_words and _word_phase(config, words):
             return selection_steps(config, True) == self.steps
         if self.set_steps:
             return config.restart_steps == self.set_steps

@@ -66,3 +66,21 @@ def test_spearman_ranks_with_ties_and_says_nan_for_a_constant_side():
     assert spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
     assert spearman([1, 1, 2, 2], [1, 2, 3, 4]) == pytest.approx(0.8944, abs=1e-4)   # ties share a rank
     assert spearman([5, 5, 5], [1, 2, 3]) != spearman([5, 5, 5], [1, 2, 3])          # NaN
+
+
+def test_a_missing_or_broken_result_file_is_one_line_and_exit_2(tmp_path, capsys):
+    from benchmarks.experiments.word_phase_starts import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["--screens", str(tmp_path / "none.jsonl"), "--out", str(tmp_path / "s.json")])
+    assert e.value.code == 2 and "none.jsonl: no such result file" in capsys.readouterr().err
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "dev-s-x"}\n{not json\n', encoding="utf-8")
+    with pytest.raises(SystemExit) as e:
+        main(["--votes", str(bad)])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "bad.jsonl:2: not a JSON row" in err and len(err.strip().splitlines()) == 1
+    with pytest.raises(SystemExit) as e:
+        main(["--vote-run", "dev-s-nothing", "--rows", str(bad), "--out", str(tmp_path / "v.jsonl")])
+    assert e.value.code == 2 and "no cipher of that id" in capsys.readouterr().err
+    assert not (tmp_path / "s.json").exists() and not (tmp_path / "v.jsonl").exists()
