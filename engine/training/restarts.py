@@ -77,6 +77,9 @@ class Selection:
     class_init: float = 0.0
     #: the setting restart_after_words the choice was made with (S is words_first where the run has a word phase)
     after_words: bool = False
+    #: with after_words, the setting words_first the choice was made with (0: no word phase, or a record from
+    #: before it was kept)
+    set_words: int = 0
 
     @classmethod
     def new(cls, config, words: bool | None = None) -> "Selection | None":
@@ -89,6 +92,8 @@ class Selection:
         sel.set_steps = int(config.restart_steps)
         sel.class_init = float(config.restart_class_init)
         sel.after_words = bool(config.restart_after_words)
+        if sel.after_words and _word_phase(config, words):
+            sel.set_words = int(config.words_first)
         return sel
 
     def settings_text(self) -> str:
@@ -102,13 +107,17 @@ class Selection:
         """Whether ``config`` (a resumed run's settings, perhaps with more steps) makes the choice this
         record holds: as many starts, the same class start of the later ones (restart_class_init), the
         same restart_after_words, and, where that screened a run with a word phase (``words``, as for
-        selection_steps), the same S; else the same restart_steps, or the same restart_fraction where
+        selection_steps), the same words_first (more steps may follow a run shorter than its word phase); else the same restart_steps, or the same restart_fraction where
         neither sets restart_steps; a record made with a fraction also resumes with restart_steps equal
         to its S (the same screen, said in steps)."""
         if config.restarts != len(self.seeds) or config.restart_class_init != self.class_init \
                 or bool(config.restart_after_words) != self.after_words:
             return False
         if self.after_words and _word_phase(config, words):
+            # the same words_first, as restart_steps below: a resume with more steps keeps a choice made in a run
+            # shorter than its word phase
+            if self.set_words:
+                return config.words_first == self.set_words
             return selection_steps(config, True) == self.steps
         if self.set_steps:
             return config.restart_steps == self.set_steps
@@ -181,7 +190,7 @@ class Selection:
     def to_state(self) -> dict:
         out = {"seeds": list(self.seeds), "steps": int(self.steps), "fraction": float(self.fraction),
                "set_steps": int(self.set_steps), "class_init": float(self.class_init),
-               "after_words": bool(self.after_words),
+               "after_words": bool(self.after_words), "set_words": int(self.set_words),
                "objectives": [float(v) for v in self.objectives], "best": int(self.best), "kept": int(self.kept),
                "diverged": [int(d) for d in self.diverged], "why": [str(w) for w in self.why]}
         if self.best_state is not None:
@@ -199,7 +208,8 @@ class Selection:
                       [str(w) for w in data.get("why", [""] * len(data["objectives"]))],
                       int(data.get("set_steps", 0)),     # checkpoints before restart_steps: a fraction
                       float(data.get("class_init", 0.0)),
-                      bool(data.get("after_words", False)))  # checkpoints before restart_after_words: off
+                      bool(data.get("after_words", False)),  # checkpoints before restart_after_words: off
+                      int(data.get("set_words", 0)))
         except (KeyError, TypeError, ValueError, AttributeError):
             raise InputError("the checkpoint's record of the restarts is malformed") from None
         R, n = len(sel.seeds), len(sel.objectives)
@@ -207,7 +217,7 @@ class Selection:
         # best names a start scored without diverging (none before the first), and the choice is made
         # only once every start is done, of the best one: else a resume would index past the scores,
         # go on with a start that was never chosen, or with one that diverged
-        if not (R >= 2 and sel.steps >= 1 and n <= R and scored is not None and len(sel.why) == n
+        if not (R >= 2 and sel.steps >= 1 and n <= R and scored is not None and len(sel.why) == n and sel.set_words >= 0
                 and all(d >= 0 for d in sel.diverged)
                 and (sel.best == -1 if not scored else sel.best in scored)
                 and (sel.kept == -1 or (n == R and sel.kept == sel.best >= 0))

@@ -231,3 +231,14 @@ def test_a_choice_made_where_the_word_phase_ends_resumes_only_with_that_setting(
     assert b.selection.kept == whole.selection.kept and b.selection.objectives == whole.selection.objectives
     for name, p in whole.model.state_dict().items():
         assert torch.equal(p, b.model.state_dict()[name]), name
+    # a run shorter than its word phase (the starts screened at its end, step 6) goes on with more steps
+    short = Trainer(cipher.corpus, cipher.vocabulary, Config(**{**settings, "steps": 6}), live_interval=None)
+    for _ in short.run():
+        pass
+    assert short.selection.steps == 6 and short.selection.done
+    path = short.save_checkpoint(tmp_path / "short.pt")
+    longer = Trainer.from_checkpoint(path, cipher.corpus, cipher.vocabulary, config_overrides={"steps": 16},
+                                     live_interval=None)
+    for _ in longer.run():
+        pass
+    assert longer.step == 16 and longer.selection.kept == short.selection.kept
