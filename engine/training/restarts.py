@@ -107,7 +107,8 @@ class Selection:
         """Whether ``config`` (a resumed run's settings, perhaps with more steps) makes the choice this
         record holds: as many starts, the same class start of the later ones (restart_class_init), the
         same restart_after_words, and, where that screened a run with a word phase (``words``, as for
-        selection_steps), the same words_first (more steps may follow a run shorter than its word phase); else the same restart_steps, or the same restart_fraction where
+        selection_steps), the same words_first (more steps may follow a run shorter than its word phase);
+        else the same restart_steps, or the same restart_fraction where
         neither sets restart_steps; a record made with a fraction also resumes with restart_steps equal
         to its S (the same screen, said in steps)."""
         if config.restarts != len(self.seeds) or config.restart_class_init != self.class_init \
