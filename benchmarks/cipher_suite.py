@@ -333,11 +333,14 @@ def pinned_then_released(folder: Path, prior: Path, work: Path, extra: Sequence[
 
 
 def oracle(entry: dict, label: str, extra: Sequence[str], pinned_steps: int, steps: int, out: Path,
-           part: str = "all") -> dict:
+           part: str = "all", reuse: bool = False) -> dict:
     """Is a failure the search's or the objective's? The cipher trained ``pinned_steps`` with every sign
     pinned to its known value, then the pins released (weight 0) and trained on to ``steps``; the
-    released reading's P@K and its objective over the corpus, beside the objective of the same
-    settings' unpinned run (``label``'s folder) at the same step's schedule."""
+    released reading's P@K (and a syllabary's signs right, and whether the manifest's rule calls it read)
+    and its objective over the corpus, beside the objective of the same settings' unpinned run (``label``'s
+    folder) at the same step's schedule. ``reuse``: read the released checkpoint an earlier call left
+    (same label, part and cipher) instead of training it again."""
+    from engine.io.tables import read_gold
     from engine.training.final_objective import corpus_objective
     from engine.training.trainer import Trainer
     from benchmarks.commit import short_commit
@@ -349,7 +352,14 @@ def oracle(entry: dict, label: str, extra: Sequence[str], pinned_steps: int, ste
     if prior.exists():
         prior.unlink()
     n_pins = oracle_pins(folder, prior, part)
-    t, ev, released = pinned_then_released(folder, prior, work, extra, pinned_steps, steps)
+    if reuse:
+        if not (work / "released.pt").is_file():
+            print(f"error: {work / 'released.pt'}: no released checkpoint to reuse", file=sys.stderr)
+            raise SystemExit(2)
+        t = Trainer.from_checkpoint(work / "released.pt", *load_folder(folder), gold=read_gold(folder / "gold.csv"))
+        ev, released = t.evaluate(), corpus_objective(t, step=steps)
+    else:
+        t, ev, released = pinned_then_released(folder, prior, work, extra, pinned_steps, steps)
     row = {"id": entry["id"], "label": label, "extra": list(extra), "pins": n_pins, "oracle_part": part,
            "pinned_steps": pinned_steps,
            "steps": steps, "p_at_1": ev.metrics.get("p_at_1"), "p_at_10": ev.metrics.get("p_at_10"),
@@ -359,7 +369,12 @@ def oracle(entry: dict, label: str, extra: Sequence[str], pinned_steps: int, ste
            "command": " ".join(["python -m benchmarks.cipher_suite --oracle", entry["id"], "--label", label,
                                 *map(shlex.quote, extra), "--pinned-steps", str(pinned_steps), "--steps", str(steps),
                                 *(["--oracle-part", part] if part != "all" else []),
+                                *(["--reuse-released"] if reuse else []),
                                 "--out", shlex.quote(str(out))])}
+    if entry["script"] == "syllabary":      # the released reading's signs, as the manifest's rule counts them
+        both, onsets, vowels, total = syllables_right(t.mapping().syllables.top_values(), read_key(folder))
+        row.update(values_share=both / total, onsets_share=onsets / total, vowels_share=vowels / total,
+                   read=(row["p_at_10"] or 0.0) >= READ_P10["syllabary"] and both / total >= SIGNS_RIGHT)
     free = RUNS / label / f"{entry['id']}-s0" / "checkpoint.pt"
     if free.is_file():
         tf = Trainer.from_checkpoint(free, *load_folder(folder))
@@ -453,6 +468,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--oracle", nargs="+", metavar="ID",
                    help="these ciphers trained with every sign pinned to its value, then released (rows to --out)")
     p.add_argument("--pinned-steps", type=int, default=1000, help="with --oracle: the steps under the pins")
+    p.add_argument("--reuse-released", action="store_true",
+                   help="with --oracle: read the released checkpoint an earlier --oracle run of the same label and "
+                        "part left, instead of training it again")
     p.add_argument("--oracle-part", default="all",
                    help="with --oracle: pin all of each value (all), the vowels only (vowels), the onsets only "
                         "(onsets), each sign's vowel group's majority vowel (vowel-classes), or the N most "
@@ -476,7 +494,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         for cid in args.oracle:
             oracle(ciphers[cid], args.label, extra, args.pinned_steps, args.steps or 3000, args.out,
-                   args.oracle_part)
+                   args.oracle_part, args.reuse_released)
         return 0
     if args.rediagnose:
         if not args.out:

@@ -18,6 +18,9 @@ whose value is unstable) and what to try.
   text puts the signs in by the signs that follow them (engine/model/sign_groups.py: echo vowels, vowel
   harmony): a reading whose vowels fit those groups no better than the same vowels shuffled among the
   signs is probably wrong, where the groups are stable enough to mean something.
+* ``starts``: with signs = syllables and restarts screened where the word phase ends, the kept start's
+  reading against the other starts' there: a reading no second start found (every other start reads most of
+  its signs otherwise) is probably wrong, since the starts of a reading the text supports find it again.
 * ``polish``: the swap search (engine/training/polish.py) found a better mapping than training did.
 * ``chance``: the run's final objective against a reference run's, the same run against invented words
   with the known list's sounds (engine/training/reference.py, setting ``reference_null``): a list that
@@ -81,8 +84,15 @@ CLOSE_SHARE_FLAG = 0.085
 #: syllables/linear-b-verdict.jsonl; docs/diagnosis.md)
 VOWEL_AGREEMENT_P = 0.05
 GROUP_STABILITY_MIN = 0.3
+#: a syllable run whose starts were screened where the word phase ends (restart_after_words) is probably wrong
+#: when the start it kept shares less than STARTS_AGREE_FLAG of its signs' values (top onset and top vowel)
+#: with every other start: no second start found that reading, where the
+#: starts of a reading the text supports find it again. Needs STARTS_MIN_OTHERS other starts or more. Set on
+#: the single starts of the dev syllabaries of issue 49 after seeing them (docs/diagnosis.md, "The starts")
+STARTS_AGREE_FLAG = 0.5
+STARTS_MIN_OTHERS = 2
 #: the findings that say a reading is probably wrong, not only that it may be a local optimum
-WRONG_CODES = ("values", "coverage", "close", "vowels", "chance")
+WRONG_CODES = ("values", "coverage", "close", "vowels", "chance", "starts")
 
 
 @dataclass(frozen=True)
@@ -225,6 +235,11 @@ class Diagnosis:
             out.append("whether the signs' vowels follow the groups the text puts them in (chance "
                        f"p = {v['diagnosis_vowel_agreement_p']:.2f}; the groups' stability "
                        f"{v.get('diagnosis_vowel_groups_stability', 0.0):.2f})")
+        if "diagnosis_starts_agreement" in v:
+            k = int(v.get("diagnosis_starts_compared", 0))
+            out.append(f"whether another of its starts found the same reading ({k} other start"
+                       f"{'s' if k != 1 else ''}; at most {v['diagnosis_starts_agreement']:.0%} of the signs read "
+                       "alike)")
         if "diagnosis_coverage_of_target" in v:
             out.append(f"how much of the text its matches cover ({v['diagnosis_coverage_of_target']:.0%} of the "
                        "coverage target)")
@@ -399,6 +414,45 @@ def vowels_finding(table, chunks) -> tuple[Finding | None, dict[str, float]]:
                    "sure of"), values
 
 
+def start_reading(mapping) -> dict[str, str]:
+    """What the restarts keep of a start after its S steps, for the ``starts`` check: each sign's top-1 onset
+    and top-1 vowel (``"k a"``) in a syllable run, each letter's best sound (best_readings) otherwise."""
+    if mapping.syllables is not None:
+        return {sign: f"{onset} {vowel}" for sign, (onset, vowel) in mapping.syllables.top_values().items()}
+    return best_readings(mapping)
+
+
+def starts_agreement(readings: Sequence[Mapping[str, str]], kept: int) -> list[float]:
+    """For each start but ``kept`` with a reading (``readings``: each start's, {} for one that diverged), the
+    share of the kept start's signs that it reads as the kept start does."""
+    mine = readings[kept]
+    if not mine:
+        return []
+    return [sum(other.get(sign) == value for sign, value in mine.items()) / len(mine)
+            for r, other in enumerate(readings) if r != kept and other]
+
+
+def starts_finding(selection) -> tuple[Finding | None, dict[str, float]]:
+    """The start a syllable run kept (``selection``: its restarts record, engine/training/restarts.py) against
+    its other starts, where they were screened at the word phase's end (the vowels trained; at an earlier
+    screen a start's vowels are still chance): flagged (probably wrong) when it shares less than
+    STARTS_AGREE_FLAG of its signs' values with every other start. None when the check does not apply."""
+    if selection is None or not selection.done or not (selection.after_words and selection.set_words):
+        return None, {}
+    agreement = starts_agreement(selection.readings, selection.kept)
+    if len(agreement) < STARTS_MIN_OTHERS:
+        return None, {}
+    best = max(agreement)
+    values = {"diagnosis_starts_agreement": float(best), "diagnosis_starts_compared": float(len(agreement))}
+    if best >= STARTS_AGREE_FLAG:
+        return None, values
+    n = len(agreement)
+    return Finding("starts", f"no other start found this reading: the start kept reads at most {best:.0%} of its "
+                   f"signs as any of the {n} others does, where the starts of a reading the text supports find it "
+                   f"again ({STARTS_AGREE_FLAG:.0%} of the signs or more read alike); try more restarts or seeds, or "
+                   "pin the signs you are sure of"), values
+
+
 def coverage_finding(coverage: float, target: float) -> tuple[Finding | None, dict[str, float]]:
     """The run's final ``coverage`` (share of the text its matches cover) against its coverage
     ``target``: flagged (probably wrong) below COVERAGE_SHARE_FLAG of the target."""
@@ -494,6 +548,10 @@ def diagnose(trainer, *, polish=None) -> Diagnosis:
         if finding is not None:
             out.findings.append(finding)
         finding, values = vowels_finding(mapping.syllables, [chunk.letters for chunk in trainer.prep.chunks])
+        out.values.update(values)
+        if finding is not None:
+            out.findings.append(finding)
+        finding, values = starts_finding(getattr(trainer, "selection", None))
         out.values.update(values)
         if finding is not None:
             out.findings.append(finding)

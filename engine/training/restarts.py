@@ -80,6 +80,10 @@ class Selection:
     #: with after_words, the setting words_first the choice was made with (0: no word phase, or a record from
     #: before it was kept)
     set_words: int = 0
+    #: each start's reading after S steps (lost letter or sign -> its value, as reading_of gives it; {} for a
+    #: start that diverged, or in a record from before the readings were kept): what the diagnosis's ``starts``
+    #: check compares
+    readings: list[dict[str, str]] = field(default_factory=list)
 
     @classmethod
     def new(cls, config, words: bool | None = None) -> "Selection | None":
@@ -135,10 +139,10 @@ class Selection:
         """The start being trained (R once the choice is made)."""
         return len(self.objectives)
 
-    def record(self, objective: float, state_of) -> None:
-        """Start ``current`` reached S steps with ``objective``; ``state_of()`` gives its training
-        state, taken only when it is the lowest so far (a non-finite objective never is, ties
-        keep the earlier start)."""
+    def record(self, objective: float, state_of, reading: dict[str, str] | None = None) -> None:
+        """Start ``current`` reached S steps with ``objective`` and ``reading`` (reading_of); ``state_of()``
+        gives its training state, taken only when it is the lowest so far (a non-finite objective never is,
+        ties keep the earlier start)."""
         r = self.current
         value = objective if math.isfinite(objective) else math.inf
         if self.best < 0 or value < self._best_value():
@@ -146,6 +150,7 @@ class Selection:
         self.objectives.append(float(objective))
         self.diverged.append(0)
         self.why.append("")
+        self.readings.append({str(k): str(v) for k, v in (reading or {}).items()})
 
     def record_diverged(self, step: int, why: str) -> None:
         """Start ``current`` diverged at ``step`` (``why``: the loss or the parameters, in words)
@@ -153,6 +158,7 @@ class Selection:
         self.objectives.append(math.nan)
         self.diverged.append(int(step))
         self.why.append(str(why))
+        self.readings.append({})
 
     @property
     def all_diverged(self) -> bool:
@@ -193,7 +199,8 @@ class Selection:
                "set_steps": int(self.set_steps), "class_init": float(self.class_init),
                "after_words": bool(self.after_words), "set_words": int(self.set_words),
                "objectives": [float(v) for v in self.objectives], "best": int(self.best), "kept": int(self.kept),
-               "diverged": [int(d) for d in self.diverged], "why": [str(w) for w in self.why]}
+               "diverged": [int(d) for d in self.diverged], "why": [str(w) for w in self.why],
+               "readings": [dict(r) for r in self.readings]}
         if self.best_state is not None:
             out["best_state"] = self.best_state
         return out
@@ -210,7 +217,10 @@ class Selection:
                       int(data.get("set_steps", 0)),     # checkpoints before restart_steps: a fraction
                       float(data.get("class_init", 0.0)),
                       bool(data.get("after_words", False)),  # checkpoints before restart_after_words: off
-                      int(data.get("set_words", 0)))
+                      int(data.get("set_words", 0)),
+                      # checkpoints before the starts' readings were kept: none
+                      [{str(k): str(v) for k, v in dict(r).items()}
+                       for r in data.get("readings", [{}] * len(data["objectives"]))])
         except (KeyError, TypeError, ValueError, AttributeError):
             raise InputError("the checkpoint's record of the restarts is malformed") from None
         R, n = len(sel.seeds), len(sel.objectives)
@@ -219,6 +229,7 @@ class Selection:
         # only once every start is done, of the best one: else a resume would index past the scores,
         # go on with a start that was never chosen, or with one that diverged
         if not (R >= 2 and sel.steps >= 1 and n <= R and scored is not None and len(sel.why) == n and sel.set_words >= 0
+                and len(sel.readings) == n
                 and all(d >= 0 for d in sel.diverged)
                 and (sel.best == -1 if not scored else sel.best in scored)
                 and (sel.kept == -1 or (n == R and sel.kept == sel.best >= 0))

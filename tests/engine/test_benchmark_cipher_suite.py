@@ -196,3 +196,31 @@ def test_the_vowel_groups_row_says_what_the_vowels_check_makes_of_the_keys_own_v
     prep = prepare(*cipher_suite.load_folder(tmp_path / "c"), Config(**PRESETS["syllabary"]))
     ev = vowel_evidence([ch.letters for ch in prep.chunks], {s: v for s, (_, v) in key_of(tmp_path / "c").items()})
     assert row["key_p"] == round(ev.p_value, 4) and row["key_agreement"] == round(ev.agreement, 4)
+
+
+def test_the_oracle_rereads_a_released_checkpoint_with_its_signs_right_and_refuses_a_missing_one(tmp_path, monkeypatch,
+                                                                                                 capsys):
+    from engine.config import Config
+    from engine.training.trainer import Trainer
+
+    c = toy("syllabary", relation="near", n=60)
+    write_cipher(c, tmp_path / "c")
+    monkeypatch.setattr(cipher_suite, "build_cipher", lambda entry: tmp_path / "c")
+    monkeypatch.setattr(cipher_suite, "RUNS", tmp_path / "runs")
+    entry = {"id": "dev-s-toy", "script": "syllabary"}
+    with pytest.raises(SystemExit) as e:
+        cipher_suite.oracle(entry, "x", [], 1, 2, tmp_path / "rows.jsonl", reuse=True)
+    assert e.value.code == 2 and "released.pt: no released checkpoint to reuse" in capsys.readouterr().err
+    assert not (tmp_path / "rows.jsonl").exists()
+    corpus, vocab = cipher_suite.load_folder(tmp_path / "c")
+    t = Trainer(corpus, vocab, Config(signs="syllables", min_span=2, max_span=6, steps=2, eval_interval=0),
+                live_interval=None)
+    for _ in t.run():
+        pass
+    t.save_checkpoint(tmp_path / "runs" / "x-oracle" / "dev-s-toy" / "released.pt")
+    row = cipher_suite.oracle(entry, "x", [], 1, 2, tmp_path / "rows.jsonl", reuse=True)
+    both, _, _, total = cipher_suite.syllables_right(t.mapping().syllables.top_values(),
+                                                     cipher_suite.read_key(tmp_path / "c"))
+    assert row["values_share"] == pytest.approx(both / total) and row["read"] is False   # two steps read nothing
+    assert row["command"].endswith("--reuse-released --out " + str(tmp_path / "rows.jsonl"))
+    assert json.loads((tmp_path / "rows.jsonl").read_text(encoding="utf-8"))["p_at_10"] == row["p_at_10"]
