@@ -15,7 +15,8 @@ A start is one run's first start: what start r of a run of seed s trains is a si
 ends, the objective's parts over the text, the diagnosis's gold-free figures and the start's reading.
 
 ``--screens ROWS``: what each screen keeps, on average, of runs of R starts drawn from the starts of ROWS
-(every subset of R); ``--votes ROWS``: how many signs the starts' vote reads right; ``--vote-run``: one
+(every subset of R); ``--agreement ROWS…``: what the diagnosis's ``starts`` check says of runs of 4 such starts;
+``--votes ROWS``: how many signs the starts' vote reads right; ``--vote-run``: one
 start trained from that vote (the signs most starts agree on pinned, then released).
 
     nice -n 5 python -m benchmarks.experiments.word_phase_starts --ids dev-s-latin-1 dev-s-spanish-1 \\
@@ -276,6 +277,59 @@ def screens(path: Path, sizes: tuple[int, ...] = (1, 2, 4, 8)) -> list[dict]:
     return out
 
 
+def starts_check(paths: list[Path], size: int = 4, thresholds: tuple[float, ...] = (0.35, 0.4, 0.45, 0.5, 0.55, 0.6,
+                                                                                     0.65)) -> dict:
+    """The diagnosis's ``starts`` check (engine/training/diagnosis.py) on runs of ``size`` starts drawn from pools
+    of single starts (the rows of ``paths`` that hold readings): for every subset of ``size`` starts of a text, the
+    start its screen keeps (the lowest objective over the text where the word phase ends, as restart_after_words
+    screens) and the largest share of its signs another start of the subset reads alike (starts_agreement), with
+    whether the kept start is read by the manifest's rule where the phase ends. Per text and pooled: that share
+    among kept starts read, kept starts at P@10 below the rule's, and kept starts not read; per threshold: the
+    share of read kept starts it passes, of not-read ones it flags, and of the starts it passes that are read."""
+    import itertools
+    import statistics
+
+    from benchmarks.cipher_suite import READ_P10, SIGNS_RIGHT
+    from engine.training.diagnosis import starts_agreement
+
+    rows = [r for path in paths for r in read_rows(path) if "error" not in r and "reading" in r]
+    kept: list[dict] = []
+    texts = []
+    for c, sets in dict.fromkeys((r["id"], tuple(r["sets"])) for r in rows):
+        rs = sorted((r for r in rows if r["id"] == c and tuple(r["sets"]) == sets), key=lambda r: r["seed"])
+        readings = [{sign: f"{o} {v}" for sign, (o, v) in r["reading"].items()} for r in rs]
+        mine = []
+        for sub in itertools.combinations(range(len(rs)), size):
+            k = min(sub, key=lambda i: rs[i]["text_objective"])
+            agree = max(starts_agreement([readings[i] for i in sub], sub.index(k)))
+            p10, signs = float(rs[k]["p_at_10"]), float(rs[k]["values_share"])
+            mine.append({"id": c, "agreement": agree, "p_at_10": p10,
+                         "read": p10 >= READ_P10["syllabary"] and signs >= SIGNS_RIGHT})
+        kept += mine
+        texts.append({"id": c, "sets": list(sets), "starts": len(rs), "subsets": len(mine),
+                      "kept_read": sum(m["read"] for m in mine),
+                      "agreement_median": statistics.median(m["agreement"] for m in mine),
+                      "agreement_min": min(m["agreement"] for m in mine),
+                      "agreement_max": max(m["agreement"] for m in mine)})
+
+    def spread(xs: list[float]) -> dict:
+        xs = sorted(xs)
+        return {"n": len(xs), **({"min": xs[0], "median": statistics.median(xs), "max": xs[-1],
+                                  "q95": xs[min(len(xs) - 1, int(0.95 * len(xs)))]} if xs else {})}
+
+    read = [m["agreement"] for m in kept if m["read"]]
+    unread = [m["agreement"] for m in kept if not m["read"]]
+    low = [m["agreement"] for m in kept if m["p_at_10"] < READ_P10["syllabary"]]
+    per = {}
+    for t in thresholds:
+        fine = [m for m in kept if m["agreement"] >= t]
+        per[f"{t:g}"] = {"read_passed": sum(a >= t for a in read) / len(read) if read else None,
+                         "not_read_flagged": sum(a < t for a in unread) / len(unread) if unread else None,
+                         "fine": len(fine), "fine_read": sum(m["read"] for m in fine) / len(fine) if fine else None}
+    return {"size": size, "texts": texts, "kept_read": spread(read), "kept_p10_below": spread(low),
+            "kept_not_read": spread(unread), "thresholds": per}
+
+
 def vote(readings: list[dict[str, list[str]]], weights: list[float] | None = None) -> dict[str, tuple[str, str]]:
     """Each sign's onset and its vowel as most of the starts read them (each start's vote weighed by
     ``weights``, default 1; ties: the value first met), the onset and the vowel counted apart."""
@@ -384,6 +438,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="write (to --out, JSON) what each screen keeps, on average, of runs of 1, 2, 4 and 8 starts "
                         "drawn from the starts of ROWS, and stop")
     p.add_argument("--votes", type=Path, metavar="ROWS", help="print how many signs the starts' vote reads right")
+    p.add_argument("--agreement", type=Path, nargs="+", metavar="ROWS",
+                   help="write (to --out, JSON) what the diagnosis's starts check says of runs of 4 starts drawn from "
+                        "the starts of ROWS (those with readings), and stop")
     p.add_argument("--vote-run", metavar="CIPHER", help="train CIPHER from the vote of the starts of --rows, "
                    "pinned then released, and append its row to --out")
     p.add_argument("--rows", type=Path, help="with --vote-run: the starts' rows (with their readings)")
@@ -422,6 +479,22 @@ def main(argv: list[str] | None = None) -> int:
                   f"mean {m['values']:.3f} {m['onsets']:.3f} {m['vowels']:.3f}, best start "
                   f"{max(x['values'] for x in e['starts']):.3f}; vote {v['values']:.3f} {v['onsets']:.3f} "
                   f"{v['vowels']:.3f}")
+        return 0
+    if args.agreement:
+        from benchmarks.commit import short_commit
+
+        if args.out is None:
+            p.error("--agreement needs --out")
+        summary = {"rows": [str(x) for x in args.agreement], "commit": short_commit(),
+                   "command": "python -m benchmarks.experiments.word_phase_starts --agreement "
+                              + " ".join(map(str, args.agreement)) + f" --out {args.out}",
+                   **starts_check(args.agreement)}
+        args.out.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+        for e in summary["texts"]:
+            print(e["id"], f"{e['subsets']} runs of 4, {e['kept_read']} kept read; agreement min "
+                  f"{e['agreement_min']:.3f} median {e['agreement_median']:.3f} max {e['agreement_max']:.3f}")
+        for t, d in summary["thresholds"].items():
+            print(f"threshold {t}: {d}")
         return 0
     if args.screens:
         from benchmarks.commit import short_commit

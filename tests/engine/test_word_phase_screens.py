@@ -84,3 +84,28 @@ def test_a_missing_or_broken_result_file_is_one_line_and_exit_2(tmp_path, capsys
         main(["--vote-run", "dev-s-nothing", "--rows", str(bad), "--out", str(tmp_path / "v.jsonl")])
     assert e.value.code == 2 and "no cipher of that id" in capsys.readouterr().err
     assert not (tmp_path / "s.json").exists() and not (tmp_path / "v.jsonl").exists()
+
+
+def test_the_starts_check_on_runs_drawn_from_a_pool_keeps_the_lowest_objective_and_reads_its_agreement(tmp_path):
+    from benchmarks.experiments.word_phase_starts import starts_check
+
+    def start(cid, seed, objective, p10, signs, values):
+        return {"id": cid, "sets": [], "seed": seed, "text_objective": objective, "p_at_10": p10,
+                "values_share": signs, "reading": {s: [o, "a"] for s, o in zip("WXYZ", values)}}
+
+    # text x: starts 0 and 1 read it alike; 2, 3 and 4 do not, each sharing one sign with them (a quarter)
+    x = [start("dev-s-x", 0, -5.0, 0.9, 0.7, "ktpn"), start("dev-s-x", 1, -4.0, 0.9, 0.7, "ktpn"),
+         start("dev-s-x", 2, -3.0, 0.1, 0.1, "kbbb"), start("dev-s-x", 3, -2.0, 0.1, 0.1, "dtdd"),
+         start("dev-s-x", 4, -1.0, 0.1, 0.1, "ffpf")]
+    # text y: four starts, none read, each pair sharing a quarter of the signs (the first sign)
+    y = [start("dev-s-y", s, -float(s), 0.2, 0.1, "k" + v) for s, v in enumerate(["bbb", "ddd", "fff", "ggg"])]
+    y.append({"id": "dev-s-y", "sets": [], "seed": 9, "error": "exit 1"})
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in x + y), encoding="utf-8")
+    out = starts_check([path], thresholds=(0.5,))
+    tx, ty = out["texts"]
+    # x: five runs of 4; without start 0 or 1 the other read start is kept and no start agrees past a quarter
+    assert (tx["subsets"], tx["kept_read"], tx["agreement_min"], tx["agreement_max"]) == (5, 5, 0.25, 1.0)
+    assert (ty["subsets"], ty["kept_read"], ty["agreement_max"]) == (1, 0, 0.25)
+    assert out["kept_read"]["n"] == 5 and out["kept_not_read"]["max"] == 0.25
+    assert out["thresholds"]["0.5"] == {"read_passed": 3 / 5, "not_read_flagged": 1.0, "fine": 3, "fine_read": 1.0}
