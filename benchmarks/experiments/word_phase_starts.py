@@ -320,12 +320,12 @@ def starts_check(paths: list[Path], size: int = 4, thresholds: tuple[float, ...]
     read = [m["agreement"] for m in kept if m["read"]]
     unread = [m["agreement"] for m in kept if not m["read"]]
     low = [m["agreement"] for m in kept if m["p_at_10"] < READ_P10["syllabary"]]
-    per = {}
+    per = []
     for t in thresholds:
         fine = [m for m in kept if m["agreement"] >= t]
-        per[f"{t:g}"] = {"read_passed": sum(a >= t for a in read) / len(read) if read else None,
-                         "not_read_flagged": sum(a < t for a in unread) / len(unread) if unread else None,
-                         "fine": len(fine), "fine_read": sum(m["read"] for m in fine) / len(fine) if fine else None}
+        per.append({"threshold": t, "read_passed": sum(a >= t for a in read) / len(read) if read else None,
+                    "not_read_flagged": sum(a < t for a in unread) / len(unread) if unread else None,
+                    "fine": len(fine), "fine_read": sum(m["read"] for m in fine) / len(fine) if fine else None})
     return {"size": size, "texts": texts, "kept_read": spread(read), "kept_p10_below": spread(low),
             "kept_not_read": spread(unread), "thresholds": per}
 
@@ -493,8 +493,8 @@ def main(argv: list[str] | None = None) -> int:
         for e in summary["texts"]:
             print(e["id"], f"{e['subsets']} runs of 4, {e['kept_read']} kept read; agreement min "
                   f"{e['agreement_min']:.3f} median {e['agreement_median']:.3f} max {e['agreement_max']:.3f}")
-        for t, d in summary["thresholds"].items():
-            print(f"threshold {t}: {d}")
+        for d in summary["thresholds"]:
+            print(d)
         return 0
     if args.screens:
         from benchmarks.commit import short_commit

@@ -108,4 +108,5 @@ def test_the_starts_check_on_runs_drawn_from_a_pool_keeps_the_lowest_objective_a
     assert (tx["subsets"], tx["kept_read"], tx["agreement_min"], tx["agreement_max"]) == (5, 5, 0.25, 1.0)
     assert (ty["subsets"], ty["kept_read"], ty["agreement_max"]) == (1, 0, 0.25)
     assert out["kept_read"]["n"] == 5 and out["kept_not_read"]["max"] == 0.25
-    assert out["thresholds"]["0.5"] == {"read_passed": 3 / 5, "not_read_flagged": 1.0, "fine": 3, "fine_read": 1.0}
+    assert out["thresholds"] == [{"threshold": 0.5, "read_passed": 3 / 5, "not_read_flagged": 1.0, "fine": 3,
+                                  "fine_read": 1.0}]
