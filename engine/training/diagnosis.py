@@ -86,9 +86,11 @@ VOWEL_AGREEMENT_P = 0.05
 GROUP_STABILITY_MIN = 0.3
 #: a syllable run whose starts were screened where the word phase ends (restart_after_words) is probably wrong
 #: when the start it kept shares less than STARTS_AGREE_FLAG of its signs' values (top onset and top vowel)
-#: with every other start: no second start found that reading, where the
-#: starts of a reading the text supports find it again. Needs STARTS_MIN_OTHERS other starts or more. Set on
-#: the single starts of the dev syllabaries of issue 49 after seeing them (docs/diagnosis.md, "The starts")
+#: with every other start: no second start found that reading, where the starts of a reading the text
+#: supports find it again. Needs STARTS_MIN_OTHERS other starts or more. Set on the single starts of the dev
+#: syllabaries of issue 49 after seeing them (benchmarks/results/ciphers/dev-starts-check.json: kept starts
+#: below P@10 0.7 agreed with another on at most 0.41 of their signs, read ones on at least 0.69;
+#: docs/diagnosis.md, "The starts")
 STARTS_AGREE_FLAG = 0.5
 STARTS_MIN_OTHERS = 2
 #: the findings that say a reading is probably wrong, not only that it may be a local optimum
