@@ -140,7 +140,11 @@ def one(cipher: str, seed: int, sets: list[str]) -> dict:
     return row
 
 
-def run(args) -> int:
+def run(args, module: str = "benchmarks.experiments.word_phase_starts", extra: tuple[str, ...] = ()) -> int:
+    """Each (cipher of ``args.ids``, seed of ``args.seeds``) not yet in ``args.out`` trained in its own process
+    (``python -m MODULE --one CIPHER SEED``, with ``args.set`` and ``extra``, options of MODULE), its row (the
+    process's last line of output, as JSON) appended to ``args.out`` with what the cipher is, the commit and the
+    command; ``args.workers`` at once. 1 when a process failed (its row says how), else 0."""
     from benchmarks.commit import short_commit
 
     ciphers = manifest()[0]
@@ -154,15 +158,15 @@ def run(args) -> int:
 
     def work(job: tuple[str, int]) -> dict:
         c, s = job
-        cmd = [sys.executable, "-m", "benchmarks.experiments.word_phase_starts", "--one", c, str(s),
-               *[a for kv in args.set for a in ("--set", kv)]]
+        cmd = [sys.executable, "-m", module, "--one", c, str(s), *[a for kv in args.set for a in ("--set", kv)],
+               *extra]
         proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True,
                               env={**os.environ, **PINNED_ENV, "PYTHONPATH": str(ROOT)})
         e = ciphers[c]
         row = {"id": c, "seed": s, "sets": list(args.set), "source": e["source"], "relation": e["relation"],
                "wr": e["wr"], "commit": commit,
-               "command": f"python -m benchmarks.experiments.word_phase_starts --ids {c} --seeds {s}"
-                          + "".join(f" --set {kv}" for kv in args.set) + f" --out {args.out}"}
+               "command": f"python -m {module} --ids {c} --seeds {s}" + "".join(f" --set {kv}" for kv in args.set)
+                          + "".join(f" {a}" for a in extra) + f" --out {args.out}"}
         if proc.returncode != 0:
             row["error"] = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
         else:
