@@ -107,6 +107,25 @@ class MappingSnapshot:
         order = np.argsort(-col)[:k]
         return [(self.known[i], float(col[i])) for i in order]
 
+    def best_sounds(self) -> dict[str, str]:
+        """Each lost letter's most probable known sound (the "no sound" unit aside); {} with signs = syllables
+        (a sign has two slots: :meth:`top_readings`)."""
+        if self.syllables is not None:
+            return {}
+        best = {}
+        for letter in self.lost[1:]:
+            ranked = [u for u, _ in self.best_known_for(letter, k=2) if u != self.known[0]]
+            if ranked:
+                best[letter] = ranked[0]
+        return best
+
+    def top_readings(self) -> dict[str, str]:
+        """Each sign's top-1 onset and top-1 vowel (``"k a"``) with signs = syllables, each letter's best sound
+        otherwise: what the restarts keep of each start for the diagnosis's ``starts`` check."""
+        if self.syllables is not None:
+            return {sign: f"{onset} {vowel}" for sign, (onset, vowel) in self.syllables.top_values().items()}
+        return self.best_sounds()
+
 
 @dataclass(frozen=True)
 class StepEvent:

@@ -272,14 +272,7 @@ class Diagnosis:
 def best_readings(mapping) -> dict[str, str]:
     """Each lost letter's most probable known sound (the "no sound" unit aside) in a letters run's
     MappingSnapshot; {} for a syllables run (its signs have two slots)."""
-    if mapping.syllables is not None:
-        return {}
-    best = {}
-    for letter in mapping.lost[1:]:
-        ranked = [u for u, _ in mapping.best_known_for(letter, k=2) if u != mapping.known[0]]
-        if ranked:
-            best[letter] = ranked[0]
-    return best
+    return mapping.best_sounds()
 
 
 def class_finding(mapping, vowel_letters: Sequence[str] | None,
@@ -414,14 +407,6 @@ def vowels_finding(table, chunks) -> tuple[Finding | None, dict[str, float]]:
                    f"groups no better than the same vowels shuffled among the signs (p = {evidence.p_value:.2f}), "
                    "where a right reading's vowels fit them; try more restarts or seeds, or pin the signs you are "
                    "sure of"), values
-
-
-def start_reading(mapping) -> dict[str, str]:
-    """What the restarts keep of a start after its S steps, for the ``starts`` check: each sign's top-1 onset
-    and top-1 vowel (``"k a"``) in a syllable run, each letter's best sound (best_readings) otherwise."""
-    if mapping.syllables is not None:
-        return {sign: f"{onset} {vowel}" for sign, (onset, vowel) in mapping.syllables.top_values().items()}
-    return best_readings(mapping)
 
 
 def starts_agreement(readings: Sequence[Mapping[str, str]], kept: int) -> list[float]:

@@ -80,8 +80,8 @@ class Selection:
     #: with after_words, the setting words_first the choice was made with (0: no word phase, or a record from
     #: before it was kept)
     set_words: int = 0
-    #: each start's reading after S steps (lost letter or sign -> its value, as diagnosis.start_reading gives
-    #: it; {} for a start that diverged, or in a record from before the readings were kept): what the
+    #: each start's reading after S steps (lost letter or sign -> its value, as MappingSnapshot.top_readings
+    #: gives it; {} for a start that diverged, or in a record from before the readings were kept): what the
     #: diagnosis's ``starts`` check compares
     readings: list[dict[str, str]] = field(default_factory=list)
 
@@ -140,7 +140,7 @@ class Selection:
         return len(self.objectives)
 
     def record(self, objective: float, state_of, reading: dict[str, str] | None = None) -> None:
-        """Start ``current`` reached S steps with ``objective`` and ``reading`` (diagnosis.start_reading);
+        """Start ``current`` reached S steps with ``objective`` and ``reading`` (MappingSnapshot.top_readings);
         ``state_of()`` gives its training state, taken only when it is the lowest so far (a non-finite
         objective never is, ties keep the earlier start)."""
         r = self.current

@@ -303,12 +303,11 @@ class Trainer:
     def _end_start(self, sel: Selection) -> None:
         """The current start has trained S steps: score it without gold, then begin the next start,
         or, once every start is scored, continue the lowest one from its state after S steps."""
-        from engine.training.diagnosis import start_reading
         from engine.training.final_objective import corpus_objective
 
         if sel.current < len(sel.seeds):    # screened on what the start trained on (the pseudo-words, in their phase)
             sel.record(corpus_objective(self, prep=self._active()[0])["objective"], self._training_state,
-                       start_reading(self.mapping()))
+                       self.mapping().top_readings())
         if sel.current < len(sel.seeds):
             self._begin_start(sel.seeds[sel.current], sel.class_init)
         else:

@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 
 from engine.config import Config
-from engine.training.diagnosis import (STARTS_AGREE_FLAG, Diagnosis, diagnose, start_reading, starts_agreement,
-                                       starts_finding)
+from engine.training.diagnosis import STARTS_AGREE_FLAG, Diagnosis, diagnose, starts_agreement, starts_finding
 from engine.training.restarts import Selection
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -92,7 +91,7 @@ def test_a_syllable_run_keeps_each_starts_reading_where_the_word_phase_ends_and_
                      live_interval=None)
     for _ in single.run():
         pass
-    assert sel.readings[sel.kept] == start_reading(single.mapping())
+    assert sel.readings[sel.kept] == single.mapping().top_readings()
     d = diagnose(t)
     assert d.values["diagnosis_starts_compared"] == 2.0
     assert d.values["diagnosis_starts_agreement"] == pytest.approx(max(starts_agreement(sel.readings, sel.kept)))
