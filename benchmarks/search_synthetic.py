@@ -70,7 +70,7 @@ def run_one(family: str, cipher: int, seed: int, trial: str, steps: int) -> dict
     from engine.datasets.synthetic import VOWELS
     from engine.model.letter_classes import class_evidence, vowel_letters
     from engine.results import EvalEvent
-    from engine.training.diagnosis import assess, best_readings
+    from engine.training.diagnosis import assess
     from engine.training.trainer import Trainer
 
     corpus, vocab, gold, key = build(family, cipher)
@@ -83,7 +83,7 @@ def run_one(family: str, cipher: int, seed: int, trial: str, steps: int) -> dict
     wall = time.perf_counter() - t0
     parts, diagnosis = assess(trainer)
     truth = {letter: unit for unit, letter in key.items()}
-    best = best_readings(trainer.mapping())
+    best = trainer.mapping().best_sounds()
     found = vowel_letters(trainer.prep)
     true_vowels = {key[v] for v in VOWELS}
     return {"family": family, "cipher": cipher, "seed": seed, "trial": trial, "settings": settings,

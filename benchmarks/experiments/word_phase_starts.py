@@ -37,7 +37,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from benchmarks.cipher_suite import PINNED_ENV, ROOT, build_cipher, load_folder, manifest, read_key, syllables_right
+from benchmarks.cipher_suite import (PINNED_ENV, READ_P10, ROOT, SIGNS_RIGHT, build_cipher, load_folder, manifest,
+                                     read_key, syllables_right)
 
 def prior_reading(trainer) -> dict[str, tuple[str, str]]:
     """Each sign's onset read as Bayes would, argmax over onsets c of P(sign | c) x P(c), with P(c) how often
@@ -284,16 +285,16 @@ def screens(path: Path, sizes: tuple[int, ...] = (1, 2, 4, 8)) -> list[dict]:
 def starts_check(paths: list[Path], size: int = 4, thresholds: tuple[float, ...] = (0.35, 0.4, 0.45, 0.5, 0.55, 0.6,
                                                                                      0.65)) -> dict:
     """The diagnosis's ``starts`` check (engine/training/diagnosis.py) on runs of ``size`` starts drawn from pools
-    of single starts (the rows of ``paths`` that hold readings): for every subset of ``size`` starts of a text, the
-    start its screen keeps (the lowest objective over the text where the word phase ends, as restart_after_words
-    screens) and the largest share of its signs another start of the subset reads alike (starts_agreement), with
-    whether the kept start is read by the manifest's rule where the phase ends. Per text and pooled: that share
-    among kept starts read, kept starts at P@10 below the rule's, and kept starts not read; per threshold: the
-    share of read kept starts it passes, of not-read ones it flags, and of the starts it passes that are read."""
+    of single starts (the rows of ``paths`` that hold readings; a pool smaller than ``size`` is left out): for
+    every subset of ``size`` starts of a text, the start its screen keeps (the lowest objective over the text where
+    the word phase ends, as restart_after_words screens) and the largest share of its signs another start of the
+    subset reads alike (starts_agreement), with whether the kept start is read by the manifest's rule where the
+    phase ends. Per text and pooled: that share among kept starts read, kept starts at P@10 below the rule's, and
+    kept starts not read; per threshold: the share of read kept starts it passes, of not-read ones it flags, and of
+    the starts it passes that are read."""
     import itertools
     import statistics
 
-    from benchmarks.cipher_suite import READ_P10, SIGNS_RIGHT
     from engine.training.diagnosis import starts_agreement
 
     rows = [r for path in paths for r in read_rows(path) if "error" not in r and "reading" in r]
@@ -301,6 +302,8 @@ def starts_check(paths: list[Path], size: int = 4, thresholds: tuple[float, ...]
     texts = []
     for c, sets in dict.fromkeys((r["id"], tuple(r["sets"])) for r in rows):
         rs = sorted((r for r in rows if r["id"] == c and tuple(r["sets"]) == sets), key=lambda r: r["seed"])
+        if len(rs) < size:          # no run of ``size`` starts can be drawn from this pool
+            continue
         readings = [{sign: f"{o} {v}" for sign, (o, v) in r["reading"].items()} for r in rs]
         mine = []
         for sub in itertools.combinations(range(len(rs)), size):

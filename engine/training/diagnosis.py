@@ -269,12 +269,6 @@ class Diagnosis:
                    {str(k): float(v) for k, v in dict(data.get("shares", {})).items()})
 
 
-def best_readings(mapping) -> dict[str, str]:
-    """Each lost letter's most probable known sound (the "no sound" unit aside) in a letters run's
-    MappingSnapshot; {} for a syllables run (its signs have two slots)."""
-    return mapping.best_sounds()
-
-
 def class_finding(mapping, vowel_letters: Sequence[str] | None,
                   shares: Mapping[str, float] | None = None) -> tuple[Finding | None, dict[str, float]]:
     """The letters ``mapping`` (a MappingSnapshot of a letters run) reads against their contextual
@@ -283,7 +277,7 @@ def class_finding(mapping, vowel_letters: Sequence[str] | None,
     text (default: all equal)."""
     if vowel_letters is None or mapping.syllables is not None:
         return None, {}
-    return class_finding_of(best_readings(mapping), vowel_letters, shares)
+    return class_finding_of(mapping.best_sounds(), vowel_letters, shares)
 
 
 def class_finding_of(best: Mapping[str, str], vowel_letters: Sequence[str],
@@ -522,7 +516,7 @@ def diagnose(trainer, *, polish=None) -> Diagnosis:
     from engine.model.letter_classes import class_evidence, letter_shares
 
     mapping, shares = trainer.mapping(), letter_shares(trainer.prep)
-    out = Diagnosis(readings=best_readings(mapping))
+    out = Diagnosis(readings=mapping.best_sounds())
     if out.readings:
         out.shares = {letter: float(shares.get(letter, 0.0)) for letter in out.readings}
     finding, values = class_finding(mapping, class_evidence(trainer.prep), shares)

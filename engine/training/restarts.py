@@ -80,9 +80,9 @@ class Selection:
     #: with after_words, the setting words_first the choice was made with (0: no word phase, or a record from
     #: before it was kept)
     set_words: int = 0
-    #: each start's reading after S steps (lost letter or sign -> its value, as MappingSnapshot.top_readings
-    #: gives it; {} for a start that diverged, or in a record from before the readings were kept): what the
-    #: diagnosis's ``starts`` check compares
+    #: each start's reading after S steps where S is the word phase's end (lost letter or sign -> its value, as
+    #: MappingSnapshot.top_readings gives it; {} for a start that diverged, for a screen elsewhere, or in a record
+    #: from before the readings were kept): what the diagnosis's ``starts`` check compares
     readings: list[dict[str, str]] = field(default_factory=list)
 
     @classmethod

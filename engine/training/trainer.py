@@ -306,8 +306,10 @@ class Trainer:
         from engine.training.final_objective import corpus_objective
 
         if sel.current < len(sel.seeds):    # screened on what the start trained on (the pseudo-words, in their phase)
-            sel.record(corpus_objective(self, prep=self._active()[0])["objective"], self._training_state,
-                       self.mapping().top_readings())
+            # each start's reading where the word phase ends, for the diagnosis's starts check (only there: at an
+            # earlier screen a syllable start's vowels are still chance, and nothing reads it)
+            reading = self.mapping().top_readings() if sel.set_words else None
+            sel.record(corpus_objective(self, prep=self._active()[0])["objective"], self._training_state, reading)
         if sel.current < len(sel.seeds):
             self._begin_start(sel.seeds[sel.current], sel.class_init)
         else:

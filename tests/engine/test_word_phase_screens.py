@@ -110,3 +110,14 @@ def test_the_starts_check_on_runs_drawn_from_a_pool_keeps_the_lowest_objective_a
     assert out["kept_read"]["n"] == 5 and out["kept_not_read"]["max"] == 0.25
     assert out["thresholds"] == [{"threshold": 0.5, "read_passed": 3 / 5, "not_read_flagged": 1.0, "fine": 3,
                                   "fine_read": 1.0}]
+
+
+def test_the_starts_check_leaves_out_a_pool_too_small_for_a_run(tmp_path):
+    from benchmarks.experiments.word_phase_starts import starts_check
+
+    rows = [{"id": "dev-s-z", "sets": [], "seed": s, "text_objective": -float(s), "p_at_10": 0.1, "values_share": 0.1,
+             "reading": {"W": ["k", "a"]}} for s in range(3)]
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = starts_check([path])
+    assert out["texts"] == [] and out["kept_read"] == {"n": 0} and out["kept_not_read"] == {"n": 0}
