@@ -225,6 +225,20 @@ def expected_kept(values: list[float], scores: list[float], size: int, first: li
     return sum(kept) / len(kept)
 
 
+def expected_medoid(values: list[float], readings: list[dict[str, str]], size: int) -> float:
+    """The mean, over every subset of ``size`` starts of a pool, of the ``values`` of the start whose reading
+    the other starts of the subset share most (the sum of starts_agreement; ties: the first)."""
+    from itertools import combinations
+
+    from engine.training.diagnosis import starts_agreement
+
+    kept = []
+    for c in combinations(range(len(values)), size):
+        sub = [readings[i] for i in c]
+        kept.append(values[c[max(range(size), key=lambda j: (sum(starts_agreement(sub, j)), -j))]])
+    return sum(kept) / len(kept)
+
+
 #: gold-free figures of a start where its word phase ends, for their rank correlation with its P@10
 FIGURES = (("text objective", lambda r: r.get("text_objective")),
            ("words@500", lambda r: r.get("screen_objective")),
@@ -271,6 +285,18 @@ def screens(path: Path, sizes: tuple[int, ...] = (1, 2, 4, 8)) -> list[dict]:
                   for k in sizes if 2 < k <= len(rs) and all(early(r) is not None and late(r) is not None for r in rs)}
         if rounds:
             entry["kept"]["words@500, half to text@end"] = rounds
+        # a screen by agreement: the start whose reading the others of the run share most (a medoid), the
+        # starts check's figure (engine/training/diagnosis.py) used to choose instead of to judge; drawn from the
+        # starts that kept their readings, beside the objective's screen over the same starts
+        have = [r for r in rs if "reading" in r and r.get("text_objective") is not None]
+        if any(2 < k <= len(have) for k in sizes):
+            held = [float(r["p_at_10"]) for r in have]
+            readings = [{sign: f"{o} {v}" for sign, (o, v) in r["reading"].items()} for r in have]
+            sizes_r = [k for k in sizes if 2 < k <= len(have)]
+            entry["kept"]["agreement (starts with readings)"] = {
+                str(k): expected_medoid(held, readings, k) for k in sizes_r}
+            entry["kept"]["text@end (starts with readings)"] = {
+                str(k): expected_kept(held, [float(r["text_objective"]) for r in have], k) for k in sizes_r}
         # each figure's rank correlation with P@10 over the starts that have it (3 or more)
         entry["spearman"] = {}
         for name, f in FIGURES:

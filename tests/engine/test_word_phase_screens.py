@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from benchmarks.experiments.word_phase_starts import agreement, expected_kept, screens, vote
+from benchmarks.experiments.word_phase_starts import agreement, expected_kept, expected_medoid, screens, vote
 
 
 def test_the_expected_start_kept_is_the_mean_over_every_subset_of_the_lowest_scored():
@@ -24,6 +24,17 @@ def test_the_expected_start_kept_is_the_mean_over_every_subset_of_the_lowest_sco
     first = [5.0, 0.0, 1.0, 6.0]
     assert expected_kept(values, right, 4, first, keep=2) == pytest.approx(0.2)
     assert expected_kept(values, right, 4, first, keep=3) == pytest.approx(0.9)
+
+
+def test_the_agreement_screen_keeps_the_start_the_others_read_alike():
+    a, b = {"x": "k a", "y": "t i", "z": "m u"}, {"x": "k a", "y": "t i", "z": "p e"}
+    c, d = {"x": "s o", "y": "t i", "z": "n e"}, {"x": "r o", "y": "l a", "z": "n e"}
+    values = [0.9, 0.5, 0.2, 0.1]
+    # in {a, b, c}: a shares 2 + 1 signs with the others, b 2 + 1, c 1 + 1: a is kept (the first of the tie)
+    assert expected_medoid(values[:3], [a, b, c], 3) == pytest.approx(0.9)
+    # every 3 of the 4: {a,b,c} a; {a,b,d} a (2+0 vs 2+0 vs 0+0: tie, the first); {a,c,d} c (1+1);
+    # {b,c,d} c (b 1+0, c 1+1, d 0+1)
+    assert expected_medoid(values, [a, b, c, d], 3) == pytest.approx((0.9 + 0.9 + 0.2 + 0.2) / 4)
 
 
 def test_screens_reads_a_result_file_and_leaves_out_what_a_pool_lacks(tmp_path):
