@@ -56,3 +56,38 @@ def test_bad_hop_options_are_refused_in_one_line(capsys):
     with pytest.raises(SystemExit) as e:
         basin_hops.main(["--ids", "dev-s-latin-1", "--share", "0", "--out", "x.jsonl"])
     assert e.value.code == 2 and "--share in (0, 1]" in capsys.readouterr().err
+
+
+def test_the_one_to_one_reading_gives_no_syllable_to_more_signs_than_its_capacity():
+    import numpy as np
+
+    from engine.results import SyllableTable
+
+    # three signs that all read k-a best; the second would rather be t-a than k-i, the third k-i than t-a
+    table = SyllableTable(("A", "B", "C"), ("k", "t", "∅"),
+                          np.array([[0.9, 0.05, 0.05], [0.6, 0.35, 0.05], [0.7, 0.1, 0.2]]), ("a", "i"),
+                          np.array([[0.9, 0.1], [0.8, 0.2], [0.6, 0.4]]))
+    assert table.top_values() == {"A": ("k", "a"), "B": ("k", "a"), "C": ("k", "a")}
+    assert basin_hops.one_to_one(table) == {"A": ("k", "a"), "B": ("t", "a"), "C": ("k", "i")}
+    # two signs a syllable: A and B (the likelier) keep k-a, C goes to its next best
+    assert basin_hops.one_to_one(table, capacity=2) == {"A": ("k", "a"), "B": ("k", "a"), "C": ("k", "i")}
+    pins = basin_hops.pins_of({"A": ("k", "a"), "B": ("∅", "i")})
+    assert [(p.lost, p.known_ipa) for p in pins] == [("A", "ka"), ("B", "i")]
+
+
+def test_a_projecting_walk_pins_each_chunk_then_releases_it_and_keeps_what_lowers_the_objective():
+    t = _trainer()
+    for _ in t.run(steps=4):
+        pass
+    before = corpus_objective(t, step=basin_hops.SCHEDULE_STEP)["objective"]
+    key = {s: {"known_onsets": o, "known_vowels": v} for s, (o, v) in basin_hops.one_to_one(t.mapping().syllables).items()}
+    state, best, kept, shares = basin_hops.project_walk(t, 2, 4, 2, 1, key)
+    assert len(kept) == len(shares) == 2 and shares[0] == 1.0       # the first projection is the key made here
+    assert best <= before and (best < before) == any(kept) and t.pins == []
+    assert t.step == state["step"] == 4 + 4 * sum(kept)
+
+
+def test_bad_projection_options_are_refused_in_one_line(capsys):
+    with pytest.raises(SystemExit) as e:
+        basin_hops.main(["--ids", "dev-s-latin-1", "--arms", "project", "--pin-steps", "300", "--out", "x.jsonl"])
+    assert e.value.code == 2 and "--pin-steps between 1" in capsys.readouterr().err
