@@ -221,6 +221,12 @@ class Config:
     words_min_count_pair: int = _setting(
         9, _LAT, "With words_first: a piece of 2 signs is a pseudo-word when the text has it at least this often "
         "(a frequent pair is more often half a word).", OURS, ge=1, le=1_000_000)
+    # Issue 49: a text's words come often or once (a Zipf law): trained on the pseudo-words as they stand, the
+    # common ones set the mapping, and a list of each distinct word once read where the text's own words did not
+    # (docs/notebook/invented-ciphers.md). Off by default: measured on the dev syllabaries first.
+    words_types: bool = _setting(
+        False, _LAT, "With words_first: train the word phase on each distinct pseudo-word once instead of on every "
+        "place the text has it.", OURS)
     # A chunk shorter than max_span could never hold the longest span.
     max_chunk: int = _setting(
         100, _LAT, "Longer runs between dividers are cut into pieces of at most this many units.",
@@ -541,6 +547,7 @@ ADDED_SETTINGS: dict[str, Any] = {"onsets_first": 0.0, "dp_precision": "double",
                                   "restart_class_init": 0.0, "coda_insertion": 1.0, "echo_vowel_p": 0.1,
                                   "words_first": 0, "words_spans": "whole", "feature_modifiers": False,
                                   "words_min_count": 3, "words_min_count_pair": 9, "restart_after_words": False,
+                                  "words_types": False,
                                   # the reading is the same with or without a reference run: a stored run
                                   # without the key is the run this default would make
                                   "reference_null": "auto"}

@@ -92,12 +92,20 @@ def keep_pieces(pieces: list[list[tuple[str, ...]]], *, min_span: int, max_span:
 
 
 def pseudo_word_corpus(corpus: Corpus, *, min_span: int, max_span: int, min_count: int | None = None,
-                       min_count_pair: int | None = None) -> Corpus | None:
+                       min_count_pair: int | None = None, types: bool = False) -> Corpus | None:
     """The text's pseudo-words (module docstring), as a corpus to train with segmented = true; None when it
-    has none (a text too small or too varied for any piece to recur). The thresholds as kept_pieces takes them."""
+    has none (a text too small or too varied for any piece to recur). The thresholds as kept_pieces takes them.
+    ``types`` (setting words_types): each distinct pseudo-word once, a line of its own (id: the inscription
+    where it first stands, a dot, its place among that line's pieces), in the order the text first has them."""
     out = []
+    seen: set[tuple[str, ...]] = set()
     for ins, kept in zip(corpus.inscriptions, kept_pieces(corpus, min_span=min_span, max_span=max_span,
                                                           min_count=min_count, min_count_pair=min_count_pair)):
-        if kept:
+        if types:
+            for k, (_, p) in enumerate(kept):
+                if p not in seen:
+                    seen.add(p)
+                    out.append(Inscription(f"{ins.id}.{k}", "".join(p)))
+        elif kept:
             out.append(Inscription(ins.id, DIVIDER.join("".join(p) for _, p in kept)))
     return Corpus(f"{corpus.name} (pseudo-words)", tuple(out)) if out else None

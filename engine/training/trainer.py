@@ -162,7 +162,8 @@ class Trainer:
         from engine.model.pseudo_words import pseudo_word_corpus
 
         words = pseudo_word_corpus(corpus, min_span=cfg.min_span, max_span=cfg.max_span,
-                                   min_count=cfg.words_min_count, min_count_pair=cfg.words_min_count_pair)
+                                   min_count=cfg.words_min_count, min_count_pair=cfg.words_min_count_pair,
+                                   types=cfg.words_types)
         segmented = cfg.words_spans == "whole"
         prep = None if words is None else prepare(words, vocabulary, cfg.replace(segmented=segmented, words_first=0),
                                                    self.pins, letters=self.prep.lost_letters[1:])

@@ -60,6 +60,23 @@ def test_most_pseudo_words_are_words_and_no_piece_crosses_a_written_divider():
         assert run_ends <= ends          # every written divider is a boundary of the cut
 
 
+def test_the_word_phase_on_types_has_each_distinct_pseudo_word_once_in_the_order_first_met():
+    corpus, _ = _text(seed=3)
+    tokens = pseudo_word_corpus(corpus, min_span=2, max_span=8)
+    types = pseudo_word_corpus(corpus, min_span=2, max_span=8, types=True)
+    every = [p for ins in tokens.inscriptions for p in ins.text.split(DIVIDER)]
+    assert [ins.text for ins in types.inscriptions] == list(dict.fromkeys(every))
+    assert len(types.inscriptions) < len(every)            # the text repeats its words
+    first = types.inscriptions[0]
+    line = next(ins for ins in tokens.inscriptions if ins.id == first.id.split(".")[0])
+    assert line.text.split(DIVIDER)[int(first.id.split(".")[1])] == first.text
+    assert len({ins.id for ins in types.inscriptions}) == len(types.inscriptions)
+    cfg = Config(**SMALL, words_types=True, words_min_count=1, words_min_count_pair=1)
+    t = Trainer(corpus, make_cipher(seed=0).vocabulary, cfg, live_interval=None)
+    assert t.words_prep is not None and len(t.words_prep.chunks) == len(
+        pseudo_word_corpus(corpus, min_span=3, max_span=6, min_count=1, min_count_pair=1, types=True).inscriptions)
+
+
 def test_pseudo_words_are_deterministic_and_none_when_nothing_recurs():
     corpus, _ = _text(seed=2)
     a = pseudo_word_corpus(corpus, min_span=2, max_span=8)
