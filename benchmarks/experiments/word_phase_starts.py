@@ -225,6 +225,30 @@ def expected_kept(values: list[float], scores: list[float], size: int, first: li
     return sum(kept) / len(kept)
 
 
+def paired(new: Path, base: list[Path]) -> dict:
+    """The starts of ``new`` beside the starts of ``base`` (one or more result files) of the same text and seed
+    (base rows with no settings, ``sets = []``): per text and over every pair, the mean P@10 and share of signs at
+    their key value where the word phase ends, each way, and how many pairs the new start reads more of (P@10)."""
+    import statistics
+
+    ref = {(r["id"], r["seed"]): r for path in base for r in read_rows(path) if "error" not in r and not r["sets"]}
+    pairs = [(r, ref[(r["id"], r["seed"])]) for r in read_rows(new) if "error" not in r and (r["id"], r["seed"]) in ref]
+    if not pairs:
+        print(f"error: {new}: no start whose text and seed a base file has", file=sys.stderr)
+        raise SystemExit(2)
+
+    def summary(ps: list[tuple[dict, dict]]) -> dict:
+        return {"pairs": len(ps), "seeds": sorted({a["seed"] for a, _ in ps}),
+                "p_at_10": statistics.fmean(a["p_at_10"] for a, _ in ps),
+                "base_p_at_10": statistics.fmean(b["p_at_10"] for _, b in ps),
+                "values_share": statistics.fmean(a["values_share"] for a, _ in ps),
+                "base_values_share": statistics.fmean(b["values_share"] for _, b in ps),
+                "higher": sum(a["p_at_10"] > b["p_at_10"] for a, b in ps)}
+
+    texts = {c: summary([(a, b) for a, b in pairs if a["id"] == c]) for c in dict.fromkeys(a["id"] for a, _ in pairs)}
+    return {"texts": texts, "all": summary(pairs)}
+
+
 def expected_medoid(values: list[float], readings: list[dict[str, str]], size: int) -> float:
     """The mean, over every subset of ``size`` starts of a pool, of the ``values`` of the start whose reading
     the other starts of the subset share most (the sum of starts_agreement; ties: the first)."""
@@ -474,6 +498,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--agreement", type=Path, nargs="+", metavar="ROWS",
                    help="write (to --out, JSON) what the diagnosis's starts check says of runs of 4 starts drawn from "
                         "the starts of ROWS (those with readings), and stop")
+    p.add_argument("--paired", type=Path, nargs="+", metavar="ROWS",
+                   help="NEW BASE...: write (to --out, JSON) the starts of NEW beside those of the BASE files of the "
+                        "same text and seed (P@10 and signs right where the word phase ends), and stop")
     p.add_argument("--vote-run", metavar="CIPHER", help="train CIPHER from the vote of the starts of --rows, "
                    "pinned then released, and append its row to --out")
     p.add_argument("--rows", type=Path, help="with --vote-run: the starts' rows (with their readings)")
@@ -512,6 +539,22 @@ def main(argv: list[str] | None = None) -> int:
                   f"mean {m['values']:.3f} {m['onsets']:.3f} {m['vowels']:.3f}, best start "
                   f"{max(x['values'] for x in e['starts']):.3f}; vote {v['values']:.3f} {v['onsets']:.3f} "
                   f"{v['vowels']:.3f}")
+        return 0
+    if args.paired:
+        from benchmarks.commit import short_commit
+
+        if args.out is None:
+            p.error("--paired needs --out")
+        new_rows, *base = args.paired
+        if not base:
+            p.error("--paired NEW BASE...: the new starts' file and at least one base file")
+        summary = {"commit": short_commit(),
+                   "command": "python -m benchmarks.experiments.word_phase_starts --paired "
+                              + " ".join(map(str, args.paired)) + f" --out {args.out}", **paired(new_rows, base)}
+        args.out.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+        for c, e in {**summary["texts"], "all": summary["all"]}.items():
+            print(f"{c}: {e['pairs']} pairs, P@10 {e['base_p_at_10']:.3f} -> {e['p_at_10']:.3f}, signs "
+                  f"{e['base_values_share']:.3f} -> {e['values_share']:.3f}, higher in {e['higher']}")
         return 0
     if args.agreement:
         from benchmarks.commit import short_commit

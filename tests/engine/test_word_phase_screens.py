@@ -132,3 +132,27 @@ def test_the_starts_check_leaves_out_a_pool_too_small_for_a_run(tmp_path):
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     out = starts_check([path])
     assert out["texts"] == [] and out["kept_read"] == {"n": 0} and out["kept_not_read"] == {"n": 0}
+
+
+def test_paired_starts_compare_seed_for_seed_and_a_file_with_no_pair_is_one_line(tmp_path, capsys):
+    from benchmarks.experiments.word_phase_starts import main, paired
+
+    def write(name, rows):
+        path = tmp_path / name
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        return path
+
+    base = write("base.jsonl", [{"id": "dev-s-x", "seed": s, "sets": [], "p_at_10": p, "values_share": v}
+                                for s, p, v in [(0, 0.2, 0.1), (1, 0.5, 0.3), (2, 0.9, 0.6)]]
+                 + [{"id": "dev-s-x", "seed": 0, "sets": ["lr=0.2"], "p_at_10": 0.0, "values_share": 0.0}])
+    new = write("new.jsonl", [{"id": "dev-s-x", "seed": s, "sets": ["words_types=true"], "p_at_10": p,
+                               "values_share": v} for s, p, v in [(0, 0.6, 0.4), (1, 0.4, 0.3), (5, 1.0, 1.0)]])
+    out = paired(new, [base])
+    x = out["texts"]["dev-s-x"]
+    assert (x["pairs"], x["seeds"], x["higher"]) == (2, [0, 1], 1)      # seed 5 has no pair; the lr=0.2 row is no base
+    assert x["p_at_10"] == pytest.approx(0.5) and x["base_p_at_10"] == pytest.approx(0.35)
+    assert out["all"]["values_share"] == pytest.approx(0.35)
+    lonely = write("lonely.jsonl", [{"id": "dev-s-y", "seed": 0, "sets": [], "p_at_10": 0.1, "values_share": 0.1}])
+    with pytest.raises(SystemExit) as e:
+        main(["--paired", str(lonely), str(base), "--out", str(tmp_path / "o.json")])
+    assert e.value.code == 2 and "no start whose text and seed" in capsys.readouterr().err
