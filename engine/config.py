@@ -223,7 +223,7 @@ class Config:
         "(a frequent pair is more often half a word).", OURS, ge=1, le=1_000_000)
     # Issue 49: a text's words come often or once (a Zipf law): trained on the pseudo-words as they stand, the
     # common ones set the mapping, and a list of each distinct word once read where the text's own words did not
-    # (docs/notebook/invented-ciphers.md). Off by default: measured on the dev syllabaries first.
+    # (docs/notebook/invented-ciphers.md). In the preset syllabary (chosen on the dev syllabaries' running text).
     words_types: bool = _setting(
         False, _LAT, "With words_first: train the word phase on each distinct pseudo-word once instead of on every "
         "place the text has it.", OURS)
@@ -783,7 +783,7 @@ LINEAR_B = dict(signs="syllables", segmented=True, min_span=1, max_span=8, band=
 #: ``--set segmented=true``.
 SYLLABARY = dict(signs="syllables", min_span=2, max_span=8, band=4, feature_dim=35, coda_insertion=0.0,
                  echo_vowel_p=1.0, onsets_first=0.5, lr=0.5, vowel_slot="joint", restarts=4, restart_steps=500,
-                 restart_after_words=True, words_first=1500, sound_loss_weight=30.0)
+                 restart_after_words=True, words_first=1500, words_types=True, sound_loss_weight=30.0)
 
 PRESET_INFO: dict[str, Preset] = {p.name: p for p in (
     Preset("paper", "Paper defaults (Gothic)",
@@ -835,6 +835,8 @@ PRESET_INFO: dict[str, Preset] = {p.name: p for p in (
            "objective over the corpus kept and continued; a text with few or no dividers is trained on "
            "its pseudo-words whole for the first 1,500 steps (words_first: the recurring pieces a unigram model "
            "cuts it into; with free spans from the first step the search matched pairs of signs to anything), "
+           "each distinct pseudo-word once (words_types: trained on every place the text has them, its few common "
+           "words set the mapping and the starts missed the reading), "
            "then on free spans, and its starts are screened where the word phase ends, on the text "
            "(restart_after_words: the objective over the pseudo-words at step 500 kept a start hardly better "
            "than one drawn at random); a word list's starts are screened at step 500; Omega_loss weighed 30, "
@@ -851,7 +853,8 @@ PRESET_INFO: dict[str, Preset] = {p.name: p for p in (
            "against their gold words; 1,500 steps, because the gold's own words read latin-1's running text after "
            "1,500 steps and not after 500), and sound_loss_weight 30 (one value tried against the paper's 100, on "
            "the Hungarian and Turkish dev word lists and the ten dev texts), and restart_after_words (16 single "
-           "starts of each of eight dev texts, then the ten dev texts over two seeds); "
+           "starts of each of eight dev texts, then the ten dev texts over two seeds), and words_types (40 single "
+           "starts of the ten dev texts, then the ten dev texts over two seeds); "
            "band, onsets_first, lr 0.5 and the 4 starts of 500 steps are the linear-b preset's, chosen on the "
            "Linear B gold, so its Linear B figures are not held-out either; the dev syllabaries' word lists that were "
            "tried are read with it, their running text in part (docs/benchmarks.md, \"Invented ciphers\")"),

@@ -316,6 +316,7 @@ def test_syllabary_preset_is_generic_and_says_what_it_was_fitted_on():
     # the starts screened where the word phase ends (on the text), a word list's at step 500
     assert cfg.min_span == 2 and cfg.restarts == 4 and selection_steps(cfg) == cfg.words_first == 1500
     assert selection_steps(cfg, words=False) == 500
+    assert cfg.words_types, "the word phase on each distinct pseudo-word once"
     assert cfg.steps == Config().steps, "the default run length, not linear-b's 8,000 steps"
     # a coda's own sign (an echo) costs its onset only, and the insertion penalty starts at the paper's 0
     assert cfg.coda_insertion == 0 and cfg.echo_vowel_p == 1 and cfg.insertion_cost_start == 0
