@@ -98,56 +98,62 @@ def pins_of(reading: dict[str, tuple[str, str]]) -> list:
     return [PinnedValue(sign, v if o == NULL_ONSET else o + v) for sign, (o, v) in sorted(reading.items())]
 
 
-def project_walk(trainer, hops: int, steps: int, pin_steps: int, capacity: int, key) -> tuple[dict, float, list[bool],
-                                                                                             list[float]]:
-    """As walk, but each chunk from the best state starts with the state's one-to-one reading (one_to_one) pinned
-    for ``pin_steps`` steps, then released for the rest of the chunk. Also returns each projection's share of
-    signs at their key value (key.csv: gold, only to report)."""
-    from benchmarks.cipher_suite import syllables_right
-    from engine.training.final_objective import corpus_objective
-
-    best, best_obj, kept, shares = (trainer._training_state(), corpus_objective(trainer, step=SCHEDULE_STEP)["objective"],
-                                    [], [])
-    for _ in range(hops):
-        trainer._set_training_state(best)
-        reading = one_to_one(trainer.mapping().syllables, capacity)
-        both, _, _, total = syllables_right(reading, key)
-        shares.append(both / total)
-        trainer.set_pins(pins_of(reading))
-        for _ in trainer.run(steps=trainer.step + pin_steps):
-            pass
-        trainer.set_pins([])
-        for _ in trainer.run(steps=trainer.step + steps - pin_steps):
-            pass
-        obj = corpus_objective(trainer, step=SCHEDULE_STEP)["objective"]
-        kept.append(obj < best_obj)
-        if kept[-1]:
-            best, best_obj = trainer._training_state(), obj
-    trainer._set_training_state(best)
-    return best, best_obj, kept, shares
-
-
-def walk(trainer, hops: int, steps: int, share: float, seed: int) -> tuple[dict, float, list[bool]]:
-    """From the trainer's state, ``hops`` chunks of ``steps`` steps, each from the best state so far, the signs'
-    rows of a random ``share`` of them drawn anew first (none at share 0); a chunk is kept when the objective at
+def _chunks(trainer, hops: int, chunk) -> tuple[dict, float, list[bool]]:
+    """``hops`` times from the best state so far: ``chunk()`` (a move and its training), kept when the objective at
     SCHEDULE_STEP falls. Leaves the trainer at the best state; (that state, its objective, which chunks were kept)."""
     from engine.training.final_objective import corpus_objective
 
-    rng = random.Random(seed)
     best, best_obj, kept = trainer._training_state(), corpus_objective(trainer, step=SCHEDULE_STEP)["objective"], []
-    n = trainer.model.vowel_aligner.shape[0]
     for _ in range(hops):
         trainer._set_training_state(best)
-        if share > 0:
-            redraw(trainer.model, rng.sample(range(n), max(1, round(share * n))), rng, trainer.config.init_interval)
-        for _ in trainer.run(steps=trainer.step + steps):
-            pass
+        chunk()
         obj = corpus_objective(trainer, step=SCHEDULE_STEP)["objective"]
         kept.append(obj < best_obj)
         if kept[-1]:
             best, best_obj = trainer._training_state(), obj
     trainer._set_training_state(best)
     return best, best_obj, kept
+
+
+def _train(trainer, steps: int) -> None:
+    for _ in trainer.run(steps=trainer.step + steps):
+        pass
+
+
+def project_walk(trainer, hops: int, steps: int, pin_steps: int, capacity: int, key) -> tuple[dict, float, list[bool],
+                                                                                             list[float]]:
+    """As walk, but each chunk from the best state starts with the state's one-to-one reading (one_to_one) pinned
+    for ``pin_steps`` steps, then released for the rest of the chunk. Also returns each projection's share of
+    signs at their key value (key.csv: gold, only to report)."""
+    from benchmarks.cipher_suite import syllables_right
+
+    shares: list[float] = []
+
+    def chunk() -> None:
+        reading = one_to_one(trainer.mapping().syllables, capacity)
+        both, _, _, total = syllables_right(reading, key)
+        shares.append(both / total)
+        trainer.set_pins(pins_of(reading))
+        _train(trainer, pin_steps)
+        trainer.set_pins([])
+        _train(trainer, steps - pin_steps)
+
+    return (*_chunks(trainer, hops, chunk), shares)
+
+
+def walk(trainer, hops: int, steps: int, share: float, seed: int) -> tuple[dict, float, list[bool]]:
+    """From the trainer's state, ``hops`` chunks of ``steps`` steps, each from the best state so far, the signs'
+    rows of a random ``share`` of them drawn anew first (none at share 0); a chunk is kept when the objective at
+    SCHEDULE_STEP falls. Leaves the trainer at the best state; (that state, its objective, which chunks were kept)."""
+    rng = random.Random(seed)
+    n = trainer.model.vowel_aligner.shape[0]
+
+    def chunk() -> None:
+        if share > 0:
+            redraw(trainer.model, rng.sample(range(n), max(1, round(share * n))), rng, trainer.config.init_interval)
+        _train(trainer, steps)
+
+    return _chunks(trainer, hops, chunk)
 
 
 def one(cipher: str, seed: int, sets: list[str], hops: int, steps: int, share: float,
