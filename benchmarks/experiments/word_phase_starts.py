@@ -225,13 +225,16 @@ def expected_kept(values: list[float], scores: list[float], size: int, first: li
     return sum(kept) / len(kept)
 
 
-def paired(new: Path, base: list[Path]) -> dict:
+def paired(new: Path, base: list[Path], base_sets: list[str] | None = None) -> dict:
     """The starts of ``new`` beside the starts of ``base`` (one or more result files) of the same text and seed
-    (base rows with no settings, ``sets = []``): per text and over every pair, the mean P@10 and share of signs at
-    their key value where the word phase ends, each way, and how many pairs the new start reads more of (P@10)."""
+    (base rows with the settings ``base_sets``, default none): per text and over every pair, the mean P@10 and
+    share of signs at their key value where the word phase ends, each way, and how many pairs the new start reads
+    more of (P@10)."""
     import statistics
 
-    ref = {(r["id"], r["seed"]): r for path in base for r in read_rows(path) if "error" not in r and not r["sets"]}
+    want = list(base_sets or [])
+    ref = {(r["id"], r["seed"]): r for path in base for r in read_rows(path)
+           if "error" not in r and list(r["sets"]) == want}
     pairs = [(r, ref[(r["id"], r["seed"])]) for r in read_rows(new) if "error" not in r and (r["id"], r["seed"]) in ref]
     if not pairs:
         print(f"error: {new}: no start whose text and seed a base file has", file=sys.stderr)
@@ -501,6 +504,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--paired", type=Path, nargs="+", metavar="ROWS",
                    help="NEW BASE...: write (to --out, JSON) the starts of NEW beside those of the BASE files of the "
                         "same text and seed (P@10 and signs right where the word phase ends), and stop")
+    p.add_argument("--base-set", action="append", default=[], metavar="KEY=VALUE",
+                   help="with --paired: the base starts are those run with these settings (default: none)")
     p.add_argument("--vote-run", metavar="CIPHER", help="train CIPHER from the vote of the starts of --rows, "
                    "pinned then released, and append its row to --out")
     p.add_argument("--rows", type=Path, help="with --vote-run: the starts' rows (with their readings)")
@@ -550,7 +555,8 @@ def main(argv: list[str] | None = None) -> int:
             p.error("--paired NEW BASE...: the new starts' file and at least one base file")
         summary = {"commit": short_commit(),
                    "command": "python -m benchmarks.experiments.word_phase_starts --paired "
-                              + " ".join(map(str, args.paired)) + f" --out {args.out}", **paired(new_rows, base)}
+                              + " ".join(map(str, args.paired)) + "".join(f" --base-set {kv}" for kv in args.base_set)
+                              + f" --out {args.out}", **paired(new_rows, base, args.base_set)}
         args.out.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
         for c, e in {**summary["texts"], "all": summary["all"]}.items():
             print(f"{c}: {e['pairs']} pairs, P@10 {e['base_p_at_10']:.3f} -> {e['p_at_10']:.3f}, signs "

@@ -152,6 +152,8 @@ def test_paired_starts_compare_seed_for_seed_and_a_file_with_no_pair_is_one_line
     assert (x["pairs"], x["seeds"], x["higher"]) == (2, [0, 1], 1)      # seed 5 has no pair; the lr=0.2 row is no base
     assert x["p_at_10"] == pytest.approx(0.5) and x["base_p_at_10"] == pytest.approx(0.35)
     assert out["all"]["values_share"] == pytest.approx(0.35)
+    with_lr = paired(new, [base], ["lr=0.2"])["texts"]["dev-s-x"]          # the base run with another setting
+    assert (with_lr["pairs"], with_lr["base_p_at_10"]) == (1, 0.0)
     lonely = write("lonely.jsonl", [{"id": "dev-s-y", "seed": 0, "sets": [], "p_at_10": 0.1, "values_share": 0.1}])
     with pytest.raises(SystemExit) as e:
         main(["--paired", str(lonely), str(base), "--out", str(tmp_path / "o.json")])
