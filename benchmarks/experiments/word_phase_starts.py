@@ -252,6 +252,24 @@ def paired(new: Path, base: list[Path], base_sets: list[str] | None = None) -> d
     return {"texts": texts, "all": summary(pairs)}
 
 
+def check_readings(rows: list[dict]) -> list[dict[str, str]]:
+    """The starts' readings (rows' ``reading``: sign -> [onset, vowel]) as the diagnosis's starts check compares
+    them (MappingSnapshot.top_readings: sign -> "onset vowel")."""
+    return [{sign: f"{o} {v}" for sign, (o, v) in r["reading"].items()} for r in rows]
+
+
+def write_summary(out: Path, options: str, data: dict) -> dict:
+    """``data`` with the commit and the command (``python -m …word_phase_starts OPTIONS --out OUT``) written to
+    ``out`` as JSON (whole or not at all); returns what was written."""
+    from benchmarks.commit import short_commit
+    from engine.io.atomic import write_text
+
+    summary = {"commit": short_commit(),
+               "command": f"python -m benchmarks.experiments.word_phase_starts {options} --out {out}", **data}
+    write_text(out, json.dumps(summary, indent=1) + "\n")
+    return summary
+
+
 def expected_medoid(values: list[float], readings: list[dict[str, str]], size: int) -> float:
     """The mean, over every subset of ``size`` starts of a pool, of the ``values`` of the start whose reading
     the other starts of the subset share most (the sum of starts_agreement; ties: the first)."""
@@ -316,10 +334,10 @@ def screens(path: Path, sizes: tuple[int, ...] = (1, 2, 4, 8)) -> list[dict]:
         # starts check's figure (engine/training/diagnosis.py) used to choose instead of to judge; drawn from the
         # starts that kept their readings, beside the objective's screen over the same starts
         have = [r for r in rs if "reading" in r and r.get("text_objective") is not None]
-        if any(2 < k <= len(have) for k in sizes):
+        sizes_r = [k for k in sizes if 2 < k <= len(have)]
+        if sizes_r:
             held = [float(r["p_at_10"]) for r in have]
-            readings = [{sign: f"{o} {v}" for sign, (o, v) in r["reading"].items()} for r in have]
-            sizes_r = [k for k in sizes if 2 < k <= len(have)]
+            readings = check_readings(have)
             entry["kept"]["agreement (starts with readings)"] = {
                 str(k): expected_medoid(held, readings, k) for k in sizes_r}
             entry["kept"]["text@end (starts with readings)"] = {
@@ -357,7 +375,7 @@ def starts_check(paths: list[Path], size: int = 4, thresholds: tuple[float, ...]
         rs = sorted((r for r in rows if r["id"] == c and tuple(r["sets"]) == sets), key=lambda r: r["seed"])
         if len(rs) < size:          # no run of ``size`` starts can be drawn from this pool
             continue
-        readings = [{sign: f"{o} {v}" for sign, (o, v) in r["reading"].items()} for r in rs]
+        readings = check_readings(rs)
         mine = []
         for sub in itertools.combinations(range(len(rs)), size):
             k = min(sub, key=lambda i: rs[i]["text_objective"])
@@ -546,32 +564,23 @@ def main(argv: list[str] | None = None) -> int:
                   f"{v['vowels']:.3f}")
         return 0
     if args.paired:
-        from benchmarks.commit import short_commit
-
         if args.out is None:
             p.error("--paired needs --out")
         new_rows, *base = args.paired
         if not base:
             p.error("--paired NEW BASE...: the new starts' file and at least one base file")
-        summary = {"commit": short_commit(),
-                   "command": "python -m benchmarks.experiments.word_phase_starts --paired "
-                              + " ".join(map(str, args.paired)) + "".join(f" --base-set {kv}" for kv in args.base_set)
-                              + f" --out {args.out}", **paired(new_rows, base, args.base_set)}
-        args.out.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+        summary = write_summary(args.out, "--paired " + " ".join(map(str, args.paired))
+                                + "".join(f" --base-set {kv}" for kv in args.base_set),
+                                paired(new_rows, base, args.base_set))
         for c, e in {**summary["texts"], "all": summary["all"]}.items():
             print(f"{c}: {e['pairs']} pairs, P@10 {e['base_p_at_10']:.3f} -> {e['p_at_10']:.3f}, signs "
                   f"{e['base_values_share']:.3f} -> {e['values_share']:.3f}, higher in {e['higher']}")
         return 0
     if args.agreement:
-        from benchmarks.commit import short_commit
-
         if args.out is None:
             p.error("--agreement needs --out")
-        summary = {"rows": [str(x) for x in args.agreement], "commit": short_commit(),
-                   "command": "python -m benchmarks.experiments.word_phase_starts --agreement "
-                              + " ".join(map(str, args.agreement)) + f" --out {args.out}",
-                   **starts_check(args.agreement)}
-        args.out.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+        summary = write_summary(args.out, "--agreement " + " ".join(map(str, args.agreement)),
+                                {"rows": [str(x) for x in args.agreement], **starts_check(args.agreement)})
         for e in summary["texts"]:
             print(e["id"], f"{e['subsets']} runs of 4, {e['kept_read']} kept read; agreement min "
                   f"{e['agreement_min']:.3f} median {e['agreement_median']:.3f} max {e['agreement_max']:.3f}")
@@ -579,14 +588,10 @@ def main(argv: list[str] | None = None) -> int:
             print(d)
         return 0
     if args.screens:
-        from benchmarks.commit import short_commit
-
         if args.out is None:
             p.error("--screens needs --out")
-        summary = {"rows": str(args.screens), "commit": short_commit(),
-                   "command": f"python -m benchmarks.experiments.word_phase_starts --screens {args.screens} "
-                              f"--out {args.out}", "ciphers": screens(args.screens)}
-        args.out.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+        summary = write_summary(args.out, f"--screens {args.screens}",
+                                {"rows": str(args.screens), "ciphers": screens(args.screens)})
         for e in summary["ciphers"]:
             print(e["id"], " ".join(e["sets"]), f"best {e['best']:.3f}",
                   " | ".join(f"{n} " + " ".join(f"{k}:{v:.3f}" for k, v in d.items()) for n, d in e["kept"].items()))
