@@ -1,0 +1,211 @@
+"""Issue 49: the sign screen as a move on a finished syllabary run.
+
+benchmarks/experiments/sign_votes.py (``--method screen``) gives each sign, the others held as the run reads them,
+the syllable of the stems under which the chunks that write it are likeliest. Here that proposal is tried on the
+run: every screened sign (frequency ranks ``--ranks``) is pinned to its proposed syllable for ``--pin-steps``
+steps, the pins are released and training goes on ``--free-steps`` more; the run's objective over the corpus (at
+the finished run's schedule, engine/training/final_objective.py) says whether the move is kept, as a hop of
+benchmarks/experiments/basin_hops.py is. Each row gives the run before, the proposal, and after (kept or not): P@10,
+signs right by the key, the objective:
+
+    python -m benchmarks.experiments.screen_hop --runs build/cipher-runs/syllabary-types --seeds 0 \\
+        --ids dev-s-latin-1 --ranks 21 0 --out benchmarks/results/ciphers/dev-screen-hop.jsonl
+
+``--control``: the same steps with no pins, from the same run (does the training alone move it?).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Sequence
+
+from benchmarks.experiments.syllable_objective import finish_row
+
+
+def state_row(trainer, key, step: int) -> dict:
+    """P@10 (lenient, strict), signs right by the key, the objective at ``step``'s schedule."""
+    from benchmarks.cipher_suite import syllables_right
+    from engine.training.final_objective import corpus_objective
+
+    ev = trainer.evaluate()
+    both, onsets, vowels, total = syllables_right(trainer.mapping().syllables.top_values(), key)
+    return {"p_at_10": ev.metrics.get("p_at_10"), "p_at_10_strict": ev.metrics.get("p_at_10_strict"),
+            "signs_right": both, "signs": total, "values_share": round(both / total, 4),
+            "objective": round(corpus_objective(trainer, step=step)["objective"], 6)}
+
+
+def screen(trainer, counts: Counter, ranks: tuple[int, int], compete: bool = True) -> dict[str, tuple[str, str]]:
+    """Each sign of frequency ranks ``ranks`` (1-based, inclusive; 0: to the last) -> the screen's best syllable
+    (``compete``: a syllable that other signs hold is shared, sign_votes.candidate_quality), the signs screened from
+    the commonest down, each one's choice held for the next (sign_votes.ScreenState)."""
+    from benchmarks.experiments.sign_votes import ScreenState, candidate_quality
+
+    by_sign = defaultdict(list)
+    for i, ch in enumerate(trainer.prep.chunks):
+        for sg in set(ch.letters):
+            by_sign[sg].append(i)
+    ranked = sorted((s for s in trainer.prep.lost_letters[1:] if counts[s] > 0), key=lambda s: (-counts[s], s))
+    lo, hi = ranks
+    out = {}
+    state = ScreenState(trainer, counts)
+    for rank, sg in enumerate(ranked, start=1):
+        if rank >= lo and (not hi or rank <= hi):
+            _, onset, vowel = candidate_quality(trainer, sg, by_sign[sg], compete=compete, counts=counts,
+                                                state=state)[0]
+            state.accept(trainer.prep.lost_letters.index(sg), trainer.model.vowel_pairs.index((onset, vowel)))
+            out[sg] = (onset, vowel)
+    return out
+
+
+def edit(trainer, proposal: dict[str, tuple[str, str]]) -> None:
+    """Give each sign of ``proposal`` its syllable in the model's parameters: its onset row (and vowel row) copied
+    from the other sign that reads that onset (vowel) most surely now, or, where none reads it, a one-hot row at the
+    median of the signs' largest weights. With vowel_slot = joint a sign that shares a donor's onset row shares
+    P(sign | onset), but P(sign | onset, vowel), what the DP reads, is the sign's alone."""
+    import torch
+
+    model = trainer.model
+    table = model.syllable_table()
+    row = {sg: model.lost_letters.index(sg) for sg in table.signs}
+    on_w, vo_w = model.onset_aligner.detach().clone(), model.vowel_aligner.detach().clone()
+    on_scale, vo_scale = float(on_w[1:].max(dim=1).values.median()), float(vo_w.max(dim=1).values.median())
+
+    def donor(probs, units, unit, sign):
+        j = units.index(unit)
+        best = [(float(probs[i, j]), i) for i in range(len(table.signs))
+                if table.signs[i] != sign and int(probs[i].argmax()) == j]
+        return table.signs[max(best)[1]] if best else None
+
+    with torch.no_grad():
+        for sg, (onset, vowel) in proposal.items():
+            r = row[sg]
+            d = donor(table.onset_probs, table.onsets, onset, sg)
+            if d is not None:
+                model.onset_aligner[r] = on_w[row[d]]
+            else:
+                model.onset_aligner[r] = 0.0
+                model.onset_aligner[r, model.onset_units.index(onset)] = on_scale
+            d = donor(table.vowel_probs, table.vowels, vowel, sg)
+            if d is not None:
+                model.vowel_aligner[r - 1] = vo_w[row[d] - 1]
+            else:
+                model.vowel_aligner[r - 1] = 0.0
+                model.vowel_aligner[r - 1, model.vowel_units.index(vowel)] = vo_scale
+
+
+def fit_rows(trainer, proposal: dict[str, tuple[str, str]], steps: int = 200, lr: float = 0.1) -> None:
+    """After edit(): the rows of the signs of ``proposal`` (only those) moved by gradient until the grid reads each
+    sign's syllable there (a vowel_slot = joint model's P(syllable | sign), sign_votes.pair_posterior), every other
+    sign's reading held as it is: some syllables (an aspirate the stems rarely have) no copied or one-hot row
+    reads, the grid's prior and the shared P(sign | onset) pulling them to a commoner neighbour."""
+    import torch
+
+    from benchmarks.experiments.sign_votes import pair_posterior
+
+    model = trainer.model
+    pairs = {p: j for j, p in enumerate(model.vowel_pairs)}
+    signs = model.lost_letters[1:]
+    reading = model.syllable_table().top_values()
+    target = torch.tensor([pairs.get(tuple(proposal.get(sg, reading[sg])), -1) for sg in signs])
+    ok = target >= 0
+    rows = torch.tensor([model.lost_letters.index(sg) for sg in proposal])
+    on_mask = torch.zeros_like(model.onset_aligner)
+    on_mask[rows] = 1.0
+    vo_mask = torch.zeros_like(model.vowel_aligner)
+    vo_mask[rows - 1] = 1.0
+    opt = torch.optim.Adam([model.onset_aligner, model.vowel_aligner], lr=lr)
+    saved = {n: p.detach().clone() for n, p in model.named_parameters() if n not in ("onset_aligner", "vowel_aligner")}
+    for _ in range(steps):
+        opt.zero_grad(set_to_none=True)
+        post = pair_posterior(model)                                     # (P, C)
+        loss = -torch.log(post[target[ok], torch.arange(len(signs))[ok]] + 1e-9).sum()
+        loss.backward()
+        model.onset_aligner.grad *= on_mask
+        model.vowel_aligner.grad *= vo_mask
+        opt.step()
+    with torch.no_grad():
+        for n, p in model.named_parameters():
+            if n in saved:
+                p.copy_(saved[n])
+    model.zero_grad(set_to_none=True)
+
+
+def train(trainer, steps: int) -> None:
+    for _ in trainer.run(steps=trainer.step + steps):
+        pass
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from benchmarks.cipher_suite import build_cipher, load_folder, manifest, read_key, syllables_right
+    from benchmarks.experiments.basin_hops import pins_of
+
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--runs", type=Path, required=True, help="a label's folder of cipher_suite runs")
+    p.add_argument("--ids", nargs="+", required=True, help="dev syllabaries of the manifest")
+    p.add_argument("--seeds", nargs="+", type=int, default=[0])
+    p.add_argument("--ranks", nargs=2, type=int, default=[21, 0], metavar=("FROM", "TO"))
+    p.add_argument("--pin-steps", type=int, default=300)
+    p.add_argument("--free-steps", type=int, default=300)
+    p.add_argument("--control", action="store_true", help="no pins: the same steps of training alone")
+    p.add_argument("--adopt", choices=("pins", "edit"), default="pins",
+                   help="pins: pinned --pin-steps, then released; edit: the parameters set (edit()), then --free-steps")
+    p.add_argument("--no-compete", action="store_true", help="the screen without candidate_quality's compete")
+    p.add_argument("--out", type=Path)
+    args = p.parse_args(argv)
+    ciphers = manifest()[0]
+    for c in args.ids:
+        if c not in ciphers or ciphers[c]["split"] != "dev" or ciphers[c]["script"] != "syllabary":
+            print(f"error: {c} is not a dev syllabary of benchmarks/cipher_manifest.toml", file=sys.stderr)
+            return 2
+    missing = [str(args.runs / f"{c}-s{s}" / "checkpoint.pt") for c in args.ids for s in args.seeds
+               if not (args.runs / f"{c}-s{s}" / "checkpoint.pt").is_file()]
+    if missing:
+        print(f"error: {missing[0]}: no such checkpoint (a finished cipher_suite run)", file=sys.stderr)
+        return 2
+    from engine.io.tables import read_gold
+    from engine.training.trainer import Trainer
+
+    for c in args.ids:
+        folder = build_cipher(ciphers[c])
+        corpus, vocab = load_folder(folder)
+        gold = read_gold(folder / "gold.csv")
+        counts = Counter(u for ins in corpus.inscriptions for u in ins.units)
+        key = read_key(folder)
+        for s in args.seeds:
+            trainer = Trainer.from_checkpoint(args.runs / f"{c}-s{s}" / "checkpoint.pt", corpus, vocab, gold=gold)
+            step = trainer.step
+            before = state_row(trainer, key, step)
+            row = {"id": c, "seed": s, "runs": str(args.runs), "ranks": args.ranks, "adopt": args.adopt,
+                   "pin_steps": args.pin_steps if args.adopt == "pins" else 0,
+                   "free_steps": args.free_steps, "control": args.control, "compete": not args.no_compete, "before": before}
+            if args.control:
+                train(trainer, args.pin_steps + args.free_steps)
+            else:
+                reading = trainer.mapping().syllables.top_values()
+                proposal = screen(trainer, counts, tuple(args.ranks), not args.no_compete)
+                changed = {sg: v for sg, v in proposal.items() if tuple(reading[sg]) != v}
+                both, _, _, total = syllables_right({**reading, **proposal}, key)
+                row["proposal"] = {"screened": len(proposal), "changed": len(changed), "signs_right": both,
+                                   "values_share": round(both / total, 4)}
+                if args.adopt == "pins":
+                    trainer.set_pins(pins_of(proposal))
+                    train(trainer, args.pin_steps)
+                    trainer.set_pins([])
+                else:
+                    edit(trainer, changed)
+                    fit_rows(trainer, changed)
+                    row["edited"] = state_row(trainer, key, step)
+                    now = trainer.mapping().syllables.top_values()
+                    row["edited"]["taken"] = sum(tuple(now[sg]) == v for sg, v in changed.items())
+                train(trainer, args.free_steps)
+            row["after"] = after = state_row(trainer, key, step)
+            row["kept"] = after["objective"] < before["objective"]
+            finish_row(row, "screen_hop", argv, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
