@@ -133,6 +133,48 @@ def fit_rows(trainer, proposal: dict[str, tuple[str, str]], steps: int = 200, lr
     model.zero_grad(set_to_none=True)
 
 
+def fit_offsets(trainer, proposal: dict[str, tuple[str, str]], steps: int = 300, lr: float = 0.2,
+                l2: float = 0.01):
+    """After edit(): a per-sign offset added to the proposed signs' onset scores (SyllableMapping._scores: E_K(c) .
+    e_on(s) / T + b[c, s]; zero for every other sign), fitted by gradient until the grid reads each proposed sign's
+    syllable there, every other sign's reading held (``l2``: a penalty on the offsets' squares). What fit_rows cannot
+    reach through the onsets' embeddings (an aspirate beside its plain stop) an offset can. The offsets are not
+    parameters the trainer knows: training after this moves the rest of the model, the offsets held. Returns them."""
+    import types
+
+    import torch
+
+    from benchmarks.experiments.sign_votes import pair_posterior
+
+    model = trainer.model
+    bias = torch.zeros(len(model.onset_units), len(model.lost_letters), requires_grad=True)
+    plain = model._scores
+
+    def _scores(self, dropout):
+        s_on, s_vo = plain(dropout)
+        return s_on + bias, s_vo
+
+    model._scores = types.MethodType(_scores, model)
+    pairs = {p: j for j, p in enumerate(model.vowel_pairs)}
+    signs = model.lost_letters[1:]
+    reading = model.syllable_table().top_values()
+    target = torch.tensor([pairs.get(tuple(proposal.get(sg, reading[sg])), -1) for sg in signs])
+    ok = target >= 0
+    mask = torch.zeros_like(bias)
+    mask[:, [model.lost_letters.index(sg) for sg in proposal]] = 1.0
+    opt = torch.optim.Adam([bias], lr=lr)
+    for _ in range(steps):
+        opt.zero_grad(set_to_none=True)
+        post = pair_posterior(model)
+        loss = -torch.log(post[target[ok], torch.arange(len(signs))[ok]] + 1e-9).sum() + l2 * (bias ** 2).sum()
+        loss.backward()
+        bias.grad *= mask
+        opt.step()
+    bias.requires_grad_(False)
+    model.zero_grad(set_to_none=True)
+    return bias
+
+
 def train(trainer, steps: int) -> None:
     for _ in trainer.run(steps=trainer.step + steps):
         pass
@@ -150,8 +192,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--pin-steps", type=int, default=300)
     p.add_argument("--free-steps", type=int, default=300)
     p.add_argument("--control", action="store_true", help="no pins: the same steps of training alone")
-    p.add_argument("--adopt", choices=("pins", "edit"), default="pins",
-                   help="pins: pinned --pin-steps, then released; edit: the parameters set (edit()), then --free-steps")
+    p.add_argument("--adopt", choices=("pins", "edit", "offset"), default="pins",
+                   help="pins: pinned --pin-steps, then released; edit: the parameters set (edit(), fit_rows()); "
+                        "offset: edit() and a per-sign offset on the onset scores (fit_offsets()); then --free-steps")
     p.add_argument("--no-compete", action="store_true", help="the screen without candidate_quality's compete")
     p.add_argument("--out", type=Path)
     args = p.parse_args(argv)
@@ -196,7 +239,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                     trainer.set_pins([])
                 else:
                     edit(trainer, changed)
-                    fit_rows(trainer, changed)
+                    if args.adopt == "edit":
+                        fit_rows(trainer, changed)
+                    else:
+                        bias = fit_offsets(trainer, changed)
+                        row["offset_max"] = round(float(bias.abs().max()), 3)
                     row["edited"] = state_row(trainer, key, step)
                     now = trainer.mapping().syllables.top_values()
                     row["edited"]["taken"] = sum(tuple(now[sg]) == v for sg, v in changed.items())

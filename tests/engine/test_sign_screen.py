@@ -104,3 +104,30 @@ def test_a_missing_run_is_one_line_and_exit_2(tmp_path, capsys):
         rc = main(["--runs", str(tmp_path), "--ids", "dev-s-latin-1", "--out", str(tmp_path / "o.jsonl")])
         assert rc == 2 and "no such checkpoint" in capsys.readouterr().err
     assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_offsets_fit_the_reading_asked_for_and_touch_no_parameter():
+    from benchmarks.experiments.sign_votes import pair_posterior
+
+    t = _trainer()
+    m = t.model
+    reading = m.syllable_table().top_values()
+    sign = m.lost_letters[2]
+    # another onset, the vowel the sign reads now (the offsets move onset scores; a vowel row is edit()'s)
+    pair = next(p for p in reversed(m.vowel_pairs) if p[0] != reading[sign][0] and p[1] == reading[sign][1])
+    screen_hop.edit(t, {sign: pair})
+    wanted = {**{sg: tuple(v) for sg, v in reading.items()}, sign: pair}
+    idx = [(m.vowel_pairs.index(wanted[sg]), i) for i, sg in enumerate(m.lost_letters[1:]) if wanted[sg] in m.vowel_pairs]
+
+    def misfit() -> float:
+        with torch.no_grad():
+            post = pair_posterior(m)
+            return -sum(float(torch.log(post[j, i])) for j, i in idx)
+
+    before, edited = {n: p.detach().clone() for n, p in m.named_parameters()}, misfit()
+    bias = screen_hop.fit_offsets(t, {sign: pair})
+    assert misfit() < edited - 1.0
+    col = m.lost_letters.index(sign)
+    assert float(bias[:, col].abs().max()) > 0
+    assert float(bias[:, [c for c in range(bias.shape[1]) if c != col]].abs().max()) == 0
+    assert all(torch.equal(p.detach(), before[n]) for n, p in m.named_parameters())
