@@ -22,6 +22,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Sequence
 
+from benchmarks.experiments.sign_bands import add_run_arguments, finished_runs, run_error
 from benchmarks.experiments.syllable_objective import finish_row
 
 
@@ -181,13 +182,11 @@ def train(trainer, steps: int) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from benchmarks.cipher_suite import build_cipher, load_folder, manifest, read_key, syllables_right
+    from benchmarks.cipher_suite import syllables_right
     from benchmarks.experiments.basin_hops import pins_of
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--runs", type=Path, required=True, help="a label's folder of cipher_suite runs")
-    p.add_argument("--ids", nargs="+", required=True, help="dev syllabaries of the manifest")
-    p.add_argument("--seeds", nargs="+", type=int, default=[0])
+    add_run_arguments(p)
     p.add_argument("--ranks", nargs=2, type=int, default=[21, 0], metavar=("FROM", "TO"))
     p.add_argument("--pin-steps", type=int, default=300)
     p.add_argument("--free-steps", type=int, default=300)
@@ -198,59 +197,43 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--no-compete", action="store_true", help="the screen without candidate_quality's compete")
     p.add_argument("--out", type=Path)
     args = p.parse_args(argv)
-    ciphers = manifest()[0]
-    for c in args.ids:
-        if c not in ciphers or ciphers[c]["split"] != "dev" or ciphers[c]["script"] != "syllabary":
-            print(f"error: {c} is not a dev syllabary of benchmarks/cipher_manifest.toml", file=sys.stderr)
-            return 2
-    missing = [str(args.runs / f"{c}-s{s}" / "checkpoint.pt") for c in args.ids for s in args.seeds
-               if not (args.runs / f"{c}-s{s}" / "checkpoint.pt").is_file()]
-    if missing:
-        print(f"error: {missing[0]}: no such checkpoint (a finished cipher_suite run)", file=sys.stderr)
+    error = run_error(args)
+    if error:
+        print(f"error: {error}", file=sys.stderr)
         return 2
-    from engine.io.tables import read_gold
-    from engine.training.trainer import Trainer
-
-    for c in args.ids:
-        folder = build_cipher(ciphers[c])
-        corpus, vocab = load_folder(folder)
-        gold = read_gold(folder / "gold.csv")
-        counts = Counter(u for ins in corpus.inscriptions for u in ins.units)
-        key = read_key(folder)
-        for s in args.seeds:
-            trainer = Trainer.from_checkpoint(args.runs / f"{c}-s{s}" / "checkpoint.pt", corpus, vocab, gold=gold)
-            step = trainer.step
-            before = state_row(trainer, key, step)
-            row = {"id": c, "seed": s, "runs": str(args.runs), "ranks": args.ranks, "adopt": args.adopt,
-                   "pin_steps": args.pin_steps if args.adopt == "pins" else 0,
-                   "free_steps": args.free_steps, "control": args.control, "compete": not args.no_compete, "before": before}
-            if args.control:
-                train(trainer, args.pin_steps + args.free_steps)
+    for c, s, trainer, key, counts in finished_runs(args, gold=True):
+        step = trainer.step
+        before = state_row(trainer, key, step)
+        row = {"id": c, "seed": s, "runs": str(args.runs), "ranks": args.ranks, "adopt": args.adopt,
+               "pin_steps": args.pin_steps if args.adopt == "pins" else 0,
+               "free_steps": args.free_steps, "control": args.control, "compete": not args.no_compete, "before": before}
+        if args.control:
+            train(trainer, args.pin_steps + args.free_steps)
+        else:
+            reading = trainer.mapping().syllables.top_values()
+            proposal = screen(trainer, counts, tuple(args.ranks), not args.no_compete)
+            changed = {sg: v for sg, v in proposal.items() if tuple(reading[sg]) != v}
+            both, _, _, total = syllables_right({**reading, **proposal}, key)
+            row["proposal"] = {"screened": len(proposal), "changed": len(changed), "signs_right": both,
+                               "values_share": round(both / total, 4)}
+            if args.adopt == "pins":
+                trainer.set_pins(pins_of(proposal))
+                train(trainer, args.pin_steps)
+                trainer.set_pins([])
             else:
-                reading = trainer.mapping().syllables.top_values()
-                proposal = screen(trainer, counts, tuple(args.ranks), not args.no_compete)
-                changed = {sg: v for sg, v in proposal.items() if tuple(reading[sg]) != v}
-                both, _, _, total = syllables_right({**reading, **proposal}, key)
-                row["proposal"] = {"screened": len(proposal), "changed": len(changed), "signs_right": both,
-                                   "values_share": round(both / total, 4)}
-                if args.adopt == "pins":
-                    trainer.set_pins(pins_of(proposal))
-                    train(trainer, args.pin_steps)
-                    trainer.set_pins([])
+                edit(trainer, changed)
+                if args.adopt == "edit":
+                    fit_rows(trainer, changed)
                 else:
-                    edit(trainer, changed)
-                    if args.adopt == "edit":
-                        fit_rows(trainer, changed)
-                    else:
-                        bias = fit_offsets(trainer, changed)
-                        row["offset_max"] = round(float(bias.abs().max()), 3)
-                    row["edited"] = state_row(trainer, key, step)
-                    now = trainer.mapping().syllables.top_values()
-                    row["edited"]["taken"] = sum(tuple(now[sg]) == v for sg, v in changed.items())
-                train(trainer, args.free_steps)
-            row["after"] = after = state_row(trainer, key, step)
-            row["kept"] = after["objective"] < before["objective"]
-            finish_row(row, "screen_hop", argv, args.out)
+                    bias = fit_offsets(trainer, changed)
+                    row["offset_max"] = round(float(bias.abs().max()), 3)
+                row["edited"] = state_row(trainer, key, step)
+                now = trainer.mapping().syllables.top_values()
+                row["edited"]["taken"] = sum(tuple(now[sg]) == v for sg, v in changed.items())
+            train(trainer, args.free_steps)
+        row["after"] = after = state_row(trainer, key, step)
+        row["kept"] = after["objective"] < before["objective"]
+        finish_row(row, "screen_hop", argv, args.out)
     return 0
 
 

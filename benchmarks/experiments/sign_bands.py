@@ -45,37 +45,61 @@ def bands(reading: dict[str, tuple[str, str]], key: dict[str, dict], counts: Cou
     return out
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    from benchmarks.cipher_suite import build_cipher, load_folder, manifest, read_key
-
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def add_run_arguments(p: argparse.ArgumentParser) -> None:
+    """--runs, --ids, --seeds: finished cipher_suite runs of dev syllabaries (this script's, sign_votes.py's and
+    screen_hop.py's)."""
     p.add_argument("--runs", type=Path, required=True, help="a label's folder of cipher_suite runs")
     p.add_argument("--ids", nargs="+", required=True, help="dev syllabaries of the manifest")
     p.add_argument("--seeds", nargs="+", type=int, default=[0])
-    p.add_argument("--out", type=Path)
-    args = p.parse_args(argv)
+
+
+def run_error(args) -> str | None:
+    """The one line that says why ``args`` (add_run_arguments) name no finished run, or None."""
+    from benchmarks.cipher_suite import manifest
+
     ciphers = manifest()[0]
     for c in args.ids:
         if c not in ciphers or ciphers[c]["split"] != "dev" or ciphers[c]["script"] != "syllabary":
-            print(f"error: {c} is not a dev syllabary of benchmarks/cipher_manifest.toml", file=sys.stderr)
-            return 2
+            return f"{c} is not a dev syllabary of benchmarks/cipher_manifest.toml"
     missing = [str(args.runs / f"{c}-s{s}" / "checkpoint.pt") for c in args.ids for s in args.seeds
                if not (args.runs / f"{c}-s{s}" / "checkpoint.pt").is_file()]
     if missing:
-        print(f"error: {missing[0]}: no such checkpoint (a finished cipher_suite run)", file=sys.stderr)
-        return 2
+        return f"{missing[0]}: no such checkpoint (a finished cipher_suite run)"
+    return None
+
+
+def finished_runs(args, gold: bool = False):
+    """(cipher id, seed, its trainer from the checkpoint, the key, the signs' counts in the text) of each run that
+    ``args`` name (checked by run_error first); ``gold``: the trainer evaluates against the cipher's gold."""
+    from benchmarks.cipher_suite import build_cipher, load_folder, manifest, read_key
+    from engine.io.tables import read_gold
     from engine.training.trainer import Trainer
 
+    ciphers = manifest()[0]
     for c in args.ids:
         folder = build_cipher(ciphers[c])
         corpus, vocab = load_folder(folder)
+        answers = read_gold(folder / "gold.csv") if gold else ()
         counts = Counter(u for ins in corpus.inscriptions for u in ins.units)
         key = read_key(folder)
         for s in args.seeds:
-            trainer = Trainer.from_checkpoint(args.runs / f"{c}-s{s}" / "checkpoint.pt", corpus, vocab)
-            finish_row({"id": c, "seed": s, "runs": str(args.runs),
-                        "bands": bands(trainer.mapping().syllables.top_values(), key, counts)},
-                       "sign_bands", argv, args.out)
+            yield c, s, Trainer.from_checkpoint(args.runs / f"{c}-s{s}" / "checkpoint.pt", corpus, vocab,
+                                                gold=answers), key, counts
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add_run_arguments(p)
+    p.add_argument("--out", type=Path)
+    args = p.parse_args(argv)
+    error = run_error(args)
+    if error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    for c, s, trainer, key, counts in finished_runs(args):
+        finish_row({"id": c, "seed": s, "runs": str(args.runs),
+                    "bands": bands(trainer.mapping().syllables.top_values(), key, counts)},
+                   "sign_bands", argv, args.out)
     return 0
 
 

@@ -33,7 +33,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Sequence
 
-from benchmarks.experiments.sign_bands import BANDS
+from benchmarks.experiments.sign_bands import BANDS, add_run_arguments, finished_runs, run_error
 from benchmarks.experiments.syllable_objective import finish_row
 
 
@@ -170,12 +170,8 @@ def run_votes(trainer, key: dict[str, dict], counts: Counter, method: str = "vot
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from benchmarks.cipher_suite import build_cipher, load_folder, manifest, read_key
-
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--runs", type=Path, required=True, help="a label's folder of cipher_suite runs")
-    p.add_argument("--ids", nargs="+", required=True, help="dev syllabaries of the manifest")
-    p.add_argument("--seeds", nargs="+", type=int, default=[0])
+    add_run_arguments(p)
     p.add_argument("--method", choices=("votes", "screen"), default="votes")
     p.add_argument("--ranks", nargs=2, type=int, default=[1, 0], metavar=("FROM", "TO"),
                    help="only the signs of these frequency ranks (1-based, inclusive; TO 0: to the last)")
@@ -184,28 +180,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="with --method screen: each sign's choice held when the next is screened (ScreenState)")
     p.add_argument("--out", type=Path)
     args = p.parse_args(argv)
-    ciphers = manifest()[0]
-    for c in args.ids:
-        if c not in ciphers or ciphers[c]["split"] != "dev" or ciphers[c]["script"] != "syllabary":
-            print(f"error: {c} is not a dev syllabary of benchmarks/cipher_manifest.toml", file=sys.stderr)
-            return 2
-    missing = [str(args.runs / f"{c}-s{s}" / "checkpoint.pt") for c in args.ids for s in args.seeds
-               if not (args.runs / f"{c}-s{s}" / "checkpoint.pt").is_file()]
-    if missing:
-        print(f"error: {missing[0]}: no such checkpoint (a finished cipher_suite run)", file=sys.stderr)
+    error = run_error(args)
+    if error:
+        print(f"error: {error}", file=sys.stderr)
         return 2
-    from engine.training.trainer import Trainer
-
-    for c in args.ids:
-        folder = build_cipher(ciphers[c])
-        corpus, vocab = load_folder(folder)
-        counts = Counter(u for ins in corpus.inscriptions for u in ins.units)
-        key = read_key(folder)
-        for s in args.seeds:
-            trainer = Trainer.from_checkpoint(args.runs / f"{c}-s{s}" / "checkpoint.pt", corpus, vocab)
-            finish_row({"id": c, "seed": s, "runs": str(args.runs), **run_votes(trainer, key, counts, args.method, tuple(args.ranks), args.compete,
-                                                                            args.sequential)},
-                       "sign_votes", argv, args.out)
+    for c, s, trainer, key, counts in finished_runs(args):
+        finish_row({"id": c, "seed": s, "runs": str(args.runs),
+                    **run_votes(trainer, key, counts, args.method, tuple(args.ranks), args.compete, args.sequential)},
+                   "sign_votes", argv, args.out)
     return 0
 
 
