@@ -19,10 +19,9 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter, defaultdict
-from pathlib import Path
 from typing import Sequence
 
-from benchmarks.experiments.sign_bands import add_run_arguments, finished_runs, run_error
+from benchmarks.experiments.sign_bands import add_run_arguments, finished_runs, parse_run_args
 from benchmarks.experiments.syllable_objective import finish_row
 
 
@@ -195,11 +194,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="pins: pinned --pin-steps, then released; edit: the parameters set (edit(), fit_rows()); "
                         "offset: edit() and a per-sign offset on the onset scores (fit_offsets()); then --free-steps")
     p.add_argument("--no-compete", action="store_true", help="the screen without candidate_quality's compete")
-    p.add_argument("--out", type=Path)
-    args = p.parse_args(argv)
-    error = run_error(args)
-    if error:
-        print(f"error: {error}", file=sys.stderr)
+    args = parse_run_args(p, argv)
+    if args is None:
         return 2
     for c, s, trainer, key, counts in finished_runs(args, gold=True):
         step = trainer.step

@@ -68,6 +68,17 @@ def run_error(args) -> str | None:
     return None
 
 
+def parse_run_args(p: argparse.ArgumentParser, argv):
+    """``p``'s arguments with --out added, or None after one line on stderr when they name no finished run."""
+    p.add_argument("--out", type=Path)
+    args = p.parse_args(argv)
+    error = run_error(args)
+    if error:
+        print(f"error: {error}", file=sys.stderr)
+        return None
+    return args
+
+
 def finished_runs(args, gold: bool = False):
     """(cipher id, seed, its trainer from the checkpoint, the key, the signs' counts in the text) of each run that
     ``args`` name (checked by run_error first); ``gold``: the trainer evaluates against the cipher's gold."""
@@ -90,11 +101,8 @@ def finished_runs(args, gold: bool = False):
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_run_arguments(p)
-    p.add_argument("--out", type=Path)
-    args = p.parse_args(argv)
-    error = run_error(args)
-    if error:
-        print(f"error: {error}", file=sys.stderr)
+    args = parse_run_args(p, argv)
+    if args is None:
         return 2
     for c, s, trainer, key, counts in finished_runs(args):
         finish_row({"id": c, "seed": s, "runs": str(args.runs),

@@ -30,10 +30,9 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter, defaultdict
-from pathlib import Path
 from typing import Sequence
 
-from benchmarks.experiments.sign_bands import BANDS, add_run_arguments, finished_runs, run_error
+from benchmarks.experiments.sign_bands import BANDS, add_run_arguments, finished_runs, parse_run_args
 from benchmarks.experiments.syllable_objective import finish_row
 
 
@@ -178,11 +177,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--compete", action="store_true", help="with --method screen: candidate_quality's compete")
     p.add_argument("--sequential", action="store_true",
                    help="with --method screen: each sign's choice held when the next is screened (ScreenState)")
-    p.add_argument("--out", type=Path)
-    args = p.parse_args(argv)
-    error = run_error(args)
-    if error:
-        print(f"error: {error}", file=sys.stderr)
+    args = parse_run_args(p, argv)
+    if args is None:
         return 2
     for c, s, trainer, key, counts in finished_runs(args):
         finish_row({"id": c, "seed": s, "runs": str(args.runs),
