@@ -46,13 +46,15 @@ def wildcard_table(log_p, sign: int):
 
 
 def votes_for(trainer, sign: str, chunks: list[int]) -> list[tuple[str, str, float, int]]:
-    """(onset votes, vowel votes, matched spans holding ``sign``) from decoding ``chunks`` with ``sign`` a
-    wildcard (module docstring)."""
+    """The votes for ``sign`` from decoding ``chunks`` with it a wildcard (module docstring), each ("onset" or
+    "vowel", the stem's unit aligned to that slot, the worst log-probability of the span's other steps, the span's
+    length in signs)."""
     import numpy as np
     import torch
 
     from engine.model.decoding import decode_batch, eval_batches
     from engine.model.explain import _syllable_alignment
+    from engine.model.phonology import ipa_units
     from engine.model.scoring import make_batch, span_scores
     from engine.model.syllables import is_vowel
     from engine.results import SyllableTable
@@ -78,7 +80,7 @@ def votes_for(trainer, sign: str, chunks: list[int]) -> list[tuple[str, str, flo
         signs = list(m.span)
         if sign not in signs:
             continue
-        steps, total = _syllable_alignment(wild, list(_units(m.best.ipa)), signs, gamma, cfg.band)
+        steps, _ = _syllable_alignment(wild, list(ipa_units(m.best.ipa)), signs, gamma, cfg.band)
         others = [st.log_prob for st in steps if not any(signs[p] == sign for p in st.signs_at)]
         worst = min(others, default=0.0)
         for step in steps:
@@ -87,12 +89,6 @@ def votes_for(trainer, sign: str, chunks: list[int]) -> list[tuple[str, str, flo
                     continue
                 out.append(("vowel" if is_vowel(step.known) else "onset", step.known, worst, len(signs)))
     return out
-
-
-def _units(ipa: str):
-    from engine.model.phonology import ipa_units
-
-    return ipa_units(ipa)
 
 
 #: the floors tried: a vote counts when every other step of its span's alignment has at least this log-probability
