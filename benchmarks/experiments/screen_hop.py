@@ -1,17 +1,26 @@
 """Issue 49: the sign screen as a move on a finished syllabary run.
 
 benchmarks/experiments/sign_votes.py (``--method screen``) gives each sign, the others held as the run reads them,
-the syllable of the stems under which the chunks that write it are likeliest. Here that proposal is tried on the
-run: every screened sign (frequency ranks ``--ranks``) is pinned to its proposed syllable for ``--pin-steps``
-steps, the pins are released and training goes on ``--free-steps`` more; the run's objective over the corpus (at
-the finished run's schedule, engine/training/final_objective.py) says whether the move is kept, as a hop of
-benchmarks/experiments/basin_hops.py is. Each row gives the run before, the proposal, and after (kept or not): P@10,
-signs right by the key, the objective:
+the syllable of the stems under which the chunks that write it are likeliest. Here the signs of frequency ranks
+``--ranks`` are screened from the commonest down, each choice held for the next, a syllable that other signs hold
+shared with them (``--no-compete``: not shared), and the proposal is written into the run (``--adopt``):
+
+- ``pins``: every screened sign pinned to its proposal for ``--pin-steps`` steps, then the pins released;
+- ``edit``: each changed sign's rows copied from the sign that reads that onset (vowel) most surely (edit), then
+  moved by gradient until the grid reads the proposal, every other sign's reading held (fit_rows);
+- ``offset``: edit, then a per-sign offset on the changed signs' onset scores fitted the same way (fit_offsets; not
+  a parameter of the engine's model, held while the rest trains);
+
+then training goes on ``--free-steps`` more. The run's objective over the corpus (at the finished run's schedule,
+engine/training/final_objective.py) says whether the move would be kept, as a hop of
+benchmarks/experiments/basin_hops.py is. Each row gives the run before, the proposal, after the edit (how many
+changed signs read their proposal: ``taken``) and after the training: P@10, signs right by the key, the objective:
 
     python -m benchmarks.experiments.screen_hop --runs build/cipher-runs/syllabary-types --seeds 0 \\
-        --ids dev-s-latin-1 --ranks 21 0 --out benchmarks/results/ciphers/dev-screen-hop.jsonl
+        --ids dev-s-latin-1 --ranks 21 0 --adopt edit --out benchmarks/results/ciphers/dev-screen-hop.jsonl
 
-``--control``: the same steps with no pins, from the same run (does the training alone move it?).
+``--control``: ``--pin-steps`` + ``--free-steps`` steps of training alone, from the same run (does the training
+alone move it?).
 """
 
 from __future__ import annotations
