@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections import Counter, defaultdict
+from collections import Counter
 from typing import Sequence
 
 from benchmarks.experiments.sign_bands import add_run_arguments, finished_runs, parse_run_args
@@ -50,12 +50,9 @@ def screen(trainer, counts: Counter, ranks: tuple[int, int], compete: bool = Tru
     """Each sign of frequency ranks ``ranks`` (1-based, inclusive; 0: to the last) -> the screen's best syllable
     (``compete``: a syllable that other signs hold is shared, sign_votes.candidate_quality), the signs screened from
     the commonest down, each one's choice held for the next (sign_votes.ScreenState)."""
-    from benchmarks.experiments.sign_votes import ScreenState, candidate_quality
+    from benchmarks.experiments.sign_votes import ScreenState, candidate_quality, chunks_by_sign
 
-    by_sign = defaultdict(list)
-    for i, ch in enumerate(trainer.prep.chunks):
-        for sg in set(ch.letters):
-            by_sign[sg].append(i)
+    by_sign = chunks_by_sign(trainer.prep)
     ranked = sorted((s for s in trainer.prep.lost_letters[1:] if counts[s] > 0), key=lambda s: (-counts[s], s))
     lo, hi = ranks
     out = {}
@@ -105,14 +102,11 @@ def edit(trainer, proposal: dict[str, tuple[str, str]]) -> None:
                 model.vowel_aligner[r - 1, model.vowel_units.index(vowel)] = vo_scale
 
 
-def fit_rows(trainer, proposal: dict[str, tuple[str, str]], steps: int = 200, lr: float = 0.1) -> None:
-    """After edit(): the rows of the signs of ``proposal`` (only those) moved by gradient until the grid reads each
-    sign's syllable there (a vowel_slot = joint model's P(syllable | sign), sign_votes.pair_posterior), every other
-    sign's reading held as it is: some syllables (an aspirate the stems rarely have) no copied or one-hot row
-    reads, the grid's prior and the shared P(sign | onset) pulling them to a commoner neighbour."""
+def _fit(trainer, proposal: dict[str, tuple[str, str]], params: list, masks: list, steps: int, lr: float,
+         penalty=None) -> None:
+    """Adam on ``params`` (each gradient times its mask) until the grid (SyllableMapping.pair_posterior) reads each
+    sign of ``proposal`` at its syllable and every other sign as it reads it now; ``penalty()`` added to the loss."""
     import torch
-
-    from benchmarks.experiments.sign_votes import pair_posterior
 
     model = trainer.model
     pairs = {p: j for j, p in enumerate(model.vowel_pairs)}
@@ -120,40 +114,46 @@ def fit_rows(trainer, proposal: dict[str, tuple[str, str]], steps: int = 200, lr
     reading = model.syllable_table().top_values()
     target = torch.tensor([pairs.get(tuple(proposal.get(sg, reading[sg])), -1) for sg in signs])
     ok = target >= 0
+    opt = torch.optim.Adam(params, lr=lr)
+    for _ in range(steps):
+        opt.zero_grad(set_to_none=True)
+        post = model.pair_posterior()                                    # (P, C)
+        loss = -torch.log(post[target[ok], torch.arange(len(signs))[ok]] + 1e-9).sum()
+        if penalty is not None:
+            loss = loss + penalty()
+        loss.backward()
+        for p, mask in zip(params, masks):
+            p.grad *= mask
+        opt.step()
+    model.zero_grad(set_to_none=True)
+
+
+def fit_rows(trainer, proposal: dict[str, tuple[str, str]], steps: int = 200, lr: float = 0.1) -> None:
+    """After edit(): the rows of the signs of ``proposal`` (only those) moved by gradient until the grid reads each
+    sign's syllable there, every other sign's reading held (_fit): some syllables (an aspirate the stems rarely have)
+    no copied or one-hot row reads, the grid's prior and the shared P(sign | onset) pulling them to a commoner
+    neighbour."""
+    import torch
+
+    model = trainer.model
     rows = torch.tensor([model.lost_letters.index(sg) for sg in proposal])
     on_mask = torch.zeros_like(model.onset_aligner)
     on_mask[rows] = 1.0
     vo_mask = torch.zeros_like(model.vowel_aligner)
     vo_mask[rows - 1] = 1.0
-    opt = torch.optim.Adam([model.onset_aligner, model.vowel_aligner], lr=lr)
-    saved = {n: p.detach().clone() for n, p in model.named_parameters() if n not in ("onset_aligner", "vowel_aligner")}
-    for _ in range(steps):
-        opt.zero_grad(set_to_none=True)
-        post = pair_posterior(model)                                     # (P, C)
-        loss = -torch.log(post[target[ok], torch.arange(len(signs))[ok]] + 1e-9).sum()
-        loss.backward()
-        model.onset_aligner.grad *= on_mask
-        model.vowel_aligner.grad *= vo_mask
-        opt.step()
-    with torch.no_grad():
-        for n, p in model.named_parameters():
-            if n in saved:
-                p.copy_(saved[n])
-    model.zero_grad(set_to_none=True)
+    _fit(trainer, proposal, [model.onset_aligner, model.vowel_aligner], [on_mask, vo_mask], steps, lr)
 
 
 def fit_offsets(trainer, proposal: dict[str, tuple[str, str]], steps: int = 300, lr: float = 0.2,
                 l2: float = 0.01):
     """After edit(): a per-sign offset added to the proposed signs' onset scores (SyllableMapping._scores: E_K(c) .
-    e_on(s) / T + b[c, s]; zero for every other sign), fitted by gradient until the grid reads each proposed sign's
-    syllable there, every other sign's reading held (``l2``: a penalty on the offsets' squares). What fit_rows cannot
-    reach through the onsets' embeddings (an aspirate beside its plain stop) an offset can. The offsets are not
-    parameters the trainer knows: training after this moves the rest of the model, the offsets held. Returns them."""
+    e_on(s) / T + b[c, s]; zero for every other sign), fitted as fit_rows fits rows (_fit; ``l2``: a penalty on the
+    offsets' squares). What fit_rows cannot reach through the onsets' embeddings (an aspirate beside its plain stop)
+    an offset can. The offsets are not parameters the trainer knows: training after this moves the rest of the
+    model, the offsets held. Returns them."""
     import types
 
     import torch
-
-    from benchmarks.experiments.sign_votes import pair_posterior
 
     model = trainer.model
     bias = torch.zeros(len(model.onset_units), len(model.lost_letters), requires_grad=True)
@@ -164,23 +164,10 @@ def fit_offsets(trainer, proposal: dict[str, tuple[str, str]], steps: int = 300,
         return s_on + bias, s_vo
 
     model._scores = types.MethodType(_scores, model)
-    pairs = {p: j for j, p in enumerate(model.vowel_pairs)}
-    signs = model.lost_letters[1:]
-    reading = model.syllable_table().top_values()
-    target = torch.tensor([pairs.get(tuple(proposal.get(sg, reading[sg])), -1) for sg in signs])
-    ok = target >= 0
     mask = torch.zeros_like(bias)
     mask[:, [model.lost_letters.index(sg) for sg in proposal]] = 1.0
-    opt = torch.optim.Adam([bias], lr=lr)
-    for _ in range(steps):
-        opt.zero_grad(set_to_none=True)
-        post = pair_posterior(model)
-        loss = -torch.log(post[target[ok], torch.arange(len(signs))[ok]] + 1e-9).sum() + l2 * (bias ** 2).sum()
-        loss.backward()
-        bias.grad *= mask
-        opt.step()
+    _fit(trainer, proposal, [bias], [mask], steps, lr, penalty=lambda: l2 * (bias ** 2).sum())
     bias.requires_grad_(False)
-    model.zero_grad(set_to_none=True)
     return bias
 
 

@@ -104,6 +104,15 @@ def tally(raw: list, floor: float | None) -> tuple[Counter, Counter]:
     return onsets, vowels
 
 
+def chunks_by_sign(prep) -> dict[str, list[int]]:
+    """Each sign -> the indices of the chunks that write it."""
+    out = defaultdict(list)
+    for i, ch in enumerate(prep.chunks):
+        for sg in set(ch.letters):
+            out[sg].append(i)
+    return out
+
+
 def run_votes(trainer, key: dict[str, dict], counts: Counter, method: str = "votes", ranks: tuple[int, int] = (1, 0),
               compete: bool = False, sequential: bool = False) -> dict:
     """Per sign (ranks ``ranks``, 1-based, inclusive; 0: to the last): the run's reading and what ``method`` proposes
@@ -112,10 +121,7 @@ def run_votes(trainer, key: dict[str, dict], counts: Counter, method: str = "vot
     from benchmarks.cipher_suite import syllables_right
 
     reading = trainer.mapping().syllables.top_values()
-    by_sign = defaultdict(list)
-    for i, ch in enumerate(trainer.prep.chunks):
-        for sg in set(ch.letters):
-            by_sign[sg].append(i)
+    by_sign = chunks_by_sign(trainer.prep)
     ranked = sorted((s for s, row in key.items() if row["known_vowels"] and counts[s] > 0),
                     key=lambda s: (-counts[s], s))
     lo, hi = ranks
@@ -136,8 +142,6 @@ def run_votes(trainer, key: dict[str, dict], counts: Counter, method: str = "vot
                 row[f"voted@{floor}"] = {"value": list(voted), "votes": sum(onsets.values()),
                                          "right": syllables_right({sg: voted}, key)[0] == 1}
         else:
-            if not sequential:
-                state = ScreenState(trainer, counts)
             cands = candidate_quality(trainer, sg, by_sign[sg], compete=compete, counts=counts, state=state)
             if sequential:
                 state.accept(trainer.prep.lost_letters.index(sg), trainer.model.vowel_pairs.index(
@@ -148,8 +152,8 @@ def run_votes(trainer, key: dict[str, dict], counts: Counter, method: str = "vot
                              "second": [cands[1][1], cands[1][2]], "quality_second": round(cands[1][0], 3),
                              "right": syllables_right({sg: (cands[0][1], cands[0][2])}, key)[0] == 1}
         signs.append(row)
-    out = {"method": method, "ranks": list(ranks), "compete": compete, "sequential": sequential, "now_right": sum(x["now_right"] for x in signs), "proposed": {},
-           "signs": signs}
+    out = {"method": method, "ranks": list(ranks), "compete": compete, "sequential": sequential,
+           "now_right": sum(x["now_right"] for x in signs), "proposed": {}, "signs": signs}
     for f in ([f"voted@{floor}" for floor in FLOORS] if method == "votes" else ["screen"]):
         bands = []
         for b_lo, b_hi in BANDS:
@@ -213,31 +217,6 @@ def candidate_column(log_p, model, sign: int, pair: int, others: float = 0.0):
     return out
 
 
-def pair_posterior(model):
-    """(P, C) P(syllable j | sign x) of a vowel_slot = joint model, the grid's reading (SyllableMapping.sound_probs)."""
-    import torch
-
-    s_on, s_vo = model._scores(False)
-    log_sign = torch.log_softmax(s_on[:, 1:], dim=1)
-    vo = torch.log_softmax(s_vo, dim=1)
-    score = log_sign[model.pair_onsets] + vo[:, model.pair_vowels].T \
-        - model._log_v_given_c(log_sign, vo)[model.pair_onsets, model.pair_vowels].unsqueeze(1) \
-        + model.pair_log_prior.unsqueeze(1)
-    return torch.softmax(score, dim=0)
-
-
-def sign_given_pair(model):
-    """(P, C) P(sign x | syllable j) = P(x | c) P(v | x) / P(v | c) of a vowel_slot = joint model (its pair rows)."""
-    import torch
-
-    s_on, s_vo = model._scores(False)
-    log_sign = torch.log_softmax(s_on[:, 1:], dim=1)
-    vo = torch.log_softmax(s_vo, dim=1)
-    lv = model._log_v_given_c(log_sign, vo)
-    return (log_sign[model.pair_onsets] + vo[:, model.pair_vowels].T
-            - lv[model.pair_onsets, model.pair_vowels].unsqueeze(1)).exp()
-
-
 class ScreenState:
     """What the screen holds fixed while it tries a sign's syllables: the DP table, P(sign | syllable) (the pair
     rows' mass) and P(syllable | sign) (the grid's reading); with ``sequential`` each sign's chosen syllable is
@@ -250,8 +229,8 @@ class ScreenState:
         model = trainer.model
         with torch.no_grad():
             self.table = model.log_probs(dropout=False)
-            self.mass = sign_given_pair(model)                                  # (P, C) P(x | j)
-            self.post = pair_posterior(model)                                   # (P, C) P(j | x)
+            self.mass = model.sign_given_syllable().exp()                       # (P, C) P(x | j)
+            self.post = model.pair_posterior()                                  # (P, C) P(j | x)
         self.counts = torch.tensor([float(counts.get(x, 0)) for x in model.lost_letters[1:]])
         self.model = model
 

@@ -240,6 +240,21 @@ class SyllableMapping(nn.Module):
             s_on, s_vo = self._scores(False)
             return torch.softmax(s_on[:, 1:].T, dim=1), torch.softmax(s_vo, dim=1)
 
+    def sign_given_syllable(self) -> torch.Tensor:
+        """With vowel_slot = joint: (P, C) log P(sign s | the stems' syllable j = (c, v)) = log P(s | c) + log P(v | s)
+        - log P(v | c), what the DP's pair rows read (:meth:`_pair_rows`, the written share aside). With gradient."""
+        s_on, s_vo = self._scores(False)
+        log_sign = torch.log_softmax(s_on[:, 1:], dim=1)                     # (n_onsets, C) log P(s | c)
+        vo = torch.log_softmax(s_vo, dim=1)
+        log_v_given_c = self._log_v_given_c(log_sign, vo)
+        return log_sign[self.pair_onsets] + vo[:, self.pair_vowels].T \
+            - log_v_given_c[self.pair_onsets, self.pair_vowels].unsqueeze(1)
+
+    def pair_posterior(self) -> torch.Tensor:
+        """With vowel_slot = joint: (P, C) P(syllable j | sign s), the grid's reading (:meth:`sound_probs`): P(s | j)
+        times how often j stands in the stems, normalised over the syllables. With gradient."""
+        return torch.softmax(self.sign_given_syllable() + self.pair_log_prior.unsqueeze(1), dim=0)
+
     def sound_probs(self) -> tuple[torch.Tensor, torch.Tensor]:
         """P(onset | sign) (C, n_onsets) and P(vowel | sign) (C, n_vowels).
 
@@ -251,13 +266,7 @@ class SyllableMapping(nn.Module):
         if not self.vowel_pairs:
             return self.score_probs()
         with torch.no_grad():
-            s_on, s_vo = self._scores(False)
-            log_sign = torch.log_softmax(s_on[:, 1:], dim=1)                     # (n_onsets, C) log P(s | c)
-            vo = torch.log_softmax(s_vo, dim=1)
-            log_v_given_c = self._log_v_given_c(log_sign, vo)
-            score = log_sign[self.pair_onsets] + vo[:, self.pair_vowels].T \
-                - log_v_given_c[self.pair_onsets, self.pair_vowels].unsqueeze(1) + self.pair_log_prior.unsqueeze(1)
-            post = torch.softmax(score, dim=0)                                    # (P, C) P(c, v | s)
+            post = self.pair_posterior()                                          # (P, C) P(c, v | s)
             p_on = post.new_zeros((len(self.onset_units), post.shape[1])).index_add_(0, self.pair_onsets, post)
             p_vo = post.new_zeros((len(self.vowel_units), post.shape[1])).index_add_(0, self.pair_vowels, post)
             return p_on.T, p_vo.T

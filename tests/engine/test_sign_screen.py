@@ -107,8 +107,6 @@ def test_a_missing_run_is_one_line_and_exit_2(tmp_path, capsys):
 
 
 def test_offsets_fit_the_reading_asked_for_and_touch_no_parameter():
-    from benchmarks.experiments.sign_votes import pair_posterior
-
     t = _trainer()
     m = t.model
     reading = m.syllable_table().top_values()
@@ -121,7 +119,7 @@ def test_offsets_fit_the_reading_asked_for_and_touch_no_parameter():
 
     def misfit() -> float:
         with torch.no_grad():
-            post = pair_posterior(m)
+            post = m.pair_posterior()
             return -sum(float(torch.log(post[j, i])) for j, i in idx)
 
     before, edited = {n: p.detach().clone() for n, p in m.named_parameters()}, misfit()
