@@ -144,6 +144,15 @@ class Config:
         'syllables, an onset left out at a fixed 0.05 and a coda at even odds (issue 49; the preset syllabary\'s).',
         OURS, choices=typing.get_args(VowelSlot))
 
+    # Issue 49: through the features alone a sign's score for an onset differs from a neighbour's (k, kʰ) by one
+    # feature group, and the grid's reading of a rare syllable falls back to its common neighbour
+    # (docs/notebook/invented-ciphers.md, "The rare signs").
+    sign_offsets: float = _setting(
+        0.0, _MAP, "With signs = syllables: each sign's score against each onset and each vowel gets a free offset, "
+        "learned with the mapping from the first step, and this weight times the offsets' sum of squares is added "
+        "to Omega_loss (so every start and the objective that screens them pay for the freedom alike). 0 = no "
+        "offsets: a sign is placed through the IPA features alone (the paper's mapping).", OURS, ge=0, le=1e6)
+
     # Issue 30: distributional evidence for the start of the search (engine/model/letter_classes.py).
     class_init: float = _setting(
         0.0, _MAP, "With signs = letters: the aligner starts with this added to each lost letter's weights "
@@ -547,7 +556,7 @@ ADDED_SETTINGS: dict[str, Any] = {"onsets_first": 0.0, "dp_precision": "double",
                                   "restart_class_init": 0.0, "coda_insertion": 1.0, "echo_vowel_p": 0.1,
                                   "words_first": 0, "words_spans": "whole", "feature_modifiers": False,
                                   "words_min_count": 3, "words_min_count_pair": 9, "restart_after_words": False,
-                                  "words_types": False,
+                                  "words_types": False, "sign_offsets": 0.0,
                                   # the reading is the same with or without a reference run: a stored run
                                   # without the key is the run this default would make
                                   "reference_null": "auto"}

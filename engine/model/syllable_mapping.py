@@ -110,6 +110,11 @@ class SyllableMapping(nn.Module):
         C = len(lost_letters) - 1
         self.onset_aligner = nn.Parameter(torch.empty(C + 1, len(self.onset_units)).uniform_(-a, a))
         self.vowel_aligner = nn.Parameter(torch.empty(C, len(self.vowel_units)).uniform_(-a, a))
+        if config.sign_offsets > 0:
+            # setting sign_offsets: a free offset on each (onset, sign) and (sign, vowel) score, from 0, paid for
+            # in sound_loss; absent otherwise, so that runs and checkpoints without it are what they were
+            self.onset_offset = nn.Parameter(torch.zeros(len(self.onset_units), C))
+            self.vowel_offset = nn.Parameter(torch.zeros(C, len(self.vowel_units)))
         counts = torch.tensor([float((vowel_counts or {}).get(v, 0)) + 1.0 for v in self.vowel_units])
         self.register_buffer("vowel_log_chance", torch.log(counts / counts.sum()))
         signs = torch.tensor([float((sign_counts or {}).get(c, 0)) + 1.0 for c in lost_letters[1:]])
@@ -140,7 +145,23 @@ class SyllableMapping(nn.Module):
         e_k = self.known_embeddings(dropout)
         T = self.config.temperature
         e_on, e_vo = e_k[self.onset_rows], e_k[self.vowel_rows]
-        return e_on @ (self.onset_aligner @ e_on).T / T, (self.vowel_aligner @ e_vo) @ e_vo.T / T
+        s_on, s_vo = e_on @ (self.onset_aligner @ e_on).T / T, (self.vowel_aligner @ e_vo) @ e_vo.T / T
+        if self.config.sign_offsets > 0:
+            # over T as the features' scores are, so that plain SGD moves them about as fast as the aligners' rows
+            s_on = torch.cat([s_on[:, :1], s_on[:, 1:] + self.onset_offset / T], dim=1)
+            s_vo = s_vo + self.vowel_offset / T
+        return s_on, s_vo
+
+    @property
+    def onset_offset_by_sign(self) -> torch.Tensor:
+        """Setting sign_offsets: the onset offsets a row per sign (a view: writing it writes them)."""
+        return self.onset_offset.T
+
+    def offsets_penalty(self) -> torch.Tensor:
+        """Setting sign_offsets: its weight times the offsets' sum of squares (0 without offsets)."""
+        if self.config.sign_offsets <= 0:
+            return self.onset_aligner.new_zeros(())
+        return self.config.sign_offsets * (self.onset_offset.square().sum() + self.vowel_offset.square().sum())
 
     def log_probs(self, dropout: bool = False, vowels_free: bool = False) -> torch.Tensor:
         """(K, 2C + 1): the edit DP's table over the signs' slots (module docstring). ``vowels_free``:
@@ -282,11 +303,11 @@ class SyllableMapping(nn.Module):
             # one (onset, vowel) pair's mass of P(sign | onset, vowel) (a sign that stood for many
             # syllables at once could read every span)
             received = probs[len(self.known_units):, 1::SLOTS].sum(dim=0)
-            return ((received - 1.0) ** 2).sum()
+            return ((received - 1.0) ** 2).sum() + self.offsets_penalty()
         _, s_vo = self._scores(True)
         marginal = self.sign_share @ torch.softmax(s_vo, dim=1)
         known = self.vowel_log_chance.exp()
-        return (known * (self.vowel_log_chance - torch.log(marginal + 1e-12))).sum()
+        return (known * (self.vowel_log_chance - torch.log(marginal + 1e-12))).sum() + self.offsets_penalty()
 
     def syllable_table(self, scores: bool = False) -> SyllableTable:
         """The signs' values as the grid reads them (:meth:`sound_probs`), or with ``scores`` as :meth:`score_probs`

@@ -56,10 +56,15 @@ def moves(model) -> list[Move]:
     out: list[Move] = []
     pairs = [(a, b) for a in range(1, len(letters)) for b in range(a + 1, len(letters))]
     if hasattr(model, "onset_aligner"):
+        # setting sign_offsets: a sign's offsets move with its rows (the onset offsets are a column per sign)
+        offsets = hasattr(model, "onset_offset")
+        on_names = ("onset_aligner", "onset_offset_by_sign") if offsets else ("onset_aligner",)
+        vo_names = ("vowel_aligner", "vowel_offset") if offsets else ("vowel_aligner",)
         for a, b in pairs:
             la, lb = letters[a], letters[b]
-            out.append(Move(("onset_aligner",), ((a, b),), f"swap the onsets of {la} and {lb}", (a, b)))
-            out.append(Move(("vowel_aligner",), ((a - 1, b - 1),), f"swap the vowels of {la} and {lb}", (a, b)))
+            out.append(Move(on_names, ((a, b), (a - 1, b - 1))[: len(on_names)], f"swap the onsets of {la} and {lb}",
+                            (a, b)))
+            out.append(Move(vo_names, ((a - 1, b - 1),) * len(vo_names), f"swap the vowels of {la} and {lb}", (a, b)))
     else:
         out = [Move(("aligner",), ((a, b),), f"swap {letters[a]} <-> {letters[b]}", (a, b)) for a, b in pairs]
     return out

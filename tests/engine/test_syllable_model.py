@@ -573,3 +573,76 @@ def test_a_coda_with_a_sign_of_its_own_pays_what_the_settings_say(mode):
         assert math.isclose(score(coda_insertion=0.0, echo_vowel_p=1.0) - free, -ECHO_LOG_P, rel_tol=1e-6)
     assert SYLLABLES.pair_insertion_cost(3.0, Config(signs="syllables")) is None
     assert script_of(Config()).pair_insertion_cost(3.0, Config(coda_insertion=0.0)) is None   # letters: gamma
+
+
+def test_sign_offsets_start_at_the_papers_mapping_and_are_paid_for():
+    """Setting sign_offsets: a free offset on each sign's onset and vowel scores. At 0 there is no such parameter
+    (checkpoints and runs from before it are what they were); on, it starts at 0, so the first table is the
+    features' own, and Omega_loss pays its weight times the offsets' sum of squares."""
+    corpus, vocab = clean_problem()
+    base = dict(signs="syllables", vowel_slot="joint", min_span=1, max_span=4, band=2)
+    prep = prepare(corpus, vocab, Config(**base))
+    torch.manual_seed(5)
+    plain = make_mapping(prep)
+    assert not {"onset_offset", "vowel_offset"} & set(plain.state_dict())
+    on = prepare(corpus, vocab, Config(**base, sign_offsets=0.5))
+    torch.manual_seed(5)
+    free = make_mapping(on)
+    assert {"onset_offset", "vowel_offset"} <= set(free.state_dict())
+    assert torch.equal(free.log_probs(), plain.log_probs())
+    probs = plain.log_probs().detach().exp()
+    assert float(free.sound_loss(probs).detach()) == pytest.approx(float(plain.sound_loss(probs)), rel=1e-6)
+    with torch.no_grad():
+        free.onset_offset[2, 4] = 3.0
+        free.vowel_offset[1, 0] = -2.0
+    assert float(free.sound_loss(probs).detach()) == pytest.approx(float(plain.sound_loss(probs)) + 0.5 * (9.0 + 4.0), rel=1e-6)
+    # the offset moves that sign's score for that onset, and only it
+    s_plain, s_free = plain._scores(False), free._scores(False)
+    diff = (s_free[0] - s_plain[0]).detach()
+    assert float(diff[2, 5]) == pytest.approx(3.0 / free.config.temperature) and int((diff.abs() > 1e-6).sum()) == 1
+    vdiff = (s_free[1] - s_plain[1]).detach()
+    assert float(vdiff[1, 0]) == pytest.approx(-2.0 / free.config.temperature) and int((vdiff.abs() > 1e-6).sum()) == 1
+    with pytest.raises(InputError):
+        Config.from_dict({"sign_offsets": -1})
+
+
+def test_sign_offsets_let_a_sign_read_a_syllable_its_features_tie_to_a_neighbour():
+    """What the features cannot hold apart, an offset can: raising one sign's offset for an onset makes the grid
+    read that onset for it, where without it the sign reads what it did."""
+    prep, model = _joint_model()
+    corpus, vocab = clean_problem()
+    on = prepare(corpus, vocab, Config(signs="syllables", vowel_slot="joint", min_span=1, max_span=4, band=2,
+                                       sign_offsets=1.0))
+    free = make_mapping(on)
+    free.load_state_dict(model.state_dict(), strict=False)
+    sign = 3
+    onset_before = free.onset_units[int(free.sound_probs()[0][sign].argmax())]
+    target = next(u for u in ("k", "t", "n") if u != onset_before)
+    with torch.no_grad():
+        free.onset_offset[free.onset_units.index(target), sign] = 8.0
+    assert free.onset_units[int(free.sound_probs()[0][sign].argmax())] == target
+    assert free.onset_units[int(model.sound_probs()[0][sign].argmax())] == onset_before
+
+
+def test_a_polish_swap_moves_a_signs_offsets_with_its_rows():
+    """The swap polish exchanges two signs' readings: with sign_offsets their offsets go along, or a swap would
+    leave each sign's learned preference behind."""
+    from engine.training.polish import moves
+
+    corpus, vocab = clean_problem()
+    free = make_mapping(prepare(corpus, vocab, Config(signs="syllables", vowel_slot="joint", min_span=1, max_span=4,
+                                                      band=2, sign_offsets=1.0)))
+    with torch.no_grad():
+        for p in free.parameters():
+            p.normal_(0.0, 1.0)
+    before = {k: v.clone() for k, v in free.state_dict().items()}
+    a, b = 2, 5
+    onset_move, vowel_move = [m for m in moves(free) if m.letters == (a, b)]
+    onset_move.apply(free)
+    assert torch.equal(free.onset_aligner[a], before["onset_aligner"][b])
+    assert torch.equal(free.onset_offset[:, a - 1], before["onset_offset"][:, b - 1])
+    assert torch.equal(free.onset_offset[:, b - 1], before["onset_offset"][:, a - 1])
+    assert torch.equal(free.vowel_offset, before["vowel_offset"])
+    vowel_move.apply(free)
+    assert torch.equal(free.vowel_offset[a - 1], before["vowel_offset"][b - 1])
+    assert torch.equal(free.vowel_aligner[b - 1], before["vowel_aligner"][a - 1])
