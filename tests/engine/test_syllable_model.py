@@ -317,6 +317,7 @@ def test_syllabary_preset_is_generic_and_says_what_it_was_fitted_on():
     assert cfg.min_span == 2 and cfg.restarts == 4 and selection_steps(cfg) == cfg.words_first == 1500
     assert selection_steps(cfg, words=False) == 500
     assert cfg.words_types, "the word phase on each distinct pseudo-word once"
+    assert cfg.sign_offsets == 0.01, "a free offset per sign, paid for"
     assert cfg.steps == Config().steps, "the default run length, not linear-b's 8,000 steps"
     # a coda's own sign (an echo) costs its onset only, and the insertion penalty starts at the paper's 0
     assert cfg.coda_insertion == 0 and cfg.echo_vowel_p == 1 and cfg.insertion_cost_start == 0
@@ -646,3 +647,20 @@ def test_a_polish_swap_moves_a_signs_offsets_with_its_rows():
     vowel_move.apply(free)
     assert torch.equal(free.vowel_offset[a - 1], before["vowel_offset"][b - 1])
     assert torch.equal(free.vowel_aligner[b - 1], before["vowel_aligner"][a - 1])
+
+
+def test_a_run_with_sign_offsets_trains_them_and_resumes_with_them(tmp_path):
+    """The offsets are trained with the rest (they leave 0) and a checkpoint carries them: the resumed run's table
+    is the saved one's."""
+    corpus, vocab = clean_problem()
+    cfg = Config(signs="syllables", vowel_slot="joint", segmented=True, min_span=1, max_span=4, band=2, steps=30,
+                 eval_interval=0, feature_dim=35, seed=2, sign_offsets=0.01)
+    tr = Trainer(corpus, vocab, cfg, live_interval=None)
+    for _ in tr.run():
+        pass
+    assert float(tr.model.onset_offset.detach().abs().max()) > 0
+    assert float(tr.model.vowel_offset.detach().abs().max()) > 0
+    path = tr.save_checkpoint(tmp_path / "run.pt")
+    back = Trainer.from_checkpoint(path, corpus, vocab, live_interval=None)
+    assert torch.equal(back.model.onset_offset, tr.model.onset_offset)
+    assert torch.equal(back.model.log_probs(), tr.model.log_probs())
