@@ -144,9 +144,9 @@ class Config:
         'syllables, an onset left out at a fixed 0.05 and a coda at even odds (issue 49; the preset syllabary\'s).',
         OURS, choices=typing.get_args(VowelSlot))
 
-    # Issue 49: through the features alone a sign's score for an onset differs from a neighbour's (k, kʰ) by one
-    # feature group, and the grid's reading of a rare syllable falls back to its common neighbour
-    # (docs/notebook/invented-ciphers.md, "The rare signs").
+    # Issue 49: through the features alone k, kʰ and kʷ are one embedding (the paper's seven groups have no aspiration
+    # or secondary articulation), so the grid's reading of a rare syllable falls back to its common neighbour
+    # (docs/notebook/invented-ciphers.md, "The rare signs"; in the preset syllabary since its dev runs).
     sign_offsets: float = _setting(
         0.0, _MAP, "With signs = syllables: each sign's score against each onset and each vowel gets a free offset, "
         "learned with the mapping from the first step, and this weight times the offsets' sum of squares is added "

@@ -9,6 +9,10 @@ feature embeddings as the paper's letter mapping (engine/model/mapping.py):
     P(sign l | onset c) = softmax_l(E_K(c) . e_on(l) / T)      the paper's P(lost | known), <DEL> included
     P(vowel v | sign s) = softmax_v(E_K(v) . e_vo(s) / T)
 
+With setting sign_offsets each of these scores also gets a free offset b / T (b from 0, learned; Omega_loss pays
+the setting's weight times sum b^2): units whose features are all alike (k, kʰ, kʷ) are one embedding, and only
+an offset lets a sign read the rarer of them.
+
 Signs that share a consonant learn onset vectors near that consonant's embedding, so the grid's rows
 and columns come out of training (nothing says which signs share anything). What a sign is worth is
 pinned as P(sound | sign), the onset scores normalised over the onsets, and reported (the sign grid) the
@@ -297,7 +301,8 @@ class SyllableMapping(nn.Module):
         is written, should be the vowels of the known stems: KL(known vowels || sum_s share(s) P(v | s)).
         Without it every sign can give the commonest vowel, and the stems richest in it match every
         span (what training found; docs/deviations-from-paper.md). ``probs`` (the DP table) is not
-        used: the marginal is read from a fresh dropout sample, as the paper's term is."""
+        used: the marginal is read from a fresh dropout sample, as the paper's term is. With setting sign_offsets
+        the offsets' price (:meth:`offsets_penalty`) is added, either way."""
         if self.vowel_pairs:
             # vowel_slot = joint: the paper's Omega_loss over the syllables, each sign receiving about
             # one (onset, vowel) pair's mass of P(sign | onset, vowel) (a sign that stood for many
