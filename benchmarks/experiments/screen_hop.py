@@ -150,7 +150,8 @@ def fit_offsets(trainer, proposal: dict[str, tuple[str, str]], steps: int = 300,
     e_on(s) / T + b[c, s]; zero for every other sign), fitted as fit_rows fits rows (_fit; ``l2``: a penalty on the
     offsets' squares). What fit_rows cannot reach through the onsets' embeddings (an aspirate beside its plain stop)
     an offset can. The offsets are not parameters the trainer knows: training after this moves the rest of the
-    model, the offsets held. Returns them."""
+    model, the offsets held. Returns them. (The engine's setting sign_offsets, later, learns such offsets for every sign
+    from the first step; this one, fitted after the run on a proposal, is kept as the result file was made with it.)"""
     import types
 
     import torch

@@ -56,15 +56,15 @@ def moves(model) -> list[Move]:
     out: list[Move] = []
     pairs = [(a, b) for a in range(1, len(letters)) for b in range(a + 1, len(letters))]
     if hasattr(model, "onset_aligner"):
-        # setting sign_offsets: a sign's offsets move with its rows (the onset offsets are a column per sign)
-        offsets = hasattr(model, "onset_offset")
-        on_names = ("onset_aligner", "onset_offset_by_sign") if offsets else ("onset_aligner",)
-        vo_names = ("vowel_aligner", "vowel_offset") if offsets else ("vowel_aligner",)
+        # setting sign_offsets: a sign's offsets move with its rows (the onset offsets seen a row per sign, no <DEL>)
+        n = 2 if hasattr(model, "onset_offset") else 1
         for a, b in pairs:
             la, lb = letters[a], letters[b]
-            out.append(Move(on_names, ((a, b), (a - 1, b - 1))[: len(on_names)], f"swap the onsets of {la} and {lb}",
-                            (a, b)))
-            out.append(Move(vo_names, ((a - 1, b - 1),) * len(vo_names), f"swap the vowels of {la} and {lb}", (a, b)))
+            on = (("onset_aligner", (a, b)), ("onset_offset_by_sign", (a - 1, b - 1)))[:n]
+            vo = (("vowel_aligner", (a - 1, b - 1)), ("vowel_offset", (a - 1, b - 1)))[:n]
+            for what, parts in (("onsets", on), ("vowels", vo)):
+                names, rows = zip(*parts)
+                out.append(Move(names, rows, f"swap the {what} of {la} and {lb}", (a, b)))
     else:
         out = [Move(("aligner",), ((a, b),), f"swap {letters[a]} <-> {letters[b]}", (a, b)) for a, b in pairs]
     return out
